@@ -1,0 +1,12 @@
+# Shared compile settings as interface targets (ccache's StandardSettings.cmake).
+add_library(gpuplan_settings INTERFACE)
+target_compile_features(gpuplan_settings INTERFACE cxx_std_20)
+target_compile_options(gpuplan_settings INTERFACE
+  -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wno-missing-field-initializers)
+if(GPUPLAN_WERROR)
+  target_compile_options(gpuplan_settings INTERFACE -Werror)
+endif()
+if(GPUPLAN_SANITIZE)
+  target_compile_options(gpuplan_settings INTERFACE -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  target_link_options(gpuplan_settings INTERFACE -fsanitize=address,undefined)
+endif()

@@ -1,0 +1,173 @@
+// The Azure GPU catalog: sizes, GPUs, offers (size x region x OS x pricing)
+// with provenance, quota and subscription restrictions.
+//
+// CONTRACT for every other module (estimate, cost, plan, simulate, deploy,
+// server): these types and Catalog's public methods. Internals (loading,
+// indexes, the SQLite store, importers) are the catalog module's own.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+
+namespace gpuplan::catalog {
+
+// Shared vocabulary (DESIGN.md): payg, spot, reserved-1y, reserved-3y,
+// savings-1y, savings-3y.
+enum class Pricing { kPayg, kSpot, kReserved1y, kReserved3y, kSavings1y, kSavings3y };
+inline constexpr Pricing kAllPricing[] = {Pricing::kPayg,       Pricing::kSpot,
+                                          Pricing::kReserved1y, Pricing::kReserved3y,
+                                          Pricing::kSavings1y,  Pricing::kSavings3y};
+enum class Os { kLinux, kWindows };
+// The driver a size needs: NVIDIA data-center (CUDA), NVIDIA GRID/vGPU, or AMD.
+enum class DriverKind { kCuda, kGrid, kAmd };
+enum class SizeStatus { kCurrent, kPreview, kRetiring, kRetired };
+
+[[nodiscard]] std::string_view to_string(Pricing p);
+[[nodiscard]] std::string_view to_string(Os os);
+[[nodiscard]] std::string_view to_string(DriverKind k);   // "cuda", "grid", "amd"
+[[nodiscard]] std::string_view to_string(SizeStatus s);   // "current", ...
+// kInvalidArgument naming the accepted spellings.
+[[nodiscard]] Result<Pricing> parse_pricing(std::string_view s);
+[[nodiscard]] Result<Os> parse_os(std::string_view s);
+// Term of a reserved or savings-plan commitment in hours (8,760 per year); 0 otherwise.
+[[nodiscard]] double commitment_hours(Pricing p);
+
+// One GPU model, keyed by the shared vocabulary ("H100-SXM", "A10", ...).
+// Rates are dense (no sparsity), per GPU; 0 when the GPU has no such unit or
+// the figure is unknown (then `verified` is false and `notes` says so).
+struct Gpu {
+  std::string model;          // "H100-SXM"
+  std::string vendor;         // "NVIDIA" | "AMD"
+  std::string architecture;   // "Hopper"
+  std::string compute_capability;  // "9.0", "gfx942"
+  double fp32_tflops = 0;
+  double tf32_tflops = 0;
+  double fp16_tflops = 0;     // tensor, dense
+  double bf16_tflops = 0;
+  double fp8_tflops = 0;
+  double int8_tops = 0;
+  double memory_gib = 0;      // per physical GPU
+  double memory_bw_gbs = 0;   // GB/s
+  double interconnect_gbs = 0;  // NVLink/Infinity Fabric per GPU, 0 = PCIe only
+  double tdp_w = 0;
+  bool verified = true;       // false when any figure above is UNVERIFIED upstream
+  std::string notes;
+  std::string source;
+};
+
+struct VmSize {
+  std::string name;           // "Standard_NC40ads_H100_v5"
+  std::string series;         // "NCads_H100_v5"
+  std::string family_letter;  // "NC" | "ND" | "NV" | "NG"
+  SizeStatus status = SizeStatus::kCurrent;
+  std::string status_date;    // retirement date "2026-09-30" or ""
+  bool reservable = true;     // false: retired, or retiring with reservations closed
+  int vcpus = 0;
+  double memory_gib = 0;
+  std::string gpu_model;      // shared vocabulary, key into gpus()
+  double gpu_count = 0;       // fractional for vGPU slices (NV6ads_A10_v5 = 0.1667)
+  double gpu_memory_gib = 0;  // total the VM gets
+  bool nvlink = false;        // GPUs in the VM linked by NVLink/Infinity Fabric
+  double infiniband_gbps = 0; // per VM scale-out; 0 = none
+  double temp_disk_gib = 0;
+  std::string quota_family;          // API name, "standardNCADSH100v5Family"
+  std::string quota_family_display;  // list-usage localizedValue, may be ""
+  DriverKind driver = DriverKind::kCuda;
+  bool encryption_at_host = true;
+  std::string source;
+  std::string notes;
+};
+
+// A price: one size in one region under one OS and pricing model.
+struct Offer {
+  std::string size;
+  std::string region;
+  Os os = Os::kLinux;
+  Pricing pricing = Pricing::kPayg;
+  std::optional<double> usd_per_hour;  // per VM; nullopt = no listed price
+  std::string source;                  // "embedded: anycloud-sh/catalog 2026-05-20", "retail-prices: FILE"
+  std::string as_of;                   // YYYY-MM-DD
+  bool estimated = false;              // derived by a rule, not listed
+  std::string rule;                    // the rule when estimated ("payg x (1 - 41.0%) ...")
+};
+
+// vCPU quota for one region: the regional total, one VM family, or the spot pool.
+struct Quota {
+  std::string region;
+  std::string family;   // API or display name of the family; "" for regional total;
+                        // "lowPriorityCores" for the spot pool
+  double limit = 0;
+  double used = 0;
+  std::string source;
+  std::string as_of;
+};
+
+// A size not offered to this subscription in a region (from list-skus).
+struct Restriction {
+  std::string size;
+  std::string region;
+  std::string reason;              // "NotAvailableForSubscription"
+  std::vector<std::string> zones;  // restricted zones; empty = whole region
+};
+
+// The queryable catalog. Cheap to copy-construct? No: pass by const&.
+// Thread-safe for concurrent const use.
+class Catalog {
+ public:
+  // The embedded default (compiled into the binary): sizes, GPUs, offers
+  // with estimated prices filled in by the rules in data/. Never fails on a
+  // correct build (errors are bugs in data/, reported as kInternal).
+  [[nodiscard]] static Result<std::unique_ptr<Catalog>> load_embedded();
+  // The embedded default overlaid with a store's imports (newest listed price
+  // wins; listed beats estimated). kUnavailable if the store can't be opened.
+  [[nodiscard]] static Result<std::unique_ptr<Catalog>> load(const std::string& db_path);
+  // A catalog built from parts (tests, random catalogs for the planner).
+  [[nodiscard]] static std::unique_ptr<Catalog> from_parts(std::vector<Gpu> gpus,
+                                                           std::vector<VmSize> sizes,
+                                                           std::vector<Offer> offers,
+                                                           std::vector<Quota> quotas = {},
+                                                           std::vector<Restriction> restrictions = {});
+
+  [[nodiscard]] const std::vector<VmSize>& sizes() const;
+  [[nodiscard]] const std::vector<Gpu>& gpus() const;
+  [[nodiscard]] const VmSize* find_size(std::string_view name) const;  // case-insensitive; "NC40ads_H100_v5" also matches
+  [[nodiscard]] const Gpu* find_gpu(std::string_view model) const;
+  // Every region with at least one offer, sorted.
+  [[nodiscard]] const std::vector<std::string>& regions() const;
+  // Regions where a size has any offer (priced or not), sorted.
+  [[nodiscard]] std::vector<std::string> regions_for(std::string_view size) const;
+  // The winning offer for (size, region, os, pricing), or nullptr if the
+  // size is not offered there. The offer may have no price (usd_per_hour nullopt).
+  [[nodiscard]] const Offer* offer(std::string_view size, std::string_view region, Os os,
+                                   Pricing pricing) const;
+  // All winning offers (one per key).
+  [[nodiscard]] const std::vector<Offer>& offers() const;
+
+  // Quota: vCPUs still free for this size's family in a region, the lesser of
+  // the family and regional headroom (spot: the low-priority pool). nullopt
+  // when no quota was imported for the region.
+  [[nodiscard]] std::optional<double> quota_headroom_vcpus(const VmSize& size,
+                                                           std::string_view region,
+                                                           bool spot) const;
+  [[nodiscard]] const std::vector<Quota>& quotas() const;
+  // True when list-skus said this size is unavailable to the subscription
+  // in the region (whole region, not just some zones).
+  [[nodiscard]] bool restricted(std::string_view size, std::string_view region) const;
+  [[nodiscard]] const std::vector<Restriction>& restrictions() const;
+
+  ~Catalog();
+  Catalog(const Catalog&) = delete;
+  Catalog& operator=(const Catalog&) = delete;
+
+ private:
+  Catalog();
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gpuplan::catalog

@@ -1,0 +1,86 @@
+#include "cli/cli.h"
+
+#include <unistd.h>
+
+#include <exception>
+#include <iostream>
+#include <sstream>
+
+#include "cli/command.h"
+
+namespace gpuplan::cli {
+
+int report(Context& ctx, const Error& error) {
+  ctx.err << "gpuplan: error: " << error.to_string() << "\n";
+  return exit_code_for(error.code);
+}
+
+int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  Context ctx{out, err, {}, {}, ::isatty(STDERR_FILENO) != 0};
+  CLI::App app{"gpuplan: plan, price, deploy and right-size GPU work on Azure.\n"
+               "Example: gpuplan plan examples/finetune-llama3-8b.yaml"};
+  app.name("gpuplan");
+  app.set_version_flag("--version", "gpuplan 0.1.0");
+  app.require_subcommand(1);
+  app.fallthrough();
+  app.option_defaults()->always_capture_default();
+  app.add_option("--db", ctx.db_path,
+                 "SQLite store with imported prices, SKUs and quota "
+                 "(default: $XDG_DATA_HOME/gpuplan/catalog.db)");
+
+  // The commands, in pipeline order.
+  add_catalog_commands(app, ctx);
+  add_estimate_command(app, ctx);
+  add_cost_command(app, ctx);
+  add_plan_command(app, ctx);
+  add_simulate_command(app, ctx);
+  add_deploy_commands(app, ctx);
+  add_doctor_command(app, ctx);
+  add_serve_command(app, ctx);
+
+  try {
+    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp& e) {
+    out << app.help();
+    return 0;
+  } catch (const CLI::CallForAllHelp& e) {
+    out << app.help("", CLI::AppFormatMode::All);
+    return 0;
+  } catch (const CLI::CallForVersion& e) {
+    out << e.what() << "\n";
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    // Help for a subcommand is raised as CallForHelp from that subcommand.
+    if (e.get_exit_code() == 0) {
+      std::ostringstream o, er;
+      app.exit(e, o, er);
+      out << o.str() << er.str();
+      return 0;
+    }
+    err << "gpuplan: error: " << e.what() << "\n"
+        << "Run 'gpuplan --help' (or 'gpuplan COMMAND --help') for usage.\n";
+    return 2;
+  }
+  if (!ctx.action) {
+    err << "gpuplan: error: no command given\n";
+    return 2;
+  }
+  try {
+    return ctx.action();
+  } catch (const std::exception& e) {
+    err << "gpuplan: internal error: " << e.what() << "\n";
+    return 4;
+  } catch (...) {
+    err << "gpuplan: internal error: unknown exception\n";
+    return 4;
+  }
+}
+
+int run(int argc, char** argv) {
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
+  return run(args, std::cout, std::cerr);
+}
+
+}  // namespace gpuplan::cli

@@ -1,0 +1,115 @@
+#include <gtest/gtest.h>
+
+#include "core/csv.h"
+#include "core/files.h"
+#include "core/result.h"
+#include "core/strings.h"
+#include "core/text_table.h"
+#include "core/units.h"
+
+namespace gpuplan {
+namespace {
+
+TEST(Error, ToStringNamesFileLineColumnAndField) {
+  Error e{ErrorCode::kInvalidArgument, "expected a number", Where{"a.csv", 3, 7, "Price"}};
+  EXPECT_EQ(e.to_string(), "a.csv:3:7: Price: expected a number");
+  Error bare{ErrorCode::kInternal, "oops", {}};
+  EXPECT_EQ(bare.to_string(), "oops");
+}
+
+TEST(Error, ExitCodes) {
+  EXPECT_EQ(exit_code_for(ErrorCode::kInvalidArgument), 2);
+  EXPECT_EQ(exit_code_for(ErrorCode::kNotFound), 2);
+  EXPECT_EQ(exit_code_for(ErrorCode::kFailedPrecondition), 1);
+  EXPECT_EQ(exit_code_for(ErrorCode::kUnavailable), 3);
+  EXPECT_EQ(exit_code_for(ErrorCode::kInternal), 4);
+}
+
+Result<int> half(int x) {
+  if (x % 2) return invalid_argument("odd");
+  return x / 2;
+}
+Result<int> quarter(int x) {
+  GPUPLAN_TRY(int h, half(x));
+  GPUPLAN_TRY(int q, half(h));
+  return q;
+}
+
+TEST(Result, TryPropagatesTheFirstError) {
+  EXPECT_EQ(*quarter(8), 2);
+  auto r = quarter(6);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message, "odd");
+}
+
+TEST(Units, MoneyTimesTime) {
+  UsdPerHour rate(2.5);
+  Usd cost = rate * Hours(4);
+  EXPECT_DOUBLE_EQ(cost.value, 10.0);
+  EXPECT_LT(Usd(1), Usd(2));
+}
+
+TEST(Csv, QuotedFieldsCommasAndNewlines) {
+  auto t = csv::parse("a,b,c\n1,\"x, y\",\"multi\nline\"\n\n2,\"q\"\"uote\",3\n", "t.csv");
+  ASSERT_TRUE(t) << t.error().to_string();
+  ASSERT_EQ(t->rows.size(), 2u);
+  EXPECT_EQ(t->rows[0].fields[1], "x, y");
+  EXPECT_EQ(t->rows[0].fields[2], "multi\nline");
+  EXPECT_EQ(t->rows[1].line, 5);
+  EXPECT_EQ(t->rows[1].fields[1], "q\"uote");
+}
+
+TEST(Csv, FieldCountMismatchNamesTheLine) {
+  auto t = csv::parse("a,b\n1,2\n3\n", "bad.csv");
+  ASSERT_FALSE(t);
+  EXPECT_EQ(t.error().to_string(), "bad.csv:3: expected 2 fields as in the header, found 1");
+}
+
+TEST(Csv, UnterminatedQuoteAndEmpty) {
+  EXPECT_FALSE(csv::parse("a,b\n1,\"2\n", "x.csv"));
+  auto e = csv::parse("", "empty.csv");
+  ASSERT_FALSE(e);
+  EXPECT_EQ(e.error().code, ErrorCode::kInvalidArgument);
+}
+
+TEST(Csv, RowReaderRejectsNanAndText) {
+  auto t = csv::parse("price,name\nnan,x\nabc,y\n1.5,z\n", "p.csv");
+  ASSERT_TRUE(t);
+  csv::RowReader r0(*t, t->rows[0]);
+  auto v = r0.number("price");
+  ASSERT_FALSE(v);
+  EXPECT_EQ(v.error().where.line, 2);
+  EXPECT_EQ(v.error().where.field, "price");
+  EXPECT_FALSE(csv::RowReader(*t, t->rows[1]).number("price"));
+  EXPECT_DOUBLE_EQ(*csv::RowReader(*t, t->rows[2]).number("price"), 1.5);
+  EXPECT_FALSE(csv::RowReader(*t, t->rows[2]).number("nope"));
+}
+
+TEST(Strings, FoldMatchesAzureFamilyNames) {
+  EXPECT_EQ(strings::fold("Standard NCASv3_T4 Family"), strings::fold("standardNCASv3T4Family"));
+  EXPECT_EQ(strings::closest("finetun", {"train", "finetune", "infer"}), "finetune");
+  EXPECT_FALSE(strings::closest("zzzzzz", {"train", "finetune"}));
+  EXPECT_FALSE(strings::parse_double("inf"));
+  EXPECT_FALSE(strings::parse_double("1.2x"));
+  EXPECT_EQ(*strings::parse_double("1e3"), 1000.0);
+}
+
+TEST(Json, SyntaxErrorHasLineAndColumn) {
+  auto j = files::parse_json("{\n  \"a\": 1,\n  \"b\": ]\n}", "x.json");
+  ASSERT_FALSE(j);
+  EXPECT_EQ(j.error().where.file, "x.json");
+  EXPECT_EQ(j.error().where.line, 3);
+  EXPECT_FALSE(files::parse_json("   ", "e.json"));
+}
+
+TEST(TextTable, AlignsColumns) {
+  TextTable t;
+  t.add_column("size");
+  t.add_column("usd", TextTable::Align::kRight);
+  t.add_row({"A", "1.00"});
+  t.add_row({"Longer", "10.00"});
+  EXPECT_EQ(t.render(), "size      usd\n------  -----\nA        1.00\nLonger  10.00\n");
+}
+
+}  // namespace
+}  // namespace gpuplan

@@ -1,0 +1,93 @@
+#include "core/files.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace gpuplan::files {
+
+Result<std::string> read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return not_found("cannot open file: " + std::string(std::strerror(errno)), Where{path});
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Result<nlohmann::json> parse_json(std::string_view text, const std::string& file) {
+  bool blank = true;
+  for (char c : text)
+    if (!std::isspace(static_cast<unsigned char>(c))) blank = false;
+  if (blank) return invalid_argument("empty file (expected JSON)", Where{file});
+  try {
+    return nlohmann::json::parse(text.begin(), text.end());
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.byte is 1-based offset of the error; turn it into line:column.
+    size_t byte = e.byte == 0 ? 0 : e.byte - 1;
+    int line = 1, col = 1;
+    for (size_t i = 0; i < byte && i < text.size(); ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
+    }
+    std::string msg = e.what();
+    // nlohmann's message starts with "[json.exception.parse_error.101] parse error at ...: ".
+    auto pos = msg.find("parse error");
+    if (pos != std::string::npos) msg = msg.substr(pos);
+    return invalid_argument("invalid JSON (" + msg + ")", Where{file, line, col, ""});
+  }
+}
+
+Result<nlohmann::json> read_json(const std::string& path) {
+  GPUPLAN_TRY(std::string text, read_text(path));
+  return parse_json(text, path);
+}
+
+Status write_atomic(const std::string& path, std::string_view content) {
+  namespace fs = std::filesystem;
+  fs::path target(path);
+  fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::string tmpl = (dir / ("." + target.filename().string() + ".tmpXXXXXX")).string();
+  int fd = ::mkstemp(tmpl.data());
+  if (fd < 0) return unavailable("cannot write: " + std::string(std::strerror(errno)), Where{path});
+  size_t off = 0;
+  while (off < content.size()) {
+    ssize_t n = ::write(fd, content.data() + off, content.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      ::close(fd);
+      ::unlink(tmpl.c_str());
+      return unavailable("cannot write: " + std::string(std::strerror(err)), Where{path});
+    }
+    off += static_cast<size_t>(n);
+  }
+  ::fchmod(fd, 0644);
+  ::fsync(fd);
+  ::close(fd);
+  if (::rename(tmpl.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmpl.c_str());
+    return unavailable("cannot write: " + std::string(std::strerror(err)), Where{path});
+  }
+  return {};
+}
+
+std::string executable_dir() {
+  std::error_code ec;
+  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "";
+  return p.parent_path().string();
+}
+
+}  // namespace gpuplan::files

@@ -1,0 +1,30 @@
+// String helpers shared by every parser.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpuplan::strings {
+
+[[nodiscard]] std::string_view trim(std::string_view s);
+[[nodiscard]] std::vector<std::string> split(std::string_view s, char sep);
+[[nodiscard]] std::string to_lower(std::string_view s);
+// Lower-cases and drops spaces, '_' and '-': for matching Azure's quota family
+// and size names that differ in case and spacing ("Standard NCASv3_T4 Family").
+[[nodiscard]] std::string fold(std::string_view s);
+[[nodiscard]] bool starts_with_icase(std::string_view s, std::string_view prefix);
+[[nodiscard]] bool ends_with(std::string_view s, std::string_view suffix);
+// Strict: the whole string must be a finite number ("1e3", "-2.5"); no NaN/inf.
+[[nodiscard]] std::optional<double> parse_double(std::string_view s);
+// Levenshtein distance, for "did you mean".
+[[nodiscard]] size_t edit_distance(std::string_view a, std::string_view b);
+// The candidate closest to `word` if it is within a third of its length (at
+// least 2 edits), else nullopt.
+[[nodiscard]] std::optional<std::string> closest(std::string_view word,
+                                                 const std::vector<std::string>& candidates);
+// Fixed-point formatting with `digits` decimals, no locale.
+[[nodiscard]] std::string fixed(double v, int digits);
+
+}  // namespace gpuplan::strings
