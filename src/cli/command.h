@@ -28,6 +28,8 @@ int report(Context& ctx, const Error& error);
 
 // One per command file.
 void add_catalog_commands(CLI::App& app, Context& ctx);   // catalog, regions
+// Called by add_catalog_commands with the `catalog` subcommand: import, history.
+void add_catalog_import_commands(CLI::App& catalog, Context& ctx);
 void add_estimate_command(CLI::App& app, Context& ctx);   // estimate
 void add_cost_command(CLI::App& app, Context& ctx);       // cost
 void add_plan_command(CLI::App& app, Context& ctx);       // plan
