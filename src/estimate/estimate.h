@@ -1,0 +1,163 @@
+// The estimator: will a workload fit on a VM size × count, in which parallel
+// layout, how fast, and how long — with every assumption named and sourced.
+//
+// CONTRACT for plan, simulate, server and cli: the types and free functions
+// below. estimate() is pure and cheap (no allocation beyond the result's
+// assumptions), so the planner may call it for every size × count.
+// The models themselves are described in docs/estimator.md and at the top of
+// memory_model.cc, throughput_model.cc and serving_model.cc.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "core/csv.h"
+#include "core/result.h"
+#include "workload/workload.h"
+
+namespace gpuplan::estimate {
+
+// Parallel layout over all GPUs of an option: tensor parallel (within one
+// VM), pipeline parallel, data parallel. tp*pp*dp == GPUs used. For serving,
+// tp*pp is the GPUs of one replica and dp the number of replicas.
+struct Layout {
+  int tp = 1;
+  int pp = 1;
+  int dp = 1;
+};
+
+// Memory per GPU, GiB (2^30 bytes).
+struct MemoryBreakdown {
+  double weights = 0;
+  double gradients = 0;
+  double optimizer = 0;
+  double activations = 0;
+  double kv_cache = 0;
+  double overhead = 0;   // CUDA context, allocator fragmentation, framework buffers
+  [[nodiscard]] double total() const {
+    return weights + gradients + optimizer + activations + kv_cache + overhead;
+  }
+};
+
+// One named input of an estimate: its value as printed, and where it comes
+// from (paper + table, datasheet, "workload file", "override").
+struct Assumption {
+  std::string name;
+  std::string value;
+  std::string source;
+};
+
+// Serving figures of one option (kind infer).
+struct ServingEstimate {
+  int gpus_per_replica = 0;       // tp * pp
+  int replicas = 0;               // replicas that `count` VMs hold
+  int replicas_needed = 0;        // replicas to serve the request rate within the SLOs
+  int vms_needed = 0;             // VMs to hold replicas_needed
+  double max_batch = 0;           // concurrent sequences per replica (KV cache bound)
+  double batch_at_slo = 0;        // largest batch whose decode step meets the TPOT SLO
+  double capacity_rps_per_replica = 0;  // sustainable requests/s within the SLOs
+  double ttft_ms = 0;             // predicted at the SLO percentile, at the offered load
+  double tpot_ms = 0;             // predicted at the operating batch
+  bool meets_slo = false;         // `count` VMs meet the rate within the SLOs
+};
+
+struct Estimate {
+  std::string size;               // VM size name
+  int count = 0;                  // VMs
+  double gpus = 0;                // GPUs in `count` VMs (fractional for vGPU slices)
+  bool fits = false;              // fits in memory AND (infer) meets the SLOs
+  std::string reason;             // why not, when !fits; "" otherwise
+  Layout layout;
+  double memory_needed_gib = 0;   // per GPU, at `layout`
+  double memory_available_gib = 0;  // per GPU
+  MemoryBreakdown memory;
+  double throughput = 0;          // in throughput_unit, whole option
+  std::string throughput_unit;    // "tokens/s" (train/finetune), "requests/s" (infer), "items/h" (batch)
+  double hours = 0;               // wall-clock to finish; infer: the serving duration
+  double mfu = 0;                 // model FLOPs utilization used (train/finetune), 0 otherwise
+  std::vector<Assumption> assumptions;
+  std::optional<ServingEstimate> serving;  // kind infer only
+};
+
+// Estimates `workload` on `count` VMs of `size`, whose GPU is `gpu`.
+// Never fails: an option that cannot run has fits == false and a reason
+// ("needs 142.1 GiB/GPU at tp=8 pp=1, has 80"; "AMD GPU: no CUDA ... " is not
+// judged here — only memory, SLO and spec facts).
+[[nodiscard]] Estimate estimate(const workload::Workload& workload, const catalog::VmSize& size,
+                                const catalog::Gpu& gpu, int count);
+
+// For every GPU size in the catalog (retired sizes skipped), the smallest
+// count in 1..max_count (bounded by the workload's max_gpus/max_nodes) that
+// fits; sizes where none fits appear once with count 1 (or the largest tried
+// when memory is the issue) and the reason. Sizes whose GPU is missing from
+// the catalog are reported as not fitting with that reason.
+[[nodiscard]] std::vector<Estimate> estimate_all(const workload::Workload& workload,
+                                                 const catalog::Catalog& catalog,
+                                                 int max_count = 64);
+
+// ---- Serving model, per replica (the simulator drives it) ----------------
+
+// One model replica on `gpus` GPUs of one kind, tensor-parallel. All times in
+// seconds. Built by replica_model(); plain data, cheap to copy.
+struct ReplicaModel {
+  int gpus = 1;                   // tp
+  double flops_per_s = 0;         // achieved dense FLOP/s of the replica (prefill)
+  double bytes_per_s = 0;         // achieved memory bandwidth of the replica (decode)
+  double weight_bytes = 0;        // read once per decode step
+  double active_weight_bytes = 0; // MoE: bytes read per token at batch 1
+  double flops_per_token = 0;     // 2 * active params (forward)
+  double attn_flops_per_token_ctx = 0;   // extra forward FLOPs per token per context token
+  double kv_bytes_per_token = 0;  // KV cache bytes per token of context
+  double kv_capacity_tokens = 0;  // KV tokens that fit beside weights and overhead
+  double step_overhead_s = 0;     // fixed per-step cost (kernel launch, sampling, TP all-reduce)
+
+  // Time to prefill `input_tokens` tokens of one request (compute-bound, with
+  // the attention term), i.e. TTFT without queueing.
+  [[nodiscard]] double prefill_seconds(double input_tokens) const;
+  // Time of one decode step for `batch` sequences of mean context `context`
+  // tokens (memory-bound: weights + KV read; compute-bound at large batch).
+  [[nodiscard]] double decode_step_seconds(double batch, double context) const;
+  // Most sequences of mean context `context` whose KV cache fits.
+  [[nodiscard]] double max_batch(double context) const;
+};
+
+// The replica model for the workload's model and precision on `tp` GPUs of
+// `gpu` (tp <= GPUs per VM). kFailedPrecondition when the weights do not fit
+// on tp GPUs; kInvalidArgument when the GPU has no rate at the precision.
+[[nodiscard]] Result<ReplicaModel> replica_model(const workload::Workload& workload,
+                                                 const catalog::Gpu& gpu, bool nvlink, int tp);
+
+// ---- Calibration -----------------------------------------------------------
+
+struct ValidationRow {
+  std::string id;
+  std::string metric;
+  double predicted = 0;
+  double published = 0;
+  double error_percent = 0;       // 100 * (predicted - published) / published
+};
+struct Skipped {
+  std::string id;
+  std::string reason;
+};
+struct MetricSummary {
+  std::string metric;
+  int n = 0;
+  double median_abs_error_percent = 0;
+};
+struct Validation {
+  std::vector<ValidationRow> rows;
+  std::vector<Skipped> skipped;
+  std::vector<MetricSummary> summary;  // sorted by metric name
+};
+
+// Predicts every row of a published-measurements table (schema of
+// tests/data/published_measurements.csv) that it can interpret, looking GPUs
+// up in `catalog` by the shared vocabulary. Rows it cannot interpret go to
+// `skipped` with the reason. kInvalidArgument (file:line: column) when a
+// required column is missing from the header.
+[[nodiscard]] Result<Validation> validate(const csv::Table& table, const catalog::Catalog& catalog);
+
+}  // namespace gpuplan::estimate

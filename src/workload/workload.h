@@ -1,0 +1,160 @@
+// Workload specs: what the user wants done, parsed from YAML.
+//
+// A workload is one of four kinds (train, finetune, infer, batch/render), a
+// model (by name from the built-in table in models.h, or by architecture or
+// parameter count), numerics (precision, optimizer, sharding, recompute), the
+// data to process, serving targets, and constraints (deadline, budget,
+// regions, OS, spot, max GPUs/nodes). docs/workload.md documents every key,
+// its default and its unit.
+//
+// CONTRACT for estimate, plan, simulate, deploy and server: these types and
+// parse_file/parse_string. Every field has a documented default, so a parsed
+// Workload is always complete and self-consistent (validated on parse).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+
+namespace gpuplan::workload {
+
+enum class Kind { kTrain, kFinetune, kInfer, kBatch };
+// Finetuning method; kFull for `train` too.
+enum class Method { kFull, kLora, kQlora };
+enum class Precision { kFp32, kFp16, kBf16, kFp8, kInt8, kInt4 };
+enum class Optimizer { kAdamW, kAdam, kAdamW8bit, kSgd, kSgdMomentum, kAdafactor };
+// Activation recomputation (Korthikanti et al. 2022).
+enum class Recompute { kNone, kSelective, kFull };
+enum class Spot { kNever, kAllowed, kPreferred };
+
+[[nodiscard]] std::string_view to_string(Kind k);        // "train", "finetune", "infer", "batch"
+[[nodiscard]] std::string_view to_string(Method m);      // "full", "lora", "qlora"
+[[nodiscard]] std::string_view to_string(Precision p);   // "fp32", ..., "int4"
+[[nodiscard]] std::string_view to_string(Optimizer o);   // "adamw", "adam", "adamw-8bit", "sgd", ...
+[[nodiscard]] std::string_view to_string(Recompute r);   // "none", "selective", "full"
+[[nodiscard]] std::string_view to_string(Spot s);        // "never", "allowed", "preferred"
+// Bytes per parameter or per value stored at this precision (fp32 4 ... int4 0.5).
+[[nodiscard]] double bytes_per_value(Precision p);
+
+// A transformer's architecture. Dense models have experts == 1.
+// For MoE (Mixtral) params_b is the total and active_params_b the per-token
+// active count; both are filled in for every model (equal for dense ones).
+struct Model {
+  std::string name;            // "llama-3.1-8b"; "custom" for explicit specs
+  std::string display_name;    // "Llama 3.1 8B"
+  double params_b = 0;         // total parameters, billions
+  double active_params_b = 0;  // parameters used per token, billions
+  int layers = 0;
+  int hidden = 0;
+  int heads = 0;
+  int kv_heads = 0;            // == heads without GQA/MQA
+  int ffn = 0;                 // FFN inner size (per expert)
+  int vocab = 0;
+  int max_context = 0;         // tokens
+  int experts = 1;             // MoE experts per layer
+  int experts_active = 1;      // experts routed per token
+  bool gated_ffn = true;       // SwiGLU/GeGLU (3 FFN matrices) vs 2
+  // True when only params_b was given (no architecture): the estimator then
+  // derives a shape from params_b and says so in its assumptions.
+  bool params_only = false;
+  std::string source;          // where the numbers come from (model card, config.json)
+};
+
+// A token-count distribution for serving requests.
+struct TokenDistribution {
+  std::string shape = "fixed";  // "fixed" | "uniform" | "lognormal"
+  double mean = 0;              // tokens
+  double stddev = 0;            // lognormal only
+  double min = 1;               // tokens; clamp
+  double max = 0;               // tokens; clamp (0 = mean for fixed)
+};
+
+struct Data {
+  // Training/finetune: total tokens processed = tokens * epochs, where tokens
+  // is given directly or as samples * seq_len.
+  std::optional<double> tokens;
+  std::optional<double> samples;
+  int seq_len = 2048;                  // tokens per sequence
+  double epochs = 1;
+  int global_batch = 0;                // sequences per step; 0 = estimator picks
+  int micro_batch = 1;                 // sequences per GPU per micro-step
+  // Batch kind: items to process.
+  std::optional<double> items;
+  // Growth of the data (or, for infer, the request rate) per week, as a
+  // fraction: 0.5 = +50 % a week. The simulator and planner use it.
+  double growth_per_week = 0;
+};
+
+struct Serving {
+  double request_rate = 0;             // requests/s (mean); 0 with a trace
+  std::string trace;                   // optional trace file (Azure LLM format)
+  TokenDistribution input_tokens;
+  TokenDistribution output_tokens;
+  double ttft_ms = 0;                  // SLO on time to first token; 0 = none
+  double tpot_ms = 0;                  // SLO on time per output token; 0 = none
+  double percentile = 99;              // SLO percentile, e.g. 99
+  double duration_hours = 730;         // how long the service runs (for cost)
+};
+
+struct BatchJob {
+  double seconds_per_item = 0;         // on one reference GPU
+  std::string reference_gpu;           // shared GPU vocabulary ("A10")
+  // What bounds the work: "fp32" (rendering, default), "fp16", "bf16",
+  // "memory_bw" — the spec ratio uses this rate.
+  std::string scales_with = "fp32";
+  double min_gpu_memory_gib = 0;       // per GPU
+};
+
+struct Constraints {
+  std::optional<double> deadline_hours;
+  std::optional<double> budget_usd;
+  std::vector<std::string> regions;    // allowed; empty = any
+  std::string data_region;             // where the data lives; "" = none
+  std::string os = "linux";            // "linux" | "windows"
+  bool hybrid_benefit = false;
+  Spot spot = Spot::kAllowed;
+  int max_gpus = 0;                    // 0 = no limit
+  int max_nodes = 0;                   // VMs; 0 = no limit
+};
+
+struct Workload {
+  std::string name;                    // from `name:` or the file stem
+  std::string file;                    // path it was parsed from ("" for strings)
+  Kind kind = Kind::kTrain;
+  Model model;
+  Method method = Method::kFull;
+  int lora_rank = 16;
+  Precision precision = Precision::kBf16;
+  Optimizer optimizer = Optimizer::kAdamW;
+  int zero_stage = 0;                  // 0..3; `fsdp` == 3
+  Recompute recompute = Recompute::kSelective;
+  Data data;
+  Serving serving;
+  BatchJob batch;
+  Constraints constraints;
+  // User overrides of estimator assumptions by name (see docs/estimator.md),
+  // e.g. {"mfu": 0.4, "memory_overhead_gib": 3}. Unknown names are rejected
+  // at parse time against kOverridableAssumptions.
+  std::map<std::string, double> overrides;
+
+  // Total tokens to process (train/finetune): tokens or samples*seq_len, times epochs.
+  [[nodiscard]] double total_tokens() const;
+};
+
+// Assumption names a workload may override under `assumptions:`.
+extern const std::vector<std::string> kOverridableAssumptions;
+
+// Parses and validates a workload. Errors: kNotFound when the file cannot be
+// read; kInvalidArgument with file, line, column and field for YAML syntax,
+// unknown keys (with "did you mean"), wrong types, zero/negative sizes, a
+// sequence longer than the model's context; kNotFound (with line/column and a
+// "did you mean") for an unknown model name.
+[[nodiscard]] Result<Workload> parse_file(const std::string& path);
+// `name` is used as the file name in errors.
+[[nodiscard]] Result<Workload> parse_string(std::string_view text, const std::string& name);
+
+}  // namespace gpuplan::workload
