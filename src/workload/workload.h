@@ -58,6 +58,7 @@ struct Model {
   int experts = 1;             // MoE experts per layer
   int experts_active = 1;      // experts routed per token
   bool gated_ffn = true;       // SwiGLU/GeGLU (3 FFN matrices) vs 2
+  bool tied_embeddings = false;  // input and output embeddings share weights
   // True when only params_b was given (no architecture): the estimator then
   // derives a shape from params_b and says so in its assumptions.
   bool params_only = false;

@@ -1,0 +1,139 @@
+// Built-in model table. Every architecture is copied from the model's
+// published config.json on Hugging Face (num_hidden_layers, hidden_size,
+// num_attention_heads, num_key_value_heads, intermediate_size, vocab_size,
+// max_position_embeddings / the model card's context length) or, for GPT-3,
+// from Brown et al. 2020 "Language Models are Few-Shot Learners", Table 2.1
+// (FFN = 4 x d_model, vocab 50257 from GPT-2, context 2048). Parameter counts
+// are derived from the architecture (params_from_architecture), so the
+// estimator and the table can never disagree.
+#include "workload/models.h"
+
+#include <algorithm>
+
+#include "core/strings.h"
+
+namespace gpuplan::workload {
+namespace {
+
+struct Row {
+  const char* name;
+  const char* display;
+  int layers, hidden, heads, kv_heads, ffn, vocab, max_context;
+  int experts, experts_active;
+  bool gated, tied;
+  const char* source;
+};
+
+// clang-format off
+constexpr Row kRows[] = {
+  // Meta Llama 2 (Touvron et al. 2023; meta-llama/Llama-2-*-hf config.json)
+  {"llama-2-7b",  "Llama 2 7B",  32, 4096, 32, 32, 11008, 32000, 4096, 1, 1, true, false, "meta-llama/Llama-2-7b-hf config.json"},
+  {"llama-2-13b", "Llama 2 13B", 40, 5120, 40, 40, 13824, 32000, 4096, 1, 1, true, false, "meta-llama/Llama-2-13b-hf config.json"},
+  {"llama-2-70b", "Llama 2 70B", 80, 8192, 64,  8, 28672, 32000, 4096, 1, 1, true, false, "meta-llama/Llama-2-70b-hf config.json"},
+  // Meta Llama 3 / 3.1 / 3.2 / 3.3 (meta-llama/*/config.json)
+  {"llama-3-8b",    "Llama 3 8B",    32,  4096,  32, 8, 14336, 128256,   8192, 1, 1, true, false, "meta-llama/Meta-Llama-3-8B config.json"},
+  {"llama-3-70b",   "Llama 3 70B",   80,  8192,  64, 8, 28672, 128256,   8192, 1, 1, true, false, "meta-llama/Meta-Llama-3-70B config.json"},
+  {"llama-3.1-8b",  "Llama 3.1 8B",  32,  4096,  32, 8, 14336, 128256, 131072, 1, 1, true, false, "meta-llama/Llama-3.1-8B config.json"},
+  {"llama-3.1-70b", "Llama 3.1 70B", 80,  8192,  64, 8, 28672, 128256, 131072, 1, 1, true, false, "meta-llama/Llama-3.1-70B config.json"},
+  {"llama-3.1-405b","Llama 3.1 405B",126, 16384, 128, 8, 53248, 128256, 131072, 1, 1, true, false, "meta-llama/Llama-3.1-405B config.json"},
+  {"llama-3.2-1b",  "Llama 3.2 1B",  16,  2048,  32, 8,  8192, 128256, 131072, 1, 1, true, true,  "meta-llama/Llama-3.2-1B config.json"},
+  {"llama-3.2-3b",  "Llama 3.2 3B",  28,  3072,  24, 8,  8192, 128256, 131072, 1, 1, true, true,  "meta-llama/Llama-3.2-3B config.json"},
+  {"llama-3.3-70b", "Llama 3.3 70B", 80,  8192,  64, 8, 28672, 128256, 131072, 1, 1, true, false, "meta-llama/Llama-3.3-70B-Instruct config.json"},
+  // Mistral AI
+  {"mistral-7b",    "Mistral 7B",    32, 4096, 32, 8, 14336, 32000, 32768, 1, 1, true, false, "mistralai/Mistral-7B-v0.1 config.json"},
+  {"mixtral-8x7b",  "Mixtral 8x7B",  32, 4096, 32, 8, 14336, 32000, 32768, 8, 2, true, false, "mistralai/Mixtral-8x7B-v0.1 config.json"},
+  {"mixtral-8x22b", "Mixtral 8x22B", 56, 6144, 48, 8, 16384, 32768, 65536, 8, 2, true, false, "mistralai/Mixtral-8x22B-v0.1 config.json"},
+  // Qwen2.5 (Qwen/Qwen2.5-* config.json; context per model card)
+  {"qwen2.5-0.5b", "Qwen2.5 0.5B", 24,  896, 14, 2,  4864, 151936,  32768, 1, 1, true, true,  "Qwen/Qwen2.5-0.5B config.json"},
+  {"qwen2.5-1.5b", "Qwen2.5 1.5B", 28, 1536, 12, 2,  8960, 151936,  32768, 1, 1, true, true,  "Qwen/Qwen2.5-1.5B config.json"},
+  {"qwen2.5-3b",   "Qwen2.5 3B",   36, 2048, 16, 2, 11008, 151936,  32768, 1, 1, true, true,  "Qwen/Qwen2.5-3B config.json"},
+  {"qwen2.5-7b",   "Qwen2.5 7B",   28, 3584, 28, 4, 18944, 152064, 131072, 1, 1, true, false, "Qwen/Qwen2.5-7B config.json; 128K context per model card"},
+  {"qwen2.5-14b",  "Qwen2.5 14B",  48, 5120, 40, 8, 13824, 152064, 131072, 1, 1, true, false, "Qwen/Qwen2.5-14B config.json; 128K context per model card"},
+  {"qwen2.5-32b",  "Qwen2.5 32B",  64, 5120, 40, 8, 27648, 152064, 131072, 1, 1, true, false, "Qwen/Qwen2.5-32B config.json; 128K context per model card"},
+  {"qwen2.5-72b",  "Qwen2.5 72B",  80, 8192, 64, 8, 29568, 152064, 131072, 1, 1, true, false, "Qwen/Qwen2.5-72B config.json; 128K context per model card"},
+  // OpenAI GPT-3 (Brown et al. 2020, Table 2.1)
+  {"gpt3-125m", "GPT-3 Small 125M",   12,   768, 12, 12,  3072, 50257, 2048, 1, 1, false, true, "Brown et al. 2020 Table 2.1"},
+  {"gpt3-350m", "GPT-3 Medium 350M",  24,  1024, 16, 16,  4096, 50257, 2048, 1, 1, false, true, "Brown et al. 2020 Table 2.1"},
+  {"gpt3-760m", "GPT-3 Large 760M",   24,  1536, 16, 16,  6144, 50257, 2048, 1, 1, false, true, "Brown et al. 2020 Table 2.1"},
+  {"gpt3-1.3b", "GPT-3 XL 1.3B",      24,  2048, 24, 24,  8192, 50257, 2048, 1, 1, false, true, "Brown et al. 2020 Table 2.1"},
+  {"gpt3-2.7b", "GPT-3 2.7B",         32,  2560, 32, 32, 10240, 50257, 2048, 1, 1, false, true, "Brown et al. 2020 Table 2.1"},
+  {"gpt3-6.7b", "GPT-3 6.7B",         32,  4096, 32, 32, 16384, 50257, 2048, 1, 1, false, true, "Brown et al. 2020 Table 2.1"},
+  {"gpt3-13b",  "GPT-3 13B",          40,  5120, 40, 40, 20480, 50257, 2048, 1, 1, false, true, "Brown et al. 2020 Table 2.1 (d_model 5140 rounded to 5120)"},
+  {"gpt3-175b", "GPT-3 175B",         96, 12288, 96, 96, 49152, 50257, 2048, 1, 1, false, true, "Brown et al. 2020 Table 2.1"},
+  // Others commonly fine-tuned or served
+  {"mpt-7b",     "MPT-7B",     32, 4096, 32, 32, 16384, 50432, 2048, 1, 1, false, true, "mosaicml/mpt-7b config.json"},
+  {"mpt-30b",    "MPT-30B",    48, 7168, 64, 64, 28672, 50432, 8192, 1, 1, false, true, "mosaicml/mpt-30b config.json"},
+  {"falcon-7b",  "Falcon 7B",  32, 4544, 71,  1, 18176, 65024, 2048, 1, 1, false, true, "tiiuae/falcon-7b config.json (multi-query attention)"},
+  {"phi-3-mini", "Phi-3 mini 3.8B", 32, 3072, 32, 32, 8192, 32064, 131072, 1, 1, true, false, "microsoft/Phi-3-mini-128k-instruct config.json"},
+  {"codellama-34b", "Code Llama 34B", 48, 8192, 64, 8, 22016, 32000, 16384, 1, 1, true, false, "codellama/CodeLlama-34b-hf config.json"},
+};
+// clang-format on
+
+std::string key(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == ' ' || c == '-' || c == '_' || c == '.') continue;
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+std::vector<Model> build() {
+  std::vector<Model> models;
+  for (const Row& r : kRows) {
+    Model m;
+    m.name = r.name;
+    m.display_name = r.display;
+    m.layers = r.layers;
+    m.hidden = r.hidden;
+    m.heads = r.heads;
+    m.kv_heads = r.kv_heads;
+    m.ffn = r.ffn;
+    m.vocab = r.vocab;
+    m.max_context = r.max_context;
+    m.experts = r.experts;
+    m.experts_active = r.experts_active;
+    m.gated_ffn = r.gated;
+    m.tied_embeddings = r.tied;
+    m.source = r.source;
+    m.params_b = params_from_architecture(m, false);
+    m.active_params_b = params_from_architecture(m, true);
+    models.push_back(std::move(m));
+  }
+  return models;
+}
+
+}  // namespace
+
+double params_from_architecture(const Model& m, bool active) {
+  const double h = m.hidden;
+  const double head_dim = m.heads > 0 ? h / m.heads : 0;
+  const double embed = static_cast<double>(m.vocab) * h * (m.tied_embeddings ? 1 : 2);
+  const double attn = h * h * 2 + 2 * h * m.kv_heads * head_dim;
+  const double experts = active ? m.experts_active : m.experts;
+  const double ffn = (m.gated_ffn ? 3.0 : 2.0) * h * m.ffn * experts;
+  const double router = m.experts > 1 ? h * m.experts : 0;
+  const double norms = 2 * h;
+  return (embed + m.layers * (attn + ffn + router + norms) + h) / 1e9;
+}
+
+const std::vector<Model>& builtin_models() {
+  static const std::vector<Model> models = build();
+  return models;
+}
+
+const Model* find_model(std::string_view name) {
+  const std::string k = key(name);
+  for (const Model& m : builtin_models()) {
+    if (key(m.name) == k) return &m;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> model_names() {
+  std::vector<std::string> names;
+  for (const Model& m : builtin_models()) names.push_back(m.name);
+  return names;
+}
+
+}  // namespace gpuplan::workload
