@@ -1,11 +1,347 @@
-// The SQLite store of imported Azure data. Minimal first cut: the default
-// path and an empty read for a store that does not exist yet.
+// The SQLite store of imported Azure data.
+//
+// Problem: users feed gpuplan Azure's own outputs (Retail Prices API pages,
+// `az vm list-skus`, `az vm list-usage`) over weeks; each import must be
+// all-or-nothing (a kill -9 in the middle leaves the previous state), readers
+// must never see half an import, and older prices must stay as history.
+//
+// Approach: one SQLite file in WAL mode. Every import is one snapshot row
+// plus its data rows, written inside ONE `BEGIN IMMEDIATE` transaction. WAL
+// gives readers the last committed state while a writer is busy and, after a
+// crash, SQLite ignores uncommitted WAL frames, so a killed import simply
+// never happened. Nothing is ever updated in place: "the current state" is a
+// query — the row from the newest snapshot (largest id, i.e. the latest
+// import, as DESIGN.md says "among listed prices the newest import wins") per
+// (size, region, os, pricing) for prices, per (region, family) for quota, and
+// the newest skus snapshot as a whole for availability and restrictions
+// (list-skus is always a full listing, so a restriction that was lifted must
+// disappear).
+//
+// Trade-offs: history grows with every import (a GPU-only retail import is a
+// few thousand rows, so years of daily imports stay small); the newest-wins
+// query is a correlated MAX over an index on (size, region, os, pricing,
+// snapshot), cheap at this scale. synchronous=FULL costs an fsync per import,
+// which is nothing next to parsing.
 #include "catalog/store.h"
 
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <thread>
+#include <tuple>
+
+#include "core/strings.h"
 
 namespace gpuplan::catalog {
+namespace {
+
+constexpr int kSchemaVersion = 1;
+constexpr int kBusyTimeoutMs = 5000;
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS snapshots(
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  kind TEXT NOT NULL CHECK (kind IN ('retail-prices', 'skus', 'usage')),
+  source TEXT NOT NULL,
+  imported_at TEXT NOT NULL,
+  rows INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS prices(
+  snapshot INTEGER NOT NULL REFERENCES snapshots(id),
+  size TEXT NOT NULL,
+  region TEXT NOT NULL,
+  os TEXT NOT NULL CHECK (os IN ('linux', 'windows')),
+  pricing TEXT NOT NULL,
+  usd_per_hour REAL NOT NULL CHECK (usd_per_hour >= 0),
+  as_of TEXT NOT NULL,
+  PRIMARY KEY (snapshot, size, region, os, pricing));
+CREATE INDEX IF NOT EXISTS prices_by_key ON prices(size COLLATE NOCASE, region, os, pricing, snapshot);
+CREATE TABLE IF NOT EXISTS sku_availability(
+  snapshot INTEGER NOT NULL REFERENCES snapshots(id),
+  size TEXT NOT NULL,
+  region TEXT NOT NULL,
+  zones TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sku_restrictions(
+  snapshot INTEGER NOT NULL REFERENCES snapshots(id),
+  size TEXT NOT NULL,
+  region TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  zones TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS usage(
+  snapshot INTEGER NOT NULL REFERENCES snapshots(id),
+  region TEXT NOT NULL,
+  family TEXT NOT NULL,
+  family_display TEXT NOT NULL,
+  quota_limit REAL NOT NULL,
+  used REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS usage_by_key ON usage(region, family, snapshot);
+)sql";
+
+// The shared vocabulary as stored (DESIGN.md spellings). Kept here so the
+// store does not depend on the query half of the module.
+std::string_view os_name(Os os) { return os == Os::kWindows ? "windows" : "linux"; }
+std::string_view pricing_name(Pricing p) {
+  switch (p) {
+    case Pricing::kPayg: return "payg";
+    case Pricing::kSpot: return "spot";
+    case Pricing::kReserved1y: return "reserved-1y";
+    case Pricing::kReserved3y: return "reserved-3y";
+    case Pricing::kSavings1y: return "savings-1y";
+    case Pricing::kSavings3y: return "savings-3y";
+  }
+  return "?";
+}
+std::optional<Os> os_from(std::string_view s) {
+  if (s == "linux") return Os::kLinux;
+  if (s == "windows") return Os::kWindows;
+  return std::nullopt;
+}
+std::optional<Pricing> pricing_from(std::string_view s) {
+  for (Pricing p : kAllPricing)
+    if (pricing_name(p) == s) return p;
+  return std::nullopt;
+}
+
+// ---- A minimal RAII layer over the SQLite C API --------------------------
+
+struct DbCloser {
+  void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+};
+using DbPtr = std::unique_ptr<sqlite3, DbCloser>;
+
+struct StmtFinalizer {
+  void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
+};
+using StmtPtr = std::unique_ptr<sqlite3_stmt, StmtFinalizer>;
+
+tl::unexpected<Error> db_error(sqlite3* db, const std::string& path, const std::string& what) {
+  std::string msg = what;
+  if (db != nullptr) msg += ": " + std::string(sqlite3_errmsg(db));
+  return unavailable(msg, Where{path});
+}
+
+Status exec(sqlite3* db, const std::string& path, const char* sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err != nullptr ? err : "unknown SQLite error";
+    sqlite3_free(err);
+    return unavailable("store: " + msg, Where{path});
+  }
+  return {};
+}
+
+Result<StmtPtr> prepare(sqlite3* db, const std::string& path, const char* sql) {
+  sqlite3_stmt* raw = nullptr;
+  if (sqlite3_prepare_v2(db, sql, -1, &raw, nullptr) != SQLITE_OK)
+    return db_error(db, path, "store: cannot prepare a query (is this a gpuplan store?)");
+  return StmtPtr(raw);
+}
+
+void bind_text(sqlite3_stmt* s, int i, std::string_view v) {
+  sqlite3_bind_text(s, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+}
+
+std::string column_text(sqlite3_stmt* s, int i) {
+  const unsigned char* t = sqlite3_column_text(s, i);
+  return t != nullptr ? std::string(reinterpret_cast<const char*>(t)) : std::string();
+}
+
+std::string join(const std::vector<std::string>& v, char sep) {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i > 0) out.push_back(sep);
+    out += v[i];
+  }
+  return out;
+}
+
+std::vector<std::string> split_nonempty(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  if (s.empty()) return out;
+  for (auto& part : strings::split(s, sep))
+    if (!part.empty()) out.push_back(part);
+  return out;
+}
+
+std::string utc_now() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+Result<SnapshotKind> parse_kind(const std::string& s) {
+  if (s == "retail-prices") return SnapshotKind::kRetailPrices;
+  if (s == "skus") return SnapshotKind::kSkus;
+  if (s == "usage") return SnapshotKind::kUsage;
+  return internal_error("store: unknown snapshot kind '" + s + "'");
+}
+
+// Opens (and with `create`, creates) the store and checks its schema.
+Result<DbPtr> open_store(const std::string& path, bool create) {
+  if (create) {
+    std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    std::error_code ec;
+    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+    if (ec)
+      return unavailable("store not writable: cannot create directory " + parent.string() + ": " +
+                             ec.message(),
+                         Where{path});
+  }
+  sqlite3* raw = nullptr;
+  int flags = SQLITE_OPEN_FULLMUTEX | (create ? (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+                                              : SQLITE_OPEN_READONLY);
+  int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+  DbPtr db(raw);
+  if (rc != SQLITE_OK)
+    return db_error(raw, path, create ? "store not writable" : "cannot open the store");
+  sqlite3_busy_timeout(db.get(), kBusyTimeoutMs);
+  if (create) {
+    // WAL: readers keep seeing the last committed import while one is written.
+    GPUPLAN_RETURN_IF_ERROR(exec(db.get(), path, "PRAGMA journal_mode=WAL"));
+    GPUPLAN_RETURN_IF_ERROR(exec(db.get(), path, "PRAGMA synchronous=FULL"));
+    GPUPLAN_RETURN_IF_ERROR(exec(db.get(), path, "PRAGMA foreign_keys=ON"));
+    GPUPLAN_RETURN_IF_ERROR(exec(db.get(), path, "BEGIN IMMEDIATE"));
+    auto schema = exec(db.get(), path, kSchema);
+    if (!schema) {
+      (void)exec(db.get(), path, "ROLLBACK");
+      return tl::unexpected(schema.error());
+    }
+    std::string meta = "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', '" +
+                       std::to_string(kSchemaVersion) + "')";
+    GPUPLAN_RETURN_IF_ERROR(exec(db.get(), path, meta.c_str()));
+    GPUPLAN_RETURN_IF_ERROR(exec(db.get(), path, "COMMIT"));
+  }
+  // Check it is a gpuplan store of a version we understand.
+  GPUPLAN_TRY(StmtPtr q, prepare(db.get(), path,
+                                 "SELECT value FROM meta WHERE key = 'schema_version'"));
+  if (sqlite3_step(q.get()) != SQLITE_ROW)
+    return unavailable("not a gpuplan store (no schema version)", Where{path});
+  std::string version = column_text(q.get(), 0);
+  if (version != std::to_string(kSchemaVersion))
+    return unavailable("store schema version " + version + " is not supported (expected " +
+                           std::to_string(kSchemaVersion) + ")",
+                       Where{path});
+  return db;
+}
+
+// The kill -9 test hook (see store.h).
+void maybe_pause_for_test() {
+  const char* marker = std::getenv("GPUPLAN_TEST_PAUSE_IN_IMPORT");
+  if (marker == nullptr || *marker == '\0') return;
+  { std::ofstream(marker) << getpid() << "\n"; }
+  std::this_thread::sleep_for(std::chrono::seconds(60));
+}
+
+Status write_rows(sqlite3* db, const std::string& path, int64_t id, const SnapshotData& data,
+                  int64_t total) {
+  int64_t written = 0;
+  const int64_t pause_at = total / 2;
+  auto step = [&](sqlite3_stmt* s) -> Status {
+    if (sqlite3_step(s) != SQLITE_DONE) return db_error(db, path, "store: write failed");
+    sqlite3_reset(s);
+    sqlite3_clear_bindings(s);
+    if (++written == pause_at) maybe_pause_for_test();
+    return {};
+  };
+  switch (data.kind) {
+    case SnapshotKind::kRetailPrices: {
+      GPUPLAN_TRY(StmtPtr s, prepare(db, path,
+                                     "INSERT OR REPLACE INTO prices(snapshot, size, region, os, "
+                                     "pricing, usd_per_hour, as_of) VALUES (?,?,?,?,?,?,?)"));
+      for (const PriceRow& r : data.prices) {
+        if (!std::isfinite(r.usd_per_hour) || r.usd_per_hour < 0)
+          return invalid_argument("price is not a finite non-negative number",
+                                  Where{data.source, 0, 0, r.size + " " + r.region});
+        sqlite3_bind_int64(s.get(), 1, id);
+        bind_text(s.get(), 2, r.size);
+        bind_text(s.get(), 3, r.region);
+        bind_text(s.get(), 4, os_name(r.os));
+        bind_text(s.get(), 5, pricing_name(r.pricing));
+        sqlite3_bind_double(s.get(), 6, r.usd_per_hour);
+        bind_text(s.get(), 7, r.as_of);
+        GPUPLAN_RETURN_IF_ERROR(step(s.get()));
+      }
+      break;
+    }
+    case SnapshotKind::kSkus: {
+      GPUPLAN_TRY(StmtPtr a, prepare(db, path,
+                                     "INSERT INTO sku_availability(snapshot, size, region, zones) "
+                                     "VALUES (?,?,?,?)"));
+      for (const SkuAvailability& r : data.availability) {
+        sqlite3_bind_int64(a.get(), 1, id);
+        bind_text(a.get(), 2, r.size);
+        bind_text(a.get(), 3, r.region);
+        bind_text(a.get(), 4, join(r.zones, ','));
+        GPUPLAN_RETURN_IF_ERROR(step(a.get()));
+      }
+      GPUPLAN_TRY(StmtPtr b, prepare(db, path,
+                                     "INSERT INTO sku_restrictions(snapshot, size, region, reason, "
+                                     "zones) VALUES (?,?,?,?,?)"));
+      for (const Restriction& r : data.restrictions) {
+        sqlite3_bind_int64(b.get(), 1, id);
+        bind_text(b.get(), 2, r.size);
+        bind_text(b.get(), 3, r.region);
+        bind_text(b.get(), 4, r.reason);
+        bind_text(b.get(), 5, join(r.zones, ','));
+        GPUPLAN_RETURN_IF_ERROR(step(b.get()));
+      }
+      break;
+    }
+    case SnapshotKind::kUsage: {
+      GPUPLAN_TRY(StmtPtr s, prepare(db, path,
+                                     "INSERT INTO usage(snapshot, region, family, family_display, "
+                                     "quota_limit, used) VALUES (?,?,?,?,?,?)"));
+      for (const UsageRow& r : data.usage) {
+        sqlite3_bind_int64(s.get(), 1, id);
+        bind_text(s.get(), 2, r.region);
+        bind_text(s.get(), 3, r.family);
+        bind_text(s.get(), 4, r.family_display);
+        sqlite3_bind_double(s.get(), 5, r.limit);
+        sqlite3_bind_double(s.get(), 6, r.used);
+        GPUPLAN_RETURN_IF_ERROR(step(s.get()));
+      }
+      break;
+    }
+  }
+  return {};
+}
+
+int64_t row_count(const SnapshotData& d) {
+  switch (d.kind) {
+    case SnapshotKind::kRetailPrices: return static_cast<int64_t>(d.prices.size());
+    case SnapshotKind::kSkus:
+      return static_cast<int64_t>(d.availability.size() + d.restrictions.size());
+    case SnapshotKind::kUsage: return static_cast<int64_t>(d.usage.size());
+  }
+  return 0;
+}
+
+bool store_missing(const std::string& path) {
+  std::error_code ec;
+  return !std::filesystem::exists(path, ec);
+}
+
+}  // namespace
+
+std::string_view to_string(SnapshotKind k) {
+  switch (k) {
+    case SnapshotKind::kRetailPrices: return "retail-prices";
+    case SnapshotKind::kSkus: return "skus";
+    case SnapshotKind::kUsage: return "usage";
+  }
+  return "?";
+}
 
 std::string default_store_path() {
   const char* xdg = std::getenv("XDG_DATA_HOME");
@@ -15,10 +351,160 @@ std::string default_store_path() {
   return base + "/.local/share/gpuplan/catalog.db";
 }
 
+Result<SnapshotInfo> write_snapshot(const std::string& path, const SnapshotData& data) {
+  GPUPLAN_TRY(DbPtr db, open_store(path, /*create=*/true));
+  sqlite3* h = db.get();
+  // IMMEDIATE: take the write lock now, so two imports serialize cleanly.
+  GPUPLAN_RETURN_IF_ERROR(exec(h, path, "BEGIN IMMEDIATE"));
+  auto fail = [&](const Error& e) -> tl::unexpected<Error> {
+    (void)exec(h, path, "ROLLBACK");
+    return tl::unexpected(e);
+  };
+  SnapshotInfo info;
+  info.kind = data.kind;
+  info.source = data.source;
+  info.imported_at = utc_now();
+  info.rows = row_count(data);
+  {
+    auto s = prepare(h, path, "INSERT INTO snapshots(kind, source, imported_at, rows) VALUES (?,?,?,?)");
+    if (!s) return fail(s.error());
+    bind_text(s->get(), 1, to_string(data.kind));
+    bind_text(s->get(), 2, data.source);
+    bind_text(s->get(), 3, info.imported_at);
+    sqlite3_bind_int64(s->get(), 4, info.rows);
+    if (sqlite3_step(s->get()) != SQLITE_DONE)
+      return fail(db_error(h, path, "store not writable").value());
+    info.id = sqlite3_last_insert_rowid(h);
+  }
+  auto rows = write_rows(h, path, info.id, data, info.rows);
+  if (!rows) return fail(rows.error());
+  if (sqlite3_exec(h, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK)
+    return fail(db_error(h, path, "store not writable (commit failed)").value());
+  return info;
+}
+
 Result<StoreContents> read_store(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return StoreContents{};
-  return unavailable("the store reader is not built yet", Where{path, 0, 0, ""});
+  if (store_missing(path)) return StoreContents{};
+  GPUPLAN_TRY(DbPtr db, open_store(path, /*create=*/false));
+  sqlite3* h = db.get();
+  // One read transaction: every query below sees the same committed state.
+  GPUPLAN_RETURN_IF_ERROR(exec(h, path, "BEGIN"));
+  StoreContents out;
+
+  // Prices: the newest snapshot's row per (size, region, os, pricing).
+  GPUPLAN_TRY(StmtPtr p, prepare(h, path, R"sql(
+      SELECT p.size, p.region, p.os, p.pricing, p.usd_per_hour, p.as_of, s.source
+      FROM prices p JOIN snapshots s ON s.id = p.snapshot
+      WHERE p.snapshot = (SELECT MAX(q.snapshot) FROM prices q
+                          WHERE q.size = p.size AND q.region = p.region
+                            AND q.os = p.os AND q.pricing = p.pricing)
+      ORDER BY p.size, p.region, p.os, p.pricing)sql"));
+  while (sqlite3_step(p.get()) == SQLITE_ROW) {
+    Offer o;
+    o.size = column_text(p.get(), 0);
+    o.region = column_text(p.get(), 1);
+    auto os = os_from(column_text(p.get(), 2));
+    auto pricing = pricing_from(column_text(p.get(), 3));
+    if (!os || !pricing)
+      return unavailable("store holds an unknown os or pricing for " + o.size, Where{path});
+    o.os = *os;
+    o.pricing = *pricing;
+    o.usd_per_hour = sqlite3_column_double(p.get(), 4);
+    o.as_of = column_text(p.get(), 5);
+    o.source = "retail-prices: " + column_text(p.get(), 6);
+    o.estimated = false;
+    out.offers.push_back(std::move(o));
+  }
+
+  // Quota: the newest row per (region, family).
+  GPUPLAN_TRY(StmtPtr u, prepare(h, path, R"sql(
+      SELECT u.region, u.family, u.quota_limit, u.used, s.source, s.imported_at
+      FROM usage u JOIN snapshots s ON s.id = u.snapshot
+      WHERE u.snapshot = (SELECT MAX(v.snapshot) FROM usage v
+                          WHERE v.region = u.region AND v.family = u.family)
+      ORDER BY u.region, u.family)sql"));
+  while (sqlite3_step(u.get()) == SQLITE_ROW) {
+    Quota q;
+    q.region = column_text(u.get(), 0);
+    q.family = column_text(u.get(), 1);
+    q.limit = sqlite3_column_double(u.get(), 2);
+    q.used = sqlite3_column_double(u.get(), 3);
+    q.source = "list-usage: " + column_text(u.get(), 4);
+    q.as_of = column_text(u.get(), 5).substr(0, 10);
+    out.quotas.push_back(std::move(q));
+  }
+
+  // Availability and restrictions: the newest skus snapshot as a whole.
+  GPUPLAN_TRY(StmtPtr a, prepare(h, path, R"sql(
+      SELECT size, region, zones FROM sku_availability
+      WHERE snapshot = (SELECT MAX(id) FROM snapshots WHERE kind = 'skus')
+      ORDER BY size, region)sql"));
+  while (sqlite3_step(a.get()) == SQLITE_ROW)
+    out.availability.push_back(SkuAvailability{column_text(a.get(), 0), column_text(a.get(), 1),
+                                               split_nonempty(column_text(a.get(), 2), ',')});
+  GPUPLAN_TRY(StmtPtr r, prepare(h, path, R"sql(
+      SELECT size, region, reason, zones FROM sku_restrictions
+      WHERE snapshot = (SELECT MAX(id) FROM snapshots WHERE kind = 'skus')
+      ORDER BY size, region)sql"));
+  while (sqlite3_step(r.get()) == SQLITE_ROW)
+    out.restrictions.push_back(Restriction{column_text(r.get(), 0), column_text(r.get(), 1),
+                                           column_text(r.get(), 2),
+                                           split_nonempty(column_text(r.get(), 3), ',')});
+  (void)exec(h, path, "COMMIT");
+  return out;
+}
+
+Result<std::vector<SnapshotInfo>> list_snapshots(const std::string& path) {
+  std::vector<SnapshotInfo> out;
+  if (store_missing(path)) return out;
+  GPUPLAN_TRY(DbPtr db, open_store(path, /*create=*/false));
+  GPUPLAN_TRY(StmtPtr s, prepare(db.get(), path,
+                                 "SELECT id, kind, source, imported_at, rows FROM snapshots "
+                                 "ORDER BY id"));
+  while (sqlite3_step(s.get()) == SQLITE_ROW) {
+    SnapshotInfo i;
+    i.id = sqlite3_column_int64(s.get(), 0);
+    GPUPLAN_TRY(i.kind, parse_kind(column_text(s.get(), 1)));
+    i.source = column_text(s.get(), 2);
+    i.imported_at = column_text(s.get(), 3);
+    i.rows = sqlite3_column_int64(s.get(), 4);
+    out.push_back(std::move(i));
+  }
+  return out;
+}
+
+Result<std::vector<PriceHistoryEntry>> price_history(const std::string& path,
+                                                     const std::string& size,
+                                                     const std::string& region) {
+  std::vector<PriceHistoryEntry> out;
+  if (store_missing(path)) return out;
+  GPUPLAN_TRY(DbPtr db, open_store(path, /*create=*/false));
+  GPUPLAN_TRY(StmtPtr s, prepare(db.get(), path, R"sql(
+      SELECT p.snapshot, s.source, s.imported_at, p.os, p.pricing, p.usd_per_hour, p.as_of,
+             p.snapshot = (SELECT MAX(q.snapshot) FROM prices q
+                           WHERE q.size = p.size AND q.region = p.region
+                             AND q.os = p.os AND q.pricing = p.pricing)
+      FROM prices p JOIN snapshots s ON s.id = p.snapshot
+      WHERE p.size = ? COLLATE NOCASE AND p.region = ?
+      ORDER BY p.snapshot, p.os, p.pricing)sql"));
+  bind_text(s.get(), 1, size);
+  bind_text(s.get(), 2, region);
+  while (sqlite3_step(s.get()) == SQLITE_ROW) {
+    PriceHistoryEntry e;
+    e.snapshot = sqlite3_column_int64(s.get(), 0);
+    e.source = column_text(s.get(), 1);
+    e.imported_at = column_text(s.get(), 2);
+    auto os = os_from(column_text(s.get(), 3));
+    auto pricing = pricing_from(column_text(s.get(), 4));
+    if (!os || !pricing) return unavailable("store holds an unknown os or pricing", Where{path});
+    e.os = *os;
+    e.pricing = *pricing;
+    e.usd_per_hour = sqlite3_column_double(s.get(), 5);
+    e.as_of = column_text(s.get(), 6);
+    e.wins = sqlite3_column_int(s.get(), 7) != 0;
+    out.push_back(std::move(e));
+  }
+  return out;
 }
 
 }  // namespace gpuplan::catalog

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "catalog/catalog.h"
@@ -38,5 +39,89 @@ struct StoreContents {
 // empty contents (nothing imported yet), not an error. kUnavailable when the
 // file exists but cannot be opened or read as a gpuplan store.
 [[nodiscard]] Result<StoreContents> read_store(const std::string& path);
+
+// ---------------------------------------------------------------------------
+// Writing snapshots (the importers) and reading price history.
+
+enum class SnapshotKind { kRetailPrices, kSkus, kUsage };
+[[nodiscard]] std::string_view to_string(SnapshotKind k);  // "retail-prices", "skus", "usage"
+
+// One listed price as an importer read it: per VM, per hour, in USD.
+struct PriceRow {
+  std::string size;
+  std::string region;
+  Os os = Os::kLinux;
+  Pricing pricing = Pricing::kPayg;
+  double usd_per_hour = 0;
+  std::string as_of;  // YYYY-MM-DD (effectiveStartDate)
+};
+
+// One list-usage row kept by the usage importer. `family` is the API name
+// (name.value), "" for the regional total, "lowPriorityCores" for the spot
+// pool; `family_display` is name.localizedValue as Azure printed it.
+struct UsageRow {
+  std::string region;
+  std::string family;
+  std::string family_display;
+  double limit = 0;
+  double used = 0;
+};
+
+// Everything one import writes. Only the vectors that belong to `kind` are
+// written (prices for kRetailPrices, availability + restrictions for kSkus,
+// usage for kUsage).
+struct SnapshotData {
+  SnapshotKind kind = SnapshotKind::kRetailPrices;
+  std::string source;  // the files or URL, as the user gave them
+  std::vector<PriceRow> prices;
+  std::vector<SkuAvailability> availability;
+  std::vector<Restriction> restrictions;
+  std::vector<UsageRow> usage;
+};
+
+struct SnapshotInfo {
+  int64_t id = 0;
+  SnapshotKind kind = SnapshotKind::kRetailPrices;
+  std::string source;
+  std::string imported_at;  // UTC, "2026-12-02T09:55:01Z"
+  int64_t rows = 0;         // rows the snapshot holds
+};
+
+// Writes `data` as one new snapshot in ONE transaction: either all of it is
+// visible to readers afterwards or none of it (a crash or kill at any point
+// leaves the previous state). Creates the file, and the parent directories,
+// when missing. Older snapshots are kept (history). kUnavailable when the
+// store cannot be created, opened or written (read-only, busy past a 5 s
+// timeout, not a gpuplan store); kInvalidArgument when a price row is not a
+// finite non-negative number (importers validate first; this is a backstop).
+//
+// Test hook: when the environment variable GPUPLAN_TEST_PAUSE_IN_IMPORT names
+// a file path, the writer creates that file after writing about half of the
+// rows inside the open transaction, then sleeps for 60 s (so a test can kill
+// the process there).
+[[nodiscard]] Result<SnapshotInfo> write_snapshot(const std::string& path, const SnapshotData& data);
+
+// Every snapshot in the store, oldest first. Empty when the file is missing.
+[[nodiscard]] Result<std::vector<SnapshotInfo>> list_snapshots(const std::string& path);
+
+// One imported price of a size in a region, with the snapshot it came from.
+struct PriceHistoryEntry {
+  int64_t snapshot = 0;
+  std::string source;
+  std::string imported_at;
+  Os os = Os::kLinux;
+  Pricing pricing = Pricing::kPayg;
+  double usd_per_hour = 0;
+  std::string as_of;
+  bool wins = false;  // the newest snapshot's price for its (os, pricing): what read_store returns
+};
+
+// Every imported price of `size` in `region` across all snapshots, oldest
+// snapshot first, then by os and pricing. `size` matches case-insensitively
+// (the stored spelling is the one Azure used). Empty when nothing was
+// imported (or the file is missing). kUnavailable when the store can't be read.
+[[nodiscard]] Result<std::vector<PriceHistoryEntry>> price_history(const std::string& path,
+                                                                   const std::string& size,
+                                                                   const std::string& region);
 
 }  // namespace gpuplan::catalog

@@ -1,0 +1,186 @@
+// Shared pieces of the Azure importers (see import_common.h).
+#include "catalog/import_common.h"
+
+#include <cctype>
+#include <cmath>
+
+#include "core/strings.h"
+
+namespace gpuplan::catalog {
+
+SizeFilter SizeFilter::from_sizes(const std::vector<VmSize>& sizes) {
+  SizeFilter f;
+  for (const VmSize& s : sizes) {
+    f.sizes_[strings::fold(s.name)] = s.name;
+    if (!s.quota_family.empty()) {
+      f.families_[strings::fold(s.quota_family)] = s.quota_family;
+      if (!s.quota_family_display.empty()) {
+        f.families_[strings::fold(s.quota_family_display)] = s.quota_family;
+      }
+    }
+  }
+  return f;
+}
+
+SizeFilter SizeFilter::gpu_name_pattern() {
+  SizeFilter f;
+  f.pattern_ = true;
+  return f;
+}
+
+std::optional<std::string> SizeFilter::match(std::string_view name) const {
+  if (pattern_) {
+    if (name.size() > 10 && strings::starts_with_icase(name, "Standard_N")) {
+      char c = static_cast<char>(std::toupper(static_cast<unsigned char>(name[10])));
+      if (c == 'C' || c == 'D' || c == 'G' || c == 'V') return std::string(name);
+    }
+    return std::nullopt;
+  }
+  auto it = sizes_.find(strings::fold(name));
+  if (it == sizes_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<std::string> SizeFilter::match_family(std::string_view value,
+                                                    std::string_view display) const {
+  auto find = [&](std::string_view s) -> std::optional<std::string> {
+    if (s.empty()) return std::nullopt;
+    auto it = families_.find(strings::fold(s));
+    if (it != families_.end()) return it->second;
+    return std::nullopt;
+  };
+  if (auto v = find(value)) return v;
+  if (auto d = find(display)) return d;
+  // list-usage prints "Standard NCADS_A100_v4 Family vCPUs"; sizes may hold
+  // the display name without the " vCPUs".
+  std::string folded = strings::fold(display);
+  if (strings::ends_with(folded, "vcpus")) {
+    auto it = families_.find(folded.substr(0, folded.size() - 5));
+    if (it != families_.end()) return it->second;
+  }
+  return std::nullopt;
+}
+
+std::string describe(const ImportReport& r) {
+  std::string out;
+  const SnapshotData& d = r.data;
+  out += "Imported " + std::string(to_string(d.kind)) + " from " + d.source + "\n";
+  out += "  pages/files read: " + std::to_string(r.pages) + "\n";
+  out += "  items read:       " + std::to_string(r.items_read) + "\n";
+  out += "  items used:       " + std::to_string(r.items_used) + "\n";
+  int64_t ignored = 0;
+  for (const auto& [reason, n] : r.ignored) ignored += n;
+  out += "  items ignored:    " + std::to_string(ignored) + "\n";
+  for (const auto& [reason, n] : r.ignored)
+    out += "    " + std::to_string(n) + " " + reason + "\n";
+  switch (d.kind) {
+    case SnapshotKind::kRetailPrices:
+      out += "  prices stored:    " + std::to_string(d.prices.size()) + "\n";
+      break;
+    case SnapshotKind::kSkus:
+      out += "  size x region offered:    " + std::to_string(d.availability.size()) + "\n";
+      out += "  restrictions stored:      " + std::to_string(d.restrictions.size()) + "\n";
+      break;
+    case SnapshotKind::kUsage:
+      out += "  quota rows stored: " + std::to_string(d.usage.size()) + "\n";
+      break;
+  }
+  for (const std::string& n : r.notes) out += "  note: " + n + "\n";
+  if (r.snapshot)
+    out += "  snapshot:         " + std::to_string(r.snapshot->id) + " (" +
+           r.snapshot->imported_at + ")\n";
+  return out;
+}
+
+nlohmann::ordered_json to_json(const ImportReport& r) {
+  nlohmann::ordered_json j;
+  j["kind"] = std::string(to_string(r.data.kind));
+  j["source"] = r.data.source;
+  j["pages"] = r.pages;
+  j["items_read"] = r.items_read;
+  j["items_used"] = r.items_used;
+  nlohmann::ordered_json ign = nlohmann::ordered_json::object();
+  for (const auto& [reason, n] : r.ignored) ign[reason] = n;
+  j["items_ignored"] = ign;
+  switch (r.data.kind) {
+    case SnapshotKind::kRetailPrices: j["prices"] = r.data.prices.size(); break;
+    case SnapshotKind::kSkus:
+      j["availability"] = r.data.availability.size();
+      j["restrictions"] = r.data.restrictions.size();
+      break;
+    case SnapshotKind::kUsage: j["quotas"] = r.data.usage.size(); break;
+  }
+  j["notes"] = r.notes;
+  if (r.snapshot) {
+    j["snapshot"] = r.snapshot->id;
+    j["imported_at"] = r.snapshot->imported_at;
+  } else {
+    j["snapshot"] = nullptr;
+  }
+  return j;
+}
+
+namespace internal {
+
+std::string json_type_name(const nlohmann::json& v) {
+  if (v.is_null()) return "null";
+  if (v.is_boolean()) return "a boolean";
+  if (v.is_number()) return "a number";
+  if (v.is_string()) return "a string";
+  if (v.is_array()) return "an array";
+  return "an object";
+}
+
+Result<std::string> require_string(const nlohmann::json& obj, const char* key,
+                                   const std::string& file, const std::string& path) {
+  std::string field = path + "." + key;
+  auto it = obj.find(key);
+  if (it == obj.end() || it->is_null())
+    return invalid_argument("missing field (expected a string)", Where{file, 0, 0, field});
+  if (!it->is_string())
+    return invalid_argument("expected a string, got " + json_type_name(*it),
+                            Where{file, 0, 0, field});
+  return it->get<std::string>();
+}
+
+Result<std::optional<std::string>> optional_string(const nlohmann::json& obj, const char* key,
+                                                   const std::string& file,
+                                                   const std::string& path) {
+  auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) return std::optional<std::string>();
+  if (!it->is_string())
+    return invalid_argument("expected a string, got " + json_type_name(*it),
+                            Where{file, 0, 0, path + "." + key});
+  return std::optional<std::string>(it->get<std::string>());
+}
+
+Result<double> require_non_negative(const nlohmann::json& obj, const char* key,
+                                    const std::string& file, const std::string& path) {
+  std::string field = path + "." + key;
+  auto it = obj.find(key);
+  if (it == obj.end() || it->is_null())
+    return invalid_argument("missing field (expected a number)", Where{file, 0, 0, field});
+  if (!it->is_number())
+    return invalid_argument("expected a number, got " + json_type_name(*it) +
+                                (it->is_string() ? " \"" + it->get<std::string>() + "\"" : ""),
+                            Where{file, 0, 0, field});
+  double v = it->get<double>();
+  if (!std::isfinite(v))
+    return invalid_argument("not a finite number", Where{file, 0, 0, field});
+  if (v < 0)
+    return invalid_argument("negative value " + strings::fixed(v, 4) + " (expected >= 0)",
+                            Where{file, 0, 0, field});
+  return v;
+}
+
+std::string normalize_region(std::string_view region) {
+  std::string out;
+  for (char c : region) {
+    if (c == ' ') continue;
+    out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  return out;
+}
+
+}  // namespace internal
+}  // namespace gpuplan::catalog

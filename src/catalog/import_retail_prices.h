@@ -1,0 +1,75 @@
+// Importer for Azure Retail Prices API pages
+// ({"Items": [...], "NextPageLink": ..., "Count": ...}), from files or live
+// over libcurl. See import_retail_prices.cc for how items are interpreted.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <tuple>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "catalog/import_common.h"
+
+namespace gpuplan::catalog {
+
+// Interprets Retail Prices API pages into price rows. Feed pages in order
+// with add_page(), then take the report with finish(). On any error the
+// import is abandoned (nothing has been written anywhere).
+class RetailPricesImport {
+ public:
+  // `region`: keep only items whose armRegionName equals it ("" keeps all).
+  RetailPricesImport(SizeFilter filter, std::string region);
+
+  // Validates and interprets one page. `origin` names it in errors (a file
+  // path or "URL (page N)"). Returns the page's NextPageLink ("" when null or
+  // absent). kInvalidArgument naming origin and JSON path on bad input.
+  [[nodiscard]] Result<std::string> add_page(std::string_view text, const std::string& origin);
+  // Same, for an already parsed document.
+  [[nodiscard]] Result<std::string> add_page_json(const nlohmann::json& page,
+                                                  const std::string& origin);
+
+  // The rows to store (one per size, region, os, pricing: the item with the
+  // latest effectiveStartDate), the counts, and notes. kInvalidArgument when
+  // no item gave a usable GPU VM price (nothing to import).
+  [[nodiscard]] Result<ImportReport> finish(std::string source);
+
+ private:
+  SizeFilter filter_;
+  std::string region_;
+  ImportReport report_;
+  std::map<std::tuple<std::string, std::string, int, int>, size_t> index_;  // key -> prices row
+};
+
+// Reads each file as one page of a single import (in the order given).
+[[nodiscard]] Result<ImportReport> import_retail_price_files(const std::vector<std::string>& files,
+                                                             const SizeFilter& filter,
+                                                             const std::string& region);
+
+// The default live endpoint: every Virtual Machines price in USD whose
+// armSkuName contains "Standard_N" (GPU sizes; the importer filters exactly),
+// narrowed to one armRegionName when `region` is not empty.
+[[nodiscard]] std::string default_retail_prices_endpoint(const std::string& region);
+
+struct LiveOptions {
+  std::string endpoint;           // first page URL; "" = default_retail_prices_endpoint(region)
+  std::string region;             // also filters items client-side
+  int max_attempts = 5;           // per page, on 429 / 5xx / transport errors
+  std::chrono::milliseconds initial_backoff{1000};  // doubled after each failed attempt
+  std::chrono::milliseconds max_backoff{30000};     // also caps Retry-After
+  int max_pages = 2000;           // a runaway NextPageLink chain is an error
+  long timeout_s = 60;            // per request
+  std::function<void(int page, int64_t items)> progress;  // called after each page
+};
+
+// Fetches pages from the endpoint, following NextPageLink, with bounded
+// retries and exponential backoff (honouring Retry-After up to max_backoff) on
+// HTTP 429 and 5xx and on transport errors. kUnavailable when a page still
+// fails after max_attempts or the host is unreachable; kInvalidArgument when a
+// page is not a valid Retail Prices page (naming "URL (page N)" and the path).
+[[nodiscard]] Result<ImportReport> import_retail_prices_live(const LiveOptions& options,
+                                                             const SizeFilter& filter);
+
+}  // namespace gpuplan::catalog
