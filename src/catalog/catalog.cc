@@ -1,0 +1,545 @@
+// The queryable catalog: the embedded default (data/catalog/, compiled in),
+// optionally overlaid with a store's imports, indexed for lookups.
+//
+// Loading: parse gpus/sizes/offers/pricing_rules (catalog_data.cc), merge
+// imported listed prices over embedded ones key by key (size, region, OS,
+// pricing), then derive the estimates from whatever payg price won
+// (catalog_pricing.cc). Indexes are hash maps on folded names so lookups
+// ignore case, '_', '-' and spaces and accept "NC40ads_H100_v5" for
+// "Standard_NC40ads_H100_v5". A Catalog is immutable once built, so
+// concurrent const use is safe.
+#include "catalog/catalog.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+#include "catalog/catalog_internal.h"
+#include "catalog/store.h"
+#include "core/strings.h"
+
+namespace gpuplan::catalog {
+
+// ------------------------------------------------------------------ enums
+
+std::string_view to_string(Pricing p) {
+  switch (p) {
+    case Pricing::kPayg: return "payg";
+    case Pricing::kSpot: return "spot";
+    case Pricing::kReserved1y: return "reserved-1y";
+    case Pricing::kReserved3y: return "reserved-3y";
+    case Pricing::kSavings1y: return "savings-1y";
+    case Pricing::kSavings3y: return "savings-3y";
+  }
+  return "?";
+}
+
+std::string_view to_string(Os os) { return os == Os::kLinux ? "linux" : "windows"; }
+
+std::string_view to_string(DriverKind k) {
+  switch (k) {
+    case DriverKind::kCuda: return "cuda";
+    case DriverKind::kGrid: return "grid";
+    case DriverKind::kAmd: return "amd";
+  }
+  return "?";
+}
+
+std::string_view to_string(SizeStatus s) {
+  switch (s) {
+    case SizeStatus::kCurrent: return "current";
+    case SizeStatus::kPreview: return "preview";
+    case SizeStatus::kRetiring: return "retiring";
+    case SizeStatus::kRetired: return "retired";
+  }
+  return "?";
+}
+
+std::string_view to_string(CatalogSort s) {
+  switch (s) {
+    case CatalogSort::kPrice: return "price";
+    case CatalogSort::kGpuPrice: return "gpu-price";
+    case CatalogSort::kSize: return "size";
+    case CatalogSort::kRegion: return "region";
+    case CatalogSort::kGpuMemory: return "gpu-memory";
+    case CatalogSort::kGpus: return "gpus";
+  }
+  return "?";
+}
+
+Result<Pricing> parse_pricing(std::string_view s) {
+  for (Pricing p : kAllPricing) {
+    if (strings::to_lower(strings::trim(s)) == to_string(p)) return p;
+  }
+  return invalid_argument("unknown pricing '" + std::string(s) +
+                          "' (expected payg, spot, reserved-1y, reserved-3y, savings-1y, "
+                          "savings-3y)");
+}
+
+Result<Os> parse_os(std::string_view s) {
+  std::string v = strings::to_lower(strings::trim(s));
+  if (v == "linux") return Os::kLinux;
+  if (v == "windows") return Os::kWindows;
+  return invalid_argument("unknown OS '" + std::string(s) + "' (expected linux or windows)");
+}
+
+Result<CatalogSort> parse_catalog_sort(std::string_view s) {
+  std::string v = strings::to_lower(strings::trim(s));
+  for (CatalogSort c : {CatalogSort::kPrice, CatalogSort::kGpuPrice, CatalogSort::kSize,
+                        CatalogSort::kRegion, CatalogSort::kGpuMemory, CatalogSort::kGpus}) {
+    if (v == to_string(c)) return c;
+  }
+  return invalid_argument("unknown sort '" + std::string(s) +
+                          "' (expected price, gpu-price, size, region, gpu-memory, gpus)");
+}
+
+double commitment_hours(Pricing p) {
+  switch (p) {
+    case Pricing::kReserved1y:
+    case Pricing::kSavings1y: return 8760;
+    case Pricing::kReserved3y:
+    case Pricing::kSavings3y: return 3 * 8760;
+    default: return 0;
+  }
+}
+
+// ------------------------------------------------------------------- Impl
+
+namespace {
+
+// Folded size name without the "Standard_" prefix: the key of size lookups.
+std::string size_key(std::string_view name) {
+  std::string k = strings::fold(name);
+  if (k.rfind("standard", 0) == 0) k.erase(0, 8);
+  return k;
+}
+
+std::string family_key(std::string_view family) {
+  std::string k = strings::fold(family);
+  if (k.size() > 5 && k.compare(k.size() - 5, 5, "vcpus") == 0) k.resize(k.size() - 5);
+  return k;
+}
+
+bool is_regional_total(const std::string& k) {
+  return k.empty() || k == "cores" || k == "totalregional";
+}
+bool is_spot_pool(const std::string& k) {
+  return k == "lowprioritycores" || k == "totalregionallowpriority";
+}
+
+}  // namespace
+
+struct Catalog::Impl {
+  std::vector<Gpu> gpus;
+  std::vector<VmSize> sizes;
+  std::vector<Offer> offers;
+  std::vector<std::string> regions;
+  std::vector<Quota> quotas;
+  std::vector<Restriction> restrictions;
+  std::vector<SkuAvailability> availability;
+
+  std::unordered_map<std::string, size_t> size_index;   // size_key -> sizes[i]
+  std::unordered_map<std::string, size_t> gpu_index;    // fold(model) -> gpus[i]
+  std::unordered_map<std::string, size_t> offer_index;  // offer_key -> offers[i]
+  std::vector<std::vector<std::string>> size_regions;   // per sizes[i], sorted
+  std::unordered_set<std::string> restricted_keys;      // size_key|region
+  std::unordered_map<std::string, std::vector<std::string>> zone_map;  // size_key|region
+
+  void build() {
+    size_index.clear();
+    for (size_t i = 0; i < sizes.size(); ++i) size_index.emplace(size_key(sizes[i].name), i);
+    for (size_t i = 0; i < gpus.size(); ++i) gpu_index.emplace(strings::fold(gpus[i].model), i);
+    std::set<std::string> all_regions;
+    std::vector<std::set<std::string>> per_size(sizes.size());
+    offer_index.reserve(offers.size());
+    for (size_t i = 0; i < offers.size(); ++i) {
+      const Offer& o = offers[i];
+      offer_index[internal::offer_key(o.size, o.region, o.os, o.pricing)] = i;
+      all_regions.insert(o.region);
+      auto it = size_index.find(size_key(o.size));
+      if (it != size_index.end()) per_size[it->second].insert(o.region);
+    }
+    regions.assign(all_regions.begin(), all_regions.end());
+    size_regions.clear();
+    for (auto& s : per_size) size_regions.emplace_back(s.begin(), s.end());
+    for (const Restriction& r : restrictions) {
+      if (r.zones.empty()) restricted_keys.insert(size_key(r.size) + "|" + strings::fold(r.region));
+    }
+    for (const SkuAvailability& a : availability) {
+      zone_map[size_key(a.size) + "|" + strings::fold(a.region)] = a.zones;
+    }
+  }
+};
+
+Catalog::Catalog() : impl_(std::make_unique<Impl>()) {}
+Catalog::~Catalog() = default;
+
+// ---------------------------------------------------------------- loading
+
+namespace {
+
+Result<std::string_view> data_file(const char* name) {
+  std::string_view text = internal::embedded_file(name);
+  if (text.empty()) {
+    return internal_error(std::string("embedded catalog file data/catalog/") + name +
+                          " is missing from this build");
+  }
+  return text;
+}
+
+// Errors in embedded data are bugs of the build, not user input.
+Error as_internal(Error e) {
+  e.message = "embedded catalog data is invalid: " + e.to_string();
+  e.code = ErrorCode::kInternal;
+  e.where = {};
+  return e;
+}
+
+struct Embedded {
+  std::vector<Gpu> gpus;
+  std::vector<VmSize> sizes;
+  std::vector<Offer> listed;
+  std::vector<internal::PricingRule> rules;
+};
+
+Result<Embedded> read_embedded() {
+  Embedded e;
+  GPUPLAN_TRY(auto gpus_text, data_file("gpus.csv"));
+  GPUPLAN_TRY(auto sizes_text, data_file("sizes.csv"));
+  GPUPLAN_TRY(auto offers_text, data_file("offers.csv"));
+  GPUPLAN_TRY(auto rules_text, data_file("pricing_rules.csv"));
+  auto gpus = internal::parse_gpus(gpus_text, "data/catalog/gpus.csv");
+  if (!gpus) return tl::unexpected(as_internal(gpus.error()));
+  auto sizes = internal::parse_sizes(sizes_text, "data/catalog/sizes.csv");
+  if (!sizes) return tl::unexpected(as_internal(sizes.error()));
+  auto offers = internal::parse_offers(offers_text, "data/catalog/offers.csv");
+  if (!offers) return tl::unexpected(as_internal(offers.error()));
+  auto rules = internal::parse_pricing_rules(rules_text, "data/catalog/pricing_rules.csv");
+  if (!rules) return tl::unexpected(as_internal(rules.error()));
+  e.gpus = std::move(*gpus);
+  e.sizes = std::move(*sizes);
+  e.listed = std::move(*offers);
+  e.rules = std::move(*rules);
+  return e;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Catalog>> Catalog::load_embedded() {
+  GPUPLAN_TRY(Embedded e, read_embedded());
+  std::unique_ptr<Catalog> c(new Catalog());
+  c->impl_->gpus = std::move(e.gpus);
+  c->impl_->offers = internal::with_estimates(e.sizes, std::move(e.listed), e.rules);
+  c->impl_->sizes = std::move(e.sizes);
+  c->impl_->build();
+  return c;
+}
+
+Result<std::unique_ptr<Catalog>> Catalog::load(const std::string& db_path) {
+  GPUPLAN_TRY(Embedded e, read_embedded());
+  GPUPLAN_TRY(StoreContents store, read_store(db_path));
+
+  // Canonical size names: imports may spell them differently; sizes the
+  // embedded data does not know are ignored (docs/catalog.md).
+  std::unordered_map<std::string, const VmSize*> by_key;
+  for (const VmSize& s : e.sizes) by_key.emplace(size_key(s.name), &s);
+  auto canonical = [&](const std::string& name) -> const VmSize* {
+    auto it = by_key.find(size_key(name));
+    return it == by_key.end() ? nullptr : it->second;
+  };
+
+  // Listed prices: an imported one replaces the embedded one for its key.
+  std::map<std::string, Offer> merged;
+  for (Offer& o : e.listed) {
+    merged[internal::offer_key(o.size, o.region, o.os, o.pricing)] = std::move(o);
+  }
+  for (Offer o : store.offers) {
+    const VmSize* s = canonical(o.size);
+    if (!s || o.estimated) continue;
+    o.size = s->name;
+    o.region = strings::to_lower(o.region);
+    merged[internal::offer_key(o.size, o.region, o.os, o.pricing)] = std::move(o);
+  }
+  std::vector<Offer> listed;
+  listed.reserve(merged.size());
+  for (auto& [key, o] : merged) listed.push_back(std::move(o));
+
+  std::unique_ptr<Catalog> c(new Catalog());
+  c->impl_->gpus = std::move(e.gpus);
+  c->impl_->offers = internal::with_estimates(e.sizes, std::move(listed), e.rules);
+  for (Restriction r : store.restrictions) {
+    if (const VmSize* s = canonical(r.size)) r.size = s->name;
+    r.region = strings::to_lower(r.region);
+    c->impl_->restrictions.push_back(std::move(r));
+  }
+  for (SkuAvailability a : store.availability) {
+    if (const VmSize* s = canonical(a.size)) a.size = s->name;
+    a.region = strings::to_lower(a.region);
+    c->impl_->availability.push_back(std::move(a));
+  }
+  for (Quota q : store.quotas) {
+    q.region = strings::to_lower(q.region);
+    c->impl_->quotas.push_back(std::move(q));
+  }
+  c->impl_->sizes = std::move(e.sizes);
+  c->impl_->build();
+  return c;
+}
+
+std::unique_ptr<Catalog> Catalog::from_parts(std::vector<Gpu> gpus, std::vector<VmSize> sizes,
+                                             std::vector<Offer> offers, std::vector<Quota> quotas,
+                                             std::vector<Restriction> restrictions) {
+  std::unique_ptr<Catalog> c(new Catalog());
+  c->impl_->gpus = std::move(gpus);
+  c->impl_->sizes = std::move(sizes);
+  c->impl_->offers = std::move(offers);
+  c->impl_->quotas = std::move(quotas);
+  c->impl_->restrictions = std::move(restrictions);
+  c->impl_->build();
+  return c;
+}
+
+// ---------------------------------------------------------------- lookups
+
+const std::vector<VmSize>& Catalog::sizes() const { return impl_->sizes; }
+const std::vector<Gpu>& Catalog::gpus() const { return impl_->gpus; }
+const std::vector<Offer>& Catalog::offers() const { return impl_->offers; }
+const std::vector<std::string>& Catalog::regions() const { return impl_->regions; }
+const std::vector<Quota>& Catalog::quotas() const { return impl_->quotas; }
+const std::vector<Restriction>& Catalog::restrictions() const { return impl_->restrictions; }
+
+const VmSize* Catalog::find_size(std::string_view name) const {
+  auto it = impl_->size_index.find(size_key(name));
+  return it == impl_->size_index.end() ? nullptr : &impl_->sizes[it->second];
+}
+
+const Gpu* Catalog::find_gpu(std::string_view model) const {
+  auto it = impl_->gpu_index.find(strings::fold(model));
+  return it == impl_->gpu_index.end() ? nullptr : &impl_->gpus[it->second];
+}
+
+std::vector<std::string> Catalog::regions_for(std::string_view size) const {
+  auto it = impl_->size_index.find(size_key(size));
+  if (it == impl_->size_index.end()) return {};
+  return impl_->size_regions[it->second];
+}
+
+const Offer* Catalog::offer(std::string_view size, std::string_view region, Os os,
+                            Pricing pricing) const {
+  auto it = impl_->offer_index.find(internal::offer_key(size, region, os, pricing));
+  return it == impl_->offer_index.end() ? nullptr : &impl_->offers[it->second];
+}
+
+std::optional<double> Catalog::quota_headroom_vcpus(const VmSize& size, std::string_view region,
+                                                    bool spot) const {
+  const std::string want_region = strings::fold(region);
+  const std::string api = family_key(size.quota_family);
+  const std::string display = family_key(size.quota_family_display);
+  std::optional<double> regional, pool;
+  for (const Quota& q : impl_->quotas) {
+    if (strings::fold(q.region) != want_region) continue;
+    const std::string k = family_key(q.family);
+    const double headroom = std::max(0.0, q.limit - q.used);
+    if (is_regional_total(k)) {
+      regional = headroom;
+    } else if (spot ? is_spot_pool(k)
+                    : (!k.empty() && ((!api.empty() && k == api) ||
+                                      (!display.empty() && k == display)))) {
+      pool = headroom;
+    }
+  }
+  if (regional && pool) return std::min(*regional, *pool);
+  if (pool) return pool;
+  return regional;
+}
+
+bool Catalog::restricted(std::string_view size, std::string_view region) const {
+  return impl_->restricted_keys.count(size_key(size) + "|" + strings::fold(region)) > 0;
+}
+
+std::vector<std::string> Catalog::zones(std::string_view size, std::string_view region) const {
+  auto it = impl_->zone_map.find(size_key(size) + "|" + strings::fold(region));
+  return it == impl_->zone_map.end() ? std::vector<std::string>{} : it->second;
+}
+
+// ------------------------------------------------------------------ query
+
+namespace {
+
+bool gpu_matches(const std::string& want_lower, const std::string& model) {
+  std::string m = strings::to_lower(model);
+  if (m == want_lower) return true;
+  return m.size() > want_lower.size() && m.compare(0, want_lower.size(), want_lower) == 0 &&
+         m[want_lower.size()] == '-';
+}
+
+double per_gpu_memory(const VmSize& s) {
+  return s.gpu_count >= 1 ? s.gpu_memory_gib / s.gpu_count : s.gpu_memory_gib;
+}
+
+tl::unexpected<Error> unknown(const std::string& what, const std::string& value,
+                              const std::vector<std::string>& known) {
+  std::string msg = "no " + what + " '" + value + "' in the catalog";
+  if (auto near = strings::closest(value, known)) msg += "; did you mean '" + *near + "'?";
+  return not_found(msg);
+}
+
+}  // namespace
+
+Result<std::vector<CatalogRow>> Catalog::query(const CatalogQuery& q) const {
+  const Impl& d = *impl_;
+  // Validate the names first, so a typo is an error rather than an empty list.
+  const std::string gpu_want = strings::to_lower(strings::trim(q.gpu));
+  if (!gpu_want.empty()) {
+    bool any = false;
+    std::vector<std::string> models;
+    for (const Gpu& g : d.gpus) models.push_back(g.model);
+    for (const VmSize& s : d.sizes) {
+      if (gpu_matches(gpu_want, s.gpu_model)) any = true;
+      models.push_back(s.gpu_model);
+    }
+    if (!any) return unknown("GPU model", q.gpu, models);
+  }
+  std::set<std::string> series_want;
+  for (const std::string& s : q.series) {
+    std::string k = strings::fold(s);
+    bool any = false;
+    std::vector<std::string> names;
+    for (const VmSize& z : d.sizes) {
+      if (strings::fold(z.series) == k || strings::fold(z.family_letter) == k) any = true;
+      names.push_back(z.series);
+    }
+    if (!any) return unknown("series", s, names);
+    series_want.insert(k);
+  }
+  std::set<std::string> region_want;
+  for (const std::string& r : q.regions) {
+    std::string k = strings::fold(r);
+    bool any = false;
+    for (const std::string& known : d.regions) any = any || strings::fold(known) == k;
+    if (!any) return unknown("region", r, d.regions);
+    region_want.insert(k);
+  }
+
+  std::vector<CatalogRow> rows;
+  for (size_t i = 0; i < d.sizes.size(); ++i) {
+    const VmSize& s = d.sizes[i];
+    if (!q.include_retired && s.status == SizeStatus::kRetired) continue;
+    if (!gpu_want.empty() && !gpu_matches(gpu_want, s.gpu_model)) continue;
+    if (!series_want.empty() && !series_want.count(strings::fold(s.series)) &&
+        !series_want.count(strings::fold(s.family_letter))) {
+      continue;
+    }
+    if (per_gpu_memory(s) + 1e-9 < q.min_gpu_memory_gib) continue;
+    if (s.gpu_memory_gib + 1e-9 < q.min_total_gpu_memory_gib) continue;
+    if (q.min_gpus && s.gpu_count + 1e-9 < *q.min_gpus) continue;
+    if (q.max_gpus && s.gpu_count - 1e-9 > *q.max_gpus) continue;
+
+    auto emit = [&](const std::string& region) {
+      CatalogRow row;
+      row.size = &s;
+      row.region = region;
+      if (!region.empty()) {
+        row.restricted = restricted(s.name, region);
+        if (row.restricted && !q.include_restricted) return;
+        row.offer = offer(s.name, region, q.os, q.pricing);
+        row.quota_headroom_vcpus = quota_headroom_vcpus(s, region, q.pricing == Pricing::kSpot);
+      }
+      if (row.offer) row.usd_per_hour = row.offer->usd_per_hour;
+      if (row.usd_per_hour && s.gpu_count > 0) row.usd_per_gpu_hour = *row.usd_per_hour / s.gpu_count;
+      if (!row.usd_per_hour) {
+        if (region.empty()) {
+          row.note = "no listed price";
+        } else if (commitment_hours(q.pricing) > 0 && !s.reservable) {
+          row.note = "not reservable (" + std::string(to_string(s.status)) + ")";
+        } else if (q.pricing == Pricing::kSpot) {
+          row.note = "spot price unknown";
+        } else {
+          row.note = "no listed price";
+        }
+      }
+      if (q.max_usd_per_hour && (!row.usd_per_hour || *row.usd_per_hour > *q.max_usd_per_hour)) {
+        return;
+      }
+      rows.push_back(std::move(row));
+    };
+
+    const std::vector<std::string>& where = d.size_regions[i];
+    if (where.empty()) {
+      // No price source places this size anywhere: list it once, unpriced,
+      // unless the user asked for particular regions.
+      if (region_want.empty()) emit("");
+      continue;
+    }
+    for (const std::string& r : where) {
+      if (!region_want.empty() && !region_want.count(strings::fold(r))) continue;
+      emit(r);
+    }
+  }
+
+  auto by_name = [](const CatalogRow& a, const CatalogRow& b) {
+    if (a.size->name != b.size->name) return a.size->name < b.size->name;
+    return a.region < b.region;
+  };
+  auto by_optional = [&](const std::optional<double>& x, const std::optional<double>& y,
+                         const CatalogRow& a, const CatalogRow& b) {
+    if (x.has_value() != y.has_value()) return x.has_value();
+    if (x && *x != *y) return *x < *y;
+    return by_name(a, b);
+  };
+  std::stable_sort(rows.begin(), rows.end(), [&](const CatalogRow& a, const CatalogRow& b) {
+    switch (q.sort) {
+      case CatalogSort::kPrice: return by_optional(a.usd_per_hour, b.usd_per_hour, a, b);
+      case CatalogSort::kGpuPrice:
+        return by_optional(a.usd_per_gpu_hour, b.usd_per_gpu_hour, a, b);
+      case CatalogSort::kSize: return by_name(a, b);
+      case CatalogSort::kRegion:
+        if (a.region != b.region) return a.region < b.region;
+        return by_optional(a.usd_per_hour, b.usd_per_hour, a, b);
+      case CatalogSort::kGpuMemory:
+        if (a.size->gpu_memory_gib != b.size->gpu_memory_gib) {
+          return a.size->gpu_memory_gib > b.size->gpu_memory_gib;
+        }
+        return by_optional(a.usd_per_hour, b.usd_per_hour, a, b);
+      case CatalogSort::kGpus:
+        if (a.size->gpu_count != b.size->gpu_count) return a.size->gpu_count > b.size->gpu_count;
+        return by_optional(a.usd_per_hour, b.usd_per_hour, a, b);
+    }
+    return by_name(a, b);
+  });
+  return rows;
+}
+
+std::vector<RegionSummary> Catalog::region_summaries() const {
+  const Impl& d = *impl_;
+  std::map<std::string, std::pair<std::set<std::string>, int>> per_region;
+  for (const std::string& r : d.regions) per_region[r];
+  for (size_t i = 0; i < d.sizes.size(); ++i) {
+    if (d.sizes[i].status == SizeStatus::kRetired) continue;
+    for (const std::string& r : d.size_regions[i]) {
+      per_region[r].first.insert(d.sizes[i].gpu_model);
+      per_region[r].second++;
+    }
+  }
+  std::vector<RegionSummary> out;
+  for (auto& [region, v] : per_region) {
+    RegionSummary s;
+    s.region = region;
+    s.gpu_models.assign(v.first.begin(), v.first.end());
+    s.sizes = v.second;
+    for (const Quota& q : d.quotas) {
+      if (strings::fold(q.region) != strings::fold(region)) continue;
+      const std::string k = family_key(q.family);
+      if (is_regional_total(k)) s.total_headroom_vcpus = std::max(0.0, q.limit - q.used);
+      if (is_spot_pool(k)) s.spot_headroom_vcpus = std::max(0.0, q.limit - q.used);
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace gpuplan::catalog

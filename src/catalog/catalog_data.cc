@@ -1,0 +1,190 @@
+// Parsers for the embedded catalog files in data/catalog/ (gpus.csv,
+// sizes.csv, offers.csv, pricing_rules.csv). The files are produced by
+// scripts/clean_catalog.py; their columns are documented in
+// data/catalog/SOURCES.md. Every cell is checked: a wrong type, a negative
+// or non-finite number or an unknown enum spelling is an error naming the
+// file, line and column, never a silent default.
+#include <string>
+#include <vector>
+
+#include "catalog/catalog_internal.h"
+#include "core/csv.h"
+#include "core/strings.h"
+
+namespace gpuplan::catalog::internal {
+namespace {
+
+Result<bool> boolean(const csv::RowReader& r, std::string_view col) {
+  GPUPLAN_TRY(std::string s, r.str(col));
+  if (s == "true") return true;
+  if (s == "false") return false;
+  return invalid_argument("expected true or false, got '" + s + "'", r.where(col));
+}
+
+Result<double> non_negative(const csv::RowReader& r, std::string_view col) {
+  GPUPLAN_TRY(double v, r.number(col));
+  if (v < 0) return invalid_argument("must not be negative", r.where(col));
+  return v;
+}
+
+Result<std::string> non_empty(const csv::RowReader& r, std::string_view col) {
+  GPUPLAN_TRY(std::string s, r.str(col));
+  if (strings::trim(s).empty()) return invalid_argument("must not be empty", r.where(col));
+  return s;
+}
+
+Result<SizeStatus> parse_status(const csv::RowReader& r, std::string_view col) {
+  GPUPLAN_TRY(std::string s, r.str(col));
+  if (s == "current") return SizeStatus::kCurrent;
+  if (s == "preview") return SizeStatus::kPreview;
+  if (s == "retiring") return SizeStatus::kRetiring;
+  if (s == "retired") return SizeStatus::kRetired;
+  return invalid_argument("unknown status '" + s + "' (expected current, preview, retiring, retired)",
+                          r.where(col));
+}
+
+Result<DriverKind> parse_driver(const csv::RowReader& r, std::string_view col) {
+  GPUPLAN_TRY(std::string s, r.str(col));
+  if (s == "cuda") return DriverKind::kCuda;
+  if (s == "grid") return DriverKind::kGrid;
+  if (s == "amd") return DriverKind::kAmd;
+  return invalid_argument("unknown driver kind '" + s + "' (expected cuda, grid, amd)",
+                          r.where(col));
+}
+
+}  // namespace
+
+Result<std::vector<Gpu>> parse_gpus(std::string_view text, const std::string& file) {
+  GPUPLAN_TRY(csv::Table t, csv::parse(text, file));
+  std::vector<Gpu> out;
+  out.reserve(t.rows.size());
+  for (const csv::Row& row : t.rows) {
+    csv::RowReader r(t, row);
+    Gpu g;
+    GPUPLAN_TRY(g.model, non_empty(r, "model"));
+    GPUPLAN_TRY(g.vendor, non_empty(r, "vendor"));
+    GPUPLAN_TRY(g.architecture, r.str("architecture"));
+    GPUPLAN_TRY(g.compute_capability, r.str("compute_capability"));
+    GPUPLAN_TRY(g.fp32_tflops, non_negative(r, "fp32_tflops"));
+    GPUPLAN_TRY(g.tf32_tflops, non_negative(r, "tf32_tflops"));
+    GPUPLAN_TRY(g.fp16_tflops, non_negative(r, "fp16_tflops"));
+    GPUPLAN_TRY(g.bf16_tflops, non_negative(r, "bf16_tflops"));
+    GPUPLAN_TRY(g.fp8_tflops, non_negative(r, "fp8_tflops"));
+    GPUPLAN_TRY(g.int8_tops, non_negative(r, "int8_tops"));
+    GPUPLAN_TRY(g.memory_gib, non_negative(r, "memory_gib"));
+    GPUPLAN_TRY(g.memory_bw_gbs, non_negative(r, "memory_bw_gbs"));
+    GPUPLAN_TRY(g.interconnect_gbs, non_negative(r, "interconnect_gbs"));
+    GPUPLAN_TRY(g.tdp_w, non_negative(r, "tdp_w"));
+    GPUPLAN_TRY(g.verified, boolean(r, "verified"));
+    GPUPLAN_TRY(g.notes, r.str("notes"));
+    GPUPLAN_TRY(g.source, r.str("source"));
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+Result<std::vector<VmSize>> parse_sizes(std::string_view text, const std::string& file) {
+  GPUPLAN_TRY(csv::Table t, csv::parse(text, file));
+  std::vector<VmSize> out;
+  out.reserve(t.rows.size());
+  for (const csv::Row& row : t.rows) {
+    csv::RowReader r(t, row);
+    VmSize s;
+    GPUPLAN_TRY(s.name, non_empty(r, "name"));
+    GPUPLAN_TRY(s.series, non_empty(r, "series"));
+    GPUPLAN_TRY(s.family_letter, non_empty(r, "family_letter"));
+    GPUPLAN_TRY(s.status, parse_status(r, "status"));
+    GPUPLAN_TRY(s.status_date, r.str("status_date"));
+    GPUPLAN_TRY(s.reservable, boolean(r, "reservable"));
+    GPUPLAN_TRY(long long vcpus, r.integer("vcpus"));
+    if (vcpus <= 0) return invalid_argument("must be positive", r.where("vcpus"));
+    s.vcpus = static_cast<int>(vcpus);
+    GPUPLAN_TRY(s.memory_gib, non_negative(r, "memory_gib"));
+    GPUPLAN_TRY(s.gpu_model, non_empty(r, "gpu_model"));
+    GPUPLAN_TRY(s.gpu_count, non_negative(r, "gpu_count"));
+    if (s.gpu_count <= 0) return invalid_argument("must be positive", r.where("gpu_count"));
+    GPUPLAN_TRY(s.gpu_memory_gib, non_negative(r, "gpu_memory_gib"));
+    GPUPLAN_TRY(s.nvlink, boolean(r, "nvlink"));
+    GPUPLAN_TRY(s.infiniband_gbps, non_negative(r, "infiniband_gbps"));
+    GPUPLAN_TRY(s.temp_disk_gib, non_negative(r, "temp_disk_gib"));
+    GPUPLAN_TRY(s.quota_family, r.str("quota_family"));
+    GPUPLAN_TRY(s.quota_family_display, r.str("quota_family_display"));
+    GPUPLAN_TRY(s.driver, parse_driver(r, "driver"));
+    GPUPLAN_TRY(s.encryption_at_host, boolean(r, "encryption_at_host"));
+    GPUPLAN_TRY(s.source, r.str("source"));
+    GPUPLAN_TRY(s.notes, r.str("notes"));
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+Result<std::vector<Offer>> parse_offers(std::string_view text, const std::string& file) {
+  GPUPLAN_TRY(csv::Table t, csv::parse(text, file));
+  std::vector<Offer> out;
+  out.reserve(t.rows.size() * 4);
+  for (const csv::Row& row : t.rows) {
+    csv::RowReader r(t, row);
+    Offer o;
+    GPUPLAN_TRY(o.size, non_empty(r, "size"));
+    GPUPLAN_TRY(o.region, non_empty(r, "region"));
+    GPUPLAN_TRY(std::string os, r.str("os"));
+    auto parsed_os = parse_os(os);
+    if (!parsed_os) return invalid_argument(parsed_os.error().message, r.where("os"));
+    o.os = *parsed_os;
+    GPUPLAN_TRY(std::string pricing, r.str("pricing"));
+    auto parsed_pricing = parse_pricing(pricing);
+    if (!parsed_pricing) {
+      return invalid_argument(parsed_pricing.error().message, r.where("pricing"));
+    }
+    o.pricing = *parsed_pricing;
+    GPUPLAN_TRY(o.usd_per_hour, r.optional_number("usd_per_hour"));
+    if (o.usd_per_hour && *o.usd_per_hour < 0) {
+      return invalid_argument("must not be negative", r.where("usd_per_hour"));
+    }
+    GPUPLAN_TRY(o.source, non_empty(r, "source"));
+    GPUPLAN_TRY(o.as_of, non_empty(r, "as_of"));
+    GPUPLAN_TRY(std::string notes, r.str("notes"));
+    if (!notes.empty()) o.source += "; " + notes;
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+Result<std::vector<PricingRule>> parse_pricing_rules(std::string_view text,
+                                                     const std::string& file) {
+  GPUPLAN_TRY(csv::Table t, csv::parse(text, file));
+  std::vector<PricingRule> out;
+  for (const csv::Row& row : t.rows) {
+    csv::RowReader r(t, row);
+    PricingRule p;
+    GPUPLAN_TRY(p.rule, non_empty(r, "rule"));
+    if (p.rule != "windows_surcharge" && p.rule != "discount") {
+      return invalid_argument("unknown rule '" + p.rule + "' (expected windows_surcharge, discount)",
+                              r.where("rule"));
+    }
+    GPUPLAN_TRY(p.applies_to, non_empty(r, "applies_to"));
+    GPUPLAN_TRY(std::string pricing, r.str("pricing"));
+    auto parsed = parse_pricing(pricing);
+    if (!parsed) return invalid_argument(parsed.error().message, r.where("pricing"));
+    p.pricing = *parsed;
+    GPUPLAN_TRY(p.value, non_negative(r, "value"));
+    if (p.rule == "discount" && p.value >= 1) {
+      return invalid_argument("a discount is a fraction below 1", r.where("value"));
+    }
+    if (p.rule == "discount" && commitment_hours(p.pricing) == 0) {
+      return invalid_argument("a discount applies to reserved-* or savings-* only",
+                              r.where("pricing"));
+    }
+    if (p.rule == "windows_surcharge" && p.pricing != Pricing::kPayg &&
+        p.pricing != Pricing::kSpot) {
+      return invalid_argument("a windows_surcharge applies to payg or spot", r.where("pricing"));
+    }
+    GPUPLAN_TRY(p.source, non_empty(r, "source"));
+    GPUPLAN_TRY(p.confidence, r.str("confidence"));
+    GPUPLAN_TRY(p.notes, r.str("notes"));
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace gpuplan::catalog::internal

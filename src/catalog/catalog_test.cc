@@ -1,0 +1,458 @@
+// Tests of the embedded catalog and its queries: the known defects of the
+// source data stay fixed, estimates follow their rules (expected prices
+// worked out by hand from data/catalog/*.csv), and lookups behave as the
+// contract in catalog.h says.
+#include "catalog/catalog.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "catalog/catalog_internal.h"
+
+namespace gpuplan::catalog {
+namespace {
+
+const Catalog& embedded() {
+  static const std::unique_ptr<Catalog> c = [] {
+    auto r = Catalog::load_embedded();
+    EXPECT_TRUE(r.has_value()) << (r ? "" : r.error().to_string());
+    return std::move(*r);
+  }();
+  return *c;
+}
+
+// ------------------------------------------------------------ the data
+
+TEST(EmbeddedCatalog, LoadsEveryGpuSizeAndRegion) {
+  const Catalog& c = embedded();
+  // 55 sizes from sizes.csv + 3 NC A10 v4 sizes found only in vms_gpu.csv.
+  EXPECT_EQ(c.sizes().size(), 58u);
+  EXPECT_EQ(c.regions().size(), 51u);
+  EXPECT_TRUE(std::is_sorted(c.regions().begin(), c.regions().end()));
+  // Every size's GPU model is in gpus().
+  for (const VmSize& s : c.sizes()) {
+    EXPECT_NE(c.find_gpu(s.gpu_model), nullptr) << s.name << " " << s.gpu_model;
+  }
+}
+
+TEST(EmbeddedCatalog, SharedGpuVocabulary) {
+  const Catalog& c = embedded();
+  for (const char* m : {"T4", "V100-16GB", "V100-32GB", "A10", "A100-40GB-SXM", "A100-80GB-SXM",
+                        "A100-80GB-PCIe", "H100-SXM", "H100-NVL", "H200-SXM", "MI300X", "MI25",
+                        "M60", "V620", "V710"}) {
+    EXPECT_NE(c.find_gpu(m), nullptr) << m;
+  }
+  // The two H100 parts are told apart by size.
+  EXPECT_EQ(c.find_size("Standard_NC40ads_H100_v5")->gpu_model, "H100-NVL");
+  EXPECT_EQ(c.find_size("Standard_ND96isr_H100_v5")->gpu_model, "H100-SXM");
+  EXPECT_EQ(c.find_size("Standard_ND96asr_v4")->gpu_model, "A100-40GB-SXM");
+  EXPECT_EQ(c.find_size("Standard_ND96amsr_A100_v4")->gpu_model, "A100-80GB-SXM");
+  EXPECT_EQ(c.find_size("Standard_NC24ads_A100_v4")->gpu_model, "A100-80GB-PCIe");
+  EXPECT_EQ(c.find_gpu("H100-NVL")->memory_gib, 94);
+}
+
+TEST(EmbeddedCatalog, FractionalGpuCountsAreFixed) {
+  const Catalog& c = embedded();
+  // vms_gpu.csv says 1 GPU for every NVv4 size; they get 1/8, 1/4, 1/2, 1 of an MI25.
+  EXPECT_DOUBLE_EQ(c.find_size("Standard_NV4as_v4")->gpu_count, 0.125);
+  EXPECT_DOUBLE_EQ(c.find_size("Standard_NV8as_v4")->gpu_count, 0.25);
+  EXPECT_DOUBLE_EQ(c.find_size("Standard_NV16as_v4")->gpu_count, 0.5);
+  EXPECT_DOUBLE_EQ(c.find_size("Standard_NV32as_v4")->gpu_count, 1);
+  EXPECT_DOUBLE_EQ(c.find_size("Standard_NV4as_v4")->gpu_memory_gib, 2);
+  // NVads A10 v5 slices (DESIGN.md: NV6ads_A10_v5 -> 0.1667).
+  EXPECT_DOUBLE_EQ(c.find_size("Standard_NV6ads_A10_v5")->gpu_count, 0.1667);
+  EXPECT_DOUBLE_EQ(c.find_size("Standard_NV12ads_A10_v5")->gpu_count, 0.3333);
+  EXPECT_DOUBLE_EQ(c.find_size("Standard_NV18ads_A10_v5")->gpu_count, 0.5);
+  EXPECT_DOUBLE_EQ(c.find_size("Standard_NV72ads_A10_v5")->gpu_count, 2);
+  EXPECT_DOUBLE_EQ(c.find_size("Standard_NV6ads_A10_v5")->gpu_memory_gib, 4);
+}
+
+TEST(EmbeddedCatalog, SpecsPreferTheDocsAndRecordConflicts) {
+  const VmSize* s = embedded().find_size("Standard_ND96amsr_A100_v4");
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->memory_gib, 1900);  // docs; vms_gpu.csv says 1,800
+  EXPECT_NE(s->notes.find("1800"), std::string::npos) << s->notes;
+  EXPECT_TRUE(s->nvlink);
+  EXPECT_EQ(s->infiniband_gbps, 1600);
+}
+
+TEST(EmbeddedCatalog, DriverKindIsPerSize) {
+  const Catalog& c = embedded();
+  EXPECT_EQ(c.find_size("Standard_NC4as_T4_v3")->driver, DriverKind::kCuda);
+  EXPECT_EQ(c.find_size("Standard_NV36ads_A10_v5")->driver, DriverKind::kGrid);
+  EXPECT_EQ(c.find_size("Standard_NV12s_v3")->driver, DriverKind::kGrid);
+  EXPECT_EQ(c.find_size("Standard_NC128ds_xl_RTXPRO6000BSE_v6")->driver, DriverKind::kGrid);
+  EXPECT_EQ(c.find_size("Standard_NV4as_v4")->driver, DriverKind::kAmd);
+  EXPECT_EQ(c.find_size("Standard_NG8ads_V620_v1")->driver, DriverKind::kAmd);
+  EXPECT_EQ(c.find_size("Standard_ND96isr_MI300X_v5")->driver, DriverKind::kAmd);
+  EXPECT_EQ(c.find_size("Standard_NV4ads_V710_v5")->driver, DriverKind::kAmd);
+  EXPECT_EQ(c.find_size("Standard_ND96isr_H100_v5")->driver, DriverKind::kCuda);
+}
+
+TEST(EmbeddedCatalog, StatusAndReservability) {
+  const Catalog& c = embedded();
+  const VmSize* ncv3 = c.find_size("Standard_NC6s_v3");
+  EXPECT_EQ(ncv3->status, SizeStatus::kRetired);
+  EXPECT_EQ(ncv3->status_date, "2025-09-30");
+  EXPECT_FALSE(ncv3->reservable);
+  const VmSize* nvv3 = c.find_size("Standard_NV12s_v3");  // RI purchases ended 2025-11-02
+  EXPECT_EQ(nvv3->status, SizeStatus::kRetiring);
+  EXPECT_FALSE(nvv3->reservable);
+  const VmSize* nvv4 = c.find_size("Standard_NV4as_v4");  // retiring, reservations still sold
+  EXPECT_EQ(nvv4->status, SizeStatus::kRetiring);
+  EXPECT_TRUE(nvv4->reservable);
+  EXPECT_EQ(c.find_size("Standard_NC128ds_xl_RTXPRO6000BSE_v6")->status, SizeStatus::kPreview);
+  EXPECT_TRUE(c.find_size("Standard_NC40ads_H100_v5")->reservable);
+}
+
+TEST(EmbeddedCatalog, UnverifiedGpuFiguresAreFlagged) {
+  const Catalog& c = embedded();
+  EXPECT_FALSE(c.find_gpu("V710")->verified);
+  EXPECT_FALSE(c.find_gpu("M60")->verified);
+  EXPECT_TRUE(c.find_gpu("H100-SXM")->verified);
+  EXPECT_EQ(c.find_gpu("H100-SXM")->bf16_tflops, 989.5);
+  EXPECT_EQ(c.find_gpu("T4")->bf16_tflops, 0);  // no BF16 on Turing, not "16" from the prose
+}
+
+TEST(EmbeddedCatalog, QuotaFamilyNames) {
+  const VmSize* s = embedded().find_size("Standard_NC40ads_H100_v5");
+  EXPECT_EQ(s->quota_family, "StandardNCadsH100v5Family");
+  EXPECT_EQ(s->quota_family_display, "Standard NCadsH100v5 Family vCPUs");
+}
+
+// --------------------------------------------------------------- prices
+
+TEST(EmbeddedPrices, ListedPricesCarrySourceAndDate) {
+  const Offer* o = embedded().offer("Standard_NC40ads_H100_v5", "eastus", Os::kLinux,
+                                    Pricing::kPayg);
+  ASSERT_NE(o, nullptr);
+  ASSERT_TRUE(o->usd_per_hour);
+  EXPECT_DOUBLE_EQ(*o->usd_per_hour, 6.98);
+  EXPECT_FALSE(o->estimated);
+  EXPECT_EQ(o->as_of, "2026-05-20");
+  EXPECT_NE(o->source.find("anycloud-sh/catalog"), std::string::npos);
+  // The README's spot checks.
+  EXPECT_DOUBLE_EQ(*embedded().offer("NC24ads_A100_v4", "eastus", Os::kLinux, Pricing::kPayg)
+                        ->usd_per_hour,
+                   3.673);
+  EXPECT_DOUBLE_EQ(*embedded().offer("ND96isr_H100_v5", "eastus", Os::kLinux, Pricing::kPayg)
+                        ->usd_per_hour,
+                   98.32);
+}
+
+TEST(EmbeddedPrices, SpotEqualToPaygMeansUnknown) {
+  const Catalog& c = embedded();
+  int h200_spot_offers = 0;
+  for (const Offer& o : c.offers()) {
+    if (o.pricing != Pricing::kSpot || o.os != Os::kLinux) continue;
+    const Offer* payg = c.offer(o.size, o.region, Os::kLinux, Pricing::kPayg);
+    ASSERT_NE(payg, nullptr);
+    if (o.usd_per_hour && payg->usd_per_hour) {
+      EXPECT_NE(*o.usd_per_hour, *payg->usd_per_hour) << o.size << " " << o.region;
+    }
+    if (o.size == "Standard_ND96isr_H200_v5") {
+      ++h200_spot_offers;
+      EXPECT_FALSE(o.usd_per_hour) << o.region;  // all 28 H200 rows are placeholders
+      EXPECT_NE(o.source.find("unknown"), std::string::npos);
+    }
+  }
+  EXPECT_EQ(h200_spot_offers, 28);
+  // And no Windows spot price is made up from an unknown Linux one.
+  const Offer* w = c.offer("Standard_ND96isr_H200_v5", "eastus2", Os::kWindows, Pricing::kSpot);
+  ASSERT_NE(w, nullptr);
+  EXPECT_FALSE(w->usd_per_hour);
+}
+
+TEST(EmbeddedPrices, NoPriceIsEverZero) {
+  for (const Offer& o : embedded().offers()) {
+    if (o.usd_per_hour) EXPECT_GT(*o.usd_per_hour, 0) << o.size << " " << o.region;
+  }
+}
+
+TEST(EmbeddedPrices, WindowsPaygIsLinuxPlusLicencePerVcpu) {
+  // 6.98 + 0.046 x 40 = 8.82
+  const Offer* o = embedded().offer("Standard_NC40ads_H100_v5", "eastus", Os::kWindows,
+                                    Pricing::kPayg);
+  ASSERT_NE(o, nullptr);
+  EXPECT_TRUE(o->estimated);
+  EXPECT_NEAR(*o->usd_per_hour, 8.82, 1e-9);
+  EXPECT_NE(o->rule.find("0.046"), std::string::npos) << o->rule;
+  EXPECT_NE(o->rule.find("infracost"), std::string::npos) << o->rule;
+}
+
+TEST(EmbeddedPrices, WindowsSpotUsesTheSpotLicenceRate) {
+  // 2.192418 + 0.0085 x 40 = 2.532418
+  const Offer* o = embedded().offer("Standard_NC40ads_H100_v5", "eastus", Os::kWindows,
+                                    Pricing::kSpot);
+  ASSERT_NE(o, nullptr);
+  EXPECT_TRUE(o->estimated);
+  EXPECT_NEAR(*o->usd_per_hour, 2.532418, 1e-9);
+}
+
+TEST(EmbeddedPrices, CommitmentsUseTheSizeThenSeriesThenDefaultDiscount) {
+  const Catalog& c = embedded();
+  // Own rule: NC24ads_A100_v4 reserved-1y 34.6% off (polandcentral calculator):
+  // 3.673 x 0.654 = 2.402142.
+  const Offer* own = c.offer("NC24ads_A100_v4", "eastus", Os::kLinux, Pricing::kReserved1y);
+  ASSERT_NE(own, nullptr);
+  EXPECT_TRUE(own->estimated);
+  EXPECT_NEAR(*own->usd_per_hour, 2.402142, 1e-9);
+  EXPECT_NE(own->rule.find("size Standard_NC24ads_A100_v4"), std::string::npos) << own->rule;
+  // Own savings-1y rule: NC40ads_H100_v5 16.8% off: 6.98 x 0.832 = 5.80736.
+  const Offer* sp = c.offer("NC40ads_H100_v5", "eastus", Os::kLinux, Pricing::kSavings1y);
+  EXPECT_NEAR(*sp->usd_per_hour, 5.80736, 1e-9);
+  // No reserved rate for NCads_H100_v5 at all: the default, 34.6% (the
+  // smallest listed GPU discount): 6.98 x 0.654 = 4.56492.
+  const Offer* def = c.offer("NC40ads_H100_v5", "eastus", Os::kLinux, Pricing::kReserved1y);
+  EXPECT_NEAR(*def->usd_per_hour, 4.56492, 1e-9);
+  EXPECT_NE(def->rule.find("default"), std::string::npos) << def->rule;
+  // Windows reserved = Linux reserved + payg licence: 4.56492 + 0.046 x 40 = 6.40492.
+  const Offer* win = c.offer("NC40ads_H100_v5", "eastus", Os::kWindows, Pricing::kReserved1y);
+  EXPECT_NEAR(*win->usd_per_hour, 6.40492, 1e-9);
+}
+
+TEST(EmbeddedPrices, NoCommitmentPricesForSizesThatCannotBeReserved) {
+  const Catalog& c = embedded();
+  for (Pricing p : {Pricing::kReserved1y, Pricing::kReserved3y, Pricing::kSavings1y,
+                    Pricing::kSavings3y}) {
+    EXPECT_EQ(c.offer("Standard_NC6s_v3", "eastus", Os::kLinux, p), nullptr);   // retired
+    EXPECT_EQ(c.offer("Standard_NV12s_v3", "eastus", Os::kLinux, p), nullptr);  // RI closed
+    EXPECT_EQ(c.offer("Standard_NV12s_v3", "eastus", Os::kWindows, p), nullptr);
+  }
+  // Payg is still there for both.
+  EXPECT_NE(c.offer("Standard_NV12s_v3", "eastus", Os::kLinux, Pricing::kPayg), nullptr);
+}
+
+// --------------------------------------------------------------- lookups
+
+TEST(Lookups, FindSizeIgnoresCaseAndPrefix) {
+  const Catalog& c = embedded();
+  const VmSize* a = c.find_size("Standard_NC40ads_H100_v5");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(c.find_size("NC40ads_H100_v5"), a);
+  EXPECT_EQ(c.find_size("standard_nc40ads_h100_v5"), a);
+  EXPECT_EQ(c.find_size("Standard_NC41ads_H100_v5"), nullptr);
+}
+
+TEST(Lookups, RegionsForASize) {
+  const Catalog& c = embedded();
+  std::vector<std::string> r = c.regions_for("Standard_NCC40ads_H100_v5");
+  EXPECT_EQ(r.size(), 4u);
+  EXPECT_TRUE(std::is_sorted(r.begin(), r.end()));
+  EXPECT_TRUE(c.regions_for("Standard_NG8ads_V620_v1").empty());  // no price source places it
+  EXPECT_TRUE(c.regions_for("nonsense").empty());
+}
+
+// ----------------------------------------------------------------- query
+
+TEST(Query, H100InEastusListsBothParts) {
+  CatalogQuery q;
+  q.gpu = "h100";
+  q.regions = {"eastus"};
+  auto rows = embedded().query(q);
+  ASSERT_TRUE(rows) << rows.error().to_string();
+  std::set<std::string> names;
+  for (const CatalogRow& r : *rows) names.insert(r.size->name);
+  EXPECT_EQ(names, (std::set<std::string>{"Standard_NC40ads_H100_v5", "Standard_NC80adis_H100_v5",
+                                          "Standard_ND96isr_H100_v5"}));
+  // Sorted by price: 6.98, 13.96, 98.32.
+  ASSERT_EQ(rows->size(), 3u);
+  EXPECT_EQ((*rows)[0].size->name, "Standard_NC40ads_H100_v5");
+  EXPECT_NEAR(*(*rows)[2].usd_per_gpu_hour, 98.32 / 8, 1e-9);
+}
+
+TEST(Query, A10DoesNotMatchA100) {
+  CatalogQuery q;
+  q.gpu = "A10";
+  auto rows = embedded().query(q);
+  ASSERT_TRUE(rows);
+  for (const CatalogRow& r : *rows) EXPECT_EQ(r.size->gpu_model, "A10");
+}
+
+TEST(Query, RetiredHiddenByDefault) {
+  CatalogQuery q;
+  q.gpu = "V100-16GB";
+  auto rows = embedded().query(q);
+  ASSERT_TRUE(rows);
+  EXPECT_TRUE(rows->empty());
+  q.include_retired = true;
+  rows = embedded().query(q);
+  ASSERT_TRUE(rows);
+  EXPECT_EQ(rows->size(), 4u * 23u);  // 4 NCv3 sizes still priced in 23 regions
+}
+
+TEST(Query, UnpricedSizesAreListedWithoutAPrice) {
+  CatalogQuery q;
+  q.series = {"NGads_V620"};
+  auto rows = embedded().query(q);
+  ASSERT_TRUE(rows);
+  ASSERT_EQ(rows->size(), 4u);
+  for (const CatalogRow& r : *rows) {
+    EXPECT_FALSE(r.usd_per_hour);
+    EXPECT_EQ(r.note, "no listed price");
+    EXPECT_EQ(r.region, "");
+  }
+  // With a price ceiling they are not "free": they drop out.
+  q.max_usd_per_hour = 1000;
+  rows = embedded().query(q);
+  ASSERT_TRUE(rows);
+  EXPECT_TRUE(rows->empty());
+}
+
+TEST(Query, MemoryAndCountFilters) {
+  CatalogQuery q;
+  q.min_gpu_memory_gib = 90;  // H100 NVL 94, H200 141, MI300X 192, GB200/300, RTX PRO 96
+  q.min_gpus = 8;
+  auto rows = embedded().query(q);
+  ASSERT_TRUE(rows);
+  std::set<std::string> models;
+  for (const CatalogRow& r : *rows) models.insert(r.size->gpu_model);
+  EXPECT_EQ(models, (std::set<std::string>{"H200-SXM", "MI300X"}));
+  // Fractional slices: NV6ads_A10_v5 gets 4 GiB, so it fails a 16 GiB per-GPU floor.
+  CatalogQuery f;
+  f.series = {"NVadsA10_v5"};
+  f.min_gpu_memory_gib = 16;
+  rows = embedded().query(f);
+  ASSERT_TRUE(rows);
+  for (const CatalogRow& r : *rows) EXPECT_GE(r.size->gpu_memory_gib, 24) << r.size->name;
+}
+
+TEST(Query, SpotUnknownAndNotReservableNotes) {
+  CatalogQuery q;
+  q.gpu = "H200";
+  q.pricing = Pricing::kSpot;
+  q.regions = {"eastus2"};
+  auto rows = embedded().query(q);
+  ASSERT_TRUE(rows);
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ((*rows)[0].note, "spot price unknown");
+  CatalogQuery r;
+  r.series = {"NVv3"};
+  r.pricing = Pricing::kReserved1y;
+  r.regions = {"eastus"};
+  rows = embedded().query(r);
+  ASSERT_TRUE(rows);
+  ASSERT_FALSE(rows->empty());
+  EXPECT_EQ((*rows)[0].note, "not reservable (retiring)");
+}
+
+TEST(Query, TyposAreErrorsWithASuggestion) {
+  CatalogQuery q;
+  q.gpu = "H1000";
+  auto rows = embedded().query(q);
+  ASSERT_FALSE(rows);
+  EXPECT_EQ(rows.error().code, ErrorCode::kNotFound);
+  CatalogQuery r;
+  r.regions = {"eastu"};
+  rows = embedded().query(r);
+  ASSERT_FALSE(rows);
+  EXPECT_NE(rows.error().message.find("eastus"), std::string::npos) << rows.error().message;
+}
+
+// ------------------------------------------------- quota and restrictions
+
+std::unique_ptr<Catalog> tiny_catalog() {
+  VmSize s;
+  s.name = "Standard_NC4as_T4_v3";
+  s.series = "NCasT4_v3";
+  s.family_letter = "NC";
+  s.vcpus = 4;
+  s.gpu_model = "T4";
+  s.gpu_count = 1;
+  s.gpu_memory_gib = 16;
+  s.quota_family = "Standard NCASv3_T4 Family";
+  s.quota_family_display = "Standard NCASv3_T4 Family vCPUs";
+  Offer o;
+  o.size = s.name;
+  o.region = "eastus";
+  o.usd_per_hour = 0.526;
+  o.source = "test";
+  o.as_of = "2026-05-20";
+  Offer w = o;
+  w.region = "westus";
+  std::vector<Quota> quotas = {
+      {"eastus", "", 100, 90, "test", "2026-06-01"},                         // regional: 10 free
+      {"eastus", "standardNCASv3_T4Family", 48, 8, "test", "2026-06-01"},   // family: 40 free
+      {"eastus", "lowPriorityCores", 20, 2, "test", "2026-06-01"},          // spot: 18 free
+  };
+  std::vector<Restriction> restrictions = {
+      {s.name, "westus", "NotAvailableForSubscription", {}},
+      {s.name, "eastus", "NotAvailableForSubscription", {"2"}},  // one zone only
+  };
+  Gpu g;
+  g.model = "T4";
+  return Catalog::from_parts({g}, {s}, {o, w}, quotas, restrictions);
+}
+
+TEST(Quota, HeadroomIsTheLesserOfFamilyAndRegional) {
+  auto c = tiny_catalog();
+  const VmSize& s = c->sizes()[0];
+  EXPECT_EQ(c->quota_headroom_vcpus(s, "eastus", false), 10);  // min(40, 10)
+  EXPECT_EQ(c->quota_headroom_vcpus(s, "eastus", true), 10);   // min(18, 10)
+  EXPECT_EQ(c->quota_headroom_vcpus(s, "westus", false), std::nullopt);
+}
+
+TEST(Quota, FamilyNamesMatchIgnoringCaseAndSpaces) {
+  auto c = tiny_catalog();
+  VmSize s = c->sizes()[0];
+  s.quota_family = "StandardNCASv3_T4Family";
+  s.quota_family_display = "";
+  std::vector<Quota> q = {{"eastus", "Standard NCASv3_T4 Family vCPUs", 48, 40, "t", "d"}};
+  auto c2 = Catalog::from_parts({}, {s}, {}, q, {});
+  EXPECT_EQ(c2->quota_headroom_vcpus(s, "EastUS", false), 8);
+}
+
+TEST(Restrictions, WholeRegionOnly) {
+  auto c = tiny_catalog();
+  EXPECT_TRUE(c->restricted("Standard_NC4as_T4_v3", "westus"));
+  EXPECT_TRUE(c->restricted("nc4as_t4_v3", "WestUS"));
+  EXPECT_FALSE(c->restricted("Standard_NC4as_T4_v3", "eastus"));  // a zone only
+  CatalogQuery q;
+  auto rows = c->query(q);
+  ASSERT_TRUE(rows);
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ((*rows)[0].region, "eastus");
+  EXPECT_EQ((*rows)[0].quota_headroom_vcpus, 10);
+  q.include_restricted = true;
+  rows = c->query(q);
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_TRUE((*rows)[1].restricted);
+}
+
+// ----------------------------------------------------------- bad data
+
+TEST(DataParsers, BadCellsNameFileLineAndColumn) {
+  const std::string header =
+      "size,region,os,pricing,usd_per_hour,source,as_of,notes\n";
+  auto neg = internal::parse_offers(header + "S,eastus,linux,payg,-1,src,2026-01-01,\n", "o.csv");
+  ASSERT_FALSE(neg);
+  EXPECT_EQ(neg.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(neg.error().where.file, "o.csv");
+  EXPECT_EQ(neg.error().where.line, 2);
+  EXPECT_EQ(neg.error().where.field, "usd_per_hour");
+  auto nan = internal::parse_offers(header + "S,eastus,linux,payg,nan,src,2026-01-01,\n", "o.csv");
+  ASSERT_FALSE(nan);
+  auto pricing =
+      internal::parse_offers(header + "S,eastus,linux,hourly,1,src,2026-01-01,\n", "o.csv");
+  ASSERT_FALSE(pricing);
+  EXPECT_EQ(pricing.error().where.field, "pricing");
+  auto rules = internal::parse_pricing_rules(
+      "rule,applies_to,pricing,value,unit,source,confidence,notes\n"
+      "discount,*,payg,0.3,fraction_of_payg,src,listed,\n",
+      "r.csv");
+  ASSERT_FALSE(rules);
+  EXPECT_EQ(rules.error().where.field, "pricing");
+}
+
+TEST(Enums, RoundTrip) {
+  for (Pricing p : kAllPricing) EXPECT_EQ(*parse_pricing(to_string(p)), p);
+  EXPECT_FALSE(parse_pricing("reserved"));
+  EXPECT_EQ(*parse_os("Windows"), Os::kWindows);
+  EXPECT_FALSE(parse_os("macos"));
+  EXPECT_EQ(commitment_hours(Pricing::kReserved3y), 26280);
+  EXPECT_EQ(commitment_hours(Pricing::kSpot), 0);
+}
+
+}  // namespace
+}  // namespace gpuplan::catalog
