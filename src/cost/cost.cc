@@ -1,0 +1,644 @@
+// The cost model.
+//
+// Problem: a VM price per hour is not what a piece of GPU work costs. The
+// bill also holds the time the VMs sit idle while they are provisioned, the
+// work lost and the restarts after spot evictions, the unused part of a
+// reservation or savings plan, the Windows licence meter, the disks (billed
+// for as long as they exist, monthly prices prorated hourly), the data moved
+// between regions or out to the internet, and per-second billing with a
+// minimum per launch.
+//
+// Approach: split the problem in three pure parts so the planner can cost
+// hundreds of thousands of candidates quickly and still print exactly the
+// same numbers it ranked by:
+//   1. quote(): the VM price per hour, split into Azure's two meters — the
+//      compute meter (the Linux price; what reservations and savings plans
+//      discount) and the Windows licence meter (Windows price − Linux price,
+//      or 0.046 $/vCPU-hour from rates.csv when the catalog lacks one of
+//      them; 0 with Hybrid Benefit, which "pays only the compute (Linux-
+//      equivalent) meter", facts.md §3).
+//   2. hours_model(): wall-clock hours = setup + work, stretched for spot.
+//      With a job eviction rate λ (per hour: rate × count when the VMs work
+//      in lock-step, since any eviction stops all of them) and a loss per
+//      eviction o = restart + checkpoint interval / 2 (progress since the
+//      last checkpoint is lost; on average half an interval), the run time W
+//      satisfies W = work + λ·W·o, so W = work / (1 − λ·o). When λ·o ≥ 1 the
+//      work never finishes. Billing rounds each VM's hours up to the billing
+//      granularity and charges at least the minimum per launch (each eviction
+//      is a new launch). The low end is no eviction; the high end uses the
+//      high eviction rate (stretch capped at kMaxStretch when even that never
+//      finishes).
+//   3. cost_numbers(): linear in the two meters:
+//        VMs × billed hours × (compute / utilization + licence)
+//        + VMs × (OS disk + data disk per month) × wall hours / 730
+//        + transfer.
+//      A commitment's term is paid whether used or not, so the used hours
+//      cost compute / utilization; with no utilization given the commitment
+//      serves only this work and the whole term is paid. The licence meter is
+//      never discounted by commitments (facts.md: "A reservation covers VM
+//      compute only, not Windows software").
+// breakdown() splits the same numbers into lines with their arithmetic.
+//
+// Trade-offs: evictions are a Poisson process with a constant rate (Azure
+// publishes only 28-day bands), restarts are a constant, the 100 GB free
+// internet egress is assumed fully available, disks are billed for the wall
+// clock only (created at the start, deleted at the end). Regions without a
+// disk rate use eastus's (said so in the line). Every constant is a row of
+// data/cost/rates.csv with its source.
+#include "cost/cost.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "core/csv.h"
+#include "core/strings.h"
+#include "core/units.h"
+
+namespace gpuplan::cost {
+
+namespace internal {
+std::string_view embedded_file(std::string_view name);
+}  // namespace internal
+
+namespace {
+
+// When even the high eviction rate never finishes, the high end of the range
+// is capped at this stretch of the work hours (documented in docs/cost.md).
+constexpr double kMaxStretch = 10.0;
+
+bool is_commitment(catalog::Pricing p) { return catalog::commitment_hours(p) > 0; }
+
+std::string num(double v, int digits) { return strings::fixed(v, digits); }
+
+// Hours with up to 2 decimals, trailing zeros trimmed ("13.95", "0.25", "48").
+std::string hrs(double h) {
+  std::string s = strings::fixed(h, 2);
+  while (s.find('.') != std::string::npos && (s.back() == '0' || s.back() == '.')) {
+    bool dot = s.back() == '.';
+    s.pop_back();
+    if (dot) break;
+  }
+  return s;
+}
+
+std::string rate_text(double usd_per_hour) {
+  return "$" + strings::fixed(usd_per_hour, usd_per_hour < 1 ? 4 : 3) + "/h";
+}
+
+double round_up_billing(double hours, double granularity_s) {
+  if (granularity_s <= 0) return hours;
+  double seconds = hours * 3600.0;
+  // Guard against 13.95 h becoming 50220.000000001 s and rounding up a step.
+  double steps = std::ceil(seconds / granularity_s - 1e-9);
+  return steps * granularity_s / 3600.0;
+}
+
+double billed(double wall_hours, double launches, const Usage& u) {
+  double rounded = round_up_billing(wall_hours, u.billing_granularity_seconds);
+  double minimum = launches * u.billing_minimum_seconds / 3600.0;
+  return std::max(rounded, minimum);
+}
+
+// Effective utilization of a commitment for `billed_hours` of use.
+double utilization_for(const PriceQuote& q, const Usage& u, double billed_hours) {
+  double term = catalog::commitment_hours(q.pricing);
+  if (term <= 0) return 1.0;
+  if (u.utilization) return std::clamp(*u.utilization, 1e-9, 1.0);
+  if (billed_hours <= 0) return 1.0;
+  return std::min(1.0, billed_hours / term);
+}
+
+// Total for one point of the range (wall, billed): the same formula as the
+// expected case's lines.
+double total_at(const PriceQuote& q, const Usage& u, double wall, double billed_h,
+                const RegionCosts& rc) {
+  double n = u.count;
+  double util = utilization_for(q, u, billed_h);
+  double vm = n * billed_h * (q.compute_usd_per_hour / util + q.licence_usd_per_hour);
+  double disks = n * (rc.os_disk_usd_per_vm_month + rc.data_disk_usd_per_vm_month) * wall /
+                 kHoursPerMonth;
+  return vm + disks + rc.egress_usd;
+}
+
+// Cost of `gb` on a tier ladder: each rate applies from its key (GB) up to
+// the next key. Tiers must be sorted by key.
+struct Tier {
+  double from_gb;
+  double usd_per_gb;
+};
+double tiered(double gb, const std::vector<Tier>& tiers) {
+  double usd = 0;
+  for (size_t i = 0; i < tiers.size(); ++i) {
+    double lo = tiers[i].from_gb;
+    double hi = i + 1 < tiers.size() ? tiers[i + 1].from_gb : gb;
+    if (gb <= lo) break;
+    usd += (std::min(gb, hi) - lo) * tiers[i].usd_per_gb;
+  }
+  return usd;
+}
+
+std::string cite(const Rate& r, bool fell_back, std::string_view region) {
+  std::string s = r.source;
+  if (!r.as_of.empty()) s += ", " + r.as_of;
+  if (r.confidence != "listed") s += ", " + r.confidence;
+  if (fell_back) s += "; " + r.region + " rate used, none for " + std::string(region);
+  return s;
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------ Rates
+
+Result<Rates> Rates::load_embedded() {
+  auto r = parse(internal::embedded_file("rates.csv"), internal::embedded_file("regions.csv"),
+                 "data/cost/rates.csv", "data/cost/regions.csv");
+  if (!r) return internal_error("embedded cost data: " + r.error().to_string());
+  return r;
+}
+
+Result<Rates> Rates::parse(std::string_view rates_csv, std::string_view regions_csv,
+                           const std::string& rates_file, const std::string& regions_file) {
+  Rates out;
+  GPUPLAN_TRY(csv::Table table, csv::parse(rates_csv, rates_file));
+  for (const csv::Row& row : table.rows) {
+    csv::RowReader r(table, row);
+    Rate rate;
+    GPUPLAN_TRY(rate.name, r.str("name"));
+    GPUPLAN_TRY(rate.key, r.str("key"));
+    GPUPLAN_TRY(rate.region, r.str("region"));
+    GPUPLAN_TRY(rate.value, r.number("value"));
+    if (rate.value < 0) return invalid_argument("a rate cannot be negative", r.where("value"));
+    GPUPLAN_TRY(rate.unit, r.str("unit"));
+    GPUPLAN_TRY(rate.as_of, r.str("as_of"));
+    GPUPLAN_TRY(rate.confidence, r.str("confidence"));
+    GPUPLAN_TRY(rate.source, r.str("source"));
+    GPUPLAN_TRY(rate.notes, r.str("notes"));
+    if (rate.name.empty()) return invalid_argument("empty rate name", r.where("name"));
+    if (rate.source.empty()) return invalid_argument("every rate needs a source", r.where("source"));
+    if (rate.region.empty()) rate.region = "all";
+    out.rows_.push_back(std::move(rate));
+  }
+  GPUPLAN_TRY(csv::Table regions, csv::parse(regions_csv, regions_file));
+  for (const csv::Row& row : regions.rows) {
+    csv::RowReader r(regions, row);
+    GPUPLAN_TRY(std::string region, r.str("region"));
+    GPUPLAN_TRY(std::string geo, r.str("geography"));
+    if (region.empty() || geo.empty()) {
+      return invalid_argument("region and geography must not be empty", r.where("region"));
+    }
+    out.geography_.emplace_back(strings::to_lower(region), geo);
+  }
+  return out;
+}
+
+const Rate* Rates::find(std::string_view name, std::string_view key, std::string_view region,
+                        bool* fell_back) const {
+  const Rate* all = nullptr;
+  const Rate* eastus = nullptr;
+  for (const Rate& r : rows_) {
+    if (r.name != name || r.key != key) continue;
+    if (r.region == region) {
+      if (fell_back) *fell_back = false;
+      return &r;
+    }
+    if (r.region == "all" && !all) all = &r;
+    if (r.region == "eastus" && !eastus) eastus = &r;
+  }
+  if (all) {
+    if (fell_back) *fell_back = false;
+    return all;
+  }
+  if (eastus) {
+    if (fell_back) *fell_back = true;
+    return eastus;
+  }
+  return nullptr;
+}
+
+Result<const Rate*> Rates::require(std::string_view name, std::string_view key,
+                                   std::string_view region, bool* fell_back) const {
+  const Rate* r = find(name, key, region, fell_back);
+  if (!r) {
+    return internal_error("data/cost/rates.csv has no rate '" + std::string(name) +
+                          (key.empty() ? "" : "' key '" + std::string(key)) + "'");
+  }
+  return r;
+}
+
+std::vector<const Rate*> Rates::all_named(std::string_view name, std::string_view region) const {
+  std::vector<const Rate*> out;
+  for (const Rate& r : rows_) {
+    if (r.name == name && (r.region == region || r.region == "all")) out.push_back(&r);
+  }
+  return out;
+}
+
+std::string Rates::geography(std::string_view region) const {
+  std::string key = strings::to_lower(region);
+  for (const auto& [r, g] : geography_) {
+    if (r == key) return g;
+  }
+  return "";
+}
+
+// ------------------------------------------------------------------ usage
+
+Result<Usage> default_usage(const Rates& rates) {
+  Usage u;
+  GPUPLAN_TRY(const Rate* ev, rates.require("spot_eviction_rate_per_hour"));
+  GPUPLAN_TRY(const Rate* ev_hi, rates.require("spot_eviction_rate_high_per_hour"));
+  GPUPLAN_TRY(const Rate* restart, rates.require("spot_restart_hours"));
+  GPUPLAN_TRY(const Rate* ckpt, rates.require("checkpoint_interval_hours"));
+  GPUPLAN_TRY(const Rate* setup, rates.require("setup_hours"));
+  GPUPLAN_TRY(const Rate* gran, rates.require("billing_granularity_seconds"));
+  GPUPLAN_TRY(const Rate* minimum, rates.require("billing_minimum_seconds"));
+  GPUPLAN_TRY(const Rate* data_disk, rates.require("data_disk_gib"));
+  GPUPLAN_TRY(const Rate* iops, rates.require("disk_premium_ssd_v2_free_iops"));
+  GPUPLAN_TRY(const Rate* mbps, rates.require("disk_premium_ssd_v2_free_mbps"));
+  u.eviction.rate_per_hour = ev->value;
+  u.eviction.rate_high_per_hour = ev_hi->value;
+  u.eviction.restart_hours = restart->value;
+  u.eviction.checkpoint_interval_hours = ckpt->value;
+  u.setup_hours = setup->value;
+  u.billing_granularity_seconds = gran->value;
+  u.billing_minimum_seconds = minimum->value;
+  u.data_disk_gib = data_disk->value;
+  u.data_disk_iops = iops->value;
+  u.data_disk_mbps = mbps->value;
+  for (const Rate& r : rates.rows()) {
+    if (r.name == "os_disk_tier") u.os_disk_tier = r.key;
+  }
+  return u;
+}
+
+// ------------------------------------------------------------------ quote
+
+Result<PriceQuote> quote(const catalog::Catalog& catalog, const Rates& rates,
+                         const catalog::VmSize& size, std::string_view region,
+                         catalog::Pricing pricing, catalog::Os os, bool hybrid_benefit) {
+  using catalog::Os;
+  using catalog::Pricing;
+  auto priced = [&](Os o, Pricing p) -> const catalog::Offer* {
+    const catalog::Offer* offer = catalog.offer(size.name, region, o, p);
+    return offer && offer->usd_per_hour ? offer : nullptr;
+  };
+  auto fill = [](PriceQuote& q, const catalog::Offer& o) {
+    q.compute_usd_per_hour = *o.usd_per_hour;
+    q.source = o.source;
+    q.as_of = o.as_of;
+    q.estimated = o.estimated;
+    q.rule = o.rule;
+  };
+  auto no_price = [&](Os o) {
+    return not_found("no listed " + std::string(catalog::to_string(pricing)) + " " +
+                     std::string(catalog::to_string(o)) + " price for " + size.name + " in " +
+                     std::string(region));
+  };
+  PriceQuote q;
+  q.pricing = pricing;
+  const catalog::Offer* linux = priced(Os::kLinux, pricing);
+  if (os == Os::kLinux) {
+    if (!linux) return no_price(Os::kLinux);
+    fill(q, *linux);
+    return q;
+  }
+  if (hybrid_benefit) {
+    if (!linux) return no_price(Os::kLinux);
+    fill(q, *linux);
+    q.licence_basis = "Hybrid Benefit: the Windows VM pays the Linux compute meter only";
+    return q;
+  }
+  // Licence per hour from the per-vCPU rate (when a Windows or Linux price is missing).
+  GPUPLAN_TRY(const Rate* per_vcpu, rates.require("windows_licence_usd_per_vcpu_hour"));
+  auto vcpu_licence = [&]() {
+    q.licence_usd_per_hour = per_vcpu->value * size.vcpus;
+    q.licence_basis = std::to_string(size.vcpus) + " vCPUs x $" + num(per_vcpu->value, 3) +
+                      "/vCPU-h (" + per_vcpu->source + ")";
+  };
+  if (is_commitment(pricing)) {
+    // Commitments discount the compute meter only; the licence is the
+    // pay-as-you-go Windows surcharge on top.
+    if (!linux) return no_price(Os::kLinux);
+    fill(q, *linux);
+    const catalog::Offer* w = priced(Os::kWindows, Pricing::kPayg);
+    const catalog::Offer* l = priced(Os::kLinux, Pricing::kPayg);
+    if (w && l && *w->usd_per_hour >= *l->usd_per_hour) {
+      q.licence_usd_per_hour = *w->usd_per_hour - *l->usd_per_hour;
+      q.licence_basis = "payg Windows " + rate_text(*w->usd_per_hour) + " - payg Linux " +
+                        rate_text(*l->usd_per_hour) + " (not covered by the commitment)";
+    } else {
+      vcpu_licence();
+    }
+    return q;
+  }
+  const catalog::Offer* windows = priced(Os::kWindows, pricing);
+  if (linux && windows && *windows->usd_per_hour >= *linux->usd_per_hour) {
+    fill(q, *linux);
+    q.licence_usd_per_hour = *windows->usd_per_hour - *linux->usd_per_hour;
+    q.licence_basis = "Windows " + rate_text(*windows->usd_per_hour) + " - Linux " +
+                      rate_text(*linux->usd_per_hour) + " (" + windows->source + ")";
+  } else if (linux) {
+    fill(q, *linux);
+    vcpu_licence();
+  } else if (windows) {
+    fill(q, *windows);
+    q.licence_basis = "included in the Windows price (no Linux price to split it)";
+  } else {
+    return no_price(Os::kWindows);
+  }
+  return q;
+}
+
+// ------------------------------------------------------------------ hours
+
+HoursModel hours_model(const Usage& u, bool spot) {
+  HoursModel h;
+  const EvictionModel& e = u.eviction;
+  double base = u.setup_hours + u.work_hours;
+  h.wall_hours = h.wall_hours_low = h.wall_hours_high = base;
+  double per_vm_launches = 1;
+  if (spot) {
+    double vms_per_eviction_domain = e.gang ? u.count : 1;
+    double loss = e.restart_hours + e.checkpoint_interval_hours / 2.0;
+    double lambda = e.rate_per_hour * vms_per_eviction_domain;
+    double lambda_hi = e.rate_high_per_hour * vms_per_eviction_domain;
+    h.job_eviction_rate = lambda;
+    if (!e.stretches_hours) {
+      // Serving: the duration is fixed; evicted replicas are replaced.
+      h.expected_evictions = e.rate_per_hour * u.count * u.work_hours;
+      per_vm_launches = 1 + e.rate_per_hour * u.work_hours;
+    } else {
+      double x = lambda * loss;
+      if (x >= 1.0) {
+        h.finishes = false;
+        h.wall_hours = u.setup_hours + u.work_hours * kMaxStretch;
+      } else {
+        h.wall_hours = u.setup_hours + u.work_hours / (1.0 - x);
+      }
+      double run = h.wall_hours - u.setup_hours;
+      double x_hi = lambda_hi * loss;
+      h.wall_hours_high =
+          u.setup_hours + u.work_hours * (x_hi >= 1.0 ? kMaxStretch
+                                                      : std::min(kMaxStretch, 1.0 / (1.0 - x_hi)));
+      double job_evictions = lambda * run;  // each stops its domain
+      h.expected_evictions = e.gang ? job_evictions : job_evictions * u.count;
+      per_vm_launches = 1 + (e.gang ? job_evictions : e.rate_per_hour * run);
+    }
+  }
+  h.billed_hours = billed(h.wall_hours, per_vm_launches, u);
+  h.billed_hours_low = billed(h.wall_hours_low, 1, u);
+  double launches_hi =
+      spot ? 1 + e.rate_high_per_hour * (e.gang ? u.count : 1) *
+                     std::max(0.0, h.wall_hours_high - u.setup_hours)
+           : 1;
+  h.billed_hours_high = billed(h.wall_hours_high, launches_hi, u);
+  return h;
+}
+
+// ------------------------------------------------------------------ region
+
+Result<RegionCosts> region_costs(const Rates& rates, const Usage& u, std::string_view region) {
+  RegionCosts rc;
+  rc.region = std::string(region);
+  if (u.data_disk_gib < 0 || u.data_disk_iops < 0 || u.data_disk_mbps < 0 ||
+      u.egress_internet_gb < 0 || u.transfer_gb < 0) {
+    return invalid_argument("disk sizes and transfer volumes cannot be negative");
+  }
+  // OS disk: one Premium SSD tier per VM.
+  if (!u.os_disk_tier.empty()) {
+    bool fb = false;
+    const Rate* r = rates.find("disk_premium_ssd_usd_per_month", u.os_disk_tier, region, &fb);
+    if (!r) {
+      return invalid_argument("unknown Premium SSD tier '" + u.os_disk_tier +
+                              "' for the OS disk (P4, P6, P10, P15, P20, P30, P40, P50, ...)");
+    }
+    rc.os_disk_usd_per_vm_month = r->value;
+    rc.os_disk_basis = "Premium SSD " + u.os_disk_tier + " $" + num(r->value, 2) + "/month (" +
+                       cite(*r, fb, region) + ")";
+  }
+  // Data disk: Premium SSD v2, per GiB plus IOPS and MB/s above the free baseline.
+  if (u.data_disk_gib > 0) {
+    bool fb_g = false, fb_i = false, fb_m = false;
+    GPUPLAN_TRY(const Rate* gib, rates.require("disk_premium_ssd_v2_usd_per_gib_month", "", region, &fb_g));
+    GPUPLAN_TRY(const Rate* iops, rates.require("disk_premium_ssd_v2_usd_per_iops_month", "", region, &fb_i));
+    GPUPLAN_TRY(const Rate* mbps, rates.require("disk_premium_ssd_v2_usd_per_mbps_month", "", region, &fb_m));
+    GPUPLAN_TRY(const Rate* free_iops, rates.require("disk_premium_ssd_v2_free_iops"));
+    GPUPLAN_TRY(const Rate* free_mbps, rates.require("disk_premium_ssd_v2_free_mbps"));
+    double extra_iops = std::max(0.0, u.data_disk_iops - free_iops->value);
+    double extra_mbps = std::max(0.0, u.data_disk_mbps - free_mbps->value);
+    rc.data_disk_usd_per_vm_month =
+        u.data_disk_gib * gib->value + extra_iops * iops->value + extra_mbps * mbps->value;
+    rc.data_disk_basis = "Premium SSD v2 " + num(u.data_disk_gib, 0) + " GiB x $" +
+                         num(gib->value, 4) + " + " + num(extra_iops, 0) +
+                         " IOPS above the free " + num(free_iops->value, 0) + " x $" +
+                         num(iops->value, 5) + " + " + num(extra_mbps, 0) +
+                         " MB/s above the free " + num(free_mbps->value, 0) + " x $" +
+                         num(mbps->value, 5) + " = $" + num(rc.data_disk_usd_per_vm_month, 2) +
+                         "/month (" + cite(*gib, fb_g, region) + ")";
+  }
+  // Transfer: internet egress on the tier ladder, inter-region by geography.
+  std::vector<std::string> parts;
+  if (u.egress_internet_gb > 0) {
+    std::vector<Tier> tiers;
+    for (const Rate* r : rates.all_named("egress_internet_usd_per_gb")) {
+      auto from = strings::parse_double(r->key);
+      if (!from) return internal_error("rates.csv: egress tier key '" + r->key + "' is not a number");
+      tiers.push_back({*from, r->value});
+    }
+    std::sort(tiers.begin(), tiers.end(),
+              [](const Tier& a, const Tier& b) { return a.from_gb < b.from_gb; });
+    double usd = tiered(u.egress_internet_gb, tiers);
+    rc.egress_usd += usd;
+    parts.push_back(num(u.egress_internet_gb, 0) + " GB to the internet = $" + num(usd, 2) +
+                    " (first 100 GB free, then $0.087/GB to 10 TB; third-party rates)");
+  }
+  if (u.transfer_gb > 0 && !u.data_region.empty()) {
+    std::string from = strings::to_lower(u.data_region);
+    std::string to = strings::to_lower(region);
+    const Rate* r = nullptr;
+    std::string how;
+    if (from == to) {
+      GPUPLAN_TRY(r, rates.require("egress_same_region_usd_per_gb"));
+      how = "same region";
+    } else {
+      std::string g1 = rates.geography(from), g2 = rates.geography(to);
+      std::string key = (!g1.empty() && g1 == g2) ? g1 : "inter-continent";
+      GPUPLAN_TRY(r, rates.require("egress_inter_region_usd_per_gb", key));
+      how = key == "inter-continent" ? "between continents" : "within " + key;
+    }
+    double usd = u.transfer_gb * r->value;
+    rc.egress_usd += usd;
+    parts.push_back(num(u.transfer_gb, 0) + " GB " + from + " -> " + to + " (" + how + ") x $" +
+                    num(r->value, 3) + "/GB = $" + num(usd, 2) + " (" + r->source + ", " +
+                    r->confidence + ")");
+  }
+  for (size_t i = 0; i < parts.size(); ++i) rc.egress_basis += (i ? "; " : "") + parts[i];
+  return rc;
+}
+
+// ------------------------------------------------------------------ numbers
+
+CostNumbers cost_numbers(const PriceQuote& q, const Usage& u, const HoursModel& h,
+                         const RegionCosts& rc) {
+  CostNumbers c;
+  double n = u.count;
+  double rate = q.compute_usd_per_hour;
+  double lic = q.licence_usd_per_hour;
+  double util = utilization_for(q, u, h.billed_hours);
+  double work = u.work_hours;
+  double setup = std::min(u.setup_hours, h.wall_hours);
+  double eviction_hours = std::max(0.0, h.wall_hours - setup - work);
+  double rounding_hours = h.billed_hours - h.wall_hours;
+  c.compute_usd = n * work * rate;
+  c.licence_usd = n * work * lic;
+  c.setup_usd = n * setup * (rate + lic);
+  c.eviction_usd = n * eviction_hours * (rate + lic);
+  c.billing_rounding_usd = n * rounding_hours * (rate + lic);
+  c.unused_commitment_usd = n * h.billed_hours * rate * (1.0 / util - 1.0);
+  c.os_disk_usd = n * rc.os_disk_usd_per_vm_month * h.wall_hours / kHoursPerMonth;
+  c.data_disk_usd = n * rc.data_disk_usd_per_vm_month * h.wall_hours / kHoursPerMonth;
+  c.egress_usd = rc.egress_usd;
+  c.total_usd = c.compute_usd + c.unused_commitment_usd + c.licence_usd + c.setup_usd +
+                c.eviction_usd + c.billing_rounding_usd + c.os_disk_usd + c.data_disk_usd +
+                c.egress_usd;
+  c.low_usd = total_at(q, u, h.wall_hours_low, h.billed_hours_low, rc);
+  c.high_usd = total_at(q, u, h.wall_hours_high, h.billed_hours_high, rc);
+  // Keep the range around the expected value despite rounding.
+  c.low_usd = std::min(c.low_usd, c.total_usd);
+  c.high_usd = std::max(c.high_usd, c.total_usd);
+  c.usd_per_hour = n * (rate / util + lic);
+  return c;
+}
+
+CostBreakdown breakdown(const PriceQuote& q, const Usage& u, const HoursModel& h,
+                        const RegionCosts& rc) {
+  CostBreakdown b;
+  b.quote = q;
+  b.hours = h;
+  b.numbers = cost_numbers(q, u, h, rc);
+  const CostNumbers& c = b.numbers;
+  std::string vms = std::to_string(u.count) + (u.count == 1 ? " VM" : " VMs");
+  std::string pricing(catalog::to_string(q.pricing));
+  std::string price_src = q.source + (q.as_of.empty() ? "" : ", as of " + q.as_of) +
+                          (q.estimated ? ", estimated: " + q.rule : "");
+  double util = utilization_for(q, u, h.billed_hours);
+  double work = u.work_hours;
+  double setup = std::min(u.setup_hours, h.wall_hours);
+  double with_lic = q.compute_usd_per_hour + q.licence_usd_per_hour;
+
+  b.lines.push_back({"compute", c.compute_usd,
+                     vms + " x " + rate_text(q.compute_usd_per_hour) + " " + pricing + " x " +
+                         hrs(work) + " h of work (" + price_src + ")"});
+  if (is_commitment(q.pricing)) {
+    std::string how = u.utilization
+                          ? "utilization " + num(util * 100, 1) + "% of the term (given)"
+                          : "bought for this work only: " + hrs(h.billed_hours) + " h of the " +
+                                num(catalog::commitment_hours(q.pricing), 0) +
+                                " h term used, the rest is paid anyway";
+    b.lines.push_back({"unused commitment", c.unused_commitment_usd,
+                       vms + " x " + rate_text(q.compute_usd_per_hour) + " x " +
+                           hrs(h.billed_hours) + " h x (1/" + num(util, 4) + " - 1); " + how});
+  }
+  if (u.os == catalog::Os::kWindows) {
+    std::string basis = q.licence_basis.empty() ? "included" : q.licence_basis;
+    b.lines.push_back({u.hybrid_benefit ? "windows licence (hybrid benefit)" : "windows licence",
+                       c.licence_usd,
+                       vms + " x " + rate_text(q.licence_usd_per_hour) + " x " + hrs(work) +
+                           " h; " + basis});
+  }
+  b.lines.push_back({"setup (idle)", c.setup_usd,
+                     vms + " x " + rate_text(with_lic) + " x " + hrs(setup) +
+                         " h billed while provisioning, installing drivers and staging data"});
+  if (q.pricing == catalog::Pricing::kSpot) {
+    double loss = u.eviction.restart_hours + u.eviction.checkpoint_interval_hours / 2.0;
+    std::string text;
+    if (!u.eviction.stretches_hours) {
+      text = "serving: " + num(h.expected_evictions, 2) +
+             " expected evictions drop capacity for " + hrs(u.eviction.restart_hours) +
+             " h each (an SLO risk, not extra hours)";
+    } else {
+      text = vms + " x " + rate_text(with_lic) + " x " +
+             hrs(std::max(0.0, h.wall_hours - setup - work)) + " h: " +
+             num(h.expected_evictions, 2) + " expected evictions at " +
+             num(u.eviction.rate_per_hour, 3) + "/VM-h" + (u.eviction.gang && u.count > 1 ? " (any of " + std::to_string(u.count) + " VMs stops the job)" : "") +
+             ", each losing " + hrs(loss) + " h (restart " + hrs(u.eviction.restart_hours) +
+             " h + half a " + hrs(u.eviction.checkpoint_interval_hours) +
+             " h checkpoint interval)" + (h.finishes ? "" : "; the work never finishes at this rate");
+    }
+    b.lines.push_back({"spot eviction overhead", c.eviction_usd, text});
+  }
+  if (c.billing_rounding_usd > 0.005) {
+    b.lines.push_back({"billing minimum", c.billing_rounding_usd,
+                       vms + " x " + rate_text(with_lic) + " x " +
+                           hrs(h.billed_hours - h.wall_hours) + " h: per-second billing with a " +
+                           num(u.billing_minimum_seconds, 0) + " s minimum per launch"});
+  }
+  if (!u.os_disk_tier.empty()) {
+    b.lines.push_back({"os disk", c.os_disk_usd,
+                       vms + " x " + rc.os_disk_basis + " x " + hrs(h.wall_hours) + " h / 730"});
+  }
+  if (u.data_disk_gib > 0) {
+    b.lines.push_back({"data disk", c.data_disk_usd,
+                       vms + " x " + rc.data_disk_basis + " x " + hrs(h.wall_hours) + " h / 730"});
+  }
+  if (!rc.egress_basis.empty()) b.lines.push_back({"data transfer", c.egress_usd, rc.egress_basis});
+  return b;
+}
+
+Result<CostBreakdown> cost(const catalog::Catalog& catalog, const Rates& rates,
+                           const catalog::VmSize& size, std::string_view region,
+                           catalog::Pricing pricing, const Usage& usage) {
+  if (usage.count < 1) return invalid_argument("count must be at least 1 VM");
+  if (usage.work_hours < 0 || usage.setup_hours < 0) {
+    return invalid_argument("hours cannot be negative");
+  }
+  if (usage.utilization && (*usage.utilization <= 0 || *usage.utilization > 1)) {
+    return invalid_argument("utilization must be in (0, 1]");
+  }
+  GPUPLAN_TRY(PriceQuote q, quote(catalog, rates, size, region, pricing, usage.os,
+                                  usage.hybrid_benefit));
+  HoursModel h = hours_model(usage, pricing == catalog::Pricing::kSpot);
+  GPUPLAN_TRY(RegionCosts rc, region_costs(rates, usage, region));
+  return breakdown(q, usage, h, rc);
+}
+
+double break_even_utilization(double commitment_usd_per_hour, double payg_usd_per_hour) {
+  if (payg_usd_per_hour <= 0) return commitment_usd_per_hour > 0 ? 2.0 : 0.0;
+  return commitment_usd_per_hour / payg_usd_per_hour;
+}
+
+double deadline_miss_probability(const Usage& u, const HoursModel& h, double deadline_hours) {
+  double slack = deadline_hours - u.setup_hours - u.work_hours;
+  if (slack < 0) return 1.0;
+  double lambda = h.job_eviction_rate;
+  if (lambda <= 0 || !u.eviction.stretches_hours) return 0.0;
+  double loss = u.eviction.restart_hours + u.eviction.checkpoint_interval_hours / 2.0;
+  double k_max = loss > 0 ? std::floor(slack / loss) : 1e9;
+  if (k_max > 1e6) return 0.0;
+  double mean = lambda * (u.work_hours + k_max * loss);
+  // P(N <= k_max) for N ~ Poisson(mean), summed in log space for stability.
+  double term = std::exp(-mean);
+  double cdf = term;
+  for (int k = 1; k <= static_cast<int>(k_max); ++k) {
+    term *= mean / k;
+    cdf += term;
+    if (term < 1e-18 && k > mean) break;
+  }
+  return std::clamp(1.0 - cdf, 0.0, 1.0);
+}
+
+std::string format_usd(double usd) {
+  if (usd != 0 && std::fabs(usd) < 0.01) return "$" + strings::fixed(usd, 4);
+  std::string digits = strings::fixed(std::fabs(usd), 2);
+  size_t dot = digits.find('.');
+  std::string whole = digits.substr(0, dot);
+  std::string grouped;
+  for (size_t i = 0; i < whole.size(); ++i) {
+    if (i && (whole.size() - i) % 3 == 0) grouped += ',';
+    grouped += whole[i];
+  }
+  return std::string(usd < 0 ? "-" : "") + "$" + grouped + digits.substr(dot);
+}
+
+}  // namespace gpuplan::cost

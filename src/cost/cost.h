@@ -1,0 +1,232 @@
+// The cost model: what running `count` VMs of one size in one region under one
+// pricing model for some hours really costs, line by line, with the source of
+// every rate. docs/cost.md explains each line and cost.cc derives the
+// formulas.
+//
+// CONTRACT for plan, simulate, server and cli: the types and free functions
+// below. The rates come from data/cost/rates.csv (compiled in) and the VM
+// prices from the catalog; nothing here invents a price.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "core/result.h"
+
+namespace gpuplan::cost {
+
+// One row of data/cost/rates.csv: a named rate, optionally keyed (a disk tier,
+// an egress tier, a geography) and regional ("all" when it applies everywhere).
+struct Rate {
+  std::string name;
+  std::string key;
+  std::string region;
+  double value = 0;
+  std::string unit;
+  std::string as_of;
+  std::string confidence;  // listed | derived | docs | third-party | estimated | default
+  std::string source;
+  std::string notes;
+};
+
+// The rate table plus the region -> geography map (data/cost/regions.csv).
+// Immutable after construction; thread-safe for const use.
+class Rates {
+ public:
+  // The compiled-in tables. kInternal when they do not parse (a build bug).
+  [[nodiscard]] static Result<Rates> load_embedded();
+  // Parses the two CSV documents. kInvalidArgument naming file, line and column
+  // for a missing column, a non-numeric value or a negative rate.
+  [[nodiscard]] static Result<Rates> parse(std::string_view rates_csv, std::string_view regions_csv,
+                                           const std::string& rates_file = "rates.csv",
+                                           const std::string& regions_file = "regions.csv");
+
+  // The rate for (name, key) in `region`; falls back to region "all", then to
+  // "eastus" (the region with the most rows). nullptr when none exists.
+  // `*fell_back` (when given) is set to true when the row is not for `region`
+  // or "all".
+  [[nodiscard]] const Rate* find(std::string_view name, std::string_view key = "",
+                                 std::string_view region = "all",
+                                 bool* fell_back = nullptr) const;
+  // Like find() but kInternal naming the missing rate (the data is compiled in).
+  [[nodiscard]] Result<const Rate*> require(std::string_view name, std::string_view key = "",
+                                            std::string_view region = "all",
+                                            bool* fell_back = nullptr) const;
+  // All rows named `name` (e.g. the egress tiers), in file order.
+  [[nodiscard]] std::vector<const Rate*> all_named(std::string_view name,
+                                                   std::string_view region = "all") const;
+  // "north-america", "europe", "asia", "middle-east-africa", "south-america";
+  // "" for a region not in regions.csv.
+  [[nodiscard]] std::string geography(std::string_view region) const;
+  [[nodiscard]] const std::vector<Rate>& rows() const { return rows_; }
+
+ private:
+  std::vector<Rate> rows_;
+  std::vector<std::pair<std::string, std::string>> geography_;  // region -> geography
+};
+
+// How spot evictions are modelled. Defaults come from rates.csv.
+struct EvictionModel {
+  double rate_per_hour = 0.05;        // evictions per VM-hour (expected case)
+  double rate_high_per_hour = 0.20;   // for the high end of the range
+  double restart_hours = 0.25;        // per eviction: reallocate, boot, reload
+  double checkpoint_interval_hours = 1.0;  // half of it is lost per eviction on average
+  // True when the VMs run in lock-step (data/tensor parallel training): one
+  // eviction stops all of them, so the job's eviction rate is count x rate.
+  bool gang = true;
+  // False for serving: the service runs for a fixed duration; an eviction
+  // drops capacity (an SLO risk) but does not stretch the hours.
+  bool stretches_hours = true;
+};
+
+// What is being costed besides the VM price. Every field has a default in
+// rates.csv (see default_usage()).
+struct Usage {
+  int count = 1;                   // VMs
+  double work_hours = 0;           // hours of work on all VMs in parallel (the estimator's)
+  double setup_hours = 0.25;       // per launch: provisioning, driver, data staging (billed idle)
+  // Reserved / savings plan: fraction of the commitment's term that is used
+  // (by this and any other work), in (0, 1]. The term is paid in full, so the
+  // cost of the hours used is rate x hours / utilization. nullopt: the
+  // commitment is bought for this work alone (utilization = billed hours /
+  // term hours, i.e. the whole term is paid).
+  std::optional<double> utilization;
+  catalog::Os os = catalog::Os::kLinux;
+  bool hybrid_benefit = false;
+  double billing_granularity_seconds = 1;
+  double billing_minimum_seconds = 300;   // per VM launch
+  std::string os_disk_tier = "P10";       // Premium SSD tier, one per VM; "" = none
+  double data_disk_gib = 512;             // Premium SSD v2 per VM; 0 = none
+  double data_disk_iops = 3000;
+  double data_disk_mbps = 125;
+  double egress_internet_gb = 0;          // to the internet, this month
+  double transfer_gb = 0;                 // moved from data_region to the compute region
+  std::string data_region;                // "" = data already where the VMs run
+  EvictionModel eviction;
+};
+
+// Usage with every default read from rates.csv (eviction, restart, checkpoint,
+// setup, billing minimum, OS disk tier, data disk size). kInternal if a rate is
+// missing from the compiled-in data.
+[[nodiscard]] Result<Usage> default_usage(const Rates& rates);
+
+// The VM price an option pays, per VM-hour, split into the compute meter and
+// the Windows licence meter (Azure bills Windows as the Linux compute meter
+// plus a licence meter; Hybrid Benefit removes the licence meter;
+// reservations and savings plans cover only the compute meter).
+struct PriceQuote {
+  catalog::Pricing pricing = catalog::Pricing::kPayg;
+  double compute_usd_per_hour = 0;   // per VM; a commitment's hourly equivalent (term / hours)
+  double licence_usd_per_hour = 0;   // per VM; 0 on Linux or with Hybrid Benefit
+  std::string source;                // of the compute price
+  std::string as_of;
+  bool estimated = false;
+  std::string rule;                  // when estimated
+  std::string licence_basis;         // how the licence was found ("" when 0 and Linux)
+};
+
+// Resolves the price of `size` in `region` under `pricing` for `os`.
+// kNotFound when the catalog has no offer with a price for the compute meter
+// ("no listed price": never treated as free).
+[[nodiscard]] Result<PriceQuote> quote(const catalog::Catalog& catalog, const Rates& rates,
+                                       const catalog::VmSize& size, std::string_view region,
+                                       catalog::Pricing pricing, catalog::Os os,
+                                       bool hybrid_benefit);
+
+// Wall-clock and billing hours of one option: setup + work, stretched by spot
+// evictions. Depends only on the usage and whether the option is spot, so the
+// planner computes it once per (size, count) and pricing class.
+struct HoursModel {
+  double wall_hours = 0;          // expected
+  double wall_hours_low = 0;      // no eviction
+  double wall_hours_high = 0;     // at the high eviction rate
+  double billed_hours = 0;        // per VM, with per-second rounding and the minimum per launch
+  double billed_hours_low = 0;
+  double billed_hours_high = 0;
+  double job_eviction_rate = 0;   // evictions per hour that interrupt the work (0 unless spot)
+  double expected_evictions = 0;  // over all VMs
+  bool finishes = true;           // false: eviction overhead >= 100 % (the work never ends)
+};
+[[nodiscard]] HoursModel hours_model(const Usage& usage, bool spot);
+
+// The size-independent, region-dependent part of a cost: disks per VM-month
+// and data transfer, with the rows they come from.
+struct RegionCosts {
+  std::string region;
+  double os_disk_usd_per_vm_month = 0;
+  double data_disk_usd_per_vm_month = 0;
+  double egress_usd = 0;             // internet + inter-region transfer, once per job
+  std::string os_disk_basis;
+  std::string data_disk_basis;
+  std::string egress_basis;
+};
+// kInternal when a rate the usage needs is missing; kInvalidArgument for an
+// unknown OS disk tier or negative sizes.
+[[nodiscard]] Result<RegionCosts> region_costs(const Rates& rates, const Usage& usage,
+                                               std::string_view region);
+
+// The totals of one option, without text: what the planner ranks.
+struct CostNumbers {
+  double compute_usd = 0;          // work hours at the compute rate
+  double unused_commitment_usd = 0;  // reserved/savings: the unused share of the term
+  double licence_usd = 0;
+  double setup_usd = 0;            // setup (idle) hours at compute + licence rates
+  double eviction_usd = 0;         // spot: restart + lost progress hours
+  double billing_rounding_usd = 0; // per-second rounding and launch minimums
+  double os_disk_usd = 0;
+  double data_disk_usd = 0;
+  double egress_usd = 0;
+  double total_usd = 0;            // expected
+  double low_usd = 0;
+  double high_usd = 0;
+  double usd_per_hour = 0;         // all VMs: compute / utilization + licence
+};
+// Pure arithmetic; never fails. The same function backs breakdown(), so the
+// planner's ranking and the printed lines always agree.
+[[nodiscard]] CostNumbers cost_numbers(const PriceQuote& quote, const Usage& usage,
+                                       const HoursModel& hours, const RegionCosts& region);
+
+struct CostLine {
+  std::string name;        // "compute", "windows licence", "setup (idle)", ...
+  double usd = 0;
+  std::string assumption;  // the arithmetic and the source of each rate
+};
+
+struct CostBreakdown {
+  std::vector<CostLine> lines;  // sum of usd == total_usd
+  CostNumbers numbers;
+  HoursModel hours;
+  PriceQuote quote;
+  [[nodiscard]] double total_usd() const { return numbers.total_usd; }
+};
+
+// The lines of one option. `lines` always sum to numbers.total_usd.
+[[nodiscard]] CostBreakdown breakdown(const PriceQuote& quote, const Usage& usage,
+                                      const HoursModel& hours, const RegionCosts& region);
+
+// Convenience: quote + hours_model + region_costs + breakdown.
+[[nodiscard]] Result<CostBreakdown> cost(const catalog::Catalog& catalog, const Rates& rates,
+                                         const catalog::VmSize& size, std::string_view region,
+                                         catalog::Pricing pricing, const Usage& usage);
+
+// The utilization of a commitment's term above which it is cheaper than
+// pay-as-you-go for the compute meter: commitment rate / payg rate (both per
+// hour). Returns a value > 1 when the commitment never pays off.
+[[nodiscard]] double break_even_utilization(double commitment_usd_per_hour,
+                                            double payg_usd_per_hour);
+
+// Probability that a spot job misses `deadline_hours`: the slack after setup
+// and work allows k = floor(slack / per-eviction loss) evictions; evictions
+// arrive as a Poisson process at the job's rate over the work hours plus k
+// losses. 0 when the rate is 0 and the work fits, 1 when it does not fit even
+// without evictions.
+[[nodiscard]] double deadline_miss_probability(const Usage& usage, const HoursModel& hours,
+                                               double deadline_hours);
+
+// Formats a number of dollars as "$1,234.56" (two decimals; "$0.0012" below a cent).
+[[nodiscard]] std::string format_usd(double usd);
+
+}  // namespace gpuplan::cost

@@ -1,0 +1,401 @@
+// Every cost line against arithmetic done by hand from data/cost/rates.csv
+// (the embedded copy) and a small catalog built here.
+#include "cost/cost.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+
+namespace gpuplan::cost {
+namespace {
+
+using catalog::Offer;
+using catalog::Os;
+using catalog::Pricing;
+
+Offer offer(std::string size, std::string region, Os os, Pricing p, std::optional<double> usd) {
+  Offer o;
+  o.size = std::move(size);
+  o.region = std::move(region);
+  o.os = os;
+  o.pricing = p;
+  o.usd_per_hour = usd;
+  o.source = "test";
+  o.as_of = "2026-05-20";
+  return o;
+}
+
+// NC40ads_H100_v5 (40 vCPUs): eastus payg 6.98 Linux / 9.00 Windows, spot 2.00,
+// reserved-1y 4.50, savings-1y 5.50; centralindia payg Linux 7.50 only;
+// NC8as_T4_v3 in eastus with no price at all.
+std::unique_ptr<catalog::Catalog> test_catalog() {
+  catalog::Gpu h100;
+  h100.model = "H100-NVL";
+  catalog::VmSize s;
+  s.name = "Standard_NC40ads_H100_v5";
+  s.family_letter = "NC";
+  s.vcpus = 40;
+  s.gpu_model = "H100-NVL";
+  s.gpu_count = 1;
+  catalog::VmSize t4 = s;
+  t4.name = "Standard_NC8as_T4_v3";
+  t4.vcpus = 8;
+  std::vector<Offer> offers = {
+      offer(s.name, "eastus", Os::kLinux, Pricing::kPayg, 6.98),
+      offer(s.name, "eastus", Os::kWindows, Pricing::kPayg, 9.00),
+      offer(s.name, "eastus", Os::kLinux, Pricing::kSpot, 2.00),
+      offer(s.name, "eastus", Os::kLinux, Pricing::kReserved1y, 4.50),
+      offer(s.name, "eastus", Os::kLinux, Pricing::kSavings1y, 5.50),
+      offer(s.name, "centralindia", Os::kLinux, Pricing::kPayg, 7.50),
+      offer(t4.name, "eastus", Os::kLinux, Pricing::kPayg, std::nullopt),
+  };
+  return catalog::Catalog::from_parts({h100}, {s, t4}, offers);
+}
+
+class CostTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto r = Rates::load_embedded();
+    ASSERT_TRUE(r) << r.error().to_string();
+    rates_ = std::move(*r);
+    auto u = default_usage(rates_);
+    ASSERT_TRUE(u) << u.error().to_string();
+    usage_ = *u;
+    catalog_ = test_catalog();
+    size_ = catalog_->find_size("Standard_NC40ads_H100_v5");
+    ASSERT_NE(size_, nullptr);
+  }
+  CostBreakdown run(std::string_view region, Pricing p, const Usage& u) {
+    auto b = cost(*catalog_, rates_, *size_, region, p, u);
+    EXPECT_TRUE(b) << b.error().to_string();
+    return b ? *b : CostBreakdown{};
+  }
+  static double line(const CostBreakdown& b, std::string_view name) {
+    for (const CostLine& l : b.lines) {
+      if (l.name == name) return l.usd;
+    }
+    ADD_FAILURE() << "no line " << name;
+    return -1;
+  }
+  static bool has_line(const CostBreakdown& b, std::string_view name) {
+    for (const CostLine& l : b.lines) {
+      if (l.name == name) return true;
+    }
+    return false;
+  }
+  static double sum(const CostBreakdown& b) {
+    double s = 0;
+    for (const CostLine& l : b.lines) s += l.usd;
+    return s;
+  }
+  // No disks, no setup, no rounding: isolates the compute meters.
+  Usage bare() const {
+    Usage u = usage_;
+    u.os_disk_tier = "";
+    u.data_disk_gib = 0;
+    u.setup_hours = 0;
+    u.billing_minimum_seconds = 0;
+    return u;
+  }
+
+  Rates rates_;
+  Usage usage_;
+  std::unique_ptr<catalog::Catalog> catalog_;
+  const catalog::VmSize* size_ = nullptr;
+};
+
+TEST_F(CostTest, EmbeddedDefaultsAreTheDocumentedRates) {
+  EXPECT_DOUBLE_EQ(usage_.eviction.rate_per_hour, 0.05);
+  EXPECT_DOUBLE_EQ(usage_.eviction.rate_high_per_hour, 0.20);
+  EXPECT_DOUBLE_EQ(usage_.eviction.restart_hours, 0.25);
+  EXPECT_DOUBLE_EQ(usage_.eviction.checkpoint_interval_hours, 1.0);
+  EXPECT_DOUBLE_EQ(usage_.setup_hours, 0.25);
+  EXPECT_DOUBLE_EQ(usage_.billing_minimum_seconds, 300);
+  EXPECT_DOUBLE_EQ(usage_.billing_granularity_seconds, 1);
+  EXPECT_EQ(usage_.os_disk_tier, "P10");
+  EXPECT_DOUBLE_EQ(usage_.data_disk_gib, 512);
+  EXPECT_DOUBLE_EQ(usage_.data_disk_iops, 3000);
+  EXPECT_DOUBLE_EQ(usage_.data_disk_mbps, 125);
+  for (const Rate& r : rates_.rows()) EXPECT_FALSE(r.source.empty()) << r.name;
+  EXPECT_EQ(rates_.geography("eastus"), "north-america");
+  EXPECT_EQ(rates_.geography("WestEurope"), "europe");
+  EXPECT_EQ(rates_.geography("nowhere"), "");
+}
+
+TEST_F(CostTest, PaygLinuxEveryLine) {
+  Usage u = usage_;
+  u.count = 2;
+  u.work_hours = 10;
+  CostBreakdown b = run("eastus", Pricing::kPayg, u);
+  // wall = 0.25 setup + 10 work = 10.25 h = 36,900 s: no rounding, above the 300 s minimum.
+  EXPECT_DOUBLE_EQ(b.hours.wall_hours, 10.25);
+  EXPECT_DOUBLE_EQ(b.hours.billed_hours, 10.25);
+  // compute: 2 VMs x $6.98 x 10 h = $139.60
+  EXPECT_NEAR(line(b, "compute"), 139.60, 1e-9);
+  // setup: 2 x $6.98 x 0.25 h = $3.49
+  EXPECT_NEAR(line(b, "setup (idle)"), 3.49, 1e-9);
+  // OS disk: P10 eastus $19.71/month; 2 x 19.71 x 10.25 / 730 = $0.5535
+  EXPECT_NEAR(line(b, "os disk"), 0.5535, 1e-9);
+  // data disk: 512 GiB x $0.0803 = $41.1136/month, baseline IOPS/MB/s free;
+  // 2 x 41.1136 x 10.25 / 730 = $1.15456
+  EXPECT_NEAR(line(b, "data disk"), 1.15456, 1e-9);
+  EXPECT_FALSE(has_line(b, "windows licence"));
+  EXPECT_FALSE(has_line(b, "spot eviction overhead"));
+  EXPECT_FALSE(has_line(b, "billing minimum"));
+  // total 139.60 + 3.49 + 0.5535 + 1.15456 = 144.79806
+  EXPECT_NEAR(b.total_usd(), 144.79806, 1e-9);
+  EXPECT_NEAR(sum(b), b.total_usd(), 1e-9);
+  EXPECT_DOUBLE_EQ(b.numbers.low_usd, b.numbers.total_usd);
+  EXPECT_DOUBLE_EQ(b.numbers.high_usd, b.numbers.total_usd);
+  // all VMs: 2 x 6.98
+  EXPECT_NEAR(b.numbers.usd_per_hour, 13.96, 1e-9);
+  EXPECT_EQ(b.quote.as_of, "2026-05-20");
+}
+
+TEST_F(CostTest, WindowsLicenceIsWindowsMinusLinux) {
+  Usage u = bare();
+  u.work_hours = 10;
+  u.setup_hours = 0.25;
+  u.os = Os::kWindows;
+  CostBreakdown b = run("eastus", Pricing::kPayg, u);
+  // compute meter: $6.98 x 10 = $69.80; licence: ($9.00 - $6.98) x 10 = $20.20
+  EXPECT_NEAR(line(b, "compute"), 69.80, 1e-9);
+  EXPECT_NEAR(line(b, "windows licence"), 20.20, 1e-9);
+  // setup pays both meters: $9.00 x 0.25 = $2.25
+  EXPECT_NEAR(line(b, "setup (idle)"), 2.25, 1e-9);
+  EXPECT_NEAR(b.total_usd(), 92.25, 1e-9);
+  EXPECT_NEAR(b.numbers.usd_per_hour, 9.00, 1e-9);
+}
+
+TEST_F(CostTest, HybridBenefitPaysTheLinuxRate) {
+  Usage u = bare();
+  u.work_hours = 10;
+  u.setup_hours = 0.25;
+  u.os = Os::kWindows;
+  u.hybrid_benefit = true;
+  CostBreakdown b = run("eastus", Pricing::kPayg, u);
+  // $6.98 x 10 = $69.80, licence 0, setup $6.98 x 0.25 = $1.745
+  EXPECT_NEAR(line(b, "compute"), 69.80, 1e-9);
+  EXPECT_NEAR(line(b, "windows licence (hybrid benefit)"), 0.0, 1e-12);
+  EXPECT_NEAR(b.total_usd(), 71.545, 1e-9);
+  EXPECT_NEAR(b.numbers.usd_per_hour, 6.98, 1e-9);
+}
+
+TEST_F(CostTest, WindowsWithoutAWindowsPriceUsesThePerVcpuLicence) {
+  Usage u = bare();
+  u.work_hours = 10;
+  u.os = Os::kWindows;
+  CostBreakdown b = run("centralindia", Pricing::kPayg, u);
+  // 40 vCPUs x $0.046 = $1.84/h; x 10 h = $18.40; compute $7.50 x 10 = $75.00
+  EXPECT_NEAR(b.quote.licence_usd_per_hour, 1.84, 1e-9);
+  EXPECT_NEAR(line(b, "windows licence"), 18.40, 1e-9);
+  EXPECT_NEAR(line(b, "compute"), 75.00, 1e-9);
+  EXPECT_NE(b.quote.licence_basis.find("40 vCPUs"), std::string::npos);
+}
+
+TEST_F(CostTest, ReservationAtGivenUtilizationAndWindowsLicenceOnTop) {
+  Usage u = bare();
+  u.work_hours = 100;
+  u.utilization = 0.5;
+  u.os = Os::kWindows;
+  CostBreakdown b = run("eastus", Pricing::kReserved1y, u);
+  // compute at the reserved rate: $4.50 x 100 h = $450
+  EXPECT_NEAR(line(b, "compute"), 450.0, 1e-9);
+  // half the term unused: $4.50 x 100 x (1/0.5 - 1) = $450
+  EXPECT_NEAR(line(b, "unused commitment"), 450.0, 1e-9);
+  // licence not covered by the reservation: payg ($9.00 - $6.98) x 100 = $202
+  EXPECT_NEAR(line(b, "windows licence"), 202.0, 1e-9);
+  EXPECT_NEAR(b.total_usd(), 1102.0, 1e-9);
+  // per hour: 4.50 / 0.5 + 2.02 = 11.02
+  EXPECT_NEAR(b.numbers.usd_per_hour, 11.02, 1e-9);
+}
+
+TEST_F(CostTest, ReservationForThisWorkAlonePaysTheWholeTerm) {
+  Usage u = bare();
+  u.work_hours = 100;
+  CostBreakdown b = run("eastus", Pricing::kReserved1y, u);
+  // 8,760 h x $4.50 = $39,420 whatever the 100 h use
+  EXPECT_NEAR(b.total_usd(), 39420.0, 1e-6);
+  EXPECT_NEAR(line(b, "compute") + line(b, "unused commitment"), 39420.0, 1e-6);
+  // Savings plan likewise: 8,760 x $5.50 = $48,180
+  CostBreakdown s = run("eastus", Pricing::kSavings1y, u);
+  EXPECT_NEAR(s.total_usd(), 48180.0, 1e-6);
+}
+
+TEST_F(CostTest, SpotEvictionOverheadStretchesHoursAndGivesTheRange) {
+  Usage u = bare();
+  u.count = 4;
+  u.work_hours = 10;
+  u.setup_hours = 0.25;
+  u.billing_granularity_seconds = 0;  // no rounding: keeps the arithmetic exact
+  CostBreakdown b = run("eastus", Pricing::kSpot, u);
+  // job eviction rate = 4 VMs x 0.05 = 0.2/h; loss per eviction = 0.25 + 1/2 = 0.75 h;
+  // run = 10 / (1 - 0.2 x 0.75) = 11.764706 h; wall = 12.014706 h
+  EXPECT_NEAR(b.hours.job_eviction_rate, 0.2, 1e-12);
+  EXPECT_NEAR(b.hours.wall_hours, 0.25 + 10 / 0.85, 1e-9);
+  // expected evictions 0.2 x 11.764706 = 2.352941
+  EXPECT_NEAR(b.hours.expected_evictions, 2.0 / 0.85, 1e-9);
+  // compute 4 x $2 x 10 = $80; setup 4 x $2 x 0.25 = $2;
+  // evictions 4 x $2 x 1.764706 = $14.117647
+  EXPECT_NEAR(line(b, "compute"), 80.0, 1e-9);
+  EXPECT_NEAR(line(b, "setup (idle)"), 2.0, 1e-9);
+  EXPECT_NEAR(line(b, "spot eviction overhead"), 8.0 * (10 / 0.85 - 10), 1e-9);
+  EXPECT_NEAR(b.total_usd(), 82.0 + 8.0 * (10 / 0.85 - 10), 1e-9);
+  // low: no eviction, 4 x $2 x 10.25 = $82; high at 0.20/VM-h: 0.8 x 0.75 = 0.6,
+  // stretch 2.5, wall 0.25 + 25 = 25.25 h, 4 x $2 x 25.25 = $202
+  EXPECT_NEAR(b.numbers.low_usd, 82.0, 1e-9);
+  EXPECT_NEAR(b.numbers.high_usd, 202.0, 1e-9);
+  EXPECT_NEAR(b.hours.wall_hours_high, 25.25, 1e-9);
+  EXPECT_TRUE(b.hours.finishes);
+}
+
+TEST_F(CostTest, SpotThatNeverFinishes) {
+  Usage u = bare();
+  u.count = 16;
+  u.work_hours = 10;
+  u.eviction.rate_per_hour = 0.1;  // 1.6/h x 0.75 h = 1.2 >= 1
+  HoursModel h = hours_model(u, true);
+  EXPECT_FALSE(h.finishes);
+  EXPECT_TRUE(hours_model(u, false).finishes);
+}
+
+TEST_F(CostTest, IndependentVmsAreNotGangEvicted) {
+  Usage u = bare();
+  u.count = 4;
+  u.work_hours = 10;
+  u.eviction.gang = false;
+  HoursModel h = hours_model(u, true);
+  // each VM: 0.05 x 0.75 = 0.0375; run = 10 / 0.9625
+  EXPECT_NEAR(h.wall_hours, 10 / 0.9625, 1e-9);
+  // 4 VMs x 0.05 x run
+  EXPECT_NEAR(h.expected_evictions, 4 * 0.05 * 10 / 0.9625, 1e-9);
+}
+
+TEST_F(CostTest, BillingMinimumPerLaunch) {
+  Usage u = bare();
+  u.work_hours = 0.01;  // 36 s
+  u.billing_minimum_seconds = 300;
+  CostBreakdown b = run("eastus", Pricing::kPayg, u);
+  // billed 300 s = 0.083333 h: extra (0.083333 - 0.01) x $6.98 = $0.511867
+  EXPECT_NEAR(b.hours.billed_hours, 300.0 / 3600, 1e-12);
+  EXPECT_NEAR(line(b, "billing minimum"), (300.0 / 3600 - 0.01) * 6.98, 1e-9);
+  EXPECT_NEAR(sum(b), b.total_usd(), 1e-12);
+}
+
+TEST_F(CostTest, BillingRoundsUpToTheGranularity) {
+  Usage u = bare();
+  u.work_hours = 3605.0 / 3600;  // 3,605 s
+  u.billing_granularity_seconds = 60;
+  HoursModel h = hours_model(u, false);
+  // rounded up to 61 minutes = 3,660 s
+  EXPECT_NEAR(h.billed_hours, 3660.0 / 3600, 1e-12);
+}
+
+TEST_F(CostTest, EgressTiersAndInterRegionTransfer) {
+  Usage u = bare();
+  u.work_hours = 1;
+  u.egress_internet_gb = 20000;
+  auto rc = region_costs(rates_, u, "eastus");
+  ASSERT_TRUE(rc);
+  // 100 GB free; 10,140 GB x $0.087 = $882.18; 9,760 GB x $0.083 = $810.08
+  EXPECT_NEAR(rc->egress_usd, 1692.26, 1e-9);
+
+  u.egress_internet_gb = 0;
+  u.transfer_gb = 1000;
+  u.data_region = "westeurope";
+  // westeurope -> eastus crosses continents: 1,000 x $0.087 = $87
+  EXPECT_NEAR(region_costs(rates_, u, "eastus")->egress_usd, 87.0, 1e-9);
+  // westeurope -> swedencentral, within Europe: 1,000 x $0.02 = $20
+  EXPECT_NEAR(region_costs(rates_, u, "swedencentral")->egress_usd, 20.0, 1e-9);
+  // same region: free
+  EXPECT_NEAR(region_costs(rates_, u, "westeurope")->egress_usd, 0.0, 1e-12);
+  // and it appears as a line
+  CostBreakdown b = run("eastus", Pricing::kPayg, u);
+  EXPECT_NEAR(line(b, "data transfer"), 87.0, 1e-9);
+}
+
+TEST_F(CostTest, PremiumSsdV2AboveTheFreeBaselineAndRegionalFallback) {
+  Usage u = bare();
+  u.data_disk_gib = 1024;
+  u.data_disk_iops = 5000;
+  u.data_disk_mbps = 200;
+  // westeurope: 1024 x 0.0949 + 2000 x 0.00584 + 75 x 0.04745 = $112.41635/month
+  auto we = region_costs(rates_, u, "westeurope");
+  ASSERT_TRUE(we);
+  EXPECT_NEAR(we->data_disk_usd_per_vm_month, 112.41635, 1e-9);
+  // centralindia has no disk rate: eastus's (0.0803, 0.00511, 0.04015) with a note
+  // 1024 x 0.0803 + 2000 x 0.00511 + 75 x 0.04015 = 82.2272 + 10.22 + 3.01125 = $95.45845
+  auto ci = region_costs(rates_, u, "centralindia");
+  ASSERT_TRUE(ci);
+  EXPECT_NEAR(ci->data_disk_usd_per_vm_month, 95.45845, 1e-9);
+  EXPECT_NE(ci->data_disk_basis.find("eastus rate used"), std::string::npos);
+  u.os_disk_tier = "P99";
+  EXPECT_FALSE(region_costs(rates_, u, "eastus"));
+}
+
+TEST_F(CostTest, BreakEvenUtilization) {
+  // reserved-1y $4.50 vs payg $6.98: pays off above 64.47 % of the term
+  EXPECT_NEAR(break_even_utilization(4.50, 6.98), 0.6446991, 1e-6);
+  EXPECT_GT(break_even_utilization(8.0, 6.98), 1.0);
+}
+
+TEST_F(CostTest, DeadlineMissProbability) {
+  Usage u = bare();
+  u.work_hours = 10;
+  u.setup_hours = 0.25;
+  HoursModel h = hours_model(u, true);
+  // slack 12 - 10.25 = 1.75 h allows floor(1.75 / 0.75) = 2 evictions;
+  // mean = 0.05 x (10 + 2 x 0.75) = 0.575; P(N > 2) = 1 - e^-0.575 (1 + 0.575 + 0.575^2/2)
+  EXPECT_NEAR(deadline_miss_probability(u, h, 12.0), 0.0207177, 1e-6);
+  EXPECT_DOUBLE_EQ(deadline_miss_probability(u, h, 10.0), 1.0);
+  EXPECT_DOUBLE_EQ(deadline_miss_probability(u, hours_model(u, false), 12.0), 0.0);
+}
+
+TEST_F(CostTest, NoListedPriceIsNotFreeButNotFound) {
+  const catalog::VmSize* t4 = catalog_->find_size("Standard_NC8as_T4_v3");
+  ASSERT_NE(t4, nullptr);
+  auto b = cost(*catalog_, rates_, *t4, "eastus", Pricing::kPayg, usage_);
+  ASSERT_FALSE(b);
+  EXPECT_EQ(b.error().code, ErrorCode::kNotFound);
+  auto r = cost(*catalog_, rates_, *size_, "westus", Pricing::kPayg, usage_);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("no listed payg linux price"), std::string::npos);
+}
+
+TEST_F(CostTest, BadUsageIsInvalidArgument) {
+  Usage u = usage_;
+  u.count = 0;
+  EXPECT_EQ(cost(*catalog_, rates_, *size_, "eastus", Pricing::kPayg, u).error().code,
+            ErrorCode::kInvalidArgument);
+  u = usage_;
+  u.utilization = 1.5;
+  EXPECT_EQ(cost(*catalog_, rates_, *size_, "eastus", Pricing::kReserved1y, u).error().code,
+            ErrorCode::kInvalidArgument);
+}
+
+TEST(RatesTest, ParseErrorsNameLineAndColumn) {
+  std::string header = "name,key,region,value,unit,as_of,confidence,source,notes\n";
+  auto r = Rates::parse(header + "a,,all,-1,x,2026,listed,src,\n", "region,geography\n", "r.csv",
+                        "g.csv");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(r.error().where.file, "r.csv");
+  EXPECT_EQ(r.error().where.line, 2);
+  EXPECT_EQ(r.error().where.field, "value");
+  auto nosrc = Rates::parse(header + "a,,all,1,x,2026,listed,,\n", "region,geography\n");
+  ASSERT_FALSE(nosrc);
+  EXPECT_EQ(nosrc.error().where.field, "source");
+  auto text = Rates::parse(header + "a,,all,abc,x,2026,listed,s,\n", "region,geography\n");
+  ASSERT_FALSE(text);
+}
+
+TEST(FormatTest, Usd) {
+  EXPECT_EQ(format_usd(1234.5), "$1,234.50");
+  EXPECT_EQ(format_usd(0), "$0.00");
+  EXPECT_EQ(format_usd(0.001234), "$0.0012");
+  EXPECT_EQ(format_usd(1234567.891), "$1,234,567.89");
+}
+
+}  // namespace
+}  // namespace gpuplan::cost
