@@ -274,80 +274,99 @@ Result<Usage> default_usage(const Rates& rates) {
 
 // ------------------------------------------------------------------ quote
 
-Result<PriceQuote> quote(const catalog::Catalog& catalog, const Rates& rates,
-                         const catalog::VmSize& size, std::string_view region,
-                         catalog::Pricing pricing, catalog::Os os, bool hybrid_benefit) {
+std::optional<PriceQuote> quote_offers(const OfferSet& offers, const catalog::VmSize& size,
+                                       catalog::Pricing pricing, catalog::Os os,
+                                       bool hybrid_benefit, double licence_usd_per_vcpu_hour,
+                                       bool with_text) {
   using catalog::Os;
-  using catalog::Pricing;
-  auto priced = [&](Os o, Pricing p) -> const catalog::Offer* {
-    const catalog::Offer* offer = catalog.offer(size.name, region, o, p);
-    return offer && offer->usd_per_hour ? offer : nullptr;
-  };
-  auto fill = [](PriceQuote& q, const catalog::Offer& o) {
-    q.compute_usd_per_hour = *o.usd_per_hour;
-    q.source = o.source;
-    q.as_of = o.as_of;
-    q.estimated = o.estimated;
-    q.rule = o.rule;
-  };
-  auto no_price = [&](Os o) {
-    return not_found("no listed " + std::string(catalog::to_string(pricing)) + " " +
-                     std::string(catalog::to_string(o)) + " price for " + size.name + " in " +
-                     std::string(region));
-  };
+  auto priced = [](const catalog::Offer* o) { return o && o->usd_per_hour ? o : nullptr; };
+  const catalog::Offer* linux = priced(offers.linux);
   PriceQuote q;
   q.pricing = pricing;
-  const catalog::Offer* linux = priced(Os::kLinux, pricing);
-  if (os == Os::kLinux) {
-    if (!linux) return no_price(Os::kLinux);
-    fill(q, *linux);
+  auto fill = [&](const catalog::Offer& o) {
+    q.compute_usd_per_hour = *o.usd_per_hour;
+    q.estimated = o.estimated;
+    if (with_text) {
+      q.source = o.source;
+      q.as_of = o.as_of;
+      q.rule = o.rule;
+    }
+  };
+  if (os == Os::kLinux || hybrid_benefit) {
+    if (!linux) return std::nullopt;
+    fill(*linux);
+    if (os == Os::kWindows && with_text) {
+      q.licence_basis = "Hybrid Benefit: the Windows VM pays the Linux compute meter only";
+    }
     return q;
   }
-  if (hybrid_benefit) {
-    if (!linux) return no_price(Os::kLinux);
-    fill(q, *linux);
-    q.licence_basis = "Hybrid Benefit: the Windows VM pays the Linux compute meter only";
-    return q;
-  }
-  // Licence per hour from the per-vCPU rate (when a Windows or Linux price is missing).
-  GPUPLAN_TRY(const Rate* per_vcpu, rates.require("windows_licence_usd_per_vcpu_hour"));
   auto vcpu_licence = [&]() {
-    q.licence_usd_per_hour = per_vcpu->value * size.vcpus;
-    q.licence_basis = std::to_string(size.vcpus) + " vCPUs x $" + num(per_vcpu->value, 3) +
-                      "/vCPU-h (" + per_vcpu->source + ")";
+    q.licence_usd_per_hour = licence_usd_per_vcpu_hour * size.vcpus;
+    if (with_text) {
+      q.licence_basis = std::to_string(size.vcpus) + " vCPUs x $" +
+                        num(licence_usd_per_vcpu_hour, 3) +
+                        "/vCPU-h (rates.csv windows_licence_usd_per_vcpu_hour)";
+    }
   };
   if (is_commitment(pricing)) {
     // Commitments discount the compute meter only; the licence is the
     // pay-as-you-go Windows surcharge on top.
-    if (!linux) return no_price(Os::kLinux);
-    fill(q, *linux);
-    const catalog::Offer* w = priced(Os::kWindows, Pricing::kPayg);
-    const catalog::Offer* l = priced(Os::kLinux, Pricing::kPayg);
+    if (!linux) return std::nullopt;
+    fill(*linux);
+    const catalog::Offer* w = priced(offers.windows_payg);
+    const catalog::Offer* l = priced(offers.linux_payg);
     if (w && l && *w->usd_per_hour >= *l->usd_per_hour) {
       q.licence_usd_per_hour = *w->usd_per_hour - *l->usd_per_hour;
-      q.licence_basis = "payg Windows " + rate_text(*w->usd_per_hour) + " - payg Linux " +
-                        rate_text(*l->usd_per_hour) + " (not covered by the commitment)";
+      if (with_text) {
+        q.licence_basis = "payg Windows " + rate_text(*w->usd_per_hour) + " - payg Linux " +
+                          rate_text(*l->usd_per_hour) + " (not covered by the commitment)";
+      }
     } else {
       vcpu_licence();
     }
     return q;
   }
-  const catalog::Offer* windows = priced(Os::kWindows, pricing);
+  const catalog::Offer* windows = priced(offers.windows);
   if (linux && windows && *windows->usd_per_hour >= *linux->usd_per_hour) {
-    fill(q, *linux);
+    fill(*linux);
     q.licence_usd_per_hour = *windows->usd_per_hour - *linux->usd_per_hour;
-    q.licence_basis = "Windows " + rate_text(*windows->usd_per_hour) + " - Linux " +
-                      rate_text(*linux->usd_per_hour) + " (" + windows->source + ")";
+    if (with_text) {
+      q.licence_basis = "Windows " + rate_text(*windows->usd_per_hour) + " - Linux " +
+                        rate_text(*linux->usd_per_hour) + " (" + windows->source + ")";
+    }
   } else if (linux) {
-    fill(q, *linux);
+    fill(*linux);
     vcpu_licence();
   } else if (windows) {
-    fill(q, *windows);
-    q.licence_basis = "included in the Windows price (no Linux price to split it)";
+    fill(*windows);
+    if (with_text) q.licence_basis = "included in the Windows price (no Linux price to split it)";
   } else {
-    return no_price(Os::kWindows);
+    return std::nullopt;
   }
   return q;
+}
+
+Result<PriceQuote> quote(const catalog::Catalog& catalog, const Rates& rates,
+                         const catalog::VmSize& size, std::string_view region,
+                         catalog::Pricing pricing, catalog::Os os, bool hybrid_benefit) {
+  using catalog::Os;
+  using catalog::Pricing;
+  GPUPLAN_TRY(const Rate* per_vcpu, rates.require("windows_licence_usd_per_vcpu_hour"));
+  OfferSet set;
+  set.linux = catalog.offer(size.name, region, Os::kLinux, pricing);
+  if (os == Os::kWindows) {
+    set.windows = catalog.offer(size.name, region, Os::kWindows, pricing);
+    set.linux_payg = catalog.offer(size.name, region, Os::kLinux, Pricing::kPayg);
+    set.windows_payg = catalog.offer(size.name, region, Os::kWindows, Pricing::kPayg);
+  }
+  auto q = quote_offers(set, size, pricing, os, hybrid_benefit, per_vcpu->value, true);
+  if (!q) {
+    Os missing = (os == Os::kWindows && !hybrid_benefit && !is_commitment(pricing)) ? os : Os::kLinux;
+    return not_found("no listed " + std::string(catalog::to_string(pricing)) + " " +
+                     std::string(catalog::to_string(missing)) + " price for " + size.name +
+                     " in " + std::string(region));
+  }
+  return *q;
 }
 
 // ------------------------------------------------------------------ hours
@@ -479,9 +498,11 @@ Result<RegionCosts> region_costs(const Rates& rates, const Usage& u, std::string
 
 // ------------------------------------------------------------------ numbers
 
-CostNumbers cost_numbers(const PriceQuote& q, const Usage& u, const HoursModel& h,
-                         const RegionCosts& rc) {
-  CostNumbers c;
+namespace {
+// The expected case's components and their sum, shared by cost_numbers()
+// and cost_total() so the two agree to the bit.
+void expected_components(const PriceQuote& q, const Usage& u, const HoursModel& h,
+                         const RegionCosts& rc, CostNumbers& c) {
   double n = u.count;
   double rate = q.compute_usd_per_hour;
   double lic = q.licence_usd_per_hour;
@@ -502,12 +523,26 @@ CostNumbers cost_numbers(const PriceQuote& q, const Usage& u, const HoursModel& 
   c.total_usd = c.compute_usd + c.unused_commitment_usd + c.licence_usd + c.setup_usd +
                 c.eviction_usd + c.billing_rounding_usd + c.os_disk_usd + c.data_disk_usd +
                 c.egress_usd;
+  c.usd_per_hour = n * (rate / util + lic);
+}
+}  // namespace
+
+double cost_total(const PriceQuote& q, const Usage& u, const HoursModel& h,
+                  const RegionCosts& rc) {
+  CostNumbers c;
+  expected_components(q, u, h, rc, c);
+  return c.total_usd;
+}
+
+CostNumbers cost_numbers(const PriceQuote& q, const Usage& u, const HoursModel& h,
+                         const RegionCosts& rc) {
+  CostNumbers c;
+  expected_components(q, u, h, rc, c);
   c.low_usd = total_at(q, u, h.wall_hours_low, h.billed_hours_low, rc);
   c.high_usd = total_at(q, u, h.wall_hours_high, h.billed_hours_high, rc);
   // Keep the range around the expected value despite rounding.
   c.low_usd = std::min(c.low_usd, c.total_usd);
   c.high_usd = std::max(c.high_usd, c.total_usd);
-  c.usd_per_hour = n * (rate / util + lic);
   return c;
 }
 

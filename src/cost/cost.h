@@ -136,6 +136,24 @@ struct PriceQuote {
                                        catalog::Pricing pricing, catalog::Os os,
                                        bool hybrid_benefit);
 
+// The offers a quote is resolved from; any may be null or have no price.
+struct OfferSet {
+  const catalog::Offer* linux = nullptr;         // the pricing model asked for
+  const catalog::Offer* windows = nullptr;       // the pricing model asked for
+  const catalog::Offer* linux_payg = nullptr;    // for the licence under commitments
+  const catalog::Offer* windows_payg = nullptr;
+};
+// quote() without catalog lookups, for the planner's hot path. With
+// `with_text` false no string is built (source, as_of, rule and
+// licence_basis stay empty). nullopt when the compute meter has no price.
+// `licence_usd_per_vcpu_hour` is rates.csv's windows_licence_usd_per_vcpu_hour.
+[[nodiscard]] std::optional<PriceQuote> quote_offers(const OfferSet& offers,
+                                                     const catalog::VmSize& size,
+                                                     catalog::Pricing pricing, catalog::Os os,
+                                                     bool hybrid_benefit,
+                                                     double licence_usd_per_vcpu_hour,
+                                                     bool with_text);
+
 // Wall-clock and billing hours of one option: setup + work, stretched by spot
 // evictions. Depends only on the usage and whether the option is spot, so the
 // planner computes it once per (size, count) and pricing class.
@@ -188,6 +206,11 @@ struct CostNumbers {
 // planner's ranking and the printed lines always agree.
 [[nodiscard]] CostNumbers cost_numbers(const PriceQuote& quote, const Usage& usage,
                                        const HoursModel& hours, const RegionCosts& region);
+
+// cost_numbers(...).total_usd without the other fields (the planner's hot
+// path); the same arithmetic, so the two agree exactly.
+[[nodiscard]] double cost_total(const PriceQuote& quote, const Usage& usage,
+                                const HoursModel& hours, const RegionCosts& region);
 
 struct CostLine {
   std::string name;        // "compute", "windows licence", "setup (idle)", ...

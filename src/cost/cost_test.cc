@@ -374,6 +374,32 @@ TEST_F(CostTest, BadUsageIsInvalidArgument) {
             ErrorCode::kInvalidArgument);
 }
 
+TEST_F(CostTest, FastPathAgreesWithTheLines) {
+  // The planner ranks by cost_total() and quote_offers(with_text=false); the
+  // printed breakdown must be the same number for every pricing and OS.
+  for (Pricing p : catalog::kAllPricing) {
+    for (Os os : {Os::kLinux, Os::kWindows}) {
+      Usage u = usage_;
+      u.count = 3;
+      u.work_hours = 7.3;
+      u.os = os;
+      auto full = cost(*catalog_, rates_, *size_, "eastus", p, u);
+      if (!full) continue;
+      OfferSet set{catalog_->offer(size_->name, "eastus", Os::kLinux, p),
+                   catalog_->offer(size_->name, "eastus", Os::kWindows, p),
+                   catalog_->offer(size_->name, "eastus", Os::kLinux, Pricing::kPayg),
+                   catalog_->offer(size_->name, "eastus", Os::kWindows, Pricing::kPayg)};
+      auto q = quote_offers(set, *size_, p, os, false, 0.046, false);
+      ASSERT_TRUE(q);
+      EXPECT_TRUE(q->source.empty());
+      HoursModel h = hours_model(u, p == Pricing::kSpot);
+      auto rc = region_costs(rates_, u, "eastus");
+      ASSERT_TRUE(rc);
+      EXPECT_EQ(cost_total(*q, u, h, *rc), full->total_usd());
+    }
+  }
+}
+
 TEST(RatesTest, ParseErrorsNameLineAndColumn) {
   std::string header = "name,key,region,value,unit,as_of,confidence,source,notes\n";
   auto r = Rates::parse(header + "a,,all,-1,x,2026,listed,src,\n", "region,geography\n", "r.csv",
