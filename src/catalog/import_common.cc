@@ -76,6 +76,9 @@ std::string describe(const ImportReport& r) {
   switch (d.kind) {
     case SnapshotKind::kRetailPrices:
       out += "  prices stored:    " + std::to_string(d.prices.size()) + "\n";
+      if (r.rows_superseded > 0)
+        out += "  older prices dropped (same size, region, os, pricing): " +
+               std::to_string(r.rows_superseded) + "\n";
       break;
     case SnapshotKind::kSkus:
       out += "  size x region offered:    " + std::to_string(d.availability.size()) + "\n";
@@ -103,7 +106,10 @@ nlohmann::ordered_json to_json(const ImportReport& r) {
   for (const auto& [reason, n] : r.ignored) ign[reason] = n;
   j["items_ignored"] = ign;
   switch (r.data.kind) {
-    case SnapshotKind::kRetailPrices: j["prices"] = r.data.prices.size(); break;
+    case SnapshotKind::kRetailPrices:
+      j["prices"] = r.data.prices.size();
+      j["rows_superseded"] = r.rows_superseded;
+      break;
     case SnapshotKind::kSkus:
       j["availability"] = r.data.availability.size();
       j["restrictions"] = r.data.restrictions.size();

@@ -51,7 +51,8 @@ struct ImportReport {
   int64_t pages = 0;                       // pages / files read
   int64_t items_read = 0;                  // items in the input
   int64_t items_used = 0;                  // items that produced at least one row
-  std::map<std::string, int64_t> ignored;  // reason -> items
+  std::map<std::string, int64_t> ignored;  // reason -> items (items_read = used + ignored)
+  int64_t rows_superseded = 0;             // rows dropped for a newer one with the same key
   std::vector<std::string> notes;          // things the user should know
   std::optional<SnapshotInfo> snapshot;    // set once written
 };

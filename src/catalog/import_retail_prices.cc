@@ -258,8 +258,7 @@ Result<std::string> RetailPricesImport::add_page_json(const nlohmann::json& page
     if (type == "Consumption") {
       rows.push_back(Plan{spot ? Pricing::kSpot : Pricing::kPayg, price});
       if (spot && !savings.empty()) {
-        report_.ignored["savingsPlan entries on a spot meter"] +=
-            static_cast<int64_t>(savings.size());
+        spot_savings_ignored_ += static_cast<int64_t>(savings.size());
       } else {
         for (const Plan& p : savings)
           if (p.usd_per_hour > 0) rows.push_back(p);
@@ -280,7 +279,7 @@ Result<std::string> RetailPricesImport::add_page_json(const nlohmann::json& page
       }
       PriceRow& kept = report_.data.prices[it->second];
       if (row.as_of > kept.as_of) kept = std::move(row);
-      ++report_.ignored["older or duplicate price for the same size, region, os and pricing"];
+      ++report_.rows_superseded;
     }
   }
   return next;
@@ -293,6 +292,10 @@ Result<ImportReport> RetailPricesImport::finish(std::string source) {
                                 " items read, none is a usable GPU VM price" +
                                 (region_.empty() ? "" : " in region " + region_),
                             Where{report_.data.source});
+  if (spot_savings_ignored_ > 0)
+    report_.notes.push_back(std::to_string(spot_savings_ignored_) +
+                            " savingsPlan entries on spot meters ignored (savings plans do not "
+                            "apply to spot)");
   std::sort(report_.data.prices.begin(), report_.data.prices.end(),
             [](const PriceRow& a, const PriceRow& b) {
               return std::tie(a.size, a.region, a.os, a.pricing) <

@@ -40,6 +40,7 @@ class RetailPricesImport {
   SizeFilter filter_;
   std::string region_;
   ImportReport report_;
+  int64_t spot_savings_ignored_ = 0;
   std::map<std::tuple<std::string, std::string, int, int>, size_t> index_;  // key -> prices row
 };
 
