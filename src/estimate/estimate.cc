@@ -1,0 +1,591 @@
+// The estimator's top level: one workload on `count` VMs of one size.
+//
+// Problem: answer, for each candidate (size, count), "does it fit, in which
+// parallel layout, how fast, how long" — fast enough that the planner can
+// ask for every size × count 1..64 — and say what it assumed.
+//
+// Approach:
+//  1. Effective GPU: the catalog's GPU with the VM's share of it (vGPU slices
+//     such as NV6ads_A10_v5 get 1/6 of the rates and the VM's memory).
+//  2. train/finetune: search layouts tp × pp × dp = GPUs, tp within one VM
+//     (dividing the heads), pp across the rest; take the smallest
+//     model-parallel degree tp·pp whose memory (memory_model.cc) fits,
+//     preferring tensor parallelism when the VM has NVLink and pipeline
+//     parallelism over PCIe. Time per token comes from the MFU model
+//     (throughput_model.cc) plus explicit, unfitted costs of the layout:
+//       - tensor-parallel all-reduces over PCIe when the VM has no NVLink
+//         (4 all-reduces of h 16-bit values per layer per token, Shoeybi et
+//         al. 2019 §3; ring all-reduce moves 2(t-1)/t of the buffer);
+//       - data-parallel gradient all-reduce (ZeRO-3 moves 1.5x, Rajbhandari
+//         et al. 2020 §7) over NVLink/PCIe inside a VM or InfiniBand/Ethernet
+//         across VMs, hidden behind the backward pass (2/3 of the compute)
+//         where it fits;
+//       - the 1F1B pipeline bubble (p-1)/m with m micro-batches per step
+//         (Narayanan et al. 2021 §2.2).
+//  3. infer: per tensor-parallel degree, the replica model and the serving
+//     operating point (serving_model.cc); choose the degree with the most
+//     requests/s per GPU; replicas needed = ceil(rate / capacity).
+//  4. batch: items/hour = 3600 / seconds_per_item × (rate of this GPU / rate
+//     of the reference GPU) at the workload's bounding resource.
+// Everything printed as an assumption can be overridden in the workload's
+// `assumptions:` block.
+#include "estimate/estimate.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/strings.h"
+#include "estimate/internal/physics.h"
+
+namespace gpuplan::estimate {
+
+using namespace internal;
+using strings::fixed;
+using workload::Kind;
+using workload::Precision;
+
+namespace {
+
+// The GPU the workload sees in one VM: per-GPU figures, scaled for slices.
+struct Device {
+  catalog::Gpu gpu;
+  double per_vm = 1;        // GPUs per VM (fraction for slices)
+  int whole_per_vm = 1;     // integer GPUs per VM for layouts (1 for slices)
+  double memory_gib = 0;    // per device
+};
+
+Device device(const catalog::VmSize& size, const catalog::Gpu& gpu) {
+  Device d;
+  d.gpu = gpu;
+  d.per_vm = size.gpu_count > 0 ? size.gpu_count : 1;
+  if (d.per_vm < 1) {
+    const double f = d.per_vm;
+    for (double* x : {&d.gpu.fp32_tflops, &d.gpu.tf32_tflops, &d.gpu.fp16_tflops,
+                      &d.gpu.bf16_tflops, &d.gpu.fp8_tflops, &d.gpu.int8_tops,
+                      &d.gpu.memory_bw_gbs}) {
+      *x *= f;
+    }
+    d.whole_per_vm = 1;
+    d.memory_gib = size.gpu_memory_gib > 0 ? size.gpu_memory_gib : gpu.memory_gib * f;
+  } else {
+    d.whole_per_vm = static_cast<int>(std::lround(d.per_vm));
+    d.memory_gib = size.gpu_memory_gib > 0 ? size.gpu_memory_gib / d.per_vm : gpu.memory_gib;
+  }
+  d.gpu.memory_gib = d.memory_gib;
+  return d;
+}
+
+double override_or(const workload::Workload& w, const char* name, double fallback) {
+  auto it = w.overrides.find(name);
+  return it == w.overrides.end() ? fallback : it->second;
+}
+
+struct Ctx {
+  const workload::Workload& w;
+  const catalog::VmSize& size;
+  const Device& dev;
+  int count;
+  bool explain;  // fill assumptions (skipped inside searches)
+  Estimate& e;
+
+  void add(std::string name, std::string value, std::string source) const {
+    if (explain) e.assumptions.push_back({std::move(name), std::move(value), std::move(source)});
+  }
+};
+
+double usable_gib(const workload::Workload& w, double device_gib) {
+  return device_gib * (1.0 - override_or(w, "memory_headroom", kHeadroom));
+}
+
+std::string gib(double v) { return fixed(v, 1) + " GiB"; }
+
+void add_common(const Ctx& c, const std::string& rate_note, double peak) {
+  const workload::Model& m = c.w.model;
+  if (c.w.kind != Kind::kBatch) {
+    c.add("model",
+          m.name + ": " + fixed(m.params_b, 2) + " B params" +
+              (m.experts > 1 ? " (" + fixed(m.active_params_b, 2) + " B active)" : "") + ", " +
+              std::to_string(m.layers) + " layers, hidden " + std::to_string(m.hidden) + ", " +
+              std::to_string(m.heads) + " heads / " + std::to_string(m.kv_heads) + " KV heads",
+          m.params_only ? "shape derived from params_b (h/l = 128, ffn = 4h; docs/workload.md)"
+                        : m.source);
+    c.add("precision", std::string(workload::to_string(c.w.precision)), "workload file");
+  }
+  c.add("gpu_peak", c.dev.gpu.model + " " + rate_note + ": " + fixed(peak, 1) + " TFLOP/s" +
+                        (c.dev.per_vm < 1 ? " (x" + fixed(c.dev.per_vm, 4) + " slice)" : ""),
+        c.dev.gpu.source.empty() ? "catalog" : c.dev.gpu.source);
+  c.add("gpu_memory_bandwidth", fixed(c.dev.gpu.memory_bw_gbs, 0) + " GB/s",
+        c.dev.gpu.source.empty() ? "catalog" : c.dev.gpu.source);
+  c.add("gpu_memory", gib(c.dev.memory_gib) + " per GPU",
+        c.size.source.empty() ? "catalog (VM size)" : c.size.source);
+}
+
+// Bandwidth (GB/s per GPU, one direction) between GPUs inside one VM.
+double intra_vm_gbs(const catalog::VmSize& size, const catalog::Gpu& gpu) {
+  if (size.nvlink && gpu.interconnect_gbs > 0) return gpu.interconnect_gbs / 2;
+  return kPcieGBs;
+}
+// Bandwidth (GB/s per GPU) between VMs.
+double inter_vm_gbs(const catalog::VmSize& size, double gpus_per_vm) {
+  const double per_vm = size.infiniband_gbps > 0 ? size.infiniband_gbps / 8.0 : kEthernetGBs;
+  return per_vm / std::max(1.0, gpus_per_vm);
+}
+
+// ---------------------------------------------------------------- training
+
+struct TrainResult {
+  bool fits = false;
+  Layout layout;
+  MemoryBreakdown memory;
+  double needed = 0;
+  double available = 0;
+};
+
+int global_batch(const workload::Workload& w) {
+  if (w.data.global_batch > 0) return w.data.global_batch;
+  return std::max(1, static_cast<int>(std::ceil(kDefaultTokensPerStep / w.data.seq_len)));
+}
+
+MemoryBreakdown with_overhead(const workload::Workload& w, MemoryBreakdown m) {
+  m.overhead = override_or(w, "memory_overhead_gib", kOverheadGiB);
+  return m;
+}
+
+TrainResult find_layout(const workload::Workload& w, const catalog::VmSize& size, const Device& dev,
+                        int count) {
+  TrainResult best;
+  const int per_vm = dev.whole_per_vm;
+  const int total = per_vm * count;
+  best.available = usable_gib(w, dev.memory_gib);
+  double best_needed = 1e300;
+  // Candidates ordered by model-parallel degree, then by the preferred kind.
+  for (int mp = 1; mp <= total; ++mp) {
+    if (total % mp != 0) continue;
+    bool found = false;
+    for (int tp = std::min(per_vm, mp); tp >= 1; --tp) {
+      if (mp % tp != 0 || per_vm % tp != 0 || w.model.heads % tp != 0) continue;
+      const int pp = mp / tp;
+      if (pp > w.model.layers) continue;
+      Layout l{tp, pp, total / mp};
+      MemoryBreakdown m = with_overhead(w, train_memory(w, l));
+      const double need = m.total();
+      const bool fits = need <= best.available;
+      // Prefer TP over NVLink, PP over PCIe, among layouts of equal degree.
+      const bool better =
+          !found || (fits && (size.nvlink ? tp > best.layout.tp : tp < best.layout.tp));
+      if (fits && better) {
+        best.fits = true;
+        best.layout = l;
+        best.memory = m;
+        best.needed = need;
+        found = true;
+      } else if (!best.fits && need < best_needed) {
+        best_needed = need;
+        best.layout = l;
+        best.memory = m;
+        best.needed = need;
+      }
+    }
+    if (found) break;
+  }
+  return best;
+}
+
+void estimate_train(const Ctx& c) {
+  const workload::Workload& w = c.w;
+  Estimate& e = c.e;
+  const TrainResult t = find_layout(w, c.size, c.dev, c.count);
+  e.layout = t.layout;
+  e.memory = t.memory;
+  e.memory_needed_gib = t.needed;
+  e.memory_available_gib = t.available;
+  e.throughput_unit = "tokens/s";
+
+  std::string rate_note;
+  const double peak = peak_tflops(c.dev.gpu, w.precision, &rate_note);
+  if (c.explain) add_common(c, rate_note, peak);
+  if (peak <= 0 || c.dev.gpu.memory_bw_gbs <= 0) {
+    e.fits = false;
+    e.reason = c.dev.gpu.model + " has no known " + std::string(workload::to_string(w.precision)) +
+               " rate";
+    return;
+  }
+  const Layout& l = t.layout;
+  const double gpus = static_cast<double>(l.tp) * l.pp * l.dp * std::min(1.0, c.dev.per_vm);
+  const double phys_gpus = static_cast<double>(l.tp) * l.pp * l.dp;
+  const int seq = w.data.seq_len;
+  const double f_model = train_flops_per_token(w.model, seq, w.method);
+  const double fitted = train_mfu(peak, c.dev.gpu.memory_bw_gbs, w.model.hidden, phys_gpus,
+                                  w.recompute, w.model, seq, w.method) *
+                        (w.method == workload::Method::kQlora ? 0.75 : 1.0);
+  const double mfu = override_or(w, "mfu", fitted);
+  e.mfu = mfu;
+
+  // Seconds per optimizer step, per the slowest GPU.
+  const double gb = global_batch(w);
+  const double tokens_step = gb * seq;
+  const double t_compute = tokens_step * f_model / (phys_gpus * peak * 1e12 * mfu);
+  double t_step = t_compute;
+
+  // Tensor parallel over PCIe (NVLink's cost is inside the fitted MFU).
+  double t_tp = 0;
+  if (l.tp > 1 && !c.size.nvlink) {
+    const double bytes_per_token = 4.0 * 2.0 * (l.tp - 1) / l.tp * w.model.hidden * 2.0 *
+                                   w.model.layers;
+    t_tp = tokens_step / (l.pp * l.dp) * bytes_per_token / (kPcieGBs * 1e9);
+    t_step += t_tp;
+  }
+  // Data-parallel gradient all-reduce, hidden behind the backward pass.
+  double t_dp = 0;
+  if (l.dp > 1) {
+    const double trainable = w.method == workload::Method::kFull
+                                 ? w.model.params_b * 1e9
+                                 : e.memory.gradients * kGiB / 2.0 * l.tp * l.pp;
+    const double grad_bytes = trainable * 2.0 / (l.tp * l.pp);
+    const double volume = 2.0 * (l.dp - 1) / l.dp * grad_bytes * (w.zero_stage >= 3 ? 1.5 : 1.0);
+    const bool one_vm = c.count == 1;
+    const double link = one_vm ? intra_vm_gbs(c.size, c.dev.gpu)
+                               : inter_vm_gbs(c.size, c.dev.per_vm);
+    t_dp = volume / (link * 1e9);
+    t_step += std::max(0.0, t_dp - 2.0 / 3.0 * t_compute);
+  }
+  // Pipeline bubble (1F1B).
+  double bubble = 0;
+  if (l.pp > 1) {
+    const double micro = std::max(1.0, gb / (static_cast<double>(l.dp) * w.data.micro_batch));
+    bubble = (l.pp - 1) / micro;
+    t_step += t_compute * bubble;
+  }
+  (void)gpus;
+  e.throughput = tokens_step / t_step;
+  const double total = w.total_tokens();
+  e.hours = total / e.throughput / 3600.0;
+
+  if (!t.fits) {
+    e.fits = false;
+    e.reason = "needs " + gib(t.needed) + "/GPU at the smallest layout (tp=" +
+               std::to_string(l.tp) + " pp=" + std::to_string(l.pp) + " dp=" +
+               std::to_string(l.dp) + "), has " + gib(t.available) + " usable";
+  } else {
+    e.fits = true;
+  }
+
+  if (!c.explain) return;
+  c.add("tokens", fixed(total / 1e9, 3) + " B (" + fixed(w.data.epochs, 2) + " epochs)",
+        "workload file");
+  c.add("flops_per_token",
+        fixed(f_model / 1e9, 2) + " GFLOP (" +
+            (w.method == workload::Method::kFull ? "6N" : "4N, frozen base") + " + 12·l·h·s)",
+        "Narayanan et al. 2021 eq. 3; Kaplan et al. 2020 §2.1");
+  c.add("mfu", fixed(mfu * 100, 1) + " %",
+        w.overrides.count("mfu") ? "override (workload file)"
+                                 : "fitted model e/(1+k·(FLOP:byte)/h)/(1+c·log2(G/8))/recompute, "
+                                   "e=0.65 k=6.25 c=0.04 (docs/estimator.md)");
+  if (w.method == workload::Method::kQlora && !w.overrides.count("mfu")) {
+    c.add("qlora_dequant_factor", "0.75",
+          "gpuplan estimate: NF4 weights are dequantised before every matmul (override mfu)");
+  }
+  c.add("global_batch",
+        std::to_string(static_cast<int>(gb)) + " sequences (" + fixed(tokens_step / 1e6, 2) +
+            " M tokens/step)",
+        w.data.global_batch > 0 ? "workload file"
+                                : "default 4 M tokens/step (Touvron et al. 2023, Table 1)");
+  c.add("optimizer", std::string(workload::to_string(w.optimizer)) + ", sharding zero" +
+                         std::to_string(w.zero_stage) + ", method " +
+                         std::string(workload::to_string(w.method)),
+        "bytes/param per Rajbhandari et al. 2020 (ZeRO) §3.1; LoRA: Hu et al. 2021");
+  c.add("activations", std::string(workload::to_string(w.recompute)) + " recompute, micro-batch " +
+                           std::to_string(w.data.micro_batch) + ", seq " + std::to_string(seq),
+        "Korthikanti et al. 2022 eq. 1-2");
+  c.add("memory_overhead_gib", fixed(e.memory.overhead, 1),
+        w.overrides.count("memory_overhead_gib") ? "override (workload file)"
+                                                 : "CUDA context + NCCL + allocator (docs/estimator.md)");
+  c.add("memory_headroom", fixed(override_or(w, "memory_headroom", kHeadroom) * 100, 0) + " %",
+        w.overrides.count("memory_headroom") ? "override (workload file)"
+                                             : "allocator fragmentation (docs/estimator.md)");
+  std::string links = c.size.nvlink ? "NVLink " + fixed(c.dev.gpu.interconnect_gbs, 0) + " GB/s"
+                                    : "PCIe ~" + fixed(kPcieGBs, 0) + " GB/s";
+  links += c.size.infiniband_gbps > 0
+               ? ", InfiniBand " + fixed(c.size.infiniband_gbps, 0) + " Gb/s per VM"
+               : ", Ethernet ~" + fixed(kEthernetGBs * 8, 0) + " Gb/s between VMs";
+  c.add("interconnect", links, "catalog (VM size); PCI-SIG PCIe 4.0 x16");
+  if (t_tp > 0) {
+    c.add("tp_over_pcie", fixed(100 * t_tp / t_step, 1) + " % of step time",
+          "4 all-reduces/layer/token (Shoeybi et al. 2019 §3)");
+  }
+  if (t_dp > 0) {
+    c.add("gradient_allreduce",
+          fixed(t_dp, 2) + " s/step vs " + fixed(t_compute, 2) + " s compute (overlaps backward)",
+          "ring all-reduce 2(d-1)/d; ZeRO-3 x1.5 (Rajbhandari et al. 2020 §7)");
+  }
+  if (bubble > 0) {
+    c.add("pipeline_bubble", fixed(bubble * 100, 1) + " %", "1F1B (p-1)/m, Narayanan et al. 2021 §2.2");
+  }
+}
+
+// ----------------------------------------------------------------- serving
+
+void estimate_infer(const Ctx& c) {
+  const workload::Workload& w = c.w;
+  Estimate& e = c.e;
+  e.throughput_unit = "requests/s";
+  e.hours = w.serving.duration_hours;
+  e.memory_available_gib = usable_gib(w, c.dev.memory_gib);
+  std::string rate_note;
+  const double peak = peak_tflops(c.dev.gpu, w.precision, &rate_note);
+  if (c.explain) add_common(c, rate_note, peak);
+
+  const int per_vm = c.dev.whole_per_vm;
+  struct Choice {
+    int tp = 0;
+    ReplicaModel model;
+    ServingPoint best;
+    double rps_per_gpu = 0;
+  };
+  Choice choice;
+  std::string why_not;
+  for (int tp = 1; tp <= per_vm; tp *= 2) {
+    if (per_vm % tp != 0 || w.model.heads % tp != 0) continue;
+    auto r = replica_model(w, c.dev.gpu, c.size.nvlink, tp);
+    if (!r) {
+      why_not = r.error().message;
+      continue;
+    }
+    ServingPoint p = best_serving_point(*r, w);
+    if (p.batch < 1) {
+      if (why_not.empty() || choice.tp == 0) {
+        ServingPoint one = serving_point_at(*r, w, 0);
+        why_not = "misses the SLO even at batch 1 with tp=" + std::to_string(tp) + " (TTFT " +
+                  fixed(one.ttft_s * 1000, 0) + " ms, TPOT " + fixed(one.tpot_s * 1000, 1) + " ms)";
+      }
+      if (choice.tp == 0) {
+        choice.tp = -tp;  // remember the smallest layout that holds the weights
+        choice.model = *r;
+        choice.best = serving_point_at(*r, w, 0);
+      }
+      continue;
+    }
+    const double per_gpu = p.rps / tp;
+    if (choice.tp <= 0 || per_gpu > choice.rps_per_gpu) {
+      choice = {tp, *r, p, per_gpu};
+    }
+  }
+  ServingEstimate s;
+  if (choice.tp == 0) {
+    e.fits = false;
+    e.reason = why_not.empty() ? "the model does not fit" : why_not;
+    e.layout = {per_vm, 1, c.count};
+    const double wb = weight_bytes(w.model, w.precision) / kGiB / per_vm;
+    e.memory.weights = wb;
+    e.memory.overhead = override_or(w, "memory_overhead_gib", kOverheadGiB);
+    e.memory_needed_gib = e.memory.total();
+    e.serving = s;
+    return;
+  }
+  const bool slo_ok = choice.tp > 0;
+  const int tp = std::abs(choice.tp);
+  const int replicas_per_vm = std::max(1, per_vm / tp);
+  s.gpus_per_replica = tp;
+  s.replicas = replicas_per_vm * c.count;
+  s.max_batch = choice.model.max_batch(w.serving.input_tokens.mean + w.serving.output_tokens.mean);
+  s.batch_at_slo = slo_ok ? choice.best.batch : 0;
+  s.capacity_rps_per_replica = slo_ok ? choice.best.rps : 0;
+  const double rate = w.serving.request_rate;
+  if (slo_ok) {
+    s.replicas_needed = static_cast<int>(std::ceil(rate / s.capacity_rps_per_replica - 1e-9));
+    s.replicas_needed = std::max(1, s.replicas_needed);
+    s.vms_needed = (s.replicas_needed + replicas_per_vm - 1) / replicas_per_vm;
+    s.meets_slo = s.replicas >= s.replicas_needed;
+    const double load = rate / s.replicas;
+    ServingPoint at = s.meets_slo ? serving_point_at(choice.model, w, load) : choice.best;
+    s.ttft_ms = at.ttft_s * 1000;
+    s.tpot_ms = at.tpot_s * 1000;
+    e.memory.kv_cache = at.batch * (w.serving.input_tokens.mean + w.serving.output_tokens.mean) *
+                        choice.model.kv_bytes_per_token / kGiB / tp;
+  } else {
+    s.ttft_ms = choice.best.ttft_s * 1000;
+    s.tpot_ms = choice.best.tpot_s * 1000;
+  }
+  e.layout = {tp, 1, s.replicas};
+  e.memory.weights = choice.model.weight_bytes / kGiB / tp;
+  e.memory.overhead = override_or(w, "memory_overhead_gib", kOverheadGiB);
+  e.memory_needed_gib = e.memory.total();
+  e.throughput = s.replicas * s.capacity_rps_per_replica;
+  e.fits = s.meets_slo;
+  if (!slo_ok) {
+    e.reason = why_not;
+  } else if (!s.meets_slo) {
+    e.reason = "needs " + std::to_string(s.vms_needed) + " VMs (" + std::to_string(s.replicas_needed) +
+               " replicas of " + fixed(s.capacity_rps_per_replica, 2) + " req/s) for " +
+               fixed(rate, 2) + " req/s within the SLOs";
+  }
+  e.serving = s;
+  if (!c.explain) return;
+  c.add("request_rate", fixed(rate, 2) + " req/s", "workload file");
+  c.add("tokens", "input mean " + fixed(w.serving.input_tokens.mean, 0) + " (p" +
+                      fixed(w.serving.percentile, 0) + " " +
+                      fixed(input_tokens_at_percentile(w), 0) + "), output mean " +
+                      fixed(w.serving.output_tokens.mean, 0),
+        "workload file");
+  c.add("slo", "TTFT " + (w.serving.ttft_ms > 0 ? fixed(w.serving.ttft_ms, 0) + " ms" : "none") +
+                   ", TPOT " + (w.serving.tpot_ms > 0 ? fixed(w.serving.tpot_ms, 0) + " ms" : "none") +
+                   " at p" + fixed(w.serving.percentile, 0),
+        "workload file");
+  c.add("kv_cache_per_token", fixed(choice.model.kv_bytes_per_token / 1024, 1) + " KiB",
+        "2·layers·kv_heads·head_dim·bytes (GQA-aware)");
+  c.add("serving_efficiency",
+        "compute " + fixed(choice.model.flops_per_s / (peak * 1e12 * tp) * 100, 0) +
+            " % of peak, bandwidth " +
+            fixed(choice.model.bytes_per_s / (c.dev.gpu.memory_bw_gbs * 1e9 * tp) * 100, 0) + " %",
+        "fitted to TensorRT-LLM / lmdeploy measurements (docs/estimator.md)");
+  c.add("serving_max_utilization", fixed(kServingMaxUtilization * 100, 0) + " %",
+        "queueing knee (M/D/1); queueing delay itself: gpuplan simulate");
+  c.add("duration_hours", fixed(e.hours, 0), "workload file (serving.duration_hours)");
+}
+
+// ------------------------------------------------------------------- batch
+
+double batch_rate(const catalog::Gpu& g, const std::string& by) {
+  if (by == "memory_bw") return g.memory_bw_gbs;
+  if (by == "fp16") return g.fp16_tflops;
+  if (by == "bf16") return g.bf16_tflops > 0 ? g.bf16_tflops : g.fp16_tflops;
+  return g.fp32_tflops;
+}
+
+void estimate_batch(const Ctx& c) {
+  const workload::Workload& w = c.w;
+  Estimate& e = c.e;
+  e.throughput_unit = "items/h";
+  const double gpus = c.dev.per_vm * c.count;
+  e.layout = {1, 1, std::max(1, static_cast<int>(std::ceil(gpus)))};
+  e.memory_available_gib = usable_gib(w, c.dev.memory_gib);
+  e.memory_needed_gib = w.batch.min_gpu_memory_gib;
+  e.memory.activations = w.batch.min_gpu_memory_gib;
+  const catalog::Gpu* ref = reference_gpu(w.batch.reference_gpu);
+  if (c.explain) add_common(c, "FP32", c.dev.gpu.fp32_tflops);
+  if (!ref) {
+    e.reason = "unknown reference GPU '" + w.batch.reference_gpu + "'";
+    return;
+  }
+  const double mine = batch_rate(c.dev.gpu, w.batch.scales_with);
+  const double theirs = batch_rate(*ref, w.batch.scales_with);
+  if (mine <= 0 || theirs <= 0) {
+    e.reason = "no " + w.batch.scales_with + " rate known for " +
+               (mine <= 0 ? c.dev.gpu.model : ref->model);
+    return;
+  }
+  // Per physical GPU ratio: dev.gpu is already scaled for slices, so divide
+  // the slice back out and count slices in `gpus`.
+  const double ratio = mine / (c.dev.per_vm < 1 ? c.dev.per_vm : 1.0) / theirs;
+  const double eff = override_or(w, "batch_efficiency", 1.0);
+  e.throughput = 3600.0 / w.batch.seconds_per_item * ratio * eff * gpus;
+  e.hours = *w.data.items / e.throughput;
+  if (w.batch.min_gpu_memory_gib > e.memory_available_gib) {
+    e.reason = "needs " + gib(w.batch.min_gpu_memory_gib) + " per GPU, has " +
+               gib(e.memory_available_gib);
+  } else {
+    e.fits = true;
+  }
+  if (!c.explain) return;
+  c.add("items", fixed(*w.data.items, 0), "workload file");
+  c.add("seconds_per_item", fixed(w.batch.seconds_per_item, 2) + " s on " + ref->model,
+        "workload file");
+  c.add("spec_ratio", fixed(ratio, 3) + " (" + w.batch.scales_with + ": " +
+                          fixed(mine / (c.dev.per_vm < 1 ? c.dev.per_vm : 1.0), 1) + " vs " +
+                          fixed(theirs, 1) + ")",
+        "datasheet rates (catalog; reference: data/catalog/gpus.csv)");
+  c.add("batch_efficiency", fixed(eff, 2),
+        w.overrides.count("batch_efficiency") ? "override (workload file)"
+                                              : "items scale linearly with GPUs (independent items)");
+}
+
+Estimate estimate_impl(const workload::Workload& w, const catalog::VmSize& size,
+                       const catalog::Gpu& gpu, int count, bool explain) {
+  Estimate e;
+  e.size = size.name;
+  e.count = count;
+  e.gpus = size.gpu_count * count;
+  if (count < 1) {
+    e.reason = "count must be at least 1";
+    return e;
+  }
+  const Device dev = device(size, gpu);
+  Ctx c{w, size, dev, count, explain, e};
+  switch (w.kind) {
+    case Kind::kTrain:
+    case Kind::kFinetune: estimate_train(c); break;
+    case Kind::kInfer: estimate_infer(c); break;
+    case Kind::kBatch: estimate_batch(c); break;
+  }
+  return e;
+}
+
+}  // namespace
+
+Estimate estimate(const workload::Workload& workload, const catalog::VmSize& size,
+                  const catalog::Gpu& gpu, int count) {
+  return estimate_impl(workload, size, gpu, count, true);
+}
+
+std::vector<Estimate> estimate_all(const workload::Workload& w, const catalog::Catalog& catalog,
+                                   int max_count) {
+  std::vector<Estimate> out;
+  for (const catalog::VmSize& size : catalog.sizes()) {
+    if (size.status == catalog::SizeStatus::kRetired) continue;
+    if (size.gpu_count <= 0) continue;
+    const catalog::Gpu* gpu = catalog.find_gpu(size.gpu_model);
+    if (!gpu) {
+      Estimate e;
+      e.size = size.name;
+      e.count = 1;
+      e.gpus = size.gpu_count;
+      e.reason = "GPU '" + size.gpu_model + "' is not in the catalog";
+      out.push_back(std::move(e));
+      continue;
+    }
+    int limit = max_count;
+    if (w.constraints.max_nodes > 0) limit = std::min(limit, w.constraints.max_nodes);
+    if (w.constraints.max_gpus > 0) {
+      limit = std::min(limit, static_cast<int>(std::floor(w.constraints.max_gpus / size.gpu_count +
+                                                          1e-9)));
+    }
+    if (limit < 1) {
+      Estimate e = estimate_impl(w, size, *gpu, 1, true);
+      e.fits = false;
+      e.reason = "one VM has " + fixed(size.gpu_count, 0) + " GPUs, above max_gpus " +
+                 std::to_string(w.constraints.max_gpus);
+      out.push_back(std::move(e));
+      continue;
+    }
+    // Smallest count that fits (and meets the deadline, when one is set and reachable).
+    int chosen = 0;
+    int first_fit = 0;
+    if (w.kind == Kind::kInfer) {
+      Estimate one = estimate_impl(w, size, *gpu, 1, false);
+      if (one.serving && one.serving->vms_needed > 0) {
+        const int need = one.serving->vms_needed;
+        if (need <= limit) chosen = need;
+        else first_fit = limit;
+      } else {
+        first_fit = 1;  // the SLO or memory is out of reach: report one VM and why
+      }
+    } else {
+      // Memory fit is monotone in count for train (more GPUs shard more), so
+      // scan upward; stop at the first count meeting the deadline.
+      for (int n = 1; n <= limit; ++n) {
+        Estimate probe = estimate_impl(w, size, *gpu, n, false);
+        if (!probe.fits) continue;
+        if (!first_fit) first_fit = n;
+        if (!w.constraints.deadline_hours || probe.hours <= *w.constraints.deadline_hours) {
+          chosen = n;
+          break;
+        }
+      }
+    }
+    if (!chosen) chosen = first_fit ? first_fit : (w.kind == Kind::kInfer ? limit : 1);
+    out.push_back(estimate_impl(w, size, *gpu, chosen, true));
+  }
+  return out;
+}
+
+}  // namespace gpuplan::estimate

@@ -1,0 +1,107 @@
+// Internal pieces of the estimator shared by estimate.cc and validate.cc.
+// Not API: the planner and simulator use estimate.h only.
+#pragma once
+
+#include <string>
+
+#include "catalog/catalog.h"
+#include "estimate/estimate.h"
+#include "workload/workload.h"
+
+namespace gpuplan::estimate::internal {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// ---- Fitted constants (docs/estimator.md, "Calibration") ------------------
+// Each was fitted once, by grid search, to the published measurements in
+// tests/data/published_measurements.csv (the physics around them is fixed);
+// the fit minimises the worst per-metric median absolute error.
+
+// Best achievable fraction of peak for the matmuls of a training step.
+inline constexpr double kTrainMatmulEfficiency = 0.65;
+// Cost of the memory-bound (non-matmul) work relative to the matmuls, per
+// unit of (peak FLOP/s / memory bytes/s) / hidden: layernorm, softmax,
+// activation functions and residuals move O(h) bytes per token per layer
+// while matmuls do O(h^2) FLOPs (Korthikanti et al. 2022 §3 counts these
+// tensors), so their share grows with the GPU's FLOP:byte ratio and shrinks
+// with the hidden size. Shared by training and inference.
+inline constexpr double kMemoryBoundWork = 6.25;
+// Per-GPU efficiency lost per doubling of GPUs beyond one 8-GPU node
+// (gradient all-reduce and pipeline bubbles that overlap imperfectly);
+// Megatron-LM strong scaling 96 -> 4608 H100s loses 47 -> 42 % MFU.
+inline constexpr double kScaleLossPerDoubling = 0.04;
+// Inference: matmul efficiency (before the memory-bound term above), memory
+// bandwidth efficiency, fixed time per layer per forward pass (kernel
+// launches, sampling), and extra per layer for a tensor-parallel all-reduce.
+inline constexpr double kInferMatmulEfficiency = 0.95;
+inline constexpr double kInferBandwidthEfficiency = 0.95;
+inline constexpr double kLayerOverheadS = 80e-6;
+inline constexpr double kTpAllReduceS = 50e-6;
+
+// ---- Fixed physical assumptions (sources in docs/estimator.md) -----------
+// CUDA context + NCCL buffers + allocator slack per GPU.
+inline constexpr double kOverheadGiB = 2.0;
+// Fraction of GPU memory kept free against fragmentation (PyTorch caching allocator).
+inline constexpr double kHeadroom = 0.05;
+// PCIe 4.0 x16: 32 GB/s per direction (PCI-SIG), ~25 GB/s achieved.
+inline constexpr double kPcieGBs = 25.0;
+// VM network without InfiniBand: Azure NC-series accelerated networking,
+// 20-80 Gbps; take 40 Gbps = 5 GB/s per VM.
+inline constexpr double kEthernetGBs = 5.0;
+// Serving: target utilisation of a replica's capacity (queueing knee).
+inline constexpr double kServingMaxUtilization = 0.85;
+// Tokens per optimizer step when the workload gives no global batch
+// (Llama 2/3 pretraining: 4 M tokens per batch, Touvron et al. 2023 Table 1).
+inline constexpr double kDefaultTokensPerStep = 4e6;
+
+// Dense tensor rate in TFLOP/s at `p` (fp32 uses TF32 when the GPU has it;
+// bf16 falls back to fp16 where the GPU lacks bf16; fp8/int4 fall back to
+// int8/fp16). `note` says which rate was used.
+double peak_tflops(const catalog::Gpu& gpu, workload::Precision p, std::string* note);
+
+// Parameters that take part in matmuls per token (billions): every layer's
+// attention and FFN (active experts only) plus the output head; not the
+// input embedding lookup.
+double matmul_params(const workload::Model& m);
+// Model FLOPs per trained token (Narayanan et al. 2021 eq. 3 generalised):
+// 6 * matmul params + 12 * layers * hidden * seq (attention scores and
+// values, fwd+bwd). LoRA/QLoRA: 4 * matmul params (no weight gradients).
+double train_flops_per_token(const workload::Model& m, int seq_len, workload::Method method);
+// Hardware FLOPs per token: model FLOPs plus recomputation (full: one more
+// forward = +2N + 4lhs; selective: attention scores again = +4lhs).
+double hardware_flops_per_token(const workload::Model& m, int seq_len, workload::Method method,
+                                workload::Recompute r);
+
+// Model FLOPs utilization for training on `gpus` GPUs of this rate/bandwidth.
+double train_mfu(double peak_tflops, double bw_gbs, int hidden, double gpus,
+                 workload::Recompute r, const workload::Model& m, int seq_len,
+                 workload::Method method);
+
+// Memory per GPU for training/finetuning at a layout.
+MemoryBreakdown train_memory(const workload::Workload& w, const Layout& layout);
+
+// Bytes of KV cache per token of context (all layers, K and V) at precision.
+double kv_bytes_per_token(const workload::Model& m, workload::Precision p);
+// Weight bytes of the model at precision (total params).
+double weight_bytes(const workload::Model& m, workload::Precision p);
+
+// The serving operating point of one replica for the workload's traffic.
+struct ServingPoint {
+  double batch = 0;          // concurrent sequences
+  double rps = 0;            // requests/s served at that batch
+  double tpot_s = 0;
+  double ttft_s = 0;         // at the SLO percentile of input length
+};
+// Largest-capacity point that meets the SLOs (batch >= 1), or batch 0 when
+// even batch 1 misses them.
+ServingPoint best_serving_point(const ReplicaModel& r, const workload::Workload& w);
+// The point at which a replica serves `rps` (<= capacity).
+ServingPoint serving_point_at(const ReplicaModel& r, const workload::Workload& w, double rps);
+// Input tokens at the SLO percentile of the workload's distribution.
+double input_tokens_at_percentile(const workload::Workload& w);
+
+// Reference GPU rates for `batch` workloads, when the catalog is not at hand:
+// the datasheet figures of data/catalog/gpus.csv for common models.
+const catalog::Gpu* reference_gpu(const std::string& model);
+
+}  // namespace gpuplan::estimate::internal

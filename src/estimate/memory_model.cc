@@ -1,0 +1,133 @@
+// Memory model: how many GiB each GPU needs for a workload at a layout.
+//
+// Problem: decide, before anyone rents a VM, whether a model trains or
+// serves in the GPUs' memory, and with how much tensor/pipeline/data
+// parallelism.
+//
+// Approach (per GPU, bytes):
+//  * Model states, mixed precision (Rajbhandari et al. 2020 "ZeRO", §3.1):
+//    weights 2 B/param (fp16/bf16), gradients 2 B/param, Adam optimizer
+//    12 B/param (fp32 master copy 4 + momentum 4 + variance 4). fp32
+//    training: 4 + 4 + 8. Other optimizers: SGD keeps the master copy only
+//    (4), SGD+momentum 8, Adafactor ~4 (factored second moment, Shazeer &
+//    Stern 2018), 8-bit Adam 4 + 2 (Dettmers et al. 2022). fp8 training keeps
+//    bf16 weights (Transformer Engine), so it counts as bf16 here.
+//    Tensor (t) and pipeline (p) parallelism split all of them by t*p; ZeRO
+//    stage 1 also splits the optimizer states by the data-parallel size d,
+//    stage 2 the gradients too, stage 3 (FSDP) the weights too.
+//  * LoRA (Hu et al. 2021) freezes the base weights (2 B/param, QLoRA: NF4 =
+//    4 bits + 0.127 bits of double-quantised constants, Dettmers et al. 2023
+//    §2) and trains rank-r adapters on every linear layer:
+//    r * (d_in + d_out) params each, which carry gradients and Adam states.
+//  * Activations (Korthikanti et al. 2022, §4, eq. 1-2): per layer
+//    s*b*h*(34 + 5*a*s/h) bytes with no recomputation, of which attention
+//    11 sbh + 5 a s^2 b, the MLP 19 sbh (for ffn = 4h; scaled here to
+//    3 + 4*ffn/h, x1.5 for gated FFNs), layernorms 4 sbh. Tensor parallelism
+//    with sequence parallelism divides all of it by t. Selective recompute
+//    drops the 5 a s^2 b term; full recompute keeps only each layer's input
+//    (2 sbh). With 1F1B pipelining the first stage holds p micro-batches of
+//    L/p layers, i.e. L layers' worth (paper §4.2.3). The output logits add
+//    4*s*b*V/t bytes (fp32 cross-entropy).
+//  * Serving: weights / t, the KV cache (2 * layers * kv_heads * head_dim *
+//    bytes per token — grouped-query attention shares K/V across heads, so
+//    Llama 3 8B needs 128 KiB/token in bf16, not 512), and the overhead.
+//  * Overhead: CUDA context, NCCL buffers and allocator slack, 2 GiB per GPU,
+//    plus 5 % of the GPU's memory kept free (both overridable).
+//
+// Trade-offs: GQA slightly shrinks the K/V activations that the 34 sbh
+// assumes; we keep the paper's constant (conservative). MoE layers hold all
+// experts' weights but activations of the routed ones only.
+#include <algorithm>
+#include <cmath>
+
+#include "estimate/internal/physics.h"
+
+namespace gpuplan::estimate::internal {
+
+using workload::Method;
+using workload::Optimizer;
+using workload::Precision;
+using workload::Recompute;
+
+namespace {
+
+double optimizer_bytes(Optimizer o, bool fp32) {
+  switch (o) {
+    case Optimizer::kAdamW:
+    case Optimizer::kAdam: return fp32 ? 8 : 12;
+    case Optimizer::kAdamW8bit: return fp32 ? 2 : 6;
+    case Optimizer::kSgd: return fp32 ? 0 : 4;
+    case Optimizer::kSgdMomentum: return fp32 ? 4 : 8;
+    case Optimizer::kAdafactor: return fp32 ? 0.1 : 4.1;
+  }
+  return 12;
+}
+
+// Trainable LoRA parameters: rank r on q, k, v, o and every FFN matrix.
+double lora_params(const workload::Model& m, int rank) {
+  const double h = m.hidden;
+  const double kv = static_cast<double>(m.kv_heads) * (h / m.heads);
+  const double attn = rank * ((h + h) * 2 + (h + kv) * 2);
+  const double ffn = rank * (h + m.ffn) * (m.gated_ffn ? 3 : 2) * m.experts;
+  return m.layers * (attn + ffn);
+}
+
+}  // namespace
+
+double weight_bytes(const workload::Model& m, Precision p) {
+  return m.params_b * 1e9 * workload::bytes_per_value(p);
+}
+
+double kv_bytes_per_token(const workload::Model& m, Precision p) {
+  // KV cache stays 16-bit unless the weights are 8-bit float (TensorRT-LLM's
+  // FP8 KV cache); int8/int4 weight-only quantisation keeps a bf16 cache.
+  const double bytes = p == Precision::kFp8 ? 1 : (p == Precision::kFp32 ? 4 : 2);
+  const double head_dim = static_cast<double>(m.hidden) / m.heads;
+  return 2.0 * m.layers * m.kv_heads * head_dim * bytes;
+}
+
+MemoryBreakdown train_memory(const workload::Workload& w, const Layout& layout) {
+  const workload::Model& m = w.model;
+  const double n = m.params_b * 1e9;
+  const double mp = static_cast<double>(layout.tp) * layout.pp;  // model-parallel ways
+  const double dp = layout.dp;
+  const bool fp32 = w.precision == Precision::kFp32;
+  MemoryBreakdown mem;
+
+  if (w.method == Method::kFull) {
+    const double wb = fp32 ? 4 : 2;
+    const double gb = fp32 ? 4 : 2;
+    const double ob = optimizer_bytes(w.optimizer, fp32);
+    mem.weights = n * wb / mp / (w.zero_stage >= 3 ? dp : 1);
+    mem.gradients = n * gb / mp / (w.zero_stage >= 2 ? dp : 1);
+    mem.optimizer = n * ob / mp / (w.zero_stage >= 1 ? dp : 1);
+  } else {
+    const double frozen = w.method == Method::kQlora ? 0.5 + 0.127 / 8 : (fp32 ? 4 : 2);
+    const double trainable = lora_params(m, w.lora_rank);
+    mem.weights = (n * frozen + trainable * 2) / mp;
+    mem.gradients = trainable * 2 / mp;
+    mem.optimizer = trainable * optimizer_bytes(w.optimizer, fp32) / mp;
+  }
+
+  // Activations: Korthikanti et al. 2022 eq. 1-2 (see the essay above).
+  const double s = w.data.seq_len;
+  const double b = w.data.micro_batch;
+  const double h = m.hidden;
+  const double a = m.heads;
+  const double mlp = (3.0 + 4.0 * m.ffn / h * (m.gated_ffn ? 1.5 : 1.0)) *
+                     (m.experts > 1 ? m.experts_active : 1);
+  const double per_token_layer = 11.0 + mlp + 4.0;  // = 34 for ffn = 4h, dense
+  double per_layer = 0;
+  switch (w.recompute) {
+    case Recompute::kNone: per_layer = s * b * h * per_token_layer + 5.0 * a * s * s * b; break;
+    case Recompute::kSelective: per_layer = s * b * h * per_token_layer; break;
+    case Recompute::kFull: per_layer = 2.0 * s * b * h; break;
+  }
+  const double act_scale = fp32 ? 2.0 : 1.0;  // the paper counts 16-bit activations
+  mem.activations = act_scale * (per_layer * m.layers / layout.tp +
+                                 4.0 * s * b * m.vocab / layout.tp);
+  for (double* x : {&mem.weights, &mem.gradients, &mem.optimizer, &mem.activations}) *x /= kGiB;
+  return mem;
+}
+
+}  // namespace gpuplan::estimate::internal

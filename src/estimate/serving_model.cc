@@ -1,0 +1,147 @@
+// Serving model: how many requests/s one replica sustains within the SLOs.
+//
+// Problem: for an `infer` workload (request rate, input/output token
+// distributions, TTFT and TPOT targets at a percentile) decide how many
+// replicas — and so VMs — are needed, cheaply enough for the planner to ask
+// for every size × count.
+//
+// Approach: a steady-state model of continuous batching with chunked
+// prefill (vLLM / TensorRT-LLM in-flight batching). With B sequences in
+// flight, mean input I and output O tokens, each decode step takes
+// d(B) = decode_step_seconds(B, I + O/2) (ReplicaModel, throughput_model.cc)
+// and every admitted request also costs its prefill compute
+// t_p = FLOPs(I) / FLOP/s. Over a long window, R requests need R·O/B decode
+// steps and R prefills, so
+//     requests/s(B) = B / (O · d(B) + B · t_p)
+//     TPOT(B)       = d(B) / (1 − requests/s(B) · t_p)   (steps stall for prefill)
+//     TTFT_p(B)     = prefill_seconds(I_p) + d(B)       (I_p: input at the SLO percentile)
+// The capacity is the largest B, up to what the KV cache holds at I + O
+// tokens a sequence, whose TPOT and TTFT meet the SLOs, derated to 85 %
+// utilisation so that queueing stays bounded (the knee of an M/D/1 queue;
+// queueing delays themselves come out of `gpuplan simulate`).
+//
+// Trade-offs: percentiles of TPOT are taken at the mean batch (output-length
+// variance mostly moves TTFT, not TPOT); TTFT ignores queueing below the
+// 85 % derating. Both are documented in docs/estimator.md.
+#include <algorithm>
+#include <cmath>
+
+#include "estimate/internal/physics.h"
+
+namespace gpuplan::estimate::internal {
+
+namespace {
+
+// Inverse standard normal CDF (Acklam's rational approximation, |error| < 1.2e-9).
+double normal_quantile(double p) {
+  static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,
+                             -2.759285104469687e+02, 1.383577518672690e+02,
+                             -3.066479806614716e+01, 2.506628277459239e+00};
+  static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02,
+                             -1.556989798598866e+02, 6.680131188771972e+01,
+                             -1.328068155288572e+01};
+  static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01,
+                             -2.400758277161838e+00, -2.549732539343734e+00,
+                             4.374664141464968e+00,  2.938163982698783e+00};
+  static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01,
+                             2.445134137142996e+00, 3.754408661907416e+00};
+  p = std::clamp(p, 1e-9, 1 - 1e-9);
+  if (p < 0.02425) {
+    double q = std::sqrt(-2 * std::log(p));
+    return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+           ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  }
+  if (p > 1 - 0.02425) {
+    double q = std::sqrt(-2 * std::log(1 - p));
+    return -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+           ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  }
+  double q = p - 0.5;
+  double r = q * q;
+  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+         (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+
+struct Traffic {
+  double in_mean, out_mean, in_p;
+};
+
+Traffic traffic(const workload::Workload& w) {
+  return {w.serving.input_tokens.mean, w.serving.output_tokens.mean,
+          input_tokens_at_percentile(w)};
+}
+
+ServingPoint point(const ReplicaModel& r, const Traffic& t, double batch) {
+  ServingPoint p;
+  p.batch = batch;
+  const double d = r.decode_step_seconds(batch, t.in_mean + t.out_mean / 2);
+  const double tp = (r.flops_per_token * t.in_mean +
+                     r.attn_flops_per_token_ctx * t.in_mean * t.in_mean / 2) / r.flops_per_s;
+  p.rps = batch / (t.out_mean * d + batch * tp);
+  const double busy = std::min(0.99, p.rps * tp);
+  p.tpot_s = d / (1.0 - busy);
+  p.ttft_s = r.prefill_seconds(t.in_p) + d;
+  return p;
+}
+
+bool meets(const ServingPoint& p, const workload::Workload& w) {
+  if (w.serving.tpot_ms > 0 && p.tpot_s * 1000 > w.serving.tpot_ms) return false;
+  if (w.serving.ttft_ms > 0 && p.ttft_s * 1000 > w.serving.ttft_ms) return false;
+  return true;
+}
+
+}  // namespace
+
+double input_tokens_at_percentile(const workload::Workload& w) {
+  const workload::TokenDistribution& d = w.serving.input_tokens;
+  const double p = w.serving.percentile / 100.0;
+  double v = d.mean;
+  if (d.shape == "uniform") {
+    v = d.min + p * (d.max - d.min);
+  } else if (d.shape == "lognormal" && d.stddev > 0 && d.mean > 0) {
+    const double s2 = std::log(1.0 + d.stddev * d.stddev / (d.mean * d.mean));
+    const double mu = std::log(d.mean) - s2 / 2;
+    v = std::exp(mu + std::sqrt(s2) * normal_quantile(p));
+  }
+  return std::clamp(v, d.min, std::max(d.min, d.max));
+}
+
+ServingPoint best_serving_point(const ReplicaModel& r, const workload::Workload& w) {
+  const Traffic t = traffic(w);
+  const double bmax = r.max_batch(t.in_mean + t.out_mean);
+  if (bmax < 1) return {};
+  ServingPoint one = point(r, t, 1);
+  if (!meets(one, w)) {
+    one.batch = 0;
+    one.rps = 0;
+    return one;
+  }
+  // TPOT and TTFT grow with the batch: binary search the largest that meets both.
+  double lo = 1, hi = bmax;
+  if (meets(point(r, t, hi), w)) {
+    lo = hi;
+  } else {
+    while (hi - lo > 1) {
+      const double mid = std::floor((lo + hi) / 2);
+      (meets(point(r, t, mid), w) ? lo : hi) = mid;
+    }
+  }
+  ServingPoint best = point(r, t, lo);
+  best.rps *= kServingMaxUtilization;
+  return best;
+}
+
+ServingPoint serving_point_at(const ReplicaModel& r, const workload::Workload& w, double rps) {
+  const Traffic t = traffic(w);
+  const double bmax = std::max(1.0, r.max_batch(t.in_mean + t.out_mean));
+  double lo = 1, hi = bmax;
+  if (point(r, t, lo).rps >= rps) return point(r, t, lo);
+  if (point(r, t, hi).rps < rps) return point(r, t, hi);
+  while (hi - lo > 1) {
+    const double mid = std::floor((lo + hi) / 2);
+    (point(r, t, mid).rps >= rps ? hi : lo) = mid;
+  }
+  return point(r, t, hi);
+}
+
+}  // namespace gpuplan::estimate::internal

@@ -1,0 +1,249 @@
+// Throughput model: how fast a GPU trains or serves a transformer.
+//
+// Problem: turn a datasheet (peak FLOP/s, memory bandwidth) into achieved
+// tokens/s within ~10 % for training and ~20 % for inference, from physics
+// with a handful of fitted constants, so it holds on hardware and models
+// outside the calibration set.
+//
+// Training. Work per token is the model FLOPs of Narayanan et al. 2021
+// (eq. 3, generalised to GQA, gated FFNs and MoE): 6·N_matmul forward and
+// backward plus 12·l·h·s for attention scores and values; LoRA skips the
+// weight gradients (4·N). Achieved rate = peak at the precision × MFU where
+//
+//     MFU = e / (1 + k · (peak / bandwidth) / h) / (1 + c · log2(G / 8)) / r
+//
+//  * e = 0.65: the best matmul efficiency of a training step;
+//  * k = 6.25: the memory-bound work (layernorm, softmax, activations,
+//    residuals: O(h) bytes per token per layer against O(h²) FLOPs) — it
+//    costs more on GPUs with a high FLOP:byte ratio (H100 295, A100 153) and
+//    less on wide models, which is why H100s reach a lower MFU than A100s
+//    (Megatron-Core 41-49 % vs llm-foundry A100 53-64 %);
+//  * c = 0.04: loss per doubling of GPUs past one 8-GPU node (gradient
+//    all-reduce and pipeline bubbles that do not fully overlap; Megatron-Core
+//    strong scaling 96 → 4608 H100s: 47 → 42 % MFU);
+//  * r = hardware/model FLOPs: 1 + (2N + 4lhs)/(6N + 12lhs) with full
+//    recompute (one more forward), 1 + 4lhs/(...) with selective recompute
+//    (Korthikanti et al. 2022 §5).
+// e, k, c were fitted once to tests/data/published_measurements.csv (38
+// training rows; docs/estimator.md has the per-metric errors). Layout
+// effects the calibration set cannot show (TP over PCIe, data parallel over
+// Ethernet, pipeline bubbles with few micro-batches) are added explicitly in
+// estimate.cc from link bandwidths, with no fitted constant.
+//
+// Inference (one replica on t GPUs, tensor parallel):
+//  * prefill of n tokens: FLOPs (2·N_matmul·n + 2·l·h·n², causal attention)
+//    at peak × e_c / (1 + k·(peak/bw)·t/h) — the same memory-bound term as
+//    training, with t because tensor parallelism without sequence
+//    parallelism replicates the elementwise work on every rank — plus one
+//    read of the weights, plus per-layer overheads;
+//  * decode step at batch B, context C: read the weights once (W/bw), do
+//    2·N_matmul·B FLOPs, read B·C KV-cache tokens, plus per-layer overheads.
+//    The weight read and the matmuls are added, not maxed: at the batch sizes
+//    where both matter the GEMMs are too skinny to overlap them (this is what
+//    makes the plain roofline ~45 % off on large-batch serving).
+//  * per-layer overheads: 80 µs per layer (kernel launches, sampling) and
+//    50 µs per layer for the tensor-parallel all-reduce when t > 1.
+// e_c = e_bw = 0.95 and the two overheads were fitted to the 23 inference
+// rows of the same file.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "core/strings.h"
+#include "estimate/internal/physics.h"
+
+namespace gpuplan::estimate::internal {
+
+using workload::Method;
+using workload::Precision;
+using workload::Recompute;
+
+double peak_tflops(const catalog::Gpu& gpu, Precision p, std::string* note) {
+  auto pick = [&](double v, const char* what) {
+    if (note) *note = what;
+    return v;
+  };
+  switch (p) {
+    case Precision::kFp32:
+      if (gpu.tf32_tflops > 0) return pick(gpu.tf32_tflops, "TF32 tensor, dense");
+      return pick(gpu.fp32_tflops, "FP32");
+    case Precision::kBf16:
+      if (gpu.bf16_tflops > 0) return pick(gpu.bf16_tflops, "BF16 tensor, dense");
+      if (gpu.fp16_tflops > 0) return pick(gpu.fp16_tflops, "FP16 tensor (no BF16 on this GPU)");
+      return pick(gpu.fp32_tflops, "FP32 (no 16-bit tensor rate known)");
+    case Precision::kFp16:
+      if (gpu.fp16_tflops > 0) return pick(gpu.fp16_tflops, "FP16 tensor, dense");
+      return pick(gpu.fp32_tflops, "FP32 (no FP16 tensor rate known)");
+    case Precision::kFp8:
+      if (gpu.fp8_tflops > 0) return pick(gpu.fp8_tflops, "FP8 tensor, dense");
+      if (gpu.fp16_tflops > 0) return pick(gpu.fp16_tflops, "FP16 tensor (no FP8 on this GPU)");
+      return pick(gpu.fp32_tflops, "FP32 (no FP8/FP16 tensor rate known)");
+    case Precision::kInt8:
+    case Precision::kInt4:
+      // Weight-only quantisation: matmuls run in 16-bit after dequantising.
+      if (gpu.fp16_tflops > 0) return pick(gpu.fp16_tflops, "FP16 tensor (weight-only quantisation)");
+      return pick(gpu.fp32_tflops, "FP32 (weight-only quantisation)");
+  }
+  return 0;
+}
+
+double matmul_params(const workload::Model& m) {
+  // Active parameters minus the input embedding (a lookup, not a matmul);
+  // the output head is a matmul even when tied.
+  const double embed_in = static_cast<double>(m.vocab) * m.hidden / 1e9;
+  const double head = m.tied_embeddings ? embed_in : 0;  // counted once in params when tied
+  return m.active_params_b - embed_in + head;
+}
+
+double train_flops_per_token(const workload::Model& m, int seq_len, Method method) {
+  const double n = matmul_params(m) * 1e9;
+  const double attn = 12.0 * m.layers * m.hidden * static_cast<double>(seq_len);
+  if (method == Method::kFull) return 6.0 * n + attn;
+  return 4.0 * n + attn * 2.0 / 3.0;
+}
+
+double hardware_flops_per_token(const workload::Model& m, int seq_len, Method method,
+                                Recompute r) {
+  const double n = matmul_params(m) * 1e9;
+  const double fwd_attn = 4.0 * m.layers * m.hidden * static_cast<double>(seq_len);
+  const double model = train_flops_per_token(m, seq_len, method);
+  switch (r) {
+    case Recompute::kNone: return model;
+    case Recompute::kSelective: return model + fwd_attn;
+    case Recompute::kFull: return model + 2.0 * n + fwd_attn;
+  }
+  return model;
+}
+
+double train_mfu(double peak, double bw_gbs, int hidden, double gpus, Recompute r,
+                 const workload::Model& m, int seq_len, Method method) {
+  if (peak <= 0 || bw_gbs <= 0 || hidden <= 0) return 0;
+  const double flop_per_byte = peak * 1e12 / (bw_gbs * 1e9);
+  const double hw = kTrainMatmulEfficiency / (1.0 + kMemoryBoundWork * flop_per_byte / hidden);
+  const double scale = 1.0 + kScaleLossPerDoubling * std::log2(std::max(1.0, gpus / 8.0));
+  const double recompute = hardware_flops_per_token(m, seq_len, method, r) /
+                           train_flops_per_token(m, seq_len, method);
+  return hw / scale / recompute;
+}
+
+}  // namespace gpuplan::estimate::internal
+
+namespace gpuplan::estimate {
+
+using internal::kLayerOverheadS;
+
+double ReplicaModel::prefill_seconds(double input_tokens) const {
+  const double n = std::max(1.0, input_tokens);
+  const double flops = flops_per_token * n + attn_flops_per_token_ctx * n * n / 2.0;
+  return flops / flops_per_s + weight_bytes / bytes_per_s + step_overhead_s;
+}
+
+double ReplicaModel::decode_step_seconds(double batch, double context) const {
+  const double b = std::max(1.0, batch);
+  // MoE at small batch reads only the routed experts; at large batch all.
+  const double w = std::min(weight_bytes, std::max(active_weight_bytes,
+                                                   active_weight_bytes * b));
+  return w / bytes_per_s + b * flops_per_token / flops_per_s +
+         b * std::max(0.0, context) * kv_bytes_per_token / bytes_per_s + step_overhead_s;
+}
+
+double ReplicaModel::max_batch(double context) const {
+  const double per_seq = std::max(1.0, context) * kv_bytes_per_token;
+  if (per_seq <= 0) return 0;
+  return std::floor(kv_capacity_tokens * kv_bytes_per_token / per_seq);
+}
+
+Result<ReplicaModel> replica_model(const workload::Workload& w, const catalog::Gpu& gpu,
+                                   bool nvlink, int tp) {
+  using namespace internal;
+  if (tp < 1) return invalid_argument("tensor-parallel size must be at least 1");
+  std::string note;
+  const double peak = peak_tflops(gpu, w.precision, &note);
+  if (peak <= 0 || gpu.memory_bw_gbs <= 0) {
+    return invalid_argument("GPU " + gpu.model + " has no known " +
+                            std::string(workload::to_string(w.precision)) +
+                            " rate or memory bandwidth");
+  }
+  const workload::Model& m = w.model;
+  ReplicaModel r;
+  r.gpus = tp;
+  const double flop_per_byte = peak * 1e12 / (gpu.memory_bw_gbs * 1e9);
+  const double e_c = [&] {
+    double e = kInferMatmulEfficiency / (1.0 + kMemoryBoundWork * flop_per_byte * tp / m.hidden);
+    auto it = w.overrides.find("serving_compute_efficiency");
+    return it != w.overrides.end() ? it->second : e;
+  }();
+  const double e_bw = [&] {
+    auto it = w.overrides.find("serving_bandwidth_efficiency");
+    return it != w.overrides.end() ? it->second : kInferBandwidthEfficiency;
+  }();
+  r.flops_per_s = peak * 1e12 * tp * e_c;
+  r.bytes_per_s = gpu.memory_bw_gbs * 1e9 * tp * e_bw;
+  r.weight_bytes = weight_bytes(m, w.precision);
+  r.active_weight_bytes = m.active_params_b * 1e9 * workload::bytes_per_value(w.precision);
+  r.flops_per_token = 2.0 * matmul_params(m) * 1e9;
+  r.attn_flops_per_token_ctx = 4.0 * m.layers * m.hidden;
+  r.kv_bytes_per_token = kv_bytes_per_token(m, w.precision);
+  // Without NVLink the all-reduce crosses PCIe: scale its cost by the
+  // bandwidth ratio of NVLink (A100: 300 GB/s per direction) to PCIe.
+  const double allreduce = tp > 1 ? kTpAllReduceS * (nvlink ? 1.0 : 300.0 / kPcieGBs) : 0.0;
+  r.step_overhead_s = m.layers * (kLayerOverheadS + allreduce);
+
+  double overhead_gib = kOverheadGiB;
+  if (auto it = w.overrides.find("memory_overhead_gib"); it != w.overrides.end()) {
+    overhead_gib = it->second;
+  }
+  double headroom = kHeadroom;
+  if (auto it = w.overrides.find("memory_headroom"); it != w.overrides.end()) headroom = it->second;
+  const double usable = tp * (gpu.memory_gib * (1.0 - headroom) - overhead_gib) * kGiB;
+  const double free_bytes = usable - r.weight_bytes;
+  if (free_bytes <= 0) {
+    return failed_precondition(
+        "weights need " + strings::fixed(r.weight_bytes / kGiB / tp, 1) + " GiB/GPU at tp=" +
+        std::to_string(tp) + ", " + gpu.model + " has " + strings::fixed(gpu.memory_gib, 0));
+  }
+  r.kv_capacity_tokens = free_bytes / r.kv_bytes_per_token;
+  return r;
+}
+
+namespace internal {
+
+const catalog::Gpu* reference_gpu(const std::string& model) {
+  // Datasheet rates (data/catalog/gpus.csv, whose sources are the vendor
+  // datasheets): model, fp32, fp16 tensor, bf16 tensor, memory GiB, GB/s.
+  static const std::map<std::string, catalog::Gpu> kTable = [] {
+    std::map<std::string, catalog::Gpu> t;
+    auto add = [&](const char* name, double fp32, double fp16, double bf16, double mem,
+                   double bw) {
+      catalog::Gpu g;
+      g.model = name;
+      g.fp32_tflops = fp32;
+      g.fp16_tflops = fp16;
+      g.bf16_tflops = bf16;
+      g.memory_gib = mem;
+      g.memory_bw_gbs = bw;
+      g.source = "vendor datasheet (data/catalog/gpus.csv)";
+      t[strings::fold(name)] = g;
+    };
+    add("T4", 8.1, 65, 0, 16, 320);
+    add("A10", 31.2, 125, 125, 24, 600);
+    add("V100-16GB", 14, 112, 0, 16, 900);
+    add("V100-32GB", 15.7, 125, 0, 32, 900);
+    add("A100-40GB-SXM", 19.5, 312, 312, 40, 1555);
+    add("A100-80GB-SXM", 19.5, 312, 312, 80, 2039);
+    add("A100-80GB-PCIe", 19.5, 312, 312, 80, 1935);
+    add("H100-SXM", 67, 989.5, 989.5, 80, 3350);
+    add("H100-NVL", 60, 835.5, 835.5, 94, 3900);
+    add("H200-SXM", 67, 989.5, 989.5, 141, 4800);
+    add("M60", 4.8, 0, 0, 8, 160);
+    add("MI25", 12.29, 24.6, 0, 16, 484);
+    add("MI300X", 163.4, 1307.4, 1307.4, 192, 5300);
+    add("V620", 20.28, 40.55, 0, 32, 512);
+    return t;
+  }();
+  auto it = kTable.find(strings::fold(model));
+  return it == kTable.end() ? nullptr : &it->second;
+}
+
+}  // namespace internal
+}  // namespace gpuplan::estimate

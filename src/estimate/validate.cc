@@ -1,0 +1,235 @@
+// Calibration check: predict published measurements and report the error.
+//
+// Problem: the estimator is worth money only if its numbers match what
+// people measure. `gpuplan estimate --validate FILE.csv` reads measurements
+// in the schema of tests/data/published_measurements.csv and predicts each
+// row it can interpret with the same functions `estimate` uses — no per-row
+// constants, no lookup of the answers.
+//
+// Interpretation of a row:
+//  * architecture from the row (layers, hidden, heads, kv_heads, ffn_hidden,
+//    vocab); whether the FFN is gated and the embeddings tied is whichever
+//    of the four combinations best reproduces the row's params_b;
+//  * activation recomputation from the row's text (the schema has no column
+//    for it): "checkpoint-method uniform"/"full recompute" → full,
+//    "selective recompute" → selective, otherwise none;
+//  * training rows without a gpu_count (Korthikanti et al. report per model
+//    parallel group) get the smallest tensor(8) × pipeline group whose
+//    memory fits, as `estimate` would choose;
+//  * inference rows: one replica, tensor parallel over gpu_count GPUs,
+//    static batching (TensorRT-LLM gptSessionBenchmark, lmdeploy static
+//    benchmark): prefill of the whole batch, then `output_tokens` decode
+//    steps over a growing context.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "core/strings.h"
+#include "estimate/estimate.h"
+#include "estimate/internal/physics.h"
+#include "workload/models.h"
+
+namespace gpuplan::estimate {
+
+using namespace internal;
+
+namespace {
+
+const std::vector<std::string> kRequired = {"id",     "kind",      "model", "params_b", "layers",
+                                            "hidden", "heads",     "kv_heads", "ffn_hidden",
+                                            "vocab",  "seq_len",   "gpu",   "gpu_count",
+                                            "precision", "batch",  "input_tokens",
+                                            "output_tokens", "tokens_b", "metric", "value",
+                                            "source"};
+
+struct Row {
+  const csv::Table& t;
+  const csv::Row& r;
+  std::string get(const std::string& col) const {
+    auto i = t.column(col);
+    return i && *i < r.fields.size() ? std::string(strings::trim(r.fields[*i])) : std::string();
+  }
+  std::optional<double> num(const std::string& col) const {
+    return strings::parse_double(get(col));
+  }
+};
+
+Result<workload::Model> row_model(const Row& row) {
+  workload::Model m;
+  m.name = row.get("model");
+  m.source = "measurement row";
+  const char* cols[] = {"layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab"};
+  int* dst[] = {&m.layers, &m.hidden, &m.heads, &m.kv_heads, &m.ffn, &m.vocab};
+  for (int i = 0; i < 6; ++i) {
+    auto v = row.num(cols[i]);
+    if (!v || *v <= 0) return invalid_argument(std::string("no ") + cols[i]);
+    *dst[i] = static_cast<int>(*v);
+  }
+  if (m.hidden % m.heads != 0 || m.heads % m.kv_heads != 0) {
+    return invalid_argument("heads/kv_heads do not divide hidden/heads");
+  }
+  m.max_context = 1 << 20;
+  const auto params = row.num("params_b");
+  double best = 1e300;
+  workload::Model chosen = m;
+  for (bool gated : {false, true}) {
+    for (bool tied : {false, true}) {
+      workload::Model c = m;
+      c.gated_ffn = gated;
+      c.tied_embeddings = tied;
+      const double p = workload::params_from_architecture(c, false);
+      const double err = params ? std::abs(p - *params) : (gated ? 1 : 0) + (tied ? 1 : 0);
+      if (err < best) {
+        best = err;
+        chosen = c;
+      }
+    }
+  }
+  chosen.params_b = workload::params_from_architecture(chosen, false);
+  chosen.active_params_b = chosen.params_b;
+  return chosen;
+}
+
+workload::Recompute row_recompute(const Row& row) {
+  const std::string text = strings::to_lower(row.get("source") + " " + row.get("model"));
+  if (text.find("checkpoint-method uniform") != std::string::npos ||
+      text.find("full recompute") != std::string::npos ||
+      text.find("checkpoint-method block") != std::string::npos) {
+    return workload::Recompute::kFull;
+  }
+  if (text.find("selective recompute") != std::string::npos) return workload::Recompute::kSelective;
+  return workload::Recompute::kNone;
+}
+
+Result<workload::Precision> row_precision(const Row& row) {
+  const std::string p = strings::to_lower(row.get("precision"));
+  static const std::map<std::string, workload::Precision> kMap = {
+      {"fp32", workload::Precision::kFp32}, {"fp16", workload::Precision::kFp16},
+      {"bf16", workload::Precision::kBf16}, {"fp8", workload::Precision::kFp8},
+      {"int8", workload::Precision::kInt8}, {"int4", workload::Precision::kInt4}};
+  auto it = kMap.find(p);
+  if (it == kMap.end()) return invalid_argument("unknown precision '" + p + "'");
+  return it->second;
+}
+
+// Smallest tp(<=8) x pp group whose training memory fits (dp = 1).
+int group_gpus(const workload::Workload& w, const catalog::Gpu& gpu) {
+  int tp = 8;
+  while (tp > 1 && w.model.heads % tp != 0) tp /= 2;
+  for (int pp = 1; pp <= w.model.layers; ++pp) {
+    MemoryBreakdown m = train_memory(w, Layout{tp, pp, 1});
+    if (m.total() + kOverheadGiB <= gpu.memory_gib * (1 - kHeadroom)) return tp * pp;
+  }
+  return tp * w.model.layers;
+}
+
+Result<double> predict(const Row& row, const catalog::Catalog& catalog) {
+  const std::string kind = row.get("kind");
+  const std::string metric = row.get("metric");
+  const std::string gpu_name = row.get("gpu");
+  const catalog::Gpu* gpu = catalog.find_gpu(gpu_name);
+  if (!gpu) return not_found("GPU '" + gpu_name + "' is not in the catalog");
+  GPUPLAN_TRY(workload::Model m, row_model(row));
+  GPUPLAN_TRY(workload::Precision prec, row_precision(row));
+  workload::Workload w;
+  w.model = m;
+  w.precision = prec;
+  w.recompute = row_recompute(row);
+  w.zero_stage = 1;
+  std::string note;
+  const double peak = peak_tflops(*gpu, prec, &note);
+  if (peak <= 0 || gpu->memory_bw_gbs <= 0) {
+    return invalid_argument("no " + row.get("precision") + " rate for " + gpu_name);
+  }
+
+  if (kind == "train") {
+    const auto seq = row.num("seq_len");
+    if (!seq || *seq <= 0) return invalid_argument("no seq_len");
+    w.data.seq_len = static_cast<int>(*seq);
+    double gpus = row.num("gpu_count").value_or(0);
+    if (gpus <= 0) gpus = group_gpus(w, *gpu);
+    const double mfu = train_mfu(peak, gpu->memory_bw_gbs, m.hidden, gpus, w.recompute, m,
+                                 w.data.seq_len, workload::Method::kFull);
+    const double flops = train_flops_per_token(m, w.data.seq_len, workload::Method::kFull);
+    const double tokens_per_gpu = peak * 1e12 * mfu / flops;
+    if (metric == "model_tflops_per_gpu") return peak * mfu;
+    if (metric == "mfu_percent") return 100 * mfu;
+    if (metric == "train_tokens_per_s_per_gpu") return tokens_per_gpu;
+    if (metric == "total_gpu_hours") {
+      const auto tokens = row.num("tokens_b");
+      if (!tokens || *tokens <= 0) return invalid_argument("total_gpu_hours needs tokens_b");
+      return *tokens * 1e9 / tokens_per_gpu / 3600.0;
+    }
+    return invalid_argument("metric '" + metric + "' is not a training metric");
+  }
+  if (kind != "infer") return invalid_argument("unknown kind '" + kind + "'");
+
+  const int tp = std::max(1, static_cast<int>(row.num("gpu_count").value_or(1)));
+  GPUPLAN_TRY(ReplicaModel r, replica_model(w, *gpu, gpu->interconnect_gbs > 0, tp));
+  const double batch = std::max(1.0, row.num("batch").value_or(1));
+  const double in = std::max(1.0, row.num("input_tokens").value_or(1));
+  const double out = std::max(1.0, row.num("output_tokens").value_or(1));
+  if (metric == "ttft_ms") return 1000 * r.prefill_seconds(in);
+  if (metric == "decode_tokens_per_s_batch1") return 1.0 / r.decode_step_seconds(1, in + out / 2);
+  if (metric == "tpot_ms") return 1000 * r.decode_step_seconds(batch, in + out / 2);
+  if (metric == "output_tokens_per_s") {
+    // Static batching: prefill all sequences (weights read once), then
+    // `out` decode steps; the KV context grows linearly, so the sum of the
+    // steps equals out x the step at the mean context.
+    const double compute = (r.flops_per_token * in + r.attn_flops_per_token_ctx * in * in / 2) /
+                           r.flops_per_s;
+    const double prefill = batch * compute + r.weight_bytes / r.bytes_per_s + r.step_overhead_s;
+    const double decode = out * r.decode_step_seconds(batch, in + (out - 1) / 2);
+    return batch * out / (prefill + decode);
+  }
+  return invalid_argument("metric '" + metric + "' is not an inference metric");
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace
+
+Result<Validation> validate(const csv::Table& table, const catalog::Catalog& catalog) {
+  for (const std::string& col : kRequired) {
+    if (!table.column(col)) {
+      return invalid_argument("missing column '" + col + "' (expected the schema of "
+                              "tests/data/published_measurements.csv)",
+                              Where{table.file, 1, 0, col});
+    }
+  }
+  Validation v;
+  std::map<std::string, std::vector<double>> errors;
+  for (const csv::Row& r : table.rows) {
+    Row row{table, r};
+    const std::string id = row.get("id").empty() ? "line " + std::to_string(r.line) : row.get("id");
+    const auto published = row.num("value");
+    if (!published || *published <= 0) {
+      v.skipped.push_back({id, "value is not a positive number"});
+      continue;
+    }
+    auto p = predict(row, catalog);
+    if (!p) {
+      v.skipped.push_back({id, p.error().message});
+      continue;
+    }
+    ValidationRow out;
+    out.id = id;
+    out.metric = row.get("metric");
+    out.predicted = *p;
+    out.published = *published;
+    out.error_percent = 100.0 * (*p - *published) / *published;
+    errors[out.metric].push_back(std::abs(out.error_percent));
+    v.rows.push_back(std::move(out));
+  }
+  for (auto& [metric, errs] : errors) {
+    v.summary.push_back({metric, static_cast<int>(errs.size()), median(errs)});
+  }
+  return v;
+}
+
+}  // namespace gpuplan::estimate
