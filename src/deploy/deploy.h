@@ -1,0 +1,114 @@
+// Turning one plan option into a deployment that works the first time:
+// deploy.sh (az CLI), template.json (ARM), cloud-init.yaml (Linux) or
+// setup.ps1 (Windows), budget.json, with secure defaults (SSH keys only,
+// SSH from one CIDR, no secrets in files, a managed identity, encryption at
+// host where the size supports it).
+//
+// CONTRACT for cli/ and server/: make_deploy_spec, generate_files, write_files.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "core/result.h"
+#include "deploy/plan_input.h"
+#include "deploy/stack.h"
+#include "deploy/stack_matrix.h"
+
+namespace gpuplan::deploy {
+
+// What the user chose on the command line.
+struct DeployOptions {
+  int option = 1;                      // 1-based into the plan's options
+  std::string ssh_cidr;                // IPv4 CIDR SSH (RDP on Windows) is allowed from
+  bool allow_ssh_from_anywhere = false;
+  std::string start_date;              // YYYY-MM-DD, first of a month (budget start)
+  std::string ssh_public_key_file;     // default in deploy.sh when "" (~/.ssh/id_rsa.pub)
+  std::optional<double> data_disk_gib; // overrides the plan's; default kDefaultDataDiskGib
+};
+
+// Data disk when neither the plan nor the user names one: 256 GiB Premium SSD
+// (P15 tier), enough for a model checkpoint set; shown as an assumption.
+inline constexpr double kDefaultDataDiskGib = 256;
+
+// Everything the generators need, decided once.
+struct DeploySpec {
+  std::string plan_file;
+  int option_index = 1;
+  PlanOption option;
+  std::string workload_name;
+  std::string workload_kind;
+  catalog::VmSize size;
+  Stack stack;
+  // Names (derived from the workload name; Azure's length rules applied).
+  std::string prefix;                  // "finetune-llama3-8b"
+  std::string resource_group;          // "<prefix>-rg"
+  std::string vm_name;                 // VM or scale set name
+  std::string computer_name;           // host name (Windows: <= 15 characters)
+  // Layout.
+  bool scale_set = false;              // count > 1: a VM scale set
+  bool proximity_group = false;        // InfiniBand scale-out: proximity placement group
+  bool hpc_image = false;              // Ubuntu-HPC image (ships driver, MOFED, NCCL)
+  std::string image_urn;               // publisher:offer:sku:version
+  bool encryption_at_host = false;
+  int gpus_per_vm = 1;                 // what `nvidia-smi -L` lists on one VM
+  double data_disk_gib = kDefaultDataDiskGib;
+  std::string data_disk_source;        // "plan", "--data-disk-gib" or "default"
+  std::string ssh_cidr;                // "0.0.0.0/0" only when allowed explicitly
+  bool ssh_from_anywhere = false;
+  std::string start_date;
+  std::string ssh_public_key_file;
+  // Said to the user next to the files (autoscale left out, assumptions, ...).
+  std::vector<std::string> notes;
+};
+
+// Builds the spec for one option of a plan. Errors:
+//   kInvalidArgument — --option out of range, a bad CIDR, 0.0.0.0/0 without
+//     allow_ssh_from_anywhere, both or neither SSH choice, a start date that
+//     is not YYYY-MM-DD or not the first of a month;
+//   kNotFound — the option's size is not in the catalog;
+//   kFailedPrecondition — the plan has no options, or no GPU stack works on
+//     the size (AMD, unknown GRID driver, ...): the stack resolver's reasons.
+[[nodiscard]] Result<DeploySpec> make_deploy_spec(const PlanDocument& plan,
+                                                  const catalog::Catalog& catalog,
+                                                  const StackMatrix& matrix,
+                                                  const DeployOptions& options);
+
+struct GeneratedFile {
+  std::string name;       // "deploy.sh"
+  std::string content;
+  bool executable = false;
+};
+
+// deploy.sh, template.json, cloud-init.yaml or setup.ps1, budget.json —
+// deterministic for a given spec (golden-tested).
+[[nodiscard]] std::vector<GeneratedFile> generate_files(const DeploySpec& spec);
+
+// The individual generators (public for tests).
+[[nodiscard]] std::string render_deploy_script(const DeploySpec& spec);
+[[nodiscard]] std::string render_arm_template(const DeploySpec& spec);
+[[nodiscard]] std::string render_cloud_init(const DeploySpec& spec);
+[[nodiscard]] std::string render_setup_ps1(const DeploySpec& spec);
+[[nodiscard]] std::string render_budget(const DeploySpec& spec);
+// The check the VM runs after installing the stack:
+// "gpuplan doctor --expect-gpus N --expect-cuda X.Y".
+[[nodiscard]] std::string doctor_command(const DeploySpec& spec);
+
+// Writes the files into `dir`. When `dir` does not exist the files are written
+// into a fresh sibling directory that is then renamed to `dir` (all or
+// nothing); when it exists each file is replaced atomically. kUnavailable when
+// the directory cannot be created or written; nothing half-written is left.
+[[nodiscard]] Status write_files(const std::string& dir, const std::vector<GeneratedFile>& files);
+
+// Validation helpers (exposed for tests and the CLI).
+// A canonical IPv4 CIDR ("203.0.113.0/24"; a bare address means /32).
+// kInvalidArgument naming `field` otherwise.
+[[nodiscard]] Result<std::string> parse_ipv4_cidr(const std::string& text, const std::string& field);
+// YYYY-MM-DD that is a real date and the first of a month (Azure budgets start on one).
+[[nodiscard]] Status check_budget_start_date(const std::string& date);
+// Checks that a file holds an OpenSSH public key (not a private key): kInvalidArgument otherwise.
+[[nodiscard]] Status check_ssh_public_key_file(const std::string& path);
+
+}  // namespace gpuplan::deploy

@@ -1,0 +1,324 @@
+// Deciding a deployment from a plan option: names, layout (single VM, scale
+// set, proximity placement group), image, GPU stack and the secure-default
+// inputs (SSH CIDR, public key, budget start) — everything validated before a
+// single file is generated.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/files.h"
+#include "core/strings.h"
+#include "deploy/deploy.h"
+
+namespace gpuplan::deploy {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Marketplace images (publisher:offer:sku:version).
+// Ubuntu 22.04 LTS Gen2: CUDA 13 dropped Ubuntu 20.04 (cuda_driver.csv os_support),
+// and the GRID extension supports 22.04/24.04 (hpccompute-gpu-linux.md).
+constexpr const char* kUbuntuImage = "Canonical:0001-com-ubuntu-server-jammy:22_04-lts-gen2:latest";
+// Ubuntu-HPC 22.04: MOFED, HPC-X, NCCL, driver + fabric manager (Azure/azhpc-images).
+constexpr const char* kHpcImage = "microsoft-dsvm:ubuntu-hpc:2204:latest";
+constexpr const char* kHpcImageRow = "ubuntu-hpc-2204";
+// Windows Server 2022 Gen2: the newest Server the NvidiaGpuDriverWindows
+// extension lists (Server 2012 R2-2022, hpccompute-gpu-windows.md).
+constexpr const char* kWindowsImage = "MicrosoftWindowsServer:WindowsServer:2022-datacenter-g2:latest";
+
+std::string sanitize_name(const std::string& name) {
+  std::string out;
+  for (char c : strings::to_lower(name)) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    if (ok) {
+      out += c;
+    } else if (!out.empty() && out.back() != '-') {
+      out += '-';
+    }
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  if (out.size() > 40) out.resize(40);
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  if (out.empty()) out = "gpuplan";
+  if (out[0] >= '0' && out[0] <= '9') out = "w-" + out;
+  return out;
+}
+
+bool is_serving(const std::string& kind) {
+  return kind == "infer" || kind == "serve" || kind == "serving" || kind == "inference";
+}
+
+}  // namespace
+
+Result<std::string> parse_ipv4_cidr(const std::string& text, const std::string& field) {
+  const std::string s(strings::trim(text));
+  const Where where{"", 0, 0, field};
+  const auto slash = s.find('/');
+  const std::string addr = s.substr(0, slash);
+  int prefix = 32;
+  if (slash != std::string::npos) {
+    const std::string p = s.substr(slash + 1);
+    if (p.empty() || p.size() > 2 || p.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoi(p) > 32) {
+      return invalid_argument("'" + s + "' is not an IPv4 CIDR: the prefix length must be 0-32 "
+                              "(e.g. 203.0.113.0/24)", where);
+    }
+    prefix = std::stoi(p);
+  }
+  const std::vector<std::string> octets = strings::split(addr, '.');
+  uint32_t value = 0;
+  bool ok = octets.size() == 4;
+  for (const std::string& o : octets) {
+    if (!ok) break;
+    if (o.empty() || o.size() > 3 || o.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoi(o) > 255) {
+      ok = false;
+      break;
+    }
+    value = (value << 8) | static_cast<uint32_t>(std::stoi(o));
+  }
+  if (!ok) {
+    return invalid_argument("'" + s + "' is not an IPv4 CIDR (expected a.b.c.d/n, e.g. "
+                            "203.0.113.0/24, or one address such as 203.0.113.7)", where);
+  }
+  const uint32_t mask = prefix == 0 ? 0u : ~0u << (32 - prefix);
+  if ((value & ~mask) != 0) {
+    const uint32_t net = value & mask;
+    std::ostringstream fix;
+    fix << (net >> 24) << '.' << ((net >> 16) & 255) << '.' << ((net >> 8) & 255) << '.'
+        << (net & 255) << '/' << prefix;
+    return invalid_argument("'" + s + "' has host bits set; did you mean " + fix.str() + "?", where);
+  }
+  return addr + "/" + std::to_string(prefix);
+}
+
+Status check_budget_start_date(const std::string& date) {
+  const Where where{"", 0, 0, "--start-date"};
+  auto bad = [&](const std::string& why) {
+    return invalid_argument("'" + date + "' " + why, where);
+  };
+  if (date.size() != 10 || date[4] != '-' || date[7] != '-') return bad("is not a date (YYYY-MM-DD)");
+  for (int i : {0, 1, 2, 3, 5, 6, 8, 9}) {
+    if (date[i] < '0' || date[i] > '9') return bad("is not a date (YYYY-MM-DD)");
+  }
+  const int year = std::stoi(date.substr(0, 4));
+  const int month = std::stoi(date.substr(5, 2));
+  const int day = std::stoi(date.substr(8, 2));
+  if (year < 2017 || month < 1 || month > 12 || day < 1 || day > 31) {
+    return bad("is not a valid date from 2017 on (YYYY-MM-DD)");
+  }
+  if (day != 1) {
+    return bad("is not the first of a month: Azure budgets start on the first day of a month "
+               "(use " + date.substr(0, 8) + "01)");
+  }
+  return {};
+}
+
+Status check_ssh_public_key_file(const std::string& path) {
+  const Where where{path, 0, 0, "--ssh-public-key"};
+  auto text = files::read_text(path);
+  if (!text) return invalid_argument("cannot read the SSH public key file", where);
+  if (text->find("PRIVATE KEY") != std::string::npos) {
+    return invalid_argument("this is a private key; pass the public key (the .pub file) — "
+                            "gpuplan never puts a private key into generated files", where);
+  }
+  const std::string first = strings::split(std::string(strings::trim(*text)), ' ')[0];
+  static const char* const kTypes[] = {"ssh-ed25519", "ssh-rsa", "ecdsa-sha2-nistp256",
+                                       "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521",
+                                       "sk-ssh-ed25519@openssh.com",
+                                       "sk-ecdsa-sha2-nistp256@openssh.com"};
+  for (const char* t : kTypes) {
+    if (first == t) return {};
+  }
+  return invalid_argument("not an OpenSSH public key (expected a line starting with ssh-ed25519, "
+                          "ssh-rsa or ecdsa-sha2-*)", where);
+}
+
+Result<DeploySpec> make_deploy_spec(const PlanDocument& plan, const catalog::Catalog& catalog,
+                                    const StackMatrix& matrix, const DeployOptions& options) {
+  // 1. The option.
+  if (plan.options.empty()) {
+    return failed_precondition(plan.file + " has no feasible option to deploy (its options[] is "
+                               "empty; see its dropped[] for why)");
+  }
+  if (options.option < 1 || options.option > static_cast<int>(plan.options.size())) {
+    return invalid_argument("option " + std::to_string(options.option) + " does not exist: " +
+                                plan.file + " has " + std::to_string(plan.options.size()) +
+                                " option(s), numbered from 1",
+                            Where{"", 0, 0, "--option"});
+  }
+  DeploySpec spec;
+  spec.plan_file = plan.file;
+  spec.option_index = options.option;
+  spec.option = plan.options[static_cast<size_t>(options.option - 1)];
+  spec.workload_name = plan.workload_name;
+  spec.workload_kind = spec.option.kind.empty() ? plan.workload_kind : spec.option.kind;
+
+  // 2. SSH access: a CIDR, or an explicit "from anywhere".
+  if (options.allow_ssh_from_anywhere && !options.ssh_cidr.empty()) {
+    return invalid_argument("give either --ssh-cidr or --allow-ssh-from-anywhere, not both",
+                            Where{"", 0, 0, "--ssh-cidr"});
+  }
+  if (options.allow_ssh_from_anywhere) {
+    spec.ssh_cidr = "0.0.0.0/0";
+    spec.ssh_from_anywhere = true;
+    spec.notes.push_back("SSH is open to the whole internet (--allow-ssh-from-anywhere)");
+  } else {
+    if (options.ssh_cidr.empty()) {
+      return invalid_argument("choose who may reach the VM: --ssh-cidr CIDR (e.g. your office "
+                              "203.0.113.0/24) or, knowingly, --allow-ssh-from-anywhere",
+                              Where{"", 0, 0, "--ssh-cidr"});
+    }
+    GPUPLAN_TRY(spec.ssh_cidr, parse_ipv4_cidr(options.ssh_cidr, "--ssh-cidr"));
+    if (spec.ssh_cidr.ends_with("/0")) {
+      return invalid_argument("'" + options.ssh_cidr + "' opens SSH to the whole internet; pass "
+                              "--allow-ssh-from-anywhere instead if that is really meant",
+                              Where{"", 0, 0, "--ssh-cidr"});
+    }
+  }
+  if (!options.ssh_public_key_file.empty()) {
+    GPUPLAN_RETURN_IF_ERROR(check_ssh_public_key_file(options.ssh_public_key_file));
+    spec.ssh_public_key_file = options.ssh_public_key_file;
+  }
+  GPUPLAN_RETURN_IF_ERROR(check_budget_start_date(options.start_date));
+  spec.start_date = options.start_date;
+
+  // 3. The size and its GPU.
+  const catalog::VmSize* size = catalog.find_size(spec.option.size);
+  if (size == nullptr) {
+    return not_found("size '" + spec.option.size + "' of option " +
+                         std::to_string(options.option) + " is not in the catalog",
+                     Where{plan.file, 0, 0,
+                           "options[" + std::to_string(options.option - 1) + "].size"});
+  }
+  spec.size = *size;
+  const catalog::Os os = spec.option.os;
+
+  // 4. Layout: InfiniBand sizes run the HPC image; several VMs form a scale
+  //    set, kept close by a proximity placement group when they talk over IB.
+  spec.hpc_image = os == catalog::Os::kLinux && size->infiniband_gbps > 0;
+  spec.scale_set = spec.option.count > 1;
+  spec.proximity_group = spec.scale_set && size->infiniband_gbps > 0;
+  spec.image_urn = os == catalog::Os::kWindows ? kWindowsImage
+                   : spec.hpc_image            ? kHpcImage
+                                               : kUbuntuImage;
+  spec.encryption_at_host = size->encryption_at_host;
+  spec.gpus_per_vm = size->gpu_count < 1 ? 1 : static_cast<int>(std::lround(size->gpu_count));
+
+  // 5. The GPU stack.
+  StackTarget target = make_target(*size, catalog.find_gpu(size->gpu_model), os,
+                                   spec.hpc_image ? kHpcImageRow : "");
+  GPUPLAN_TRY(spec.stack, resolve_stack(matrix, target, StackRequest{}));
+
+  // 6. Names.
+  spec.prefix = sanitize_name(spec.workload_name);
+  spec.resource_group = spec.prefix + "-rg";
+  spec.vm_name = spec.prefix + (spec.scale_set ? "-vmss" : "-vm");
+  if (os == catalog::Os::kWindows) {
+    // Windows host names: at most 15 characters (scale sets: a 9-character prefix).
+    std::string host = spec.prefix.substr(0, spec.scale_set ? 9 : 15);
+    while (!host.empty() && host.back() == '-') host.pop_back();
+    spec.computer_name = host;
+  } else {
+    spec.computer_name = spec.prefix;
+  }
+
+  // 7. Data disk.
+  if (options.data_disk_gib) {
+    spec.data_disk_gib = *options.data_disk_gib;
+    spec.data_disk_source = "--data-disk-gib";
+  } else if (plan.data_disk_gib) {
+    spec.data_disk_gib = *plan.data_disk_gib;
+    spec.data_disk_source = "plan";
+  } else {
+    spec.data_disk_gib = kDefaultDataDiskGib;
+    spec.data_disk_source = "default";
+    spec.notes.push_back("data disk: 256 GiB Premium SSD per VM (default; the plan names none)");
+  }
+  if (spec.data_disk_gib < 4 || spec.data_disk_gib > 32767 ||
+      spec.data_disk_gib != std::floor(spec.data_disk_gib)) {
+    return invalid_argument("data disk must be a whole number of GiB in 4-32767",
+                            Where{"", 0, 0, "--data-disk-gib"});
+  }
+  if (!spec.encryption_at_host) {
+    spec.notes.push_back(size->name + " does not support encryption at host; disks use "
+                         "platform-managed encryption at rest only");
+  }
+  if (is_serving(spec.workload_kind)) {
+    spec.notes.push_back("autoscale.json not written: it comes from the simulator's autoscale "
+                         "export (src/simulate/autoscale_export.h), which is not built yet");
+  }
+  if (!spec.option.quota_ok) {
+    spec.notes.push_back("the plan says quota is short for this option; request it first "
+                         "(see the plan's quota_requests)");
+  }
+  return spec;
+}
+
+Status write_files(const std::string& dir, const std::vector<GeneratedFile>& files_to_write) {
+  std::error_code ec;
+  const fs::path target(dir);
+  auto write_one = [](const fs::path& path, const GeneratedFile& f) -> Status {
+    const fs::path tmp = path.parent_path() / ("." + f.name + ".tmp-" + std::to_string(::getpid()));
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, f.executable ? 0755 : 0644);
+    if (fd < 0) return unavailable("cannot write " + tmp.string(), Where{tmp.string(), 0, 0, ""});
+    size_t done = 0;
+    while (done < f.content.size()) {
+      const ssize_t n = ::write(fd, f.content.data() + done, f.content.size() - done);
+      if (n <= 0) {
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        return unavailable("cannot write " + tmp.string(), Where{tmp.string(), 0, 0, ""});
+      }
+      done += static_cast<size_t>(n);
+    }
+    const bool synced = ::fsync(fd) == 0;
+    ::close(fd);
+    ::chmod(tmp.c_str(), f.executable ? 0755 : 0644);  // independent of the umask
+    if (!synced || std::rename(tmp.c_str(), path.c_str()) != 0) {
+      ::unlink(tmp.c_str());
+      return unavailable("cannot write " + path.string(), Where{path.string(), 0, 0, ""});
+    }
+    return {};
+  };
+
+  if (fs::exists(target, ec)) {
+    if (!fs::is_directory(target, ec)) {
+      return unavailable("--out " + dir + " exists and is not a directory", Where{dir, 0, 0, ""});
+    }
+    for (const GeneratedFile& f : files_to_write) {
+      GPUPLAN_RETURN_IF_ERROR(write_one(target / f.name, f));
+    }
+    return {};
+  }
+  // A fresh directory: build it beside the target, then rename it into place.
+  const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  fs::create_directories(parent, ec);
+  const fs::path staging =
+      parent / ("." + target.filename().string() + ".tmp-" + std::to_string(::getpid()));
+  fs::remove_all(staging, ec);
+  if (!fs::create_directory(staging, ec)) {
+    return unavailable("cannot create " + staging.string() + ": " + ec.message(),
+                       Where{dir, 0, 0, ""});
+  }
+  for (const GeneratedFile& f : files_to_write) {
+    auto st = write_one(staging / f.name, f);
+    if (!st) {
+      fs::remove_all(staging, ec);
+      return st;
+    }
+  }
+  if (std::rename(staging.c_str(), target.c_str()) != 0) {
+    fs::remove_all(staging, ec);
+    return unavailable("cannot create " + dir, Where{dir, 0, 0, ""});
+  }
+  return {};
+}
+
+}  // namespace gpuplan::deploy

@@ -1,0 +1,654 @@
+// Tests of the deploy module: matrix parsing, the stack resolver's choices
+// and refusals, plan reading, the deployment spec's secure defaults and the
+// generated files' content.
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "core/files.h"
+#include "deploy/deploy.h"
+#include "deploy/plan_input.h"
+#include "deploy/stack.h"
+#include "deploy/stack_matrix.h"
+
+namespace gpuplan::deploy {
+namespace {
+
+using catalog::DriverKind;
+using catalog::Os;
+
+const StackMatrix& matrix() {
+  auto m = embedded_stack_matrix();
+  EXPECT_TRUE(m.has_value()) << (m ? "" : m.error().to_string());
+  return **m;
+}
+
+Version v(const char* s) { return *Version::parse(s); }
+
+StackTarget target(const char* size, const char* series, const char* gpu, const char* cc,
+                   DriverKind kind, Os os = Os::kLinux, const char* image = "") {
+  StackTarget t;
+  t.size = size;
+  t.series = series;
+  t.gpu_model = gpu;
+  t.compute_capability = cc;
+  t.driver = kind;
+  t.os = os;
+  t.image_with_driver = image;
+  return t;
+}
+
+StackTarget h100_nvl() {
+  return target("Standard_NC40ads_H100_v5", "NCads_H100_v5", "H100-NVL", "9.0", DriverKind::kCuda);
+}
+StackTarget v100() {
+  return target("Standard_NC6s_v3", "NCv3", "V100-16GB", "7.0", DriverKind::kCuda);
+}
+StackTarget a10_grid() {
+  return target("Standard_NV36ads_A10_v5", "NVadsA10_v5", "A10", "8.6", DriverKind::kGrid);
+}
+
+// ---- Version and matrix ---------------------------------------------------
+
+TEST(Version, ComparesPartByPartWithMissingPartsAsZero) {
+  EXPECT_LT(v("580"), v("580.65.06"));
+  EXPECT_EQ(v("12"), v("12.0"));
+  EXPECT_LT(v("570.26"), v("570.124.06"));  // numeric, not lexical
+  EXPECT_GT(v("590.44.01"), v("580.95.05"));
+  EXPECT_EQ(v("580.65.06").to_string(), "580.65.06");  // zero padding kept
+  EXPECT_FALSE(Version::parse("12.x").has_value());
+  EXPECT_FALSE(Version::parse(">=570.26").has_value());
+  EXPECT_FALSE(Version::parse("").has_value());
+}
+
+TEST(StackMatrix, EmbeddedMatrixHasEveryTable) {
+  const StackMatrix& m = matrix();
+  EXPECT_EQ(m.cuda.size(), 20u);
+  EXPECT_EQ(m.cuda.front().cuda, v("13.1"));  // newest first
+  ASSERT_NE(m.find_cuda(v("13.0")), nullptr);
+  EXPECT_EQ(m.find_cuda(v("13.0"))->linux_min_driver.to_string(), "580.65.06");
+  EXPECT_FALSE(m.find_cuda(v("13.0"))->windows_min_driver.has_value());
+  EXPECT_EQ(m.find_cuda(v("12.8"))->windows_min_driver->to_string(), "570.65");
+  EXPECT_EQ(m.find_cuda(v("12.7")), nullptr);  // never released
+  ASSERT_NE(m.find_family(12), nullptr);
+  EXPECT_EQ(m.find_family(12)->linux_min_driver.to_string(), "525.60.13");
+  EXPECT_EQ(m.cudnn.front().version, v("9.17.0"));
+  EXPECT_EQ(m.pytorch.front().pytorch, v("2.14"));
+  EXPECT_EQ(m.pytorch.front().variant(), "cu132");  // newest CUDA first within a release
+  EXPECT_EQ(m.grid.size(), 4u);
+  ASSERT_NE(m.find_image("ubuntu-hpc-2204"), nullptr);
+}
+
+TEST(StackMatrix, BadCellNamesFileLineAndColumn) {
+  const std::string csv =
+      "table,name,gpu,cuda,driver_linux,driver_windows,min_cc,max_cc,status,notes,source\n"
+      "cuda,13.0,,13.0,580.65.06,,7.5,,ga,,s\n"
+      "pytorch,2.9,,12.8,,,7.5,12.0,stable,,s\n"
+      "cuda,12.8,,12.8,>=570.26,,,,ga,,s\n";
+  auto m = parse_stack_matrix(csv, "m.csv");
+  ASSERT_FALSE(m.has_value());
+  EXPECT_EQ(m.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(m.error().where.file, "m.csv");
+  EXPECT_EQ(m.error().where.line, 4);
+  EXPECT_EQ(m.error().where.field, "driver_linux");
+
+  auto bad_table = parse_stack_matrix(
+      "table,name,gpu,cuda,driver_linux,driver_windows,min_cc,max_cc,status,notes,source\n"
+      "rocm,6.3,,,,,,,,,s\n",
+      "m.csv");
+  ASSERT_FALSE(bad_table.has_value());
+  EXPECT_NE(bad_table.error().message.find("unknown table 'rocm'"), std::string::npos);
+
+  auto bad_status = parse_stack_matrix(
+      "table,name,gpu,cuda,driver_linux,driver_windows,min_cc,max_cc,status,notes,source\n"
+      "cuda,13.0,,13.0,580.65.06,,7.5,,ga,,s\n"
+      "pytorch,2.9,,12.8,,,7.5,12.0,nightly,,s\n",
+      "m.csv");
+  ASSERT_FALSE(bad_status.has_value());
+  EXPECT_EQ(bad_status.error().where.field, "status");
+}
+
+// ---- Resolver: choices ------------------------------------------------------
+
+TEST(ResolveStack, H100OnLinuxGetsNewestStableWheelAndPinnedDriverBranch) {
+  auto s = resolve_stack(matrix(), h100_nvl(), {});
+  ASSERT_TRUE(s.has_value()) << s.error().message;
+  // 2.14's stable builds are cu126, cu130, cu132; cu132 (CUDA 13.2) is not in
+  // NVIDIA's driver table, so cu130 is the newest that can be pinned.
+  EXPECT_EQ(s->pytorch, v("2.14"));
+  EXPECT_EQ(s->wheel_variant, "cu130");
+  EXPECT_EQ(s->cuda, v("13.0"));
+  EXPECT_EQ(s->min_driver.to_string(), "580.65.06");
+  EXPECT_EQ(s->driver_branch, "580");
+  EXPECT_EQ(s->driver_source, DriverSource::kCloudInit);
+  ASSERT_TRUE(s->cudnn.has_value());
+  EXPECT_EQ(*s->cudnn, v("9.17.0"));
+  EXPECT_EQ(s->pytorch_index_url, "https://download.pytorch.org/whl/cu130");
+  EXPECT_FALSE(s->minor_version_compat);
+}
+
+TEST(ResolveStack, V100StaysOnCuda12WithCudnnThatStillCoversVolta) {
+  auto s = resolve_stack(matrix(), v100(), {});
+  ASSERT_TRUE(s.has_value()) << s.error().message;
+  EXPECT_EQ(s->pytorch, v("2.14"));
+  EXPECT_EQ(s->wheel_variant, "cu126");
+  EXPECT_EQ(s->min_driver.to_string(), "560.28.03");
+  EXPECT_EQ(s->driver_branch, "560");
+  ASSERT_TRUE(s->cudnn.has_value());
+  EXPECT_EQ(*s->cudnn, v("9.10.2"));  // 9.17 starts at compute capability 7.5
+}
+
+TEST(ResolveStack, RequestedPytorchPicksItsNewestCudaBuild) {
+  auto s = resolve_stack(matrix(), h100_nvl(), StackRequest{v("2.5"), std::nullopt});
+  ASSERT_TRUE(s.has_value()) << s.error().message;
+  EXPECT_EQ(s->pytorch, v("2.5"));
+  EXPECT_EQ(s->wheel_variant, "cu124");
+  EXPECT_EQ(s->min_driver.to_string(), "550.54.14");
+}
+
+TEST(ResolveStack, ExperimentalWheelOnlyWhenAskedForItsCuda) {
+  auto s = resolve_stack(matrix(), h100_nvl(), StackRequest{v("2.9"), v("13.0")});
+  ASSERT_TRUE(s.has_value()) << s.error().message;
+  EXPECT_EQ(s->wheel_variant, "cu130");
+  EXPECT_FALSE(s->wheel_stable);
+  ASSERT_FALSE(s->warnings.empty());
+  EXPECT_NE(s->warnings.back().find("experimental"), std::string::npos);
+  auto stable = resolve_stack(matrix(), h100_nvl(), StackRequest{v("2.9"), std::nullopt});
+  ASSERT_TRUE(stable.has_value());
+  EXPECT_EQ(stable->wheel_variant, "cu128");  // the stable build wins without --cuda
+  EXPECT_TRUE(stable->wheel_stable);
+}
+
+TEST(ResolveStack, GridA10IsCappedByTheGridDriverAzureInstalls) {
+  auto s = resolve_stack(matrix(), a10_grid(), {});
+  ASSERT_TRUE(s.has_value()) << s.error().message;
+  EXPECT_EQ(s->driver_source, DriverSource::kExtension);
+  ASSERT_TRUE(s->provided_driver.has_value());
+  EXPECT_EQ(s->provided_driver->to_string(), "570.195.03");
+  EXPECT_EQ(s->driver_branch, "");  // the extension installs it
+  // 2.14: cu130 needs 580.65.06 (> 570.195.03, and the 13.x family needs 580): dropped.
+  EXPECT_EQ(s->pytorch, v("2.14"));
+  EXPECT_EQ(s->wheel_variant, "cu126");
+  EXPECT_FALSE(s->minor_version_compat);  // 560.28.03 <= 570.195.03
+  bool derivation_said = false;
+  for (const auto& w : s->warnings) derivation_said |= w.find("GRID-branch") != std::string::npos;
+  EXPECT_TRUE(derivation_said);
+  // CUDA 12.8 needs 570.26 <= 570.195.03: fully supported, PyTorch 2.11 has a stable cu128.
+  auto c128 = resolve_stack(matrix(), a10_grid(), StackRequest{std::nullopt, v("12.8")});
+  ASSERT_TRUE(c128.has_value()) << c128.error().message;
+  EXPECT_EQ(c128->pytorch, v("2.11"));
+  EXPECT_FALSE(c128->minor_version_compat);
+  // CUDA 12.9 needs 575.51.03: only through 12.x minor-version compatibility (>= 525.60.13).
+  auto c129 = resolve_stack(matrix(), a10_grid(), StackRequest{std::nullopt, v("12.9")});
+  ASSERT_TRUE(c129.has_value()) << c129.error().message;
+  EXPECT_TRUE(c129->minor_version_compat);
+  EXPECT_EQ(c129->min_driver.to_string(), "525.60.13");
+}
+
+TEST(ResolveStack, BlackwellGridNeedsCuda13Wheels) {
+  auto t = target("Standard_NC128ds_xl_RTXPRO6000BSE_v6", "NC_RTXPRO6000BSE_v6", "RTX-PRO-6000",
+                  "12.0", DriverKind::kGrid);
+  auto s = resolve_stack(matrix(), t, {});
+  ASSERT_TRUE(s.has_value()) << s.error().message;
+  EXPECT_EQ(s->wheel_variant, "cu130");  // cu126 stops at Hopper (9.0)
+  EXPECT_EQ(s->provided_driver->to_string(), "595.58.03");
+}
+
+TEST(ResolveStack, HpcImageDriverUsesMinorVersionCompatibility) {
+  auto t = target("Standard_ND96isr_H100_v5", "ND_H100_v5", "H100-SXM", "9.0", DriverKind::kCuda,
+                  Os::kLinux, "ubuntu-hpc-2204");
+  auto s = resolve_stack(matrix(), t, {});
+  ASSERT_TRUE(s.has_value()) << s.error().message;
+  EXPECT_EQ(s->driver_source, DriverSource::kImage);
+  // 550.90.07 < 560.28.03 (12.6 GA) but >= 525.60.13 (12.x family).
+  EXPECT_EQ(s->wheel_variant, "cu126");
+  EXPECT_TRUE(s->minor_version_compat);
+  EXPECT_EQ(s->min_driver.to_string(), "525.60.13");
+}
+
+TEST(ResolveStack, WindowsStaysOnCuda12BecauseNvidiaListsNoWindowsMinimumFor13) {
+  auto t = target("Standard_NC24ads_A100_v4", "NC_A100_v4", "A100-80GB-PCIe", "8.0",
+                  DriverKind::kCuda, Os::kWindows);
+  auto s = resolve_stack(matrix(), t, {});
+  ASSERT_TRUE(s.has_value()) << s.error().message;
+  EXPECT_EQ(s->cuda, v("12.6"));
+  EXPECT_EQ(s->min_driver.to_string(), "560.76");
+  EXPECT_EQ(s->driver_source, DriverSource::kExtension);
+}
+
+// ---- Resolver: refusals -----------------------------------------------------
+
+TEST(ResolveStack, RefusesCuda13OnV100WithTheReason) {
+  auto s = resolve_stack(matrix(), v100(), StackRequest{std::nullopt, v("13.0")});
+  ASSERT_FALSE(s.has_value());
+  EXPECT_EQ(s.error().code, ErrorCode::kFailedPrecondition);
+  EXPECT_NE(s.error().message.find("Volta"), std::string::npos) << s.error().message;
+  EXPECT_NE(s.error().message.find("compute capability 7.5"), std::string::npos);
+  EXPECT_NE(s.error().message.find("CUDA 12.x"), std::string::npos);
+}
+
+TEST(ResolveStack, RefusesOldPytorchOnBlackwellListingEachWheel) {
+  // PyTorch 2.6's builds (cu118, cu124, cu126) all stop at Hopper (9.0).
+  auto t = target("Standard_NC128ds_xl_RTXPRO6000BSE_v6", "NC_RTXPRO6000BSE_v6", "RTX-PRO-6000",
+                  "12.0", DriverKind::kGrid);
+  auto s = resolve_stack(matrix(), t, StackRequest{v("2.6"), std::nullopt});
+  ASSERT_FALSE(s.has_value());
+  EXPECT_EQ(s.error().code, ErrorCode::kFailedPrecondition);
+  EXPECT_NE(s.error().message.find("cu124: built for compute capability 5.0–9.0, not 12.0"),
+            std::string::npos)
+      << s.error().message;
+}
+
+TEST(ResolveStack, RefusesAmdSizesBecauseTheMatrixHasNoRocmRows) {
+  auto t = target("Standard_ND96isr_MI300X_v5", "ND_MI300X_v5", "MI300X", "gfx942", DriverKind::kAmd);
+  auto s = resolve_stack(matrix(), t, {});
+  ASSERT_FALSE(s.has_value());
+  EXPECT_EQ(s.error().code, ErrorCode::kFailedPrecondition);
+  EXPECT_NE(s.error().message.find("ROCm"), std::string::npos);
+}
+
+TEST(ResolveStack, RefusesGridSeriesWhoseDriverVersionIsUnknown) {
+  auto t = target("Standard_NV12s_v3", "NVv3", "M60", "5.2", DriverKind::kGrid);
+  auto s = resolve_stack(matrix(), t, {});
+  ASSERT_FALSE(s.has_value());
+  EXPECT_EQ(s.error().code, ErrorCode::kFailedPrecondition);
+  EXPECT_NE(s.error().message.find("GRID-branch→CUDA"), std::string::npos) << s.error().message;
+  // On Windows the extension's pinned 538.46 is known: CUDA 12.x works via minor compatibility.
+  t.os = Os::kWindows;
+  auto w = resolve_stack(matrix(), t, {});
+  ASSERT_TRUE(w.has_value()) << w.error().message;
+  EXPECT_EQ(w->cuda.major(), 12);
+}
+
+TEST(ResolveStack, RefusesCudaAboveTheGridDriver) {
+  auto s = resolve_stack(matrix(), a10_grid(), StackRequest{std::nullopt, v("13.0")});
+  ASSERT_FALSE(s.has_value());
+  EXPECT_EQ(s.error().code, ErrorCode::kFailedPrecondition);
+  EXPECT_NE(s.error().message.find("needs driver 580.65.06"), std::string::npos) << s.error().message;
+  EXPECT_NE(s.error().message.find("570.195.03"), std::string::npos);
+}
+
+TEST(ResolveStack, UnknownVersionsAreBadInput) {
+  auto p = resolve_stack(matrix(), h100_nvl(), StackRequest{v("3.0"), std::nullopt});
+  ASSERT_FALSE(p.has_value());
+  EXPECT_EQ(p.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(p.error().where.field, "--pytorch");
+  auto c = resolve_stack(matrix(), h100_nvl(), StackRequest{std::nullopt, v("12.7")});
+  ASSERT_FALSE(c.has_value());
+  EXPECT_EQ(c.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(c.error().where.field, "--cuda");
+}
+
+TEST(ResolveStack, UnknownComputeCapabilityIsRefused) {
+  auto t = h100_nvl();
+  t.compute_capability = "";
+  auto s = resolve_stack(matrix(), t, {});
+  ASSERT_FALSE(s.has_value());
+  EXPECT_EQ(s.error().code, ErrorCode::kFailedPrecondition);
+}
+
+// ---- Plan input -------------------------------------------------------------
+
+std::string fixture(const std::string& name) {
+  return std::string(GPUPLAN_SOURCE_DIR) + "/tests/data/plans/" + name;
+}
+
+TEST(PlanInput, ReadsTheFixtureOptions) {
+  auto text = files::read_text(fixture("nc_h100_train.json"));
+  ASSERT_TRUE(text.has_value());
+  auto plan = parse_plan_json(*text, "nc_h100_train.json");
+  ASSERT_TRUE(plan.has_value()) << plan.error().to_string();
+  EXPECT_EQ(plan->workload_name, "finetune-llama3-8b");
+  EXPECT_EQ(plan->workload_kind, "finetune");
+  ASSERT_EQ(plan->options.size(), 2u);
+  EXPECT_EQ(plan->options[0].pricing, catalog::Pricing::kSpot);
+  EXPECT_DOUBLE_EQ(plan->options[0].cost_high_usd, 38.11);
+  EXPECT_EQ(plan->options[1].pricing, catalog::Pricing::kPayg);
+  EXPECT_FALSE(plan->data_disk_gib.has_value());
+  auto nd = parse_plan_json(*files::read_text(fixture("nd_multinode_ib.json")), "nd.json");
+  ASSERT_TRUE(nd.has_value());
+  EXPECT_EQ(nd->data_disk_gib, 1024);
+}
+
+TEST(PlanInput, ErrorsNameTheJsonPath) {
+  auto bad = [](const std::string& text) { return parse_plan_json(text, "p.json"); };
+  auto missing = bad(R"({"options": [{"size": "Standard_NC40ads_H100_v5"}]})");
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_EQ(missing.error().where.file, "p.json");
+  EXPECT_EQ(missing.error().where.field, "options[0].count");
+  auto pricing = bad(R"({"options": [{"size": "S", "count": 1, "gpus": 1, "region": "eastus",
+      "pricing": "cheap", "os": "linux", "hours": 1, "cost_usd": 1, "cost_low_usd": 1,
+      "cost_high_usd": 1, "usd_per_hour": 1}]})");
+  ASSERT_FALSE(pricing.has_value());
+  EXPECT_EQ(pricing.error().where.field, "options[0].pricing");
+  auto count = bad(R"({"options": [{"size": "S", "count": 1.5}]})");
+  ASSERT_FALSE(count.has_value());
+  EXPECT_EQ(count.error().where.field, "options[0].count");
+  auto no_options = bad(R"({"schema": "gpuplan.plan/1"})");
+  ASSERT_FALSE(no_options.has_value());
+  EXPECT_EQ(no_options.error().where.field, "options");
+  auto schema = bad(R"({"schema": "something-else", "options": []})");
+  ASSERT_FALSE(schema.has_value());
+  EXPECT_EQ(schema.error().where.field, "schema");
+  auto syntax = bad("{\n  \"options\": [,]\n}");
+  ASSERT_FALSE(syntax.has_value());
+  EXPECT_EQ(syntax.error().where.line, 2);
+}
+
+// ---- Spec and secure defaults -----------------------------------------------
+
+std::unique_ptr<catalog::Catalog> small_catalog() {
+  catalog::Gpu h100{.model = "H100-NVL", .vendor = "NVIDIA", .architecture = "Hopper",
+                    .compute_capability = "9.0", .memory_bw_gbs = 3900};
+  catalog::Gpu h100sxm{.model = "H100-SXM", .vendor = "NVIDIA", .architecture = "Hopper",
+                       .compute_capability = "9.0", .memory_bw_gbs = 3350};
+  catalog::Gpu a10{.model = "A10", .vendor = "NVIDIA", .architecture = "Ampere",
+                   .compute_capability = "8.6", .memory_bw_gbs = 600};
+  catalog::Gpu mi300{.model = "MI300X", .vendor = "AMD", .architecture = "CDNA 3",
+                     .compute_capability = "gfx942"};
+  catalog::VmSize nc{.name = "Standard_NC40ads_H100_v5", .series = "NCads_H100_v5",
+                     .family_letter = "NC", .vcpus = 40, .gpu_model = "H100-NVL",
+                     .gpu_count = 1, .gpu_memory_gib = 94};
+  catalog::VmSize nd{.name = "Standard_ND96isr_H100_v5", .series = "ND_H100_v5",
+                     .family_letter = "ND", .vcpus = 96, .gpu_model = "H100-SXM", .gpu_count = 8,
+                     .nvlink = true, .infiniband_gbps = 3200};
+  catalog::VmSize nv{.name = "Standard_NV12ads_A10_v5", .series = "NVadsA10_v5",
+                     .family_letter = "NV", .vcpus = 12, .gpu_model = "A10", .gpu_count = 0.3333,
+                     .driver = DriverKind::kGrid, .encryption_at_host = false};
+  catalog::VmSize amd{.name = "Standard_ND96isr_MI300X_v5", .series = "ND_MI300X_v5",
+                      .family_letter = "ND", .vcpus = 96, .gpu_model = "MI300X", .gpu_count = 8,
+                      .driver = DriverKind::kAmd};
+  return catalog::Catalog::from_parts({h100, h100sxm, a10, mi300}, {nc, nd, nv, amd}, {});
+}
+
+PlanDocument plan_for(const std::string& size, int count, catalog::Pricing pricing,
+                      Os os = Os::kLinux, bool hybrid = false, const std::string& kind = "train") {
+  PlanDocument p;
+  p.file = "plan.json";
+  p.workload_name = "My Job_1";
+  p.workload_kind = kind;
+  PlanOption o;
+  o.size = size;
+  o.count = count;
+  o.region = "eastus";
+  o.pricing = pricing;
+  o.os = os;
+  o.hybrid_benefit = hybrid;
+  o.hours = 10;
+  o.cost_usd = 100;
+  o.cost_low_usd = 90;
+  o.cost_high_usd = 130;
+  o.usd_per_hour = 10;
+  o.kind = kind;
+  p.options.push_back(o);
+  return p;
+}
+
+DeployOptions opts(const std::string& cidr = "203.0.113.0/24") {
+  DeployOptions o;
+  o.ssh_cidr = cidr;
+  o.start_date = "2026-12-01";
+  return o;
+}
+
+TEST(DeploySpec, NeedsAnSshChoiceAndRefusesTheWholeInternet) {
+  auto cat = small_catalog();
+  auto plan = plan_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg);
+  DeployOptions none = opts("");
+  auto r = make_deploy_spec(plan, *cat, matrix(), none);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(r.error().message.find("--allow-ssh-from-anywhere"), std::string::npos);
+
+  auto world = make_deploy_spec(plan, *cat, matrix(), opts("0.0.0.0/0"));
+  ASSERT_FALSE(world.has_value());
+  EXPECT_NE(world.error().message.find("whole internet"), std::string::npos);
+
+  DeployOptions anywhere = opts("");
+  anywhere.allow_ssh_from_anywhere = true;
+  auto ok = make_deploy_spec(plan, *cat, matrix(), anywhere);
+  ASSERT_TRUE(ok.has_value()) << ok.error().message;
+  EXPECT_EQ(ok->ssh_cidr, "0.0.0.0/0");
+
+  DeployOptions both = opts();
+  both.allow_ssh_from_anywhere = true;
+  EXPECT_FALSE(make_deploy_spec(plan, *cat, matrix(), both).has_value());
+}
+
+TEST(DeploySpec, CidrAndDateValidation) {
+  EXPECT_EQ(*parse_ipv4_cidr("203.0.113.7", "f"), "203.0.113.7/32");
+  EXPECT_EQ(*parse_ipv4_cidr(" 10.0.0.0/8 ", "f"), "10.0.0.0/8");
+  auto host_bits = parse_ipv4_cidr("203.0.113.7/24", "--ssh-cidr");
+  ASSERT_FALSE(host_bits.has_value());
+  EXPECT_NE(host_bits.error().message.find("did you mean 203.0.113.0/24"), std::string::npos);
+  EXPECT_EQ(host_bits.error().where.field, "--ssh-cidr");
+  EXPECT_FALSE(parse_ipv4_cidr("300.0.0.1", "f").has_value());
+  EXPECT_FALSE(parse_ipv4_cidr("10.0.0.0/33", "f").has_value());
+  EXPECT_FALSE(parse_ipv4_cidr("example.com", "f").has_value());
+  EXPECT_FALSE(parse_ipv4_cidr("10.0.0/8", "f").has_value());
+  EXPECT_TRUE(check_budget_start_date("2026-12-01").has_value());
+  auto mid = check_budget_start_date("2026-12-15");
+  ASSERT_FALSE(mid.has_value());
+  EXPECT_NE(mid.error().message.find("use 2026-12-01"), std::string::npos);
+  EXPECT_FALSE(check_budget_start_date("2026-13-01").has_value());
+  EXPECT_FALSE(check_budget_start_date("12/01/2026").has_value());
+}
+
+TEST(DeploySpec, OptionOutOfRangeAndEmptyPlan) {
+  auto cat = small_catalog();
+  auto plan = plan_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg);
+  DeployOptions o = opts();
+  o.option = 2;
+  auto r = make_deploy_spec(plan, *cat, matrix(), o);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().where.field, "--option");
+  plan.options.clear();
+  auto e = make_deploy_spec(plan, *cat, matrix(), opts());
+  ASSERT_FALSE(e.has_value());
+  EXPECT_EQ(e.error().code, ErrorCode::kFailedPrecondition);
+}
+
+TEST(DeploySpec, UnknownSizeAndAmdSize) {
+  auto cat = small_catalog();
+  auto unknown = make_deploy_spec(plan_for("Standard_X1", 1, catalog::Pricing::kPayg), *cat,
+                                  matrix(), opts());
+  ASSERT_FALSE(unknown.has_value());
+  EXPECT_EQ(unknown.error().code, ErrorCode::kNotFound);
+  EXPECT_EQ(unknown.error().where.field, "options[0].size");
+  auto amd = make_deploy_spec(plan_for("Standard_ND96isr_MI300X_v5", 1, catalog::Pricing::kPayg),
+                              *cat, matrix(), opts());
+  ASSERT_FALSE(amd.has_value());
+  EXPECT_EQ(amd.error().code, ErrorCode::kFailedPrecondition);
+  EXPECT_NE(amd.error().message.find("ROCm"), std::string::npos);
+}
+
+TEST(DeploySpec, LayoutFollowsSizeAndCount) {
+  auto cat = small_catalog();
+  auto single = make_deploy_spec(plan_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg),
+                                 *cat, matrix(), opts());
+  ASSERT_TRUE(single.has_value()) << single.error().message;
+  EXPECT_FALSE(single->scale_set);
+  EXPECT_FALSE(single->hpc_image);
+  EXPECT_EQ(single->prefix, "my-job-1");
+  EXPECT_EQ(single->vm_name, "my-job-1-vm");
+  EXPECT_TRUE(single->encryption_at_host);
+  EXPECT_EQ(single->data_disk_source, "default");
+
+  auto ib = make_deploy_spec(plan_for("Standard_ND96isr_H100_v5", 4, catalog::Pricing::kPayg),
+                             *cat, matrix(), opts());
+  ASSERT_TRUE(ib.has_value()) << ib.error().message;
+  EXPECT_TRUE(ib->scale_set);
+  EXPECT_TRUE(ib->proximity_group);
+  EXPECT_TRUE(ib->hpc_image);
+  EXPECT_EQ(ib->image_urn, "microsoft-dsvm:ubuntu-hpc:2204:latest");
+  EXPECT_EQ(ib->gpus_per_vm, 8);
+  EXPECT_EQ(ib->stack.driver_source, DriverSource::kImage);
+
+  auto slice = make_deploy_spec(plan_for("Standard_NV12ads_A10_v5", 1, catalog::Pricing::kPayg),
+                                *cat, matrix(), opts());
+  ASSERT_TRUE(slice.has_value()) << slice.error().message;
+  EXPECT_EQ(slice->gpus_per_vm, 1);  // a 1/3 vGPU slice shows up as one GPU
+  EXPECT_FALSE(slice->encryption_at_host);
+  EXPECT_EQ(slice->stack.driver_source, DriverSource::kExtension);
+}
+
+TEST(DeploySpec, ServingPlanSaysAutoscaleIsLeftOut) {
+  auto cat = small_catalog();
+  auto s = make_deploy_spec(
+      plan_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg, Os::kLinux, false, "infer"),
+      *cat, matrix(), opts());
+  ASSERT_TRUE(s.has_value());
+  bool said = false;
+  for (const auto& n : s->notes) said |= n.find("autoscale.json not written") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+// ---- Generated files: secure defaults ---------------------------------------
+
+DeploySpec spec_for(const std::string& size, int count, catalog::Pricing pricing,
+                    Os os = Os::kLinux, bool hybrid = false) {
+  static auto cat = small_catalog();
+  auto s = make_deploy_spec(plan_for(size, count, pricing, os, hybrid), *cat, matrix(), opts());
+  EXPECT_TRUE(s.has_value()) << (s ? "" : s.error().message);
+  return *s;
+}
+
+TEST(Generate, SpotAndSecurityFlagsInDeployScript) {
+  DeploySpec spot = spec_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kSpot);
+  const std::string sh = render_deploy_script(spot);
+  EXPECT_NE(sh.find("set -euo pipefail"), std::string::npos);
+  EXPECT_NE(sh.find("--priority Spot --eviction-policy Deallocate --max-price -1"), std::string::npos);
+  EXPECT_NE(sh.find("--authentication-type ssh"), std::string::npos);
+  EXPECT_NE(sh.find("--assign-identity \"[system]\""), std::string::npos);
+  EXPECT_NE(sh.find("--encryption-at-host true"), std::string::npos);
+  EXPECT_NE(sh.find("SSH_CIDR=\"${SSH_CIDR:-203.0.113.0/24}\""), std::string::npos);
+  EXPECT_NE(sh.find("--source-address-prefixes \"$SSH_CIDR\""), std::string::npos);
+  EXPECT_NE(sh.find("--nsg \"\""), std::string::npos);  // no default NSG open to the internet
+  EXPECT_EQ(sh.find("--license-type"), std::string::npos);
+  // Every create that is not a PUT is guarded by a show.
+  for (const char* create : {"az network nsg create", "az network vnet create", "az vm create"}) {
+    const size_t at = sh.find(create);
+    ASSERT_NE(at, std::string::npos) << create;
+    const std::string before = sh.substr(sh.rfind("if ! ", at), at - sh.rfind("if ! ", at));
+    EXPECT_NE(before.find(" show "), std::string::npos) << create;
+  }
+  DeploySpec payg = spec_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg);
+  EXPECT_EQ(render_deploy_script(payg).find("--priority Spot"), std::string::npos);
+}
+
+TEST(Generate, WindowsHybridBenefitUsesLicenceTypeAndNoInlinePassword) {
+  DeploySpec win = spec_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg, Os::kWindows, true);
+  const std::string sh = render_deploy_script(win);
+  EXPECT_NE(sh.find("--license-type Windows_Server"), std::string::npos);
+  EXPECT_NE(sh.find("--admin-password \"$ADMIN_PASSWORD\""), std::string::npos);
+  EXPECT_NE(sh.find("NvidiaGpuDriverWindows"), std::string::npos);
+  EXPECT_NE(sh.find("CustomScriptExtension"), std::string::npos);
+  EXPECT_NE(sh.find("--destination-port-ranges 3389"), std::string::npos);
+  const auto t = nlohmann::json::parse(render_arm_template(win));
+  EXPECT_EQ(t["parameters"]["adminPassword"]["type"], "securestring");
+  EXPECT_FALSE(t["parameters"]["adminPassword"].contains("defaultValue"));
+  EXPECT_LE(win.computer_name.size(), 15u);
+  const auto files = generate_files(win);
+  ASSERT_EQ(files.size(), 4u);
+  EXPECT_EQ(files[2].name, "setup.ps1");
+}
+
+TEST(Generate, ArmTemplateLinuxHasKeyOnlyLoginIdentityAndEncryption) {
+  DeploySpec s = spec_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kSpot);
+  const auto t = nlohmann::json::parse(render_arm_template(s));
+  const nlohmann::json* vm = nullptr;
+  for (const auto& r : t["resources"]) {
+    if (r["type"] == "Microsoft.Compute/virtualMachines") vm = &r;
+  }
+  ASSERT_NE(vm, nullptr);
+  const auto& lc = (*vm)["properties"]["osProfile"]["linuxConfiguration"];
+  EXPECT_EQ(lc["disablePasswordAuthentication"], true);
+  EXPECT_EQ(lc["ssh"]["publicKeys"][0]["keyData"], "[parameters('adminPublicKey')]");
+  EXPECT_FALSE(t["parameters"]["adminPublicKey"].contains("defaultValue"));
+  EXPECT_EQ((*vm)["identity"]["type"], "SystemAssigned");
+  EXPECT_EQ((*vm)["properties"]["securityProfile"]["encryptionAtHost"], true);
+  EXPECT_EQ((*vm)["properties"]["priority"], "Spot");
+  EXPECT_EQ((*vm)["properties"]["evictionPolicy"], "Deallocate");
+  EXPECT_EQ((*vm)["properties"]["billingProfile"]["maxPrice"], -1);
+  EXPECT_EQ(t["parameters"]["sshSourceCidr"]["defaultValue"], "203.0.113.0/24");
+  // NV A10 slice: no encryption at host (the size does not support it).
+  DeploySpec nv = spec_for("Standard_NV12ads_A10_v5", 1, catalog::Pricing::kPayg);
+  EXPECT_EQ(render_arm_template(nv).find("encryptionAtHost"), std::string::npos);
+  EXPECT_EQ(render_deploy_script(nv).find("--encryption-at-host"), std::string::npos);
+}
+
+TEST(Generate, CloudInitPinsTheStackAndRunsDoctor) {
+  DeploySpec s = spec_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg);
+  const std::string ci = render_cloud_init(s);
+  EXPECT_EQ(ci.rfind("#cloud-config\n", 0), 0u);
+  EXPECT_NE(ci.find("apt-get install -y -q cuda-drivers-580"), std::string::npos);
+  EXPECT_NE(ci.find("apt-get install -y -q cuda-toolkit-13-0"), std::string::npos);
+  EXPECT_NE(ci.find("libcudnn9-cuda-13=9.17.0.*"), std::string::npos);
+  EXPECT_NE(ci.find("torch==2.14.*\" --index-url https://download.pytorch.org/whl/cu130"),
+            std::string::npos);
+  EXPECT_NE(ci.find("exec gpuplan doctor --expect-gpus 1 --expect-cuda 13.0"), std::string::npos);
+  EXPECT_NE(ci.find("ssh_pwauth: false"), std::string::npos);
+  EXPECT_EQ(doctor_command(s), "gpuplan doctor --expect-gpus 1 --expect-cuda 13.0");
+  // GRID: the extension brings the driver; cloud-init waits and never installs one.
+  DeploySpec nv = spec_for("Standard_NV12ads_A10_v5", 1, catalog::Pricing::kPayg);
+  const std::string nci = render_cloud_init(nv);
+  EXPECT_EQ(nci.find("cuda-drivers-"), std::string::npos);
+  EXPECT_NE(nci.find("waiting for the NVIDIA driver"), std::string::npos);
+  EXPECT_NE(render_deploy_script(nv).find("\"installCUDA\": false"), std::string::npos);
+}
+
+TEST(Generate, BudgetAmountAndThresholdsFromTheCost) {
+  // cost 100, range 90-130 over 10 h: one month; amount = ceil(130) = 130;
+  // expected cost alert at round(100 / 130 * 100) = 77 %.
+  DeploySpec s = spec_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg);
+  const auto b = nlohmann::json::parse(render_budget(s));
+  EXPECT_EQ(b["properties"]["amount"], 130);
+  EXPECT_EQ(b["properties"]["timeGrain"], "Monthly");
+  EXPECT_EQ(b["properties"]["timePeriod"]["startDate"], "2026-12-01T00:00:00Z");
+  EXPECT_EQ(b["properties"]["timePeriod"]["endDate"], "2027-01-01T00:00:00Z");
+  const auto& n = b["properties"]["notifications"];
+  EXPECT_EQ(n["actual_50_percent"]["threshold"], 50);
+  EXPECT_EQ(n["actual_expected_cost_77_percent"]["threshold"], 77);
+  EXPECT_EQ(n["actual_100_percent"]["thresholdType"], "Actual");
+  EXPECT_EQ(n["forecasted_100_percent"]["thresholdType"], "Forecasted");
+  // 1,000 h spans ceil(1000 / 730) = 2 months: amount per month = ceil(130 / 2) = 65.
+  s.option.hours = 1000;
+  const auto b2 = nlohmann::json::parse(render_budget(s));
+  EXPECT_EQ(b2["properties"]["amount"], 65);
+  EXPECT_EQ(b2["properties"]["timePeriod"]["endDate"], "2027-02-01T00:00:00Z");
+}
+
+TEST(WriteFiles, FreshDirectoryAppearsWholeWithExecutableScript) {
+  const std::string base = testing::TempDir() + "/deploy_write_" + std::to_string(::getpid());
+  std::filesystem::remove_all(base);
+  const std::string dir = base + "/out";
+  auto st = write_files(dir, {{"deploy.sh", "#!/bin/sh\n", true}, {"budget.json", "{}\n", false}});
+  ASSERT_TRUE(st.has_value()) << st.error().message;
+  struct stat info {};
+  ASSERT_EQ(::stat((dir + "/deploy.sh").c_str(), &info), 0);
+  EXPECT_TRUE(info.st_mode & S_IXUSR);
+  ASSERT_EQ(::stat((dir + "/budget.json").c_str(), &info), 0);
+  EXPECT_FALSE(info.st_mode & S_IXUSR);
+  // No staging directory or temp file left behind.
+  int entries = 0;
+  for (const auto& e : std::filesystem::directory_iterator(base)) {
+    (void)e;
+    ++entries;
+  }
+  EXPECT_EQ(entries, 1);
+  // Writing again into the existing directory replaces the files.
+  ASSERT_TRUE(write_files(dir, {{"budget.json", "{\"a\": 1}\n", false}}).has_value());
+  EXPECT_EQ(*files::read_text(dir + "/budget.json"), "{\"a\": 1}\n");
+  // A file where the directory should be: an error, nothing written.
+  auto clash = write_files(dir + "/budget.json", {{"x", "y", false}});
+  EXPECT_FALSE(clash.has_value());
+  std::filesystem::remove_all(base);
+}
+
+}  // namespace
+}  // namespace gpuplan::deploy

@@ -1,0 +1,337 @@
+// template.json: the same resources as deploy.sh, as an ARM deployment
+// template. Secrets are parameters, never values: the Linux admin credential
+// is an SSH public key parameter (password authentication disabled), the
+// Windows admin password a securestring parameter without a default. The
+// guest script (cloud-init.yaml or setup.ps1) travels as custom data.
+#include <nlohmann/json.hpp>
+
+#include "core/strings.h"
+#include "deploy/generate_internal.h"
+
+namespace gpuplan::deploy {
+
+using namespace internal;
+using ordered_json = nlohmann::ordered_json;
+
+namespace {
+
+// API versions: 2023-09-01 carries every property used here (encryptionAtHost,
+// priority/evictionPolicy/billingProfile, licenseType, identity, deleteOption).
+constexpr const char* kNetworkApi = "2023-09-01";
+constexpr const char* kComputeApi = "2023-09-01";
+
+ordered_json image_reference(const std::string& urn) {
+  const std::vector<std::string> p = strings::split(urn, ':');
+  return ordered_json{{"publisher", p.at(0)}, {"offer", p.at(1)}, {"sku", p.at(2)}, {"version", p.at(3)}};
+}
+
+ordered_json storage_profile(const DeploySpec& spec) {
+  return ordered_json{
+      {"imageReference", image_reference(spec.image_urn)},
+      {"osDisk",
+       {{"createOption", "FromImage"},
+        {"diskSizeGB", kOsDiskGib},
+        {"managedDisk", {{"storageAccountType", "Premium_LRS"}}},
+        {"deleteOption", "Delete"}}},
+      {"dataDisks", ordered_json::array({ordered_json{
+                        {"lun", 0},
+                        {"createOption", "Empty"},
+                        {"diskSizeGB", "[parameters('dataDiskGiB')]"},
+                        {"managedDisk", {{"storageAccountType", "Premium_LRS"}}},
+                        {"deleteOption", "Delete"}}})}};
+}
+
+ordered_json os_profile(const DeploySpec& spec) {
+  ordered_json p;
+  if (spec.scale_set) {
+    p["computerNamePrefix"] = "[parameters('computerName')]";
+  } else {
+    p["computerName"] = "[parameters('computerName')]";
+  }
+  p["adminUsername"] = "[parameters('adminUsername')]";
+  if (is_windows(spec)) {
+    p["adminPassword"] = "[parameters('adminPassword')]";
+    p["customData"] = "[base64(variables('customData'))]";
+    p["windowsConfiguration"] = {{"provisionVMAgent", true}, {"enableAutomaticUpdates", true}};
+  } else {
+    p["customData"] = "[base64(variables('customData'))]";
+    p["linuxConfiguration"] = {
+        {"disablePasswordAuthentication", true},
+        {"ssh",
+         {{"publicKeys",
+           ordered_json::array({ordered_json{
+               {"path", "[format('/home/{0}/.ssh/authorized_keys', parameters('adminUsername'))]"},
+               {"keyData", "[parameters('adminPublicKey')]"}}})}}}};
+  }
+  return p;
+}
+
+// Spot, Hybrid Benefit and encryption at host, shared by VM and scale set.
+void add_pricing_and_security(const DeploySpec& spec, ordered_json& props) {
+  if (spec.encryption_at_host) props["securityProfile"] = {{"encryptionAtHost", true}};
+  if (spec.option.pricing == catalog::Pricing::kSpot) {
+    props["priority"] = "Spot";
+    props["evictionPolicy"] = "Deallocate";
+    props["billingProfile"] = {{"maxPrice", -1}};
+  }
+  if (spec.option.hybrid_benefit) props["licenseType"] = "Windows_Server";
+}
+
+ordered_json driver_extension_properties(const DeploySpec& spec) {
+  const bool win = is_windows(spec);
+  ordered_json p{{"publisher", kExtensionPublisher},
+                 {"type", win ? kWindowsDriverExtension : kLinuxDriverExtension},
+                 {"typeHandlerVersion", win ? kWindowsDriverExtensionVersion : kLinuxDriverExtensionVersion},
+                 {"autoUpgradeMinorVersion", true}};
+  if (!win) p["settings"] = {{"updateOS", false}, {"installCUDA", false}};
+  return p;
+}
+
+ordered_json setup_extension_properties() {
+  return ordered_json{{"publisher", "Microsoft.Compute"},
+                      {"type", "CustomScriptExtension"},
+                      {"typeHandlerVersion", kCustomScriptVersion},
+                      {"autoUpgradeMinorVersion", true},
+                      {"settings", {{"commandToExecute", windows_setup_command()}}}};
+}
+
+std::string rid(const std::string& type, const std::string& name_expr) {
+  return "[resourceId('" + type + "', " + name_expr + ")]";
+}
+
+}  // namespace
+
+std::string render_arm_template(const DeploySpec& spec) {
+  const bool win = is_windows(spec);
+  ordered_json t;
+  t["$schema"] = "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#";
+  t["contentVersion"] = "1.0.0.0";
+  t["metadata"] = {{"generator", "gpuplan"},
+                   {"plan", spec.plan_file},
+                   {"option", spec.option_index},
+                   {"description", describe_option(spec)},
+                   {"stack", describe_stack(spec)}};
+
+  // Parameters: everything a user may change, secrets without defaults.
+  ordered_json params;
+  params["location"] = {{"type", "string"}, {"defaultValue", spec.option.region}};
+  params["vmName"] = {{"type", "string"}, {"defaultValue", spec.vm_name}};
+  params["computerName"] = {{"type", "string"}, {"defaultValue", spec.computer_name}};
+  params["vmSize"] = {{"type", "string"}, {"defaultValue", spec.size.name}};
+  params["adminUsername"] = {{"type", "string"}, {"defaultValue", kAdminUser}};
+  if (win) {
+    params["adminPassword"] = {
+        {"type", "securestring"},
+        {"metadata", {{"description", "Windows admin password; supply it at deployment time, "
+                                      "never store it in a file"}}}};
+  } else {
+    params["adminPublicKey"] = {
+        {"type", "string"},
+        {"metadata", {{"description", "OpenSSH public key for the admin user (contents of "
+                                      "~/.ssh/id_rsa.pub); password login is disabled"}}}};
+  }
+  params["sshSourceCidr"] = {
+      {"type", "string"},
+      {"defaultValue", spec.ssh_cidr},
+      {"metadata", {{"description", std::string("the only source allowed to reach ") +
+                                        (win ? "RDP (3389)" : "SSH (22)")}}}};
+  params["dataDiskGiB"] = {{"type", "int"},
+                           {"defaultValue", static_cast<int>(spec.data_disk_gib)},
+                           {"minValue", 4},
+                           {"maxValue", 32767}};
+  if (spec.scale_set) {
+    params["instanceCount"] = {{"type", "int"}, {"defaultValue", spec.option.count}, {"minValue", 1}};
+  }
+  t["parameters"] = params;
+
+  ordered_json vars;
+  vars["nsgName"] = nsg_name(spec);
+  vars["vnetName"] = vnet_name(spec);
+  vars["subnetName"] = "default";
+  if (!spec.scale_set) {
+    vars["publicIpName"] = spec.prefix + "-ip";
+    vars["nicName"] = spec.prefix + "-nic";
+  }
+  if (spec.proximity_group) vars["ppgName"] = ppg_name(spec);
+  vars["customData"] = win ? render_setup_ps1(spec) : render_cloud_init(spec);
+  t["variables"] = vars;
+
+  const std::string nsg_id = rid("Microsoft.Network/networkSecurityGroups", "variables('nsgName')");
+  const std::string vnet_id = rid("Microsoft.Network/virtualNetworks", "variables('vnetName')");
+  const std::string subnet_id =
+      "[resourceId('Microsoft.Network/virtualNetworks/subnets', variables('vnetName'), "
+      "variables('subnetName'))]";
+  const std::string ppg_id = rid("Microsoft.Compute/proximityPlacementGroups", "variables('ppgName')");
+
+  ordered_json resources = ordered_json::array();
+  resources.push_back(
+      {{"type", "Microsoft.Network/networkSecurityGroups"},
+       {"apiVersion", kNetworkApi},
+       {"name", "[variables('nsgName')]"},
+       {"location", "[parameters('location')]"},
+       {"properties",
+        {{"securityRules",
+          ordered_json::array({ordered_json{
+              {"name", win ? "allow-rdp-from-cidr" : "allow-ssh-from-cidr"},
+              {"properties",
+               {{"priority", 1000},
+                {"direction", "Inbound"},
+                {"access", "Allow"},
+                {"protocol", "Tcp"},
+                {"sourceAddressPrefix", "[parameters('sshSourceCidr')]"},
+                {"sourcePortRange", "*"},
+                {"destinationAddressPrefix", "*"},
+                {"destinationPortRange", std::to_string(admin_port(spec))}}}}})}}}});
+  resources.push_back(
+      {{"type", "Microsoft.Network/virtualNetworks"},
+       {"apiVersion", kNetworkApi},
+       {"name", "[variables('vnetName')]"},
+       {"location", "[parameters('location')]"},
+       {"dependsOn", ordered_json::array({nsg_id})},
+       {"properties",
+        {{"addressSpace", {{"addressPrefixes", ordered_json::array({kVnetPrefix})}}},
+         {"subnets",
+          ordered_json::array({ordered_json{
+              {"name", "[variables('subnetName')]"},
+              {"properties",
+               {{"addressPrefix", kSubnetPrefix},
+                {"networkSecurityGroup", {{"id", nsg_id}}}}}}})}}}});
+  if (spec.proximity_group) {
+    resources.push_back({{"type", "Microsoft.Compute/proximityPlacementGroups"},
+                         {"apiVersion", kComputeApi},
+                         {"name", "[variables('ppgName')]"},
+                         {"location", "[parameters('location')]"},
+                         {"properties", {{"proximityPlacementGroupType", "Standard"}}}});
+  }
+
+  if (!spec.scale_set) {
+    const std::string pip_id = rid("Microsoft.Network/publicIPAddresses", "variables('publicIpName')");
+    const std::string nic_id = rid("Microsoft.Network/networkInterfaces", "variables('nicName')");
+    const std::string vm_id = rid("Microsoft.Compute/virtualMachines", "parameters('vmName')");
+    resources.push_back({{"type", "Microsoft.Network/publicIPAddresses"},
+                         {"apiVersion", kNetworkApi},
+                         {"name", "[variables('publicIpName')]"},
+                         {"location", "[parameters('location')]"},
+                         {"sku", {{"name", "Standard"}}},
+                         {"properties", {{"publicIPAllocationMethod", "Static"}}}});
+    resources.push_back(
+        {{"type", "Microsoft.Network/networkInterfaces"},
+         {"apiVersion", kNetworkApi},
+         {"name", "[variables('nicName')]"},
+         {"location", "[parameters('location')]"},
+         {"dependsOn", ordered_json::array({vnet_id, pip_id})},
+         {"properties",
+          {{"ipConfigurations",
+            ordered_json::array({ordered_json{
+                {"name", "ipconfig1"},
+                {"properties",
+                 {{"privateIPAllocationMethod", "Dynamic"},
+                  {"subnet", {{"id", subnet_id}}},
+                  {"publicIPAddress", {{"id", pip_id}}}}}}})}}}});
+    ordered_json props;
+    props["hardwareProfile"] = {{"vmSize", "[parameters('vmSize')]"}};
+    props["storageProfile"] = storage_profile(spec);
+    props["osProfile"] = os_profile(spec);
+    props["networkProfile"] = {
+        {"networkInterfaces", ordered_json::array({ordered_json{{"id", nic_id}}})}};
+    add_pricing_and_security(spec, props);
+    if (spec.proximity_group) props["proximityPlacementGroup"] = {{"id", ppg_id}};
+    ordered_json vm{{"type", "Microsoft.Compute/virtualMachines"},
+                    {"apiVersion", kComputeApi},
+                    {"name", "[parameters('vmName')]"},
+                    {"location", "[parameters('location')]"},
+                    {"identity", {{"type", "SystemAssigned"}}},
+                    {"dependsOn", ordered_json::array({nic_id})},
+                    {"properties", props}};
+    resources.push_back(vm);
+    std::string last_extension;
+    if (uses_driver_extension(spec)) {
+      const std::string ext = win ? kWindowsDriverExtension : kLinuxDriverExtension;
+      resources.push_back({{"type", "Microsoft.Compute/virtualMachines/extensions"},
+                           {"apiVersion", kComputeApi},
+                           {"name", "[format('{0}/{1}', parameters('vmName'), '" + ext + "')]"},
+                           {"location", "[parameters('location')]"},
+                           {"dependsOn", ordered_json::array({vm_id})},
+                           {"properties", driver_extension_properties(spec)}});
+      last_extension = "[resourceId('Microsoft.Compute/virtualMachines/extensions', "
+                       "parameters('vmName'), '" + ext + "')]";
+    }
+    if (win) {
+      resources.push_back(
+          {{"type", "Microsoft.Compute/virtualMachines/extensions"},
+           {"apiVersion", kComputeApi},
+           {"name", "[format('{0}/{1}', parameters('vmName'), 'CustomScriptExtension')]"},
+           {"location", "[parameters('location')]"},
+           {"dependsOn", ordered_json::array({last_extension.empty() ? vm_id : last_extension})},
+           {"properties", setup_extension_properties()}});
+    }
+  } else {
+    ordered_json vm_profile;
+    vm_profile["storageProfile"] = storage_profile(spec);
+    vm_profile["osProfile"] = os_profile(spec);
+    vm_profile["networkProfile"] = {
+        {"networkInterfaceConfigurations",
+         ordered_json::array({ordered_json{
+             {"name", "nic"},
+             {"properties",
+              {{"primary", true},
+               {"ipConfigurations",
+                ordered_json::array({ordered_json{
+                    {"name", "ipconfig1"},
+                    {"properties",
+                     {{"subnet", {{"id", subnet_id}}},
+                      {"publicIPAddressConfiguration",
+                       {{"name", "pip"}, {"properties", {{"idleTimeoutInMinutes", 15}}}}}}}}})}}}}})}};
+    add_pricing_and_security(spec, vm_profile);
+    ordered_json extensions = ordered_json::array();
+    if (uses_driver_extension(spec)) {
+      extensions.push_back({{"name", win ? kWindowsDriverExtension : kLinuxDriverExtension},
+                            {"properties", driver_extension_properties(spec)}});
+    }
+    if (win) {
+      ordered_json setup = setup_extension_properties();
+      if (uses_driver_extension(spec)) {
+        setup["provisionAfterExtensions"] = ordered_json::array({kWindowsDriverExtension});
+      }
+      extensions.push_back({{"name", "CustomScriptExtension"}, {"properties", setup}});
+    }
+    if (!extensions.empty()) vm_profile["extensionProfile"] = {{"extensions", extensions}};
+    ordered_json props{{"orchestrationMode", "Uniform"},
+                       {"singlePlacementGroup", true},
+                       {"platformFaultDomainCount", 1},
+                       {"overprovision", false},
+                       {"upgradePolicy", {{"mode", "Manual"}}}};
+    if (spec.proximity_group) props["proximityPlacementGroup"] = {{"id", ppg_id}};
+    props["virtualMachineProfile"] = vm_profile;
+    ordered_json depends = ordered_json::array({vnet_id});
+    if (spec.proximity_group) depends.push_back(ppg_id);
+    resources.push_back({{"type", "Microsoft.Compute/virtualMachineScaleSets"},
+                         {"apiVersion", kComputeApi},
+                         {"name", "[parameters('vmName')]"},
+                         {"location", "[parameters('location')]"},
+                         {"sku",
+                          {{"name", "[parameters('vmSize')]"},
+                           {"tier", "Standard"},
+                           {"capacity", "[parameters('instanceCount')]"}}},
+                         {"identity", {{"type", "SystemAssigned"}}},
+                         {"dependsOn", depends},
+                         {"properties", props}});
+  }
+  t["resources"] = resources;
+  t["outputs"] = ordered_json::object();
+  if (!spec.scale_set) {
+    t["outputs"]["publicIp"] = {
+        {"type", "string"},
+        {"value", "[reference(resourceId('Microsoft.Network/publicIPAddresses', "
+                  "variables('publicIpName'))).ipAddress]"}};
+  }
+  t["outputs"]["principalId"] = {
+      {"type", "string"},
+      {"value", std::string("[reference(resourceId('") +
+                    (spec.scale_set ? "Microsoft.Compute/virtualMachineScaleSets"
+                                    : "Microsoft.Compute/virtualMachines") +
+                    "', parameters('vmName')), '" + kComputeApi + "', 'full').identity.principalId]"}};
+  return t.dump(2) + "\n";
+}
+
+}  // namespace gpuplan::deploy

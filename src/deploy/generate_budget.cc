@@ -1,0 +1,90 @@
+// budget.json: the body of a Microsoft.Consumption/budgets PUT at the
+// resource group's scope, sized from the plan option's cost.
+//
+// The amount is the pessimistic end of the option's cost range
+// (cost_high_usd), spread over the months the work lasts (730 h each,
+// DESIGN.md), rounded up to whole dollars. Alerts fire at 50 % (early
+// warning), at the expected cost (cost_usd as a share of the amount), at
+// 100 % actual, and when Azure forecasts 100 %. The start date comes from
+// --start-date (Azure budgets start on the first of a month), so the file is
+// deterministic. contactEmails is left empty here: deploy.sh fills in
+// $BUDGET_EMAIL (default: the signed-in account) at run time, so no address
+// is stored in the file.
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "core/units.h"
+#include "deploy/generate_internal.h"
+
+namespace gpuplan::deploy {
+
+using namespace internal;
+using ordered_json = nlohmann::ordered_json;
+
+namespace {
+
+std::string add_months(const std::string& first_of_month, int months) {
+  int year = std::stoi(first_of_month.substr(0, 4));
+  int month = std::stoi(first_of_month.substr(5, 2)) - 1 + months;
+  year += month / 12;
+  month = month % 12 + 1;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-01", year, month);
+  return buf;
+}
+
+ordered_json notification(int threshold, const char* type) {
+  return ordered_json{{"enabled", true},
+                      {"operator", "GreaterThan"},
+                      {"threshold", threshold},
+                      {"thresholdType", type},
+                      {"contactEmails", ordered_json::array()},
+                      {"contactRoles", ordered_json::array({"Owner", "Contributor"})},
+                      {"locale", "en-us"}};
+}
+
+}  // namespace
+
+std::string render_budget(const DeploySpec& spec) {
+  const PlanOption& o = spec.option;
+  const int months = std::max(1, static_cast<int>(std::ceil(o.hours / kHoursPerMonth - 1e-9)));
+  const double amount = std::max(1.0, std::ceil(o.cost_high_usd / months - 1e-9));
+  const int expected_pct =
+      static_cast<int>(std::lround(100.0 * (o.cost_usd / months) / amount));
+
+  ordered_json notes = ordered_json::object();
+  notes["actual_50_percent"] = notification(50, "Actual");
+  if (expected_pct > 50 && expected_pct < 100) {
+    notes["actual_expected_cost_" + std::to_string(expected_pct) + "_percent"] =
+        notification(expected_pct, "Actual");
+  }
+  notes["actual_100_percent"] = notification(100, "Actual");
+  notes["forecasted_100_percent"] = notification(100, "Forecasted");
+
+  ordered_json body;
+  body["properties"] = {
+      {"category", "Cost"},
+      {"amount", amount},
+      {"timeGrain", "Monthly"},
+      {"timePeriod",
+       {{"startDate", spec.start_date + "T00:00:00Z"},
+        {"endDate", add_months(spec.start_date, months) + "T00:00:00Z"}}},
+      {"notifications", notes}};
+  return body.dump(2) + "\n";
+}
+
+std::vector<GeneratedFile> generate_files(const DeploySpec& spec) {
+  std::vector<GeneratedFile> files;
+  files.push_back({"deploy.sh", render_deploy_script(spec), true});
+  files.push_back({"template.json", render_arm_template(spec), false});
+  if (is_windows(spec)) {
+    files.push_back({"setup.ps1", render_setup_ps1(spec), false});
+  } else {
+    files.push_back({"cloud-init.yaml", render_cloud_init(spec), false});
+  }
+  files.push_back({"budget.json", render_budget(spec), false});
+  return files;
+}
+
+}  // namespace gpuplan::deploy

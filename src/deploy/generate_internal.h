@@ -1,0 +1,55 @@
+// Helpers shared by the generators (gpuplan::deploy::internal).
+#pragma once
+
+#include <string>
+
+#include "deploy/deploy.h"
+
+namespace gpuplan::deploy::internal {
+
+// Azure's NVIDIA GPU driver extensions (publisher Microsoft.HpcCompute):
+// NvidiaGpuDriverLinux 1.6 and NvidiaGpuDriverWindows 1.10
+// (azure-compute-docs extensions/hpccompute-gpu-linux.md@07921ada,
+// hpccompute-gpu-windows.md@098be497).
+inline constexpr const char* kExtensionPublisher = "Microsoft.HpcCompute";
+inline constexpr const char* kLinuxDriverExtension = "NvidiaGpuDriverLinux";
+inline constexpr const char* kLinuxDriverExtensionVersion = "1.6";
+inline constexpr const char* kWindowsDriverExtension = "NvidiaGpuDriverWindows";
+inline constexpr const char* kWindowsDriverExtensionVersion = "1.10";
+// Custom Script Extension for Windows (Microsoft.Compute / CustomScriptExtension 1.10).
+inline constexpr const char* kCustomScriptVersion = "1.10";
+// The admin user on Linux and Windows.
+inline constexpr const char* kAdminUser = "azureuser";
+// OS disk: 128 GiB Premium SSD leaves room for the CUDA toolkit and PyTorch
+// (~20 GiB together) on top of the image.
+inline constexpr int kOsDiskGib = 128;
+// The Consumption budgets REST API version used by deploy.sh.
+inline constexpr const char* kBudgetApiVersion = "2023-05-01";
+// Address space of the generated VNet.
+inline constexpr const char* kVnetPrefix = "10.42.0.0/16";
+inline constexpr const char* kSubnetPrefix = "10.42.0.0/24";
+// Python on Windows (python.org installer), for the PyTorch wheel.
+inline constexpr const char* kWindowsPython = "3.12.8";
+// Where the guest scripts keep their Python environment.
+inline constexpr const char* kVenv = "/opt/gpuplan/venv";
+
+[[nodiscard]] bool is_windows(const DeploySpec& spec);
+[[nodiscard]] bool uses_driver_extension(const DeploySpec& spec);
+// "1 x Standard_NC40ads_H100_v5 in eastus, spot, linux"
+[[nodiscard]] std::string describe_option(const DeploySpec& spec);
+// "driver >= 580.65.06 (branch 580, installed by cloud-init), CUDA 13.0, cuDNN 9.17.0, PyTorch 2.14 cu130"
+[[nodiscard]] std::string describe_stack(const DeploySpec& spec);
+[[nodiscard]] std::string nsg_name(const DeploySpec& spec);
+[[nodiscard]] std::string vnet_name(const DeploySpec& spec);
+[[nodiscard]] std::string ppg_name(const DeploySpec& spec);
+[[nodiscard]] std::string budget_name(const DeploySpec& spec);
+// 22 on Linux, 3389 (RDP) on Windows.
+[[nodiscard]] int admin_port(const DeploySpec& spec);
+// The CUDA toolkit's apt package suffix "13-0".
+[[nodiscard]] std::string cuda_dash(const DeploySpec& spec);
+// Money with two decimals.
+[[nodiscard]] std::string usd(double v);
+// The Windows Custom Script Extension command that runs setup.ps1 from custom data.
+[[nodiscard]] std::string windows_setup_command();
+
+}  // namespace gpuplan::deploy::internal

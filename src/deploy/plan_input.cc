@@ -1,0 +1,141 @@
+#include "deploy/plan_input.h"
+
+#include <cmath>
+#include <filesystem>
+
+#include "core/files.h"
+#include "core/strings.h"
+
+namespace gpuplan::deploy {
+namespace {
+
+using nlohmann::json;
+
+Where at(const std::string& file, const std::string& path) { return Where{file, 0, 0, path}; }
+
+Result<std::string> get_string(const json& obj, const char* key, const std::string& file,
+                               const std::string& path, bool required = true) {
+  auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) {
+    if (!required) return std::string();
+    return invalid_argument("missing (expected a string)", at(file, path + "." + key));
+  }
+  if (!it->is_string()) return invalid_argument("expected a string", at(file, path + "." + key));
+  return it->get<std::string>();
+}
+
+Result<double> get_number(const json& obj, const char* key, const std::string& file,
+                          const std::string& path, bool required = true) {
+  auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) {
+    if (!required) return 0.0;
+    return invalid_argument("missing (expected a number)", at(file, path + "." + key));
+  }
+  if (!it->is_number()) return invalid_argument("expected a number", at(file, path + "." + key));
+  const double v = it->get<double>();
+  if (!std::isfinite(v) || v < 0) {
+    return invalid_argument("expected a finite number >= 0", at(file, path + "." + key));
+  }
+  return v;
+}
+
+Result<bool> get_bool(const json& obj, const char* key, const std::string& file,
+                      const std::string& path, bool fallback) {
+  auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) return fallback;
+  if (!it->is_boolean()) return invalid_argument("expected true or false", at(file, path + "." + key));
+  return it->get<bool>();
+}
+
+Result<PlanOption> parse_option(const json& o, const std::string& file, const std::string& path) {
+  if (!o.is_object()) return invalid_argument("expected an option object", at(file, path));
+  PlanOption opt;
+  GPUPLAN_TRY(opt.size, get_string(o, "size", file, path));
+  GPUPLAN_TRY(double count, get_number(o, "count", file, path));
+  if (count < 1 || count != std::floor(count) || count > 10000) {
+    return invalid_argument("expected a whole number of VMs >= 1", at(file, path + ".count"));
+  }
+  opt.count = static_cast<int>(count);
+  GPUPLAN_TRY(opt.gpus, get_number(o, "gpus", file, path));
+  GPUPLAN_TRY(opt.region, get_string(o, "region", file, path));
+  GPUPLAN_TRY(std::string pricing, get_string(o, "pricing", file, path));
+  auto p = catalog::parse_pricing(pricing);
+  if (!p) return invalid_argument(p.error().message, at(file, path + ".pricing"));
+  opt.pricing = *p;
+  GPUPLAN_TRY(std::string os, get_string(o, "os", file, path));
+  auto parsed_os = catalog::parse_os(os);
+  if (!parsed_os) return invalid_argument(parsed_os.error().message, at(file, path + ".os"));
+  opt.os = *parsed_os;
+  GPUPLAN_TRY(opt.hybrid_benefit, get_bool(o, "hybrid_benefit", file, path, false));
+  GPUPLAN_TRY(opt.hours, get_number(o, "hours", file, path));
+  GPUPLAN_TRY(opt.cost_usd, get_number(o, "cost_usd", file, path));
+  GPUPLAN_TRY(opt.cost_low_usd, get_number(o, "cost_low_usd", file, path));
+  GPUPLAN_TRY(opt.cost_high_usd, get_number(o, "cost_high_usd", file, path));
+  GPUPLAN_TRY(opt.usd_per_hour, get_number(o, "usd_per_hour", file, path));
+  GPUPLAN_TRY(opt.quota_ok, get_bool(o, "quota_ok", file, path, true));
+  GPUPLAN_TRY(opt.kind, get_string(o, "kind", file, path, false));
+  if (opt.cost_high_usd < opt.cost_usd || opt.cost_low_usd > opt.cost_usd) {
+    return invalid_argument("expected cost_low_usd <= cost_usd <= cost_high_usd",
+                            at(file, path + ".cost_usd"));
+  }
+  if (opt.hybrid_benefit && opt.os != catalog::Os::kWindows) {
+    return invalid_argument("hybrid_benefit applies to Windows only", at(file, path + ".hybrid_benefit"));
+  }
+  auto price = o.find("price");
+  if (price != o.end() && price->is_object()) {
+    GPUPLAN_TRY(opt.price_source, get_string(*price, "source", file, path + ".price", false));
+    GPUPLAN_TRY(opt.price_as_of, get_string(*price, "as_of", file, path + ".price", false));
+  }
+  return opt;
+}
+
+}  // namespace
+
+Result<PlanDocument> parse_plan_json(std::string_view text, const std::string& file) {
+  GPUPLAN_TRY(json doc, files::parse_json(text, file));
+  if (!doc.is_object()) return invalid_argument("expected a gpuplan plan object", at(file, "$"));
+  PlanDocument plan;
+  plan.file = file;
+  auto schema = doc.find("schema");
+  if (schema != doc.end() && (!schema->is_string() ||
+                              !strings::starts_with_icase(schema->get<std::string>(), "gpuplan.plan/"))) {
+    return invalid_argument("expected \"gpuplan.plan/1\" (output of `gpuplan plan --json`)",
+                            at(file, "schema"));
+  }
+  auto wl = doc.find("workload");
+  if (wl != doc.end() && wl->is_object()) {
+    GPUPLAN_TRY(plan.workload_name, get_string(*wl, "name", file, "workload", false));
+    GPUPLAN_TRY(plan.workload_kind, get_string(*wl, "kind", file, "workload", false));
+  } else if (wl != doc.end() && wl->is_string()) {
+    plan.workload_name = wl->get<std::string>();
+  }
+  if (plan.workload_name.empty()) plan.workload_name = std::filesystem::path(file).stem().string();
+  auto options = doc.find("options");
+  if (options == doc.end() || !options->is_array()) {
+    return invalid_argument("missing (expected the ranked options array of `gpuplan plan --json`)",
+                            at(file, "options"));
+  }
+  for (size_t i = 0; i < options->size(); ++i) {
+    GPUPLAN_TRY(PlanOption opt, parse_option((*options)[i], file, "options[" + std::to_string(i) + "]"));
+    if (opt.kind.empty()) opt.kind = plan.workload_kind;
+    plan.options.push_back(std::move(opt));
+  }
+  if (plan.workload_kind.empty() && !plan.options.empty()) plan.workload_kind = plan.options[0].kind;
+  auto assumptions = doc.find("assumptions");
+  if (assumptions != doc.end() && assumptions->is_array()) {
+    for (const json& a : *assumptions) {
+      if (!a.is_object() || a.value("name", "") != "data_disk_gib") continue;
+      auto v = a.find("value");
+      if (v == a.end()) continue;
+      if (v->is_number()) {
+        plan.data_disk_gib = v->get<double>();
+      } else if (v->is_string()) {
+        const std::string s = v->get<std::string>();
+        plan.data_disk_gib = strings::parse_double(strings::split(std::string(strings::trim(s)), ' ')[0]);
+      }
+    }
+  }
+  return plan;
+}
+
+}  // namespace gpuplan::deploy

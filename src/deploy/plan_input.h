@@ -1,0 +1,51 @@
+// Reading `gpuplan plan --json` output (schema gpuplan.plan/1, docs/plan.md):
+// only the fields deploy needs, with errors that name the JSON path.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "core/result.h"
+
+namespace gpuplan::deploy {
+
+// One ranked option of a plan.
+struct PlanOption {
+  std::string size;               // "Standard_NC40ads_H100_v5"
+  int count = 1;                  // VMs
+  double gpus = 0;                // GPUs in all VMs
+  std::string region;
+  catalog::Pricing pricing = catalog::Pricing::kPayg;
+  catalog::Os os = catalog::Os::kLinux;
+  bool hybrid_benefit = false;
+  double hours = 0;               // wall-clock
+  double cost_usd = 0;            // expected total
+  double cost_low_usd = 0;
+  double cost_high_usd = 0;
+  double usd_per_hour = 0;        // all VMs
+  bool quota_ok = true;
+  std::string kind;               // workload kind when the option carries it
+  std::string price_source;       // "price.source", may be ""
+  std::string price_as_of;        // "price.as_of", may be ""
+};
+
+struct PlanDocument {
+  std::string file;               // as the user gave it
+  std::string workload_name;      // workload.name, else the file stem
+  std::string workload_kind;      // workload.kind ("train", "finetune", "infer", "batch", ...)
+  std::vector<PlanOption> options;
+  // The plan's data-disk size in GiB when its assumptions[] name one
+  // ("data_disk_gib"); nullopt otherwise.
+  std::optional<double> data_disk_gib;
+};
+
+// Parses plan JSON text. kInvalidArgument naming file and JSON path
+// ("options[2].count") for a missing or mistyped field, an unknown pricing or
+// OS, a count below 1 or a negative cost/hours. An empty options[] is valid
+// here (deploy then reports that the plan has no feasible option).
+[[nodiscard]] Result<PlanDocument> parse_plan_json(std::string_view text, const std::string& file);
+
+}  // namespace gpuplan::deploy
