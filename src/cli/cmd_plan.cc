@@ -1,8 +1,305 @@
+// `gpuplan plan WORKLOAD.yaml`: parse the workload and the flags, call
+// plan::make_plan, print the ranked table, the frontier, fallbacks, quota
+// requests, drops, warnings and assumptions (or the JSON of docs/plan.md).
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "catalog/store.h"
 #include "cli/command.h"
+#include "core/strings.h"
+#include "core/text_table.h"
+#include "cost/cost.h"
+#include "plan/plan.h"
+#include "workload/workload.h"
 
 namespace gpuplan::cli {
+namespace {
 
-// Not built yet; see the open issues.
-void add_plan_command(CLI::App& /*app*/, Context& /*ctx*/) {}
+constexpr size_t kWidth = 100;
+
+struct PlanFlags {
+  std::string file;
+  std::string objective = "cost";
+  int top = 5;
+  bool json = false;
+  std::vector<std::string> regions;
+  std::vector<std::string> pricings;
+  std::string os;
+  bool hybrid_benefit = false;
+  bool no_spot = false;
+  std::optional<double> utilization, eviction_rate, eviction_rate_high, restart_hours,
+      checkpoint_hours, setup_hours, data_disk_gib, egress_gb, dataset_gb, billing_minimum_seconds,
+      deadline_hours, budget;
+  std::optional<int> max_nodes;
+};
+
+std::vector<std::string> split_list(const std::vector<std::string>& values) {
+  std::vector<std::string> out;
+  for (const std::string& v : values) {
+    for (const std::string& part : strings::split(v, ',')) {
+      std::string t(strings::trim(part));
+      if (!t.empty()) out.push_back(t);
+    }
+  }
+  return out;
+}
+
+Error flag_error(Error e, const char* flag) {
+  e.where.field = flag;
+  return e;
+}
+
+Result<plan::PlanOptions> to_options(const PlanFlags& f) {
+  plan::PlanOptions o;
+  auto objective = plan::parse_objective(f.objective);
+  if (!objective) return tl::unexpected(flag_error(objective.error(), "--objective"));
+  o.objective = *objective;
+  o.top = f.top;
+  o.regions = split_list(f.regions);
+  for (const std::string& p : split_list(f.pricings)) {
+    auto pricing = catalog::parse_pricing(p);
+    if (!pricing) return tl::unexpected(flag_error(pricing.error(), "--pricing"));
+    o.pricings.push_back(*pricing);
+  }
+  if (!f.os.empty()) {
+    auto os = catalog::parse_os(f.os);
+    if (!os) return tl::unexpected(flag_error(os.error(), "--os"));
+    o.os = *os;
+  }
+  if (f.hybrid_benefit) o.hybrid_benefit = true;
+  if (f.no_spot) o.allow_spot = false;
+  o.utilization = f.utilization;
+  o.eviction_rate = f.eviction_rate;
+  o.eviction_rate_high = f.eviction_rate_high;
+  o.restart_hours = f.restart_hours;
+  o.checkpoint_hours = f.checkpoint_hours;
+  o.setup_hours = f.setup_hours;
+  o.data_disk_gib = f.data_disk_gib;
+  o.egress_gb = f.egress_gb;
+  o.dataset_gb = f.dataset_gb;
+  o.billing_minimum_seconds = f.billing_minimum_seconds;
+  o.deadline_hours = f.deadline_hours;
+  o.budget_usd = f.budget;
+  if (f.max_nodes) o.max_count = *f.max_nodes;
+  return o;
+}
+
+// Wraps `text` at kWidth with `indent` spaces before every line.
+std::string wrap(const std::string& text, size_t indent) {
+  std::string out, line(indent, ' ');
+  for (const std::string& word : strings::split(text, ' ')) {
+    if (line.size() > indent && line.size() + 1 + word.size() > kWidth) {
+      out += line + "\n";
+      line = std::string(indent + 2, ' ');
+    }
+    if (line.size() > indent && line.back() != ' ') line += ' ';
+    line += word;
+  }
+  return out + line + "\n";
+}
+
+std::string short_size(const std::string& s) {
+  return strings::starts_with_icase(s, "Standard_") ? s.substr(9) : s;
+}
+
+std::string hours_cell(double h) {
+  return strings::fixed(h, h >= 100 ? 0 : 1);
+}
+
+std::string money(double usd) {
+  // Whole dollars above $1,000 keep the table narrow.
+  std::string s = cost::format_usd(usd);
+  if (usd >= 1000) s = s.substr(0, s.size() - 3);
+  return s;
+}
+
+std::string gpus_text(double g) {
+  std::string s = strings::fixed(g, g == static_cast<long long>(g) ? 0 : 2);
+  return s + (g == 1 ? " GPU" : " GPUs");
+}
+
+// One table of options; under each row, its details (why, GPUs, range, risk).
+std::string options_table(const std::vector<plan::Option>& options, bool details,
+                          size_t limit = 0) {
+  TextTable t;
+  t.add_column("#", TextTable::Align::kRight);
+  t.add_column("size");
+  t.add_column("VMs", TextTable::Align::kRight);
+  t.add_column("region");
+  t.add_column("pricing");
+  t.add_column("hours", TextTable::Align::kRight);
+  t.add_column("cost", TextTable::Align::kRight);
+  t.add_column("$/GPU-h", TextTable::Align::kRight);
+  size_t n = limit ? std::min(limit, options.size()) : options.size();
+  for (size_t i = 0; i < n; ++i) {
+    const plan::Option& o = options[i];
+    t.add_row({std::to_string(o.rank), short_size(o.size), std::to_string(o.count), o.region,
+               std::string(catalog::to_string(o.pricing)), hours_cell(o.hours), money(o.cost_usd),
+               strings::fixed(o.usd_per_gpu_hour, 2)});
+  }
+  std::vector<std::string> lines = strings::split(t.render(), '\n');
+  std::string out;
+  size_t row = 0;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].empty()) continue;
+    out += lines[i] + "\n";
+    if (i < 2 || !details) continue;
+    const plan::Option& o = options[row++];
+    std::string d = o.why + " | " + gpus_text(o.gpus) + " " + o.gpu_model;
+    if (!o.layout.empty()) d += " (" + o.layout + ")";
+    if (o.cost_high_usd > o.cost_low_usd + 0.005) {
+      d += " | range " + money(o.cost_low_usd) + "-" + money(o.cost_high_usd) + ", " +
+           hours_cell(o.hours_low) + "-" + hours_cell(o.hours_high) + " h";
+    }
+    if (o.spot_risk) {
+      d += " | spot risk " + o.spot_risk->level + " (" +
+           strings::fixed(o.spot_risk->expected_evictions, 1) + " evictions expected, " +
+           strings::fixed(o.spot_risk->deadline_miss_probability * 100, 1) +
+           "% to miss the deadline)";
+    }
+    if (o.price.estimated) d += " | price estimated";
+    if (o.quota_known) d += std::string(" | quota ") + (o.quota_ok ? "ok" : "short");
+    out += wrap(d, 4);
+  }
+  return out;
+}
+
+void print_plan(std::ostream& os, const plan::Plan& p) {
+  os << "gpuplan plan: " << p.workload_name << " (" << p.kind << "), objective "
+     << plan::to_string(p.objective) << ": " << p.feasible << " feasible of " << p.considered
+     << " options considered\n";
+  if (!p.options.empty()) {
+    os << "\nRanked options\n" << options_table(p.options, true);
+    const plan::Option& best = p.options.front();
+    os << "\nCost of #1 (" << short_size(best.size) << " x" << best.count << ", " << best.region
+       << ", " << catalog::to_string(best.pricing) << "; price as of " << best.price.as_of
+       << ")\n";
+    for (const cost::CostLine& l : best.lines) {
+      std::string head = "  " + l.name + std::string(l.name.size() < 24 ? 24 - l.name.size() : 1, ' ');
+      std::string amount = cost::format_usd(l.usd);
+      os << head << std::string(amount.size() < 12 ? 12 - amount.size() : 0, ' ') << amount
+         << "\n";
+      os << wrap(l.assumption, 6);
+    }
+  }
+  if (!p.frontier.empty()) {
+    os << "\nCost-time Pareto frontier, fastest first";
+    if (p.frontier.size() > 8) os << " (8 of " << p.frontier.size() << "; all in --json)";
+    os << "\n" << options_table(p.frontier, false, 8);
+  }
+  if (!p.fallbacks.empty()) {
+    os << "\nFallbacks for #1 (other regions, then other sizes)\n"
+       << options_table(p.fallbacks, false);
+  }
+  if (!p.quota_requests.empty()) {
+    os << "\nQuota requests that unlock a better option\n";
+    for (const plan::QuotaRequest& q : p.quota_requests) {
+      os << wrap(q.family + " in " + q.region + ": limit " + strings::fixed(q.limit, 0) +
+                     ", used " + strings::fixed(q.used, 0) + ", needs " +
+                     strings::fixed(q.vcpus_needed, 0) + " vCPUs for " + short_size(q.unlocks.size) +
+                     " x" + std::to_string(q.unlocks.count) + " (" +
+                     std::string(catalog::to_string(q.unlocks.pricing)) + ", " +
+                     money(q.unlocks.cost_usd) + ", " + hours_cell(q.unlocks.hours) + " h)",
+                 2);
+      os << wrap(q.command, 4);
+    }
+  }
+  if (!p.dropped.empty()) {
+    long long total = 0;
+    for (const plan::Drop& d : p.dropped) total += d.count;
+    os << "\nDropped: " << total << " options\n";
+    for (const plan::Drop& d : p.dropped) {
+      os << wrap(std::to_string(d.count) + " " + d.reason + " (" + std::to_string(d.sizes) +
+                     (d.sizes == 1 ? " size" : " sizes") + " in " + std::to_string(d.regions) +
+                     (d.regions == 1 ? " region" : " regions") + "), e.g. " + d.example,
+                 2);
+    }
+  }
+  if (!p.warnings.empty()) {
+    os << "\nWarnings\n";
+    for (const std::string& w : p.warnings) os << wrap("- " + w, 2);
+  }
+  os << "\nAssumptions (override with flags or the workload's assumptions:)\n";
+  for (const plan::Assumption& a : p.assumptions) {
+    os << wrap(a.name + " = " + a.value + " [" + a.source + "]", 2);
+  }
+}
+
+}  // namespace
+
+void add_plan_command(CLI::App& app, Context& ctx) {
+  auto f = std::make_shared<PlanFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "plan",
+      "Find the cheapest, fastest or best-balanced way to run a workload on Azure:\n"
+      "every GPU size x VM count x region x pricing model, filtered by memory fit,\n"
+      "deadline, budget, regions, restrictions and quota; ranked, with the cost-time\n"
+      "frontier, fallbacks and drops explained. Exit 1 when nothing is feasible.\n"
+      "Example: gpuplan plan examples/finetune-llama3-8b.yaml --objective balanced --top 5");
+  cmd->add_option("workload", f->file, "Workload YAML (docs/workload.md)")->required();
+  cmd->add_option("--objective", f->objective, "cost, time or balanced (cost x sqrt(hours))")
+      ->capture_default_str();
+  cmd->add_option("--top", f->top, "How many ranked options to print")->capture_default_str();
+  cmd->add_flag("--json", f->json, "Print the plan as JSON (docs/plan.md)");
+  cmd->add_option("--region", f->regions,
+                  "Allowed region (replaces the workload's); repeatable or comma-separated");
+  cmd->add_option("--pricing", f->pricings,
+                  "Pricing model(s) to consider: payg, spot, reserved-1y, reserved-3y, "
+                  "savings-1y, savings-3y (default: all)");
+  cmd->add_option("--os", f->os, "linux or windows (default: the workload's)");
+  cmd->add_flag("--hybrid-benefit", f->hybrid_benefit,
+                "Windows with Azure Hybrid Benefit (pays the Linux rate)");
+  cmd->add_flag("--no-spot", f->no_spot, "Do not consider spot");
+  cmd->add_option("--utilization", f->utilization,
+                  "Share of a reservation/savings-plan term in use, (0,1] (default: this work only)");
+  cmd->add_option("--eviction-rate", f->eviction_rate, "Spot evictions per VM-hour (default 0.05)");
+  cmd->add_option("--eviction-rate-high", f->eviction_rate_high,
+                  "Spot evictions per VM-hour for the high end of the range (default 0.20)");
+  cmd->add_option("--restart-hours", f->restart_hours, "Hours lost restarting after an eviction");
+  cmd->add_option("--checkpoint-hours", f->checkpoint_hours, "Hours between checkpoints");
+  cmd->add_option("--setup-hours", f->setup_hours, "Billed idle hours per VM launch");
+  cmd->add_option("--data-disk-gib", f->data_disk_gib, "Premium SSD v2 data disk per VM, GiB");
+  cmd->add_option("--egress-gb", f->egress_gb, "GB sent to the internet");
+  cmd->add_option("--dataset-gb", f->dataset_gb, "GB moved from the workload's data_region");
+  cmd->add_option("--billing-minimum-seconds", f->billing_minimum_seconds,
+                  "Billed minimum per VM launch");
+  cmd->add_option("--deadline-hours", f->deadline_hours, "Deadline (replaces the workload's)");
+  cmd->add_option("--budget", f->budget, "Budget in USD (replaces the workload's)");
+  cmd->add_option("--max-nodes", f->max_nodes, "Most VMs per option (default 64)");
+  cmd->callback([f, &ctx] {
+    ctx.action = [f, &ctx]() -> int {
+      // 1. The flags.
+      auto options = to_options(*f);
+      if (!options) return report(ctx, options.error());
+      // 2. The workload.
+      auto w = workload::parse_file(f->file);
+      if (!w) return report(ctx, w.error());
+      // 3. The catalog and the cost rates.
+      auto cat = catalog::Catalog::load(ctx.db_path.empty() ? catalog::default_store_path()
+                                                            : ctx.db_path);
+      if (!cat) return report(ctx, cat.error());
+      auto rates = cost::Rates::load_embedded();
+      if (!rates) return report(ctx, rates.error());
+      // 4. Plan.
+      auto p = plan::make_plan(*w, **cat, *rates, *options);
+      if (!p) return report(ctx, p.error());
+      // 5. Print.
+      if (f->json) {
+        ctx.out << plan::to_json(*p).dump(2) << "\n";
+      } else {
+        print_plan(ctx.out, *p);
+      }
+      if (p->options.empty()) {
+        ctx.err << "gpuplan: no feasible option for " << p->workload_name
+                << " (see the drops above)\n";
+        return 1;
+      }
+      return 0;
+    };
+  });
+}
 
 }  // namespace gpuplan::cli

@@ -1,0 +1,171 @@
+// The planner: which VM size, how many, in which region, on which pricing
+// model — ranked, with the cost–time Pareto frontier, fallbacks, the drops
+// explained in aggregate and the quota requests that would unlock a better
+// option. docs/plan.md documents the objectives and the JSON; plan.cc starts
+// with the algorithm.
+//
+// CONTRACT for cli, server and deploy: the types and functions below.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "catalog/catalog.h"
+#include "core/result.h"
+#include "cost/cost.h"
+#include "estimate/estimate.h"
+#include "workload/workload.h"
+
+namespace gpuplan::plan {
+
+enum class Objective { kCost, kTime, kBalanced };
+[[nodiscard]] std::string_view to_string(Objective o);  // "cost", "time", "balanced"
+// kInvalidArgument naming the accepted spellings.
+[[nodiscard]] Result<Objective> parse_objective(std::string_view s);
+
+// What the user may override on the command line (or the server's request).
+// Unset fields take the workload's value, then rates.csv's default; each one
+// used is listed in Plan::assumptions with where it came from.
+struct PlanOptions {
+  Objective objective = Objective::kCost;
+  int top = 10;                             // options[] length (>= 1)
+  int max_count = 64;                       // VMs per option, upper bound
+  std::vector<std::string> regions;         // replaces the workload's allowed regions
+  std::vector<catalog::Pricing> pricings;   // empty = all six
+  std::optional<catalog::Os> os;
+  std::optional<bool> hybrid_benefit;
+  std::optional<bool> allow_spot;           // false = like `spot: never`
+  std::optional<double> utilization;        // commitments, (0, 1]
+  std::optional<double> eviction_rate;      // per VM-hour
+  std::optional<double> eviction_rate_high;
+  std::optional<double> restart_hours;
+  std::optional<double> checkpoint_hours;
+  std::optional<double> setup_hours;
+  std::optional<double> data_disk_gib;
+  std::optional<double> egress_gb;          // to the internet
+  std::optional<double> dataset_gb;         // moved from the workload's data_region
+  std::optional<double> billing_minimum_seconds;
+  std::optional<double> deadline_hours;     // replaces the workload's
+  std::optional<double> budget_usd;         // replaces the workload's
+  int fallbacks_per_kind = 3;               // other regions, other sizes
+};
+
+// The estimator as the planner sees it: the default is estimate::estimate;
+// tests pass a fake.
+using EstimateFn = std::function<estimate::Estimate(const catalog::VmSize&, const catalog::Gpu&,
+                                                    int count)>;
+
+struct SpotRisk {
+  double eviction_rate_per_hour = 0;      // per VM
+  double job_eviction_rate_per_hour = 0;  // what interrupts the work
+  double expected_evictions = 0;
+  double deadline_miss_probability = 0;   // 0 without a deadline
+  std::string level;                      // "low" (< 5 %), "medium" (< 25 %), "high"
+};
+
+// One ranked option. Field meanings follow docs/plan.md's JSON.
+struct Option {
+  int rank = 0;                 // 1-based in its list
+  std::string size;
+  int count = 0;                // VMs
+  double gpus = 0;
+  std::string gpu_model;
+  std::string region;
+  catalog::Pricing pricing = catalog::Pricing::kPayg;
+  catalog::Os os = catalog::Os::kLinux;
+  bool hybrid_benefit = false;
+  double hours = 0;             // expected wall-clock
+  double hours_low = 0;
+  double hours_high = 0;
+  double work_hours = 0;        // estimator's
+  double cost_usd = 0;
+  double cost_low_usd = 0;
+  double cost_high_usd = 0;
+  double usd_per_hour = 0;      // all VMs
+  double usd_per_gpu_hour = 0;
+  int vcpus = 0;                // all VMs
+  bool quota_ok = true;
+  bool quota_known = false;
+  std::optional<double> quota_headroom_vcpus;
+  std::string quota_family;
+  std::string kind;             // workload kind
+  std::string layout;           // "tp=8 pp=2 dp=4"
+  double throughput = 0;
+  std::string throughput_unit;
+  double mfu = 0;
+  cost::PriceQuote price;
+  std::optional<SpotRisk> spot_risk;
+  std::string why;
+  std::string fallback_for;     // fallbacks only: "region" | "size"
+  std::vector<cost::CostLine> lines;
+};
+
+struct Drop {
+  std::string reason;           // "does not fit", "misses deadline", "family quota", ...
+  long long count = 0;          // candidates dropped for it
+  int regions = 0;              // distinct regions among them
+  int sizes = 0;                // distinct sizes among them
+  std::string example;          // one of them, with the numbers
+};
+
+struct QuotaRequest {
+  std::string family;
+  std::string region;
+  bool spot = false;
+  double limit = 0;
+  double used = 0;
+  double vcpus_needed = 0;      // for the option
+  double new_limit = 0;         // used + needed
+  Option unlocks;
+  double saves_usd = 0;         // vs the winner; 0 when nothing else is feasible
+  std::string command;
+};
+
+struct Assumption {
+  std::string name;
+  std::string value;
+  std::string source;
+};
+
+struct Plan {
+  std::string workload_name;
+  std::string workload_file;
+  std::string kind;
+  Objective objective = Objective::kCost;
+  long long considered = 0;     // candidates enumerated
+  long long feasible = 0;
+  std::vector<Option> options;  // ranked, best first
+  std::vector<Option> frontier; // fastest first
+  std::vector<Option> fallbacks;
+  std::vector<Drop> dropped;    // most frequent first
+  std::vector<std::string> warnings;
+  std::vector<Assumption> assumptions;
+  std::vector<QuotaRequest> quota_requests;
+};
+
+// Plans `workload` over `catalog`. Errors: kInvalidArgument for bad options
+// (top < 1, utilization outside (0, 1], negative hours). Nothing feasible is
+// NOT an error: the Plan has no options and `dropped` says why (the CLI
+// exits 1).
+[[nodiscard]] Result<Plan> make_plan(const workload::Workload& workload,
+                                     const catalog::Catalog& catalog, const cost::Rates& rates,
+                                     const PlanOptions& options);
+// The same with an injected estimator (tests, what-if tools).
+[[nodiscard]] Result<Plan> make_plan(const workload::Workload& workload,
+                                     const catalog::Catalog& catalog, const cost::Rates& rates,
+                                     const PlanOptions& options, const EstimateFn& estimator);
+
+// The score an objective ranks by (lower is better): cost, hours, or
+// cost x sqrt(hours). Exposed so tests and tools rank the same way.
+[[nodiscard]] double objective_score(Objective o, double cost_usd, double hours);
+
+// The stable JSON of docs/plan.md ("schema": "gpuplan.plan/1").
+[[nodiscard]] nlohmann::ordered_json to_json(const Plan& plan);
+[[nodiscard]] nlohmann::ordered_json to_json(const Option& option);
+
+}  // namespace gpuplan::plan

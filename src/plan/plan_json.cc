@@ -1,0 +1,127 @@
+// The stable JSON of a plan (docs/plan.md, "schema": "gpuplan.plan/1").
+// Keys are only ever added, never renamed or removed.
+#include <cmath>
+
+#include "plan/plan.h"
+
+namespace gpuplan::plan {
+
+namespace {
+
+// Money and hours rounded for output stability (cents and 1/10,000 h);
+// the numbers in memory are not rounded.
+double round_to(double v, double step) { return std::round(v / step) * step; }
+double usd(double v) { return round_to(v, 0.0001); }
+double hrs(double v) { return round_to(v, 0.0001); }
+
+}  // namespace
+
+nlohmann::ordered_json to_json(const Option& o) {
+  nlohmann::ordered_json j;
+  j["rank"] = o.rank;
+  j["size"] = o.size;
+  j["count"] = o.count;
+  j["gpus"] = round_to(o.gpus, 0.0001);
+  j["gpu_model"] = o.gpu_model;
+  j["region"] = o.region;
+  j["pricing"] = std::string(catalog::to_string(o.pricing));
+  j["os"] = std::string(catalog::to_string(o.os));
+  j["hybrid_benefit"] = o.hybrid_benefit;
+  j["hours"] = hrs(o.hours);
+  j["hours_low"] = hrs(o.hours_low);
+  j["hours_high"] = hrs(o.hours_high);
+  j["work_hours"] = hrs(o.work_hours);
+  j["cost_usd"] = usd(o.cost_usd);
+  j["cost_low_usd"] = usd(o.cost_low_usd);
+  j["cost_high_usd"] = usd(o.cost_high_usd);
+  j["usd_per_hour"] = usd(o.usd_per_hour);
+  j["usd_per_gpu_hour"] = usd(o.usd_per_gpu_hour);
+  j["vcpus"] = o.vcpus;
+  j["quota_ok"] = o.quota_ok;
+  j["quota_known"] = o.quota_known;
+  j["quota_family"] = o.quota_family;
+  if (o.quota_headroom_vcpus) {
+    j["quota_headroom_vcpus"] = *o.quota_headroom_vcpus;
+  } else {
+    j["quota_headroom_vcpus"] = nullptr;
+  }
+  j["kind"] = o.kind;
+  j["layout"] = o.layout;
+  j["estimate"] = {{"throughput", round_to(o.throughput, 0.001)},
+                   {"throughput_unit", o.throughput_unit},
+                   {"mfu", round_to(o.mfu, 0.0001)}};
+  j["price"] = {{"usd_per_hour_vm", usd(o.price.compute_usd_per_hour + o.price.licence_usd_per_hour)},
+                {"compute_usd_per_hour_vm", usd(o.price.compute_usd_per_hour)},
+                {"licence_usd_per_hour_vm", usd(o.price.licence_usd_per_hour)},
+                {"source", o.price.source},
+                {"as_of", o.price.as_of},
+                {"estimated", o.price.estimated},
+                {"rule", o.price.rule}};
+  if (o.spot_risk) {
+    j["spot_risk"] = {{"eviction_rate_per_hour", o.spot_risk->eviction_rate_per_hour},
+                      {"job_eviction_rate_per_hour", o.spot_risk->job_eviction_rate_per_hour},
+                      {"expected_evictions", round_to(o.spot_risk->expected_evictions, 0.0001)},
+                      {"deadline_miss_probability",
+                       round_to(o.spot_risk->deadline_miss_probability, 0.0001)},
+                      {"level", o.spot_risk->level}};
+  } else {
+    j["spot_risk"] = nullptr;
+  }
+  j["why"] = o.why;
+  if (!o.fallback_for.empty()) j["fallback_for"] = o.fallback_for;
+  nlohmann::ordered_json lines = nlohmann::ordered_json::array();
+  for (const cost::CostLine& l : o.lines) {
+    lines.push_back({{"name", l.name}, {"usd", usd(l.usd)}, {"assumption", l.assumption}});
+  }
+  j["cost_lines"] = std::move(lines);
+  return j;
+}
+
+nlohmann::ordered_json to_json(const Plan& p) {
+  nlohmann::ordered_json j;
+  j["schema"] = "gpuplan.plan/1";
+  j["workload"] = {{"name", p.workload_name}, {"file", p.workload_file}, {"kind", p.kind}};
+  j["objective"] = std::string(to_string(p.objective));
+  j["considered"] = p.considered;
+  j["feasible"] = p.feasible;
+  auto list = [](const std::vector<Option>& v) {
+    nlohmann::ordered_json a = nlohmann::ordered_json::array();
+    for (const Option& o : v) a.push_back(to_json(o));
+    return a;
+  };
+  j["options"] = list(p.options);
+  j["frontier"] = list(p.frontier);
+  j["fallbacks"] = list(p.fallbacks);
+  nlohmann::ordered_json dropped = nlohmann::ordered_json::array();
+  for (const Drop& d : p.dropped) {
+    dropped.push_back({{"reason", d.reason},
+                       {"count", d.count},
+                       {"regions", d.regions},
+                       {"sizes", d.sizes},
+                       {"example", d.example}});
+  }
+  j["dropped"] = std::move(dropped);
+  j["warnings"] = p.warnings;
+  nlohmann::ordered_json assumptions = nlohmann::ordered_json::array();
+  for (const Assumption& a : p.assumptions) {
+    assumptions.push_back({{"name", a.name}, {"value", a.value}, {"source", a.source}});
+  }
+  j["assumptions"] = std::move(assumptions);
+  nlohmann::ordered_json requests = nlohmann::ordered_json::array();
+  for (const QuotaRequest& q : p.quota_requests) {
+    requests.push_back({{"family", q.family},
+                        {"region", q.region},
+                        {"spot", q.spot},
+                        {"limit", q.limit},
+                        {"used", q.used},
+                        {"vcpus_needed", q.vcpus_needed},
+                        {"new_limit", q.new_limit},
+                        {"unlocks", to_json(q.unlocks)},
+                        {"saves_usd", usd(q.saves_usd)},
+                        {"command", q.command}});
+  }
+  j["quota_requests"] = std::move(requests);
+  return j;
+}
+
+}  // namespace gpuplan::plan
