@@ -397,12 +397,23 @@ Result<std::vector<CatalogRow>> Catalog::query(const CatalogQuery& q) const {
   if (!gpu_want.empty()) {
     bool any = false;
     std::vector<std::string> models;
-    for (const Gpu& g : d.gpus) models.push_back(g.model);
+    std::set<std::string> offered;
     for (const VmSize& s : d.sizes) {
       if (gpu_matches(gpu_want, s.gpu_model)) any = true;
-      models.push_back(s.gpu_model);
+      offered.insert(s.gpu_model);
     }
-    if (!any) return unknown("GPU model", q.gpu, models);
+    if (!any) {
+      // Suggest whole models and their families ("H100" for "H1000").
+      for (const std::string& m : offered) {
+        models.push_back(m);
+        models.push_back(m.substr(0, m.find('-')));
+      }
+      auto e = unknown("GPU model", q.gpu, models);
+      std::string known;
+      for (const std::string& m : offered) known += (known.empty() ? "" : ", ") + m;
+      e.value().message += " (known: " + known + ")";
+      return e;
+    }
   }
   std::set<std::string> series_want;
   for (const std::string& s : q.series) {

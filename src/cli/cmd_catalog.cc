@@ -1,8 +1,461 @@
+// `gpuplan catalog` (list sizes x regions with prices) and `gpuplan regions`.
+// Parses flags, calls Catalog::query / region_summaries, formats. The
+// `catalog import` and `catalog history` subcommands hang under `catalog`
+// (cmd_catalog_import.cc).
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "catalog/catalog.h"
+#include "catalog/store.h"
 #include "cli/command.h"
+#include "core/csv.h"
+#include "core/strings.h"
+#include "core/text_table.h"
 
 namespace gpuplan::cli {
+namespace {
 
-// Not built yet; see the open issues.
-void add_catalog_commands(CLI::App& /*app*/, Context& /*ctx*/) {}
+using catalog::Catalog;
+using catalog::CatalogQuery;
+using catalog::CatalogRow;
+
+constexpr size_t kMaxTableWidth = 100;
+
+struct CatalogFlags {
+  std::vector<std::string> series;
+  std::string gpu;
+  std::vector<std::string> regions;
+  std::optional<double> min_vram;
+  std::optional<double> min_total_vram;
+  std::optional<double> gpus_min;
+  std::optional<double> gpus_max;
+  std::optional<double> max_price;
+  std::string pricing = "payg";
+  std::string os = "linux";
+  std::string sort = "price";
+  bool include_retired = false;
+  bool include_restricted = false;
+  bool json = false;
+  bool csv = false;
+};
+
+Result<std::unique_ptr<Catalog>> load_catalog(const Context& ctx) {
+  return Catalog::load(ctx.db_path.empty() ? catalog::default_store_path() : ctx.db_path);
+}
+
+// "eastus,westus" and repeated flags both work.
+std::vector<std::string> split_list(const std::vector<std::string>& values) {
+  std::vector<std::string> out;
+  for (const std::string& v : values) {
+    for (const std::string& part : strings::split(v, ',')) {
+      std::string t(strings::trim(part));
+      if (!t.empty()) out.push_back(t);
+    }
+  }
+  return out;
+}
+
+Result<CatalogQuery> to_query(const CatalogFlags& f) {
+  CatalogQuery q;
+  q.series = split_list(f.series);
+  q.gpu = f.gpu;
+  q.regions = split_list(f.regions);
+  auto flag_error = [](Error e, const char* flag) {
+    e.where.field = flag;
+    return tl::unexpected(std::move(e));
+  };
+  auto pricing = catalog::parse_pricing(f.pricing);
+  if (!pricing) return flag_error(pricing.error(), "--pricing");
+  q.pricing = *pricing;
+  auto os = catalog::parse_os(f.os);
+  if (!os) return flag_error(os.error(), "--os");
+  q.os = *os;
+  auto sort = catalog::parse_catalog_sort(f.sort);
+  if (!sort) return flag_error(sort.error(), "--sort");
+  q.sort = *sort;
+  auto non_negative = [](const std::optional<double>& v, const char* flag) -> Status {
+    if (v && !(std::isfinite(*v) && *v >= 0)) {
+      return invalid_argument("must be a finite number, not negative", Where{"", 0, 0, flag});
+    }
+    return {};
+  };
+  GPUPLAN_RETURN_IF_ERROR(non_negative(f.min_vram, "--min-vram"));
+  GPUPLAN_RETURN_IF_ERROR(non_negative(f.min_total_vram, "--min-total-vram"));
+  GPUPLAN_RETURN_IF_ERROR(non_negative(f.gpus_min, "--gpus-min"));
+  GPUPLAN_RETURN_IF_ERROR(non_negative(f.gpus_max, "--gpus-max"));
+  GPUPLAN_RETURN_IF_ERROR(non_negative(f.max_price, "--max-price"));
+  if (f.gpus_min && f.gpus_max && *f.gpus_min > *f.gpus_max) {
+    return invalid_argument("must not be above --gpus-max", Where{"", 0, 0, "--gpus-min"});
+  }
+  q.min_gpu_memory_gib = f.min_vram.value_or(0);
+  q.min_total_gpu_memory_gib = f.min_total_vram.value_or(0);
+  q.min_gpus = f.gpus_min;
+  q.max_gpus = f.gpus_max;
+  q.max_usd_per_hour = f.max_price;
+  q.include_retired = f.include_retired;
+  q.include_restricted = f.include_restricted;
+  return q;
+}
+
+// Numbers as the table shows them: up to `digits` decimals, no trailing zeros.
+std::string num(double v, int digits) {
+  std::string s = strings::fixed(v, digits);
+  if (s.find('.') != std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  return s;
+}
+
+std::string short_size(const std::string& name) {
+  return strings::starts_with_icase(name, "Standard_") ? name.substr(9) : name;
+}
+
+nlohmann::ordered_json row_json(const CatalogRow& r, const CatalogQuery& q) {
+  nlohmann::ordered_json j;
+  const catalog::VmSize& s = *r.size;
+  j["size"] = s.name;
+  j["series"] = s.series;
+  j["gpu"] = s.gpu_model;
+  j["gpu_count"] = s.gpu_count;
+  j["gpu_memory_gib"] = s.gpu_memory_gib;
+  j["vcpus"] = s.vcpus;
+  j["memory_gib"] = s.memory_gib;
+  j["region"] = r.region.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.region);
+  j["pricing"] = catalog::to_string(q.pricing);
+  j["os"] = catalog::to_string(q.os);
+  j["usd_per_hour"] = r.usd_per_hour ? nlohmann::ordered_json(*r.usd_per_hour) : nullptr;
+  j["usd_per_gpu_hour"] =
+      r.usd_per_gpu_hour ? nlohmann::ordered_json(*r.usd_per_gpu_hour) : nullptr;
+  j["as_of"] = r.offer ? nlohmann::ordered_json(r.offer->as_of) : nullptr;
+  j["estimated"] = r.offer ? r.offer->estimated : false;
+  j["rule"] = r.offer && r.offer->estimated ? nlohmann::ordered_json(r.offer->rule) : nullptr;
+  j["source"] = r.offer ? nlohmann::ordered_json(r.offer->source) : nullptr;
+  j["note"] = r.note.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.note);
+  j["quota_headroom_vcpus"] =
+      r.quota_headroom_vcpus ? nlohmann::ordered_json(*r.quota_headroom_vcpus) : nullptr;
+  j["restricted"] = r.restricted;
+  j["status"] = catalog::to_string(s.status);
+  j["driver"] = catalog::to_string(s.driver);
+  return j;
+}
+
+void print_csv(std::ostream& out, const std::vector<CatalogRow>& rows, const CatalogQuery& q) {
+  out << "size,series,gpu,gpu_count,gpu_memory_gib,vcpus,memory_gib,region,pricing,os,"
+         "usd_per_hour,usd_per_gpu_hour,as_of,estimated,rule,source,note,"
+         "quota_headroom_vcpus,restricted,status,driver\n";
+  for (const CatalogRow& r : rows) {
+    const catalog::VmSize& s = *r.size;
+    std::vector<std::string> cells = {
+        s.name, s.series, s.gpu_model, num(s.gpu_count, 4), num(s.gpu_memory_gib, 2),
+        std::to_string(s.vcpus), num(s.memory_gib, 2), r.region,
+        std::string(catalog::to_string(q.pricing)), std::string(catalog::to_string(q.os)),
+        r.usd_per_hour ? num(*r.usd_per_hour, 6) : "",
+        r.usd_per_gpu_hour ? num(*r.usd_per_gpu_hour, 6) : "", r.offer ? r.offer->as_of : "",
+        r.offer && r.offer->estimated ? "true" : "false",
+        r.offer && r.offer->estimated ? r.offer->rule : "", r.offer ? r.offer->source : "",
+        r.note, r.quota_headroom_vcpus ? num(*r.quota_headroom_vcpus, 0) : "",
+        r.restricted ? "true" : "false", std::string(catalog::to_string(s.status)),
+        std::string(catalog::to_string(s.driver))};
+    for (size_t i = 0; i < cells.size(); ++i) {
+      out << (i ? "," : "") << csv::escape(cells[i]);
+    }
+    out << "\n";
+  }
+}
+
+std::string render_table(const std::vector<CatalogRow>& rows, bool with_series, bool with_quota,
+                         bool with_as_of) {
+  using Align = TextTable::Align;
+  TextTable t;
+  t.add_column("SIZE");
+  if (with_series) t.add_column("SERIES");
+  t.add_column("GPUS");
+  t.add_column("VRAM", Align::kRight);
+  t.add_column("vCPU", Align::kRight);
+  t.add_column("RAM", Align::kRight);
+  t.add_column("REGION");
+  t.add_column("$/HOUR", Align::kRight);
+  t.add_column("$/GPU-H", Align::kRight);
+  if (with_quota) t.add_column("QUOTA", Align::kRight);
+  if (with_as_of) t.add_column("AS-OF");
+  for (const CatalogRow& r : rows) {
+    const catalog::VmSize& s = *r.size;
+    std::vector<std::string> cells;
+    cells.push_back(short_size(s.name) + (r.restricted ? " (R)" : ""));
+    if (with_series) cells.push_back(s.series);
+    cells.push_back(num(s.gpu_count, 4) + "x " + s.gpu_model);
+    cells.push_back(num(s.gpu_memory_gib, 1));
+    cells.push_back(std::to_string(s.vcpus));
+    cells.push_back(num(s.memory_gib, 1));
+    cells.push_back(r.region.empty() ? "-" : r.region);
+    const char* mark = r.offer && r.offer->estimated ? "~" : "";
+    cells.push_back(r.usd_per_hour ? mark + strings::fixed(*r.usd_per_hour, 3) : "-");
+    cells.push_back(r.usd_per_gpu_hour ? mark + strings::fixed(*r.usd_per_gpu_hour, 3) : "-");
+    if (with_quota) {
+      cells.push_back(r.quota_headroom_vcpus ? num(*r.quota_headroom_vcpus, 0) : "-");
+    }
+    if (with_as_of) cells.push_back(r.offer ? r.offer->as_of : "-");
+    t.add_row(std::move(cells));
+  }
+  return t.render();
+}
+
+size_t widest_line(const std::string& text) {
+  size_t widest = 0, cur = 0;
+  for (char c : text) {
+    if (c == '\n') {
+      widest = std::max(widest, cur);
+      cur = 0;
+    } else if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) {
+      ++cur;
+    }
+  }
+  return std::max(widest, cur);
+}
+
+// "prefix: a, b, c" wrapped at 100 columns, continuation lines indented.
+std::string wrap(const std::string& prefix, const std::vector<std::string>& items) {
+  std::string out = prefix, line_indent = "  ";
+  size_t col = prefix.size();
+  for (size_t i = 0; i < items.size(); ++i) {
+    std::string item = items[i] + (i + 1 < items.size() ? "," : ".");
+    if (col + 1 + item.size() > kMaxTableWidth && col > line_indent.size()) {
+      out += "\n" + line_indent;
+      col = line_indent.size();
+    } else if (i > 0) {
+      out += " ";
+      ++col;
+    }
+    out += item;
+    col += item.size();
+  }
+  return out + "\n";
+}
+
+void print_table(std::ostream& out, const std::vector<CatalogRow>& rows, const CatalogQuery& q) {
+  if (rows.empty()) {
+    out << "No sizes match (" << catalog::to_string(q.pricing) << ", " << catalog::to_string(q.os)
+        << "). Try --include-retired, --include-restricted or fewer filters.\n";
+    return;
+  }
+  // Columns that only show when they say something: QUOTA when any quota is
+  // known, AS-OF when the dates differ (else one footer line says it).
+  bool with_quota = false;
+  std::set<std::string> dates, sources;
+  bool any_estimated = false, any_missing = false;
+  std::set<std::string> notes;
+  for (const CatalogRow& r : rows) {
+    with_quota = with_quota || r.quota_headroom_vcpus.has_value();
+    if (r.offer && r.usd_per_hour) {
+      dates.insert(r.offer->as_of);
+      if (r.offer->estimated) {
+        any_estimated = true;
+      } else {
+        // The listed source without the per-row note after ';'.
+        sources.insert(r.offer->source.substr(0, r.offer->source.find(';')));
+      }
+    }
+    if (!r.usd_per_hour && !r.region.empty()) {
+      any_missing = true;
+      notes.insert(r.note);
+    }
+  }
+  const bool with_as_of = dates.size() > 1;
+  // Sizes no price source places in any region go below the table, by name.
+  std::vector<CatalogRow> placed;
+  std::vector<std::string> nowhere;
+  for (const CatalogRow& r : rows) {
+    if (r.region.empty()) {
+      nowhere.push_back(short_size(r.size->name) + " (" + r.size->gpu_model + ")");
+    } else {
+      placed.push_back(r);
+    }
+  }
+  bool series_hidden = false;
+  if (!placed.empty()) {
+    std::string table = render_table(placed, true, with_quota, with_as_of);
+    if (widest_line(table) > kMaxTableWidth) {
+      table = render_table(placed, false, with_quota, with_as_of);
+      series_hidden = true;
+    }
+    out << table;
+  }
+  out << rows.size() << " row(s); " << catalog::to_string(q.pricing) << " on "
+      << catalog::to_string(q.os) << ", USD per VM-hour, VRAM and RAM in GiB";
+  if (dates.size() == 1) out << ", as of " << *dates.begin();
+  out << ".\n";
+  for (const std::string& s : sources) out << "Listed prices: " << s << ".\n";
+  if (any_estimated) {
+    out << "~ estimated from a rule in data/catalog/pricing_rules.csv (see --json for each rule).\n";
+  }
+  if (any_missing) {
+    out << "- no price:";
+    const char* sep = " ";
+    for (const std::string& n : notes) {
+      out << sep << n;
+      sep = "; ";
+    }
+    out << ".\n";
+  }
+  if (!nowhere.empty()) {
+    out << wrap("No listed price in any region (" + std::to_string(nowhere.size()) + "): ",
+                nowhere);
+  }
+  if (series_hidden) out << "SERIES column hidden to fit 100 columns; see --json or --csv.\n";
+  bool any_restricted = false;
+  for (const CatalogRow& r : rows) any_restricted = any_restricted || r.restricted;
+  if (any_restricted) out << "(R) not available to this subscription in that region (list-skus).\n";
+}
+
+void print_regions(std::ostream& out, const std::vector<catalog::RegionSummary>& regions) {
+  using Align = TextTable::Align;
+  bool with_quota = false;
+  for (const auto& r : regions) {
+    with_quota = with_quota || r.total_headroom_vcpus || r.spot_headroom_vcpus;
+  }
+  TextTable t;
+  t.add_column("REGION");
+  t.add_column("SIZES", Align::kRight);
+  if (with_quota) {
+    t.add_column("vCPU FREE", Align::kRight);
+    t.add_column("SPOT FREE", Align::kRight);
+  }
+  t.add_column("GPU MODELS");
+  // Wrap the model list so the table fits 100 columns.
+  const size_t kModelsWidth = with_quota ? 52 : 74;
+  for (const auto& r : regions) {
+    std::vector<std::string> lines(1);
+    for (const std::string& m : r.gpu_models) {
+      std::string& cur = lines.back();
+      if (!cur.empty() && cur.size() + 2 + m.size() > kModelsWidth) {
+        cur += ",";
+        lines.emplace_back();
+      }
+      if (!lines.back().empty()) lines.back() += ", ";
+      lines.back() += m;
+    }
+    for (size_t i = 0; i < lines.size(); ++i) {
+      std::vector<std::string> cells;
+      cells.push_back(i == 0 ? r.region : "");
+      cells.push_back(i == 0 ? std::to_string(r.sizes) : "");
+      if (with_quota) {
+        cells.push_back(i == 0 && r.total_headroom_vcpus ? num(*r.total_headroom_vcpus, 0)
+                                                         : (i == 0 ? "-" : ""));
+        cells.push_back(i == 0 && r.spot_headroom_vcpus ? num(*r.spot_headroom_vcpus, 0)
+                                                        : (i == 0 ? "-" : ""));
+      }
+      cells.push_back(lines[i]);
+      t.add_row(std::move(cells));
+    }
+  }
+  out << t.render();
+  out << regions.size() << " region(s); SIZES counts sizes that are not retired.";
+  if (!with_quota) out << " Quota: import `az vm list-usage` with `gpuplan catalog import usage`.";
+  out << "\n";
+}
+
+}  // namespace
+
+void add_catalog_commands(CLI::App& app, Context& ctx) {
+  // ---- gpuplan catalog
+  auto flags = std::make_shared<CatalogFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "catalog",
+      "List Azure GPU VM sizes by region with prices, quota and restrictions.\n"
+      "Default: payg on linux, current sizes, unrestricted, cheapest first.\n"
+      "Example: gpuplan catalog --gpu H100 --region eastus --pricing reserved-1y");
+  cmd->add_option("--series", flags->series,
+                  "Series (NCads_H100_v5) or family letter (NC, ND, NV, NG); repeatable");
+  cmd->add_option("--gpu", flags->gpu,
+                  "GPU model, e.g. H100-SXM; a prefix matches all its parts (H100)");
+  cmd->add_option("--region", flags->regions, "Region, e.g. eastus; repeatable or comma-separated");
+  cmd->add_option("--min-vram", flags->min_vram, "Minimum GPU memory per GPU, GiB");
+  cmd->add_option("--min-total-vram", flags->min_total_vram, "Minimum GPU memory per VM, GiB");
+  cmd->add_option("--gpus-min", flags->gpus_min, "Minimum GPUs per VM (fractions allowed)");
+  cmd->add_option("--gpus-max", flags->gpus_max, "Maximum GPUs per VM");
+  cmd->add_option("--max-price", flags->max_price, "Maximum USD per VM-hour (drops unpriced rows)");
+  cmd->add_option("--pricing", flags->pricing,
+                  "payg, spot, reserved-1y, reserved-3y, savings-1y, savings-3y")
+      ->capture_default_str();
+  cmd->add_option("--os", flags->os, "linux or windows")->capture_default_str();
+  cmd->add_option("--sort", flags->sort, "price, gpu-price, size, region, gpu-memory, gpus")
+      ->capture_default_str();
+  cmd->add_flag("--include-retired", flags->include_retired, "Also list retired sizes");
+  cmd->add_flag("--include-restricted", flags->include_restricted,
+                "Also list sizes list-skus says this subscription cannot use");
+  auto* json = cmd->add_flag("--json", flags->json, "Print a JSON array of rows");
+  auto* csv_flag = cmd->add_flag("--csv", flags->csv, "Print CSV rows");
+  json->excludes(csv_flag);
+
+  add_catalog_import_commands(*cmd, ctx);
+
+  cmd->callback([cmd, flags, &ctx] {
+    // CLI11 runs this parent callback after `catalog import ...` too.
+    if (!cmd->get_subcommands().empty()) return;
+    ctx.action = [flags, &ctx]() -> int {
+      // 1. Flags -> query (bad spellings are exit 2 before anything loads).
+      auto query = to_query(*flags);
+      if (!query) return report(ctx, query.error());
+      // 2. The catalog: embedded default + the store's imports.
+      auto cat = load_catalog(ctx);
+      if (!cat) return report(ctx, cat.error());
+      // 3. Filter and sort.
+      auto rows = (*cat)->query(*query);
+      if (!rows) return report(ctx, rows.error());
+      // 4. Format.
+      if (flags->json) {
+        nlohmann::ordered_json arr = nlohmann::ordered_json::array();
+        for (const CatalogRow& r : *rows) arr.push_back(row_json(r, *query));
+        ctx.out << arr.dump(2) << "\n";
+      } else if (flags->csv) {
+        print_csv(ctx.out, *rows, *query);
+      } else {
+        print_table(ctx.out, *rows, *query);
+      }
+      return 0;
+    };
+  });
+
+  // ---- gpuplan regions
+  auto regions_json = std::make_shared<bool>(false);
+  CLI::App* regions = app.add_subcommand(
+      "regions",
+      "List regions with the GPU models offered there and quota headroom when imported.\n"
+      "Example: gpuplan regions --json");
+  regions->add_flag("--json", *regions_json, "Print a JSON array");
+  regions->callback([regions_json, &ctx] {
+    ctx.action = [regions_json, &ctx]() -> int {
+      auto cat = load_catalog(ctx);
+      if (!cat) return report(ctx, cat.error());
+      std::vector<catalog::RegionSummary> summaries = (*cat)->region_summaries();
+      if (*regions_json) {
+        nlohmann::ordered_json arr = nlohmann::ordered_json::array();
+        for (const auto& r : summaries) {
+          nlohmann::ordered_json j;
+          j["region"] = r.region;
+          j["gpu_models"] = r.gpu_models;
+          j["sizes"] = r.sizes;
+          j["total_headroom_vcpus"] =
+              r.total_headroom_vcpus ? nlohmann::ordered_json(*r.total_headroom_vcpus) : nullptr;
+          j["spot_headroom_vcpus"] =
+              r.spot_headroom_vcpus ? nlohmann::ordered_json(*r.spot_headroom_vcpus) : nullptr;
+          arr.push_back(std::move(j));
+        }
+        ctx.out << arr.dump(2) << "\n";
+      } else {
+        print_regions(ctx.out, summaries);
+      }
+      return 0;
+    };
+  });
+}
 
 }  // namespace gpuplan::cli
