@@ -11,6 +11,7 @@
 #include "catalog/catalog.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 #include <map>
 #include <set>
@@ -142,26 +143,50 @@ struct Catalog::Impl {
   std::vector<Restriction> restrictions;
   std::vector<SkuAvailability> availability;
 
-  std::unordered_map<std::string, size_t> size_index;   // size_key -> sizes[i]
-  std::unordered_map<std::string, size_t> gpu_index;    // fold(model) -> gpus[i]
-  std::unordered_map<std::string, size_t> offer_index;  // offer_key -> offers[i]
-  std::vector<std::vector<std::string>> size_regions;   // per sizes[i], sorted
-  std::unordered_set<std::string> restricted_keys;      // size_key|region
+  std::unordered_map<std::string, size_t> size_index;  // size_key -> sizes[i]
+  std::unordered_map<std::string, size_t> gpu_index;   // fold(model) -> gpus[i]
+  // Offers by small integer ids: folding every offer's names on each lookup
+  // would dominate both load and query time.
+  std::unordered_map<std::string, uint32_t> size_ids;    // size_key -> id
+  std::unordered_map<std::string, uint32_t> region_ids;  // fold(region) -> id
+  std::unordered_map<uint64_t, size_t> offer_index;      // packed key -> offers[i]
+  std::vector<std::vector<std::string>> size_regions;    // per sizes[i], sorted
+  std::unordered_set<std::string> restricted_keys;       // size_key|region
   std::unordered_map<std::string, std::vector<std::string>> zone_map;  // size_key|region
+  std::vector<std::pair<std::string, std::string>> quota_keys;  // per quota: fold(region), family_key
+
+  static uint64_t pack(uint32_t size_id, uint32_t region_id, Os os, Pricing p) {
+    return (static_cast<uint64_t>(size_id) << 32) | (static_cast<uint64_t>(region_id) << 8) |
+           (static_cast<uint64_t>(os) << 4) | static_cast<uint64_t>(p);
+  }
 
   void build() {
-    size_index.clear();
-    for (size_t i = 0; i < sizes.size(); ++i) size_index.emplace(size_key(sizes[i].name), i);
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      size_index.emplace(size_key(sizes[i].name), i);
+      size_ids.emplace(size_key(sizes[i].name), static_cast<uint32_t>(i));
+    }
     for (size_t i = 0; i < gpus.size(); ++i) gpu_index.emplace(strings::fold(gpus[i].model), i);
+    // Raw spellings seen so far -> id, so each distinct string is folded once.
+    std::unordered_map<std::string, uint32_t> raw_size, raw_region;
+    auto id_of = [](std::unordered_map<std::string, uint32_t>& raw,
+                    std::unordered_map<std::string, uint32_t>& ids, const std::string& name,
+                    std::string (*key)(std::string_view)) {
+      auto it = raw.find(name);
+      if (it != raw.end()) return it->second;
+      auto [jt, inserted] = ids.try_emplace(key(name), static_cast<uint32_t>(ids.size()));
+      raw.emplace(name, jt->second);
+      return jt->second;
+    };
     std::set<std::string> all_regions;
     std::vector<std::set<std::string>> per_size(sizes.size());
     offer_index.reserve(offers.size());
     for (size_t i = 0; i < offers.size(); ++i) {
       const Offer& o = offers[i];
-      offer_index[internal::offer_key(o.size, o.region, o.os, o.pricing)] = i;
-      all_regions.insert(o.region);
-      auto it = size_index.find(size_key(o.size));
-      if (it != size_index.end()) per_size[it->second].insert(o.region);
+      uint32_t sid = id_of(raw_size, size_ids, o.size, &size_key);
+      uint32_t rid = id_of(raw_region, region_ids, o.region, &strings::fold);
+      offer_index[pack(sid, rid, o.os, o.pricing)] = i;
+      if (sid < sizes.size() && per_size[sid].insert(o.region).second) all_regions.insert(o.region);
+      if (sid >= sizes.size()) all_regions.insert(o.region);
     }
     regions.assign(all_regions.begin(), all_regions.end());
     size_regions.clear();
@@ -172,6 +197,7 @@ struct Catalog::Impl {
     for (const SkuAvailability& a : availability) {
       zone_map[size_key(a.size) + "|" + strings::fold(a.region)] = a.zones;
     }
+    for (const Quota& q : quotas) quota_keys.emplace_back(strings::fold(q.region), family_key(q.family));
   }
 };
 
@@ -330,7 +356,11 @@ std::vector<std::string> Catalog::regions_for(std::string_view size) const {
 
 const Offer* Catalog::offer(std::string_view size, std::string_view region, Os os,
                             Pricing pricing) const {
-  auto it = impl_->offer_index.find(internal::offer_key(size, region, os, pricing));
+  auto sit = impl_->size_ids.find(size_key(size));
+  if (sit == impl_->size_ids.end()) return nullptr;
+  auto rit = impl_->region_ids.find(strings::fold(region));
+  if (rit == impl_->region_ids.end()) return nullptr;
+  auto it = impl_->offer_index.find(Impl::pack(sit->second, rit->second, os, pricing));
   return it == impl_->offer_index.end() ? nullptr : &impl_->offers[it->second];
 }
 
@@ -340,9 +370,10 @@ std::optional<double> Catalog::quota_headroom_vcpus(const VmSize& size, std::str
   const std::string api = family_key(size.quota_family);
   const std::string display = family_key(size.quota_family_display);
   std::optional<double> regional, pool;
-  for (const Quota& q : impl_->quotas) {
-    if (strings::fold(q.region) != want_region) continue;
-    const std::string k = family_key(q.family);
+  for (size_t i = 0; i < impl_->quotas.size(); ++i) {
+    const Quota& q = impl_->quotas[i];
+    if (impl_->quota_keys[i].first != want_region) continue;
+    const std::string& k = impl_->quota_keys[i].second;
     const double headroom = std::max(0.0, q.limit - q.used);
     if (is_regional_total(k)) {
       regional = headroom;

@@ -33,7 +33,8 @@
 // is simple and labelled with its source so the user can judge it, and an
 // imported Reservation price replaces it. Each estimate carries its rule text
 // (base price, rate, source) so it can be checked by hand.
-#include <cstdio>
+#include <array>
+#include <charconv>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -44,19 +45,21 @@
 namespace gpuplan::catalog::internal {
 namespace {
 
+// "$6.98": 4 decimals, trailing zeros dropped. std::to_chars, not printf:
+// this runs ~10k times per load.
 std::string money(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4f", v);
-  std::string s(buf);
+  char buf[48];
+  auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, 4);
+  std::string s(buf, res.ptr);
   while (!s.empty() && s.back() == '0') s.pop_back();
   if (!s.empty() && s.back() == '.') s.push_back('0');
   return "$" + s;
 }
 
 std::string percent(double fraction) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f%%", fraction * 100);
-  return buf;
+  char buf[48];
+  auto res = std::to_chars(buf, buf + sizeof buf, fraction * 100, std::chars_format::fixed, 1);
+  return std::string(buf, res.ptr) + "%";
 }
 
 const PricingRule* find_surcharge(const std::vector<PricingRule>& rules, Pricing pricing) {
@@ -105,21 +108,35 @@ std::vector<Offer> with_estimates(const std::vector<VmSize>& sizes, std::vector<
   std::unordered_map<std::string, const VmSize*> size_by_name;
   for (const VmSize& s : sizes) size_by_name[s.name] = &s;
 
+  // Offers by (size, region) then (os, pricing) slot. Names are canonical
+  // here (embedded data, or imports canonicalised by Catalog::load), so
+  // exact strings key the map; folding 10k keys would dominate the load.
+  constexpr int kSlots = 2 * 6;
+  auto slot = [](Os os, Pricing p) { return static_cast<int>(os) * 6 + static_cast<int>(p); };
   std::vector<Offer> out = std::move(listed);
-  std::unordered_map<std::string, size_t> index;
-  index.reserve(out.size() * 4);
+  out.reserve(out.size() * 6);
+  std::unordered_map<std::string, std::array<int, kSlots>> index;
+  index.reserve(out.size());
+  auto slots_of = [&](const Offer& o) -> std::array<int, kSlots>& {
+    std::string key;
+    key.reserve(o.size.size() + o.region.size() + 1);
+    key.append(o.size).append(1, '|').append(o.region);
+    auto [it, inserted] = index.try_emplace(std::move(key));
+    if (inserted) it->second.fill(-1);
+    return it->second;
+  };
   for (size_t i = 0; i < out.size(); ++i) {
-    index[offer_key(out[i].size, out[i].region, out[i].os, out[i].pricing)] = i;
+    slots_of(out[i])[slot(out[i].os, out[i].pricing)] = static_cast<int>(i);
   }
-  auto find = [&](const std::string& size, const std::string& region, Os os,
-                  Pricing p) -> const Offer* {
-    auto it = index.find(offer_key(size, region, os, p));
-    return it == index.end() ? nullptr : &out[it->second];
+  std::array<int, kSlots>* cur = nullptr;  // the slots of the base offer below
+  auto find = [&](Os os, Pricing p) -> const Offer* {
+    int i = (*cur)[slot(os, p)];
+    return i < 0 ? nullptr : &out[i];
   };
   auto add = [&](Offer o) {
-    std::string key = offer_key(o.size, o.region, o.os, o.pricing);
-    if (index.count(key)) return;  // a listed price always wins
-    index.emplace(std::move(key), out.size());
+    int& i = (*cur)[slot(o.os, o.pricing)];
+    if (i >= 0) return;  // a listed price always wins
+    i = static_cast<int>(out.size());
     out.push_back(std::move(o));
   };
 
@@ -133,6 +150,7 @@ std::vector<Offer> with_estimates(const std::vector<VmSize>& sizes, std::vector<
     auto sit = size_by_name.find(base.size);
     if (sit == size_by_name.end()) continue;
     const VmSize& size = *sit->second;
+    cur = &slots_of(base);
     const double payg = *base.usd_per_hour;
     const double vcpus = size.vcpus;
 
@@ -168,7 +186,7 @@ std::vector<Offer> with_estimates(const std::vector<VmSize>& sizes, std::vector<
                    ")");
     }
     // Windows spot, only from a known Linux spot price.
-    const Offer* spot = find(base.size, base.region, Os::kLinux, Pricing::kSpot);
+    const Offer* spot = find(Os::kLinux, Pricing::kSpot);
     if (win_spot && spot && spot->usd_per_hour) {
       estimate(Os::kWindows, Pricing::kSpot, *spot->usd_per_hour + win_spot->value * vcpus,
                "linux spot " + money(*spot->usd_per_hour) + " + " + money(win_spot->value) +
@@ -181,7 +199,7 @@ std::vector<Offer> with_estimates(const std::vector<VmSize>& sizes, std::vector<
     if (!size.reservable) continue;
     for (Pricing p : {Pricing::kReserved1y, Pricing::kReserved3y, Pricing::kSavings1y,
                       Pricing::kSavings3y}) {
-      const Offer* linux_listed = find(base.size, base.region, Os::kLinux, p);
+      const Offer* linux_listed = find(Os::kLinux, p);
       double linux_price = 0;
       std::string linux_desc;
       if (linux_listed && linux_listed->usd_per_hour) {
