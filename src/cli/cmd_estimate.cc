@@ -1,8 +1,381 @@
+// `gpuplan estimate WORKLOAD.yaml [--size S [--count N]] [--json]` and
+// `gpuplan estimate --validate FILE.csv [--json]`.
+// Parses flags, calls the estimate library, formats. No arithmetic here.
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "catalog/catalog.h"
+#include "catalog/store.h"
 #include "cli/command.h"
+#include "core/csv.h"
+#include "core/strings.h"
+#include "core/text_table.h"
+#include "estimate/estimate.h"
+#include "workload/workload.h"
 
 namespace gpuplan::cli {
+namespace {
 
-// Not built yet; see the open issues.
-void add_estimate_command(CLI::App& /*app*/, Context& /*ctx*/) {}
+using estimate::Estimate;
+using strings::fixed;
+
+struct EstimateFlags {
+  std::string workload;
+  std::string size;
+  std::optional<int> count;
+  std::string validate;
+  bool json = false;
+};
+
+std::string short_size(const std::string& name) {
+  return strings::starts_with_icase(name, "Standard_") ? name.substr(9) : name;
+}
+
+std::string num(double v, int digits) {
+  std::string s = fixed(v, digits);
+  if (s.find('.') != std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  return s;
+}
+
+// Significant digits for throughput-like numbers.
+std::string sig(double v) {
+  if (v >= 1000) return fixed(v, 0);
+  if (v >= 10) return fixed(v, 1);
+  return fixed(v, 2);
+}
+
+nlohmann::ordered_json estimate_json(const Estimate& e) {
+  nlohmann::ordered_json j;
+  j["size"] = e.size;
+  j["count"] = e.count;
+  j["gpus"] = e.gpus;
+  j["fits"] = e.fits;
+  j["reason"] = e.reason;
+  j["layout"] = {{"tp", e.layout.tp}, {"pp", e.layout.pp}, {"dp", e.layout.dp}};
+  j["memory_needed_gib"] = e.memory_needed_gib;
+  j["memory_available_gib"] = e.memory_available_gib;
+  j["memory"] = {{"weights", e.memory.weights},         {"gradients", e.memory.gradients},
+                 {"optimizer", e.memory.optimizer},     {"activations", e.memory.activations},
+                 {"kv_cache", e.memory.kv_cache},       {"overhead", e.memory.overhead}};
+  j["throughput"] = e.throughput;
+  j["throughput_unit"] = e.throughput_unit;
+  j["hours"] = e.hours;
+  j["mfu"] = e.mfu > 0 ? nlohmann::ordered_json(e.mfu) : nullptr;
+  if (e.serving) {
+    const auto& s = *e.serving;
+    j["serving"] = {{"gpus_per_replica", s.gpus_per_replica},
+                    {"replicas", s.replicas},
+                    {"replicas_needed", s.replicas_needed},
+                    {"vms_needed", s.vms_needed},
+                    {"max_batch", s.max_batch},
+                    {"batch_at_slo", s.batch_at_slo},
+                    {"capacity_rps_per_replica", s.capacity_rps_per_replica},
+                    {"ttft_ms", s.ttft_ms},
+                    {"tpot_ms", s.tpot_ms},
+                    {"meets_slo", s.meets_slo}};
+  } else {
+    j["serving"] = nullptr;
+  }
+  nlohmann::ordered_json a = nlohmann::ordered_json::array();
+  for (const auto& x : e.assumptions) {
+    a.push_back({{"name", x.name}, {"value", x.value}, {"source", x.source}});
+  }
+  j["assumptions"] = std::move(a);
+  return j;
+}
+
+std::string layout_text(const Estimate& e) {
+  return "tp" + std::to_string(e.layout.tp) + " pp" + std::to_string(e.layout.pp) + " dp" +
+         std::to_string(e.layout.dp);
+}
+
+std::string unit_header(const workload::Workload& w) {
+  switch (w.kind) {
+    case workload::Kind::kInfer: return "REQ/S";
+    case workload::Kind::kBatch: return "ITEMS/H";
+    default: return "TOKENS/S";
+  }
+}
+
+// Wraps `text` at `width` columns with `indent` spaces on continuation lines.
+std::string wrap(const std::string& text, size_t width, size_t indent) {
+  std::string out, line;
+  for (const std::string& word : strings::split(text, ' ')) {
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += line + "\n" + std::string(indent, ' ');
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  return out + line;
+}
+
+void print_header(std::ostream& out, const workload::Workload& w) {
+  out << "Workload " << w.name << ": " << workload::to_string(w.kind);
+  if (w.kind != workload::Kind::kBatch) {
+    out << ", " << w.model.name << " (" << num(w.model.params_b, 2) << " B params), "
+        << workload::to_string(w.precision);
+  }
+  switch (w.kind) {
+    case workload::Kind::kTrain:
+    case workload::Kind::kFinetune:
+      out << ", " << num(w.total_tokens() / 1e9, 3) << " B tokens";
+      break;
+    case workload::Kind::kInfer:
+      out << ", " << num(w.serving.request_rate, 2) << " req/s";
+      break;
+    case workload::Kind::kBatch:
+      out << ", " << num(*w.data.items, 0) << " items";
+      break;
+  }
+  if (w.constraints.deadline_hours) out << ", deadline " << num(*w.constraints.deadline_hours, 1) << " h";
+  out << "\n\n";
+}
+
+void print_assumptions(std::ostream& out, const Estimate& e) {
+  out << "Assumptions (" << short_size(e.size) << " x" << e.count << "):\n";
+  for (const auto& a : e.assumptions) {
+    out << "  " << wrap(a.name + ": " + a.value + "  [" + a.source + "]", 94, 4) << "\n";
+  }
+}
+
+void print_one(std::ostream& out, const workload::Workload& w, const Estimate& e) {
+  print_header(out, w);
+  out << "Size:        " << e.size << " x" << e.count << " (" << num(e.gpus, 4) << " GPUs)\n";
+  out << "Fits:        " << (e.fits ? "yes" : "no: " + wrap(e.reason, 80, 13)) << "\n";
+  out << "Layout:      " << layout_text(e) << "\n";
+  out << "Memory/GPU:  " << fixed(e.memory_needed_gib, 1) << " GiB needed of "
+      << fixed(e.memory_available_gib, 1) << " usable (weights " << fixed(e.memory.weights, 1)
+      << ", gradients " << fixed(e.memory.gradients, 1) << ", optimizer "
+      << fixed(e.memory.optimizer, 1) << ",\n             activations "
+      << fixed(e.memory.activations, 1) << ", KV cache " << fixed(e.memory.kv_cache, 1)
+      << ", overhead " << fixed(e.memory.overhead, 1) << ")\n";
+  out << "Throughput:  " << sig(e.throughput) << " " << e.throughput_unit;
+  if (e.mfu > 0) out << " (MFU " << fixed(e.mfu * 100, 1) << " %)";
+  out << "\n";
+  if (e.serving) {
+    const auto& s = *e.serving;
+    out << "Serving:     " << s.replicas << " replica(s) of " << s.gpus_per_replica
+        << " GPU(s); needs " << s.replicas_needed << " replica(s) = " << s.vms_needed
+        << " VM(s);\n             " << fixed(s.capacity_rps_per_replica, 2)
+        << " req/s per replica at batch " << num(s.batch_at_slo, 0) << " (KV cache holds "
+        << num(s.max_batch, 0) << "); TTFT " << fixed(s.ttft_ms, 0) << " ms, TPOT "
+        << fixed(s.tpot_ms, 1) << " ms\n";
+  }
+  out << "Hours:       " << fixed(e.hours, 1) << (e.serving ? " (serving duration)" : "") << "\n\n";
+  print_assumptions(out, e);
+}
+
+void print_all(std::ostream& out, const workload::Workload& w, std::vector<Estimate> all) {
+  print_header(out, w);
+  std::stable_sort(all.begin(), all.end(), [](const Estimate& a, const Estimate& b) {
+    if (a.fits != b.fits) return a.fits;
+    if (a.gpus != b.gpus && a.serving) return a.gpus < b.gpus;
+    return a.hours < b.hours;
+  });
+  TextTable t;
+  t.add_column("SIZE");
+  t.add_column("N", TextTable::Align::kRight);
+  t.add_column("GPUS", TextTable::Align::kRight);
+  t.add_column("LAYOUT");
+  t.add_column("GiB/GPU", TextTable::Align::kRight);
+  t.add_column(unit_header(w), TextTable::Align::kRight);
+  t.add_column("HOURS", TextTable::Align::kRight);
+  size_t fits = 0;
+  for (const Estimate& e : all) {
+    if (!e.fits) continue;
+    ++fits;
+    t.add_row({short_size(e.size), std::to_string(e.count), num(e.gpus, 2), layout_text(e),
+               fixed(e.memory_needed_gib, 1) + "/" + fixed(e.memory_available_gib, 0),
+               sig(e.throughput), fixed(e.hours, 1)});
+  }
+  if (fits) {
+    out << "Fits (" << fits << " sizes, smallest VM count"
+        << (w.kind == workload::Kind::kInfer ? " meeting the SLOs" : "")
+        << (w.constraints.deadline_hours && w.kind != workload::Kind::kInfer
+                ? " meeting the deadline where one does"
+                : "")
+        << "):\n"
+        << t.render() << "\n";
+  }
+  if (fits < all.size()) {
+    out << "Does not fit (" << all.size() - fits << " sizes):\n";
+    for (const Estimate& e : all) {
+      if (e.fits) continue;
+      out << "  " << short_size(e.size) << ": " << wrap(e.reason, 96 - e.size.size(), 4) << "\n";
+    }
+    out << "\n";
+  }
+  if (fits) print_assumptions(out, all.front());
+}
+
+Result<std::unique_ptr<catalog::Catalog>> load_catalog(const Context& ctx) {
+  return catalog::Catalog::load(ctx.db_path.empty() ? catalog::default_store_path() : ctx.db_path);
+}
+
+int run_estimate(Context& ctx, const EstimateFlags& f) {
+  auto w = workload::parse_file(f.workload);
+  if (!w) return report(ctx, w.error());
+  auto cat = load_catalog(ctx);
+  if (!cat) return report(ctx, cat.error());
+  std::vector<Estimate> results;
+  if (!f.size.empty()) {
+    const catalog::VmSize* size = (*cat)->find_size(f.size);
+    if (!size) {
+      std::vector<std::string> names;
+      for (const auto& s : (*cat)->sizes()) names.push_back(s.name);
+      std::string msg = "unknown VM size '" + f.size + "'";
+      if (auto c = strings::closest(f.size, names)) msg += "; did you mean '" + *c + "'?";
+      return report(ctx, Error{ErrorCode::kNotFound, msg, Where{"", 0, 0, "--size"}});
+    }
+    const catalog::Gpu* gpu = (*cat)->find_gpu(size->gpu_model);
+    if (!gpu) {
+      return report(ctx, Error{ErrorCode::kNotFound,
+                               "GPU '" + size->gpu_model + "' of " + size->name +
+                                   " is not in the catalog",
+                               Where{"", 0, 0, "--size"}});
+    }
+    results.push_back(f.count ? estimate::estimate(*w, *size, *gpu, *f.count)
+                              : estimate::estimate_smallest(*w, *size, *gpu));
+  } else {
+    results = estimate::estimate_all(*w, **cat);
+  }
+  const bool any = std::any_of(results.begin(), results.end(),
+                               [](const Estimate& e) { return e.fits; });
+  if (f.json) {
+    nlohmann::ordered_json j;
+    j["workload"] = w->name;
+    j["kind"] = workload::to_string(w->kind);
+    nlohmann::ordered_json opts = nlohmann::ordered_json::array();
+    for (const Estimate& e : results) opts.push_back(estimate_json(e));
+    j["options"] = std::move(opts);
+    ctx.out << j.dump(2) << "\n";
+  } else if (!f.size.empty()) {
+    print_one(ctx.out, *w, results.front());
+  } else {
+    print_all(ctx.out, *w, results);
+  }
+  if (!any) {
+    ctx.err << "gpuplan: no option fits (reasons above)\n";
+    return 1;
+  }
+  return 0;
+}
+
+int run_validate(Context& ctx, const EstimateFlags& f) {
+  auto table = csv::read_file(f.validate);
+  if (!table) return report(ctx, table.error());
+  auto cat = load_catalog(ctx);
+  if (!cat) return report(ctx, cat.error());
+  auto v = estimate::validate(*table, **cat);
+  if (!v) return report(ctx, v.error());
+  if (f.json) {
+    nlohmann::ordered_json j;
+    j["rows"] = nlohmann::ordered_json::array();
+    for (const auto& r : v->rows) {
+      j["rows"].push_back({{"id", r.id},
+                           {"metric", r.metric},
+                           {"predicted", r.predicted},
+                           {"published", r.published},
+                           {"error_percent", r.error_percent}});
+    }
+    j["skipped"] = nlohmann::ordered_json::array();
+    for (const auto& s : v->skipped) j["skipped"].push_back({{"id", s.id}, {"reason", s.reason}});
+    j["summary"] = nlohmann::ordered_json::array();
+    for (const auto& s : v->summary) {
+      j["summary"].push_back({{"metric", s.metric},
+                              {"n", s.n},
+                              {"median_abs_error_percent", s.median_abs_error_percent}});
+    }
+    ctx.out << j.dump(2) << "\n";
+    return 0;
+  }
+  for (const auto& s : v->summary) {
+    TextTable t;
+    t.add_column("ID");
+    t.add_column("PREDICTED", TextTable::Align::kRight);
+    t.add_column("PUBLISHED", TextTable::Align::kRight);
+    t.add_column("ERROR %", TextTable::Align::kRight);
+    for (const auto& r : v->rows) {
+      if (r.metric != s.metric) continue;
+      t.add_row({r.id, sig(r.predicted), sig(r.published),
+                 (r.error_percent >= 0 ? "+" : "") + fixed(r.error_percent, 1)});
+    }
+    ctx.out << s.metric << ":\n" << t.render() << "\n";
+  }
+  TextTable sum;
+  sum.add_column("METRIC");
+  sum.add_column("ROWS", TextTable::Align::kRight);
+  sum.add_column("MEDIAN |ERROR| %", TextTable::Align::kRight);
+  for (const auto& s : v->summary) {
+    sum.add_row({s.metric, std::to_string(s.n), fixed(s.median_abs_error_percent, 1)});
+  }
+  ctx.out << "Summary (" << v->rows.size() << " rows predicted, " << v->skipped.size()
+          << " skipped):\n"
+          << sum.render();
+  if (!v->skipped.empty()) {
+    ctx.out << "\nSkipped:\n";
+    for (const auto& s : v->skipped) {
+      ctx.out << "  " << s.id << ": " << wrap(s.reason, 90 - s.id.size(), 4) << "\n";
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_estimate_command(CLI::App& app, Context& ctx) {
+  auto flags = std::make_shared<EstimateFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "estimate",
+      "Will a workload fit, in which parallel layout, how fast and how long — on one VM size\n"
+      "or on every GPU size of the catalog. Every figure comes with its assumptions.\n"
+      "Examples:\n"
+      "  gpuplan estimate examples/finetune-llama3-8b.yaml\n"
+      "  gpuplan estimate examples/serve-llama3-8b.yaml --size NC40ads_H100_v5 --count 2 --json\n"
+      "  gpuplan estimate --validate tests/data/published_measurements.csv");
+  cmd->add_option("workload", flags->workload, "Workload YAML (docs/workload.md)");
+  cmd->add_option("--size", flags->size, "One VM size, e.g. Standard_ND96isr_H100_v5");
+  cmd->add_option("--count", flags->count,
+                  "Number of VMs (with --size; default: the smallest that fits)");
+  cmd->add_option("--validate", flags->validate,
+                  "Predict a CSV of published measurements and report the errors");
+  cmd->add_flag("--json", flags->json, "Print JSON");
+  cmd->callback([flags, &ctx] {
+    ctx.action = [flags, &ctx]() -> int {
+      const EstimateFlags& f = *flags;
+      if (!f.validate.empty()) {
+        if (!f.workload.empty() || !f.size.empty() || f.count) {
+          return report(ctx, Error{ErrorCode::kInvalidArgument,
+                                   "--validate takes no workload, --size or --count",
+                                   Where{"", 0, 0, "--validate"}});
+        }
+        return run_validate(ctx, f);
+      }
+      if (f.workload.empty()) {
+        return report(ctx, Error{ErrorCode::kInvalidArgument,
+                                 "give a workload file (or --validate FILE.csv)",
+                                 Where{"", 0, 0, "workload"}});
+      }
+      if (f.count && f.size.empty()) {
+        return report(ctx, Error{ErrorCode::kInvalidArgument, "--count needs --size",
+                                 Where{"", 0, 0, "--count"}});
+      }
+      if (f.count && *f.count < 1) {
+        return report(ctx, Error{ErrorCode::kInvalidArgument, "must be at least 1",
+                                 Where{"", 0, 0, "--count"}});
+      }
+      return run_estimate(ctx, f);
+    };
+  });
+}
 
 }  // namespace gpuplan::cli

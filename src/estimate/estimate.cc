@@ -527,6 +527,56 @@ Estimate estimate(const workload::Workload& workload, const catalog::VmSize& siz
   return estimate_impl(workload, size, gpu, count, true);
 }
 
+Estimate estimate_smallest(const workload::Workload& w, const catalog::VmSize& size,
+                           const catalog::Gpu& gpu, int max_count) {
+  int limit = max_count;
+  if (w.constraints.max_nodes > 0) limit = std::min(limit, w.constraints.max_nodes);
+  if (w.constraints.max_gpus > 0) {
+    limit = std::min(limit, static_cast<int>(std::floor(w.constraints.max_gpus / size.gpu_count +
+                                                        1e-9)));
+  }
+  if (limit < 1) {
+    Estimate e = estimate_impl(w, size, gpu, 1, true);
+    e.fits = false;
+    e.reason = "one VM has " + fixed(size.gpu_count, 0) + " GPUs, above max_gpus " +
+               std::to_string(w.constraints.max_gpus);
+    return e;
+  }
+  // Smallest count that fits (and meets the deadline, when one is set and reachable).
+  int chosen = 0;
+  int first_fit = 0;
+  if (w.kind == Kind::kInfer) {
+    Estimate one = estimate_impl(w, size, gpu, 1, false);
+    if (one.serving && one.serving->vms_needed > 0) {
+      const int need = one.serving->vms_needed;
+      if (need <= limit) chosen = need;
+      else first_fit = limit;
+    } else {
+      first_fit = 1;  // the SLO or memory is out of reach: report one VM and why
+    }
+  } else {
+    // Memory fit is monotone in count for train (more GPUs shard more), so
+    // scan upward; stop at the first count meeting the deadline.
+    for (int n = 1; n <= limit; ++n) {
+      Estimate probe = estimate_impl(w, size, gpu, n, false);
+      if (!probe.fits) continue;
+      if (!first_fit) first_fit = n;
+      if (!w.constraints.deadline_hours || probe.hours <= *w.constraints.deadline_hours) {
+        chosen = n;
+        break;
+      }
+    }
+  }
+  if (!chosen) {
+    chosen = first_fit ? first_fit : (w.kind == Kind::kBatch ? 1 : limit);
+  }
+  Estimate e = estimate_impl(w, size, gpu, chosen, true);
+  if (!e.fits && chosen > 1 && w.kind != Kind::kInfer && e.reason.rfind("needs ", 0) == 0) {
+    e.reason = "even with " + std::to_string(chosen) + " VMs: " + e.reason;
+  }
+  return e;
+}
+
 std::vector<Estimate> estimate_all(const workload::Workload& w, const catalog::Catalog& catalog,
                                    int max_count) {
   std::vector<Estimate> out;
@@ -543,47 +593,7 @@ std::vector<Estimate> estimate_all(const workload::Workload& w, const catalog::C
       out.push_back(std::move(e));
       continue;
     }
-    int limit = max_count;
-    if (w.constraints.max_nodes > 0) limit = std::min(limit, w.constraints.max_nodes);
-    if (w.constraints.max_gpus > 0) {
-      limit = std::min(limit, static_cast<int>(std::floor(w.constraints.max_gpus / size.gpu_count +
-                                                          1e-9)));
-    }
-    if (limit < 1) {
-      Estimate e = estimate_impl(w, size, *gpu, 1, true);
-      e.fits = false;
-      e.reason = "one VM has " + fixed(size.gpu_count, 0) + " GPUs, above max_gpus " +
-                 std::to_string(w.constraints.max_gpus);
-      out.push_back(std::move(e));
-      continue;
-    }
-    // Smallest count that fits (and meets the deadline, when one is set and reachable).
-    int chosen = 0;
-    int first_fit = 0;
-    if (w.kind == Kind::kInfer) {
-      Estimate one = estimate_impl(w, size, *gpu, 1, false);
-      if (one.serving && one.serving->vms_needed > 0) {
-        const int need = one.serving->vms_needed;
-        if (need <= limit) chosen = need;
-        else first_fit = limit;
-      } else {
-        first_fit = 1;  // the SLO or memory is out of reach: report one VM and why
-      }
-    } else {
-      // Memory fit is monotone in count for train (more GPUs shard more), so
-      // scan upward; stop at the first count meeting the deadline.
-      for (int n = 1; n <= limit; ++n) {
-        Estimate probe = estimate_impl(w, size, *gpu, n, false);
-        if (!probe.fits) continue;
-        if (!first_fit) first_fit = n;
-        if (!w.constraints.deadline_hours || probe.hours <= *w.constraints.deadline_hours) {
-          chosen = n;
-          break;
-        }
-      }
-    }
-    if (!chosen) chosen = first_fit ? first_fit : (w.kind == Kind::kInfer ? limit : 1);
-    out.push_back(estimate_impl(w, size, *gpu, chosen, true));
+    out.push_back(estimate_smallest(w, size, *gpu, max_count));
   }
   return out;
 }

@@ -97,6 +97,14 @@ struct Estimate {
                                                  const catalog::Catalog& catalog,
                                                  int max_count = 64);
 
+// The smallest count in 1..max_count (bounded by the workload's max_gpus /
+// max_nodes) at which `size` fits — and meets the deadline when one is set
+// and reachable; infer: the VMs needed for the request rate. When none fits,
+// the estimate at 1 VM (or the limit) with the reason.
+[[nodiscard]] Estimate estimate_smallest(const workload::Workload& workload,
+                                         const catalog::VmSize& size, const catalog::Gpu& gpu,
+                                         int max_count = 64);
+
 // ---- Serving model, per replica (the simulator drives it) ----------------
 
 // One model replica on `gpus` GPUs of one kind, tensor-parallel. All times in
