@@ -55,7 +55,7 @@ constexpr Row kRows[] = {
   {"gpt3-125m", "GPT-3 Small 125M",   12,   768, 12, 12,  3072, 50257, 2048, 1, 1, false, true, "Brown et al. 2020 Table 2.1"},
   {"gpt3-350m", "GPT-3 Medium 350M",  24,  1024, 16, 16,  4096, 50257, 2048, 1, 1, false, true, "Brown et al. 2020 Table 2.1"},
   {"gpt3-760m", "GPT-3 Large 760M",   24,  1536, 16, 16,  6144, 50257, 2048, 1, 1, false, true, "Brown et al. 2020 Table 2.1"},
-  {"gpt3-1.3b", "GPT-3 XL 1.3B",      24,  2048, 24, 24,  8192, 50257, 2048, 1, 1, false, true, "Brown et al. 2020 Table 2.1"},
+  {"gpt3-1.3b", "GPT-3 XL 1.3B",      24,  2048, 16, 16,  8192, 50257, 2048, 1, 1, false, true, "Brown et al. 2020 Table 2.1 (lists 24 heads of 128; 16 x 128 = d_model)"},
   {"gpt3-2.7b", "GPT-3 2.7B",         32,  2560, 32, 32, 10240, 50257, 2048, 1, 1, false, true, "Brown et al. 2020 Table 2.1"},
   {"gpt3-6.7b", "GPT-3 6.7B",         32,  4096, 32, 32, 16384, 50257, 2048, 1, 1, false, true, "Brown et al. 2020 Table 2.1"},
   {"gpt3-13b",  "GPT-3 13B",          40,  5120, 40, 40, 20480, 50257, 2048, 1, 1, false, true, "Brown et al. 2020 Table 2.1 (d_model 5140 rounded to 5120)"},
@@ -72,7 +72,7 @@ constexpr Row kRows[] = {
 std::string key(std::string_view s) {
   std::string out;
   for (char c : s) {
-    if (c == ' ' || c == '-' || c == '_' || c == '.') continue;
+    if (c == ' ' || c == '-' || c == '_') continue;
     out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
   return out;

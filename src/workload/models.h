@@ -12,8 +12,8 @@ namespace gpuplan::workload {
 
 // Every built-in model, in a stable order.
 [[nodiscard]] const std::vector<Model>& builtin_models();
-// Looks a model up by name, ignoring case, spaces, '-', '_' and '.'
-// ("Llama-3.1-8B" == "llama3.1-8b" == "llama31_8b"); nullptr when unknown.
+// Looks a model up by name, ignoring case, spaces, '-' and '_'
+// ("Llama-3.1-8B" == "llama3.1_8b" == "LLAMA 3.1 8B"); nullptr when unknown.
 [[nodiscard]] const Model* find_model(std::string_view name);
 // The names, for "did you mean".
 [[nodiscard]] std::vector<std::string> model_names();

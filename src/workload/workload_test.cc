@@ -1,5 +1,9 @@
 #include "workload/workload.h"
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 #include <gtest/gtest.h>
 
 #include "workload/models.h"
@@ -7,24 +11,211 @@
 namespace gpuplan::workload {
 namespace {
 
+std::string src(const std::string& rel) { return std::string(GPUPLAN_SOURCE_DIR) + "/" + rel; }
+
+// ---- Model table -----------------------------------------------------------
+
 TEST(Models, Llama2SevenBParamsFromArchitecture) {
-  // 2*32000*4096 embeddings + 32 * (4*4096^2 + 3*4096*11008 + 2*4096) + 4096 = 6.738 B.
+  // 2*32000*4096 embeddings + 32 * (4*4096^2 + 3*4096*11008 + 2*4096) + 4096 = 6.738 B,
+  // the 6.74 B of the Llama 2 paper (Touvron et al. 2023, Table 1).
   const Model* m = find_model("Llama-2-7B");
   ASSERT_NE(m, nullptr);
   EXPECT_NEAR(m->params_b, 6.738, 0.001);
 }
 
-}  // namespace
-}  // namespace gpuplan::workload
+TEST(Models, PublishedParameterCounts) {
+  // Model cards: Llama 3 8B 8.03 B, Llama 2 70B 69 B, Llama 3.1 405B 405 B,
+  // Qwen2.5 72B 72.7 B, GPT-3 175B 175 B (Brown et al. 2020).
+  struct Case { const char* name; double params; double tol; };
+  for (const Case& c : {Case{"llama-3-8b", 8.03, 0.02}, Case{"llama-2-70b", 68.98, 0.1},
+                        Case{"llama-3.1-405b", 405.8, 1.0}, Case{"qwen2.5-72b", 72.7, 0.2},
+                        Case{"gpt3-175b", 174.6, 1.0}, Case{"mistral-7b", 7.24, 0.02}}) {
+    const Model* m = find_model(c.name);
+    ASSERT_NE(m, nullptr) << c.name;
+    EXPECT_NEAR(m->params_b, c.params, c.tol) << c.name;
+  }
+}
 
-namespace gpuplan::workload {
-namespace {
+TEST(Models, MixtralTotalVersusActive) {
+  // Mixtral 8x7B: 46.7 B total, 12.9 B active (Jiang et al. 2024, §2).
+  const Model* m = find_model("mixtral 8x7b");
+  ASSERT_NE(m, nullptr);
+  EXPECT_NEAR(m->params_b, 46.7, 0.1);
+  EXPECT_NEAR(m->active_params_b, 12.9, 0.1);
+}
 
-TEST(Examples, AllParse) {
-  for (const char* f : {"finetune-llama3-8b", "pretrain-llama2-70b", "serve-llama3-8b", "render-nv",
-                        "windows-hybrid", "infeasible-budget"}) {
-    auto w = parse_file(std::string(GPUPLAN_SOURCE_DIR) + "/examples/" + f + ".yaml");
-    EXPECT_TRUE(w.has_value()) << f << ": " << (w ? "" : w.error().to_string());
+TEST(Models, NamesAreUniqueAndFindable) {
+  for (const std::string& n : model_names()) {
+    const Model* m = find_model(n);
+    ASSERT_NE(m, nullptr) << n;
+    EXPECT_EQ(m->name, n);
+    EXPECT_GT(m->max_context, 0);
+    EXPECT_EQ(m->heads % m->kv_heads, 0) << n;
+    EXPECT_EQ(m->hidden % m->heads, 0) << n;
+  }
+  EXPECT_EQ(find_model("no-such-model"), nullptr);
+}
+
+// ---- Parsing ---------------------------------------------------------------
+
+TEST(Parse, FullFinetuneExample) {
+  auto w = parse_file(src("examples/finetune-llama3-8b.yaml"));
+  ASSERT_TRUE(w) << w.error().to_string();
+  EXPECT_EQ(w->kind, Kind::kFinetune);
+  EXPECT_EQ(w->model.name, "llama-3-8b");
+  EXPECT_EQ(w->zero_stage, 3);
+  EXPECT_EQ(w->data.seq_len, 4096);
+  EXPECT_DOUBLE_EQ(w->total_tokens(), 2e9);
+  ASSERT_TRUE(w->constraints.deadline_hours);
+  EXPECT_DOUBLE_EQ(*w->constraints.deadline_hours, 48);
+  EXPECT_EQ(w->name, "llama3-8b-sft");
+}
+
+TEST(Parse, AllExamplesParse) {
+  for (const auto& entry : std::filesystem::directory_iterator(src("examples"))) {
+    const std::string name = entry.path().filename().string();
+    if (entry.path().extension() != ".yaml" || name.rfind("sim-", 0) == 0) continue;
+    auto w = parse_file(entry.path().string());
+    EXPECT_TRUE(w.has_value()) << name << ": " << (w ? "" : w.error().to_string());
+  }
+}
+
+TEST(Parse, DefaultsAreDocumented) {
+  auto w = parse_string("kind: train\nmodel: llama-2-7b\ndata: {tokens: 1e9}\n", "t.yaml");
+  ASSERT_TRUE(w) << w.error().to_string();
+  EXPECT_EQ(w->precision, Precision::kBf16);
+  EXPECT_EQ(w->optimizer, Optimizer::kAdamW);
+  EXPECT_EQ(w->recompute, Recompute::kSelective);
+  EXPECT_EQ(w->zero_stage, 1);
+  EXPECT_EQ(w->data.seq_len, 2048);
+  EXPECT_EQ(w->data.micro_batch, 1);
+  EXPECT_EQ(w->constraints.spot, Spot::kAllowed);
+  EXPECT_EQ(w->constraints.os, "linux");
+  EXPECT_EQ(w->name, "t");
+}
+
+TEST(Parse, SamplesTimesSeqLenTimesEpochs) {
+  auto w = parse_string(
+      "kind: finetune\nmodel: mistral-7b\nmethod: lora\n"
+      "data: {samples: 1000, seq_len: 512, epochs: 3}\n",
+      "t.yaml");
+  ASSERT_TRUE(w) << w.error().to_string();
+  EXPECT_DOUBLE_EQ(w->total_tokens(), 1000.0 * 512 * 3);
+  EXPECT_EQ(w->method, Method::kLora);
+}
+
+TEST(Parse, ParamsOnlyModelDerivesShape) {
+  // 7e9 / (12 * 128^2) = 35604 -> cbrt = 32.9 -> 33 layers; h = sqrt(7e9/(12*33)) = 4204 -> 4224.
+  auto w = parse_string("kind: train\nmodel: {params_b: 7}\ndata: {tokens: 1e9}\n", "t.yaml");
+  ASSERT_TRUE(w) << w.error().to_string();
+  EXPECT_TRUE(w->model.params_only);
+  EXPECT_EQ(w->model.layers, 33);
+  EXPECT_EQ(w->model.hidden, 4224);
+  EXPECT_EQ(w->model.heads, 33);
+  EXPECT_DOUBLE_EQ(w->model.params_b, 7);
+}
+
+TEST(Parse, BaseModelWithOverride) {
+  auto w = parse_string(
+      "kind: train\nmodel: {base: llama-3-8b, layers: 16}\ndata: {tokens: 1e9}\n", "t.yaml");
+  ASSERT_TRUE(w) << w.error().to_string();
+  EXPECT_EQ(w->model.layers, 16);
+  EXPECT_EQ(w->model.hidden, 4096);
+  EXPECT_LT(w->model.params_b, 8.03 / 1.5);
+}
+
+TEST(Parse, ExplicitArchitectureMustAgreeWithParams) {
+  auto w = parse_string(
+      "kind: train\nmodel: {layers: 32, hidden: 4096, heads: 32, ffn: 11008, vocab: 32000, "
+      "gated_ffn: true, params_b: 70}\ndata: {tokens: 1e9}\n",
+      "t.yaml");
+  ASSERT_FALSE(w);
+  EXPECT_NE(w.error().message.find("disagrees with the architecture"), std::string::npos);
+  EXPECT_EQ(w.error().where.field, "model.params_b");
+}
+
+TEST(Parse, ServingDistributionsAndPercentile) {
+  auto w = parse_file(src("examples/serve-llama3-8b.yaml"));
+  ASSERT_TRUE(w) << w.error().to_string();
+  EXPECT_EQ(w->serving.input_tokens.shape, "lognormal");
+  EXPECT_DOUBLE_EQ(w->serving.input_tokens.mean, 1024);
+  EXPECT_DOUBLE_EQ(w->serving.input_tokens.max, 8192);
+  EXPECT_DOUBLE_EQ(w->serving.ttft_ms, 1000);
+  EXPECT_DOUBLE_EQ(w->serving.tpot_ms, 50);
+  EXPECT_DOUBLE_EQ(w->serving.percentile, 99);
+  EXPECT_DOUBLE_EQ(w->serving.duration_hours, 730);
+}
+
+TEST(Parse, RenderIsBatch) {
+  auto w = parse_file(src("examples/render-nv.yaml"));
+  ASSERT_TRUE(w) << w.error().to_string();
+  EXPECT_EQ(w->kind, Kind::kBatch);
+  EXPECT_EQ(w->batch.reference_gpu, "A10");
+  EXPECT_EQ(w->constraints.spot, Spot::kPreferred);
+}
+
+TEST(Parse, WindowsHybridBenefit) {
+  auto w = parse_file(src("examples/windows-hybrid.yaml"));
+  ASSERT_TRUE(w) << w.error().to_string();
+  EXPECT_EQ(w->constraints.os, "windows");
+  EXPECT_TRUE(w->constraints.hybrid_benefit);
+  EXPECT_EQ(w->constraints.regions, (std::vector<std::string>{"eastus", "westeurope"}));
+}
+
+TEST(Parse, OverridesAreKept) {
+  auto w = parse_string(
+      "kind: train\nmodel: llama-2-7b\ndata: {tokens: 1e9}\nassumptions: {mfu: 0.4}\n", "t.yaml");
+  ASSERT_TRUE(w) << w.error().to_string();
+  EXPECT_DOUBLE_EQ(w->overrides.at("mfu"), 0.4);
+}
+
+TEST(Parse, MissingFileIsNotFound) {
+  auto w = parse_file("/nonexistent/w.yaml");
+  ASSERT_FALSE(w);
+  EXPECT_EQ(w.error().code, ErrorCode::kNotFound);
+}
+
+// ---- Bad-input corpus: tests/data/workloads/*.yaml -------------------------
+// Each file's first line is "# expect: LINE:COL: FIELD: MESSAGE"; the parser
+// must fail with exactly that location and message (exit code 2).
+
+TEST(BadInput, CorpusGivesExpectedErrors) {
+  int cases = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(src("tests/data/workloads"))) {
+    if (entry.path().extension() != ".yaml") continue;
+    std::ifstream in(entry.path());
+    std::string first;
+    std::getline(in, first);
+    const std::string marker = "# expect: ";
+    ASSERT_EQ(first.rfind(marker, 0), 0u) << entry.path();
+    const std::string expected = first.substr(marker.size());
+    const std::string name = entry.path().filename().string();
+    std::stringstream text;
+    text << in.rdbuf();
+    // Parse the whole file (the comment line included) under its bare name.
+    std::ifstream whole(entry.path());
+    std::stringstream all;
+    all << whole.rdbuf();
+    auto w = parse_string(all.str(), name);
+    ASSERT_FALSE(w) << name << " parsed";
+    EXPECT_EQ(w.error().to_string(), name + ":" + expected) << name;
+    EXPECT_TRUE(w.error().code == ErrorCode::kInvalidArgument ||
+                w.error().code == ErrorCode::kNotFound)
+        << name;
+    EXPECT_EQ(exit_code_for(w.error().code), 2) << name;
+    ++cases;
+  }
+  EXPECT_GE(cases, 20);
+}
+
+TEST(BadInput, GarbageNeverCrashes) {
+  for (const char* text : {"", "\t", "[", "{", "kind", "- - -", "kind: [", ": :", "kind: train\nmodel:",
+                           "kind: train\nmodel: {}\n", "kind: infer\nmodel: llama-2-7b\nserving: 3",
+                           "kind: train\nmodel: llama-2-7b\ndata: {tokens: .nan}",
+                           "kind: train\nmodel: llama-2-7b\ndata: {tokens: 1e999}",
+                           "kind: train\nmodel: &a {base: *a}\n", "kind: !!binary x"}) {
+    auto w = parse_string(text, "g.yaml");
+    EXPECT_FALSE(w.has_value()) << text;
   }
 }
 
