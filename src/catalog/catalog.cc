@@ -11,8 +11,8 @@
 #include "catalog/catalog.h"
 
 #include <algorithm>
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -29,12 +29,18 @@ namespace gpuplan::catalog {
 
 std::string_view to_string(Pricing p) {
   switch (p) {
-    case Pricing::kPayg: return "payg";
-    case Pricing::kSpot: return "spot";
-    case Pricing::kReserved1y: return "reserved-1y";
-    case Pricing::kReserved3y: return "reserved-3y";
-    case Pricing::kSavings1y: return "savings-1y";
-    case Pricing::kSavings3y: return "savings-3y";
+    case Pricing::kPayg:
+      return "payg";
+    case Pricing::kSpot:
+      return "spot";
+    case Pricing::kReserved1y:
+      return "reserved-1y";
+    case Pricing::kReserved3y:
+      return "reserved-3y";
+    case Pricing::kSavings1y:
+      return "savings-1y";
+    case Pricing::kSavings3y:
+      return "savings-3y";
   }
   return "?";
 }
@@ -43,31 +49,44 @@ std::string_view to_string(Os os) { return os == Os::kLinux ? "linux" : "windows
 
 std::string_view to_string(DriverKind k) {
   switch (k) {
-    case DriverKind::kCuda: return "cuda";
-    case DriverKind::kGrid: return "grid";
-    case DriverKind::kAmd: return "amd";
+    case DriverKind::kCuda:
+      return "cuda";
+    case DriverKind::kGrid:
+      return "grid";
+    case DriverKind::kAmd:
+      return "amd";
   }
   return "?";
 }
 
 std::string_view to_string(SizeStatus s) {
   switch (s) {
-    case SizeStatus::kCurrent: return "current";
-    case SizeStatus::kPreview: return "preview";
-    case SizeStatus::kRetiring: return "retiring";
-    case SizeStatus::kRetired: return "retired";
+    case SizeStatus::kCurrent:
+      return "current";
+    case SizeStatus::kPreview:
+      return "preview";
+    case SizeStatus::kRetiring:
+      return "retiring";
+    case SizeStatus::kRetired:
+      return "retired";
   }
   return "?";
 }
 
 std::string_view to_string(CatalogSort s) {
   switch (s) {
-    case CatalogSort::kPrice: return "price";
-    case CatalogSort::kGpuPrice: return "gpu-price";
-    case CatalogSort::kSize: return "size";
-    case CatalogSort::kRegion: return "region";
-    case CatalogSort::kGpuMemory: return "gpu-memory";
-    case CatalogSort::kGpus: return "gpus";
+    case CatalogSort::kPrice:
+      return "price";
+    case CatalogSort::kGpuPrice:
+      return "gpu-price";
+    case CatalogSort::kSize:
+      return "size";
+    case CatalogSort::kRegion:
+      return "region";
+    case CatalogSort::kGpuMemory:
+      return "gpu-memory";
+    case CatalogSort::kGpus:
+      return "gpus";
   }
   return "?";
 }
@@ -101,10 +120,13 @@ Result<CatalogSort> parse_catalog_sort(std::string_view s) {
 double commitment_hours(Pricing p) {
   switch (p) {
     case Pricing::kReserved1y:
-    case Pricing::kSavings1y: return 8760;
+    case Pricing::kSavings1y:
+      return 8760;
     case Pricing::kReserved3y:
-    case Pricing::kSavings3y: return 3 * 8760;
-    default: return 0;
+    case Pricing::kSavings3y:
+      return 3 * 8760;
+    default:
+      return 0;
   }
 }
 
@@ -147,13 +169,14 @@ struct Catalog::Impl {
   std::unordered_map<std::string, size_t> gpu_index;   // fold(model) -> gpus[i]
   // Offers by small integer ids: folding every offer's names on each lookup
   // would dominate both load and query time.
-  std::unordered_map<std::string, uint32_t> size_ids;    // size_key -> id
-  std::unordered_map<std::string, uint32_t> region_ids;  // fold(region) -> id
-  std::unordered_map<uint64_t, size_t> offer_index;      // packed key -> offers[i]
-  std::vector<std::vector<std::string>> size_regions;    // per sizes[i], sorted
-  std::unordered_set<std::string> restricted_keys;       // size_key|region
+  std::unordered_map<std::string, uint32_t> size_ids;                  // size_key -> id
+  std::unordered_map<std::string, uint32_t> region_ids;                // fold(region) -> id
+  std::unordered_map<uint64_t, size_t> offer_index;                    // packed key -> offers[i]
+  std::vector<std::vector<std::string>> size_regions;                  // per sizes[i], sorted
+  std::unordered_set<std::string> restricted_keys;                     // size_key|region
   std::unordered_map<std::string, std::vector<std::string>> zone_map;  // size_key|region
-  std::vector<std::pair<std::string, std::string>> quota_keys;  // per quota: fold(region), family_key
+  std::vector<std::pair<std::string, std::string>>
+      quota_keys;  // per quota: fold(region), family_key
 
   static uint64_t pack(uint32_t size_id, uint32_t region_id, Os os, Pricing p) {
     return (static_cast<uint64_t>(size_id) << 32) | (static_cast<uint64_t>(region_id) << 8) |
@@ -197,7 +220,8 @@ struct Catalog::Impl {
     for (const SkuAvailability& a : availability) {
       zone_map[size_key(a.size) + "|" + strings::fold(a.region)] = a.zones;
     }
-    for (const Quota& q : quotas) quota_keys.emplace_back(strings::fold(q.region), family_key(q.family));
+    for (const Quota& q : quotas)
+      quota_keys.emplace_back(strings::fold(q.region), family_key(q.family));
   }
 };
 
@@ -378,8 +402,8 @@ std::optional<double> Catalog::quota_headroom_vcpus(const VmSize& size, std::str
     if (is_regional_total(k)) {
       regional = headroom;
     } else if (spot ? is_spot_pool(k)
-                    : (!k.empty() && ((!api.empty() && k == api) ||
-                                      (!display.empty() && k == display)))) {
+                    : (!k.empty() &&
+                       ((!api.empty() && k == api) || (!display.empty() && k == display)))) {
       pool = headroom;
     }
   }
@@ -492,7 +516,8 @@ Result<std::vector<CatalogRow>> Catalog::query(const CatalogQuery& q) const {
         row.quota_headroom_vcpus = quota_headroom_vcpus(s, region, q.pricing == Pricing::kSpot);
       }
       if (row.offer) row.usd_per_hour = row.offer->usd_per_hour;
-      if (row.usd_per_hour && s.gpu_count > 0) row.usd_per_gpu_hour = *row.usd_per_hour / s.gpu_count;
+      if (row.usd_per_hour && s.gpu_count > 0)
+        row.usd_per_gpu_hour = *row.usd_per_hour / s.gpu_count;
       if (!row.usd_per_hour) {
         if (region.empty()) {
           row.note = "no listed price";
@@ -535,10 +560,12 @@ Result<std::vector<CatalogRow>> Catalog::query(const CatalogQuery& q) const {
   };
   std::stable_sort(rows.begin(), rows.end(), [&](const CatalogRow& a, const CatalogRow& b) {
     switch (q.sort) {
-      case CatalogSort::kPrice: return by_optional(a.usd_per_hour, b.usd_per_hour, a, b);
+      case CatalogSort::kPrice:
+        return by_optional(a.usd_per_hour, b.usd_per_hour, a, b);
       case CatalogSort::kGpuPrice:
         return by_optional(a.usd_per_gpu_hour, b.usd_per_gpu_hour, a, b);
-      case CatalogSort::kSize: return by_name(a, b);
+      case CatalogSort::kSize:
+        return by_name(a, b);
       case CatalogSort::kRegion:
         if (a.region != b.region) return a.region < b.region;
         return by_optional(a.usd_per_hour, b.usd_per_hour, a, b);

@@ -39,8 +39,8 @@ Result<SizeStatus> parse_status(const csv::RowReader& r, std::string_view col) {
   if (s == "preview") return SizeStatus::kPreview;
   if (s == "retiring") return SizeStatus::kRetiring;
   if (s == "retired") return SizeStatus::kRetired;
-  return invalid_argument("unknown status '" + s + "' (expected current, preview, retiring, retired)",
-                          r.where(col));
+  return invalid_argument(
+      "unknown status '" + s + "' (expected current, preview, retiring, retired)", r.where(col));
 }
 
 Result<DriverKind> parse_driver(const csv::RowReader& r, std::string_view col) {
@@ -159,8 +159,8 @@ Result<std::vector<PricingRule>> parse_pricing_rules(std::string_view text,
     PricingRule p;
     GPUPLAN_TRY(p.rule, non_empty(r, "rule"));
     if (p.rule != "windows_surcharge" && p.rule != "discount") {
-      return invalid_argument("unknown rule '" + p.rule + "' (expected windows_surcharge, discount)",
-                              r.where("rule"));
+      return invalid_argument(
+          "unknown rule '" + p.rule + "' (expected windows_surcharge, discount)", r.where("rule"));
     }
     GPUPLAN_TRY(p.applies_to, non_empty(r, "applies_to"));
     GPUPLAN_TRY(std::string pricing, r.str("pricing"));

@@ -1,11 +1,11 @@
 // Catalog::load: the embedded default overlaid with a store's imports.
 // Expected prices worked out by hand from data/catalog/ (NC40ads_H100_v5:
 // 40 vCPU, Windows licence $0.046/vCPU-h, default reserved-1y discount 34.6%).
-#include <gtest/gtest.h>
-#include <unistd.h>
-
 #include <filesystem>
 #include <string>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "catalog/catalog.h"
 #include "catalog/store.h"
@@ -50,16 +50,14 @@ TEST(CatalogLoad, ImportedPaygReplacesEmbeddedAndEstimatesFollowIt) {
   EXPECT_EQ(payg->as_of, "2026-11-01");
   EXPECT_NE(payg->source.find("test-page.json"), std::string::npos) << payg->source;
   // Windows: 7.5 + 0.046 x 40 = 9.34; reserved-1y: 7.5 x 0.654 = 4.905.
-  EXPECT_NEAR(*(*c)->offer("NC40ads_H100_v5", "eastus", Os::kWindows, Pricing::kPayg)
-                   ->usd_per_hour,
+  EXPECT_NEAR(*(*c)->offer("NC40ads_H100_v5", "eastus", Os::kWindows, Pricing::kPayg)->usd_per_hour,
               9.34, 1e-9);
-  EXPECT_NEAR(*(*c)->offer("NC40ads_H100_v5", "eastus", Os::kLinux, Pricing::kReserved1y)
-                   ->usd_per_hour,
-              4.905, 1e-9);
+  EXPECT_NEAR(
+      *(*c)->offer("NC40ads_H100_v5", "eastus", Os::kLinux, Pricing::kReserved1y)->usd_per_hour,
+      4.905, 1e-9);
   // Other regions keep the embedded price.
-  EXPECT_DOUBLE_EQ(*(*c)->offer("NC40ads_H100_v5", "eastus2", Os::kLinux, Pricing::kPayg)
-                        ->usd_per_hour,
-                   6.98);
+  EXPECT_DOUBLE_EQ(
+      *(*c)->offer("NC40ads_H100_v5", "eastus2", Os::kLinux, Pricing::kPayg)->usd_per_hour, 6.98);
 }
 
 TEST(CatalogLoad, ImportedReservationReplacesTheEstimate) {
@@ -89,10 +87,10 @@ TEST(CatalogLoad, UsageAndSkusBecomeQueryable) {
   SnapshotData usage;
   usage.kind = SnapshotKind::kUsage;
   usage.source = "usage.json";
-  usage.usage = {{"eastus", "", "Total Regional vCPUs", 200, 20},
-                 {"eastus", "StandardNCadsH100v5Family", "Standard NCadsH100v5 Family vCPUs", 100,
-                  60},
-                 {"eastus", "lowPriorityCores", "Total Regional Spot vCPUs", 50, 45}};
+  usage.usage = {
+      {"eastus", "", "Total Regional vCPUs", 200, 20},
+      {"eastus", "StandardNCadsH100v5Family", "Standard NCadsH100v5 Family vCPUs", 100, 60},
+      {"eastus", "lowPriorityCores", "Total Regional Spot vCPUs", 50, 45}};
   ASSERT_TRUE(write_snapshot(db, usage));
   SnapshotData skus;
   skus.kind = SnapshotKind::kSkus;

@@ -182,8 +182,7 @@ std::vector<Offer> with_estimates(const std::vector<VmSize>& sizes, std::vector<
     if (win_payg) {
       estimate(Os::kWindows, Pricing::kPayg, payg + win_payg->value * vcpus,
                "linux payg " + money(payg) + " + " + money(win_payg->value) + "/vCPU-h x " +
-                   std::to_string(size.vcpus) + " vCPU Windows licence (" + win_payg->source +
-                   ")");
+                   std::to_string(size.vcpus) + " vCPU Windows licence (" + win_payg->source + ")");
     }
     // Windows spot, only from a known Linux spot price.
     const Offer* spot = find(Os::kLinux, Pricing::kSpot);
@@ -197,8 +196,8 @@ std::vector<Offer> with_estimates(const std::vector<VmSize>& sizes, std::vector<
     }
     // Commitments: none for sizes that cannot be reserved.
     if (!size.reservable) continue;
-    for (Pricing p : {Pricing::kReserved1y, Pricing::kReserved3y, Pricing::kSavings1y,
-                      Pricing::kSavings3y}) {
+    for (Pricing p :
+         {Pricing::kReserved1y, Pricing::kReserved3y, Pricing::kSavings1y, Pricing::kSavings3y}) {
       const Offer* linux_listed = find(Os::kLinux, p);
       double linux_price = 0;
       std::string linux_desc;
@@ -209,8 +208,8 @@ std::vector<Offer> with_estimates(const std::vector<VmSize>& sizes, std::vector<
         linux_price = payg * (1 - d->value);
         estimate(Os::kLinux, p, linux_price,
                  "linux payg " + money(payg) + " x (1 - " + percent(d->value) + ") " +
-                     std::string(to_string(p)) + " discount, " + rule_scope(*d) + " (" +
-                     d->source + ")");
+                     std::string(to_string(p)) + " discount, " + rule_scope(*d) + " (" + d->source +
+                     ")");
         linux_desc = "estimated";
       } else {
         continue;

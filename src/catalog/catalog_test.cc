@@ -4,9 +4,9 @@
 // contract in catalog.h says.
 #include "catalog/catalog.h"
 
-#include <gtest/gtest.h>
-
 #include <set>
+
+#include <gtest/gtest.h>
 
 #include "catalog/catalog_internal.h"
 
@@ -38,9 +38,9 @@ TEST(EmbeddedCatalog, LoadsEveryGpuSizeAndRegion) {
 
 TEST(EmbeddedCatalog, SharedGpuVocabulary) {
   const Catalog& c = embedded();
-  for (const char* m : {"T4", "V100-16GB", "V100-32GB", "A10", "A100-40GB-SXM", "A100-80GB-SXM",
-                        "A100-80GB-PCIe", "H100-SXM", "H100-NVL", "H200-SXM", "MI300X", "MI25",
-                        "M60", "V620", "V710"}) {
+  for (const char* m :
+       {"T4", "V100-16GB", "V100-32GB", "A10", "A100-40GB-SXM", "A100-80GB-SXM", "A100-80GB-PCIe",
+        "H100-SXM", "H100-NVL", "H200-SXM", "MI300X", "MI25", "M60", "V620", "V710"}) {
     EXPECT_NE(c.find_gpu(m), nullptr) << m;
   }
   // The two H100 parts are told apart by size.
@@ -124,8 +124,8 @@ TEST(EmbeddedCatalog, QuotaFamilyNames) {
 // --------------------------------------------------------------- prices
 
 TEST(EmbeddedPrices, ListedPricesCarrySourceAndDate) {
-  const Offer* o = embedded().offer("Standard_NC40ads_H100_v5", "eastus", Os::kLinux,
-                                    Pricing::kPayg);
+  const Offer* o =
+      embedded().offer("Standard_NC40ads_H100_v5", "eastus", Os::kLinux, Pricing::kPayg);
   ASSERT_NE(o, nullptr);
   ASSERT_TRUE(o->usd_per_hour);
   EXPECT_DOUBLE_EQ(*o->usd_per_hour, 6.98);
@@ -133,12 +133,12 @@ TEST(EmbeddedPrices, ListedPricesCarrySourceAndDate) {
   EXPECT_EQ(o->as_of, "2026-05-20");
   EXPECT_NE(o->source.find("anycloud-sh/catalog"), std::string::npos);
   // The README's spot checks.
-  EXPECT_DOUBLE_EQ(*embedded().offer("NC24ads_A100_v4", "eastus", Os::kLinux, Pricing::kPayg)
-                        ->usd_per_hour,
-                   3.673);
-  EXPECT_DOUBLE_EQ(*embedded().offer("ND96isr_H100_v5", "eastus", Os::kLinux, Pricing::kPayg)
-                        ->usd_per_hour,
-                   98.32);
+  EXPECT_DOUBLE_EQ(
+      *embedded().offer("NC24ads_A100_v4", "eastus", Os::kLinux, Pricing::kPayg)->usd_per_hour,
+      3.673);
+  EXPECT_DOUBLE_EQ(
+      *embedded().offer("ND96isr_H100_v5", "eastus", Os::kLinux, Pricing::kPayg)->usd_per_hour,
+      98.32);
 }
 
 TEST(EmbeddedPrices, SpotEqualToPaygMeansUnknown) {
@@ -172,8 +172,8 @@ TEST(EmbeddedPrices, NoPriceIsEverZero) {
 
 TEST(EmbeddedPrices, WindowsPaygIsLinuxPlusLicencePerVcpu) {
   // 6.98 + 0.046 x 40 = 8.82
-  const Offer* o = embedded().offer("Standard_NC40ads_H100_v5", "eastus", Os::kWindows,
-                                    Pricing::kPayg);
+  const Offer* o =
+      embedded().offer("Standard_NC40ads_H100_v5", "eastus", Os::kWindows, Pricing::kPayg);
   ASSERT_NE(o, nullptr);
   EXPECT_TRUE(o->estimated);
   EXPECT_NEAR(*o->usd_per_hour, 8.82, 1e-9);
@@ -183,8 +183,8 @@ TEST(EmbeddedPrices, WindowsPaygIsLinuxPlusLicencePerVcpu) {
 
 TEST(EmbeddedPrices, WindowsSpotUsesTheSpotLicenceRate) {
   // 2.192418 + 0.0085 x 40 = 2.532418
-  const Offer* o = embedded().offer("Standard_NC40ads_H100_v5", "eastus", Os::kWindows,
-                                    Pricing::kSpot);
+  const Offer* o =
+      embedded().offer("Standard_NC40ads_H100_v5", "eastus", Os::kWindows, Pricing::kSpot);
   ASSERT_NE(o, nullptr);
   EXPECT_TRUE(o->estimated);
   EXPECT_NEAR(*o->usd_per_hour, 2.532418, 1e-9);
@@ -214,8 +214,8 @@ TEST(EmbeddedPrices, CommitmentsUseTheSizeThenSeriesThenDefaultDiscount) {
 
 TEST(EmbeddedPrices, NoCommitmentPricesForSizesThatCannotBeReserved) {
   const Catalog& c = embedded();
-  for (Pricing p : {Pricing::kReserved1y, Pricing::kReserved3y, Pricing::kSavings1y,
-                    Pricing::kSavings3y}) {
+  for (Pricing p :
+       {Pricing::kReserved1y, Pricing::kReserved3y, Pricing::kSavings1y, Pricing::kSavings3y}) {
     EXPECT_EQ(c.offer("Standard_NC6s_v3", "eastus", Os::kLinux, p), nullptr);   // retired
     EXPECT_EQ(c.offer("Standard_NV12s_v3", "eastus", Os::kLinux, p), nullptr);  // RI closed
     EXPECT_EQ(c.offer("Standard_NV12s_v3", "eastus", Os::kWindows, p), nullptr);
@@ -372,9 +372,9 @@ std::unique_ptr<Catalog> tiny_catalog() {
   Offer w = o;
   w.region = "westus";
   std::vector<Quota> quotas = {
-      {"eastus", "", 100, 90, "test", "2026-06-01"},                         // regional: 10 free
-      {"eastus", "standardNCASv3_T4Family", 48, 8, "test", "2026-06-01"},   // family: 40 free
-      {"eastus", "lowPriorityCores", 20, 2, "test", "2026-06-01"},          // spot: 18 free
+      {"eastus", "", 100, 90, "test", "2026-06-01"},                       // regional: 10 free
+      {"eastus", "standardNCASv3_T4Family", 48, 8, "test", "2026-06-01"},  // family: 40 free
+      {"eastus", "lowPriorityCores", 20, 2, "test", "2026-06-01"},         // spot: 18 free
   };
   std::vector<Restriction> restrictions = {
       {s.name, "westus", "NotAvailableForSubscription", {}},
@@ -423,8 +423,7 @@ TEST(Restrictions, WholeRegionOnly) {
 // ----------------------------------------------------------- bad data
 
 TEST(DataParsers, BadCellsNameFileLineAndColumn) {
-  const std::string header =
-      "size,region,os,pricing,usd_per_hour,source,as_of,notes\n";
+  const std::string header = "size,region,os,pricing,usd_per_hour,source,as_of,notes\n";
   auto neg = internal::parse_offers(header + "S,eastus,linux,payg,-1,src,2026-01-01,\n", "o.csv");
   ASSERT_FALSE(neg);
   EXPECT_EQ(neg.error().code, ErrorCode::kInvalidArgument);

@@ -128,7 +128,8 @@ nlohmann::ordered_json row_json(const CatalogRow& r, const CatalogQuery& q) {
   j["gpu_memory_gib"] = s.gpu_memory_gib;
   j["vcpus"] = s.vcpus;
   j["memory_gib"] = s.memory_gib;
-  j["region"] = r.region.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.region);
+  j["region"] =
+      r.region.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.region);
   j["pricing"] = catalog::to_string(q.pricing);
   j["os"] = catalog::to_string(q.os);
   j["usd_per_hour"] = r.usd_per_hour ? nlohmann::ordered_json(*r.usd_per_hour) : nullptr;
@@ -153,17 +154,27 @@ void print_csv(std::ostream& out, const std::vector<CatalogRow>& rows, const Cat
          "quota_headroom_vcpus,restricted,status,driver\n";
   for (const CatalogRow& r : rows) {
     const catalog::VmSize& s = *r.size;
-    std::vector<std::string> cells = {
-        s.name, s.series, s.gpu_model, num(s.gpu_count, 4), num(s.gpu_memory_gib, 2),
-        std::to_string(s.vcpus), num(s.memory_gib, 2), r.region,
-        std::string(catalog::to_string(q.pricing)), std::string(catalog::to_string(q.os)),
-        r.usd_per_hour ? num(*r.usd_per_hour, 6) : "",
-        r.usd_per_gpu_hour ? num(*r.usd_per_gpu_hour, 6) : "", r.offer ? r.offer->as_of : "",
-        r.offer && r.offer->estimated ? "true" : "false",
-        r.offer && r.offer->estimated ? r.offer->rule : "", r.offer ? r.offer->source : "",
-        r.note, r.quota_headroom_vcpus ? num(*r.quota_headroom_vcpus, 0) : "",
-        r.restricted ? "true" : "false", std::string(catalog::to_string(s.status)),
-        std::string(catalog::to_string(s.driver))};
+    std::vector<std::string> cells = {s.name,
+                                      s.series,
+                                      s.gpu_model,
+                                      num(s.gpu_count, 4),
+                                      num(s.gpu_memory_gib, 2),
+                                      std::to_string(s.vcpus),
+                                      num(s.memory_gib, 2),
+                                      r.region,
+                                      std::string(catalog::to_string(q.pricing)),
+                                      std::string(catalog::to_string(q.os)),
+                                      r.usd_per_hour ? num(*r.usd_per_hour, 6) : "",
+                                      r.usd_per_gpu_hour ? num(*r.usd_per_gpu_hour, 6) : "",
+                                      r.offer ? r.offer->as_of : "",
+                                      r.offer && r.offer->estimated ? "true" : "false",
+                                      r.offer && r.offer->estimated ? r.offer->rule : "",
+                                      r.offer ? r.offer->source : "",
+                                      r.note,
+                                      r.quota_headroom_vcpus ? num(*r.quota_headroom_vcpus, 0) : "",
+                                      r.restricted ? "true" : "false",
+                                      std::string(catalog::to_string(s.status)),
+                                      std::string(catalog::to_string(s.driver))};
     for (size_t i = 0; i < cells.size(); ++i) {
       out << (i ? "," : "") << csv::escape(cells[i]);
     }
@@ -294,7 +305,8 @@ void print_table(std::ostream& out, const std::vector<CatalogRow>& rows, const C
   out << ".\n";
   for (const std::string& s : sources) out << "Listed prices: " << s << ".\n";
   if (any_estimated) {
-    out << "~ estimated from a rule in data/catalog/pricing_rules.csv (see --json for each rule).\n";
+    out << "~ estimated from a rule in data/catalog/pricing_rules.csv (see --json for each "
+           "rule).\n";
   }
   if (any_missing) {
     out << "- no price:";

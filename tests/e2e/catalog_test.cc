@@ -2,7 +2,6 @@
 // embedded catalog (an empty --db so a user's store never leaks in), the
 // JSON contract, and bad flags (exit 2).
 #include <gtest/gtest.h>
-
 #include <nlohmann/json.hpp>
 
 #include "catalog/store.h"
@@ -40,10 +39,10 @@ TEST(CatalogCli, H100EastusJson) {
   ASSERT_TRUE(j.is_array());
   ASSERT_EQ(j.size(), 3u);
   for (const auto& row : j) {
-    for (const char* key : {"size", "series", "gpu", "gpu_count", "gpu_memory_gib", "vcpus",
-                            "memory_gib", "region", "pricing", "os", "usd_per_hour",
-                            "usd_per_gpu_hour", "as_of", "estimated", "source",
-                            "quota_headroom_vcpus"}) {
+    for (const char* key :
+         {"size", "series", "gpu", "gpu_count", "gpu_memory_gib", "vcpus", "memory_gib", "region",
+          "pricing", "os", "usd_per_hour", "usd_per_gpu_hour", "as_of", "estimated", "source",
+          "quota_headroom_vcpus"}) {
       EXPECT_TRUE(row.contains(key)) << key;
     }
   }
@@ -60,10 +59,10 @@ TEST(CatalogCli, ReservedPricesAreMarkedEstimated) {
       {"catalog", "--gpu", "H100", "--region", "eastus", "--pricing", "reserved-1y"}));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(check_golden("catalog_h100_eastus_reserved1y.txt", r.out), "");
-  auto j = nlohmann::json::parse(
-      run_cli(with_empty_db({"catalog", "--gpu", "H100", "--region", "eastus", "--pricing",
-                             "reserved-1y", "--json"}))
-          .out);
+  auto j =
+      nlohmann::json::parse(run_cli(with_empty_db({"catalog", "--gpu", "H100", "--region", "eastus",
+                                                   "--pricing", "reserved-1y", "--json"}))
+                                .out);
   for (const auto& row : j) {
     EXPECT_EQ(row["estimated"], true);
     EXPECT_TRUE(row["rule"].is_string());
@@ -128,16 +127,16 @@ TEST(CatalogCli, ImportsOverlayTheEmbeddedCatalog) {
   prices.kind = SnapshotKind::kRetailPrices;
   prices.source = "ri-page.json";
   // $26,280 for one year of NC40ads_H100_v5 = $3/h.
-  prices.prices = {{"Standard_NC40ads_H100_v5", "eastus", Os::kLinux, Pricing::kReserved1y, 3.0,
-                    "2026-11-01"}};
+  prices.prices = {
+      {"Standard_NC40ads_H100_v5", "eastus", Os::kLinux, Pricing::kReserved1y, 3.0, "2026-11-01"}};
   ASSERT_TRUE(write_snapshot(db, prices));
   SnapshotData usage;
   usage.kind = SnapshotKind::kUsage;
   usage.source = "usage-eastus.json";
-  usage.usage = {{"eastus", "", "Total Regional vCPUs", 350, 100},
-                 {"eastus", "StandardNCadsH100v5Family", "Standard NCadsH100v5 Family vCPUs", 200,
-                  80},
-                 {"eastus", "standardNDSH100v5Family", "Standard NDSH100v5 Family vCPUs", 0, 0}};
+  usage.usage = {
+      {"eastus", "", "Total Regional vCPUs", 350, 100},
+      {"eastus", "StandardNCadsH100v5Family", "Standard NCadsH100v5 Family vCPUs", 200, 80},
+      {"eastus", "standardNDSH100v5Family", "Standard NDSH100v5 Family vCPUs", 0, 0}};
   ASSERT_TRUE(write_snapshot(db, usage));
   SnapshotData skus;
   skus.kind = SnapshotKind::kSkus;
@@ -145,8 +144,8 @@ TEST(CatalogCli, ImportsOverlayTheEmbeddedCatalog) {
   skus.restrictions = {{"Standard_NC80adis_H100_v5", "eastus", "NotAvailableForSubscription", {}}};
   ASSERT_TRUE(write_snapshot(db, skus));
 
-  auto r = run_cli({"--db", db, "catalog", "--gpu", "H100", "--region", "eastus", "--pricing",
-                    "reserved-1y"});
+  auto r = run_cli(
+      {"--db", db, "catalog", "--gpu", "H100", "--region", "eastus", "--pricing", "reserved-1y"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(check_golden("catalog_h100_eastus_imported.txt", r.out), "");
   auto j = nlohmann::json::parse(run_cli({"--db", db, "catalog", "--gpu", "H100", "--region",
