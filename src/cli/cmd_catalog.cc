@@ -144,6 +144,8 @@ nlohmann::ordered_json row_json(const CatalogRow& r, const CatalogQuery& q) {
       r.quota_headroom_vcpus ? nlohmann::ordered_json(*r.quota_headroom_vcpus) : nullptr;
   j["restricted"] = r.restricted;
   j["status"] = catalog::to_string(s.status);
+  j["status_date"] = s.status_date.empty() ? nlohmann::ordered_json(nullptr)
+                                           : nlohmann::ordered_json(s.status_date);
   j["driver"] = catalog::to_string(s.driver);
   return j;
 }
@@ -151,7 +153,7 @@ nlohmann::ordered_json row_json(const CatalogRow& r, const CatalogQuery& q) {
 void print_csv(std::ostream& out, const std::vector<CatalogRow>& rows, const CatalogQuery& q) {
   out << "size,series,gpu,gpu_count,gpu_memory_gib,vcpus,memory_gib,region,pricing,os,"
          "usd_per_hour,usd_per_gpu_hour,as_of,estimated,rule,source,note,"
-         "quota_headroom_vcpus,restricted,status,driver\n";
+         "quota_headroom_vcpus,restricted,status,status_date,driver\n";
   for (const CatalogRow& r : rows) {
     const catalog::VmSize& s = *r.size;
     std::vector<std::string> cells = {s.name,
@@ -174,6 +176,7 @@ void print_csv(std::ostream& out, const std::vector<CatalogRow>& rows, const Cat
                                       r.quota_headroom_vcpus ? num(*r.quota_headroom_vcpus, 0) : "",
                                       r.restricted ? "true" : "false",
                                       std::string(catalog::to_string(s.status)),
+                                      s.status_date,
                                       std::string(catalog::to_string(s.driver))};
     for (size_t i = 0; i < cells.size(); ++i) {
       out << (i ? "," : "") << csv::escape(cells[i]);
