@@ -83,9 +83,21 @@ std::string describe(const ImportReport& r) {
     case SnapshotKind::kSkus:
       out += "  size x region offered:    " + std::to_string(d.availability.size()) + "\n";
       out += "  restrictions stored:      " + std::to_string(d.restrictions.size()) + "\n";
+      for (const Restriction& x : d.restrictions) {
+        std::string zones;
+        for (const auto& z : x.zones) zones += (zones.empty() ? "" : ",") + z;
+        out += "    " + x.size + " in " + x.region + ": " + x.reason +
+               (zones.empty() ? " (whole region)" : " (zones " + zones + ")") + "\n";
+      }
       break;
     case SnapshotKind::kUsage:
-      out += "  quota rows stored: " + std::to_string(d.usage.size()) + "\n";
+      out += "  quota rows stored: " + std::to_string(d.usage.size()) + " (vCPUs used / limit)\n";
+      for (const UsageRow& u : d.usage) {
+        std::string name = u.family.empty() ? "regional total" : u.family;
+        if (!u.family_display.empty()) name += " (" + u.family_display + ")";
+        out += "    " + name + ": " + strings::fixed(u.used, 0) + " / " +
+               strings::fixed(u.limit, 0) + "\n";
+      }
       break;
   }
   for (const std::string& n : r.notes) out += "  note: " + n + "\n";

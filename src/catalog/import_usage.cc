@@ -114,8 +114,8 @@ Result<ImportReport> import_usage_text(std::string_view text, const std::string&
                                 " rows read, none is a vCPU quota",
                             Where{origin});
   if (filter.uses_catalog())
-    report.notes.push_back(std::to_string(matched) +
-                           " families matched GPU sizes of the catalog");
+    report.notes.push_back("families matched to GPU sizes of the catalog: " +
+                           std::to_string(matched));
   std::sort(report.data.usage.begin(), report.data.usage.end(),
             [](const UsageRow& a, const UsageRow& b) { return a.family < b.family; });
   return report;

@@ -48,7 +48,7 @@ TEST(Usage, RegionalFamilyAndSpotRows) {
   // A family no GPU size uses is kept under Azure's own name.
   ASSERT_NE(find(*r, "standardDSv3Family"), nullptr);
   ASSERT_FALSE(r->notes.empty());
-  EXPECT_EQ(r->notes.back(), "3 families matched GPU sizes of the catalog");
+  EXPECT_EQ(r->notes.back(), "families matched to GPU sizes of the catalog: 3");
 }
 
 TEST(Usage, RestShapeAndCaseInsensitiveFamily) {

@@ -27,6 +27,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -504,6 +505,11 @@ Result<std::vector<PriceHistoryEntry>> price_history(const std::string& path,
     e.wins = sqlite3_column_int(s.get(), 7) != 0;
     out.push_back(std::move(e));
   }
+  // Oldest snapshot first; within one, linux before windows and pricing in
+  // the vocabulary's order (payg, spot, reserved-1y, ...), not alphabetical.
+  std::stable_sort(out.begin(), out.end(), [](const PriceHistoryEntry& a, const PriceHistoryEntry& b) {
+    return std::make_tuple(a.snapshot, a.os, a.pricing) < std::make_tuple(b.snapshot, b.os, b.pricing);
+  });
   return out;
 }
 

@@ -1,8 +1,294 @@
+// `gpuplan catalog import retail-prices|skus|usage` and `gpuplan catalog
+// history`: parse flags, call the importers and the store, print what was
+// read, used and ignored (or --json). No arithmetic here.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "catalog/catalog.h"
+#include "catalog/import_retail_prices.h"
+#include "catalog/import_skus.h"
+#include "catalog/import_usage.h"
+#include "catalog/store.h"
 #include "cli/command.h"
+#include "core/strings.h"
+#include "core/text_table.h"
 
 namespace gpuplan::cli {
+namespace {
 
-// Not built yet; see the open issues.
-void add_catalog_import_commands(CLI::App& /*catalog*/, Context& /*ctx*/) {}
+using catalog::ImportReport;
+using catalog::SizeFilter;
+
+std::string store_path(const Context& ctx) {
+  return ctx.db_path.empty() ? catalog::default_store_path() : ctx.db_path;
+}
+
+// The sizes an import keeps: the embedded catalog's GPU sizes.
+Result<SizeFilter> size_filter() {
+  GPUPLAN_TRY(auto cat, catalog::Catalog::load_embedded());
+  return SizeFilter::from_sizes(cat->sizes());
+}
+
+// Writes the report's snapshot and prints the summary; the exit code.
+int store_and_print(Context& ctx, Result<ImportReport> imported, bool json) {
+  if (!imported) return report(ctx, imported.error());
+  auto info = catalog::write_snapshot(store_path(ctx), imported->data);
+  if (!info) return report(ctx, info.error());
+  imported->snapshot = *info;
+  if (json) {
+    nlohmann::ordered_json j = catalog::to_json(*imported);
+    j["store"] = store_path(ctx);
+    ctx.out << j.dump(2) << "\n";
+  } else {
+    ctx.out << catalog::describe(*imported) << "  store:            " << store_path(ctx) << "\n";
+  }
+  return 0;
+}
+
+struct RetailFlags {
+  std::vector<std::string> files;
+  bool live = false;
+  std::string endpoint;
+  std::string region;
+  int max_attempts = 5;
+  int backoff_ms = 1000;
+  bool json = false;
+};
+
+void add_retail_prices(CLI::App& import, Context& ctx) {
+  auto f = std::make_shared<RetailFlags>();
+  CLI::App* cmd = import.add_subcommand(
+      "retail-prices",
+      "Import Azure Retail Prices API pages ({\"Items\": [...], \"NextPageLink\": ...}):\n"
+      "files (each one page of one import) or --live over HTTPS, following NextPageLink.\n"
+      "Consumption -> payg / spot (\" Spot\" in skuName), Reservation -> reserved-1y/3y\n"
+      "(term price / 8760 h per year), savingsPlan -> savings-1y/3y, productName\n"
+      "\"... Windows\" -> windows. Low Priority and DevTestConsumption are ignored and counted.\n"
+      "Example: gpuplan catalog import retail-prices --live --region eastus\n"
+      "Example: gpuplan catalog import retail-prices page1.json page2.json");
+  cmd->add_option("FILE", f->files, "Retail Prices API page(s), in order");
+  auto* live = cmd->add_flag("--live", f->live, "Fetch from the API (libcurl)");
+  cmd->add_option("--endpoint", f->endpoint,
+                  "First page URL for --live (default: prices.azure.com, GPU VM sizes in USD)")
+      ->needs(live);
+  cmd->add_option("--region", f->region, "Keep only this armRegionName, e.g. eastus");
+  cmd->add_option("--max-attempts", f->max_attempts,
+                  "--live: attempts per page on HTTP 429/5xx or network errors")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 20));
+  cmd->add_option("--backoff-ms", f->backoff_ms,
+                  "--live: first retry delay, doubled per retry (capped at 30 s; "
+                  "Retry-After is honoured up to the cap)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 30000));
+  cmd->add_flag("--json", f->json, "Print the import summary as JSON");
+  cmd->callback([f, &ctx] {
+    ctx.action = [f, &ctx]() -> int {
+      // 1. Exactly one input: files or --live.
+      if (f->live == !f->files.empty())
+        return report(ctx, Error{ErrorCode::kInvalidArgument,
+                                 "give FILE... or --live (not both, not neither)",
+                                 Where{"", 0, 0, "retail-prices"}});
+      // 2. Which sizes to keep.
+      auto filter = size_filter();
+      if (!filter) return report(ctx, filter.error());
+      // 3. Read and interpret every page; nothing is written on any error.
+      Result<ImportReport> r = [&]() -> Result<ImportReport> {
+        if (!f->live) return catalog::import_retail_price_files(f->files, *filter, f->region);
+        catalog::LiveOptions o;
+        o.endpoint = f->endpoint;
+        o.region = f->region;
+        o.max_attempts = f->max_attempts;
+        o.initial_backoff = std::chrono::milliseconds(f->backoff_ms);
+        if (ctx.err_is_tty)
+          o.progress = [&ctx](int page, int64_t) {
+            ctx.err << "\rfetched page " << page << std::flush;
+          };
+        auto res = catalog::import_retail_prices_live(o, *filter);
+        if (ctx.err_is_tty) ctx.err << "\n";
+        return res;
+      }();
+      // 4. One transaction in the store.
+      return store_and_print(ctx, std::move(r), f->json);
+    };
+  });
+}
+
+void add_skus(CLI::App& import, Context& ctx) {
+  auto file = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  CLI::App* cmd = import.add_subcommand(
+      "skus",
+      "Import `az vm list-skus --all -o json` (or the REST {\"value\": [...]} shape):\n"
+      "where each GPU size is offered (regions, zones) and the subscription's restrictions\n"
+      "(NotAvailableForSubscription for a region or for zones). GPU counts are never read\n"
+      "from it (the API rounds fractional GPUs).\n"
+      "Example: az vm list-skus --all -o json > skus.json && gpuplan catalog import skus skus.json");
+  cmd->add_option("FILE", *file, "list-skus JSON")->required();
+  cmd->add_flag("--json", *json, "Print the import summary as JSON");
+  cmd->callback([file, json, &ctx] {
+    ctx.action = [file, json, &ctx]() -> int {
+      auto filter = size_filter();
+      if (!filter) return report(ctx, filter.error());
+      return store_and_print(ctx, catalog::import_skus_file(*file, *filter), *json);
+    };
+  });
+}
+
+void add_usage(CLI::App& import, Context& ctx) {
+  auto file = std::make_shared<std::string>();
+  auto region = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  CLI::App* cmd = import.add_subcommand(
+      "usage",
+      "Import `az vm list-usage -l REGION -o json` (or {\"value\": [...]}): regional and\n"
+      "per-family vCPU quota and usage, and the spot (low-priority) pool, for one region.\n"
+      "Family names are matched to the catalog ignoring case and spaces.\n"
+      "Example: az vm list-usage -l eastus -o json > usage.json && "
+      "gpuplan catalog import usage usage.json --region eastus");
+  cmd->add_option("FILE", *file, "list-usage JSON")->required();
+  cmd->add_option("--region", *region, "The region the file is for (az's -l)")->required();
+  cmd->add_flag("--json", *json, "Print the import summary as JSON");
+  cmd->callback([file, region, json, &ctx] {
+    ctx.action = [file, region, json, &ctx]() -> int {
+      auto filter = size_filter();
+      if (!filter) return report(ctx, filter.error());
+      return store_and_print(ctx, catalog::import_usage_file(*file, *region, *filter), *json);
+    };
+  });
+}
+
+struct HistoryFlags {
+  std::string size;
+  std::string region;
+  std::string os;
+  std::string pricing;
+  bool json = false;
+};
+
+void add_history(CLI::App& catalog_cmd, Context& ctx) {
+  auto f = std::make_shared<HistoryFlags>();
+  CLI::App* cmd = catalog_cmd.add_subcommand(
+      "history",
+      "Every imported price of a size in a region, oldest import first, and which one\n"
+      "is in use now (the newest import per os and pricing).\n"
+      "Example: gpuplan catalog history Standard_NC24ads_A100_v4 --region eastus --pricing payg");
+  cmd->add_option("SIZE", f->size, "VM size, e.g. Standard_NC24ads_A100_v4 or NC24ads_A100_v4")
+      ->required();
+  cmd->add_option("--region", f->region, "Region, e.g. eastus")->required();
+  cmd->add_option("--os", f->os, "Only linux or windows");
+  cmd->add_option("--pricing", f->pricing,
+                  "Only payg, spot, reserved-1y, reserved-3y, savings-1y or savings-3y");
+  cmd->add_flag("--json", f->json, "Print JSON");
+  cmd->callback([f, &ctx] {
+    ctx.action = [f, &ctx]() -> int {
+      // 1. Flags.
+      std::optional<catalog::Os> os;
+      std::optional<catalog::Pricing> pricing;
+      if (!f->os.empty()) {
+        auto p = catalog::parse_os(f->os);
+        if (!p) return report(ctx, Error{p.error().code, p.error().message, Where{"", 0, 0, "--os"}});
+        os = *p;
+      }
+      if (!f->pricing.empty()) {
+        auto p = catalog::parse_pricing(f->pricing);
+        if (!p)
+          return report(ctx,
+                        Error{p.error().code, p.error().message, Where{"", 0, 0, "--pricing"}});
+        pricing = *p;
+      }
+      // 2. The size as the catalog spells it ("NC24ads_A100_v4" also matches).
+      auto cat = catalog::Catalog::load_embedded();
+      if (!cat) return report(ctx, cat.error());
+      const catalog::VmSize* size = (*cat)->find_size(f->size);
+      if (size == nullptr) {
+        std::vector<std::string> names;
+        for (const auto& s : (*cat)->sizes()) names.push_back(s.name);
+        auto near = strings::closest(f->size, names);
+        return report(ctx, Error{ErrorCode::kNotFound,
+                                 "unknown VM size '" + f->size + "'" +
+                                     (near ? " (did you mean " + *near + "?)" : ""),
+                                 Where{"", 0, 0, "SIZE"}});
+      }
+      // 3. The store's history, filtered.
+      auto all = catalog::price_history(store_path(ctx), size->name, f->region);
+      if (!all) return report(ctx, all.error());
+      std::vector<catalog::PriceHistoryEntry> rows;
+      for (auto& e : *all)
+        if ((!os || e.os == *os) && (!pricing || e.pricing == *pricing)) rows.push_back(e);
+      // 4. Format.
+      if (f->json) {
+        nlohmann::ordered_json j;
+        j["size"] = size->name;
+        j["region"] = f->region;
+        nlohmann::ordered_json arr = nlohmann::ordered_json::array();
+        for (const auto& e : rows) {
+          nlohmann::ordered_json r;
+          r["snapshot"] = e.snapshot;
+          r["imported_at"] = e.imported_at;
+          r["source"] = "retail-prices: " + e.source;
+          r["os"] = std::string(catalog::to_string(e.os));
+          r["pricing"] = std::string(catalog::to_string(e.pricing));
+          r["usd_per_hour"] = e.usd_per_hour;
+          r["as_of"] = e.as_of;
+          r["in_use"] = e.wins;
+          arr.push_back(std::move(r));
+        }
+        j["prices"] = std::move(arr);
+        ctx.out << j.dump(2) << "\n";
+        return 0;
+      }
+      if (rows.empty()) {
+        ctx.out << "No imported prices for " << size->name << " in " << f->region
+                << " (the embedded default is in use; import with "
+                   "`gpuplan catalog import retail-prices`).\n";
+        return 0;
+      }
+      TextTable t;
+      t.add_column("SNAPSHOT", TextTable::Align::kRight);
+      t.add_column("IMPORTED");
+      t.add_column("OS");
+      t.add_column("PRICING");
+      t.add_column("$/HOUR", TextTable::Align::kRight);
+      t.add_column("AS-OF");
+      t.add_column("IN USE");
+      std::vector<std::pair<int64_t, std::string>> sources;
+      for (const auto& e : rows) {
+        t.add_row({std::to_string(e.snapshot), e.imported_at, std::string(catalog::to_string(e.os)),
+                   std::string(catalog::to_string(e.pricing)), strings::fixed(e.usd_per_hour, 4),
+                   e.as_of, e.wins ? "yes" : ""});
+        if (sources.empty() || sources.back().first != e.snapshot)
+          sources.emplace_back(e.snapshot, e.source);
+      }
+      ctx.out << "Price history of " << size->name << " in " << f->region
+              << " (oldest import first)\n"
+              << t.render() << "IN USE: the newest import per os and pricing; it replaces the "
+                               "embedded default.\nSources:\n";
+      for (const auto& [id, src] : sources)
+        ctx.out << "  " << id << ": retail-prices: " << src << "\n";
+      return 0;
+    };
+  });
+}
+
+}  // namespace
+
+void add_catalog_import_commands(CLI::App& catalog_cmd, Context& ctx) {
+  CLI::App* import = catalog_cmd.add_subcommand(
+      "import",
+      "Import Azure's own outputs into the store (--db, default "
+      "$XDG_DATA_HOME/gpuplan/catalog.db).\n"
+      "Each import is one transaction recorded as a snapshot; the newest price wins.\n"
+      "Example: gpuplan catalog import retail-prices --live --region eastus");
+  import->require_subcommand(1);
+  add_retail_prices(*import, ctx);
+  add_skus(*import, ctx);
+  add_usage(*import, ctx);
+  add_history(catalog_cmd, ctx);
+}
 
 }  // namespace gpuplan::cli
