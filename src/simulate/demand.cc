@@ -1,0 +1,344 @@
+#include "simulate/demand.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <string_view>
+
+#include "core/csv.h"
+#include "core/strings.h"
+
+namespace gpuplan::simulate {
+
+double TokenDist::draw(Rng& rng) const {
+  double v = mean;
+  if (stddev > 0 && mean > 0) {
+    // Lognormal with the given mean and standard deviation.
+    const double s2 = std::log1p((stddev * stddev) / (mean * mean));
+    const double mu = std::log(mean) - s2 / 2;
+    v = std::exp(mu + std::sqrt(s2) * rng.normal());
+  }
+  return std::clamp(v, min, max);
+}
+
+double SyntheticDemand::rate_at(double t_s) const {
+  constexpr double kPi = 3.141592653589793;
+  const double hours = t_s / 3600.0;
+  double r = rate_rps;
+  if (diurnal_amplitude != 0)
+    r *= 1 + diurnal_amplitude * std::cos(2 * kPi * (hours - diurnal_peak_hour) / 24.0);
+  if (growth_per_week != 0) r *= std::pow(1 + growth_per_week, hours / 168.0);
+  for (const Burst& b : bursts)
+    if (hours >= b.start_hour && hours < b.start_hour + b.duration_hours) r *= b.multiplier;
+  return std::max(r, 0.0);
+}
+
+namespace {
+
+// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
+int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
+template <typename T>
+bool parse_int(std::string_view s, T& out) {
+  auto r = std::from_chars(s.data(), s.data() + s.size(), out);
+  return r.ec == std::errc() && r.ptr == s.data() + s.size();
+}
+
+// "2023-11-16 18:15:46.6805900" → microseconds since the epoch.
+bool parse_timestamp(std::string_view s, int64_t& out_us) {
+  if (s.size() < 19 || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') ||
+      s[13] != ':' || s[16] != ':')
+    return false;
+  int64_t y;
+  unsigned mo, d, h, mi, se;
+  if (!parse_int(s.substr(0, 4), y) || !parse_int(s.substr(5, 2), mo) ||
+      !parse_int(s.substr(8, 2), d) || !parse_int(s.substr(11, 2), h) ||
+      !parse_int(s.substr(14, 2), mi) || !parse_int(s.substr(17, 2), se))
+    return false;
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60) return false;
+  int64_t frac_us = 0;
+  if (s.size() > 19) {
+    if (s[19] != '.') return false;
+    std::string_view f = s.substr(20);
+    int64_t scale = 100000;
+    for (char c : f) {
+      if (c < '0' || c > '9') return false;
+      if (scale > 0) frac_us += (c - '0') * scale;
+      scale /= 10;
+    }
+  }
+  out_us = ((days_from_civil(y, mo, d) * 24 + h) * 60 + mi) * 60 * 1'000'000LL + se * 1'000'000LL +
+           frac_us;
+  return true;
+}
+
+// Reads a file line by line with a large buffer; tracks the line number.
+class LineReader {
+ public:
+  explicit LineReader(const std::string& path) : in_(path, std::ios::binary) {
+    in_.rdbuf()->pubsetbuf(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+  }
+  bool ok() const { return in_.is_open(); }
+  bool next(std::string& line) {
+    while (std::getline(in_, line)) {
+      ++line_no_;
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (!strings::trim(line).empty()) return true;
+    }
+    return false;
+  }
+  int line() const { return line_no_; }
+
+ private:
+  std::vector<char> buf_ = std::vector<char>(1 << 16);
+  std::ifstream in_;
+  int line_no_ = 0;
+};
+
+class AzureLlmTrace final : public DemandSource {
+ public:
+  AzureLlmTrace(std::string path, double time_scale)
+      : path_(std::move(path)), reader_(path_), time_scale_(time_scale) {}
+  Status open() {
+    if (!reader_.ok()) return not_found("cannot open the trace", Where{path_, 0, 0, ""});
+    std::string header;
+    if (!reader_.next(header)) return invalid_argument("empty trace", Where{path_, 1, 0, ""});
+    if (strings::trim(header) != "TIMESTAMP,ContextTokens,GeneratedTokens")
+      return invalid_argument("expected the header TIMESTAMP,ContextTokens,GeneratedTokens (Azure LLM trace)",
+                              Where{path_, reader_.line(), 1, "header"});
+    return {};
+  }
+  Result<bool> next(Request& out) override {
+    if (!reader_.next(line_)) return false;
+    const size_t c1 = line_.find(',');
+    const size_t c2 = c1 == std::string::npos ? c1 : line_.find(',', c1 + 1);
+    if (c2 == std::string::npos)
+      return invalid_argument("expected 3 fields", Where{path_, reader_.line(), 1, ""});
+    std::string_view sv(line_);
+    int64_t ts = 0;
+    if (!parse_timestamp(strings::trim(sv.substr(0, c1)), ts))
+      return invalid_argument("expected a time like 2023-11-16 18:15:46.6805900",
+                              Where{path_, reader_.line(), 1, "TIMESTAMP"});
+    int64_t in = 0, outt = 0;
+    if (!parse_int(strings::trim(sv.substr(c1 + 1, c2 - c1 - 1)), in) || in < 0)
+      return invalid_argument("expected a token count >= 0",
+                              Where{path_, reader_.line(), static_cast<int>(c1 + 2), "ContextTokens"});
+    if (!parse_int(strings::trim(sv.substr(c2 + 1)), outt) || outt < 0)
+      return invalid_argument("expected a token count >= 0",
+                              Where{path_, reader_.line(), static_cast<int>(c2 + 2), "GeneratedTokens"});
+    if (first_ < 0) first_ = ts;
+    int64_t rel = ts - first_;
+    if (rel < last_) {  // out of order: hold at the last time (counted)
+      ++reordered_;
+      rel = last_;
+    }
+    last_ = rel;
+    if (outt == 0) {
+      ++zero_output_;
+      outt = 1;
+    }
+    out.arrival = static_cast<SimTime>(static_cast<double>(rel) / time_scale_);
+    out.input_tokens = static_cast<float>(std::max<int64_t>(in, 1));
+    out.output_tokens = static_cast<float>(outt);
+    return true;
+  }
+  std::vector<DropNote> drops() const override {
+    std::vector<DropNote> d;
+    if (reordered_) d.push_back({"rows earlier than the row before (held at its time)", reordered_});
+    if (zero_output_) d.push_back({"rows with 0 generated tokens (counted as 1)", zero_output_});
+    return d;
+  }
+  std::string describe() const override { return "azure-llm: " + path_; }
+
+ private:
+  std::string path_;
+  LineReader reader_;
+  double time_scale_;
+  std::string line_;
+  int64_t first_ = -1, last_ = 0, reordered_ = 0, zero_output_ = 0;
+};
+
+class AlibabaQps final : public DemandSource {
+ public:
+  AlibabaQps(std::string path, double time_scale, double bucket_s, TokenDist in, TokenDist out,
+             uint64_t seed)
+      : path_(std::move(path)), reader_(path_), time_scale_(time_scale),
+        bucket_us_(static_cast<int64_t>(bucket_s * 1e6)), in_(in), out_(out), rng_(seed) {}
+  Status open() {
+    if (!reader_.ok()) return not_found("cannot open the trace", Where{path_, 0, 0, ""});
+    std::string header;
+    if (!reader_.next(header)) return invalid_argument("empty trace", Where{path_, 1, 0, ""});
+    if (strings::trim(header) != "timestamp_anon,value,container_ip,request_type")
+      return invalid_argument("expected the header timestamp_anon,value,container_ip,request_type",
+                              Where{path_, reader_.line(), 1, "header"});
+    return {};
+  }
+  Result<bool> next(Request& out) override {
+    for (;;) {
+      if (pending_ > 0) {
+        --pending_;
+        // Uniform order statistics drawn one at a time, ascending.
+        cursor_ += (1.0 - cursor_) * (1.0 - std::pow(rng_.uniform(), 1.0 / static_cast<double>(pending_ + 1)));
+        out.arrival = static_cast<SimTime>(static_cast<double>(bucket_start_) / time_scale_ +
+                                           cursor_ * static_cast<double>(bucket_us_) / time_scale_);
+        out.input_tokens = static_cast<float>(in_.draw(rng_));
+        out.output_tokens = static_cast<float>(out_.draw(rng_));
+        return true;
+      }
+      GPUPLAN_TRY(bool more, advance_bucket());
+      if (!more) return false;
+    }
+  }
+  std::vector<DropNote> drops() const override {
+    std::vector<DropNote> d;
+    if (no_ip_) d.push_back({"rows without container_ip", no_ip_});
+    return d;
+  }
+  std::string describe() const override { return "alibaba-qps: " + path_; }
+
+ private:
+  // Reads rows up to the end of the next bucket; sets pending_ arrivals.
+  Result<bool> advance_bucket() {
+    if (done_) return false;
+    if (bucket_start_ < 0) {
+      GPUPLAN_TRY(bool ok, read_row());
+      if (!ok) return false;
+      origin_ = row_t_;
+      bucket_start_ = -bucket_us_;
+    }
+    bucket_start_ += bucket_us_;
+    const int64_t end = origin_ + bucket_start_ + bucket_us_;
+    while (have_row_ && row_t_ < end) {
+      if (!row_ip_.empty()) latest_[row_ip_] = row_v_;
+      GPUPLAN_TRY(bool ok, read_row());
+      if (!ok) break;
+    }
+    if (!have_row_) done_ = true;
+    double sum = 0;
+    for (const auto& [ip, v] : latest_) sum += v;
+    pending_ = static_cast<int64_t>(rng_.poisson(sum * static_cast<double>(bucket_us_) * 1e-6));
+    cursor_ = 0;
+    return true;
+  }
+  Result<bool> read_row() {
+    have_row_ = false;
+    if (!reader_.next(line_)) return false;
+    auto f = strings::split(line_, ',');
+    if (f.size() != 4) return invalid_argument("expected 4 fields", Where{path_, reader_.line(), 1, ""});
+    auto t = strings::parse_double(strings::trim(f[0]));
+    auto v = strings::parse_double(strings::trim(f[1]));
+    if (!t) return invalid_argument("expected seconds", Where{path_, reader_.line(), 1, "timestamp_anon"});
+    if (!v || *v < 0)
+      return invalid_argument("expected a rate >= 0", Where{path_, reader_.line(), 0, "value"});
+    row_t_ = static_cast<int64_t>(*t * 1e6);
+    if (row_t_ < last_t_) return invalid_argument("rows must be in time order",
+                                                  Where{path_, reader_.line(), 1, "timestamp_anon"});
+    last_t_ = row_t_;
+    row_v_ = *v;
+    row_ip_ = std::string(strings::trim(f[2]));
+    if (row_ip_.empty()) ++no_ip_;
+    have_row_ = true;
+    return true;
+  }
+  std::string path_;
+  LineReader reader_;
+  double time_scale_;
+  int64_t bucket_us_;
+  TokenDist in_, out_;
+  Rng rng_;
+  std::string line_;
+  std::map<std::string, double> latest_;  // one entry per container: bounded by the fleet
+  int64_t origin_ = 0, bucket_start_ = -1, pending_ = 0, no_ip_ = 0, row_t_ = 0, last_t_ = INT64_MIN;
+  double row_v_ = 0, cursor_ = 0;
+  std::string row_ip_;
+  bool have_row_ = false, done_ = false;
+};
+
+class Synthetic final : public DemandSource {
+ public:
+  Synthetic(const SyntheticDemand& spec, double time_scale, uint64_t seed)
+      : spec_(spec), time_scale_(time_scale), rng_(seed) {
+    // Thinning (Lewis & Shedler 1979) against an upper bound of the rate.
+    double amp = std::abs(spec.diurnal_amplitude);
+    double burst = 1;
+    for (const auto& b : spec.bursts) burst = std::max(burst, b.multiplier);
+    const double weeks = spec.duration_hours / 168.0;
+    const double growth = spec.growth_per_week >= 0 ? std::pow(1 + spec.growth_per_week, weeks) : 1;
+    max_rate_ = spec.rate_rps * (1 + amp) * burst * growth;
+    end_s_ = spec.duration_hours * 3600;
+  }
+  Result<bool> next(Request& out) override {
+    if (max_rate_ <= 0) return false;
+    for (;;) {
+      t_s_ += rng_.exponential(1.0 / max_rate_);
+      if (t_s_ >= end_s_) return false;
+      if (rng_.uniform() * max_rate_ <= spec_.rate_at(t_s_)) break;
+    }
+    out.arrival = static_cast<SimTime>(t_s_ * 1e6 / time_scale_);
+    out.input_tokens = static_cast<float>(spec_.input.draw(rng_));
+    out.output_tokens = static_cast<float>(spec_.output.draw(rng_));
+    return true;
+  }
+  std::string describe() const override { return "synthetic"; }
+
+ private:
+  SyntheticDemand spec_;
+  double time_scale_;
+  Rng rng_;
+  double max_rate_ = 0, end_s_ = 0, t_s_ = 0;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<DemandSource>> open_azure_llm_trace(const std::string& path, double time_scale) {
+  auto src = std::make_unique<AzureLlmTrace>(path, time_scale);
+  GPUPLAN_RETURN_IF_ERROR(src->open());
+  return std::unique_ptr<DemandSource>(std::move(src));
+}
+
+Result<std::unique_ptr<DemandSource>> open_alibaba_qps(const std::string& path, double time_scale,
+                                                       double bucket_s, TokenDist input,
+                                                       TokenDist output, uint64_t seed) {
+  auto src = std::make_unique<AlibabaQps>(path, time_scale, bucket_s, input, output, seed);
+  GPUPLAN_RETURN_IF_ERROR(src->open());
+  return std::unique_ptr<DemandSource>(std::move(src));
+}
+
+std::unique_ptr<DemandSource> make_synthetic(const SyntheticDemand& spec, double time_scale,
+                                             uint64_t seed) {
+  return std::make_unique<Synthetic>(spec, time_scale, seed);
+}
+
+Result<PodJobs> read_pod_jobs(const std::string& path) {
+  GPUPLAN_TRY(csv::Table table, csv::read_file(path));
+  PodJobs out;
+  int64_t no_sched = 0, no_gpu = 0, bad_order = 0;
+  for (const csv::Row& row : table.rows) {
+    csv::RowReader r(table, row);
+    GPUPLAN_TRY(double created, r.number("creation_time"));
+    GPUPLAN_TRY(auto sched, r.optional_number("scheduled_time"));
+    GPUPLAN_TRY(auto deleted, r.optional_number("deletion_time"));
+    GPUPLAN_TRY(double num_gpu, r.number("num_gpu"));
+    GPUPLAN_TRY(double gpu_milli, r.number("gpu_milli"));
+    if (!sched || !deleted) { ++no_sched; continue; }
+    if (num_gpu <= 0 || gpu_milli <= 0) { ++no_gpu; continue; }
+    if (*deleted < *sched) { ++bad_order; continue; }
+    out.jobs.push_back({created, *deleted - *sched, num_gpu * gpu_milli / 1000.0});
+  }
+  std::stable_sort(out.jobs.begin(), out.jobs.end(),
+                   [](const PodJob& a, const PodJob& b) { return a.arrival_s < b.arrival_s; });
+  if (no_sched) out.drops.push_back({"pods without scheduled_time or deletion_time", no_sched});
+  if (no_gpu) out.drops.push_back({"pods that use no GPU", no_gpu});
+  if (bad_order) out.drops.push_back({"pods deleted before they were scheduled", bad_order});
+  return out;
+}
+
+}  // namespace gpuplan::simulate

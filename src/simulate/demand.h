@@ -1,0 +1,114 @@
+// Demand sources: where requests (or jobs) come from. Every source streams —
+// it holds a file open and parses one record at a time, so memory does not
+// grow with the trace — and reports what it dropped and why.
+//
+// Formats:
+//   azure-llm     Azure LLM inference trace (Azure/AzurePublicDataset, the data
+//                 of Splitwise, ISCA'24): `TIMESTAMP,ContextTokens,GeneratedTokens`,
+//                 TIMESTAMP as "YYYY-MM-DD HH:MM:SS.fffffff"; arrival times are
+//                 taken relative to the first row.
+//   alibaba-qps   Alibaba GenAI `qps.csv` (`timestamp_anon,value,container_ip,
+//                 request_type`): per-container QPS samples at unaligned times.
+//                 The rate of a bucket is the sum over containers of each
+//                 container's last sample at or before the bucket's end (held
+//                 until it changes); rows without a container_ip are dropped;
+//                 arrivals inside a bucket are Poisson at that rate with token
+//                 counts drawn from the scenario's distributions.
+//   synthetic     Poisson arrivals whose rate is base × diurnal × weekly growth
+//                 × bursts (see SyntheticDemand).
+// Job arrivals (Alibaba GPU v2023 `pods.csv`) are read by read_pod_jobs().
+#pragma once
+
+#include <cstdint>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "simulate/event_queue.h"
+#include "simulate/rng.h"
+
+namespace gpuplan::simulate {
+
+struct Request {
+  SimTime arrival = 0;        // microseconds since the start
+  float input_tokens = 0;
+  float output_tokens = 0;
+};
+
+// A token-count distribution: lognormal with this mean and standard
+// deviation (stddev 0: fixed), clamped to [min, max].
+struct TokenDist {
+  double mean = 1000;
+  double stddev = 0;
+  double min = 1;
+  double max = 1e6;
+  [[nodiscard]] double draw(Rng& rng) const;
+};
+
+struct SyntheticDemand {
+  double rate_rps = 1;              // mean rate at t = 0 (before growth)
+  double duration_hours = 24;
+  double diurnal_amplitude = 0;     // 0..1: rate × (1 + A sin(2π (t/24h - phase)))
+  double diurnal_peak_hour = 14;    // hour of day of the peak
+  double growth_per_week = 0;       // 0.5 = +50 % a week, compounded continuously
+  struct Burst {
+    double start_hour = 0;
+    double duration_hours = 0;
+    double multiplier = 1;
+  };
+  std::vector<Burst> bursts;
+  TokenDist input{1000, 0, 1, 1e6};
+  TokenDist output{200, 0, 1, 1e6};
+  // The rate at `t_s` seconds.
+  [[nodiscard]] double rate_at(double t_s) const;
+};
+
+// What a reader dropped, for the report ("12 rows without container_ip").
+struct DropNote {
+  std::string what;
+  int64_t count = 0;
+};
+
+class DemandSource {
+ public:
+  virtual ~DemandSource() = default;
+  // The next request in arrival order; false at the end. kInvalidArgument
+  // (file:line: column) on a malformed row.
+  [[nodiscard]] virtual Result<bool> next(Request& out) = 0;
+  // What was dropped so far.
+  [[nodiscard]] virtual std::vector<DropNote> drops() const { return {}; }
+  // Where the requests come from ("azure-llm: FILE").
+  [[nodiscard]] virtual std::string describe() const = 0;
+};
+
+// `time_scale` > 1 replays faster (arrival times divided by it).
+// kNotFound when the file cannot be opened; kInvalidArgument when the header
+// is not the expected one.
+[[nodiscard]] Result<std::unique_ptr<DemandSource>> open_azure_llm_trace(const std::string& path,
+                                                                         double time_scale);
+[[nodiscard]] Result<std::unique_ptr<DemandSource>> open_alibaba_qps(const std::string& path,
+                                                                     double time_scale,
+                                                                     double bucket_s,
+                                                                     TokenDist input,
+                                                                     TokenDist output,
+                                                                     uint64_t seed);
+[[nodiscard]] std::unique_ptr<DemandSource> make_synthetic(const SyntheticDemand& spec,
+                                                           double time_scale, uint64_t seed);
+
+// One GPU job of the Alibaba GPU v2023 trace.
+struct PodJob {
+  double arrival_s = 0;     // creation_time
+  double duration_s = 0;    // deletion_time - scheduled_time
+  double gpus = 0;          // num_gpu × gpu_milli / 1000
+};
+struct PodJobs {
+  std::vector<PodJob> jobs; // sorted by arrival
+  std::vector<DropNote> drops;
+};
+// Reads job arrivals; drops (and counts) pods without scheduled_time, pods
+// that use no GPU, and rows whose deletion precedes scheduling.
+[[nodiscard]] Result<PodJobs> read_pod_jobs(const std::string& path);
+
+}  // namespace gpuplan::simulate

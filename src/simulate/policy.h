@@ -1,0 +1,78 @@
+// ScalingPolicy: the one seam every scaling policy sits behind (STYLE.md: an
+// abstract class only at a real seam). The simulator calls decide() at each
+// decision point with what a real controller could observe at that moment —
+// never the future — and applies the returned decision.
+//
+// Two families share the interface:
+//   serving  — decide how many replicas to run (`replicas`), from the
+//              observed request rate, utilization and queue;
+//   deadline — decide which capacity a checkpointable job runs on right now
+//              (`capacity`: none, spot or on-demand), from its progress, the
+//              deadline and whether spot can be had this step.
+// A policy sees only the fields of its family; the others are zero.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpuplan::simulate {
+
+enum class Capacity : uint8_t { kNone = 0, kSpot = 1, kOnDemand = 2 };
+[[nodiscard]] std::string_view to_string(Capacity c);  // "none", "spot", "on-demand"
+
+struct PolicyInput {
+  double now_s = 0;  // simulated seconds since the start
+
+  // --- serving ---
+  int ready = 0;                 // replicas serving
+  int starting = 0;              // replicas booting (start-up delay)
+  double arrival_rps = 0;        // arrivals per second over the last interval
+  double utilization = 0;        // busy share of ready replicas' batch slots, last interval
+  double capacity_rps_per_replica = 0;  // sustainable rate of one replica within the SLOs
+  int queued = 0;                // requests waiting for a batch slot
+
+  // --- deadline ---
+  double work_done_s = 0;        // compute finished (checkpointed)
+  double work_total_s = 0;
+  double deadline_s = 0;         // since the start
+  double changeover_s = 0;       // restart cost of every launch
+  double step_s = 0;             // decision interval (the spot trace's step)
+  Capacity running = Capacity::kNone;
+  double overhead_left_s = 0;    // restart overhead still to pay on the running VM
+  bool spot_available = false;   // a spot VM can be had (or kept) during this step
+};
+
+struct PolicyDecision {
+  int replicas = 0;                      // serving: target replica count
+  Capacity capacity = Capacity::kNone;   // deadline: where to run this step
+};
+
+// What a policy may know before the run starts: the scenario's constants and
+// any history that precedes the start (a spot trace's prefix).
+struct PolicyContext {
+  double od_usd_per_hour = 0;
+  double spot_usd_per_hour = 0;
+  // Spot availability observed before the start, one entry per step (1 =
+  // available), oldest first. Empty when nothing precedes the start.
+  std::vector<uint8_t> spot_history;
+  double startup_s = 0;          // serving: VM start-up delay
+  int min_replicas = 1;
+  int max_replicas = 1;
+  int peak_replicas = 1;         // static-peak: replicas the trace's peak needs
+};
+
+class ScalingPolicy {
+ public:
+  virtual ~ScalingPolicy() = default;
+  // The report name ("hpa", "uniform-progress", ...).
+  [[nodiscard]] virtual std::string_view name() const = 0;
+  // Called once before each run; drops all state of a previous run.
+  virtual void reset(const PolicyContext& context) = 0;
+  // The decision at this instant. Must be deterministic in its inputs.
+  virtual PolicyDecision decide(const PolicyInput& input) = 0;
+};
+
+}  // namespace gpuplan::simulate

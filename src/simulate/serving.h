@@ -1,0 +1,143 @@
+// Serving: replay requests against a fleet of model replicas that a policy
+// scales, and measure cost and latency (serving.cc has the essay).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "simulate/demand.h"
+#include "simulate/histogram.h"
+#include "simulate/policy.h"
+
+namespace gpuplan::simulate {
+
+// What one replica can do: continuous batching with a compute-bound prefill
+// and a memory-bound decode step (the estimator's per-replica model, reduced
+// to the four numbers the simulator needs — see replica_capacity()).
+struct ReplicaCapacity {
+  double prefill_tokens_per_s = 10000;  // prompt tokens per second of one replica
+  double prefill_fixed_s = 0.005;       // per-request prefill overhead
+  double step_base_s = 0.012;           // decode step at batch -> 0 (weights read)
+  double step_per_seq_s = 0.0001;       // added per sequence in the batch (its KV read)
+  int max_batch = 256;                  // concurrent sequences whose KV cache fits
+  std::string source = "scenario";      // where the numbers come from
+
+  [[nodiscard]] double prefill_s(double tokens) const {
+    return prefill_fixed_s + tokens / prefill_tokens_per_s;
+  }
+  [[nodiscard]] double step_s(double batch) const { return step_base_s + step_per_seq_s * batch; }
+  // Share of the TPOT target the decode step may take at the planning batch.
+  static constexpr double kDecodeShareOfTpot = 0.5;
+  // Largest batch <= max_batch whose decode step takes at most half of
+  // `tpot_s` (>= 1); the rest is headroom for prefill stalls.
+  [[nodiscard]] int batch_at_slo(double tpot_s) const;
+  // GPU-seconds one request occupies a replica running at batch_at_slo:
+  // its prefill plus its share of the decode steps.
+  [[nodiscard]] double work_s(double input_tokens, double output_tokens, double tpot_s) const;
+};
+
+struct ServingConfig {
+  ReplicaCapacity replica;
+  double ttft_slo_s = 1.0;
+  double tpot_slo_s = 0.05;
+  double startup_s = 300;          // VM start-up to first token served
+  double usd_per_hour = 0;         // per VM (one replica per VM), pay-as-you-go
+  double gpus_per_replica = 1;
+  int min_replicas = 1;
+  int initial_replicas = 1;        // ready at the start of the replay
+  int max_replicas = 64;           // scaling cap and quota cap, whichever is lower
+  double interval_s = 15;          // policy evaluation period
+  double timeline_s = 60;          // timeline point spacing (also the optimum's interval)
+  double target_utilization = 0.8; // static-peak, predictive
+};
+
+struct TimelinePoint {
+  double t_hours = 0;
+  double demand_rps = 0;
+  double replicas = 0;             // VMs billed at the point (ready + starting + draining)
+  double cost_usd = 0;             // cumulative
+};
+
+struct ServingRun {
+  double cost_usd = 0;
+  double vm_hours = 0;
+  double gpu_hours = 0;
+  int64_t requests = 0;
+  int64_t slo_met = 0;
+  Histogram ttft_ms;
+  Histogram tpot_ms;
+  int scale_events = 0;
+  int peak_replicas = 0;
+  int64_t events = 0;              // events processed (arrivals, completions, ticks, ...)
+  double end_s = 0;
+  std::vector<TimelinePoint> timeline;
+  [[nodiscard]] double slo_attainment() const {
+    return requests ? static_cast<double>(slo_met) / static_cast<double>(requests) : 1.0;
+  }
+};
+
+// What the demand asks of the fleet, per `timeline_s` interval (one pass over
+// the source): work in replica-seconds at batch_at_slo, and arrivals.
+struct DemandProfile {
+  double interval_s = 60;
+  std::vector<double> work_s;      // per interval
+  std::vector<int64_t> arrivals;   // per interval
+  double mean_input = 0, mean_output = 0;
+  int64_t requests = 0;
+  [[nodiscard]] int peak_replicas(double target_utilization) const;
+};
+[[nodiscard]] Result<DemandProfile> profile_demand(DemandSource& source, const ServingConfig& config);
+
+// The documented lower bound ("optimal" row): in every interval exactly
+// ceil(work / interval) replicas (full utilization), each replica slot paying
+// the start-up delay once when first used and, after an idle gap, the lesser
+// of the gap (kept running) and the start-up delay (restarted).
+struct ServingBound {
+  double cost_usd = 0;
+  double vm_hours = 0;
+  int peak_replicas = 0;
+};
+[[nodiscard]] ServingBound serving_lower_bound(const DemandProfile& profile, const ServingConfig& config);
+
+// Runs one replay. The policy is reset with `context` first. Appends scale
+// and fleet events to `log` when non-null; fills the timeline when asked.
+[[nodiscard]] Result<ServingRun> run_serving(const ServingConfig& config, DemandSource& source,
+                                             ScalingPolicy& policy, const PolicyContext& context,
+                                             std::string* log = nullptr, bool timeline = false);
+
+// Parameters of the azure-autoscale policy (also what autoscale_export.h writes).
+struct AutoscaleRule {
+  std::string metric = "utilization";   // "utilization" (percent) or "queue"
+  std::string op = "GreaterThan";       // GreaterThan | LessThan
+  double threshold = 70;
+  double window_s = 300;                // timeWindow
+  std::string statistic = "Average";    // over the time grain
+  std::string time_aggregation = "Average";  // over the window
+  bool scale_out = true;                // direction Increase / Decrease
+  int change = 1;                       // ChangeCount
+  double cooldown_s = 300;
+};
+struct AutoscaleSettings {
+  double time_grain_s = 60;
+  std::vector<AutoscaleRule> rules;
+};
+[[nodiscard]] AutoscaleSettings default_autoscale_settings();
+
+struct HpaSettings {
+  double target_utilization = 0.6;      // metric target (averageUtilization 60 %)
+  double tolerance = 0.1;               // kube-controller-manager default
+  double scale_down_stabilization_s = 300;
+};
+
+// Serving policies by report name: "static-peak", "azure-autoscale", "hpa",
+// "predictive". nullptr for another name.
+[[nodiscard]] std::unique_ptr<ScalingPolicy> make_serving_policy(const std::string& name,
+                                                                 const ServingConfig& config);
+[[nodiscard]] std::unique_ptr<ScalingPolicy> make_azure_autoscale_policy(const AutoscaleSettings& s);
+[[nodiscard]] std::unique_ptr<ScalingPolicy> make_hpa_policy(const HpaSettings& s);
+[[nodiscard]] const std::vector<std::string>& serving_policy_names();
+
+}  // namespace gpuplan::simulate

@@ -1,0 +1,609 @@
+// Scenario runner and report formats: resolves prices (scenario or catalog),
+// the replica model (scenario or estimator) and the start-up delay, runs every
+// policy over every trace and run with the same random offsets (common random
+// numbers, so differences between policies are not sampling noise), adds the
+// `optimal` row and aggregates. See deadline.cc and serving.cc for the models.
+#include "simulate/simulate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+#include "core/strings.h"
+#include "core/text_table.h"
+#include "estimate/estimate.h"
+#include "workload/models.h"
+
+namespace gpuplan::simulate {
+
+namespace {
+
+std::string num(double v, int digits) { return strings::fixed(v, digits); }
+
+struct Prices {
+  double od = 0;
+  double spot = 0;
+};
+
+// On-demand (payg) and spot prices with their provenance.
+Result<Prices> resolve_prices(const Scenario& s, const catalog::Catalog* cat, bool need_spot,
+                              std::vector<Assumed>& assumed) {
+  Prices p;
+  auto from_catalog = [&](catalog::Pricing pr, const char* what) -> Result<double> {
+    if (!cat) return not_found(std::string("no catalog to look up the ") + what + " price; give prices: in the scenario",
+                               Where{s.file, 0, 0, "prices"});
+    const catalog::Offer* o = cat->offer(s.vm_size, s.region, catalog::Os::kLinux, pr);
+    if (!o || !o->usd_per_hour)
+      return not_found(std::string("the catalog has no ") + what + " price for " + s.vm_size + " in " +
+                           (s.region.empty() ? "(no region)" : s.region) + "; give prices: in the scenario",
+                       Where{s.file, 0, 0, "vm.size"});
+    assumed.push_back({std::string(what) + "_usd_per_hour", num(*o->usd_per_hour, 4),
+                       "catalog: " + o->source + " as of " + o->as_of + (o->estimated ? " (estimated: " + o->rule + ")" : "")});
+    return *o->usd_per_hour;
+  };
+  const std::string src = s.price_source.empty() ? "scenario file" : s.price_source + (s.price_as_of.empty() ? "" : " as of " + s.price_as_of);
+  if (s.od_usd_per_hour) {
+    p.od = *s.od_usd_per_hour;
+    assumed.push_back({"on_demand_usd_per_hour", num(p.od, 4), src});
+  } else {
+    GPUPLAN_TRY(p.od, from_catalog(catalog::Pricing::kPayg, "on_demand"));
+  }
+  if (!need_spot) return p;
+  if (s.spot_usd_per_hour) {
+    p.spot = *s.spot_usd_per_hour;
+    assumed.push_back({"spot_usd_per_hour", num(p.spot, 4), src});
+  } else if (s.spot_ratio) {
+    p.spot = p.od * *s.spot_ratio;
+    assumed.push_back({"spot_usd_per_hour", num(p.spot, 4), "on-demand x spot_ratio " + num(*s.spot_ratio, 4) + " (" + src + ")"});
+  } else {
+    GPUPLAN_TRY(p.spot, from_catalog(catalog::Pricing::kSpot, "spot"));
+  }
+  assumed.push_back({"spot_to_on_demand_ratio", num(p.spot / p.od, 4), "derived"});
+  return p;
+}
+
+PolicyRow finish_row(PolicyRow r, double n) {
+  if (n <= 0) return r;
+  r.cost_usd /= n;
+  if (r.cost_vs_optimal) *r.cost_vs_optimal /= n;
+  if (r.deadline_met_fraction) *r.deadline_met_fraction /= n;
+  r.evictions /= n;
+  r.scale_events /= n;
+  r.gpu_hours /= n;
+  r.on_demand_usd /= n;
+  r.spot_usd /= n;
+  return r;
+}
+
+void accumulate(PolicyRow& into, const PolicyRow& one) {
+  into.cost_usd += one.cost_usd;
+  if (one.cost_vs_optimal) into.cost_vs_optimal = into.cost_vs_optimal.value_or(0) + *one.cost_vs_optimal;
+  if (one.deadline_met_fraction) into.deadline_met_fraction = into.deadline_met_fraction.value_or(0) + *one.deadline_met_fraction;
+  into.evictions += one.evictions;
+  into.scale_events += one.scale_events;
+  into.gpu_hours += one.gpu_hours;
+  into.on_demand_usd += one.on_demand_usd;
+  into.spot_usd += one.spot_usd;
+  into.runs += 1;
+}
+
+std::vector<std::string> chosen_policies(const Scenario& s, const RunOptions& o, const std::vector<std::string>& all) {
+  std::vector<std::string> p = o.policies.empty() ? s.policies : o.policies;
+  if (p.empty() || (p.size() == 1 && p[0] == "all")) return all;
+  return p;
+}
+
+Status check_policies(const std::vector<std::string>& chosen, const std::vector<std::string>& all, const std::string& kind) {
+  for (const auto& p : chosen) {
+    if (std::find(all.begin(), all.end(), p) != all.end()) continue;
+    std::string msg = "unknown policy '" + p + "' for a " + kind + " scenario";
+    if (auto c = strings::closest(p, all)) msg += "; did you mean '" + *c + "'?";
+    else {
+      msg += "; expected all or one of:";
+      for (const auto& a : all) msg += " " + a;
+    }
+    return invalid_argument(msg, Where{"", 0, 0, "--policy"});
+  }
+  return {};
+}
+
+// ---- deadline ---------------------------------------------------------------
+
+Result<SimReport> run_deadline_scenario(const Scenario& s, const catalog::Catalog* cat, const RunOptions& o) {
+  SimReport rep;
+  rep.scenario = s.name;
+  rep.kind = "deadline";
+  rep.runs = o.runs.value_or(s.runs);
+  rep.seed = o.seed.value_or(s.seed);
+  const auto policies = chosen_policies(s, o, deadline_policy_names());
+  GPUPLAN_RETURN_IF_ERROR(check_policies(policies, deadline_policy_names(), "deadline"));
+  GPUPLAN_TRY(Prices prices, resolve_prices(s, cat, true, rep.assumptions));
+  DeadlineJob job = s.job;
+  job.od_usd_per_hour = prices.od;
+  job.spot_usd_per_hour = prices.spot;
+  double gpus = 1;
+  if (cat && !s.vm_size.empty())
+    if (const catalog::VmSize* z = cat->find_size(s.vm_size)) gpus = z->gpu_count;
+  rep.assumptions.push_back({"work_hours", num(job.work_hours, 2), "scenario file"});
+  rep.assumptions.push_back({"deadline_hours", num(job.deadline_hours, 2), "scenario file"});
+  rep.assumptions.push_back({"changeover_hours", num(job.changeover_hours, 3), "scenario file (restart cost of every launch)"});
+  rep.assumptions.push_back({"eviction_notice_seconds", num(job.eviction_notice_s, 0), "Azure Scheduled Events Preempt notice (30 s)"});
+  rep.assumptions.push_back({"checkpoint_seconds", num(job.checkpoint_s, 0), "scenario file (progress beyond the notice is lost)"});
+
+  // The traces: files (options replace the scenario's) or the stochastic model.
+  std::vector<SpotTrace> traces;
+  const std::vector<std::string>& files = o.spot_traces.empty() ? s.spot_traces : o.spot_traces;
+  if (!files.empty() && (!o.spot_traces.empty() || !s.spot_model)) {
+    for (const auto& f : files) {
+      GPUPLAN_TRY(SpotTrace t, load_spot_trace(f));
+      traces.push_back(std::move(t));
+    }
+  }
+  const bool model = traces.empty();
+  if (model) {
+    rep.assumptions.push_back({"spot_model", "mean up " + num(s.spot_model->mean_up_hours, 2) + " h, mean down " +
+                                                 num(s.spot_model->mean_down_hours, 2) + " h",
+                               "scenario file (two-state Markov model, one trace drawn per run)"});
+  }
+  const size_t n_blocks = model ? 1 : traces.size();
+  std::vector<PolicyRow> total(policies.size() + 1);
+  for (size_t b = 0; b < n_blocks; ++b) {
+    const double gap = model ? s.spot_model->gap_seconds : traces[b].gap_seconds;
+    GPUPLAN_RETURN_IF_ERROR(validate(job, gap).map_error([&](Error e) {
+      e.where.file = s.file;
+      return e;
+    }));
+    std::vector<std::unique_ptr<ScalingPolicy>> pols;
+    for (const auto& name : policies) pols.push_back(make_deadline_policy(name, job, gap));
+    std::vector<PolicyRow> rows(policies.size() + 1);
+    Rng rng(rep.seed * 1000003ULL + b);
+    const int64_t steps = static_cast<int64_t>(std::ceil(job.deadline_hours * 3600 / gap));
+    TraceRows tr;
+    for (int run = 0; run < rep.runs; ++run) {
+      SpotTrace drawn;
+      const SpotTrace* trace;
+      int64_t offset = 0;
+      if (model) {
+        drawn = generate_spot_trace(*s.spot_model, std::max(s.spot_model_steps, steps + 1), rng);
+        trace = &drawn;
+      } else {
+        trace = &traces[b];
+        const int64_t n = static_cast<int64_t>(trace->available.size());
+        offset = n > steps + 1 ? static_cast<int64_t>(rng.below(static_cast<uint64_t>(n - steps - 1))) : 0;
+      }
+      const double opt = hindsight_optimal_cost(job, *trace, offset);
+      const bool first = run == 0;
+      if (first && o.event_log) {
+        rep.event_log += "# trace " + (model ? std::string("stochastic") : trace->file) + " run 0 offset " +
+                         std::to_string(offset) + " optimal $" + num(opt, 4) + "\n";
+      }
+      for (size_t i = 0; i < pols.size(); ++i) {
+        DeadlineRun r = run_deadline(job, *trace, offset, *pols[i], first && o.event_log ? &rep.event_log : nullptr,
+                                     first && b == 0 && o.timeline);
+        PolicyRow one;
+        one.cost_usd = r.cost_usd;
+        one.cost_vs_optimal = r.cost_usd / opt;
+        one.deadline_met_fraction = r.deadline_met ? 1.0 : 0.0;
+        one.evictions = r.evictions;
+        one.scale_events = r.scale_events;
+        one.gpu_hours = (r.od_hours + r.spot_hours) * gpus;
+        one.on_demand_usd = r.od_usd;
+        one.spot_usd = r.spot_usd;
+        accumulate(rows[i], one);
+        for (const DeadlineStep& st : r.timeline)
+          rep.timeline.push_back({policies[i], st.t_hours, st.progress_hours,
+                                  st.capacity == Capacity::kNone ? 0.0 : 1.0, std::string(to_string(st.capacity)),
+                                  st.cost_usd});
+      }
+      PolicyRow best;
+      best.cost_usd = opt;
+      best.cost_vs_optimal = 1.0;
+      best.deadline_met_fraction = 1.0;
+      accumulate(rows.back(), best);
+    }
+    for (size_t i = 0; i < rows.size(); ++i) {
+      rows[i].policy = i < policies.size() ? policies[i] : "optimal";
+      for (int k = 0; k < rows[i].runs; ++k) {}
+      PolicyRow sum = rows[i];
+      // Totals over all runs of all traces.
+      total[i].policy = rows[i].policy;
+      total[i].cost_usd += sum.cost_usd;
+      if (sum.cost_vs_optimal) total[i].cost_vs_optimal = total[i].cost_vs_optimal.value_or(0) + *sum.cost_vs_optimal;
+      if (sum.deadline_met_fraction) total[i].deadline_met_fraction = total[i].deadline_met_fraction.value_or(0) + *sum.deadline_met_fraction;
+      total[i].evictions += sum.evictions;
+      total[i].scale_events += sum.scale_events;
+      total[i].gpu_hours += sum.gpu_hours;
+      total[i].on_demand_usd += sum.on_demand_usd;
+      total[i].spot_usd += sum.spot_usd;
+      total[i].runs += sum.runs;
+      tr.policies.push_back(finish_row(sum, sum.runs));
+    }
+    tr.file = model ? "stochastic-model" : traces[b].file;
+    tr.spot_availability = model ? -1 : traces[b].availability();
+    rep.traces.push_back(std::move(tr));
+  }
+  for (auto& t : total) rep.policies.push_back(finish_row(t, t.runs));
+  rep.notes.push_back("optimal: the hindsight optimum of each run (sees the whole spot trace, pays the same changeovers); "
+                      "cost_vs_optimal is the mean over runs of cost / optimal");
+  rep.notes.push_back("runs start at offsets drawn uniformly within each trace (seed " + std::to_string(rep.seed) +
+                      "); every policy sees the same offsets");
+  return rep;
+}
+
+// ---- serving ----------------------------------------------------------------
+
+Result<std::unique_ptr<DemandSource>> open_demand(const Scenario& s, const std::string& trace, uint64_t seed) {
+  if (s.demand_format == "azure-llm") return open_azure_llm_trace(trace, s.time_scale);
+  if (s.demand_format == "alibaba-qps")
+    return open_alibaba_qps(trace, s.time_scale, s.qps_bucket_s, s.qps_input, s.qps_output, seed);
+  return make_synthetic(s.synthetic, s.time_scale, seed);
+}
+
+Result<ReplicaCapacity> resolve_replica(const Scenario& s, const catalog::Catalog* cat, double mean_context,
+                                        std::vector<Assumed>& assumed) {
+  if (s.replica) {
+    assumed.push_back({"replica", "prefill " + num(s.replica->prefill_tokens_per_s, 0) + " tok/s, step " +
+                                      num(s.replica->step_base_s * 1e3, 2) + " ms + " +
+                                      num(s.replica->step_per_seq_s * 1e3, 4) + " ms/seq, max batch " +
+                                      std::to_string(s.replica->max_batch),
+                       s.replica->source});
+    return *s.replica;
+  }
+  if (!cat) return not_found("no catalog to size the replica; give replica: in the scenario", Where{s.file, 0, 0, "replica"});
+  const catalog::VmSize* size = cat->find_size(s.vm_size);
+  if (!size) return not_found("unknown VM size '" + s.vm_size + "'", Where{s.file, 0, 0, "vm.size"});
+  const catalog::Gpu* gpu = cat->find_gpu(size->gpu_model);
+  if (!gpu) return not_found("the catalog has no GPU '" + size->gpu_model + "'", Where{s.file, 0, 0, "vm.size"});
+  const workload::Model* m = workload::find_model(s.model);
+  if (!m) return not_found("unknown model '" + s.model + "'", Where{s.file, 0, 0, "model"});
+  workload::Workload w;
+  w.kind = workload::Kind::kInfer;
+  w.model = *m;
+  bool prec_ok = false;
+  for (auto p : {workload::Precision::kFp32, workload::Precision::kFp16, workload::Precision::kBf16,
+                 workload::Precision::kFp8, workload::Precision::kInt8, workload::Precision::kInt4}) {
+    if (workload::to_string(p) == s.precision) w.precision = p, prec_ok = true;
+  }
+  if (!prec_ok) return invalid_argument("unknown precision '" + s.precision + "'", Where{s.file, 0, 0, "precision"});
+  const int tp = s.tensor_parallel > 0 ? s.tensor_parallel : std::max(1, static_cast<int>(std::floor(size->gpu_count)));
+  GPUPLAN_TRY(estimate::ReplicaModel rm, estimate::replica_model(w, *gpu, size->nvlink, tp));
+  ReplicaCapacity c;
+  const double mb = std::max(1.0, std::floor(rm.max_batch(mean_context)));
+  const double b2 = std::min(mb, 64.0);
+  const double s1 = rm.decode_step_seconds(1, mean_context);
+  const double s2 = rm.decode_step_seconds(b2, mean_context);
+  c.step_per_seq_s = b2 > 1 ? std::max(0.0, (s2 - s1) / (b2 - 1)) : 0;
+  c.step_base_s = std::max(1e-6, s1 - c.step_per_seq_s);
+  const double p1 = rm.prefill_seconds(1000), p2 = rm.prefill_seconds(2000);
+  c.prefill_tokens_per_s = p2 > p1 ? 1000 / (p2 - p1) : 1000 / std::max(p1, 1e-9);
+  c.prefill_fixed_s = std::max(0.0, p1 - 1000 / c.prefill_tokens_per_s);
+  c.max_batch = static_cast<int>(mb);
+  c.source = "estimator: " + std::string(m->name) + " " + s.precision + " on " + std::to_string(tp) + "x " + gpu->model +
+             " at mean context " + num(mean_context, 0) + " tokens (linear fit of the decode step at batch 1 and " +
+             num(b2, 0) + ")";
+  assumed.push_back({"replica", "prefill " + num(c.prefill_tokens_per_s, 0) + " tok/s, step " + num(c.step_base_s * 1e3, 2) +
+                                    " ms + " + num(c.step_per_seq_s * 1e3, 4) + " ms/seq, max batch " + std::to_string(c.max_batch),
+                     c.source});
+  return c;
+}
+
+Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog* cat, const RunOptions& o) {
+  SimReport rep;
+  rep.scenario = s.name;
+  rep.kind = "serving";
+  rep.runs = 1;
+  rep.seed = o.seed.value_or(s.seed);
+  const auto policies = chosen_policies(s, o, serving_policy_names());
+  GPUPLAN_RETURN_IF_ERROR(check_policies(policies, serving_policy_names(), "serving"));
+  GPUPLAN_TRY(Prices prices, resolve_prices(s, cat, false, rep.assumptions));
+  const std::string trace = o.trace.value_or(s.demand_trace);
+  if (o.trace && s.demand_format == "synthetic")
+    return invalid_argument("--trace replaces a trace file, but this scenario's demand is synthetic", Where{s.file, 0, 0, "demand"});
+
+  // Mean tokens of the demand (the estimator's context length), then the
+  // replica model, then the demand profile for static-peak and the bound.
+  double mean_ctx = 0;
+  {
+    GPUPLAN_TRY(auto src, open_demand(s, trace, rep.seed));
+    Request r;
+    double in = 0, out = 0;
+    int64_t n = 0;
+    for (;;) {
+      GPUPLAN_TRY(bool more, src->next(r));
+      if (!more) break;
+      in += r.input_tokens;
+      out += r.output_tokens;
+      ++n;
+    }
+    if (n == 0) return invalid_argument("the demand has no requests", Where{trace, 0, 0, ""});
+    mean_ctx = (in + out / 2) / static_cast<double>(n);
+    for (const DropNote& d : src->drops()) rep.notes.push_back(src->describe() + ": " + std::to_string(d.count) + " " + d.what);
+  }
+  ServingConfig c;
+  GPUPLAN_TRY(c.replica, resolve_replica(s, cat, mean_ctx, rep.assumptions));
+  c.ttft_slo_s = s.ttft_ms / 1e3;
+  c.tpot_slo_s = s.tpot_ms / 1e3;
+  c.usd_per_hour = prices.od;
+  const catalog::VmSize* size = cat && !s.vm_size.empty() ? cat->find_size(s.vm_size) : nullptr;
+  c.gpus_per_replica = size ? size->gpu_count : 1;
+  if (s.startup_s) {
+    c.startup_s = *s.startup_s;
+    rep.assumptions.push_back({"startup_seconds", num(c.startup_s, 0), "scenario file"});
+  } else {
+    Assumed a = default_startup(s.vm_size);
+    c.startup_s = std::stod(a.value);
+    rep.assumptions.push_back(a);
+  }
+  c.min_replicas = s.min_replicas;
+  c.initial_replicas = s.initial_replicas;
+  c.max_replicas = s.max_replicas;
+  if (s.quota_vcpus && size && size->vcpus > 0) {
+    const int cap = static_cast<int>(std::floor(*s.quota_vcpus / size->vcpus));
+    rep.assumptions.push_back({"quota_cap_replicas", std::to_string(cap),
+                               "fleet.quota_vcpus " + num(*s.quota_vcpus, 0) + " / " + std::to_string(size->vcpus) + " vCPUs per VM"});
+    c.max_replicas = std::max(1, std::min(c.max_replicas, cap));
+  }
+  c.interval_s = s.interval_s;
+  c.timeline_s = s.timeline_s;
+  c.target_utilization = s.target_utilization;
+  rep.assumptions.push_back({"slo", "TTFT <= " + num(s.ttft_ms, 0) + " ms and TPOT <= " + num(s.tpot_ms, 0) + " ms", "scenario file"});
+  rep.assumptions.push_back({"planning_batch", std::to_string(c.replica.batch_at_slo(c.tpot_slo_s)),
+                             "largest batch whose decode step is <= half the TPOT target"});
+  rep.assumptions.push_back({"replicas", "min " + std::to_string(c.min_replicas) + ", initial " + std::to_string(c.initial_replicas) +
+                                             ", max " + std::to_string(c.max_replicas), "scenario file"});
+
+  GPUPLAN_TRY(auto psrc, open_demand(s, trace, rep.seed));
+  GPUPLAN_TRY(DemandProfile profile, profile_demand(*psrc, c));
+  const ServingBound bound = serving_lower_bound(profile, c);
+  PolicyContext ctx;
+  ctx.od_usd_per_hour = prices.od;
+  ctx.startup_s = c.startup_s;
+  ctx.min_replicas = c.min_replicas;
+  ctx.max_replicas = c.max_replicas;
+  ctx.peak_replicas = std::min(c.max_replicas, profile.peak_replicas(c.target_utilization));
+
+  TraceRows tr;
+  tr.file = s.demand_format == "synthetic" ? "synthetic" : trace;
+  for (const auto& name : policies) {
+    std::unique_ptr<ScalingPolicy> pol;
+    if (name == "azure-autoscale") pol = make_azure_autoscale_policy(s.autoscale);
+    else if (name == "hpa") pol = make_hpa_policy(s.hpa);
+    else pol = make_serving_policy(name, c);
+    GPUPLAN_TRY(auto src, open_demand(s, trace, rep.seed));
+    GPUPLAN_TRY(ServingRun r, run_serving(c, *src, *pol, ctx, o.event_log ? &rep.event_log : nullptr, o.timeline));
+    rep.events += r.events;
+    PolicyRow row;
+    row.policy = name;
+    row.cost_usd = r.cost_usd;
+    row.cost_vs_optimal = bound.cost_usd > 0 ? std::optional<double>(r.cost_usd / bound.cost_usd) : std::nullopt;
+    row.slo_attainment = r.slo_attainment();
+    row.p50_ttft_ms = r.ttft_ms.quantile(0.5);
+    row.p99_ttft_ms = r.ttft_ms.quantile(0.99);
+    row.p99_tpot_ms = r.tpot_ms.quantile(0.99);
+    row.scale_events = r.scale_events;
+    row.gpu_hours = r.gpu_hours;
+    row.on_demand_usd = r.cost_usd;
+    row.runs = 1;
+    tr.policies.push_back(row);
+    for (const TimelinePoint& p : r.timeline)
+      rep.timeline.push_back({name, p.t_hours, p.demand_rps, p.replicas, "payg", p.cost_usd});
+  }
+  PolicyRow opt;
+  opt.policy = "optimal";
+  opt.cost_usd = bound.cost_usd;
+  opt.cost_vs_optimal = 1.0;
+  opt.gpu_hours = bound.vm_hours * c.gpus_per_replica;
+  opt.on_demand_usd = bound.cost_usd;
+  opt.runs = 1;
+  tr.policies.push_back(opt);
+  rep.policies = tr.policies;
+  rep.traces.push_back(std::move(tr));
+  rep.notes.push_back("optimal: a lower bound — every " + num(c.timeline_s, 0) +
+                      " s exactly ceil(work / interval) replicas at full utilization, each paying the start-up "
+                      "delay when first used and min(gap, start-up) after an idle gap; it serves no requests, so "
+                      "its latency fields are null");
+  rep.notes.push_back("requests " + std::to_string(profile.requests) + ", mean " + num(profile.mean_input, 0) + " input / " +
+                      num(profile.mean_output, 0) + " output tokens; static-peak holds " + std::to_string(ctx.peak_replicas) + " replicas");
+  return rep;
+}
+
+nlohmann::ordered_json opt_json(const std::optional<double>& v, int digits) {
+  if (!v) return nullptr;
+  const double scale = std::pow(10.0, digits);
+  return std::round(*v * scale) / scale;
+}
+
+double rounded(double v, int digits) {
+  const double scale = std::pow(10.0, digits);
+  return std::round(v * scale) / scale;
+}
+
+nlohmann::ordered_json row_json(const PolicyRow& r) {
+  nlohmann::ordered_json j;
+  j["policy"] = r.policy;
+  j["cost_usd"] = rounded(r.cost_usd, 4);
+  j["cost_vs_optimal"] = opt_json(r.cost_vs_optimal, 4);
+  j["slo_attainment"] = opt_json(r.slo_attainment, 5);
+  j["p50_ttft_ms"] = opt_json(r.p50_ttft_ms, 2);
+  j["p99_ttft_ms"] = opt_json(r.p99_ttft_ms, 2);
+  j["deadline_met_fraction"] = opt_json(r.deadline_met_fraction, 4);
+  j["evictions"] = rounded(r.evictions, 3);
+  j["scale_events"] = rounded(r.scale_events, 3);
+  j["p99_tpot_ms"] = opt_json(r.p99_tpot_ms, 2);
+  j["gpu_hours"] = rounded(r.gpu_hours, 4);
+  j["cost_by_pricing"] = {{"payg", rounded(r.on_demand_usd, 4)}, {"spot", rounded(r.spot_usd, 4)}};
+  j["runs"] = r.runs;
+  return j;
+}
+
+std::string opt_text(const std::optional<double>& v, int digits, double scale = 1) {
+  return v ? num(*v * scale, digits) : "-";
+}
+
+}  // namespace
+
+Result<SimReport> run_scenario(const Scenario& scenario, const catalog::Catalog* catalog, const RunOptions& options) {
+  if (options.runs && *options.runs < 1) return invalid_argument("expected --runs >= 1", Where{"", 0, 0, "--runs"});
+  if (scenario.kind == ScenarioKind::kDeadline) {
+    if (options.trace) return invalid_argument("--trace replaces a demand trace; a deadline scenario has spot traces (--spot-trace)",
+                                               Where{"", 0, 0, "--trace"});
+    return run_deadline_scenario(scenario, catalog, options);
+  }
+  if (!options.spot_traces.empty())
+    return invalid_argument("--spot-trace applies to deadline scenarios; this one is serving", Where{"", 0, 0, "--spot-trace"});
+  return run_serving_scenario(scenario, catalog, options);
+}
+
+nlohmann::ordered_json to_json(const SimReport& r) {
+  nlohmann::ordered_json j;
+  j["scenario"] = r.scenario;
+  j["kind"] = r.kind;
+  j["runs"] = r.runs;
+  j["seed"] = r.seed;
+  j["policies"] = nlohmann::ordered_json::array();
+  for (const auto& p : r.policies) j["policies"].push_back(row_json(p));
+  j["traces"] = nlohmann::ordered_json::array();
+  for (const auto& t : r.traces) {
+    nlohmann::ordered_json tj;
+    tj["file"] = t.file;
+    tj["spot_availability"] = t.spot_availability >= 0 ? nlohmann::ordered_json(rounded(t.spot_availability, 4)) : nlohmann::ordered_json(nullptr);
+    tj["policies"] = nlohmann::ordered_json::array();
+    for (const auto& p : t.policies) tj["policies"].push_back(row_json(p));
+    j["traces"].push_back(tj);
+  }
+  j["assumptions"] = nlohmann::ordered_json::array();
+  for (const auto& a : r.assumptions) j["assumptions"].push_back({{"name", a.name}, {"value", a.value}, {"source", a.source}});
+  j["notes"] = r.notes;
+  return j;
+}
+
+std::string to_text(const SimReport& r) {
+  std::ostringstream o;
+  o << "Scenario " << r.scenario << " (" << r.kind << "), " << r.runs << (r.runs == 1 ? " run" : " runs")
+    << (r.kind == "deadline" ? " per trace" : "") << ", seed " << r.seed << "\n\n";
+  auto table = [&](const std::vector<PolicyRow>& rows) {
+    TextTable t;
+    t.add_column("policy");
+    t.add_column("cost $", TextTable::Align::kRight);
+    t.add_column("vs opt", TextTable::Align::kRight);
+    if (r.kind == "serving") {
+      t.add_column("SLO %", TextTable::Align::kRight);
+      t.add_column("p50 TTFT ms", TextTable::Align::kRight);
+      t.add_column("p99 TTFT ms", TextTable::Align::kRight);
+      t.add_column("p99 TPOT ms", TextTable::Align::kRight);
+    } else {
+      t.add_column("on time %", TextTable::Align::kRight);
+      t.add_column("spot $", TextTable::Align::kRight);
+      t.add_column("evictions", TextTable::Align::kRight);
+    }
+    t.add_column("scale events", TextTable::Align::kRight);
+    t.add_column("GPU-h", TextTable::Align::kRight);
+    for (const auto& p : rows) {
+      if (r.kind == "serving")
+        t.add_row({p.policy, num(p.cost_usd, 2), opt_text(p.cost_vs_optimal, 3), opt_text(p.slo_attainment, 2, 100),
+                   opt_text(p.p50_ttft_ms, 0), opt_text(p.p99_ttft_ms, 0), opt_text(p.p99_tpot_ms, 1),
+                   num(p.scale_events, 1), num(p.gpu_hours, 2)});
+      else
+        t.add_row({p.policy, num(p.cost_usd, 2), opt_text(p.cost_vs_optimal, 3), opt_text(p.deadline_met_fraction, 1, 100),
+                   num(p.spot_usd, 2), num(p.evictions, 1), num(p.scale_events, 1), num(p.gpu_hours, 2)});
+    }
+    return t.render();
+  };
+  o << "All traces and runs (means):\n" << table(r.policies);
+  if (r.traces.size() > 1) {
+    for (const auto& t : r.traces) {
+      o << "\n" << std::filesystem::path(t.file).filename().string();
+      if (t.spot_availability >= 0) o << " (spot available " << num(t.spot_availability * 100, 1) << " % of steps)";
+      o << ":\n" << table(t.policies);
+    }
+  }
+  o << "\nAssumptions:\n";
+  for (const auto& a : r.assumptions) o << "  " << a.name << " = " << a.value << "  [" << a.source << "]\n";
+  o << "Notes:\n";
+  for (const auto& n : r.notes) o << "  " << n << "\n";
+  return o.str();
+}
+
+std::string timeline_csv(const SimReport& r) {
+  std::string out = "policy,t_hours,demand,replicas,capacity,cost_usd\n";
+  char buf[256];
+  for (const auto& t : r.timeline) {
+    std::snprintf(buf, sizeof buf, "%s,%.4f,%.4f,%.0f,%s,%.4f\n", t.policy.c_str(), t.t_hours, t.demand, t.replicas,
+                  t.capacity.c_str(), t.cost_usd);
+    out += buf;
+  }
+  return out;
+}
+
+nlohmann::ordered_json timeline_json(const SimReport& r) {
+  nlohmann::ordered_json j;
+  j["scenario"] = r.scenario;
+  j["demand_unit"] = r.kind == "serving" ? "requests/s" : "progress hours";
+  j["points"] = nlohmann::ordered_json::array();
+  for (const auto& t : r.timeline)
+    j["points"].push_back({{"policy", t.policy}, {"t_hours", rounded(t.t_hours, 4)}, {"demand", rounded(t.demand, 4)},
+                           {"replicas", t.replicas}, {"capacity", t.capacity}, {"cost_usd", rounded(t.cost_usd, 4)}});
+  return j;
+}
+
+std::string plot_html(const SimReport& r) {
+  // Three stacked inline-SVG charts (demand, replicas, cumulative cost), one
+  // line per policy. No external scripts or styles.
+  std::vector<std::string> names;
+  for (const auto& t : r.timeline)
+    if (std::find(names.begin(), names.end(), t.policy) == names.end()) names.push_back(t.policy);
+  static const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"};
+  auto esc = [](const std::string& s) {
+    std::string o;
+    for (char c : s) o += c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : std::string(1, c);
+    return o;
+  };
+  double tmax = 0;
+  for (const auto& t : r.timeline) tmax = std::max(tmax, t.t_hours);
+  if (tmax <= 0) tmax = 1;
+  std::ostringstream o;
+  o << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>gpuplan simulate: " << esc(r.scenario)
+    << "</title></head>\n<body style=\"font-family:sans-serif\">\n<h1>" << esc(r.scenario) << " (" << r.kind << ")</h1>\n";
+  o << "<table border=\"1\" cellpadding=\"4\" style=\"border-collapse:collapse\"><tr><th>policy</th><th>cost $</th><th>vs optimal</th>"
+    << (r.kind == "serving" ? "<th>SLO %</th>" : "<th>on time %</th>") << "</tr>\n";
+  for (const auto& p : r.policies)
+    o << "<tr><td>" << esc(p.policy) << "</td><td>" << num(p.cost_usd, 2) << "</td><td>" << opt_text(p.cost_vs_optimal, 3)
+      << "</td><td>" << (r.kind == "serving" ? opt_text(p.slo_attainment, 2, 100) : opt_text(p.deadline_met_fraction, 1, 100))
+      << "</td></tr>\n";
+  o << "</table>\n";
+  struct Panel { const char* title; int which; };
+  const Panel panels[] = {{r.kind == "serving" ? "demand (requests/s)" : "progress (hours)", 0},
+                          {r.kind == "serving" ? "replicas" : "VM running (1) or not (0)", 1},
+                          {"cumulative cost ($)", 2}};
+  const int W = 900, H = 220, L = 60, B = 30;
+  for (const Panel& p : panels) {
+    double vmax = 0;
+    for (const auto& t : r.timeline) vmax = std::max(vmax, p.which == 0 ? t.demand : p.which == 1 ? t.replicas : t.cost_usd);
+    if (vmax <= 0) vmax = 1;
+    o << "<h3>" << p.title << "</h3>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H + B
+      << "\" style=\"background:#fafafa\">\n";
+    o << "<line x1=\"" << L << "\" y1=\"" << H << "\" x2=\"" << W << "\" y2=\"" << H << "\" stroke=\"#999\"/>\n";
+    o << "<line x1=\"" << L << "\" y1=\"0\" x2=\"" << L << "\" y2=\"" << H << "\" stroke=\"#999\"/>\n";
+    o << "<text x=\"5\" y=\"12\" font-size=\"11\">" << num(vmax, 2) << "</text><text x=\"5\" y=\"" << H << "\" font-size=\"11\">0</text>\n";
+    o << "<text x=\"" << W - 80 << "\" y=\"" << H + 20 << "\" font-size=\"11\">" << num(tmax, 2) << " h</text>\n";
+    for (size_t n = 0; n < names.size(); ++n) {
+      if (p.which == 0 && r.kind == "serving" && n > 0) break;  // demand is the same for every policy
+      o << "<polyline fill=\"none\" stroke=\"" << kColors[n % 6] << "\" stroke-width=\"1.5\" points=\"";
+      for (const auto& t : r.timeline) {
+        if (t.policy != names[n]) continue;
+        const double v = p.which == 0 ? t.demand : p.which == 1 ? t.replicas : t.cost_usd;
+        o << num(L + (W - L) * t.t_hours / tmax, 1) << "," << num(H - H * v / vmax, 1) << " ";
+      }
+      o << "\"/>\n";
+      o << "<text x=\"" << L + 10 + 150 * n << "\" y=\"" << H + 20 << "\" font-size=\"12\" fill=\"" << kColors[n % 6] << "\">"
+        << esc(names[n]) << "</text>\n";
+    }
+    o << "</svg>\n";
+  }
+  o << "</body></html>\n";
+  return o.str();
+}
+
+}  // namespace gpuplan::simulate
