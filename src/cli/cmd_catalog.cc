@@ -345,7 +345,9 @@ void print_regions(std::ostream& out, const std::vector<catalog::RegionSummary>&
   }
   t.add_column("GPU MODELS");
   // Wrap the model list so the table fits 100 columns.
-  const size_t kModelsWidth = with_quota ? 52 : 74;
+  // REGION (18) + SIZES (5) + the quota columns (9 each) + separators, and
+  // one character for the trailing comma of a wrapped line.
+  const size_t kModelsWidth = with_quota ? 50 : 72;
   for (const auto& r : regions) {
     std::vector<std::string> lines(1);
     for (const std::string& m : r.gpu_models) {
@@ -373,7 +375,9 @@ void print_regions(std::ostream& out, const std::vector<catalog::RegionSummary>&
   }
   out << t.render();
   out << regions.size() << " region(s); SIZES counts sizes that are not retired.";
-  if (!with_quota) out << " Quota: import `az vm list-usage` with `gpuplan catalog import usage`.";
+  if (!with_quota) {
+    out << "\nQuota: import `az vm list-usage` with `gpuplan catalog import usage`.";
+  }
   out << "\n";
 }
 

@@ -163,6 +163,32 @@ TEST(CatalogCli, ImportsOverlayTheEmbeddedCatalog) {
   EXPECT_EQ(all.size(), 3u);
 }
 
+// Every table fits 100 columns and holds the same rows as --json.
+TEST(CatalogCli, WideListingsFit100ColumnsAndMatchJson) {
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"catalog"},
+           {"catalog", "--include-retired", "--pricing", "spot", "--os", "windows"},
+           {"catalog", "--pricing", "savings-3y", "--sort", "gpu-price"},
+           {"regions"}}) {
+    auto r = run_cli(with_empty_db(args));
+    ASSERT_EQ(r.code, 0) << r.err;
+    size_t start = 0;
+    while (start < r.out.size()) {
+      size_t end = r.out.find('\n', start);
+      if (end == std::string::npos) end = r.out.size();
+      EXPECT_LE(end - start, 100u) << r.out.substr(start, end - start);
+      start = end + 1;
+    }
+    if (args[0] != "catalog") continue;
+    std::vector<std::string> json_args = args;
+    json_args.push_back("--json");
+    auto j = nlohmann::json::parse(run_cli(with_empty_db(json_args)).out);
+    EXPECT_NE(r.out.find(std::to_string(j.size()) + " row(s)"), std::string::npos)
+        << j.size() << "\n"
+        << r.out.substr(r.out.size() > 600 ? r.out.size() - 600 : 0);
+  }
+}
+
 TEST(CatalogCli, HelpHasAnExample) {
   auto r = run_cli({"catalog", "--help"});
   EXPECT_EQ(r.code, 0);
