@@ -101,8 +101,8 @@ double billed(double wall_hours, double launches, const Usage& u) {
 }
 
 // Effective utilization of a commitment for `billed_hours` of use.
-double utilization_for(const PriceQuote& q, const Usage& u, double billed_hours) {
-  double term = catalog::commitment_hours(q.pricing);
+double utilization_for(catalog::Pricing p, const Usage& u, double billed_hours) {
+  double term = catalog::commitment_hours(p);
   if (term <= 0) return 1.0;
   if (u.utilization) return std::clamp(*u.utilization, 1e-9, 1.0);
   if (billed_hours <= 0) return 1.0;
@@ -113,12 +113,8 @@ double utilization_for(const PriceQuote& q, const Usage& u, double billed_hours)
 // expected case's lines.
 double total_at(const PriceQuote& q, const Usage& u, double wall, double billed_h,
                 const RegionCosts& rc) {
-  double n = u.count;
-  double util = utilization_for(q, u, billed_h);
-  double vm = n * billed_h * (q.compute_usd_per_hour / util + q.licence_usd_per_hour);
-  double disks = n * (rc.os_disk_usd_per_vm_month + rc.data_disk_usd_per_vm_month) * wall /
-                 kHoursPerMonth;
-  return vm + disks + rc.egress_usd;
+  return apply_factors(cost_factors(q.pricing, u, wall, billed_h), q.compute_usd_per_hour,
+                       q.licence_usd_per_hour, rc);
 }
 
 // Cost of `gb` on a tier ladder: each rate applies from its key (GB) up to
@@ -147,6 +143,17 @@ std::string cite(const Rate& r, bool fell_back, std::string_view region) {
 }
 
 }  // namespace
+
+CostFactors cost_factors(catalog::Pricing pricing, const Usage& u, double wall_hours,
+                         double billed_hours) {
+  CostFactors f;
+  double n = u.count;
+  double util = utilization_for(pricing, u, billed_hours);
+  f.licence_mult = n * billed_hours;
+  f.compute_mult = f.licence_mult / util;
+  f.disk_mult = n * wall_hours / kHoursPerMonth;
+  return f;
+}
 
 // ------------------------------------------------------------------ Rates
 
@@ -499,14 +506,13 @@ Result<RegionCosts> region_costs(const Rates& rates, const Usage& u, std::string
 // ------------------------------------------------------------------ numbers
 
 namespace {
-// The expected case's components and their sum, shared by cost_numbers()
-// and cost_total() so the two agree to the bit.
+// The expected case's components and their total.
 void expected_components(const PriceQuote& q, const Usage& u, const HoursModel& h,
                          const RegionCosts& rc, CostNumbers& c) {
   double n = u.count;
   double rate = q.compute_usd_per_hour;
   double lic = q.licence_usd_per_hour;
-  double util = utilization_for(q, u, h.billed_hours);
+  double util = utilization_for(q.pricing, u, h.billed_hours);
   double work = u.work_hours;
   double setup = std::min(u.setup_hours, h.wall_hours);
   double eviction_hours = std::max(0.0, h.wall_hours - setup - work);
@@ -520,18 +526,16 @@ void expected_components(const PriceQuote& q, const Usage& u, const HoursModel& 
   c.os_disk_usd = n * rc.os_disk_usd_per_vm_month * h.wall_hours / kHoursPerMonth;
   c.data_disk_usd = n * rc.data_disk_usd_per_vm_month * h.wall_hours / kHoursPerMonth;
   c.egress_usd = rc.egress_usd;
-  c.total_usd = c.compute_usd + c.unused_commitment_usd + c.licence_usd + c.setup_usd +
-                c.eviction_usd + c.billing_rounding_usd + c.os_disk_usd + c.data_disk_usd +
-                c.egress_usd;
+  // The total is the same closed form as the low and high ends (the lines
+  // above split it; they sum to it within rounding).
+  c.total_usd = total_at(q, u, h.wall_hours, h.billed_hours, rc);
   c.usd_per_hour = n * (rate / util + lic);
 }
 }  // namespace
 
 double cost_total(const PriceQuote& q, const Usage& u, const HoursModel& h,
                   const RegionCosts& rc) {
-  CostNumbers c;
-  expected_components(q, u, h, rc, c);
-  return c.total_usd;
+  return total_at(q, u, h.wall_hours, h.billed_hours, rc);
 }
 
 CostNumbers cost_numbers(const PriceQuote& q, const Usage& u, const HoursModel& h,
@@ -557,7 +561,7 @@ CostBreakdown breakdown(const PriceQuote& q, const Usage& u, const HoursModel& h
   std::string pricing(catalog::to_string(q.pricing));
   std::string price_src = q.source + (q.as_of.empty() ? "" : ", as of " + q.as_of) +
                           (q.estimated ? ", estimated: " + q.rule : "");
-  double util = utilization_for(q, u, h.billed_hours);
+  double util = utilization_for(q.pricing, u, h.billed_hours);
   double work = u.work_hours;
   double setup = std::min(u.setup_hours, h.wall_hours);
   double with_lic = q.compute_usd_per_hour + q.licence_usd_per_hour;

@@ -207,8 +207,30 @@ struct CostNumbers {
 [[nodiscard]] CostNumbers cost_numbers(const PriceQuote& quote, const Usage& usage,
                                        const HoursModel& hours, const RegionCosts& region);
 
-// cost_numbers(...).total_usd without the other fields (the planner's hot
-// path); the same arithmetic, so the two agree exactly.
+// The total as a linear form of the two meters and the region's disks:
+//   total = compute_mult x compute $/h + licence_mult x licence $/h
+//           + disk_mult x (OS + data disk $/month) + transfer
+// with compute_mult = VMs x billed hours / utilization, licence_mult = VMs x
+// billed hours, disk_mult = VMs x wall hours / 730. It depends only on the
+// pricing model, the usage and the hours, so the planner computes it once per
+// (size, count, pricing) and applies it to every region's price.
+struct CostFactors {
+  double compute_mult = 0;
+  double licence_mult = 0;
+  double disk_mult = 0;
+};
+[[nodiscard]] CostFactors cost_factors(catalog::Pricing pricing, const Usage& usage,
+                                       double wall_hours, double billed_hours);
+[[nodiscard]] inline double apply_factors(const CostFactors& f, double compute_usd_per_hour,
+                                          double licence_usd_per_hour, const RegionCosts& region) {
+  return f.compute_mult * compute_usd_per_hour + f.licence_mult * licence_usd_per_hour +
+         f.disk_mult * (region.os_disk_usd_per_vm_month + region.data_disk_usd_per_vm_month) +
+         region.egress_usd;
+}
+
+// cost_numbers(...).total_usd without the other fields: apply_factors() of
+// cost_factors(), the very expression total_usd is, so they agree exactly;
+// the lines split it within rounding.
 [[nodiscard]] double cost_total(const PriceQuote& quote, const Usage& usage,
                                 const HoursModel& hours, const RegionCosts& region);
 
@@ -219,14 +241,15 @@ struct CostLine {
 };
 
 struct CostBreakdown {
-  std::vector<CostLine> lines;  // sum of usd == total_usd
+  std::vector<CostLine> lines;  // sum of usd == total_usd (within 1e-9)
   CostNumbers numbers;
   HoursModel hours;
   PriceQuote quote;
   [[nodiscard]] double total_usd() const { return numbers.total_usd; }
 };
 
-// The lines of one option. `lines` always sum to numbers.total_usd.
+// The lines of one option. `lines` always sum to numbers.total_usd (within
+// floating-point rounding).
 [[nodiscard]] CostBreakdown breakdown(const PriceQuote& quote, const Usage& usage,
                                       const HoursModel& hours, const RegionCosts& region);
 

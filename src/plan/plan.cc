@@ -52,6 +52,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <unordered_map>
 
 #include "core/strings.h"
@@ -68,6 +69,7 @@ constexpr int kNumPricing = 6;
 int pricing_index(Pricing p) { return static_cast<int>(p); }
 
 enum Reason : int {
+  kAmd,
   kNotFit,
   kMissesSlo,
   kOverProvisioned,
@@ -84,7 +86,7 @@ enum Reason : int {
   kNumReasons
 };
 const char* const kReasonText[kNumReasons] = {
-    "does not fit",       "misses SLO",        "more VMs than the SLO needs",
+    "AMD GPU",            "does not fit",       "misses SLO",        "more VMs than the SLO needs",
     "over max_gpus",      "region not allowed", "restricted for the subscription",
     "spot not allowed",   "no listed price",   "spot never finishes",
     "misses deadline",    "over budget",       "family quota",
@@ -100,28 +102,38 @@ struct Cand {
   int r = -1;  // region index
   int p = 0;   // pricing index
   bool in_data_region = false;
+  // The tie-break order packed: not-in-data-region, size rank (by name),
+  // count, region index (sorted by name), pricing.
+  uint64_t tie = 0;
   [[nodiscard]] bool valid() const { return s >= 0; }
 };
 
+uint64_t tie_key(bool in_data_region, int size_rank, int count, int region, int pricing) {
+  return (static_cast<uint64_t>(!in_data_region) << 48) |
+         (static_cast<uint64_t>(size_rank) << 32) | (static_cast<uint64_t>(count) << 20) |
+         (static_cast<uint64_t>(region) << 4) | static_cast<uint64_t>(pricing);
+}
+
 struct Order {
   Objective objective;
-  const std::vector<int>* size_rank;
-  [[nodiscard]] std::tuple<bool, int, int, int, int> tie(const Cand& c) const {
-    return std::tuple(!c.in_data_region, (*size_rank)[c.s], c.count, c.r, c.p);
-  }
   // a < b: a ranks before b.
   bool operator()(const Cand& a, const Cand& b) const {
-    auto primary = [&](const Cand& c) {
-      switch (objective) {
-        case Objective::kCost: return std::tuple(c.cost, c.hours, 0.0);
-        case Objective::kTime: return std::tuple(c.hours, c.cost, 0.0);
-        case Objective::kBalanced: return std::tuple(c.score, c.cost, c.hours);
-      }
-      return std::tuple(c.cost, c.hours, 0.0);
-    };
-    auto pa = primary(a), pb = primary(b);
-    if (pa != pb) return pa < pb;
-    return tie(a) < tie(b);
+    switch (objective) {
+      case Objective::kCost:
+        if (a.cost != b.cost) return a.cost < b.cost;
+        if (a.hours != b.hours) return a.hours < b.hours;
+        break;
+      case Objective::kTime:
+        if (a.hours != b.hours) return a.hours < b.hours;
+        if (a.cost != b.cost) return a.cost < b.cost;
+        break;
+      case Objective::kBalanced:
+        if (a.score != b.score) return a.score < b.score;
+        if (a.cost != b.cost) return a.cost < b.cost;
+        if (a.hours != b.hours) return a.hours < b.hours;
+        break;
+    }
+    return a.tie < b.tie;
   }
 };
 
@@ -190,22 +202,29 @@ double objective_score(Objective o, double cost_usd, double hours) {
   return cost_usd;
 }
 
-Result<Plan> make_plan(const workload::Workload& workload, const catalog::Catalog& catalog,
-                       const cost::Rates& rates, const PlanOptions& options) {
-  return make_plan(workload, catalog, rates, options,
-                   [&workload](const catalog::VmSize& size, const catalog::Gpu& gpu, int count) {
-                     return estimate::estimate(workload, size, gpu, count);
-                   });
-}
-
 namespace {
+
+// The enumeration needs only fit and hours; when the estimator offers a call
+// that skips building its assumption texts (a fifth `explain` argument), use
+// it: it is ~10x cheaper, and the printed options are re-estimated in full.
+template <typename W>
+estimate::Estimate quick_estimate(const W& w, const catalog::VmSize& size, const catalog::Gpu& gpu,
+                                  int count) {
+  if constexpr (requires { estimate::estimate(w, size, gpu, count, false); }) {
+    return estimate::estimate(w, size, gpu, count, false);
+  } else {
+    return estimate::estimate(w, size, gpu, count);
+  }
+}
 
 // Everything the passes share.
 class Planner {
  public:
+  // `quick` serves the enumeration (fit and hours), `full` the printed
+  // options (with the estimator's assumptions); they must agree on numbers.
   Planner(const workload::Workload& w, const catalog::Catalog& c, const cost::Rates& rates,
-          const PlanOptions& o, const EstimateFn& est)
-      : w_(w), catalog_(c), rates_(rates), opt_(o), estimator_(est) {}
+          const PlanOptions& o, const EstimateFn& quick, const EstimateFn& full)
+      : w_(w), catalog_(c), rates_(rates), opt_(o), quick_(quick), estimator_(full) {}
 
   Result<Plan> run();
 
@@ -221,13 +240,15 @@ class Planner {
   template <typename F>
   void drop_bulk(Reason why, long long per_region, int si, int counts, F&& example);
   void consider(const Cand& c);
-  Option materialise(const Cand& c);
+  // detailed: cost lines and the estimator's full output; else numbers only.
+  Option materialise(const Cand& c, bool detailed = true);
   void finish(Plan& plan);
 
   const workload::Workload& w_;
   const catalog::Catalog& catalog_;
   const cost::Rates& rates_;
   const PlanOptions& opt_;
+  const EstimateFn& quick_;
   const EstimateFn& estimator_;
 
   // Settings.
@@ -259,12 +280,14 @@ class Planner {
   int data_region_index_ = -1;
 
   // Results of the pass.
-  Order order_{Objective::kCost, nullptr};
+  Order order_{Objective::kCost};
   std::vector<Cand> top_;
   std::vector<Cand> group_best_;             // [(s * (max_count+1) + count) * 2 + spot]
   std::vector<Cand> pair_best_;              // [s * R + r]
   std::vector<Cand> blocked_best_;           // [s * R + r]
   std::vector<DropStats> drops_;
+  // Full estimates of printed (size, count)s: options share them.
+  std::vector<std::pair<std::pair<int, int>, estimate::Estimate>> full_estimates_;
   long long considered_ = 0;
   long long feasible_ = 0;
 };
@@ -427,7 +450,7 @@ Status Planner::index() {
             [&](int a, int b) { return sizes_[a]->name < sizes_[b]->name; });
   size_rank_.assign(sizes_.size(), 0);
   for (size_t i = 0; i < by_name.size(); ++i) size_rank_[by_name[i]] = static_cast<int>(i);
-  order_ = Order{opt_.objective, &size_rank_};
+  order_ = Order{opt_.objective};
 
   // Regions, allowed set.
   regions_ = catalog_.regions();
@@ -571,6 +594,14 @@ void Planner::size_counts(int si) {
     });
     return;
   }
+  if (size.driver == catalog::DriverKind::kAmd && !opt_.allow_amd) {
+    drop_bulk(kAmd, per_region, si, max_count_, [&] {
+      return size.name + ": " + size.gpu_model +
+             " needs ROCm/AMD drivers, which gpuplan stack/deploy do not set up (--allow-amd "
+             "includes it)";
+    });
+    return;
+  }
   const bool serving = w_.kind == workload::Kind::kInfer;
   for (int count = 1; count <= max_count_; ++count) {
     double gpus = size.gpu_count * count;
@@ -582,7 +613,7 @@ void Planner::size_counts(int si) {
       });
       return;
     }
-    estimate::Estimate e = estimator_(size, *gpus_[si], count);
+    estimate::Estimate e = quick_(size, *gpus_[si], count);
     if (!e.fits) {
       bool slo = serving && e.serving && e.memory_needed_gib <= e.memory_available_gib;
       int skip_to = count;
@@ -619,7 +650,13 @@ void Planner::candidates(int si, int count, const estimate::Estimate& e) {
     return size.name + " x" + std::to_string(count) + " in " + regions_[r] + " (" +
            std::string(catalog::to_string(catalog::kAllPricing[p])) + ")";
   };
-  cost::PriceQuote q;
+  // The cost of every region's price for this (size, count): one linear form
+  // per pricing model (cost::cost_factors, the arithmetic of cost_total).
+  cost::CostFactors factors[kNumPricing];
+  for (Pricing pricing : pricings_) {
+    const cost::HoursModel& h = hm[pricing == Pricing::kSpot ? 1 : 0];
+    factors[pricing_index(pricing)] = cost::cost_factors(pricing, usage_, h.wall_hours, h.billed_hours);
+  }
   for (int r : size_regions_[si]) {
     const size_t pair = static_cast<size_t>(si) * R + r;
     if (!allowed_[r]) {
@@ -666,11 +703,8 @@ void Planner::candidates(int si, int count, const estimate::Estimate& e) {
         });
         continue;
       }
-      q.pricing = pricing;
-      q.compute_usd_per_hour = cell.compute;
-      q.licence_usd_per_hour = cell.licence;
-      q.estimated = cell.estimated;
-      const double total = cost::cost_total(q, usage_, h, region_costs_[r]);
+      const double total =
+          cost::apply_factors(factors[p], cell.compute, cell.licence, region_costs_[r]);
       if (budget_ && total > *budget_) {
         drop(kBudget, 1, si, r, [&] {
           return name(r, p) + ": " + cost::format_usd(total) + " > " + cost::format_usd(*budget_);
@@ -686,6 +720,7 @@ void Planner::candidates(int si, int count, const estimate::Estimate& e) {
       c.r = r;
       c.p = p;
       c.in_data_region = r == data_region_index_;
+      c.tie = tie_key(c.in_data_region, size_rank_[si], count, r, p);
       const std::optional<double>& room = headroom_[pair * 2 + (spot ? 1 : 0)];
       if (room && *room < need) {
         drop(spot ? kSpotQuota : kQuota, 1, si, r, [&] {
@@ -715,18 +750,31 @@ void Planner::consider(const Cand& c) {
   // Frontier group: same size, count and hours class; keep the cheapest.
   const bool spot = catalog::kAllPricing[c.p] == Pricing::kSpot;
   Cand& g = group_best_[(static_cast<size_t>(c.s) * (max_count_ + 1) + c.count) * 2 + (spot ? 1 : 0)];
-  Order by_cost{Objective::kCost, &size_rank_};
+  Order by_cost{Objective::kCost};
   if (!g.valid() || by_cost(c, g)) g = c;
   // Fallbacks: best per (size, region).
   Cand& b = pair_best_[static_cast<size_t>(c.s) * regions_.size() + c.r];
   if (!b.valid() || order_(c, b)) b = c;
 }
 
-Option Planner::materialise(const Cand& c) {
+Option Planner::materialise(const Cand& c, bool detailed) {
   const catalog::VmSize& size = *sizes_[c.s];
   const Pricing pricing = catalog::kAllPricing[c.p];
   const bool spot = pricing == Pricing::kSpot;
-  estimate::Estimate e = estimator_(size, *gpus_[c.s], c.count);
+  estimate::Estimate quick;
+  const estimate::Estimate* found = nullptr;
+  for (const auto& [key, est] : full_estimates_) {
+    if (key == std::pair(c.s, c.count)) found = &est;
+  }
+  if (!found && detailed) {
+    full_estimates_.emplace_back(std::pair(c.s, c.count), estimator_(size, *gpus_[c.s], c.count));
+    found = &full_estimates_.back().second;
+  }
+  if (!found) {
+    quick = quick_(size, *gpus_[c.s], c.count);
+    found = &quick;
+  }
+  const estimate::Estimate& e = *found;
   usage_.count = c.count;
   usage_.work_hours = e.hours;
   cost::HoursModel h = cost::hours_model(usage_, spot);
@@ -734,7 +782,12 @@ Option Planner::materialise(const Cand& c) {
   const PriceCell& cell = prices_[pair * kNumPricing + c.p];
   cost::PriceQuote q = *cost::quote_offers(cell.offers, size, pricing, os_, hybrid_,
                                            licence_per_vcpu_, true);
-  cost::CostBreakdown b = cost::breakdown(q, usage_, h, region_costs_[c.r]);
+  cost::CostBreakdown b;
+  if (detailed) {
+    b = cost::breakdown(q, usage_, h, region_costs_[c.r]);
+  } else {
+    b.numbers = cost::cost_numbers(q, usage_, h, region_costs_[c.r]);
+  }
 
   Option o;
   o.size = size.name;
@@ -801,9 +854,21 @@ void Planner::finish(Plan& plan) {
     }
     double dc = o.cost_usd - best->cost_usd;
     double dh = o.hours - best->hours;
-    o.why = (dc >= 0 ? "+" : "-") + cost::format_usd(std::fabs(dc)) +
-            (best->cost_usd > 0 ? " (" + std::string(dc >= 0 ? "+" : "-") + percent(std::fabs(dc) / best->cost_usd) + ")" : "") +
-            ", " + hours_text(std::fabs(dh)) + " h " + (dh <= 0 ? "faster" : "slower");
+    std::string money_part = std::fabs(dc) < 0.005
+                                 ? "same cost"
+                                 : (dc > 0 ? "+" : "-") + cost::format_usd(std::fabs(dc)) +
+                                       (best->cost_usd > 0
+                                            ? " (" + std::string(dc > 0 ? "+" : "-") +
+                                                  percent(std::fabs(dc) / best->cost_usd) + ")"
+                                            : "");
+    std::string time_part = std::fabs(dh) < 0.005 ? "same hours"
+                                                  : hours_text(std::fabs(dh)) + " h " +
+                                                        (dh < 0 ? "faster" : "slower");
+    o.why = money_part + ", " + time_part;
+    if (o.size == best->size && o.count == best->count && o.pricing == best->pricing &&
+        o.region != best->region) {
+      o.why += " (same option in " + o.region + ")";
+    }
   }
 
   // Pareto frontier over the group bests.
@@ -811,7 +876,7 @@ void Planner::finish(Plan& plan) {
   for (const Cand& g : group_best_) {
     if (g.valid()) groups.push_back(g);
   }
-  Order by_cost{Objective::kCost, &size_rank_};
+  Order by_cost{Objective::kCost};
   std::sort(groups.begin(), groups.end(), [&](const Cand& a, const Cand& b) {
     if (a.hours != b.hours) return a.hours < b.hours;
     return by_cost(a, b);
@@ -821,7 +886,7 @@ void Planner::finish(Plan& plan) {
     if (frontier.empty() || g.cost < frontier.back().cost) frontier.push_back(g);
   }
   for (size_t i = 0; i < frontier.size(); ++i) {
-    Option o = materialise(frontier[i]);
+    Option o = materialise(frontier[i], false);
     o.rank = static_cast<int>(i) + 1;
     if (frontier.size() == 1) {
       o.why = "fastest and cheapest";
@@ -949,8 +1014,12 @@ void Planner::finish(Plan& plan) {
                           fixed(best->spot_risk->eviction_rate_per_hour, 3) +
                           " evictions per VM-hour (--eviction-rate)");
     }
-    estimate::Estimate e = estimator_(*sizes_[top_.front().s], *gpus_[top_.front().s], best->count);
-    for (const estimate::Assumption& a : e.assumptions) {
+    materialise(top_.front());  // caches the winner's full estimate
+    const estimate::Estimate* e = nullptr;
+    for (const auto& [key, est] : full_estimates_) {
+      if (key == std::pair(top_.front().s, top_.front().count)) e = &est;
+    }
+    for (const estimate::Assumption& a : e->assumptions) {
       plan.assumptions.push_back({a.name, a.value, a.source});
     }
   } else {
@@ -984,7 +1053,19 @@ Result<Plan> Planner::run() {
 Result<Plan> make_plan(const workload::Workload& workload, const catalog::Catalog& catalog,
                        const cost::Rates& rates, const PlanOptions& options,
                        const EstimateFn& estimator) {
-  Planner planner(workload, catalog, rates, options, estimator);
+  Planner planner(workload, catalog, rates, options, estimator, estimator);
+  return planner.run();
+}
+
+Result<Plan> make_plan(const workload::Workload& workload, const catalog::Catalog& catalog,
+                       const cost::Rates& rates, const PlanOptions& options) {
+  EstimateFn quick = [&workload](const catalog::VmSize& size, const catalog::Gpu& gpu, int count) {
+    return quick_estimate(workload, size, gpu, count);
+  };
+  EstimateFn full = [&workload](const catalog::VmSize& size, const catalog::Gpu& gpu, int count) {
+    return estimate::estimate(workload, size, gpu, count);
+  };
+  Planner planner(workload, catalog, rates, options, quick, full);
   return planner.run();
 }
 

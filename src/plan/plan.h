@@ -53,6 +53,9 @@ struct PlanOptions {
   std::optional<double> deadline_hours;     // replaces the workload's
   std::optional<double> budget_usd;         // replaces the workload's
   int fallbacks_per_kind = 3;               // other regions, other sizes
+  // AMD GPUs (MI300X, MI25, V620, V710) need ROCm/AMD drivers, which
+  // `gpuplan stack`/`deploy` do not set up; they are dropped unless allowed.
+  bool allow_amd = false;
 };
 
 // The estimator as the planner sees it: the default is estimate::estimate;
