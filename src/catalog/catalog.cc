@@ -189,7 +189,10 @@ struct Catalog::Impl {
       size_ids.emplace(size_key(sizes[i].name), static_cast<uint32_t>(i));
     }
     for (size_t i = 0; i < gpus.size(); ++i) gpu_index.emplace(strings::fold(gpus[i].model), i);
-    // Raw spellings seen so far -> id, so each distinct string is folded once.
+    // Raw spellings seen so far -> id, so each distinct string is folded
+    // once; offers come in runs of one size and region, so the previous
+    // offer's ids are tried first (hashing 10k strings twice showed up in
+    // the load benchmark).
     std::unordered_map<std::string, uint32_t> raw_size, raw_region;
     auto id_of = [](std::unordered_map<std::string, uint32_t>& raw,
                     std::unordered_map<std::string, uint32_t>& ids, const std::string& name,
@@ -200,20 +203,30 @@ struct Catalog::Impl {
       raw.emplace(name, jt->second);
       return jt->second;
     };
+    const std::string* last_size = nullptr;
+    const std::string* last_region = nullptr;
+    uint32_t sid = 0, rid = 0;
+    std::unordered_set<uint64_t> seen_pairs;
     std::set<std::string> all_regions;
-    std::vector<std::set<std::string>> per_size(sizes.size());
+    std::vector<std::vector<std::string>> per_size(sizes.size());
     offer_index.reserve(offers.size());
     for (size_t i = 0; i < offers.size(); ++i) {
       const Offer& o = offers[i];
-      uint32_t sid = id_of(raw_size, size_ids, o.size, &size_key);
-      uint32_t rid = id_of(raw_region, region_ids, o.region, &strings::fold);
+      if (!last_size || *last_size != o.size) sid = id_of(raw_size, size_ids, o.size, &size_key);
+      if (!last_region || *last_region != o.region) {
+        rid = id_of(raw_region, region_ids, o.region, &strings::fold);
+      }
+      last_size = &o.size;
+      last_region = &o.region;
       offer_index[pack(sid, rid, o.os, o.pricing)] = i;
-      if (sid < sizes.size() && per_size[sid].insert(o.region).second) all_regions.insert(o.region);
-      if (sid >= sizes.size()) all_regions.insert(o.region);
+      if (seen_pairs.insert((static_cast<uint64_t>(sid) << 32) | rid).second) {
+        all_regions.insert(o.region);
+        if (sid < sizes.size()) per_size[sid].push_back(o.region);
+      }
     }
     regions.assign(all_regions.begin(), all_regions.end());
-    size_regions.clear();
-    for (auto& s : per_size) size_regions.emplace_back(s.begin(), s.end());
+    for (auto& s : per_size) std::sort(s.begin(), s.end());
+    size_regions = std::move(per_size);
     for (const Restriction& r : restrictions) {
       if (r.zones.empty()) restricted_keys.insert(size_key(r.size) + "|" + strings::fold(r.region));
     }
