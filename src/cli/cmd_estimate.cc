@@ -231,9 +231,11 @@ int run_estimate(Context& ctx, const EstimateFlags& f) {
     const catalog::VmSize* size = (*cat)->find_size(f.size);
     if (!size) {
       std::vector<std::string> names;
-      for (const auto& s : (*cat)->sizes()) names.push_back(s.name);
+      for (const auto& s : (*cat)->sizes()) names.push_back(short_size(s.name));
       std::string msg = "unknown VM size '" + f.size + "'";
-      if (auto c = strings::closest(f.size, names)) msg += "; did you mean '" + *c + "'?";
+      if (auto c = strings::closest(short_size(f.size), names)) {
+        msg += "; did you mean 'Standard_" + *c + "'?";
+      }
       return report(ctx, Error{ErrorCode::kNotFound, msg, Where{"", 0, 0, "--size"}});
     }
     const catalog::Gpu* gpu = (*cat)->find_gpu(size->gpu_model);

@@ -1,0 +1,133 @@
+// `gpuplan estimate` end to end: golden outputs on the embedded catalog (an
+// empty --db so a user's store never leaks in), the JSON contracts the
+// planner and the simulator read, exit codes 0 / 1 / 2, and --validate.
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "e2e/e2e_util.h"
+
+namespace gpuplan::e2e {
+namespace {
+
+std::vector<std::string> with_empty_db(std::vector<std::string> args) {
+  static const std::string db = temp_dir() + "/empty.db";
+  args.insert(args.begin(), {"--db", db});
+  return args;
+}
+
+void expect_width(const std::string& out, size_t width = 100) {
+  for (size_t start = 0, end; start < out.size(); start = end + 1) {
+    end = out.find('\n', start);
+    if (end == std::string::npos) end = out.size();
+    EXPECT_LE(end - start, width) << out.substr(start, end - start);
+  }
+}
+
+TEST(EstimateCli, FinetuneListsFitsWithTimeAndMissesWithReason) {
+  auto r = run_cli(with_empty_db({"estimate", source_path("examples/finetune-llama3-8b.yaml")}));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(check_golden("estimate_finetune.txt", r.out), "");
+  EXPECT_NE(r.out.find("ND96isr_H100_v5"), std::string::npos);
+  EXPECT_NE(r.out.find("Does not fit"), std::string::npos);
+  EXPECT_NE(r.out.find("NC4as_T4_v3: even with 8 VMs: needs"), std::string::npos);
+  EXPECT_NE(r.out.find("Assumptions"), std::string::npos);
+  expect_width(r.out);
+}
+
+TEST(EstimateCli, JsonContract) {
+  auto r = run_cli(with_empty_db({"estimate", source_path("examples/serve-llama3-8b.yaml"),
+                                  "--size", "NC40ads_H100_v5", "--json"}));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(check_golden("estimate_serve_nc40.json", r.out), "");
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["options"].size(), 1u);
+  const auto& o = j["options"][0];
+  for (const char* key : {"size", "count", "gpus", "fits", "reason", "layout", "memory_needed_gib",
+                          "memory_available_gib", "memory", "throughput", "throughput_unit",
+                          "hours", "assumptions"}) {
+    EXPECT_TRUE(o.contains(key)) << key;
+  }
+  for (const char* key : {"weights", "gradients", "optimizer", "activations", "kv_cache", "overhead"}) {
+    EXPECT_TRUE(o["memory"].contains(key)) << key;
+  }
+  EXPECT_EQ(o["size"], "Standard_NC40ads_H100_v5");
+  EXPECT_TRUE(o["fits"].get<bool>());
+  EXPECT_EQ(o["hours"], 730.0);
+  EXPECT_EQ(o["count"], o["serving"]["vms_needed"]);
+  EXPECT_TRUE(o["assumptions"][0].contains("source"));
+}
+
+TEST(EstimateCli, NothingFitsIsExit1WithReasons) {
+  auto r = run_cli(with_empty_db({"estimate", source_path("tests/data/estimate/nothing-fits.yaml")}));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("Does not fit"), std::string::npos);
+  EXPECT_NE(r.out.find("ND96isr_H100_v5: needs"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("no option fits"), std::string::npos);
+}
+
+TEST(EstimateCli, BadWorkloadIsExit2WithLineAndColumn) {
+  auto r = run_cli(with_empty_db({"estimate", source_path("tests/data/workloads/unknown-model.yaml")}));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("unknown-model.yaml:3:8: model: unknown model 'lama-3-8b'; did you mean "
+                       "'llama-3-8b'?"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+TEST(EstimateCli, BadFlagsAreExit2) {
+  auto w = source_path("examples/finetune-llama3-8b.yaml");
+  auto unknown = run_cli(with_empty_db({"estimate", w, "--size", "ND96isr_H100_v4"}));
+  EXPECT_EQ(unknown.code, 2);
+  EXPECT_NE(unknown.err.find("did you mean 'Standard_ND96isr_H100_v5'"), std::string::npos)
+      << unknown.err;
+  EXPECT_EQ(run_cli(with_empty_db({"estimate", w, "--count", "2"})).code, 2);
+  EXPECT_EQ(run_cli(with_empty_db({"estimate", w, "--size", "ND96isr_H100_v5", "--count", "0"})).code, 2);
+  EXPECT_EQ(run_cli(with_empty_db({"estimate"})).code, 2);
+  EXPECT_EQ(run_cli(with_empty_db({"estimate", "/nonexistent.yaml"})).code, 2);
+}
+
+TEST(EstimateCli, HelpHasAnExample) {
+  auto r = run_cli({"estimate", "--help"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("gpuplan estimate examples/finetune-llama3-8b.yaml"), std::string::npos);
+}
+
+TEST(EstimateCli, ValidateCalibrationFile) {
+  auto csv = source_path("tests/data/published_measurements.csv");
+  auto text = run_cli(with_empty_db({"estimate", "--validate", csv}));
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_EQ(check_golden("estimate_validate.txt", text.out), "");
+  expect_width(text.out);
+  auto r = run_cli(with_empty_db({"estimate", "--validate", csv, "--json"}));
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["rows"].size() + j["skipped"].size(), 59u);
+  for (const auto& s : j["summary"]) {
+    const std::string m = s["metric"];
+    const bool train = m == "train_tokens_per_s_per_gpu" || m == "model_tflops_per_gpu" ||
+                       m == "mfu_percent" || m == "total_gpu_hours";
+    EXPECT_LE(s["median_abs_error_percent"].get<double>(), train ? 10.0 : 20.0) << m;
+  }
+  for (const auto& row : j["rows"]) {
+    for (const char* k : {"id", "metric", "predicted", "published", "error_percent"}) {
+      EXPECT_TRUE(row.contains(k)) << k;
+    }
+  }
+}
+
+TEST(EstimateCli, ValidateMissingColumnIsExit2) {
+  const std::string path = temp_dir() + "/m.csv";
+  {
+    std::ofstream out(path);
+    out << "id,kind,metric,value\nx,train,mfu_percent,40\n";
+  }
+  auto r = run_cli(with_empty_db({"estimate", "--validate", path}));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("missing column"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace gpuplan::e2e
