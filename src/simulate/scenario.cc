@@ -324,8 +324,6 @@ Result<Scenario> parse_scenario_string(const std::string& text, const std::strin
     if (s.spot_usd_per_hour && s.spot_ratio)
       return r.bad(p["spot_ratio"], "prices.spot_ratio", "give spot_usd_per_hour or spot_ratio, not both");
   }
-  if (s.vm_size.empty() && (!s.od_usd_per_hour || (s.kind == ScenarioKind::kDeadline && !s.spot_usd_per_hour && !s.spot_ratio)))
-    return r.bad(root, "vm.size", "name a VM size (prices come from the catalog) or give prices: explicitly");
   if (root["runs"]) { GPUPLAN_TRY(s.runs, r.integer(root["runs"], "runs", 1, 1000000)); }
   if (root["seed"]) { GPUPLAN_TRY(int seed, r.integer(root["seed"], "seed", 0, 2147483647)); s.seed = static_cast<uint64_t>(seed); }
   const auto& names = s.kind == ScenarioKind::kDeadline ? deadline_policy_names() : serving_policy_names();
@@ -358,6 +356,8 @@ Result<Scenario> parse_scenario_string(const std::string& text, const std::strin
     if (!s.replica && s.model.empty())
       return r.bad(root, "model", "a serving scenario needs model: (the estimator sizes a replica) or replica: {...}");
   }
+  if (s.vm_size.empty() && (!s.od_usd_per_hour || (s.kind == ScenarioKind::kDeadline && !s.spot_usd_per_hour && !s.spot_ratio)))
+    return r.bad(root, "vm.size", "name a VM size (prices come from the catalog) or give prices: explicitly");
   return s;
 }
 

@@ -1,0 +1,46 @@
+// Export of the azure-autoscale serving policy as an Azure Monitor autoscale
+// setting (ARM resource Microsoft.Insights/autoscaleSettings), so the policy
+// that was simulated is the policy that gets deployed. The deploy module
+// calls this for `autoscale.json`.
+//
+// Mapping (the simulator's rule -> the ARM rule):
+//   metric utilization -> metricName "ReplicaUtilization" (percent of a
+//                         replica's work capacity at the planning batch)
+//   metric queue       -> metricName "QueuedRequests" (requests waiting)
+//   both are custom metrics in namespace `metric_namespace`, published by
+//   the serving engine (Azure Monitor custom metrics); time grain, statistic,
+//   window, aggregation, operator and threshold are copied; scale-out rules
+//   become direction Increase, scale-in Decrease, type ChangeCount; every
+//   duration is ISO-8601 ("PT5M").
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "simulate/serving.h"
+
+namespace gpuplan::simulate {
+
+struct AutoscaleTarget {
+  std::string name = "gpuplan-autoscale";
+  std::string location = "eastus";
+  // The VM scale set the setting scales (ARM id or an ARM expression such as
+  // "[resourceId('Microsoft.Compute/virtualMachineScaleSets', 'serve')]").
+  std::string target_resource_uri;
+  std::string metric_namespace = "gpuplan/serving";
+  int minimum = 1;
+  int maximum = 16;
+  int default_capacity = 1;
+};
+
+// ISO-8601 duration of a whole number of seconds: 60 -> "PT1M", 300 ->
+// "PT5M", 5400 -> "PT1H30M", 45 -> "PT45S".
+[[nodiscard]] std::string iso8601_duration(double seconds);
+
+// The ARM resource for `settings` (one profile named "default" with the
+// capacity and every rule). Pure; never fails.
+[[nodiscard]] nlohmann::ordered_json azure_autoscale_settings(const AutoscaleSettings& settings,
+                                                              const AutoscaleTarget& target);
+
+}  // namespace gpuplan::simulate

@@ -1,0 +1,504 @@
+// Tests of the simulator: engine pieces, the deadline model and its optimum
+// (checked against brute force), policies' rules, the serving engine on
+// hand-computed cases, the lower bound, readers, scenario errors, the
+// autoscale export and determinism.
+#include <cmath>
+#include <functional>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "simulate/autoscale_export.h"
+#include "simulate/deadline.h"
+#include "simulate/demand.h"
+#include "simulate/event_queue.h"
+#include "simulate/histogram.h"
+#include "simulate/rng.h"
+#include "simulate/scenario.h"
+#include "simulate/serving.h"
+#include "simulate/simulate.h"
+#include "simulate/spot_trace.h"
+
+namespace gpuplan::simulate {
+namespace {
+
+std::string fixture(const std::string& name) { return std::string(GPUPLAN_SOURCE_DIR) + "/tests/data/sim/" + name; }
+
+SpotTrace make_trace(const std::vector<int>& avail, double gap = 600) {
+  SpotTrace t;
+  t.file = "test";
+  t.gap_seconds = gap;
+  for (int a : avail) t.available.push_back(static_cast<uint8_t>(a));
+  return t;
+}
+
+TEST(Histogram, QuantilesWithinOnePercent) {
+  Histogram h;
+  std::vector<double> values;
+  Rng rng(3);
+  for (int i = 0; i < 20000; ++i) {
+    const double v = std::exp(rng.uniform() * 14) / 100;  // 0.01 ms .. 12 s
+    values.push_back(v);
+    h.add(v);
+  }
+  std::sort(values.begin(), values.end());
+  for (double q : {0.01, 0.1, 0.5, 0.9, 0.99, 0.999}) {
+    const double exact = values[static_cast<size_t>(std::ceil(q * values.size())) - 1];
+    EXPECT_NEAR(h.quantile(q), exact, exact * 0.01 + Histogram::kUnit) << "q=" << q;
+  }
+  EXPECT_EQ(h.count(), 20000u);
+  EXPECT_EQ(Histogram().quantile(0.5), 0);
+}
+
+TEST(EventQueue, OrdersByTimeThenSchedulingOrder) {
+  EventQueue q;
+  q.push(50, 1, 0);
+  q.push(10, 2, 0);
+  q.push(50, 3, 0);
+  q.push(10, 4, 0);
+  std::vector<uint32_t> kinds;
+  while (!q.empty()) kinds.push_back(q.pop().kind);
+  EXPECT_EQ(kinds, (std::vector<uint32_t>{2, 4, 1, 3}));
+}
+
+TEST(Rng, SameSeedSameStream) {
+  Rng a(42), b(42), c(43);
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(a.next(), b.next());
+  EXPECT_NE(Rng(42).next(), c.next());
+}
+
+TEST(SpotTrace, ZeroMeansAvailable) {
+  auto t = parse_spot_trace(R"({"metadata": {"gap_seconds": 600}, "data": [0, 1, 0, 3]})", "x.json");
+  ASSERT_TRUE(t) << t.error().to_string();
+  EXPECT_EQ(t->available, (std::vector<uint8_t>{1, 0, 1, 0}));
+  EXPECT_DOUBLE_EQ(t->availability(), 0.5);
+  EXPECT_TRUE(t->at(4));   // wraps
+}
+
+TEST(SpotTrace, BadInputNamesTheField) {
+  auto t = parse_spot_trace(R"({"metadata": {"gap_seconds": 0}, "data": [0]})", "x.json");
+  ASSERT_FALSE(t);
+  EXPECT_EQ(t.error().where.field, "metadata.gap_seconds");
+  t = parse_spot_trace(R"({"metadata": {"gap_seconds": 60}, "data": [0, -1]})", "x.json");
+  ASSERT_FALSE(t);
+  EXPECT_EQ(t.error().where.field, "data[1]");
+  EXPECT_FALSE(parse_spot_trace("{", "x.json"));
+  EXPECT_EQ(load_spot_trace("/nonexistent.json").error().code, ErrorCode::kNotFound);
+}
+
+DeadlineJob v100_job() {
+  DeadlineJob j;
+  j.work_hours = 48;
+  j.deadline_hours = 60;
+  j.changeover_hours = 0.2;
+  j.od_usd_per_hour = 3.06;
+  j.spot_usd_per_hour = 0.5655;
+  return j;
+}
+
+TEST(Deadline, AlwaysAvailableSpotCostsWorkPlusOneChangeover) {
+  const DeadlineJob job = v100_job();
+  const SpotTrace t = make_trace(std::vector<int>(400, 1));
+  // One launch: 48 h of work + 0.2 h of changeover, all on spot.
+  const double expected = 48.2 * 0.5655;
+  for (const char* name : {"greedy-spot", "uniform-progress", "markov-lookahead"}) {
+    auto p = make_deadline_policy(name, job, 600);
+    DeadlineRun r = run_deadline(job, t, 0, *p);
+    EXPECT_NEAR(r.cost_usd, expected, 1e-9) << name;
+    EXPECT_TRUE(r.deadline_met);
+    EXPECT_EQ(r.evictions, 0);
+  }
+  EXPECT_NEAR(hindsight_optimal_cost(job, t, 0), expected, 1e-9);
+  auto od = make_deadline_policy("on-demand", job, 600);
+  EXPECT_NEAR(run_deadline(job, t, 0, *od).cost_usd, 48.2 * 3.06, 1e-9);
+}
+
+TEST(Deadline, NeverAvailableSpotFallsBackToOnDemandInTime) {
+  const DeadlineJob job = v100_job();
+  const SpotTrace t = make_trace(std::vector<int>(400, 0));
+  for (const auto& name : deadline_policy_names()) {
+    auto p = make_deadline_policy(name, job, 600);
+    DeadlineRun r = run_deadline(job, t, 0, *p);
+    EXPECT_TRUE(r.deadline_met) << name;
+    if (name == "uniform-progress") {
+      // UP alternates on-demand (behind the line) and idle (ahead of it),
+      // paying a changeover each time: the price of its hysteresis.
+      EXPECT_GT(r.cost_usd, 48.2 * 3.06 + 1) << name;
+      EXPECT_GT(r.scale_events, 2) << name;
+    } else {
+      EXPECT_NEAR(r.cost_usd, 48.2 * 3.06, 1e-9) << name;  // one launch, all on-demand
+    }
+  }
+  EXPECT_NEAR(hindsight_optimal_cost(job, t, 0), 48.2 * 3.06, 1e-9);
+}
+
+// A policy that plays a fixed sequence of actions (then on-demand).
+class Scripted final : public ScalingPolicy {
+ public:
+  explicit Scripted(std::vector<Capacity> s) : s_(std::move(s)) {}
+  std::string_view name() const override { return "scripted"; }
+  void reset(const PolicyContext&) override { i_ = 0; }
+  PolicyDecision decide(const PolicyInput&) override {
+    return {0, i_ < s_.size() ? s_[i_++] : Capacity::kOnDemand};
+  }
+
+ private:
+  std::vector<Capacity> s_;
+  size_t i_ = 0;
+};
+
+TEST(Deadline, HindsightOptimumEqualsBruteForce) {
+  // 30 min of work, deadline 50 min, changeover 5 min, 10-min steps: every
+  // schedule of 5 decisions is enumerated (3^5) and simulated exactly.
+  DeadlineJob job;
+  job.work_hours = 0.5;
+  job.deadline_hours = 50.0 / 60;
+  job.changeover_hours = 5.0 / 60;
+  job.od_usd_per_hour = 3;
+  job.spot_usd_per_hour = 1;
+  Rng rng(11);
+  for (int trial = 0; trial < 25; ++trial) {
+    std::vector<int> avail;
+    for (int i = 0; i < 12; ++i) avail.push_back(rng.uniform() < 0.6 ? 1 : 0);
+    const SpotTrace t = make_trace(avail);
+    double best = 1e300;
+    for (int code = 0; code < 243; ++code) {
+      std::vector<Capacity> seq;
+      for (int c = code, k = 0; k < 5; ++k, c /= 3) seq.push_back(static_cast<Capacity>(c % 3));
+      Scripted p(seq);
+      DeadlineRun r = run_deadline(job, t, 0, p);
+      if (r.deadline_met) best = std::min(best, r.cost_usd);
+    }
+    EXPECT_NEAR(hindsight_optimal_cost(job, t, 0), best, 1e-9) << "trial " << trial;
+  }
+}
+
+TEST(Deadline, PoliciesMeetDeadlinesAndNeverBeatTheOptimum) {
+  const DeadlineJob job = v100_job();
+  Rng rng(5);
+  for (int trial = 0; trial < 6; ++trial) {
+    SpotModel m{trial % 2 ? 2.0 : 8.0, trial % 3 ? 1.0 : 4.0, 600};
+    const SpotTrace t = generate_spot_trace(m, 800, rng);
+    const double opt = hindsight_optimal_cost(job, t, 400);
+    for (const auto& name : deadline_policy_names()) {
+      auto p = make_deadline_policy(name, job, 600);
+      DeadlineRun r = run_deadline(job, t, 400, *p);
+      EXPECT_TRUE(r.deadline_met) << name << " trial " << trial;
+      EXPECT_GE(r.cost_usd, opt - 1e-9) << name << " trial " << trial;
+    }
+  }
+}
+
+TEST(Deadline, EvictionIsLoggedAndChargedAChangeover) {
+  DeadlineJob job;
+  job.work_hours = 1;
+  job.deadline_hours = 3;
+  job.changeover_hours = 0;
+  job.od_usd_per_hour = 3;
+  job.spot_usd_per_hour = 1;
+  // Spot for 2 steps, gone for 1, back: greedy runs 20 min, waits, resumes.
+  const SpotTrace t = make_trace({1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1});
+  auto p = make_deadline_policy("greedy-spot", job, 600);
+  std::string log;
+  DeadlineRun r = run_deadline(job, t, 0, *p, &log);
+  EXPECT_EQ(r.evictions, 1);
+  EXPECT_NEAR(r.cost_usd, 1.0, 1e-9);           // 1 h on spot, no changeover cost
+  EXPECT_NEAR(r.finish_hours, 70.0 / 60, 1e-9);  // 10 min lost waiting
+  EXPECT_NE(log.find("0.333h greedy-spot evicted"), std::string::npos) << log;
+}
+
+TEST(Deadline, ValidateRejectsImpossibleDeadline) {
+  DeadlineJob job = v100_job();
+  job.deadline_hours = 48.1;
+  auto s = validate(job, 600);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().where.field, "job.deadline_hours");
+}
+
+// ---- serving ----------------------------------------------------------------
+
+class VecSource final : public DemandSource {
+ public:
+  explicit VecSource(std::vector<Request> r) : r_(std::move(r)) {}
+  Result<bool> next(Request& out) override {
+    if (i_ >= r_.size()) return false;
+    out = r_[i_++];
+    return true;
+  }
+  std::string describe() const override { return "test"; }
+
+ private:
+  std::vector<Request> r_;
+  size_t i_ = 0;
+};
+
+ServingConfig small_config() {
+  ServingConfig c;
+  c.replica = {1000, 0, 0.010, 0.001, 8, "test"};
+  c.ttft_slo_s = 1.0;
+  c.tpot_slo_s = 0.05;
+  c.startup_s = 60;
+  c.usd_per_hour = 3.6;
+  c.min_replicas = 1;
+  c.initial_replicas = 1;
+  c.max_replicas = 1;
+  return c;
+}
+
+TEST(Serving, OneRequestHandComputed) {
+  const ServingConfig c = small_config();
+  VecSource src({{0, 500, 11}});
+  auto pol = make_serving_policy("static-peak", c);
+  PolicyContext ctx;
+  ctx.peak_replicas = 1;
+  auto r = run_serving(c, src, *pol, ctx);
+  ASSERT_TRUE(r);
+  // TTFT = prefill 500 / 1000 = 0.5 s; TPOT = step(1) = 11 ms; 10 more tokens.
+  EXPECT_NEAR(r->ttft_ms.quantile(0.5), 500, 5);
+  EXPECT_NEAR(r->tpot_ms.quantile(0.5), 11, 0.1);
+  EXPECT_NEAR(r->end_s, 0.5 + 10 * 0.011, 1e-6);
+  EXPECT_NEAR(r->cost_usd, r->end_s / 3600 * 3.6, 1e-9);
+  EXPECT_EQ(r->slo_met, 1);
+}
+
+TEST(Serving, PrefillsQueueAndTheSecondRequestMissesTtft) {
+  ServingConfig c = small_config();
+  VecSource src({{0, 800, 2}, {0, 800, 2}});
+  auto pol = make_serving_policy("static-peak", c);
+  PolicyContext ctx;
+  auto r = run_serving(c, src, *pol, ctx);
+  ASSERT_TRUE(r);
+  // Second prefill starts when the first ends: TTFT 1.6 s > 1 s.
+  EXPECT_EQ(r->requests, 2);
+  EXPECT_EQ(r->slo_met, 1);
+  EXPECT_NEAR(r->ttft_ms.quantile(1.0), 1600, 16);
+  EXPECT_NEAR(r->tpot_ms.quantile(1.0), 12, 0.2);  // batch of 2: 10 + 2 x 1 ms
+}
+
+TEST(Serving, LowerBoundHandComputed) {
+  ServingConfig c = small_config();
+  c.min_replicas = 0;
+  c.startup_s = 120;
+  c.usd_per_hour = 6;
+  DemandProfile p;
+  p.interval_s = 60;
+  p.work_s = {30, 90, 0, 0, 0, 0, 0, 60};
+  // Slot 0: start 120 + 60 + 60, idle 300 s > start-up: +120 + 60. Slot 1: 120 + 60.
+  const ServingBound b = serving_lower_bound(p, c);
+  EXPECT_NEAR(b.vm_hours, 600.0 / 3600, 1e-12);
+  EXPECT_NEAR(b.cost_usd, 1.0, 1e-12);
+  EXPECT_EQ(b.peak_replicas, 2);
+}
+
+TEST(Serving, HpaFormulaToleranceAndStabilization) {
+  auto hpa = make_hpa_policy(HpaSettings{});
+  hpa->reset({});
+  PolicyInput in;
+  in.ready = 4;
+  in.utilization = 0.9;  // ratio 1.5 -> ceil(4 x 1.5) = 6
+  EXPECT_EQ(hpa->decide(in).replicas, 6);
+  in.now_s = 30;
+  in.ready = 6;
+  in.utilization = 0.63;  // ratio 1.05: inside the 10 % tolerance
+  EXPECT_EQ(hpa->decide(in).replicas, 6);
+  in.now_s = 60;
+  in.utilization = 0.3;   // wants 3, but 6 was recommended within 5 min
+  EXPECT_EQ(hpa->decide(in).replicas, 6);
+  in.now_s = 400;         // the t=0..30 recommendations have aged out
+  EXPECT_EQ(hpa->decide(in).replicas, 3);
+}
+
+TEST(Serving, AzureAutoscaleScalesInOnlyWhenAllRulesAgree) {
+  auto pol = make_azure_autoscale_policy(default_autoscale_settings());
+  pol->reset({});
+  PolicyInput in;
+  in.ready = 2;
+  in.utilization = 0.2;
+  in.queued = 5;  // the queue rule disagrees (not < 1)
+  int last = 2;
+  for (int t = 60; t <= 1200; t += 60) {
+    in.now_s = t;
+    last = pol->decide(in).replicas;
+  }
+  EXPECT_EQ(last, 2);
+  in.queued = 0;
+  auto pol2 = make_azure_autoscale_policy(default_autoscale_settings());
+  pol2->reset({});
+  int first_change_at = -1;
+  for (int t = 60; t <= 1200; t += 60) {
+    in.now_s = t;
+    if (pol2->decide(in).replicas == 1 && first_change_at < 0) first_change_at = t;
+  }
+  EXPECT_EQ(first_change_at, 600);  // once the 10-minute windows are full
+}
+
+TEST(Serving, AzureAutoscaleScalesOutOnAnyRule) {
+  auto pol = make_azure_autoscale_policy(default_autoscale_settings());
+  pol->reset({});
+  PolicyInput in;
+  in.ready = 2;
+  in.utilization = 0.5;
+  in.queued = 20;  // only the queue rule fires
+  int at = -1;
+  for (int t = 60; t <= 600 && at < 0; t += 60) {
+    in.now_s = t;
+    if (pol->decide(in).replicas == 3) at = t;
+  }
+  EXPECT_EQ(at, 300);
+}
+
+// ---- demand readers ---------------------------------------------------------
+
+TEST(Demand, AzureTraceIsRelativeAndScaled) {
+  auto src = open_azure_llm_trace(fixture("azure_small.csv"), 2.0);
+  ASSERT_TRUE(src) << src.error().to_string();
+  Request a, b;
+  ASSERT_TRUE(*(*src)->next(a));
+  ASSERT_TRUE(*(*src)->next(b));
+  EXPECT_EQ(a.arrival, 0);
+  EXPECT_FLOAT_EQ(a.input_tokens, 374);
+  EXPECT_FLOAT_EQ(a.output_tokens, 44);
+  // 18:15:50.9951690 - 18:15:46.6805900 = 4.314579 s, replayed 2x faster.
+  EXPECT_EQ(b.arrival, 2157289);
+}
+
+TEST(Demand, AzureTraceBadRowNamesLineAndColumn) {
+  auto src = parse_scenario_string("kind: serving\n", "x.yaml");
+  ASSERT_FALSE(src);
+  const std::string path = std::string(GPUPLAN_BINARY_DIR) + "/bad_trace.csv";
+  FILE* f = std::fopen(path.c_str(), "w");
+  std::fputs("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.68,12,3\n2023-11-16 18:15:47.00,x,3\n", f);
+  std::fclose(f);
+  auto t = open_azure_llm_trace(path, 1);
+  ASSERT_TRUE(t);
+  Request r;
+  ASSERT_TRUE((*t)->next(r));
+  auto bad = (*t)->next(r);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().where.line, 3);
+  EXPECT_EQ(bad.error().where.field, "ContextTokens");
+}
+
+TEST(Demand, AlibabaQpsSumsEachContainersLastSample) {
+  // Buckets of 60 s from t=1000: {ip1 2, ip2 3} = 5/s, then ip1 -> 4: 7/s,
+  // then ip2 -> 1: 5/s. The row without container_ip is dropped.
+  auto src = open_alibaba_qps(fixture("qps_small.csv"), 1, 60, TokenDist{}, TokenDist{}, 9);
+  ASSERT_TRUE(src) << src.error().to_string();
+  std::vector<int> per_bucket(3, 0);
+  Request r;
+  SimTime last = 0;
+  while (*(*src)->next(r)) {
+    ASSERT_GE(r.arrival, last);
+    last = r.arrival;
+    per_bucket.at(static_cast<size_t>(r.arrival / 60'000'000))++;
+  }
+  // Poisson counts: means 300, 420, 300 (sd ~17-20); 5 vs 7 per second differ by > 5 sd.
+  EXPECT_NEAR(per_bucket[0], 300, 70);
+  EXPECT_NEAR(per_bucket[1], 420, 80);
+  EXPECT_NEAR(per_bucket[2], 300, 70);
+  auto drops = (*src)->drops();
+  ASSERT_EQ(drops.size(), 1u);
+  EXPECT_EQ(drops[0].count, 1);
+}
+
+TEST(Demand, PodJobsDropWhatTheyCannotUse) {
+  auto jobs = read_pod_jobs(fixture("pods_small.csv"));
+  ASSERT_TRUE(jobs) << jobs.error().to_string();
+  ASSERT_EQ(jobs->jobs.size(), 3u);
+  EXPECT_EQ(jobs->jobs[0].arrival_s, 50);
+  EXPECT_EQ(jobs->jobs[0].gpus, 0.5);
+  EXPECT_EQ(jobs->jobs[0].duration_s, 990);
+  EXPECT_EQ(jobs->jobs[2].gpus, 8);
+  EXPECT_EQ(jobs->drops.size(), 2u);
+}
+
+TEST(Demand, SyntheticFollowsItsRateAndGrowth) {
+  SyntheticDemand d;
+  d.rate_rps = 10;
+  d.duration_hours = 2 * 168;
+  d.growth_per_week = 0.5;
+  EXPECT_NEAR(d.rate_at(168 * 3600), 15, 1e-9);
+  d.duration_hours = 1;
+  auto src = make_synthetic(d, 1, 3);
+  Request r;
+  int n = 0;
+  while (*src->next(r)) ++n;
+  EXPECT_NEAR(n, 36000, 600);  // Poisson, mean 36,000 (sd 190)
+}
+
+// ---- scenarios, export, determinism ----------------------------------------
+
+TEST(Scenario, UnknownKeyHasLineColumnAndSuggestion) {
+  auto s = parse_scenario_string("kind: deadline\njob:\n  work_hour: 4\n", "s.yaml");
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().where.line, 3);
+  EXPECT_EQ(s.error().where.column, 3);
+  EXPECT_EQ(s.error().where.field, "job.work_hour");
+  EXPECT_NE(s.error().message.find("did you mean 'work_hours'"), std::string::npos) << s.error().message;
+}
+
+TEST(Scenario, RejectsUnknownPolicyAndImpossibleDeadline) {
+  auto s = parse_scenario_string(
+      "kind: deadline\nprices: {on_demand_usd_per_hour: 3, spot_usd_per_hour: 1}\npolicies: [greedy-spto]\n"
+      "job: {work_hours: 4, deadline_hours: 6}\nspot: {traces: [a.json]}\n",
+      "s.yaml");
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message.find("did you mean 'greedy-spot'"), std::string::npos);
+  s = parse_scenario_string(
+      "kind: deadline\nprices: {on_demand_usd_per_hour: 3, spot_usd_per_hour: 1}\n"
+      "job: {work_hours: 4, deadline_hours: 4.1}\nspot: {traces: [a.json]}\n",
+      "s.yaml");
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().where.field, "job.deadline_hours");
+}
+
+TEST(AutoscaleExport, ThresholdsWindowsAndCooldownsEqualThePolicys) {
+  const AutoscaleSettings s = default_autoscale_settings();
+  AutoscaleTarget target;
+  target.minimum = 1;
+  target.maximum = 16;
+  target.default_capacity = 2;
+  target.target_resource_uri = "/subscriptions/x/resourceGroups/g/providers/Microsoft.Compute/virtualMachineScaleSets/serve";
+  const auto j = azure_autoscale_settings(s, target);
+  EXPECT_EQ(j["type"], "Microsoft.Insights/autoscaleSettings");
+  const auto& prof = j["properties"]["profiles"][0];
+  EXPECT_EQ(prof["capacity"]["minimum"], "1");
+  EXPECT_EQ(prof["capacity"]["maximum"], "16");
+  EXPECT_EQ(prof["capacity"]["default"], "2");
+  ASSERT_EQ(prof["rules"].size(), s.rules.size());
+  for (size_t i = 0; i < s.rules.size(); ++i) {
+    const auto& r = prof["rules"][i];
+    EXPECT_EQ(r["metricTrigger"]["threshold"].get<double>(), s.rules[i].threshold);
+    EXPECT_EQ(r["metricTrigger"]["operator"], s.rules[i].op);
+    EXPECT_EQ(r["metricTrigger"]["timeWindow"], iso8601_duration(s.rules[i].window_s));
+    EXPECT_EQ(r["metricTrigger"]["timeGrain"], "PT1M");
+    EXPECT_EQ(r["scaleAction"]["cooldown"], iso8601_duration(s.rules[i].cooldown_s));
+    EXPECT_EQ(r["scaleAction"]["direction"], s.rules[i].scale_out ? "Increase" : "Decrease");
+    EXPECT_EQ(r["scaleAction"]["value"], std::to_string(s.rules[i].change));
+  }
+  EXPECT_EQ(prof["rules"][0]["metricTrigger"]["timeWindow"], "PT5M");
+  EXPECT_EQ(prof["rules"][2]["scaleAction"]["cooldown"], "PT10M");
+  EXPECT_EQ(iso8601_duration(5400), "PT1H30M");
+  EXPECT_EQ(iso8601_duration(45), "PT45S");
+}
+
+TEST(Determinism, SameInputsSameReportAndLog) {
+  for (const char* file : {"deadline_small.yaml", "serving_small.yaml"}) {
+    auto s = parse_scenario_file(fixture(file));
+    ASSERT_TRUE(s) << s.error().to_string();
+    RunOptions o;
+    o.event_log = true;
+    o.timeline = true;
+    auto a = run_scenario(*s, nullptr, o);
+    auto b = run_scenario(*s, nullptr, o);
+    ASSERT_TRUE(a) << a.error().to_string();
+    ASSERT_TRUE(b);
+    EXPECT_EQ(to_json(*a).dump(), to_json(*b).dump());
+    EXPECT_EQ(a->event_log, b->event_log);
+    EXPECT_EQ(timeline_csv(*a), timeline_csv(*b));
+    EXPECT_FALSE(a->event_log.empty());
+  }
+}
+
+}  // namespace
+}  // namespace gpuplan::simulate
