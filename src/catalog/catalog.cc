@@ -420,9 +420,12 @@ std::optional<double> Catalog::quota_headroom_vcpus(const VmSize& size, std::str
       pool = headroom;
     }
   }
-  if (regional && pool) return std::min(*regional, *pool);
-  if (pool) return pool;
-  return regional;
+  // The family (or spot pool) row decides whether anything is known: list-usage
+  // lists every family of a region, so a size whose family is not among them
+  // (or has no known family name) has unknown headroom, not the regional one.
+  if (!pool) return std::nullopt;
+  if (regional) return std::min(*regional, *pool);
+  return pool;
 }
 
 bool Catalog::restricted(std::string_view size, std::string_view region) const {

@@ -202,8 +202,9 @@ class Catalog {
   [[nodiscard]] const std::vector<Offer>& offers() const;
 
   // Quota: vCPUs still free for this size's family in a region, the lesser of
-  // the family and regional headroom (spot: the low-priority pool). nullopt
-  // when no quota was imported for the region.
+  // the family and regional headroom (spot: the low-priority pool and the
+  // regional total). nullopt when no quota was imported for the region, or
+  // the import has no row for the size's family (spot: no low-priority row).
   [[nodiscard]] std::optional<double> quota_headroom_vcpus(const VmSize& size,
                                                            std::string_view region,
                                                            bool spot) const;

@@ -391,6 +391,29 @@ TEST(Quota, HeadroomIsTheLesserOfFamilyAndRegional) {
   EXPECT_EQ(c->quota_headroom_vcpus(s, "eastus", false), 10);  // min(40, 10)
   EXPECT_EQ(c->quota_headroom_vcpus(s, "eastus", true), 10);   // min(18, 10)
   EXPECT_EQ(c->quota_headroom_vcpus(s, "westus", false), std::nullopt);
+  // A family the import does not list: unknown, not the regional headroom.
+  VmSize other = s;
+  other.quota_family = "standardNDSH100v5Family";
+  other.quota_family_display = "";
+  EXPECT_EQ(c->quota_headroom_vcpus(other, "eastus", false), std::nullopt);
+}
+
+TEST(EmbeddedCatalog, TwentyTwoSizesHaveNoListedPrice) {
+  CatalogQuery q;
+  q.include_retired = true;
+  auto rows = embedded().query(q);
+  ASSERT_TRUE(rows);
+  std::set<std::string> unpriced;
+  for (const CatalogRow& r : *rows) {
+    if (r.region.empty()) {
+      EXPECT_FALSE(r.usd_per_hour);
+      EXPECT_EQ(r.note, "no listed price");
+      unpriced.insert(r.size->name);
+    }
+  }
+  EXPECT_EQ(unpriced.size(), 22u);
+  EXPECT_TRUE(unpriced.count("Standard_NG8ads_V620_v1"));
+  EXPECT_TRUE(unpriced.count("Standard_ND128isr_NDR_GB200_v6"));
 }
 
 TEST(Quota, FamilyNamesMatchIgnoringCaseAndSpaces) {
