@@ -202,7 +202,7 @@ void estimate_train(const Ctx& c) {
   e.throughput_unit = "tokens/s";
 
   std::string rate_note;
-  const double peak = peak_tflops(c.dev.gpu, w.precision, &rate_note);
+  const double peak = peak_tflops(c.dev.gpu, w.precision, c.explain ? &rate_note : nullptr);
   if (c.explain) add_common(c, rate_note, peak);
   if (peak <= 0 || c.dev.gpu.memory_bw_gbs <= 0) {
     e.fits = false;
@@ -263,7 +263,7 @@ void estimate_train(const Ctx& c) {
 
   if (!t.fits) {
     e.fits = false;
-    e.reason = "needs " + gib(t.needed) + "/GPU at the smallest layout (tp=" +
+    if (c.explain) e.reason = "needs " + gib(t.needed) + "/GPU at the smallest layout (tp=" +
                std::to_string(l.tp) + " pp=" + std::to_string(l.pp) + " dp=" +
                std::to_string(l.dp) + "), has " + gib(t.available) + " usable";
   } else {
@@ -555,15 +555,31 @@ Estimate estimate_smallest(const workload::Workload& w, const catalog::VmSize& s
       first_fit = 1;  // the SLO or memory is out of reach: report one VM and why
     }
   } else {
-    // Memory fit is monotone in count for train (more GPUs shard more), so
-    // scan upward; stop at the first count meeting the deadline.
-    for (int n = 1; n <= limit; ++n) {
-      Estimate probe = estimate_impl(w, size, gpu, n, false);
-      if (!probe.fits) continue;
-      if (!first_fit) first_fit = n;
-      if (!w.constraints.deadline_hours || probe.hours <= *w.constraints.deadline_hours) {
-        chosen = n;
-        break;
+    // Memory fit improves with the count (more GPUs shard more) and time
+    // falls with it, so binary-search the smallest count that fits, then the
+    // smallest that also meets the deadline (the predicate is re-checked at
+    // the answer, so a non-monotone corner can only cost optimality).
+    auto probe = [&](int n) { return estimate_impl(w, size, gpu, n, false); };
+    auto meets = [&](const Estimate& e) {
+      return e.fits && (!w.constraints.deadline_hours || e.hours <= *w.constraints.deadline_hours);
+    };
+    if (probe(limit).fits) {
+      int lo = 0, hi = limit;  // probe(hi) fits; lo does not (0 = none)
+      while (hi - lo > 1) {
+        const int mid = (lo + hi) / 2;
+        (probe(mid).fits ? hi : lo) = mid;
+      }
+      first_fit = hi;
+      if (meets(probe(first_fit))) {
+        chosen = first_fit;
+      } else if (meets(probe(limit))) {
+        lo = first_fit;
+        hi = limit;
+        while (hi - lo > 1) {
+          const int mid = (lo + hi) / 2;
+          (meets(probe(mid)) ? hi : lo) = mid;
+        }
+        chosen = hi;
       }
     }
   }
