@@ -1,0 +1,195 @@
+#include "server/server.h"
+
+#include <httplib.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/strings.h"
+#include "plan/plan.h"
+#include "workload/workload.h"
+
+namespace gpuplan::server {
+namespace internal {
+std::string_view embedded_file(std::string_view name);
+}  // namespace internal
+
+namespace {
+
+using nlohmann::ordered_json;
+
+// The example workloads offered on the web page, in this order.
+constexpr const char* kExamples[] = {"finetune-llama3-8b.yaml", "pretrain-llama2-70b.yaml",
+                                     "serve-llama3-8b.yaml",    "render-nv.yaml",
+                                     "windows-hybrid.yaml",     "infeasible-budget.yaml"};
+
+int http_status_for(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kInvalidArgument:
+    case ErrorCode::kFailedPrecondition:
+      return 400;
+    case ErrorCode::kNotFound:
+      return 404;
+    case ErrorCode::kUnavailable:
+      return 503;
+    case ErrorCode::kInternal:
+      return 500;
+  }
+  return 500;
+}
+
+Response json_response(int status, const ordered_json& j) {
+  return Response{status, "application/json", j.dump(2) + "\n"};
+}
+
+Response error_response(const Error& e) {
+  ordered_json err;
+  err["message"] = e.message;
+  err["text"] = e.to_string();
+  if (!e.where.file.empty()) err["file"] = e.where.file;
+  if (e.where.line > 0) err["line"] = e.where.line;
+  if (e.where.column > 0) err["column"] = e.where.column;
+  if (!e.where.field.empty()) err["field"] = e.where.field;
+  return json_response(http_status_for(e.code), ordered_json{{"error", err}});
+}
+
+Response sizes(const catalog::Catalog& catalog) {
+  ordered_json out = ordered_json::array();
+  for (const auto& s : catalog.sizes()) {
+    out.push_back({{"size", s.name},
+                   {"series", s.series},
+                   {"status", catalog::to_string(s.status)},
+                   {"gpu", s.gpu_model},
+                   {"gpu_count", s.gpu_count},
+                   {"gpu_memory_gib", s.gpu_memory_gib},
+                   {"vcpus", s.vcpus},
+                   {"memory_gib", s.memory_gib},
+                   {"driver", catalog::to_string(s.driver)},
+                   {"regions", catalog.regions_for(s.name).size()}});
+  }
+  return json_response(200, out);
+}
+
+Response examples() {
+  ordered_json out = ordered_json::array();
+  for (const char* name : kExamples) {
+    std::string_view text = internal::embedded_file(name);
+    if (text.empty()) continue;
+    out.push_back({{"name", name}, {"yaml", std::string(text)}});
+  }
+  return json_response(200, out);
+}
+
+Response plan_route(const catalog::Catalog& catalog, const cost::Rates& rates,
+                    const Request& request) {
+  plan::PlanOptions options;
+  if (auto it = request.params.find("objective"); it != request.params.end()) {
+    auto o = plan::parse_objective(it->second);
+    if (!o) {
+      Error e = o.error();
+      e.where.field = "objective";
+      return error_response(e);
+    }
+    options.objective = *o;
+  }
+  if (auto it = request.params.find("top"); it != request.params.end()) {
+    auto top = strings::parse_double(it->second);
+    if (!top || *top < 1 || *top > 1000 || *top != static_cast<int>(*top))
+      return error_response(Error{ErrorCode::kInvalidArgument,
+                                  "expected an integer from 1 to 1000, found '" + it->second + "'",
+                                  Where{"", 0, 0, "top"}});
+    options.top = static_cast<int>(*top);
+  }
+  auto w = workload::parse_string(request.body, "request body");
+  if (!w) return error_response(w.error());
+  auto p = plan::make_plan(*w, catalog, rates, options);
+  if (!p) return error_response(p.error());
+  return json_response(200, plan::to_json(*p));
+}
+
+}  // namespace
+
+Response handle(const catalog::Catalog& catalog, const cost::Rates& rates,
+                const Request& request) {
+  const std::string& path = request.path;
+  const bool get = request.method == "GET";
+  const bool post = request.method == "POST";
+  if (get && (path == "/" || path == "/index.html")) {
+    return Response{200, "text/html; charset=utf-8", std::string(internal::embedded_file("index.html"))};
+  }
+  if (get && path == "/api/health")
+    return json_response(200, ordered_json{{"status", "ok"}, {"version", "0.1.0"}});
+  if (get && path == "/api/sizes") return sizes(catalog);
+  if (get && path == "/api/examples") return examples();
+  if (path == "/api/plan") {
+    if (!post)
+      return error_response(Error{ErrorCode::kInvalidArgument,
+                                  "use POST with a workload YAML body", Where{}});
+    return plan_route(catalog, rates, request);
+  }
+  return error_response(Error{ErrorCode::kNotFound, "no such route: " + request.method + " " + path,
+                              Where{}});
+}
+
+struct Server::Impl {
+  Impl(std::unique_ptr<catalog::Catalog> c, cost::Rates r, ServerOptions o)
+      : catalog(std::move(c)), rates(std::move(r)), options(std::move(o)) {}
+  std::unique_ptr<catalog::Catalog> catalog;
+  cost::Rates rates;
+  ServerOptions options;
+  httplib::Server http;
+  int port = 0;
+};
+
+Server::Server() = default;
+Server::~Server() = default;
+
+Result<std::unique_ptr<Server>> Server::create(std::unique_ptr<catalog::Catalog> catalog,
+                                               ServerOptions options) {
+  auto rates = cost::Rates::load_embedded();
+  if (!rates) return tl::unexpected(rates.error());
+  std::unique_ptr<Server> s(new Server());
+  s->impl_ = std::make_unique<Impl>(std::move(catalog), std::move(*rates), options);
+  Impl* impl = s->impl_.get();
+  impl->http.set_payload_max_length(options.max_body_bytes);
+  impl->http.set_read_timeout(10, 0);
+  impl->http.set_write_timeout(10, 0);
+  auto route = [impl](const httplib::Request& req, httplib::Response& res) {
+    Request r;
+    r.method = req.method;
+    r.path = req.path;
+    for (const auto& [k, v] : req.params) r.params[k] = v;
+    r.body = req.body;
+    Response out = handle(*impl->catalog, impl->rates, r);
+    res.status = out.status;
+    res.set_content(out.body, out.content_type);
+    res.set_header("X-Content-Type-Options", "nosniff");
+    res.set_header("Cache-Control", "no-store");
+  };
+  impl->http.Get(".*", route);
+  impl->http.Post(".*", route);
+  impl->http.set_exception_handler(
+      [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+        res.status = 500;
+        res.set_content("{\"error\": {\"message\": \"internal error\"}}\n", "application/json");
+      });
+  return s;
+}
+
+Result<int> Server::bind() {
+  int port = impl_->options.port == 0
+                 ? impl_->http.bind_to_any_port(impl_->options.host)
+                 : (impl_->http.bind_to_port(impl_->options.host, impl_->options.port)
+                        ? impl_->options.port
+                        : -1);
+  if (port < 0)
+    return unavailable("cannot listen on " + impl_->options.host + ":" +
+                       std::to_string(impl_->options.port));
+  impl_->port = port;
+  return port;
+}
+
+void Server::listen() { impl_->http.listen_after_bind(); }
+
+void Server::stop() { impl_->http.stop(); }
+
+}  // namespace gpuplan::server

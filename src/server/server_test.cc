@@ -1,0 +1,109 @@
+#include "server/server.h"
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+namespace gpuplan::server {
+namespace {
+
+class ServerTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto cat = catalog::Catalog::load_embedded();
+    ASSERT_TRUE(cat) << cat.error().to_string();
+    catalog_ = cat->release();
+    auto rates = cost::Rates::load_embedded();
+    ASSERT_TRUE(rates) << rates.error().to_string();
+    rates_ = new cost::Rates(std::move(*rates));
+  }
+  static Response call(const std::string& method, const std::string& path,
+                       std::map<std::string, std::string> params = {}, std::string body = "") {
+    return handle(*catalog_, *rates_, Request{method, path, std::move(params), std::move(body)});
+  }
+  static std::string example(const std::string& name) {
+    auto r = call("GET", "/api/examples");
+    for (const auto& e : nlohmann::json::parse(r.body))
+      if (e["name"] == name) return e["yaml"];
+    return "";
+  }
+  static inline catalog::Catalog* catalog_ = nullptr;
+  static inline cost::Rates* rates_ = nullptr;
+};
+
+TEST_F(ServerTest, HealthAndPage) {
+  auto h = call("GET", "/api/health");
+  EXPECT_EQ(h.status, 200);
+  EXPECT_EQ(nlohmann::json::parse(h.body)["status"], "ok");
+  auto page = call("GET", "/");
+  EXPECT_EQ(page.status, 200);
+  EXPECT_NE(page.content_type.find("text/html"), std::string::npos);
+  EXPECT_NE(page.body.find("/api/plan"), std::string::npos);
+}
+
+TEST_F(ServerTest, SizesListTheCatalog) {
+  auto r = call("GET", "/api/sizes");
+  ASSERT_EQ(r.status, 200);
+  auto j = nlohmann::json::parse(r.body);
+  EXPECT_EQ(j.size(), catalog_->sizes().size());
+  bool h100 = false;
+  for (const auto& s : j) h100 = h100 || s["size"] == "Standard_ND96isr_H100_v5";
+  EXPECT_TRUE(h100);
+}
+
+TEST_F(ServerTest, PlanMatchesTheLibrary) {
+  std::string yaml = example("finetune-llama3-8b.yaml");
+  ASSERT_FALSE(yaml.empty());
+  auto r = call("POST", "/api/plan", {{"objective", "time"}, {"top", "3"}}, yaml);
+  ASSERT_EQ(r.status, 200) << r.body;
+  auto j = nlohmann::json::parse(r.body);
+  ASSERT_EQ(j["options"].size(), 3u);
+  // Ranked by time: hours never decrease down the list.
+  EXPECT_LE(j["options"][0]["hours"].get<double>(), j["options"][1]["hours"].get<double>());
+  EXPECT_LE(j["options"][1]["hours"].get<double>(), j["options"][2]["hours"].get<double>());
+}
+
+TEST_F(ServerTest, InfeasibleIsAnEmptyPlanWithReasons) {
+  auto r = call("POST", "/api/plan", {}, example("infeasible-budget.yaml"));
+  ASSERT_EQ(r.status, 200);
+  auto j = nlohmann::json::parse(r.body);
+  EXPECT_TRUE(j["options"].empty());
+  EXPECT_FALSE(j["dropped"].empty());
+}
+
+TEST_F(ServerTest, BadInputIs400WithLineAndField) {
+  auto r = call("POST", "/api/plan", {}, "kind: finetune\nmodle: llama3-8b\n");
+  EXPECT_EQ(r.status, 400);
+  auto e = nlohmann::json::parse(r.body)["error"];
+  EXPECT_EQ(e["line"], 2);
+  EXPECT_FALSE(e["message"].get<std::string>().empty());
+  EXPECT_EQ(call("POST", "/api/plan", {{"top", "0"}}, "kind: train\n").status, 400);
+  EXPECT_EQ(call("POST", "/api/plan", {{"objective", "cheap"}}, "kind: train\n").status, 400);
+  EXPECT_EQ(call("GET", "/api/plan").status, 400);
+  EXPECT_EQ(call("GET", "/api/nope").status, 404);
+}
+
+TEST_F(ServerTest, ServesOverLoopbackAndRefusesHugeBodies) {
+  auto cat = catalog::Catalog::load_embedded();
+  ASSERT_TRUE(cat);
+  auto s = Server::create(std::move(*cat), ServerOptions{"127.0.0.1", 0, 4096});
+  ASSERT_TRUE(s) << s.error().to_string();
+  auto port = (*s)->bind();
+  ASSERT_TRUE(port) << port.error().to_string();
+  std::thread t([&] { (*s)->listen(); });
+  httplib::Client client("127.0.0.1", *port);
+  auto health = client.Get("/api/health");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
+  auto big = client.Post("/api/plan", std::string(8192, 'x'), "application/yaml");
+  ASSERT_TRUE(big);
+  EXPECT_EQ(big->status, 413);
+  (*s)->stop();
+  t.join();
+}
+
+}  // namespace
+}  // namespace gpuplan::server
