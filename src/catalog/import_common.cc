@@ -71,8 +71,7 @@ std::string describe(const ImportReport& r) {
   int64_t ignored = 0;
   for (const auto& [reason, n] : r.ignored) ignored += n;
   out += "  items ignored:    " + std::to_string(ignored) + "\n";
-  for (const auto& [reason, n] : r.ignored)
-    out += "    " + std::to_string(n) + " " + reason + "\n";
+  for (const auto& [reason, n] : r.ignored) out += "    " + std::to_string(n) + " " + reason + "\n";
   switch (d.kind) {
     case SnapshotKind::kRetailPrices:
       out += "  prices stored:    " + std::to_string(d.prices.size()) + "\n";
@@ -126,7 +125,9 @@ nlohmann::ordered_json to_json(const ImportReport& r) {
       j["availability"] = r.data.availability.size();
       j["restrictions"] = r.data.restrictions.size();
       break;
-    case SnapshotKind::kUsage: j["quotas"] = r.data.usage.size(); break;
+    case SnapshotKind::kUsage:
+      j["quotas"] = r.data.usage.size();
+      break;
   }
   j["notes"] = r.notes;
   if (r.snapshot) {
@@ -183,8 +184,7 @@ Result<double> require_non_negative(const nlohmann::json& obj, const char* key,
                                 (it->is_string() ? " \"" + it->get<std::string>() + "\"" : ""),
                             Where{file, 0, 0, field});
   double v = it->get<double>();
-  if (!std::isfinite(v))
-    return invalid_argument("not a finite number", Where{file, 0, 0, field});
+  if (!std::isfinite(v)) return invalid_argument("not a finite number", Where{file, 0, 0, field});
   if (v < 0)
     return invalid_argument("negative value " + strings::fixed(v, 4) + " (expected >= 0)",
                             Where{file, 0, 0, field});

@@ -30,11 +30,11 @@
 // that is the point (nothing half-imported), and the error names the item.
 #include "catalog/import_retail_prices.h"
 
-#include <curl/curl.h>
-
 #include <algorithm>
 #include <cmath>
 #include <thread>
+
+#include <curl/curl.h>
 
 #include "core/files.h"
 #include "core/strings.h"
@@ -90,9 +90,10 @@ Result<std::string> RetailPricesImport::add_page(std::string_view text, const st
 Result<std::string> RetailPricesImport::add_page_json(const nlohmann::json& page,
                                                       const std::string& origin) {
   if (!page.is_object())
-    return invalid_argument("not a Retail Prices API page: expected an object with \"Items\", got " +
-                                internal::json_type_name(page),
-                            Where{origin});
+    return invalid_argument(
+        "not a Retail Prices API page: expected an object with \"Items\", got " +
+            internal::json_type_name(page),
+        Where{origin});
   auto items_it = page.find("Items");
   if (items_it == page.end())
     return invalid_argument("not a Retail Prices API page: no \"Items\" array", Where{origin});
@@ -102,9 +103,9 @@ Result<std::string> RetailPricesImport::add_page_json(const nlohmann::json& page
   const nlohmann::json& items = *items_it;
   if (auto c = page.find("Count"); c != page.end() && !c->is_null()) {
     if (!c->is_number_integer() || c->get<int64_t>() < 0)
-      return invalid_argument("expected a non-negative integer, got " +
-                                  internal::json_type_name(*c),
-                              Where{origin, 0, 0, "Count"});
+      return invalid_argument(
+          "expected a non-negative integer, got " + internal::json_type_name(*c),
+          Where{origin, 0, 0, "Count"});
     if (static_cast<size_t>(c->get<int64_t>()) != items.size())
       return invalid_argument("page says Count " + std::to_string(c->get<int64_t>()) +
                                   " but holds " + std::to_string(items.size()) +
@@ -161,9 +162,9 @@ Result<std::string> RetailPricesImport::add_page_json(const nlohmann::json& page
                                 where("reservationTerm"));
       years = term_years(*term);
       if (years == 0)
-        return invalid_argument("unknown reservation term '" + *term +
-                                    "' (expected \"1 Year\" or \"3 Years\")",
-                                where("reservationTerm"));
+        return invalid_argument(
+            "unknown reservation term '" + *term + "' (expected \"1 Year\" or \"3 Years\")",
+            where("reservationTerm"));
     }
     bool primary = true;
     if (auto p = item.find("isPrimaryMeterRegion"); p != item.end() && !p->is_null()) {
@@ -191,9 +192,9 @@ Result<std::string> RetailPricesImport::add_page_json(const nlohmann::json& page
         GPUPLAN_TRY(std::string sp_term, require_string(e, "term", origin, sp_path));
         int sp_years = term_years(sp_term);
         if (sp_years != 1 && sp_years != 3)
-          return invalid_argument("unknown savings plan term '" + sp_term +
-                                      "' (expected \"1 Year\" or \"3 Years\")",
-                                  Where{origin, 0, 0, sp_path + ".term"});
+          return invalid_argument(
+              "unknown savings plan term '" + sp_term + "' (expected \"1 Year\" or \"3 Years\")",
+              Where{origin, 0, 0, sp_path + ".term"});
         savings.push_back(
             Plan{sp_years == 1 ? Pricing::kSavings1y : Pricing::kSavings3y, unit_price});
       }
@@ -269,8 +270,8 @@ Result<std::string> RetailPricesImport::add_page_json(const nlohmann::json& page
     }
     ++report_.items_used;
     for (const Plan& p : rows) {
-      auto key = std::make_tuple(*size, item_region, static_cast<int>(os),
-                                 static_cast<int>(p.pricing));
+      auto key =
+          std::make_tuple(*size, item_region, static_cast<int>(os), static_cast<int>(p.pricing));
       PriceRow row{*size, item_region, os, p.pricing, p.usd_per_hour, *as_of};
       auto [it, inserted] = index_.emplace(key, report_.data.prices.size());
       if (inserted) {
@@ -319,8 +320,9 @@ Result<ImportReport> import_retail_price_files(const std::vector<std::string>& f
   for (size_t i = 0; i < files.size(); ++i) source += (i > 0 ? ", " : "") + files[i];
   GPUPLAN_TRY(ImportReport report, import.finish(source));
   if (!last_next.empty())
-    report.notes.push_back("the last page has a NextPageLink: more pages exist that were not "
-                           "given (pass them all, or use --live)");
+    report.notes.push_back(
+        "the last page has a NextPageLink: more pages exist that were not "
+        "given (pass them all, or use --live)");
   return report;
 }
 
@@ -435,8 +437,8 @@ Result<std::string> fetch_page(const std::string& url, const LiveOptions& o) {
     std::this_thread::sleep_for(wait);
     backoff = std::min(backoff * 2, o.max_backoff);
   }
-  return unavailable("price API unreachable after " + std::to_string(attempts) +
-                         " attempts (" + last_problem + ")",
+  return unavailable("price API unreachable after " + std::to_string(attempts) + " attempts (" +
+                         last_problem + ")",
                      Where{url});
 }
 

@@ -6,9 +6,9 @@
 #include <chrono>
 #include <functional>
 #include <map>
-#include <tuple>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "catalog/import_common.h"
@@ -55,13 +55,13 @@ class RetailPricesImport {
 [[nodiscard]] std::string default_retail_prices_endpoint(const std::string& region);
 
 struct LiveOptions {
-  std::string endpoint;           // first page URL; "" = default_retail_prices_endpoint(region)
-  std::string region;             // also filters items client-side
-  int max_attempts = 5;           // per page, on 429 / 5xx / transport errors
+  std::string endpoint;  // first page URL; "" = default_retail_prices_endpoint(region)
+  std::string region;    // also filters items client-side
+  int max_attempts = 5;  // per page, on 429 / 5xx / transport errors
   std::chrono::milliseconds initial_backoff{1000};  // doubled after each failed attempt
   std::chrono::milliseconds max_backoff{30000};     // also caps Retry-After
-  int max_pages = 2000;           // a runaway NextPageLink chain is an error
-  long timeout_s = 60;            // per request
+  int max_pages = 2000;                             // a runaway NextPageLink chain is an error
+  long timeout_s = 60;                              // per request
   std::function<void(int page, int64_t items)> progress;  // called after each page
 };
 

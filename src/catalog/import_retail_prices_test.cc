@@ -72,14 +72,14 @@ TEST(RetailPrices, InterpretsEveryItemKindAcrossTwoPages) {
   // 630720 / 8760 = 72.0
   EXPECT_DOUBLE_EQ(find(*r, kND, "eastus", Os::kLinux, Pricing::kReserved1y)->usd_per_hour, 72.0);
   EXPECT_DOUBLE_EQ(find(*r, kA100, "westeurope", Os::kLinux, Pricing::kPayg)->usd_per_hour, 4.04);
-  EXPECT_EQ(r->data.source, fixture("retail_prices_page1.json") + ", " +
-                                fixture("retail_prices_page2.json"));
+  EXPECT_EQ(r->data.source,
+            fixture("retail_prices_page1.json") + ", " + fixture("retail_prices_page2.json"));
   EXPECT_TRUE(r->notes.empty());  // the last page's NextPageLink is null
 }
 
 TEST(RetailPrices, RegionNarrowsAndMissingPagesAreNoted) {
-  auto r = import_retail_price_files({fixture("retail_prices_page1.json")}, fixture_filter(),
-                                     "East US");
+  auto r =
+      import_retail_price_files({fixture("retail_prices_page1.json")}, fixture_filter(), "East US");
   ASSERT_TRUE(r) << r.error().to_string();
   EXPECT_EQ(r->data.prices.size(), 9u);
   for (const PriceRow& p : r->data.prices) EXPECT_EQ(p.region, "eastus");
@@ -112,8 +112,8 @@ class RetailPricesBadInput : public ::testing::TestWithParam<BadCase> {};
 TEST_P(RetailPricesBadInput, FailsWithFileAndPath) {
   const BadCase& c = GetParam();
   std::string path = fixture(std::string("bad/") + c.file);
-  auto r = import_retail_price_files({fixture("retail_prices_page2.json"), path},
-                                     fixture_filter(), "");
+  auto r =
+      import_retail_price_files({fixture("retail_prices_page2.json"), path}, fixture_filter(), "");
   ASSERT_FALSE(r) << c.file << " was accepted";
   EXPECT_EQ(r.error().code, ErrorCode::kInvalidArgument);
   std::string text = r.error().to_string();
@@ -136,7 +136,8 @@ INSTANTIATE_TEST_SUITE_P(
                 "unknown price type 'Promotion' (expected Consumption, Reservation or "
                 "DevTestConsumption)"},
         BadCase{"rp_missing_sku.json", "Items[1].armSkuName", "missing field (expected a string)"},
-        BadCase{"rp_bad_term.json", "Items[0].reservationTerm", "unknown reservation term '2 Years'"},
+        BadCase{"rp_bad_term.json", "Items[0].reservationTerm",
+                "unknown reservation term '2 Years'"},
         BadCase{"rp_count_mismatch.json", "Count", "page says Count 5 but holds 2 items"},
         BadCase{"rp_not_page.json", "rp_not_page.json", "not a Retail Prices API page"},
         BadCase{"rp_bad_savings.json", "Items[0].savingsPlan[0].unitPrice",
@@ -192,11 +193,11 @@ void serve_pages(LoopbackServer& s, std::atomic<int>& hits) {
   (*p1)["NextPageLink"] = s.url("/prices?page=2");
   std::string page1 = p1->dump();
   std::string page2 = *p2;
-  s.server().Get("/prices", [&hits, page1, page2](const httplib::Request& req,
-                                                   httplib::Response& res) {
-    ++hits;
-    res.set_content(req.get_param_value("page") == "2" ? page2 : page1, "application/json");
-  });
+  s.server().Get(
+      "/prices", [&hits, page1, page2](const httplib::Request& req, httplib::Response& res) {
+        ++hits;
+        res.set_content(req.get_param_value("page") == "2" ? page2 : page1, "application/json");
+      });
 }
 
 LiveOptions fast(const std::string& endpoint) {
@@ -295,8 +296,8 @@ TEST(RetailPricesLive, ConnectionRefusedIsUnavailable) {
     LoopbackServer s;  // take a free port, then close it
     port = s.port();
   }
-  auto r = import_retail_prices_live(
-      fast("http://127.0.0.1:" + std::to_string(port) + "/prices"), fixture_filter());
+  auto r = import_retail_prices_live(fast("http://127.0.0.1:" + std::to_string(port) + "/prices"),
+                                     fixture_filter());
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, ErrorCode::kUnavailable);
   EXPECT_NE(r.error().message.find("network error"), std::string::npos) << r.error().message;
@@ -318,9 +319,9 @@ TEST(RetailPricesLive, BadPageNamesUrlAndPath) {
 
 TEST(RetailPricesLive, DefaultEndpointFiltersGpuVmsAndRegion) {
   std::string all = default_retail_prices_endpoint("");
-  EXPECT_EQ(all.rfind("https://prices.azure.com/api/retail/prices?api-version=2023-01-01-preview",
-                      0),
-            0u);
+  EXPECT_EQ(
+      all.rfind("https://prices.azure.com/api/retail/prices?api-version=2023-01-01-preview", 0),
+      0u);
   EXPECT_NE(all.find("Virtual%20Machines"), std::string::npos);
   EXPECT_EQ(all.find("armRegionName"), std::string::npos);
   EXPECT_NE(default_retail_prices_endpoint("East US").find("armRegionName%20eq%20%27eastus%27"),

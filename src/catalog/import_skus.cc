@@ -34,8 +34,7 @@ using internal::optional_string;
 using internal::require_string;
 
 Result<std::vector<std::string>> string_array(const nlohmann::json& obj, const char* key,
-                                              const std::string& origin,
-                                              const std::string& path) {
+                                              const std::string& origin, const std::string& path) {
   std::vector<std::string> out;
   auto it = obj.find(key);
   if (it == obj.end() || it->is_null()) return out;
@@ -69,8 +68,7 @@ Result<ImportReport> import_skus_text(std::string_view text, const std::string& 
     auto v = doc.find("value");
     if (v == doc.end())
       return invalid_argument(
-          "not list-skus output: expected a JSON array or an object with \"value\"",
-          Where{origin});
+          "not list-skus output: expected a JSON array or an object with \"value\"", Where{origin});
     if (!v->is_array())
       return invalid_argument("expected an array, got " + json_type_name(*v),
                               Where{origin, 0, 0, "value"});
@@ -83,9 +81,8 @@ Result<ImportReport> import_skus_text(std::string_view text, const std::string& 
       report.notes.push_back("the document has a nextLink: only this page was imported");
     }
   } else if (!doc.is_array()) {
-    return invalid_argument("not list-skus output: expected a JSON array, got " +
-                                json_type_name(doc),
-                            Where{origin});
+    return invalid_argument(
+        "not list-skus output: expected a JSON array, got " + json_type_name(doc), Where{origin});
   }
 
   std::map<std::pair<std::string, std::string>, size_t> avail_index;
@@ -167,9 +164,9 @@ Result<ImportReport> import_skus_text(std::string_view text, const std::string& 
             for (const auto& v : values) regions.insert(normalize_region(v));
           for (const auto& reg : regions) restrictions.push_back(Parsed{reg, why, info_zones});
         } else {
-          return invalid_argument("unknown restriction type '" + rtype +
-                                      "' (expected Location or Zone)",
-                                  Where{origin, 0, 0, rpath + ".type"});
+          return invalid_argument(
+              "unknown restriction type '" + rtype + "' (expected Location or Zone)",
+              Where{origin, 0, 0, rpath + ".type"});
         }
       }
     }

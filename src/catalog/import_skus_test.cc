@@ -85,14 +85,15 @@ TEST_P(SkusBadInput, FailsWithFileAndPath) {
 
 INSTANTIATE_TEST_SUITE_P(
     Corpus, SkusBadInput,
-    ::testing::Values(
-        BadCase{"skus_not_list.json", "skus_not_list.json", "not list-skus output"},
-        BadCase{"skus_bad_locations.json", "[1].locations", "expected an array of strings, got a string"},
-        BadCase{"skus_unknown_restriction.json", "[0].restrictions[0].type",
-                "unknown restriction type 'Region' (expected Location or Zone)"},
-        BadCase{"skus_missing_name.json", "[0].name", "missing field (expected a string)"},
-        BadCase{"skus_truncated.json", "skus_truncated.json:", "invalid JSON"},
-        BadCase{"rp_empty.json", "rp_empty.json", "empty file"}));
+    ::testing::Values(BadCase{"skus_not_list.json", "skus_not_list.json", "not list-skus output"},
+                      BadCase{"skus_bad_locations.json", "[1].locations",
+                              "expected an array of strings, got a string"},
+                      BadCase{"skus_unknown_restriction.json", "[0].restrictions[0].type",
+                              "unknown restriction type 'Region' (expected Location or Zone)"},
+                      BadCase{"skus_missing_name.json", "[0].name",
+                              "missing field (expected a string)"},
+                      BadCase{"skus_truncated.json", "skus_truncated.json:", "invalid JSON"},
+                      BadCase{"rp_empty.json", "rp_empty.json", "empty file"}));
 
 }  // namespace
 }  // namespace gpuplan::catalog

@@ -29,7 +29,8 @@ inline std::vector<VmSize> fixture_sizes() {
            8),
       size("Standard_NV6ads_A10_v5", "StandardNVADSA10v5Family", "Standard NVADSA10v5 Family vCPUs",
            0.1667),
-      size("Standard_NC4as_T4_v3", "Standard NCASv3_T4 Family", "Standard NCASv3_T4 Family vCPUs", 1),
+      size("Standard_NC4as_T4_v3", "Standard NCASv3_T4 Family", "Standard NCASv3_T4 Family vCPUs",
+           1),
   };
 }
 

@@ -59,9 +59,8 @@ Result<ImportReport> import_usage_text(std::string_view text, const std::string&
       report.notes.push_back("the document has a nextLink: only this page was imported");
     }
   } else if (!doc.is_array()) {
-    return invalid_argument("not list-usage output: expected a JSON array, got " +
-                                json_type_name(doc),
-                            Where{origin});
+    return invalid_argument(
+        "not list-usage output: expected a JSON array, got " + json_type_name(doc), Where{origin});
   }
 
   std::set<std::string> seen;

@@ -24,9 +24,6 @@
 // which is nothing next to parsing.
 #include "catalog/store.h"
 
-#include <sqlite3.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -38,6 +35,9 @@
 #include <optional>
 #include <thread>
 #include <tuple>
+
+#include <sqlite3.h>
+#include <unistd.h>
 
 #include "core/strings.h"
 
@@ -91,12 +91,18 @@ CREATE INDEX IF NOT EXISTS usage_by_key ON usage(region, family, snapshot);
 std::string_view os_name(Os os) { return os == Os::kWindows ? "windows" : "linux"; }
 std::string_view pricing_name(Pricing p) {
   switch (p) {
-    case Pricing::kPayg: return "payg";
-    case Pricing::kSpot: return "spot";
-    case Pricing::kReserved1y: return "reserved-1y";
-    case Pricing::kReserved3y: return "reserved-3y";
-    case Pricing::kSavings1y: return "savings-1y";
-    case Pricing::kSavings3y: return "savings-3y";
+    case Pricing::kPayg:
+      return "payg";
+    case Pricing::kSpot:
+      return "spot";
+    case Pricing::kReserved1y:
+      return "reserved-1y";
+    case Pricing::kReserved3y:
+      return "reserved-3y";
+    case Pricing::kSavings1y:
+      return "savings-1y";
+    case Pricing::kSavings3y:
+      return "savings-3y";
   }
   return "?";
 }
@@ -195,13 +201,13 @@ Result<DbPtr> open_store(const std::string& path, bool create) {
     std::error_code ec;
     if (!parent.empty()) std::filesystem::create_directories(parent, ec);
     if (ec)
-      return unavailable("store not writable: cannot create directory " + parent.string() + ": " +
-                             ec.message(),
-                         Where{path});
+      return unavailable(
+          "store not writable: cannot create directory " + parent.string() + ": " + ec.message(),
+          Where{path});
   }
   sqlite3* raw = nullptr;
-  int flags = SQLITE_OPEN_FULLMUTEX | (create ? (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
-                                              : SQLITE_OPEN_READONLY);
+  int flags = SQLITE_OPEN_FULLMUTEX |
+              (create ? (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) : SQLITE_OPEN_READONLY);
   int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
   DbPtr db(raw);
   if (rc != SQLITE_OK)
@@ -224,8 +230,8 @@ Result<DbPtr> open_store(const std::string& path, bool create) {
     GPUPLAN_RETURN_IF_ERROR(exec(db.get(), path, "COMMIT"));
   }
   // Check it is a gpuplan store of a version we understand.
-  GPUPLAN_TRY(StmtPtr q, prepare(db.get(), path,
-                                 "SELECT value FROM meta WHERE key = 'schema_version'"));
+  GPUPLAN_TRY(StmtPtr q,
+              prepare(db.get(), path, "SELECT value FROM meta WHERE key = 'schema_version'"));
   if (sqlite3_step(q.get()) != SQLITE_ROW)
     return unavailable("not a gpuplan store (no schema version)", Where{path});
   std::string version = column_text(q.get(), 0);
@@ -320,10 +326,12 @@ Status write_rows(sqlite3* db, const std::string& path, int64_t id, const Snapsh
 
 int64_t row_count(const SnapshotData& d) {
   switch (d.kind) {
-    case SnapshotKind::kRetailPrices: return static_cast<int64_t>(d.prices.size());
+    case SnapshotKind::kRetailPrices:
+      return static_cast<int64_t>(d.prices.size());
     case SnapshotKind::kSkus:
       return static_cast<int64_t>(d.availability.size() + d.restrictions.size());
-    case SnapshotKind::kUsage: return static_cast<int64_t>(d.usage.size());
+    case SnapshotKind::kUsage:
+      return static_cast<int64_t>(d.usage.size());
   }
   return 0;
 }
@@ -337,9 +345,12 @@ bool store_missing(const std::string& path) {
 
 std::string_view to_string(SnapshotKind k) {
   switch (k) {
-    case SnapshotKind::kRetailPrices: return "retail-prices";
-    case SnapshotKind::kSkus: return "skus";
-    case SnapshotKind::kUsage: return "usage";
+    case SnapshotKind::kRetailPrices:
+      return "retail-prices";
+    case SnapshotKind::kSkus:
+      return "skus";
+    case SnapshotKind::kUsage:
+      return "usage";
   }
   return "?";
 }
@@ -367,7 +378,8 @@ Result<SnapshotInfo> write_snapshot(const std::string& path, const SnapshotData&
   info.imported_at = utc_now();
   info.rows = row_count(data);
   {
-    auto s = prepare(h, path, "INSERT INTO snapshots(kind, source, imported_at, rows) VALUES (?,?,?,?)");
+    auto s =
+        prepare(h, path, "INSERT INTO snapshots(kind, source, imported_at, rows) VALUES (?,?,?,?)");
     if (!s) return fail(s.error());
     bind_text(s->get(), 1, to_string(data.kind));
     bind_text(s->get(), 2, data.source);
@@ -507,9 +519,11 @@ Result<std::vector<PriceHistoryEntry>> price_history(const std::string& path,
   }
   // Oldest snapshot first; within one, linux before windows and pricing in
   // the vocabulary's order (payg, spot, reserved-1y, ...), not alphabetical.
-  std::stable_sort(out.begin(), out.end(), [](const PriceHistoryEntry& a, const PriceHistoryEntry& b) {
-    return std::make_tuple(a.snapshot, a.os, a.pricing) < std::make_tuple(b.snapshot, b.os, b.pricing);
-  });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const PriceHistoryEntry& a, const PriceHistoryEntry& b) {
+                     return std::make_tuple(a.snapshot, a.os, a.pricing) <
+                            std::make_tuple(b.snapshot, b.os, b.pricing);
+                   });
   return out;
 }
 

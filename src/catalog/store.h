@@ -25,9 +25,9 @@ struct SkuAvailability {
 };
 
 struct StoreContents {
-  std::vector<Offer> offers;               // newest listed price per (size, region, os, pricing)
-  std::vector<Quota> quotas;               // newest per (region, family)
-  std::vector<Restriction> restrictions;   // from the newest list-skus snapshot
+  std::vector<Offer> offers;                  // newest listed price per (size, region, os, pricing)
+  std::vector<Quota> quotas;                  // newest per (region, family)
+  std::vector<Restriction> restrictions;      // from the newest list-skus snapshot
   std::vector<SkuAvailability> availability;  // from the newest list-skus snapshot
 };
 
@@ -99,7 +99,8 @@ struct SnapshotInfo {
 // a file path, the writer creates that file after writing about half of the
 // rows inside the open transaction, then sleeps for 60 s (so a test can kill
 // the process there).
-[[nodiscard]] Result<SnapshotInfo> write_snapshot(const std::string& path, const SnapshotData& data);
+[[nodiscard]] Result<SnapshotInfo> write_snapshot(const std::string& path,
+                                                  const SnapshotData& data);
 
 // Every snapshot in the store, oldest first. Empty when the file is missing.
 [[nodiscard]] Result<std::vector<SnapshotInfo>> list_snapshots(const std::string& path);

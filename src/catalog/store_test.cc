@@ -2,11 +2,6 @@
 // and errors for unwritable or foreign files.
 #include "catalog/store.h"
 
-#include <signal.h>
-#include <sqlite3.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -14,6 +9,10 @@
 #include <thread>
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace gpuplan::catalog {
 namespace {
@@ -21,8 +20,8 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string fresh_dir(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() /
-                 ("gpuplan_store_test_" + name + "_" + std::to_string(::getpid()));
+  fs::path dir =
+      fs::temp_directory_path() / ("gpuplan_store_test_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir.string();
@@ -151,8 +150,9 @@ TEST(Store, QuotaNewestPerRegionAndFamily) {
   SnapshotData a;
   a.kind = SnapshotKind::kUsage;
   a.source = "usage-eastus.json";
-  a.usage = {{"eastus", "", "Total Regional vCPUs", 100, 29},
-             {"eastus", "StandardNCADSA100v4Family", "Standard NCADS_A100_v4 Family vCPUs", 48, 24}};
+  a.usage = {
+      {"eastus", "", "Total Regional vCPUs", 100, 29},
+      {"eastus", "StandardNCADSA100v4Family", "Standard NCADS_A100_v4 Family vCPUs", 48, 24}};
   ASSERT_TRUE(write_snapshot(db, a));
   SnapshotData b;
   b.kind = SnapshotKind::kUsage;
@@ -183,8 +183,7 @@ TEST(Store, NotWritableIsUnavailable) {
                           prices({{"S", "eastus", Os::kLinux, Pricing::kPayg, 1, "2024-01-01"}}));
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, ErrorCode::kUnavailable);
-  EXPECT_NE(r.error().message.find("store not writable"), std::string::npos)
-      << r.error().message;
+  EXPECT_NE(r.error().message.find("store not writable"), std::string::npos) << r.error().message;
 }
 
 TEST(Store, ForeignFileIsUnavailableNotClobbered) {
@@ -234,8 +233,8 @@ TEST(Store, KillNineMidImportLeavesPreviousState) {
   for (int i = 0; i < 20000; ++i)
     big.prices.push_back({"Standard_NC24ads_A100_v4", "region" + std::to_string(i), Os::kLinux,
                           Pricing::kPayg, 1.0 + i, "2025-01-01"});
-  big.prices.push_back({"Standard_NC24ads_A100_v4", "eastus", Os::kLinux, Pricing::kPayg, 9.99,
-                        "2025-01-01"});
+  big.prices.push_back(
+      {"Standard_NC24ads_A100_v4", "eastus", Os::kLinux, Pricing::kPayg, 9.99, "2025-01-01"});
 
   pid_t child = ::fork();
   ASSERT_GE(child, 0);

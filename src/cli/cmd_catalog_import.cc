@@ -127,7 +127,8 @@ void add_skus(CLI::App& import, Context& ctx) {
       "where each GPU size is offered (regions, zones) and the subscription's restrictions\n"
       "(NotAvailableForSubscription for a region or for zones). GPU counts are never read\n"
       "from it (the API rounds fractional GPUs).\n"
-      "Example: az vm list-skus --all -o json > skus.json && gpuplan catalog import skus skus.json");
+      "Example: az vm list-skus --all -o json > skus.json && gpuplan catalog import skus "
+      "skus.json");
   cmd->add_option("FILE", *file, "list-skus JSON")->required();
   cmd->add_flag("--json", *json, "Print the import summary as JSON");
   cmd->callback([file, json, &ctx] {
@@ -191,7 +192,8 @@ void add_history(CLI::App& catalog_cmd, Context& ctx) {
       std::optional<catalog::Pricing> pricing;
       if (!f->os.empty()) {
         auto p = catalog::parse_os(f->os);
-        if (!p) return report(ctx, Error{p.error().code, p.error().message, Where{"", 0, 0, "--os"}});
+        if (!p)
+          return report(ctx, Error{p.error().code, p.error().message, Where{"", 0, 0, "--os"}});
         os = *p;
       }
       if (!f->pricing.empty()) {
@@ -266,8 +268,9 @@ void add_history(CLI::App& catalog_cmd, Context& ctx) {
       }
       ctx.out << "Price history of " << size->name << " in " << f->region
               << " (oldest import first)\n"
-              << t.render() << "IN USE: the newest import per os and pricing; it replaces the "
-                               "embedded default.\nSources:\n";
+              << t.render()
+              << "IN USE: the newest import per os and pricing; it replaces the "
+                 "embedded default.\nSources:\n";
       for (const auto& [id, src] : sources)
         ctx.out << "  " << id << ": retail-prices: " << src << "\n";
       return 0;

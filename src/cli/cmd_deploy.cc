@@ -1,8 +1,237 @@
+// `gpuplan stack` (the driver/CUDA/cuDNN/PyTorch that work on a size) and
+// `gpuplan deploy` (write deploy.sh, template.json, cloud-init.yaml or
+// setup.ps1, and budget.json for one plan option). Parses flags, calls the
+// deploy library, formats.
+#include <ctime>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "catalog/catalog.h"
+#include "catalog/store.h"
 #include "cli/command.h"
+#include "core/files.h"
+#include "core/strings.h"
+#include "cost/cost.h"
+#include "deploy/deploy.h"
+#include "deploy/plan_input.h"
+#include "deploy/stack.h"
+#include "plan/plan.h"
+#include "workload/workload.h"
 
 namespace gpuplan::cli {
+namespace {
 
-// Not built yet; see the open issues.
-void add_deploy_commands(CLI::App& /*app*/, Context& /*ctx*/) {}
+Result<std::unique_ptr<catalog::Catalog>> load_catalog(const Context& ctx) {
+  return catalog::Catalog::load(ctx.db_path.empty() ? catalog::default_store_path() : ctx.db_path);
+}
+
+Result<std::optional<deploy::Version>> version_flag(const std::string& text, const char* flag) {
+  if (text.empty()) return std::optional<deploy::Version>();
+  auto v = deploy::Version::parse(text);
+  if (!v || v->parts.size() != 2) {
+    return invalid_argument("'" + text + "' is not a major.minor version (e.g. 12.8)",
+                            Where{"", 0, 0, flag});
+  }
+  return std::optional<deploy::Version>(*v);
+}
+
+// A size the catalog does not know: say so, with the closest name.
+Error unknown_size(const catalog::Catalog& cat, const std::string& name) {
+  std::vector<std::string> names;
+  for (const catalog::VmSize& s : cat.sizes()) names.push_back(s.name);
+  std::string msg = "unknown VM size '" + name + "'";
+  if (auto near = strings::closest(name, names)) msg += "; did you mean " + *near + "?";
+  return Error{ErrorCode::kNotFound, msg, Where{"", 0, 0, "--size"}};
+}
+
+struct StackFlags {
+  std::string size;
+  std::string pytorch;
+  std::string cuda;
+  std::string os = "linux";
+  bool json = false;
+};
+
+int run_stack(Context& ctx, const StackFlags& f) {
+  // 1. Flags.
+  auto pytorch = version_flag(f.pytorch, "--pytorch");
+  if (!pytorch) return report(ctx, pytorch.error());
+  auto cuda = version_flag(f.cuda, "--cuda");
+  if (!cuda) return report(ctx, cuda.error());
+  auto os = catalog::parse_os(f.os);
+  if (!os) {
+    Error e = os.error();
+    e.where.field = "--os";
+    return report(ctx, e);
+  }
+  // 2. The size and its GPU.
+  auto cat = load_catalog(ctx);
+  if (!cat) return report(ctx, cat.error());
+  const catalog::VmSize* size = (*cat)->find_size(f.size);
+  if (size == nullptr) return report(ctx, unknown_size(**cat, f.size));
+  // 3. Resolve against the embedded matrix.
+  auto matrix = deploy::embedded_stack_matrix();
+  if (!matrix) return report(ctx, matrix.error());
+  const deploy::StackTarget target =
+      deploy::deployment_target(*size, (*cat)->find_gpu(size->gpu_model), *os);
+  auto stack = deploy::resolve_stack(**matrix, target, deploy::StackRequest{*pytorch, *cuda});
+  // 4. Print (a refusal is exit 1 with its reasons; --json carries them too).
+  if (!stack) {
+    if (f.json && stack.error().code == ErrorCode::kFailedPrecondition) {
+      nlohmann::ordered_json j{{"schema", "gpuplan.stack/1"},
+                               {"size", size->name},
+                               {"refused", true},
+                               {"reason", stack.error().message}};
+      ctx.out << j.dump(2) << "\n";
+      return exit_code_for(stack.error().code);
+    }
+    return report(ctx, stack.error());
+  }
+  if (f.json) {
+    auto j = deploy::to_json(*stack);
+    j["refused"] = false;
+    ctx.out << j.dump(2) << "\n";
+  } else {
+    ctx.out << deploy::render_text(*stack);
+  }
+  return 0;
+}
+
+struct DeployFlags {
+  std::string input;
+  int option = 1;
+  std::string out;
+  std::string ssh_cidr;
+  bool anywhere = false;
+  std::string start_date;
+  std::string ssh_public_key;
+  std::optional<double> data_disk_gib;
+  bool json = false;
+};
+
+// The plan: PLAN.json as written by `gpuplan plan --json`, or a workload
+// planned here with the planner's defaults.
+Result<deploy::PlanDocument> read_plan(const Context& ctx, const std::string& input,
+                                       const catalog::Catalog& cat) {
+  if (strings::ends_with(strings::to_lower(input), ".json")) {
+    GPUPLAN_TRY(std::string text, files::read_text(input));
+    return deploy::parse_plan_json(text, input);
+  }
+  (void)ctx;
+  GPUPLAN_TRY(workload::Workload w, workload::parse_file(input));
+  GPUPLAN_TRY(cost::Rates rates, cost::Rates::load_embedded());
+  GPUPLAN_TRY(plan::Plan p, plan::make_plan(w, cat, rates, plan::PlanOptions{}));
+  return deploy::parse_plan_json(plan::to_json(p).dump(), input);
+}
+
+int run_deploy(Context& ctx, const DeployFlags& f) {
+  // 1. The catalog and the plan.
+  auto cat = load_catalog(ctx);
+  if (!cat) return report(ctx, cat.error());
+  auto plan = read_plan(ctx, f.input, **cat);
+  if (!plan) return report(ctx, plan.error());
+  // 2. Decide the deployment (validates SSH, dates, the option, the stack).
+  auto matrix = deploy::embedded_stack_matrix();
+  if (!matrix) return report(ctx, matrix.error());
+  deploy::DeployOptions o;
+  o.option = f.option;
+  o.ssh_cidr = f.ssh_cidr;
+  o.allow_ssh_from_anywhere = f.anywhere;
+  o.start_date = f.start_date.empty() ? deploy::first_of_month(std::time(nullptr)) : f.start_date;
+  o.ssh_public_key_file = f.ssh_public_key;
+  o.data_disk_gib = f.data_disk_gib;
+  auto spec = deploy::make_deploy_spec(*plan, **cat, **matrix, o);
+  if (!spec) return report(ctx, spec.error());
+  // 3. Generate everything in memory, then write it all at once.
+  const std::vector<deploy::GeneratedFile> files = deploy::generate_files(*spec);
+  auto written = deploy::write_files(f.out, files);
+  if (!written) return report(ctx, written.error());
+  // 4. Say what was written and what comes next.
+  if (f.json) {
+    nlohmann::ordered_json j;
+    j["schema"] = "gpuplan.deploy/1";
+    j["out"] = f.out;
+    j["plan"] = spec->plan_file;
+    j["option"] = spec->option_index;
+    j["size"] = spec->size.name;
+    j["count"] = spec->option.count;
+    j["region"] = spec->option.region;
+    j["pricing"] = catalog::to_string(spec->option.pricing);
+    j["os"] = catalog::to_string(spec->option.os);
+    j["resource_group"] = spec->resource_group;
+    j["image"] = spec->image_urn;
+    j["ssh_cidr"] = spec->ssh_cidr;
+    j["budget_start"] = spec->start_date;
+    j["files"] = nlohmann::ordered_json::array();
+    for (const auto& file : files) j["files"].push_back(file.name);
+    j["stack"] = deploy::to_json(spec->stack);
+    j["notes"] = spec->notes;
+    ctx.out << j.dump(2) << "\n";
+    return 0;
+  }
+  ctx.out << "Wrote " << f.out << "/ for option " << spec->option_index << " of "
+          << spec->plan_file << ": " << spec->option.count << " x " << spec->size.name << " in "
+          << spec->option.region << " (" << catalog::to_string(spec->option.pricing) << ", "
+          << catalog::to_string(spec->option.os) << ")\n";
+  for (const auto& file : files) ctx.out << "  " << file.name << "\n";
+  ctx.out << "GPU stack: driver >= " << spec->stack.min_driver.to_string() << ", CUDA "
+          << spec->stack.cuda.to_string() << ", PyTorch " << spec->stack.pytorch.to_string() << " "
+          << spec->stack.wheel_variant << " (details: gpuplan stack --size " << spec->size.name
+          << ")\n";
+  for (const std::string& n : spec->notes) ctx.out << "Note: " << n << "\n";
+  for (const std::string& w : spec->stack.warnings) ctx.out << "Warning: " << w << "\n";
+  ctx.out << "Next: bash " << f.out << "/deploy.sh  (needs az login"
+          << (spec->option.os == catalog::Os::kWindows ? " and ADMIN_PASSWORD" : "") << ")\n";
+  return 0;
+}
+
+}  // namespace
+
+void add_deploy_commands(CLI::App& app, Context& ctx) {
+  // ---- gpuplan stack
+  auto sf = std::make_shared<StackFlags>();
+  CLI::App* stack = app.add_subcommand(
+      "stack",
+      "The NVIDIA driver, CUDA, cuDNN and PyTorch wheel that work together on a VM size,\n"
+      "or the reason none does (exit 1).\n"
+      "Example: gpuplan stack --size Standard_NC40ads_H100_v5 --pytorch 2.9");
+  stack->add_option("--size", sf->size, "VM size, e.g. Standard_NC40ads_H100_v5")->required();
+  stack->add_option("--pytorch", sf->pytorch, "PyTorch release X.Y (default: the newest that works)");
+  stack->add_option("--cuda", sf->cuda, "CUDA release X.Y (default: the newest that works)");
+  stack->add_option("--os", sf->os, "linux or windows")->capture_default_str();
+  stack->add_flag("--json", sf->json, "Print JSON (schema gpuplan.stack/1)");
+  stack->callback([sf, &ctx] { ctx.action = [sf, &ctx] { return run_stack(ctx, *sf); }; });
+
+  // ---- gpuplan deploy
+  auto df = std::make_shared<DeployFlags>();
+  CLI::App* deploy = app.add_subcommand(
+      "deploy",
+      "Write deploy.sh (az CLI), template.json (ARM), cloud-init.yaml or setup.ps1 and\n"
+      "budget.json for one option of a plan. SSH keys only; SSH open to one CIDR.\n"
+      "Example: gpuplan plan w.yaml --json > plan.json &&\n"
+      "         gpuplan deploy plan.json --out deploy/ --ssh-cidr 203.0.113.0/24");
+  deploy->add_option("plan", df->input, "PLAN.json (gpuplan plan --json) or WORKLOAD.yaml")
+      ->required();
+  deploy->add_option("--option", df->option, "1-based option of the plan")->capture_default_str();
+  deploy->add_option("--out", df->out, "Directory for the files (created; files replaced)")
+      ->required();
+  auto* cidr = deploy->add_option("--ssh-cidr", df->ssh_cidr,
+                                  "IPv4 CIDR allowed to SSH (RDP on Windows), e.g. 203.0.113.0/24");
+  auto* anywhere = deploy->add_flag("--allow-ssh-from-anywhere", df->anywhere,
+                                    "Open SSH to the whole internet (0.0.0.0/0), knowingly");
+  cidr->excludes(anywhere);
+  deploy->add_option("--start-date", df->start_date,
+                     "Budget start, YYYY-MM-01 (default: this month)");
+  deploy->add_option("--ssh-public-key", df->ssh_public_key,
+                     "OpenSSH public key file deploy.sh uses (default ~/.ssh/id_rsa.pub)");
+  deploy->add_option("--data-disk-gib", df->data_disk_gib,
+                     "Premium SSD data disk per VM, GiB (default: the plan's, else 256)");
+  deploy->add_flag("--json", df->json, "Print what was written as JSON (schema gpuplan.deploy/1)");
+  deploy->callback([df, &ctx] { ctx.action = [df, &ctx] { return run_deploy(ctx, *df); }; });
+}
 
 }  // namespace gpuplan::cli

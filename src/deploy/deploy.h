@@ -64,6 +64,16 @@ struct DeploySpec {
   std::vector<std::string> notes;
 };
 
+// The stack target a deployment of `size` uses: on Linux, sizes with
+// InfiniBand run the Ubuntu-HPC image, whose driver is then fixed by the image.
+// `gpu` may be null.
+[[nodiscard]] StackTarget deployment_target(const catalog::VmSize& size, const catalog::Gpu* gpu,
+                                            catalog::Os os);
+
+// The first day of the UTC month containing `unix_seconds`, "YYYY-MM-01": the
+// budget start when --start-date is not given.
+[[nodiscard]] std::string first_of_month(long long unix_seconds);
+
 // Builds the spec for one option of a plan. Errors:
 //   kInvalidArgument — --option out of range, a bad CIDR, 0.0.0.0/0 without
 //     allow_ssh_from_anywhere, both or neither SSH choice, a start date that

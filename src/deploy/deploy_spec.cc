@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <ctime>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -140,6 +141,21 @@ Status check_ssh_public_key_file(const std::string& path) {
                           "ssh-rsa or ecdsa-sha2-*)", where);
 }
 
+StackTarget deployment_target(const catalog::VmSize& size, const catalog::Gpu* gpu,
+                              catalog::Os os) {
+  const bool hpc = os == catalog::Os::kLinux && size.infiniband_gbps > 0;
+  return make_target(size, gpu, os, hpc ? kHpcImageRow : "");
+}
+
+std::string first_of_month(long long unix_seconds) {
+  const std::time_t t = static_cast<std::time_t>(unix_seconds);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-01", tm.tm_year + 1900, tm.tm_mon + 1);
+  return buf;
+}
+
 Result<DeploySpec> make_deploy_spec(const PlanDocument& plan, const catalog::Catalog& catalog,
                                     const StackMatrix& matrix, const DeployOptions& options) {
   // 1. The option.
@@ -212,9 +228,24 @@ Result<DeploySpec> make_deploy_spec(const PlanDocument& plan, const catalog::Cat
   spec.gpus_per_vm = size->gpu_count < 1 ? 1 : static_cast<int>(std::lround(size->gpu_count));
 
   // 5. The GPU stack.
-  StackTarget target = make_target(*size, catalog.find_gpu(size->gpu_model), os,
-                                   spec.hpc_image ? kHpcImageRow : "");
-  GPUPLAN_TRY(spec.stack, resolve_stack(matrix, target, StackRequest{}));
+  StackTarget target = deployment_target(*size, catalog.find_gpu(size->gpu_model), os);
+  auto stack = resolve_stack(matrix, target, StackRequest{});
+  if (!stack) {
+    // Point at the first option gpuplan can deploy, so the user is not stuck.
+    Error e = stack.error();
+    for (size_t i = 0; i < plan.options.size(); ++i) {
+      const catalog::VmSize* other = catalog.find_size(plan.options[i].size);
+      if (other == nullptr || other->driver == catalog::DriverKind::kAmd) continue;
+      if (static_cast<int>(i) + 1 == options.option) break;
+      e.message += "\nThe first option gpuplan can deploy is --option " + std::to_string(i + 1) +
+                   " (" + std::to_string(plan.options[i].count) + " x " + other->name + " in " +
+                   plan.options[i].region + ", " +
+                   std::string(catalog::to_string(plan.options[i].pricing)) + ").";
+      break;
+    }
+    return tl::unexpected(e);
+  }
+  spec.stack = *stack;
 
   // 6. Names.
   spec.prefix = sanitize_name(spec.workload_name);
@@ -246,6 +277,7 @@ Result<DeploySpec> make_deploy_spec(const PlanDocument& plan, const catalog::Cat
     return invalid_argument("data disk must be a whole number of GiB in 4-32767",
                             Where{"", 0, 0, "--data-disk-gib"});
   }
+  spec.notes.push_back("OS disk: 128 GiB Premium SSD per VM (room for the CUDA toolkit and PyTorch)");
   if (!spec.encryption_at_host) {
     spec.notes.push_back(size->name + " does not support encryption at host; disks use "
                          "platform-managed encryption at rest only");

@@ -37,6 +37,7 @@ std::string linux_install_script(const DeploySpec& spec) {
     << "export DEBIAN_FRONTEND=noninteractive\n"
     << "log() { echo \"gpuplan-stack: $*\"; }\n\n"
     << "# NVIDIA's CUDA apt repository, signed (cuda-keyring).\n"
+    << "# shellcheck source=/dev/null\n"
     << ". /etc/os-release\n"
     << "repo=\"ubuntu${VERSION_ID//./}\"\n"
     << "if ! dpkg -s cuda-keyring >/dev/null 2>&1; then\n"
@@ -68,7 +69,7 @@ std::string linux_install_script(const DeploySpec& spec) {
   }
   o << "log \"installing CUDA toolkit " << cuda << " (no driver packages)\"\n"
     << "apt-get install -y -q cuda-toolkit-" << dash << "\n"
-    << "echo 'export PATH=/usr/local/cuda-" << cuda << "/bin:$PATH' > /etc/profile.d/gpuplan-cuda.sh\n";
+    << "echo \"export PATH=/usr/local/cuda-" << cuda << "/bin:\\$PATH\" > /etc/profile.d/gpuplan-cuda.sh\n";
   if (st.cudnn) {
     o << "log \"installing cuDNN " << st.cudnn->to_string() << "\"\n"
       << "apt-get install -y -q \"libcudnn9-cuda-" << st.cuda.major() << "="

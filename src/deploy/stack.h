@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "catalog/catalog.h"
 #include "core/result.h"
 #include "deploy/stack_matrix.h"
@@ -78,6 +80,10 @@ struct Stack {
 //   kInvalidArgument — a requested PyTorch or CUDA version the matrix does not know.
 [[nodiscard]] Result<Stack> resolve_stack(const StackMatrix& matrix, const StackTarget& target,
                                           const StackRequest& request);
+
+// The --json form of a stack (schema gpuplan.stack/1) and a readable report.
+[[nodiscard]] nlohmann::ordered_json to_json(const Stack& stack);
+[[nodiscard]] std::string render_text(const Stack& stack);
 
 // Architecture name for an NVIDIA compute capability ("7.0" → "Volta").
 [[nodiscard]] std::string architecture_for_cc(const Version& cc);

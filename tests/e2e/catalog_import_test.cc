@@ -3,22 +3,21 @@
 // input (exit 2, nothing written), an unwritable store and an unreachable
 // price API (exit 3), and kill -9 of the real binary in the middle of an
 // import.
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <signal.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <thread>
 
+#include <arpa/inet.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <nlohmann/json.hpp>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "e2e/e2e_util.h"
 
@@ -87,7 +86,8 @@ TEST(CatalogImportCli, RetailPricesGoldenAndHistory) {
 // reserved-1y` to the hourly equivalent of the real price.
 TEST(CatalogImportCli, ReservationChangesReservedListing) {
   Store s;
-  ASSERT_EQ(s.run({"catalog", "import", "retail-prices", data("retail_prices_page1.json")}).code, 0);
+  ASSERT_EQ(s.run({"catalog", "import", "retail-prices", data("retail_prices_page1.json")}).code,
+            0);
   auto r = s.run({"catalog", "--gpu", "A100-80GB-PCIe", "--region", "eastus", "--pricing",
                   "reserved-1y", "--json"});
   ASSERT_EQ(r.code, 0) << r.err;
@@ -105,8 +105,8 @@ TEST(CatalogImportCli, ReservationChangesReservedListing) {
   // The newer import wins: 18396 / 8760 = 2.1.
   ASSERT_EQ(s.run({"catalog", "import", "retail-prices", data("retail_prices_newer.json")}).code,
             0);
-  r = s.run({"catalog", "--gpu", "A100-80GB-PCIe", "--region", "eastus", "--pricing",
-             "reserved-1y", "--json"});
+  r = s.run({"catalog", "--gpu", "A100-80GB-PCIe", "--region", "eastus", "--pricing", "reserved-1y",
+             "--json"});
   rows = nlohmann::json::parse(r.out);
   EXPECT_DOUBLE_EQ(find_row(rows, "Standard_NC24ads_A100_v4")->at("usd_per_hour").get<double>(),
                    2.1);
@@ -139,12 +139,12 @@ TEST(CatalogImportCli, SkusRestrictAndNeverChangeGpuCounts) {
 
 TEST(CatalogImportCli, UsageGoldenAndQuotaHeadroom) {
   Store s;
-  auto r = s.run({"catalog", "import", "usage", data("list_usage_eastus.json"), "--region",
-                  "eastus"});
+  auto r =
+      s.run({"catalog", "import", "usage", data("list_usage_eastus.json"), "--region", "eastus"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(check_golden("import_usage.txt", scrub(r.out, s.dir)), "");
-  r = s.run({"catalog", "import", "usage", data("list_usage_rest.json"), "--region", "eastus",
-             "--json"});
+  r = s.run(
+      {"catalog", "import", "usage", data("list_usage_rest.json"), "--region", "eastus", "--json"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(check_golden("import_usage_rest.json", scrub(r.out, s.dir)), "");
   // Newest per family: the A100 family is 48 used of 96, regional 29 of 100:
@@ -160,7 +160,8 @@ TEST(CatalogImportCli, UsageGoldenAndQuotaHeadroom) {
 
 TEST(CatalogImportCli, BadInputExit2AndNothingWritten) {
   Store s;
-  ASSERT_EQ(s.run({"catalog", "import", "retail-prices", data("retail_prices_page1.json")}).code, 0);
+  ASSERT_EQ(s.run({"catalog", "import", "retail-prices", data("retail_prices_page1.json")}).code,
+            0);
   struct Case {
     std::vector<std::string> args;
     std::string golden;
@@ -207,8 +208,8 @@ TEST(CatalogImportCli, UsageNeedsRegionAndHistoryNeedsAKnownSize) {
 TEST(CatalogImportCli, UnwritableStoreExit3) {
   std::string dir = temp_dir();
   std::ofstream(dir + "/file") << "x";
-  auto r = run_cli({"--db", dir + "/file/catalog.db", "catalog", "import", "skus",
-                    data("list_skus_gpu.json")});
+  auto r = run_cli(
+      {"--db", dir + "/file/catalog.db", "catalog", "import", "skus", data("list_skus_gpu.json")});
   EXPECT_EQ(r.code, 3) << r.err;
   EXPECT_NE(r.err.find("store not writable"), std::string::npos) << r.err;
 }
@@ -233,8 +234,7 @@ TEST(CatalogImportCli, LiveUnreachableExit3) {
   auto r = s.run({"catalog", "import", "retail-prices", "--live", "--endpoint", url,
                   "--max-attempts", "2", "--backoff-ms", "1"});
   EXPECT_EQ(r.code, 3) << r.err;
-  EXPECT_NE(r.err.find("price API unreachable after 2 attempts (network error"),
-            std::string::npos)
+  EXPECT_NE(r.err.find("price API unreachable after 2 attempts (network error"), std::string::npos)
       << r.err;
   EXPECT_FALSE(std::filesystem::exists(s.db));
 }
@@ -242,7 +242,8 @@ TEST(CatalogImportCli, LiveUnreachableExit3) {
 // kill -9 of the real binary inside the import's open transaction.
 TEST(CatalogImportCli, KillNineMidImportKeepsPreviousState) {
   Store s;
-  ASSERT_EQ(s.run({"catalog", "import", "retail-prices", data("retail_prices_page1.json")}).code, 0);
+  ASSERT_EQ(s.run({"catalog", "import", "retail-prices", data("retail_prices_page1.json")}).code,
+            0);
   std::string marker = s.dir + "/paused";
   pid_t child = ::fork();
   ASSERT_GE(child, 0);
@@ -281,8 +282,8 @@ TEST(CatalogImportCli, KillNineMidImportKeepsPreviousState) {
   auto h100 = s.run({"catalog", "history", "Standard_NC40ads_H100_v5", "--region", "eastus"});
   EXPECT_NE(h100.out.find("No imported prices"), std::string::npos) << h100.out;
   // And the store takes the next import.
-  auto next = s.run({"catalog", "import", "retail-prices", data("retail_prices_newer.json"),
-                     "--json"});
+  auto next =
+      s.run({"catalog", "import", "retail-prices", data("retail_prices_newer.json"), "--json"});
   ASSERT_EQ(next.code, 0) << next.err;
   EXPECT_EQ(nlohmann::json::parse(next.out).at("snapshot"), 2);
 }

@@ -27,7 +27,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const PriceRow& r : report->data.prices) {
     if (!std::isfinite(r.usd_per_hour) || r.usd_per_hour <= 0) std::abort();
     if (r.as_of.size() != 10 || r.size.empty() || r.region.empty()) std::abort();
-    if (!keys.insert({r.size, r.region, static_cast<int>(r.os), static_cast<int>(r.pricing)}).second)
+    if (!keys.insert({r.size, r.region, static_cast<int>(r.os), static_cast<int>(r.pricing)})
+             .second)
       std::abort();
   }
   int64_t ignored = 0;
