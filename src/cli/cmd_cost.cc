@@ -1,8 +1,203 @@
+// `gpuplan cost SIZE --region R`: one size's cost under every pricing model
+// and the utilization at which a commitment beats pay-as-you-go. Parses the
+// flags, calls cost::cost_size, formats (no arithmetic here).
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "catalog/catalog.h"
+#include "catalog/store.h"
 #include "cli/command.h"
+#include "core/strings.h"
+#include "core/text_table.h"
+#include "cost/cost.h"
 
 namespace gpuplan::cli {
+namespace {
 
-// Not built yet; see the open issues.
-void add_cost_command(CLI::App& /*app*/, Context& /*ctx*/) {}
+struct CostFlags {
+  std::string size;
+  std::string region;
+  std::optional<double> hours;
+  std::optional<double> utilization;
+  std::string os = "linux";
+  bool hybrid_benefit = false;
+  int count = 1;
+  bool json = false;
+};
+
+// Wraps "- text" at 100 columns, continuation lines indented.
+std::string bullet(const std::string& text) {
+  std::string out, line = "-";
+  for (const std::string& word : strings::split(text, ' ')) {
+    if (line.size() > 2 && line.size() + 1 + word.size() > 100) {
+      out += line + "\n";
+      line = "   ";
+    }
+    line += " " + word;
+  }
+  return out + line + "\n";
+}
+
+double round4(double v) { return static_cast<double>(static_cast<long long>(v * 10000 + (v >= 0 ? 0.5 : -0.5))) / 10000; }
+
+nlohmann::ordered_json to_json(const cost::SizeCost& sc) {
+  nlohmann::ordered_json j;
+  j["size"] = sc.size;
+  j["region"] = sc.region;
+  j["os"] = std::string(catalog::to_string(sc.os));
+  j["hybrid_benefit"] = sc.hybrid_benefit;
+  j["count"] = sc.count;
+  j["hours"] = round4(sc.hours);
+  if (sc.utilization) {
+    j["utilization"] = *sc.utilization;
+  } else {
+    j["utilization"] = nullptr;
+  }
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (const cost::PricingCost& r : sc.rows) {
+    nlohmann::ordered_json row;
+    row["pricing"] = std::string(catalog::to_string(r.pricing));
+    if (!r.breakdown) {
+      row["available"] = false;
+      row["missing"] = r.missing;
+      rows.push_back(std::move(row));
+      continue;
+    }
+    const cost::CostBreakdown& b = *r.breakdown;
+    row["available"] = true;
+    row["usd_per_hour_vm"] = round4(b.quote.compute_usd_per_hour + b.quote.licence_usd_per_hour);
+    row["compute_usd_per_hour_vm"] = round4(b.quote.compute_usd_per_hour);
+    row["licence_usd_per_hour_vm"] = round4(b.quote.licence_usd_per_hour);
+    row["cost_usd"] = round4(b.numbers.total_usd);
+    row["effective_usd_per_hour"] = round4(b.numbers.usd_per_hour);
+    if (r.break_even_utilization) {
+      row["break_even_utilization"] = round4(*r.break_even_utilization);
+    } else {
+      row["break_even_utilization"] = nullptr;
+    }
+    row["source"] = b.quote.source;
+    row["as_of"] = b.quote.as_of;
+    row["estimated"] = b.quote.estimated;
+    row["rule"] = b.quote.rule;
+    nlohmann::ordered_json lines = nlohmann::ordered_json::array();
+    for (const cost::CostLine& l : b.lines) {
+      lines.push_back({{"name", l.name}, {"usd", round4(l.usd)}, {"assumption", l.assumption}});
+    }
+    row["cost_lines"] = std::move(lines);
+    rows.push_back(std::move(row));
+  }
+  j["pricing"] = std::move(rows);
+  nlohmann::ordered_json a = nlohmann::ordered_json::array();
+  for (const auto& [name, value] : sc.assumptions) a.push_back({{"name", name}, {"value", value}});
+  j["assumptions"] = std::move(a);
+  return j;
+}
+
+void print(std::ostream& os, const cost::SizeCost& sc) {
+  os << sc.size << " x" << sc.count << " in " << sc.region << ", " << catalog::to_string(sc.os)
+     << (sc.hybrid_benefit ? " with Hybrid Benefit" : "") << ": "
+     << strings::fixed(sc.hours, sc.hours >= 100 ? 0 : 2) << " h of use\n\n";
+  TextTable t;
+  t.add_column("pricing");
+  t.add_column("$/h per VM", TextTable::Align::kRight);
+  t.add_column("cost", TextTable::Align::kRight);
+  t.add_column("effective $/h", TextTable::Align::kRight);
+  t.add_column("break-even", TextTable::Align::kRight);
+  t.add_column("price");
+  for (const cost::PricingCost& r : sc.rows) {
+    std::string name(catalog::to_string(r.pricing));
+    if (!r.breakdown) {
+      t.add_row({name, "-", "-", "-", "-", "no listed price"});
+      continue;
+    }
+    const cost::CostBreakdown& b = *r.breakdown;
+    std::string be = r.break_even_utilization
+                         ? (*r.break_even_utilization > 1
+                                ? "never"
+                                : strings::fixed(*r.break_even_utilization * 100, 0) + "%")
+                         : "-";
+    std::string price = b.quote.estimated ? "estimated" : "listed " + b.quote.as_of;
+    t.add_row({name, strings::fixed(b.quote.compute_usd_per_hour + b.quote.licence_usd_per_hour, 3),
+               cost::format_usd(b.numbers.total_usd), strings::fixed(b.numbers.usd_per_hour, 3),
+               be, price});
+  }
+  os << t.render();
+  os << "\nbreak-even: the share of a commitment's term you must use for it to beat payg.\n";
+  for (const cost::PricingCost& r : sc.rows) {
+    if (r.breakdown && r.breakdown->quote.estimated) {
+      os << bullet(std::string(catalog::to_string(r.pricing)) +
+                   " is estimated: " + r.breakdown->quote.rule);
+    }
+  }
+  const cost::PricingCost& payg = sc.rows.front();
+  if (payg.breakdown) {
+    os << bullet("prices: " + payg.breakdown->quote.source);
+    if (!payg.breakdown->quote.licence_basis.empty()) {
+      os << bullet("windows licence: " + payg.breakdown->quote.licence_basis);
+    }
+  }
+  for (const auto& [name, value] : sc.assumptions) os << bullet(name + ": " + value);
+}
+
+}  // namespace
+
+void add_cost_command(CLI::App& app, Context& ctx) {
+  auto f = std::make_shared<CostFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "cost",
+      "One VM size's cost under every pricing model (payg, spot, reserved, savings plan)\n"
+      "for a month or some hours, and the utilization at which a commitment beats payg.\n"
+      "Example: gpuplan cost Standard_NC40ads_H100_v5 --region eastus --utilization 0.6");
+  cmd->add_option("size", f->size, "VM size, e.g. Standard_NC40ads_H100_v5 (or NC40ads_H100_v5)")
+      ->required();
+  cmd->add_option("--region", f->region, "Region, e.g. eastus")->required();
+  auto* hours = cmd->add_option("--hours", f->hours,
+                                "Hours of use (a commitment then serves only these hours)");
+  auto* util = cmd->add_option("--utilization", f->utilization,
+                               "Share of the month in use, (0,1]; commitments amortised at it");
+  hours->excludes(util);
+  cmd->add_option("--os", f->os, "linux or windows")->capture_default_str();
+  cmd->add_flag("--hybrid-benefit", f->hybrid_benefit,
+                "Windows with Azure Hybrid Benefit (pays the Linux rate)");
+  cmd->add_option("--count", f->count, "Number of VMs")->capture_default_str();
+  cmd->add_flag("--json", f->json, "Print JSON");
+  cmd->callback([f, &ctx] {
+    ctx.action = [f, &ctx]() -> int {
+      auto os = catalog::parse_os(f->os);
+      if (!os) {
+        Error e = os.error();
+        e.where.field = "--os";
+        return report(ctx, e);
+      }
+      auto cat = catalog::Catalog::load(ctx.db_path.empty() ? catalog::default_store_path()
+                                                            : ctx.db_path);
+      if (!cat) return report(ctx, cat.error());
+      const catalog::VmSize* size = (*cat)->find_size(f->size);
+      if (!size) {
+        std::vector<std::string> names;
+        for (const catalog::VmSize& s : (*cat)->sizes()) names.push_back(s.name);
+        auto guess = strings::closest(f->size, names);
+        return report(ctx, Error{ErrorCode::kNotFound,
+                                 "unknown VM size '" + f->size + "'" +
+                                     (guess ? " (did you mean " + *guess + "?)" : ""),
+                                 Where{"", 0, 0, "size"}});
+      }
+      auto rates = cost::Rates::load_embedded();
+      if (!rates) return report(ctx, rates.error());
+      auto sc = cost::cost_size(**cat, *rates, *size, strings::to_lower(f->region), *os,
+                                f->hybrid_benefit, f->hours, f->utilization, f->count);
+      if (!sc) return report(ctx, sc.error());
+      if (f->json) {
+        ctx.out << to_json(*sc).dump(2) << "\n";
+      } else {
+        print(ctx.out, *sc);
+      }
+      return 0;
+    };
+  });
+}
 
 }  // namespace gpuplan::cli

@@ -642,6 +642,83 @@ Result<CostBreakdown> cost(const catalog::Catalog& catalog, const Rates& rates,
   return breakdown(q, usage, h, rc);
 }
 
+Result<SizeCost> cost_size(const catalog::Catalog& catalog, const Rates& rates,
+                           const catalog::VmSize& size, std::string_view region, catalog::Os os,
+                           bool hybrid_benefit, std::optional<double> hours,
+                           std::optional<double> utilization, int count) {
+  if (hours && utilization) {
+    return invalid_argument("give --hours or --utilization, not both");
+  }
+  if (hours && (*hours < 0 || !std::isfinite(*hours))) {
+    return invalid_argument("hours cannot be negative", Where{"", 0, 0, "--hours"});
+  }
+  if (utilization && (*utilization <= 0 || *utilization > 1)) {
+    return invalid_argument("utilization must be in (0, 1]", Where{"", 0, 0, "--utilization"});
+  }
+  if (count < 1) return invalid_argument("count must be at least 1", Where{"", 0, 0, "--count"});
+  const std::vector<std::string> regions = catalog.regions_for(size.name);
+  const std::string want = strings::to_lower(region);
+  if (std::none_of(regions.begin(), regions.end(),
+                   [&](const std::string& r) { return strings::to_lower(r) == want; })) {
+    return not_found(size.name + " is not offered in " + std::string(region) +
+                     " (see `gpuplan catalog --region " + std::string(region) + "`)");
+  }
+  GPUPLAN_TRY(Usage u, default_usage(rates));
+  u.count = count;
+  u.os = os;
+  u.hybrid_benefit = hybrid_benefit;
+  u.setup_hours = 0;
+  u.os_disk_tier = "";
+  u.data_disk_gib = 0;
+  u.billing_minimum_seconds = 0;
+  u.eviction.rate_per_hour = 0;
+  u.eviction.rate_high_per_hour = 0;
+  SizeCost out;
+  out.size = size.name;
+  out.region = std::string(region);
+  out.os = os;
+  out.hybrid_benefit = hybrid_benefit;
+  out.count = count;
+  if (hours) {
+    u.work_hours = *hours;
+    out.assumptions.push_back({"hours", hrs(*hours) + " h of use (--hours); a reservation or "
+                                                      "savings plan serves only these hours"});
+  } else if (utilization) {
+    u.work_hours = *utilization * kHoursPerMonth;
+    u.utilization = *utilization;
+    out.utilization = utilization;
+    out.assumptions.push_back({"hours", hrs(u.work_hours) + " h = " + num(*utilization * 100, 1) +
+                                            "% of a 730 h month (--utilization); commitments "
+                                            "amortised at the same utilization"});
+  } else {
+    u.work_hours = kHoursPerMonth;
+    u.utilization = 1.0;
+    out.utilization = 1.0;
+    out.assumptions.push_back({"hours", "730 h: the whole Azure month (DESIGN.md), commitments "
+                                        "fully used"});
+  }
+  out.hours = u.work_hours;
+  out.assumptions.push_back({"scope", "VM meters only: no setup time, disks or data transfer; "
+                                      "spot without eviction overhead (gpuplan plan adds them)"});
+  auto payg = quote(catalog, rates, size, region, catalog::Pricing::kPayg, os, hybrid_benefit);
+  for (catalog::Pricing p : catalog::kAllPricing) {
+    PricingCost row;
+    row.pricing = p;
+    auto b = cost(catalog, rates, size, region, p, u);
+    if (b) {
+      row.breakdown = std::move(*b);
+      if (is_commitment(p) && payg) {
+        row.break_even_utilization = break_even_utilization(
+            row.breakdown->quote.compute_usd_per_hour, payg->compute_usd_per_hour);
+      }
+    } else {
+      row.missing = b.error().message;
+    }
+    out.rows.push_back(std::move(row));
+  }
+  return out;
+}
+
 double break_even_utilization(double commitment_usd_per_hour, double payg_usd_per_hour) {
   if (payg_usd_per_hour <= 0) return commitment_usd_per_hour > 0 ? 2.0 : 0.0;
   return commitment_usd_per_hour / payg_usd_per_hour;

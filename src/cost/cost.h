@@ -272,6 +272,41 @@ struct CostBreakdown {
 [[nodiscard]] double deadline_miss_probability(const Usage& usage, const HoursModel& hours,
                                                double deadline_hours);
 
+// One size's cost under every pricing model (`gpuplan cost`).
+struct PricingCost {
+  catalog::Pricing pricing = catalog::Pricing::kPayg;
+  std::optional<CostBreakdown> breakdown;  // nullopt: no listed price (see `missing`)
+  std::string missing;
+  // Commitments: the utilization of the term above which this beats
+  // pay-as-you-go (compute meter only); nullopt for payg/spot or without a
+  // payg price.
+  std::optional<double> break_even_utilization;
+};
+struct SizeCost {
+  std::string size;
+  std::string region;
+  catalog::Os os = catalog::Os::kLinux;
+  bool hybrid_benefit = false;
+  int count = 1;
+  double hours = 0;                    // of use in the period
+  std::optional<double> utilization;   // of a commitment's term
+  std::vector<PricingCost> rows;       // kAllPricing order
+  std::vector<std::pair<std::string, std::string>> assumptions;  // name -> value and source
+};
+// Prices `count` VMs of `size` in `region` for one Azure month (730 h):
+// with `hours` given, that many hours of use (a commitment then serves only
+// them, so its whole term is paid); with `utilization` U, U x 730 h of use and
+// commitments amortised at U; with neither, the whole month. VM meters only
+// (no setup, disks or transfer; spot without eviction overhead — `gpuplan
+// plan` adds those). kInvalidArgument for hours < 0, utilization outside
+// (0, 1], both given, or count < 1; kNotFound when the size has no offer in
+// the region at all.
+[[nodiscard]] Result<SizeCost> cost_size(const catalog::Catalog& catalog, const Rates& rates,
+                                         const catalog::VmSize& size, std::string_view region,
+                                         catalog::Os os, bool hybrid_benefit,
+                                         std::optional<double> hours,
+                                         std::optional<double> utilization, int count = 1);
+
 // Formats a number of dollars as "$1,234.56" (two decimals; "$0.0012" below a cent).
 [[nodiscard]] std::string format_usd(double usd);
 

@@ -400,6 +400,42 @@ TEST_F(CostTest, FastPathAgreesWithTheLines) {
   }
 }
 
+TEST_F(CostTest, CostSizeAtUtilization) {
+  auto sc = cost_size(*catalog_, rates_, *size_, "eastus", Os::kLinux, false, std::nullopt, 0.5);
+  ASSERT_TRUE(sc) << sc.error().to_string();
+  ASSERT_EQ(sc->rows.size(), 6u);
+  // 50 % of 730 h = 365 h; payg 365 x $6.98 = $2,547.70
+  EXPECT_DOUBLE_EQ(sc->hours, 365);
+  ASSERT_TRUE(sc->rows[0].breakdown);
+  EXPECT_NEAR(sc->rows[0].breakdown->total_usd(), 2547.70, 1e-9);
+  // spot: 365 x $2.00 = $730 (no eviction overhead in this view)
+  EXPECT_NEAR(sc->rows[1].breakdown->total_usd(), 730.0, 1e-9);
+  // reserved-1y at 50 %: 365 x $4.50 / 0.5 = $3,285 (= the whole month); break-even 4.50/6.98
+  EXPECT_NEAR(sc->rows[2].breakdown->total_usd(), 3285.0, 1e-9);
+  ASSERT_TRUE(sc->rows[2].break_even_utilization);
+  EXPECT_NEAR(*sc->rows[2].break_even_utilization, 4.50 / 6.98, 1e-12);
+  // reserved-3y has no price here: reported, not free
+  EXPECT_FALSE(sc->rows[3].breakdown);
+  EXPECT_NE(sc->rows[3].missing.find("no listed reserved-3y"), std::string::npos);
+  // savings-1y: 365 x 5.50 / 0.5 = $4,015
+  EXPECT_NEAR(sc->rows[4].breakdown->total_usd(), 4015.0, 1e-9);
+  EXPECT_FALSE(sc->rows[0].break_even_utilization);
+}
+
+TEST_F(CostTest, CostSizeForGivenHoursPaysTheWholeTerm) {
+  auto sc = cost_size(*catalog_, rates_, *size_, "eastus", Os::kLinux, false, 100.0, std::nullopt);
+  ASSERT_TRUE(sc);
+  // payg 100 x $6.98 = $698; reserved-1y bought for 100 h: 8,760 x $4.50 = $39,420
+  EXPECT_NEAR(sc->rows[0].breakdown->total_usd(), 698.0, 1e-9);
+  EXPECT_NEAR(sc->rows[2].breakdown->total_usd(), 39420.0, 1e-6);
+  EXPECT_FALSE(cost_size(*catalog_, rates_, *size_, "eastus", Os::kLinux, false, 1.0, 0.5));
+  EXPECT_FALSE(cost_size(*catalog_, rates_, *size_, "eastus", Os::kLinux, false, -1.0, std::nullopt));
+  auto nowhere = cost_size(*catalog_, rates_, *size_, "westus", Os::kLinux, false, std::nullopt,
+                           std::nullopt);
+  ASSERT_FALSE(nowhere);
+  EXPECT_EQ(nowhere.error().code, ErrorCode::kNotFound);
+}
+
 TEST(RatesTest, ParseErrorsNameLineAndColumn) {
   std::string header = "name,key,region,value,unit,as_of,confidence,source,notes\n";
   auto r = Rates::parse(header + "a,,all,-1,x,2026,listed,src,\n", "region,geography\n", "r.csv",
