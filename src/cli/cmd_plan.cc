@@ -171,8 +171,9 @@ std::string options_table(const std::vector<plan::Option>& options, bool details
 
 void print_plan(std::ostream& os, const plan::Plan& p) {
   os << "gpuplan plan: " << p.workload_name << " (" << p.kind << "), objective "
-     << plan::to_string(p.objective) << ": " << p.feasible << " feasible of " << p.considered
-     << " options considered\n";
+     << plan::to_string(p.objective) << "\n"
+     << p.feasible << " feasible of " << p.considered
+     << " options considered (size x VMs x region x pricing)\n";
   if (!p.options.empty()) {
     os << "\nRanked options\n" << options_table(p.options, true);
     const plan::Option& best = p.options.front();

@@ -148,6 +148,10 @@ struct PriceCell {
 
 struct DropStats {
   long long count = 0;
+  // For budget and deadline drops the example is the closest miss (the
+  // cheapest over budget, the fastest past the deadline), which says how far
+  // the constraint is from reach.
+  double best = 0;
   std::vector<char> regions;  // seen flags
   std::vector<char> sizes;
   std::string example;
@@ -697,18 +701,27 @@ void Planner::candidates(int si, int count, const estimate::Estimate& e) {
         continue;
       }
       if (deadline_ && h.wall_hours > *deadline_) {
-        drop(kDeadline, 1, si, r, [&] {
-          return name(r, p) + ": " + hours_text(h.wall_hours) + " h > " + hours_text(*deadline_) +
-                 " h";
-        });
+        DropStats& d = drops_[kDeadline];
+        bool closer = d.count == 0 || h.wall_hours < d.best;
+        drop(kDeadline, 1, si, r, [] { return std::string(); });
+        if (closer) {
+          d.best = h.wall_hours;
+          d.example = "fastest: " + name(r, p) + ": " + hours_text(h.wall_hours) + " h > " +
+                      hours_text(*deadline_) + " h";
+        }
         continue;
       }
       const double total =
           cost::apply_factors(factors[p], cell.compute, cell.licence, region_costs_[r]);
       if (budget_ && total > *budget_) {
-        drop(kBudget, 1, si, r, [&] {
-          return name(r, p) + ": " + cost::format_usd(total) + " > " + cost::format_usd(*budget_);
-        });
+        DropStats& d = drops_[kBudget];
+        bool closer = d.count == 0 || total < d.best;
+        drop(kBudget, 1, si, r, [] { return std::string(); });
+        if (closer) {
+          d.best = total;
+          d.example = "cheapest: " + name(r, p) + ": " + cost::format_usd(total) + " > " +
+                      cost::format_usd(*budget_);
+        }
         continue;
       }
       Cand c;

@@ -1,0 +1,129 @@
+// `gpuplan plan` end to end on the six examples (embedded catalog, an empty
+// --db so a user's store never leaks in): golden text and JSON, the exit codes
+// and the 100-column limit.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "e2e/e2e_util.h"
+
+namespace gpuplan::e2e {
+namespace {
+
+std::vector<std::string> plan_args(std::vector<std::string> args) {
+  static const std::string db = temp_dir() + "/empty.db";
+  args.insert(args.begin(), {"--db", db, "plan"});
+  return args;
+}
+
+// Source paths differ between checkouts: print them relative.
+std::string scrub(std::string s) {
+  const std::string root = source_path("");
+  for (size_t at = s.find(root); at != std::string::npos; at = s.find(root, at)) {
+    s.erase(at, root.size());
+  }
+  return s;
+}
+
+void expect_fits_100_columns(const std::string& out) {
+  size_t start = 0;
+  int line = 1;
+  while (start < out.size()) {
+    size_t end = out.find('\n', start);
+    if (end == std::string::npos) end = out.size();
+    EXPECT_LE(end - start, 100u) << "line " << line << ": " << out.substr(start, end - start);
+    start = end + 1;
+    ++line;
+  }
+}
+
+struct Example {
+  const char* name;
+  int code;
+};
+const Example kExamples[] = {{"finetune-llama3-8b", 0}, {"pretrain-llama2-70b", 0},
+                             {"serve-llama3-8b", 0},    {"render-nv", 0},
+                             {"windows-hybrid", 0},     {"infeasible-budget", 1}};
+
+TEST(PlanCli, ExamplesMatchTheirGoldenText) {
+  for (const Example& ex : kExamples) {
+    SCOPED_TRACE(ex.name);
+    auto r = run_cli(plan_args({source_path(std::string("examples/") + ex.name + ".yaml")}));
+    EXPECT_EQ(r.code, ex.code) << r.err;
+    std::string out = scrub(r.out);
+    EXPECT_EQ(check_golden(std::string("plan_") + ex.name + ".txt", out), "");
+    expect_fits_100_columns(out);
+  }
+}
+
+TEST(PlanCli, FinetuneJsonIsTheDocumentedContract) {
+  auto r = run_cli(plan_args({source_path("examples/finetune-llama3-8b.yaml"), "--json"}));
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::string out = scrub(r.out);
+  EXPECT_EQ(check_golden("plan_finetune-llama3-8b.json", out), "");
+  auto j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["schema"], "gpuplan.plan/1");
+  ASSERT_FALSE(j["options"].empty());
+  const auto& o = j["options"][0];
+  for (const char* k : {"size", "count", "gpus", "region", "pricing", "os", "hybrid_benefit",
+                        "hours", "cost_usd", "cost_low_usd", "cost_high_usd", "usd_per_hour",
+                        "quota_ok"}) {
+    EXPECT_TRUE(o.contains(k)) << k;
+  }
+  EXPECT_EQ(o["rank"], 1);
+  EXPECT_LE(o["cost_low_usd"].get<double>(), o["cost_usd"].get<double>());
+  EXPECT_GE(o["cost_high_usd"].get<double>(), o["cost_usd"].get<double>());
+  EXPECT_LE(o["hours"].get<double>(), 48.0);  // the example's deadline
+  for (const char* k : {"frontier", "fallbacks", "dropped", "assumptions", "quota_requests",
+                        "warnings"}) {
+    EXPECT_TRUE(j[k].is_array()) << k;
+  }
+}
+
+TEST(PlanCli, InfeasibleExitsOneWithReasonsAndJson) {
+  auto r = run_cli(plan_args({source_path("examples/infeasible-budget.yaml"), "--json"}));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("no feasible option"), std::string::npos);
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["options"].empty());
+  ASSERT_FALSE(j["dropped"].empty());
+  bool budget = false;
+  for (const auto& d : j["dropped"]) budget |= d["reason"] == "over budget";
+  EXPECT_TRUE(budget);
+}
+
+TEST(PlanCli, ObjectivesChangeTheWinner) {
+  auto cost = nlohmann::json::parse(
+      run_cli(plan_args({source_path("examples/finetune-llama3-8b.yaml"), "--json"})).out);
+  auto time = nlohmann::json::parse(run_cli(plan_args({source_path(
+      "examples/finetune-llama3-8b.yaml"), "--json", "--objective", "time"})).out);
+  EXPECT_LE(time["options"][0]["hours"].get<double>(), cost["options"][0]["hours"].get<double>());
+  EXPECT_GE(time["options"][0]["cost_usd"].get<double>(),
+            cost["options"][0]["cost_usd"].get<double>());
+}
+
+TEST(PlanCli, OverridesAreApplied) {
+  auto r = run_cli(plan_args({source_path("examples/finetune-llama3-8b.yaml"), "--json",
+                              "--region", "westeurope", "--pricing", "payg",
+                              "--eviction-rate", "0.1"}));
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  for (const auto& o : j["options"]) {
+    EXPECT_EQ(o["region"], "westeurope");
+    EXPECT_EQ(o["pricing"], "payg");
+  }
+}
+
+TEST(PlanCli, BadInputIsExitTwo) {
+  EXPECT_EQ(run_cli(plan_args({source_path("examples/no-such-file.yaml")})).code, 2);
+  auto r = run_cli(plan_args({source_path("examples/finetune-llama3-8b.yaml"), "--objective",
+                              "cheap"}));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--objective"), std::string::npos);
+  EXPECT_EQ(run_cli(plan_args({source_path("examples/finetune-llama3-8b.yaml"), "--utilization",
+                               "1.5"})).code,
+            2);
+}
+
+}  // namespace
+}  // namespace gpuplan::e2e
