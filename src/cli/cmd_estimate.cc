@@ -133,7 +133,7 @@ void print_header(std::ostream& out, const workload::Workload& w) {
       out << ", " << num(w.serving.request_rate, 2) << " req/s";
       break;
     case workload::Kind::kBatch:
-      out << ", " << num(*w.data.items, 0) << " items";
+      out << ", " << num(w.data.items.value_or(0), 0) << " items";
       break;
   }
   if (w.constraints.deadline_hours) out << ", deadline " << num(*w.constraints.deadline_hours, 1) << " h";

@@ -211,7 +211,6 @@ void estimate_train(const Ctx& c) {
     return;
   }
   const Layout& l = t.layout;
-  const double gpus = static_cast<double>(l.tp) * l.pp * l.dp * std::min(1.0, c.dev.per_vm);
   const double phys_gpus = static_cast<double>(l.tp) * l.pp * l.dp;
   const int seq = w.data.seq_len;
   const double f_model = train_flops_per_token(w.model, seq, w.method);
@@ -256,7 +255,6 @@ void estimate_train(const Ctx& c) {
     bubble = (l.pp - 1) / micro;
     t_step += t_compute * bubble;
   }
-  (void)gpus;
   e.throughput = tokens_step / t_step;
   const double total = w.total_tokens();
   e.hours = total / e.throughput / 3600.0;
@@ -392,9 +390,9 @@ void estimate_infer(const Ctx& c) {
   s.capacity_rps_per_replica = slo_ok ? choice.best.rps : 0;
   const double rate = w.serving.request_rate;
   if (slo_ok) {
-    s.replicas_needed = static_cast<int>(std::ceil(rate / s.capacity_rps_per_replica - 1e-9));
-    s.replicas_needed = std::max(1, s.replicas_needed);
-    s.vms_needed = (s.replicas_needed + replicas_per_vm - 1) / replicas_per_vm;
+    const double needed = std::ceil(rate / s.capacity_rps_per_replica - 1e-9);
+    s.replicas_needed = static_cast<int>(std::clamp(needed, 1.0, 1e9));
+    s.vms_needed = s.replicas_needed / replicas_per_vm + (s.replicas_needed % replicas_per_vm ? 1 : 0);
     s.meets_slo = s.replicas >= s.replicas_needed;
     const double load = rate / s.replicas;
     ServingPoint at = s.meets_slo ? serving_point_at(choice.model, w, load) : choice.best;
@@ -479,7 +477,7 @@ void estimate_batch(const Ctx& c) {
   const double ratio = mine / (c.dev.per_vm < 1 ? c.dev.per_vm : 1.0) / theirs;
   const double eff = override_or(w, "batch_efficiency", 1.0);
   e.throughput = 3600.0 / w.batch.seconds_per_item * ratio * eff * gpus;
-  e.hours = *w.data.items / e.throughput;
+  e.hours = w.data.items.value_or(0) / e.throughput;
   if (w.batch.min_gpu_memory_gib > e.memory_available_gib) {
     e.reason = "needs " + gib(w.batch.min_gpu_memory_gib) + " per GPU, has " +
                gib(e.memory_available_gib);
@@ -487,7 +485,7 @@ void estimate_batch(const Ctx& c) {
     e.fits = true;
   }
   if (!c.explain) return;
-  c.add("items", fixed(*w.data.items, 0), "workload file");
+  c.add("items", fixed(w.data.items.value_or(0), 0), "workload file");
   c.add("seconds_per_item", fixed(w.batch.seconds_per_item, 2) + " s on " + ref->model,
         "workload file");
   c.add("spec_ratio", fixed(ratio, 3) + " (" + w.batch.scales_with + ": " +
