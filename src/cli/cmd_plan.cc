@@ -190,8 +190,13 @@ void print_plan(std::ostream& os, const plan::Plan& p) {
   }
   if (!p.frontier.empty()) {
     os << "\nCost-time Pareto frontier, fastest first";
-    if (p.frontier.size() > 8) os << " (8 of " << p.frontier.size() << "; all in --json)";
-    os << "\n" << options_table(p.frontier, false, 8);
+    std::vector<plan::Option> shown = p.frontier;
+    if (shown.size() > 8) {
+      // The fastest four and the cheapest four; every point is in --json.
+      os << " (the 4 fastest and 4 cheapest of " << shown.size() << "; all in --json)";
+      shown.erase(shown.begin() + 4, shown.end() - 4);
+    }
+    os << "\n" << options_table(shown, false);
   }
   if (!p.fallbacks.empty()) {
     os << "\nFallbacks for #1 (other regions, then other sizes)\n"
