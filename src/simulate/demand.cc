@@ -11,16 +11,27 @@
 
 namespace gpuplan::simulate {
 
-double TokenDist::draw(Rng& rng) const {
-  double v = mean;
+TokenDist::Prepared TokenDist::prepare() const {
+  Prepared p;
+  p.min = min;
+  p.max = max;
+  p.fixed = mean;
   if (stddev > 0 && mean > 0) {
     // Lognormal with the given mean and standard deviation.
     const double s2 = std::log1p((stddev * stddev) / (mean * mean));
-    const double mu = std::log(mean) - s2 / 2;
-    v = std::exp(mu + std::sqrt(s2) * rng.normal());
+    p.mu = std::log(mean) - s2 / 2;
+    p.sigma = std::sqrt(s2);
+    p.lognormal = true;
   }
-  return std::clamp(v, min, max);
+  return p;
 }
+
+double TokenDist::draw(const Prepared& p, Rng& rng) {
+  const double v = p.lognormal ? std::exp(p.mu + p.sigma * rng.normal()) : p.fixed;
+  return std::clamp(v, p.min, p.max);
+}
+
+double TokenDist::draw(Rng& rng) const { return draw(prepare(), rng); }
 
 double SyntheticDemand::rate_at(double t_s) const {
   constexpr double kPi = 3.141592653589793;
@@ -265,7 +276,7 @@ class AlibabaQps final : public DemandSource {
 class Synthetic final : public DemandSource {
  public:
   Synthetic(const SyntheticDemand& spec, double time_scale, uint64_t seed)
-      : spec_(spec), time_scale_(time_scale), rng_(seed) {
+      : spec_(spec), time_scale_(time_scale), rng_(seed), in_(spec.input.prepare()), out_(spec.output.prepare()) {
     // Thinning (Lewis & Shedler 1979) against an upper bound of the rate.
     double amp = std::abs(spec.diurnal_amplitude);
     double burst = 1;
@@ -283,8 +294,8 @@ class Synthetic final : public DemandSource {
       if (rng_.uniform() * max_rate_ <= spec_.rate_at(t_s_)) break;
     }
     out.arrival = static_cast<SimTime>(t_s_ * 1e6 / time_scale_);
-    out.input_tokens = static_cast<float>(spec_.input.draw(rng_));
-    out.output_tokens = static_cast<float>(spec_.output.draw(rng_));
+    out.input_tokens = static_cast<float>(TokenDist::draw(in_, rng_));
+    out.output_tokens = static_cast<float>(TokenDist::draw(out_, rng_));
     return true;
   }
   std::string describe() const override { return "synthetic"; }
@@ -293,6 +304,7 @@ class Synthetic final : public DemandSource {
   SyntheticDemand spec_;
   double time_scale_;
   Rng rng_;
+  TokenDist::Prepared in_, out_;
   double max_rate_ = 0, end_s_ = 0, t_s_ = 0;
 };
 

@@ -45,6 +45,13 @@ struct TokenDist {
   double min = 1;
   double max = 1e6;
   [[nodiscard]] double draw(Rng& rng) const;
+  // The lognormal's parameters, computed once: draw_fast() uses them.
+  struct Prepared {
+    double mu = 0, sigma = 0, min = 1, max = 1e6, fixed = 0;
+    bool lognormal = false;
+  };
+  [[nodiscard]] Prepared prepare() const;
+  [[nodiscard]] static double draw(const Prepared& p, Rng& rng);
 };
 
 struct SyntheticDemand {

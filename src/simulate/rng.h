@@ -35,11 +35,19 @@ class Rng {
   uint64_t below(uint64_t n) { return next() % n; }
   // Exponential with the given mean.
   double exponential(double mean) { return -mean * std::log1p(-uniform()); }
-  // Standard normal (Box–Muller, one value per call, deterministic).
+  // Standard normal (Box–Muller; the pair's second value is kept for the
+  // next call, so the stream is deterministic).
   double normal() {
+    if (has_spare_) {
+      has_spare_ = false;
+      return spare_;
+    }
     const double u1 = 1.0 - uniform();
     const double u2 = uniform();
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+    const double r = std::sqrt(-2.0 * std::log(u1));
+    spare_ = r * std::sin(6.283185307179586 * u2);
+    has_spare_ = true;
+    return r * std::cos(6.283185307179586 * u2);
   }
   // Poisson with mean `lambda` (Knuth for small means, normal approximation
   // rounded at >= 64, which is within the simulator's needs).
@@ -68,6 +76,8 @@ class Rng {
     return z ^ (z >> 31);
   }
   uint64_t s_[4];
+  double spare_ = 0;
+  bool has_spare_ = false;
 };
 
 }  // namespace gpuplan::simulate

@@ -305,7 +305,7 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
   // Mean tokens of the demand (the estimator's context length), then the
   // replica model, then the demand profile for static-peak and the bound.
   double mean_ctx = 0;
-  {
+  if (!s.replica) {
     GPUPLAN_TRY(auto src, open_demand(s, trace, rep.seed));
     Request r;
     double in = 0, out = 0;
@@ -319,7 +319,6 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
     }
     if (n == 0) return invalid_argument("the demand has no requests", Where{trace, 0, 0, ""});
     mean_ctx = (in + out / 2) / static_cast<double>(n);
-    for (const DropNote& d : src->drops()) rep.notes.push_back(src->describe() + ": " + std::to_string(d.count) + " " + d.what);
   }
   ServingConfig c;
   GPUPLAN_TRY(c.replica, resolve_replica(s, cat, mean_ctx, rep.assumptions));
@@ -356,6 +355,8 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
 
   GPUPLAN_TRY(auto psrc, open_demand(s, trace, rep.seed));
   GPUPLAN_TRY(DemandProfile profile, profile_demand(*psrc, c));
+  if (profile.requests == 0) return invalid_argument("the demand has no requests", Where{trace, 0, 0, ""});
+  for (const DropNote& d : psrc->drops()) rep.notes.push_back(psrc->describe() + ": " + std::to_string(d.count) + " " + d.what);
   const ServingBound bound = serving_lower_bound(profile, c);
   PolicyContext ctx;
   ctx.od_usd_per_hour = prices.od;
