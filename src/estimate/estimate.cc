@@ -261,6 +261,7 @@ void estimate_train(const Ctx& c) {
 
   if (!t.fits) {
     e.fits = false;
+    e.reason = "does not fit in GPU memory";
     if (c.explain) e.reason = "needs " + gib(t.needed) + "/GPU at the smallest layout (tp=" +
                std::to_string(l.tp) + " pp=" + std::to_string(l.pp) + " dp=" +
                std::to_string(l.dp) + "), has " + gib(t.available) + " usable";
@@ -523,6 +524,11 @@ Estimate estimate_impl(const workload::Workload& w, const catalog::VmSize& size,
 Estimate estimate(const workload::Workload& workload, const catalog::VmSize& size,
                   const catalog::Gpu& gpu, int count) {
   return estimate_impl(workload, size, gpu, count, true);
+}
+
+Estimate estimate(const workload::Workload& workload, const catalog::VmSize& size,
+                  const catalog::Gpu& gpu, int count, bool explain) {
+  return estimate_impl(workload, size, gpu, count, explain);
 }
 
 Estimate estimate_smallest(const workload::Workload& w, const catalog::VmSize& size,

@@ -88,6 +88,13 @@ struct Estimate {
 [[nodiscard]] Estimate estimate(const workload::Workload& workload, const catalog::VmSize& size,
                                 const catalog::Gpu& gpu, int count);
 
+// The same with `explain` false: no assumptions and shorter reasons
+// ("does not fit in GPU memory" without the figures) — several times
+// cheaper, for enumerations that re-estimate only the options they print.
+// fits, layout, memory, throughput, hours and serving are identical.
+[[nodiscard]] Estimate estimate(const workload::Workload& workload, const catalog::VmSize& size,
+                                const catalog::Gpu& gpu, int count, bool explain);
+
 // For every GPU size in the catalog (retired sizes skipped), the smallest
 // count in 1..max_count (bounded by the workload's max_gpus/max_nodes) that
 // fits; sizes where none fits appear once with count 1 (or the largest tried

@@ -280,6 +280,24 @@ TEST(Estimate, DeadlinePicksTheSmallestCountThatMeetsIt) {
   EXPECT_GT(estimate(w, size, h100(), e.count - 1).hours, 100);
 }
 
+TEST(Estimate, QuickModeMatchesTheFullEstimate) {
+  for (const workload::Workload& w : {train("llama-2-70b"), serve("llama-3-8b", 25)}) {
+    for (int count : {1, 2, 5}) {
+      const auto size = vm("Standard_ND96amsr_A100_v4", a100(), 8, true, 1600);
+      Estimate full = estimate(w, size, a100(), count);
+      Estimate quick = estimate(w, size, a100(), count, false);
+      EXPECT_EQ(quick.fits, full.fits);
+      EXPECT_DOUBLE_EQ(quick.hours, full.hours);
+      EXPECT_DOUBLE_EQ(quick.throughput, full.throughput);
+      EXPECT_DOUBLE_EQ(quick.memory_needed_gib, full.memory_needed_gib);
+      EXPECT_EQ(quick.layout.tp, full.layout.tp);
+      EXPECT_TRUE(quick.assumptions.empty());
+      EXPECT_FALSE(full.assumptions.empty());
+      EXPECT_EQ(quick.reason.empty(), full.reason.empty());
+    }
+  }
+}
+
 TEST(Estimate, MfuOverrideIsUsedAndSaid) {
   workload::Workload w = train("llama-2-7b");
   w.overrides["mfu"] = 0.3;
