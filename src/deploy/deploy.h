@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "catalog/catalog.h"
 #include "core/result.h"
 #include "deploy/plan_input.h"
@@ -48,7 +50,8 @@ struct DeploySpec {
   std::string vm_name;                 // VM or scale set name
   std::string computer_name;           // host name (Windows: <= 15 characters)
   // Layout.
-  bool scale_set = false;              // count > 1: a VM scale set
+  bool scale_set = false;              // count > 1 or serving: a VM scale set
+  bool serving = false;                // an inference workload: autoscale.json too
   bool proximity_group = false;        // InfiniBand scale-out: proximity placement group
   bool hpc_image = false;              // Ubuntu-HPC image (ships driver, MOFED, NCCL)
   std::string image_urn;               // publisher:offer:sku:version
@@ -92,7 +95,8 @@ struct GeneratedFile {
   bool executable = false;
 };
 
-// deploy.sh, template.json, cloud-init.yaml or setup.ps1, budget.json —
+// deploy.sh, template.json, cloud-init.yaml or setup.ps1, budget.json (and
+// autoscale.json for serving) —
 // deterministic for a given spec (golden-tested).
 [[nodiscard]] std::vector<GeneratedFile> generate_files(const DeploySpec& spec);
 
@@ -102,6 +106,12 @@ struct GeneratedFile {
 [[nodiscard]] std::string render_cloud_init(const DeploySpec& spec);
 [[nodiscard]] std::string render_setup_ps1(const DeploySpec& spec);
 [[nodiscard]] std::string render_budget(const DeploySpec& spec);
+// Serving only: the Azure Monitor autoscale setting for the scale set, from the
+// simulator's export of its azure-autoscale policy (src/simulate/autoscale_export.h).
+// `in_template`: target the scale set by an ARM expression (inside
+// template.json) instead of by name (the standalone autoscale.json).
+[[nodiscard]] nlohmann::ordered_json autoscale_resource(const DeploySpec& spec, bool in_template);
+[[nodiscard]] std::string render_autoscale(const DeploySpec& spec);
 // The check the VM runs after installing the stack:
 // "gpuplan doctor --expect-gpus N --expect-cuda X.Y".
 [[nodiscard]] std::string doctor_command(const DeploySpec& spec);

@@ -219,7 +219,9 @@ Result<DeploySpec> make_deploy_spec(const PlanDocument& plan, const catalog::Cat
   // 4. Layout: InfiniBand sizes run the HPC image; several VMs form a scale
   //    set, kept close by a proximity placement group when they talk over IB.
   spec.hpc_image = os == catalog::Os::kLinux && size->infiniband_gbps > 0;
-  spec.scale_set = spec.option.count > 1;
+  spec.serving = is_serving(spec.workload_kind);
+  // Serving gets a scale set even at one VM, so autoscale has something to scale.
+  spec.scale_set = spec.option.count > 1 || spec.serving;
   spec.proximity_group = spec.scale_set && size->infiniband_gbps > 0;
   spec.image_urn = os == catalog::Os::kWindows ? kWindowsImage
                    : spec.hpc_image            ? kHpcImage
@@ -282,9 +284,11 @@ Result<DeploySpec> make_deploy_spec(const PlanDocument& plan, const catalog::Cat
     spec.notes.push_back(size->name + " does not support encryption at host; disks use "
                          "platform-managed encryption at rest only");
   }
-  if (is_serving(spec.workload_kind)) {
-    spec.notes.push_back("autoscale.json not written: it comes from the simulator's autoscale "
-                         "export (src/simulate/autoscale_export.h), which is not built yet");
+  if (spec.serving) {
+    spec.notes.push_back("autoscale.json: the simulator's azure-autoscale rules (default "
+                         "settings); capacity 1.." + std::to_string(2 * spec.option.count) +
+                         " VMs, starting at the plan's " + std::to_string(spec.option.count) +
+                         "; the serving engine must publish the gpuplan/serving metrics");
   }
   if (!spec.option.quota_ok) {
     spec.notes.push_back("the plan says quota is short for this option; request it first "

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <cstdlib>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -497,15 +498,56 @@ TEST(DeploySpec, LayoutFollowsSizeAndCount) {
   EXPECT_EQ(slice->stack.driver_source, DriverSource::kExtension);
 }
 
-TEST(DeploySpec, ServingPlanSaysAutoscaleIsLeftOut) {
+TEST(DeploySpec, ServingPlanGetsAScaleSetAndTheSimulatedAutoscalePolicy) {
   auto cat = small_catalog();
   auto s = make_deploy_spec(
+      plan_for("Standard_NC40ads_H100_v5", 2, catalog::Pricing::kPayg, Os::kLinux, false, "infer"),
+      *cat, matrix(), opts());
+  ASSERT_TRUE(s.has_value()) << s.error().message;
+  EXPECT_TRUE(s->serving);
+  EXPECT_TRUE(s->scale_set);
+  const auto files = generate_files(*s);
+  ASSERT_EQ(files.size(), 5u);
+  EXPECT_EQ(files[4].name, "autoscale.json");
+  const auto a = nlohmann::json::parse(files[4].content);
+  EXPECT_EQ(a["type"], "Microsoft.Insights/autoscaleSettings");
+  EXPECT_EQ(a["properties"]["targetResourceUri"],
+            "[resourceId('Microsoft.Compute/virtualMachineScaleSets', 'my-job-1-vmss')]");
+  const auto& cap = a["properties"]["profiles"][0]["capacity"];
+  EXPECT_EQ(cap["minimum"], "1");
+  EXPECT_EQ(cap["default"], "2");
+  EXPECT_EQ(cap["maximum"], "4");
+  EXPECT_FALSE(a["properties"]["profiles"][0]["rules"].empty());
+  // The template carries the same setting, aimed at its own scale set.
+  const auto t = nlohmann::json::parse(render_arm_template(*s));
+  bool found = false;
+  for (const auto& r : t["resources"]) {
+    if (r["type"] != "Microsoft.Insights/autoscaleSettings") continue;
+    found = true;
+    EXPECT_EQ(r["properties"]["targetResourceUri"],
+              "[resourceId('Microsoft.Compute/virtualMachineScaleSets', parameters('vmName'))]");
+    EXPECT_EQ(r["dependsOn"][0],
+              "[resourceId('Microsoft.Compute/virtualMachineScaleSets', parameters('vmName'))]");
+  }
+  EXPECT_TRUE(found);
+  const std::string sh = render_deploy_script(*s);
+  EXPECT_NE(sh.find("--name gpuplan-autoscale"), std::string::npos);
+  if (std::system("command -v shellcheck >/dev/null 2>&1") == 0) {
+    const std::string path = testing::TempDir() + "/serving_deploy.sh";
+    std::ofstream(path) << sh;
+    EXPECT_EQ(std::system(("shellcheck " + path + " >&2").c_str()), 0);
+  }
+  // A single serving VM is still a scale set (something to scale).
+  auto one = make_deploy_spec(
       plan_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg, Os::kLinux, false, "infer"),
       *cat, matrix(), opts());
-  ASSERT_TRUE(s.has_value());
-  bool said = false;
-  for (const auto& n : s->notes) said |= n.find("autoscale.json not written") != std::string::npos;
-  EXPECT_TRUE(said);
+  ASSERT_TRUE(one.has_value());
+  EXPECT_TRUE(one->scale_set);
+  // Training plans get no autoscale.json.
+  auto train = make_deploy_spec(plan_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg),
+                                *cat, matrix(), opts());
+  ASSERT_TRUE(train.has_value());
+  EXPECT_EQ(generate_files(*train).size(), 4u);
 }
 
 // ---- Generated files: secure defaults ---------------------------------------

@@ -164,6 +164,7 @@ std::string render_arm_template(const DeploySpec& spec) {
   const std::string ppg_id = rid("Microsoft.Compute/proximityPlacementGroups", "variables('ppgName')");
 
   ordered_json resources = ordered_json::array();
+  ordered_json deferred = ordered_json::array();  // resources that follow the machines
   resources.push_back(
       {{"type", "Microsoft.Network/networkSecurityGroups"},
        {"apiVersion", kNetworkApi},
@@ -305,6 +306,12 @@ std::string render_arm_template(const DeploySpec& spec) {
     props["virtualMachineProfile"] = vm_profile;
     ordered_json depends = ordered_json::array({vnet_id});
     if (spec.proximity_group) depends.push_back(ppg_id);
+    if (spec.serving) {
+      ordered_json scale = autoscale_resource(spec, true);
+      scale["dependsOn"] = ordered_json::array(
+          {rid("Microsoft.Compute/virtualMachineScaleSets", "parameters('vmName')")});
+      deferred.push_back(scale);
+    }
     resources.push_back({{"type", "Microsoft.Compute/virtualMachineScaleSets"},
                          {"apiVersion", kComputeApi},
                          {"name", "[parameters('vmName')]"},
@@ -317,6 +324,7 @@ std::string render_arm_template(const DeploySpec& spec) {
                          {"dependsOn", depends},
                          {"properties", props}});
   }
+  for (const ordered_json& r : deferred) resources.push_back(r);
   t["resources"] = resources;
   t["outputs"] = ordered_json::object();
   if (!spec.scale_set) {

@@ -84,6 +84,7 @@ std::vector<GeneratedFile> generate_files(const DeploySpec& spec) {
     files.push_back({"cloud-init.yaml", render_cloud_init(spec), false});
   }
   files.push_back({"budget.json", render_budget(spec), false});
+  if (spec.serving) files.push_back({"autoscale.json", render_autoscale(spec), false});
   return files;
 }
 

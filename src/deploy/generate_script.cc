@@ -246,6 +246,21 @@ std::string render_deploy_script(const DeploySpec& spec) {
          "--instance-ids \"*\" --output none\n\n";
   }
 
+  if (spec.serving) {
+    o << "# " << step++ << ". Autoscale (the simulated azure-autoscale policy), from autoscale.json,\n"
+      << "#    as a one-resource template deployment (a PUT: idempotent).\n"
+      << "autoscale_template=\"$(mktemp)\"\n"
+      << "trap 'rm -f \"$autoscale_template\"' EXIT\n"
+      << "# shellcheck disable=SC2016  # \"$schema\" is a JSON key, not a shell variable\n"
+      << "printf '{\"$schema\": \"%s\", \"contentVersion\": \"1.0.0.0\", \"resources\": [%s]}' \\\n"
+      << "  \"https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#\" \\\n"
+      << "  \"$(cat \"$SCRIPT_DIR/autoscale.json\")\" > \"$autoscale_template\"\n"
+      << "az deployment group create \\\n";
+    arg(o, "--resource-group \"$RESOURCE_GROUP\"");
+    arg(o, "--name gpuplan-autoscale");
+    arg(o, "--template-file \"$autoscale_template\"");
+    o << "    --output none\n\n";
+  }
   o << "# " << step++ << ". Budget with alerts (a PUT: idempotent), from budget.json. Alerts go to\n"
     << "#    $BUDGET_EMAIL (default: the signed-in account) and the resource group's owners.\n"
     << "SUBSCRIPTION_ID=\"$(az account show --query id --output tsv)\"\n"
