@@ -201,7 +201,9 @@ TEST(Deploy, ArmTemplatesAreStructurallySound) {
     EXPECT_GT(references, 10);
     // Secrets are parameters without defaults; credentials never inline.
     for (const auto& [name, p] : t["parameters"].items()) {
-      if (p["type"] == "securestring") EXPECT_FALSE(p.contains("defaultValue")) << name;
+      if (p["type"] == "securestring") {
+        EXPECT_FALSE(p.contains("defaultValue")) << name;
+      }
     }
     const bool windows = std::string(c) == "win_hybrid";
     if (windows) {
