@@ -151,7 +151,7 @@ std::string first_of_month(long long unix_seconds) {
   const std::time_t t = static_cast<std::time_t>(unix_seconds);
   std::tm tm{};
   ::gmtime_r(&t, &tm);
-  char buf[16];
+  char buf[64];
   std::snprintf(buf, sizeof buf, "%04d-%02d-01", tm.tm_year + 1900, tm.tm_mon + 1);
   return buf;
 }

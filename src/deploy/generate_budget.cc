@@ -29,7 +29,7 @@ std::string add_months(const std::string& first_of_month, int months) {
   int month = std::stoi(first_of_month.substr(5, 2)) - 1 + months;
   year += month / 12;
   month = month % 12 + 1;
-  char buf[32];
+  char buf[64];
   std::snprintf(buf, sizeof buf, "%04d-%02d-01", year, month);
   return buf;
 }
