@@ -194,7 +194,22 @@ Result<SnapshotKind> parse_kind(const std::string& s) {
   return internal_error("store: unknown snapshot kind '" + s + "'");
 }
 
-// Opens (and with `create`, creates) the store and checks its schema.
+// Number of tables in the file; kUnavailable when it is not a SQLite
+// database at all.
+Result<int> table_count(sqlite3* db, const std::string& path) {
+  sqlite3_stmt* raw = nullptr;
+  if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'", -1, &raw,
+                         nullptr) != SQLITE_OK)
+    return db_error(db, path, "not a gpuplan store");
+  StmtPtr q(raw);
+  if (sqlite3_step(q.get()) != SQLITE_ROW) return db_error(db, path, "not a gpuplan store");
+  return sqlite3_column_int(q.get(), 0);
+}
+
+// Opens (and with `create`, creates) the store and checks its schema. For
+// reading, a file without any table yet (created, then the first import was
+// killed before its schema committed) yields a null DbPtr: an empty store.
+// A SQLite file of another program is refused, never modified.
 Result<DbPtr> open_store(const std::string& path, bool create) {
   if (create) {
     std::filesystem::path parent = std::filesystem::path(path).parent_path();
@@ -213,11 +228,16 @@ Result<DbPtr> open_store(const std::string& path, bool create) {
   if (rc != SQLITE_OK)
     return db_error(raw, path, create ? "store not writable" : "cannot open the store");
   sqlite3_busy_timeout(db.get(), kBusyTimeoutMs);
+  GPUPLAN_TRY(int tables, table_count(db.get(), path));
+  if (tables == 0 && !create) return DbPtr();
   if (create) {
-    // WAL: readers keep seeing the last committed import while one is written.
-    GPUPLAN_RETURN_IF_ERROR(exec(db.get(), path, "PRAGMA journal_mode=WAL"));
+    // Per connection: fsync at every commit; WAL (persistent) so readers keep
+    // seeing the last committed import while one is written.
     GPUPLAN_RETURN_IF_ERROR(exec(db.get(), path, "PRAGMA synchronous=FULL"));
     GPUPLAN_RETURN_IF_ERROR(exec(db.get(), path, "PRAGMA foreign_keys=ON"));
+  }
+  if (tables == 0) {
+    GPUPLAN_RETURN_IF_ERROR(exec(db.get(), path, "PRAGMA journal_mode=WAL"));
     GPUPLAN_RETURN_IF_ERROR(exec(db.get(), path, "BEGIN IMMEDIATE"));
     auto schema = exec(db.get(), path, kSchema);
     if (!schema) {
@@ -230,8 +250,12 @@ Result<DbPtr> open_store(const std::string& path, bool create) {
     GPUPLAN_RETURN_IF_ERROR(exec(db.get(), path, "COMMIT"));
   }
   // Check it is a gpuplan store of a version we understand.
-  GPUPLAN_TRY(StmtPtr q,
-              prepare(db.get(), path, "SELECT value FROM meta WHERE key = 'schema_version'"));
+  sqlite3_stmt* q_raw = nullptr;
+  if (sqlite3_prepare_v2(db.get(), "SELECT value FROM meta WHERE key = 'schema_version'", -1,
+                         &q_raw, nullptr) != SQLITE_OK)
+    return unavailable("not a gpuplan store (an SQLite file without gpuplan's tables)",
+                       Where{path});
+  StmtPtr q(q_raw);
   if (sqlite3_step(q.get()) != SQLITE_ROW)
     return unavailable("not a gpuplan store (no schema version)", Where{path});
   std::string version = column_text(q.get(), 0);
@@ -399,6 +423,7 @@ Result<SnapshotInfo> write_snapshot(const std::string& path, const SnapshotData&
 Result<StoreContents> read_store(const std::string& path) {
   if (store_missing(path)) return StoreContents{};
   GPUPLAN_TRY(DbPtr db, open_store(path, /*create=*/false));
+  if (!db) return StoreContents{};
   sqlite3* h = db.get();
   // One read transaction: every query below sees the same committed state.
   GPUPLAN_RETURN_IF_ERROR(exec(h, path, "BEGIN"));
@@ -471,6 +496,7 @@ Result<std::vector<SnapshotInfo>> list_snapshots(const std::string& path) {
   std::vector<SnapshotInfo> out;
   if (store_missing(path)) return out;
   GPUPLAN_TRY(DbPtr db, open_store(path, /*create=*/false));
+  if (!db) return out;
   GPUPLAN_TRY(StmtPtr s, prepare(db.get(), path,
                                  "SELECT id, kind, source, imported_at, rows FROM snapshots "
                                  "ORDER BY id"));
@@ -492,6 +518,7 @@ Result<std::vector<PriceHistoryEntry>> price_history(const std::string& path,
   std::vector<PriceHistoryEntry> out;
   if (store_missing(path)) return out;
   GPUPLAN_TRY(DbPtr db, open_store(path, /*create=*/false));
+  if (!db) return out;
   GPUPLAN_TRY(StmtPtr s, prepare(db.get(), path, R"sql(
       SELECT p.snapshot, s.source, s.imported_at, p.os, p.pricing, p.usd_per_hour, p.as_of,
              p.snapshot = (SELECT MAX(q.snapshot) FROM prices q

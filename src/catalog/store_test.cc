@@ -216,6 +216,39 @@ TEST(Store, NegativePriceIsRejectedAndNothingWritten) {
   EXPECT_TRUE(snaps->empty());  // the snapshot row was rolled back too
 }
 
+TEST(Store, BlankFileReadsAsEmptyAndTakesAnImport) {
+  // What a first import killed before its schema committed leaves behind.
+  std::string db = fresh_dir("blank") + "/catalog.db";
+  std::ofstream(db).close();
+  auto c = read_store(db);
+  ASSERT_TRUE(c) << c.error().to_string();
+  EXPECT_TRUE(c->offers.empty());
+  ASSERT_TRUE(write_snapshot(db, prices({{"S", "eastus", Os::kLinux, Pricing::kPayg, 1, "d"}})));
+  c = read_store(db);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->offers.size(), 1u);
+}
+
+TEST(Store, OtherProgramsSqliteFileIsRefusedAndUntouched) {
+  std::string db = fresh_dir("othersqlite") + "/other.db";
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(h, "CREATE TABLE notes(x TEXT)", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(h);
+  auto w = write_snapshot(db, prices({{"S", "eastus", Os::kLinux, Pricing::kPayg, 1, "d"}}));
+  ASSERT_FALSE(w);
+  EXPECT_EQ(w.error().code, ErrorCode::kUnavailable);
+  EXPECT_NE(w.error().message.find("not a gpuplan store"), std::string::npos) << w.error().message;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(h, "SELECT count(*) FROM sqlite_master", -1, &st, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(st, 0), 1);  // still only its own table
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+}
+
 // kill -9 in the middle of an import: the child pauses inside the open
 // transaction (test hook), the parent checks that readers see only the
 // previous state, kills the child, and checks again and that the file is
