@@ -464,7 +464,27 @@ TEST(Validate, MissingColumnNamesIt) {
   auto v = validate(*table, *cat);
   ASSERT_FALSE(v);
   EXPECT_EQ(v.error().where.file, "m.csv");
-  EXPECT_EQ(v.error().where.field, "model");
+  EXPECT_EQ(v.error().where.field, "gpu");
+}
+
+TEST(Validate, SparseRowsUseTheModelTableOrParams) {
+  // Only the required columns plus a model name or a parameter count.
+  auto table = csv::parse(
+      "id,kind,model,params_b,gpu,precision,seq_len,gpu_count,metric,value\n"
+      "named,train,Llama-2-7B,,A100-80GB-SXM,bf16,2048,8,mfu_percent,52.7\n"
+      "sized,train,mystery,6.738,A100-80GB-SXM,bf16,2048,8,mfu_percent,52.7\n"
+      "none,train,mystery,,A100-80GB-SXM,bf16,2048,8,mfu_percent,52.7\n",
+      "m.csv");
+  ASSERT_TRUE(table) << table.error().to_string();
+  auto cat = catalog::Catalog::from_parts({a100()}, {}, {});
+  auto v = validate(*table, *cat);
+  ASSERT_TRUE(v) << v.error().to_string();
+  ASSERT_EQ(v->rows.size(), 2u);
+  EXPECT_NEAR(v->rows[0].predicted, 52.7, 0.1);  // Llama 2 7B's h = 4096, as in MfuHandComputed
+  // params_b 6.738 -> 33 layers x hidden 4224: 0.65 / (1 + 6.25 * 153.0 / 4224).
+  EXPECT_NEAR(v->rows[1].predicted, 100 * 0.65 / (1 + 6.25 * (312e12 / 2039e9) / 4224), 0.01);
+  ASSERT_EQ(v->skipped.size(), 1u);
+  EXPECT_EQ(v->skipped[0].id, "none");
 }
 
 TEST(Validate, UninterpretableRowsAreSkippedWithTheReason) {

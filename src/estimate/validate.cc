@@ -8,8 +8,12 @@
 //
 // Interpretation of a row:
 //  * architecture from the row (layers, hidden, heads, kv_heads, ffn_hidden,
-//    vocab); whether the FFN is gated and the embeddings tied is whichever
-//    of the four combinations best reproduces the row's params_b;
+//    vocab; kv_heads defaults to heads, ffn_hidden to 4·hidden); whether the
+//    FFN is gated and the embeddings tied is whichever of the four
+//    combinations best reproduces the row's params_b. Without layers/hidden/
+//    heads: the built-in model of the row's name, else a shape derived from
+//    params_b (workload::shape_from_params);
+//  * training rows without seq_len use 2048;
 //  * activation recomputation from the row's text (the schema has no column
 //    for it): "checkpoint-method uniform"/"full recompute" → full,
 //    "selective recompute" → selective, otherwise none;
@@ -35,12 +39,9 @@ using namespace internal;
 
 namespace {
 
-const std::vector<std::string> kRequired = {"id",     "kind",      "model", "params_b", "layers",
-                                            "hidden", "heads",     "kv_heads", "ffn_hidden",
-                                            "vocab",  "seq_len",   "gpu",   "gpu_count",
-                                            "precision", "batch",  "input_tokens",
-                                            "output_tokens", "tokens_b", "metric", "value",
-                                            "source"};
+// The columns every row needs; the others (architecture, batch, tokens...)
+// are optional and a row that needs a missing one is skipped with the reason.
+const std::vector<std::string> kRequired = {"id", "kind", "gpu", "precision", "metric", "value"};
 
 struct Row {
   const csv::Table& t;
@@ -55,21 +56,43 @@ struct Row {
 };
 
 Result<workload::Model> row_model(const Row& row) {
+  // 1. The architecture columns, when the row has them.
   workload::Model m;
   m.name = row.get("model");
   m.source = "measurement row";
-  const char* cols[] = {"layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab"};
-  int* dst[] = {&m.layers, &m.hidden, &m.heads, &m.kv_heads, &m.ffn, &m.vocab};
-  for (int i = 0; i < 6; ++i) {
-    auto v = row.num(cols[i]);
-    if (!v || *v <= 0) return invalid_argument(std::string("no ") + cols[i]);
-    *dst[i] = static_cast<int>(*v);
+  const auto params = row.num("params_b");
+  const auto layers = row.num("layers");
+  const auto hidden = row.num("hidden");
+  const auto heads = row.num("heads");
+  if (!layers || !hidden || !heads) {
+    // 2. A built-in model of that name; 3. a shape derived from params_b.
+    if (const workload::Model* b = workload::find_model(m.name)) return *b;
+    if (!params || *params <= 0) {
+      return invalid_argument("no architecture (layers, hidden, heads), no known model name "
+                              "and no params_b");
+    }
+    m.params_b = *params;
+    m.vocab = static_cast<int>(row.num("vocab").value_or(32000));
+    workload::shape_from_params(m);
+    m.max_context = 1 << 20;
+    m.active_params_b = m.params_b;
+    return m;
+  }
+  m.layers = static_cast<int>(*layers);
+  m.hidden = static_cast<int>(*hidden);
+  m.heads = static_cast<int>(*heads);
+  // Optional columns: MHA without kv_heads, 4h FFN without ffn_hidden.
+  m.kv_heads = static_cast<int>(row.num("kv_heads").value_or(m.heads));
+  m.ffn = static_cast<int>(row.num("ffn_hidden").value_or(4.0 * m.hidden));
+  m.vocab = static_cast<int>(row.num("vocab").value_or(32000));
+  if (m.layers <= 0 || m.hidden <= 0 || m.heads <= 0 || m.kv_heads <= 0 || m.ffn <= 0 ||
+      m.vocab <= 0) {
+    return invalid_argument("architecture columns must be positive");
   }
   if (m.hidden % m.heads != 0 || m.heads % m.kv_heads != 0) {
     return invalid_argument("heads/kv_heads do not divide hidden/heads");
   }
   m.max_context = 1 << 20;
-  const auto params = row.num("params_b");
   double best = 1e300;
   workload::Model chosen = m;
   for (bool gated : {false, true}) {
@@ -143,9 +166,10 @@ Result<double> predict(const Row& row, const catalog::Catalog& catalog) {
   }
 
   if (kind == "train") {
-    const auto seq = row.num("seq_len");
-    if (!seq || *seq <= 0) return invalid_argument("no seq_len");
-    w.data.seq_len = static_cast<int>(*seq);
+    // Without seq_len, 2048 (the attention term is a few % of the FLOPs).
+    const double seq = row.num("seq_len").value_or(2048);
+    if (seq <= 0) return invalid_argument("seq_len must be positive");
+    w.data.seq_len = static_cast<int>(seq);
     double gpus = row.num("gpu_count").value_or(0);
     if (gpus <= 0) gpus = group_gpus(w, *gpu);
     const double mfu = train_mfu(peak, gpu->memory_bw_gbs, m.hidden, gpus, w.recompute, m,

@@ -9,6 +9,7 @@
 #include "workload/models.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/strings.h"
 
@@ -115,6 +116,23 @@ double params_from_architecture(const Model& m, bool active) {
   const double router = m.experts > 1 ? h * m.experts : 0;
   const double norms = 2 * h;
   return (embed + m.layers * (attn + ffn + router + norms) + h) / 1e9;
+}
+
+void shape_from_params(Model& m) {
+  // hidden/layers ~ 128 as in Llama 2 7B (4096/32); P ~ 12·l·h² (Kaplan et
+  // al. 2020, eq. 2.1 without embeddings); FFN 4h; head dim 128.
+  const double p = m.params_b * 1e9;
+  const double l = std::cbrt(p / (12.0 * 128 * 128));
+  m.layers = std::max(1, static_cast<int>(std::lround(l)));
+  const double h = std::sqrt(p / (12.0 * m.layers));
+  m.hidden = std::max(128, static_cast<int>(std::lround(h / 128)) * 128);
+  m.heads = m.hidden / 128;
+  m.kv_heads = m.heads;
+  m.ffn = 4 * m.hidden;
+  m.gated_ffn = false;
+  if (m.vocab == 0) m.vocab = 32000;
+  if (m.max_context == 0) m.max_context = 4096;
+  m.params_only = true;
 }
 
 const std::vector<Model>& builtin_models() {

@@ -25,4 +25,10 @@ namespace gpuplan::workload {
 // experts instead of all of them.
 [[nodiscard]] double params_from_architecture(const Model& m, bool active);
 
+// Derives a shape from m.params_b alone (documented in docs/workload.md):
+// layers = round(cbrt(P / (12·128²))), hidden ≈ 128·layers (multiple of 128),
+// heads = hidden/128, FFN 4·hidden, not gated; vocab 32000 and context 4096
+// when unset. Sets params_only; keeps params_b.
+void shape_from_params(Model& m);
+
 }  // namespace gpuplan::workload

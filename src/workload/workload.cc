@@ -239,23 +239,6 @@ Status for_each(const YAML::Node& map, const std::string& path, Fn&& fn) {
   return {};
 }
 
-// Fills an architecture from a parameter count alone (documented in
-// docs/workload.md): hidden/layers ≈ 128 as in Llama 2 7B (4096/32), P ≈ 12·l·h²
-// (Kaplan et al. 2020, eq. 2.1 without embeddings), FFN 4h, head dim 128.
-void shape_from_params(Model& m) {
-  const double p = m.params_b * 1e9;
-  double l = std::cbrt(p / (12.0 * 128 * 128));
-  m.layers = std::max(1, static_cast<int>(std::lround(l)));
-  const double h = std::sqrt(p / (12.0 * m.layers));
-  m.hidden = std::max(128, static_cast<int>(std::lround(h / 128)) * 128);
-  m.heads = m.hidden / 128;
-  m.kv_heads = m.heads;
-  m.ffn = 4 * m.hidden;
-  m.gated_ffn = false;
-  if (m.vocab == 0) m.vocab = 32000;
-  if (m.max_context == 0) m.max_context = 4096;
-}
-
 Status parse_model(const Reader& r, const YAML::Node& node, Model& out) {
   const std::string field = "model";
   if (node.IsScalar()) {
