@@ -25,7 +25,8 @@ void BM_SimulateEventQueue(benchmark::State& state) {
     }
     n += 1000;
   }
-  state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsRate);
+  state.counters["events_per_s"] =
+      benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_SimulateEventQueue);
 
@@ -63,8 +64,10 @@ void BM_SimulateServing45rps(benchmark::State& state) {
     requests += r->requests;
     benchmark::DoNotOptimize(r->cost_usd);
   }
-  state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
-  state.counters["requests"] = static_cast<double>(requests) / static_cast<double>(state.iterations());
+  state.counters["events_per_s"] =
+      benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+  state.counters["requests"] =
+      static_cast<double>(requests) / static_cast<double>(state.iterations());
 }
 BENCHMARK(BM_SimulateServing45rps)->Arg(1)->Arg(168)->Unit(benchmark::kMillisecond)->Iterations(1);
 
@@ -76,7 +79,8 @@ void BM_SimulateSyntheticDemand(benchmark::State& state) {
     Request r;
     while (*src->next(r)) ++n;
   }
-  state.counters["requests_per_s"] = benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsRate);
+  state.counters["requests_per_s"] =
+      benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_SimulateSyntheticDemand)->Unit(benchmark::kMillisecond);
 
@@ -93,8 +97,10 @@ void BM_SimulateDeadlineRun(benchmark::State& state) {
   int64_t off = 0;
   for (auto _ : state) {
     off = (off + 97) % 3500;
-    if (pol) benchmark::DoNotOptimize(run_deadline(job, t, off, *pol).cost_usd);
-    else benchmark::DoNotOptimize(hindsight_optimal_cost(job, t, off));
+    if (pol)
+      benchmark::DoNotOptimize(run_deadline(job, t, off, *pol).cost_usd);
+    else
+      benchmark::DoNotOptimize(hindsight_optimal_cost(job, t, off));
   }
   state.SetLabel(which < names.size() ? names[which] : "optimal");
 }

@@ -62,17 +62,23 @@ void add_simulate_command(CLI::App& app, Context& ctx) {
       if (!f->trace.empty()) opt.trace = f->trace;
       opt.spot_traces = f->spot_traces;
       if (f->runs != 0) {
-        if (f->runs < 0) return report(ctx, Error{ErrorCode::kInvalidArgument, "expected a count >= 1", {"", 0, 0, "--runs"}});
+        if (f->runs < 0)
+          return report(
+              ctx,
+              Error{ErrorCode::kInvalidArgument, "expected a count >= 1", {"", 0, 0, "--runs"}});
         opt.runs = f->runs;
       }
       if (f->seed >= 0) opt.seed = static_cast<uint64_t>(f->seed);
-      if (!f->timeline.empty() && !strings::ends_with(f->timeline, ".csv") && !strings::ends_with(f->timeline, ".json"))
-        return report(ctx, Error{ErrorCode::kInvalidArgument, "expected a file name ending in .csv or .json",
+      if (!f->timeline.empty() && !strings::ends_with(f->timeline, ".csv") &&
+          !strings::ends_with(f->timeline, ".json"))
+        return report(ctx, Error{ErrorCode::kInvalidArgument,
+                                 "expected a file name ending in .csv or .json",
                                  {"", 0, 0, "--timeline"}});
       opt.timeline = !f->plot.empty() || !f->timeline.empty();
       opt.event_log = !f->events.empty();
       // 2. The catalog (prices and sizes).
-      auto cat = catalog::Catalog::load(ctx.db_path.empty() ? catalog::default_store_path() : ctx.db_path);
+      auto cat =
+          catalog::Catalog::load(ctx.db_path.empty() ? catalog::default_store_path() : ctx.db_path);
       if (!cat) return report(ctx, cat.error());
       // 3. Simulate.
       if (ctx.err_is_tty) ctx.err << "gpuplan: simulating " << scenario->name << " ...\n";
@@ -80,17 +86,22 @@ void add_simulate_command(CLI::App& app, Context& ctx) {
       if (!rep) return report(ctx, rep.error());
       // 4. Files (all computed first, each written atomically).
       if (!f->timeline.empty()) {
-        const std::string body = strings::ends_with(f->timeline, ".csv") ? simulate::timeline_csv(*rep)
-                                                                          : simulate::timeline_json(*rep).dump(2) + "\n";
+        const std::string body = strings::ends_with(f->timeline, ".csv")
+                                     ? simulate::timeline_csv(*rep)
+                                     : simulate::timeline_json(*rep).dump(2) + "\n";
         if (auto s = files::write_atomic(f->timeline, body); !s) return report(ctx, s.error());
       }
       if (!f->plot.empty())
-        if (auto s = files::write_atomic(f->plot, simulate::plot_html(*rep)); !s) return report(ctx, s.error());
+        if (auto s = files::write_atomic(f->plot, simulate::plot_html(*rep)); !s)
+          return report(ctx, s.error());
       if (!f->events.empty())
-        if (auto s = files::write_atomic(f->events, rep->event_log); !s) return report(ctx, s.error());
+        if (auto s = files::write_atomic(f->events, rep->event_log); !s)
+          return report(ctx, s.error());
       // 5. Print.
-      if (f->json) ctx.out << simulate::to_json(*rep).dump(2) << "\n";
-      else ctx.out << simulate::to_text(*rep);
+      if (f->json)
+        ctx.out << simulate::to_json(*rep).dump(2) << "\n";
+      else
+        ctx.out << simulate::to_text(*rep);
       return 0;
     };
   });

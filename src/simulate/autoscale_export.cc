@@ -15,7 +15,8 @@ std::string iso8601_duration(double seconds) {
   return out;
 }
 
-nlohmann::ordered_json azure_autoscale_settings(const AutoscaleSettings& settings, const AutoscaleTarget& target) {
+nlohmann::ordered_json azure_autoscale_settings(const AutoscaleSettings& settings,
+                                                const AutoscaleTarget& target) {
   nlohmann::ordered_json rules = nlohmann::ordered_json::array();
   for (const AutoscaleRule& r : settings.rules) {
     nlohmann::ordered_json trigger;

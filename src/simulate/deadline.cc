@@ -48,11 +48,10 @@
 //                      second order tells a window that just opened (often a
 //                      flicker on these traces) from an established one, which
 //                      a first-order chain cannot; on the 1-node AWS traces it
-//                      lowered the mean cost by 4 % over first order. It solves the same dynamic programme
-//                      as the optimum, in expectation under the learned model:
-//                      V(k, P, what runs, spot now) = min over actions of the
-//                      step's cost + E[V(k+1, ...)]. The deadline is a hard
-//                      constraint in the programme (on-demand is always
+//                      lowered the mean cost by 4 % over first order. It solves the same dynamic
+//                      programme as the optimum, in expectation under the learned model: V(k, P,
+//                      what runs, spot now) = min over actions of the step's cost + E[V(k+1, ...)].
+//                      The deadline is a hard constraint in the programme (on-demand is always
 //                      there), so the policy idles through an outage only
 //                      while the slack it burns is worth less than the spot
 //                      hours it expects to get, and pays for a changeover only
@@ -75,9 +74,12 @@ namespace gpuplan::simulate {
 
 std::string_view to_string(Capacity c) {
   switch (c) {
-    case Capacity::kNone: return "none";
-    case Capacity::kSpot: return "spot";
-    case Capacity::kOnDemand: return "on-demand";
+    case Capacity::kNone:
+      return "none";
+    case Capacity::kSpot:
+      return "spot";
+    case Capacity::kOnDemand:
+      return "on-demand";
   }
   return "none";
 }
@@ -105,15 +107,15 @@ Exact exact(const DeadlineJob& job, double step_s) {
 
 // The progress grid of the dynamic programme (see the essay).
 struct Grid {
-  int64_t u = 1;        // grid unit, microseconds
-  int64_t gu = 0;       // step, units (exact)
-  int64_t du = 0;       // changeover, units (rounded down)
-  int64_t Cu = 0;       // work, units (rounded down)
-  int64_t lostu = 0;    // progress lost per eviction, units (rounded down)
-  int64_t D = 0;        // deadline, microseconds
+  int64_t u = 1;      // grid unit, microseconds
+  int64_t gu = 0;     // step, units (exact)
+  int64_t du = 0;     // changeover, units (rounded down)
+  int64_t Cu = 0;     // work, units (rounded down)
+  int64_t lostu = 0;  // progress lost per eviction, units (rounded down)
+  int64_t D = 0;      // deadline, microseconds
   int64_t g = 0;
-  int K = 0;            // steps before the deadline
-  int J = 0;            // steps until a launch's changeover is paid
+  int K = 0;  // steps before the deadline
+  int J = 0;  // steps until a launch's changeover is paid
   [[nodiscard]] int ns() const { return 1 + 2 * (J + 1); }
   [[nodiscard]] int spot_state(int j) const { return 1 + j; }
   [[nodiscard]] int od_state(int j) const { return 2 + J + j; }
@@ -313,15 +315,15 @@ class UniformProgressPolicy final : public ScalingPolicy {
     const double cp = in.work_done_s;
     Capacity want;
     if (in.running == Capacity::kOnDemand && cp < expected(in.now_s + 2 * in.changeover_s)) {
-      want = Capacity::kOnDemand;                       // hysteresis
+      want = Capacity::kOnDemand;  // hysteresis
     } else if (in.spot_available) {
-      want = Capacity::kSpot;                           // take the risk
+      want = Capacity::kSpot;  // take the risk
     } else {
       want = cp < expected(in.now_s) ? Capacity::kOnDemand : Capacity::kNone;
     }
     if (committed_ || (want == Capacity::kNone && slack < margin) ||
         (want != Capacity::kOnDemand && unsafe_without_od(in, want))) {
-      committed_ = true;                                // safety net
+      committed_ = true;  // safety net
       return {0, Capacity::kOnDemand};
     }
     return {0, want};
@@ -355,8 +357,8 @@ class MarkovLookaheadPolicy final : public ScalingPolicy {
     if (in.running != Capacity::kNone) {
       const int64_t r = us(in.overhead_left_s);
       int j = r <= 0 ? grid_.J
-                     : static_cast<int>(std::llround(static_cast<double>(e_.d - r) /
-                                                     static_cast<double>(e_.g)));
+                     : static_cast<int>(
+                           std::llround(static_cast<double>(e_.d - r) / static_cast<double>(e_.g)));
       j = std::clamp(j, 0, grid_.J);
       s = in.running == Capacity::kSpot ? grid_.spot_state(j) : grid_.od_state(j);
     }
@@ -368,10 +370,10 @@ class MarkovLookaheadPolicy final : public ScalingPolicy {
   }
 
  private:
-  static constexpr int kOrder = 2;            // (spot one step ago, spot now)
+  static constexpr int kOrder = 2;  // (spot one step ago, spot now)
   static constexpr int kM = 1 << kOrder;
-  static constexpr double kPrior = 1.0;       // Laplace: one pseudo-transition of each kind
-  static constexpr double kResolveHours = 12; // re-solve as the model learns
+  static constexpr double kPrior = 1.0;        // Laplace: one pseudo-transition of each kind
+  static constexpr double kResolveHours = 12;  // re-solve as the model learns
   // The availability state: the last kOrder observations (bit 0 = now).
   [[nodiscard]] int state() const { return hist_ < 0 ? 0 : hist_ & (kM - 1); }
   void observe(int a) {
@@ -384,8 +386,9 @@ class MarkovLookaheadPolicy final : public ScalingPolicy {
     solved_at_ = k;
     std::array<double, 4> p_up{};
     for (int m = 0; m < kM; ++m)
-      p_up[static_cast<size_t>(m)] = counts_[static_cast<size_t>(m)][1] /
-                                     (counts_[static_cast<size_t>(m)][0] + counts_[static_cast<size_t>(m)][1]);
+      p_up[static_cast<size_t>(m)] =
+          counts_[static_cast<size_t>(m)][1] /
+          (counts_[static_cast<size_t>(m)][0] + counts_[static_cast<size_t>(m)][1]);
     std::vector<uint8_t> eval(static_cast<size_t>(grid_.K), (1 << kM) - 1);
     std::vector<std::array<double, 4>> q(static_cast<size_t>(grid_.K), p_up);
     dp_.solve(job_.od_usd_per_hour, job_.spot_usd_per_hour, eval, q, &actions_, k);
@@ -414,7 +417,8 @@ Status validate(const DeadlineJob& job, double step_seconds) {
   if (!(job.od_usd_per_hour > 0)) return bad("prices.on_demand_usd_per_hour", "must be > 0");
   if (!(job.spot_usd_per_hour > 0)) return bad("prices.spot_usd_per_hour", "must be > 0");
   if (job.spot_usd_per_hour > job.od_usd_per_hour)
-    return bad("prices.spot_usd_per_hour", "spot costs more than on-demand: no policy would use it");
+    return bad("prices.spot_usd_per_hour",
+               "spot costs more than on-demand: no policy would use it");
   if (!(step_seconds > 0)) return bad("spot.gap_seconds", "must be > 0 seconds");
   if (job.work_hours + job.changeover_hours > job.deadline_hours)
     return bad("job.deadline_hours",
@@ -438,7 +442,8 @@ DeadlineRun run_deadline(const DeadlineJob& job, const SpotTrace& trace, int64_t
   Capacity I = Capacity::kNone;
   const int64_t max_steps = 20 * ((e.D + e.g - 1) / e.g) + 10;
   auto emit = [&](int64_t t, const std::string& what) {
-    if (log) *log += hours(static_cast<double>(t)) + " " + std::string(policy.name()) + " " + what + "\n";
+    if (log)
+      *log += hours(static_cast<double>(t)) + " " + std::string(policy.name()) + " " + what + "\n";
   };
   int64_t finish = -1;
   for (int64_t k = 0; k < max_steps; ++k) {

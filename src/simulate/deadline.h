@@ -18,14 +18,14 @@
 namespace gpuplan::simulate {
 
 struct DeadlineJob {
-  double work_hours = 48;             // compute the job needs on one VM
-  double deadline_hours = 60;         // from the start
-  double changeover_hours = 0.2;      // restart cost of every launch (boot, restore)
-  double eviction_notice_s = 30;      // Azure Scheduled Events' Preempt notice
-  double checkpoint_s = 0;            // time to write a checkpoint; progress beyond
-                                      // the notice is lost at an eviction
-  double od_usd_per_hour = 0;         // per VM
-  double spot_usd_per_hour = 0;       // per VM
+  double work_hours = 48;         // compute the job needs on one VM
+  double deadline_hours = 60;     // from the start
+  double changeover_hours = 0.2;  // restart cost of every launch (boot, restore)
+  double eviction_notice_s = 30;  // Azure Scheduled Events' Preempt notice
+  double checkpoint_s = 0;        // time to write a checkpoint; progress beyond
+                                  // the notice is lost at an eviction
+  double od_usd_per_hour = 0;     // per VM
+  double spot_usd_per_hour = 0;   // per VM
 };
 
 // Validates a job against a step length: kInvalidArgument when a number is
@@ -33,25 +33,25 @@ struct DeadlineJob {
 // not even on-demand, could meet it), or spot costs more than on-demand.
 [[nodiscard]] Status validate(const DeadlineJob& job, double step_seconds);
 
-struct DeadlineStep {                 // one timeline point per step
+struct DeadlineStep {  // one timeline point per step
   double t_hours = 0;
   Capacity capacity = Capacity::kNone;
   bool spot_available = false;
   double progress_hours = 0;
-  double cost_usd = 0;                // cumulative
+  double cost_usd = 0;  // cumulative
 };
 
 struct DeadlineRun {
   double cost_usd = 0;
   double od_usd = 0;
   double spot_usd = 0;
-  double od_hours = 0;                // VM-hours billed on-demand
-  double spot_hours = 0;              // VM-hours billed on spot
+  double od_hours = 0;    // VM-hours billed on-demand
+  double spot_hours = 0;  // VM-hours billed on spot
   double finish_hours = 0;
   bool deadline_met = false;
   int evictions = 0;
-  int scale_events = 0;               // launches and stops
-  std::vector<DeadlineStep> timeline; // filled when asked
+  int scale_events = 0;                // launches and stops
+  std::vector<DeadlineStep> timeline;  // filled when asked
 };
 
 // Simulates one run of `job` from step `offset` of `trace` under `policy`.

@@ -123,8 +123,9 @@ class AzureLlmTrace final : public DemandSource {
     std::string header;
     if (!reader_.next(header)) return invalid_argument("empty trace", Where{path_, 1, 0, ""});
     if (strings::trim(header) != "TIMESTAMP,ContextTokens,GeneratedTokens")
-      return invalid_argument("expected the header TIMESTAMP,ContextTokens,GeneratedTokens (Azure LLM trace)",
-                              Where{path_, reader_.line(), 1, "header"});
+      return invalid_argument(
+          "expected the header TIMESTAMP,ContextTokens,GeneratedTokens (Azure LLM trace)",
+          Where{path_, reader_.line(), 1, "header"});
     return {};
   }
   Result<bool> next(Request& out) override {
@@ -140,11 +141,13 @@ class AzureLlmTrace final : public DemandSource {
                               Where{path_, reader_.line(), 1, "TIMESTAMP"});
     int64_t in = 0, outt = 0;
     if (!parse_int(strings::trim(sv.substr(c1 + 1, c2 - c1 - 1)), in) || in < 0)
-      return invalid_argument("expected a token count >= 0",
-                              Where{path_, reader_.line(), static_cast<int>(c1 + 2), "ContextTokens"});
+      return invalid_argument(
+          "expected a token count >= 0",
+          Where{path_, reader_.line(), static_cast<int>(c1 + 2), "ContextTokens"});
     if (!parse_int(strings::trim(sv.substr(c2 + 1)), outt) || outt < 0)
-      return invalid_argument("expected a token count >= 0",
-                              Where{path_, reader_.line(), static_cast<int>(c2 + 2), "GeneratedTokens"});
+      return invalid_argument(
+          "expected a token count >= 0",
+          Where{path_, reader_.line(), static_cast<int>(c2 + 2), "GeneratedTokens"});
     if (first_ < 0) first_ = ts;
     int64_t rel = ts - first_;
     if (rel < last_) {  // out of order: hold at the last time (counted)
@@ -163,7 +166,8 @@ class AzureLlmTrace final : public DemandSource {
   }
   std::vector<DropNote> drops() const override {
     std::vector<DropNote> d;
-    if (reordered_) d.push_back({"rows earlier than the row before (held at its time)", reordered_});
+    if (reordered_)
+      d.push_back({"rows earlier than the row before (held at its time)", reordered_});
     if (zero_output_) d.push_back({"rows with 0 generated tokens (counted as 1)", zero_output_});
     return d;
   }
@@ -181,8 +185,13 @@ class AlibabaQps final : public DemandSource {
  public:
   AlibabaQps(std::string path, double time_scale, double bucket_s, TokenDist in, TokenDist out,
              uint64_t seed)
-      : path_(std::move(path)), reader_(path_), time_scale_(time_scale),
-        bucket_us_(static_cast<int64_t>(bucket_s * 1e6)), in_(in), out_(out), rng_(seed) {}
+      : path_(std::move(path)),
+        reader_(path_),
+        time_scale_(time_scale),
+        bucket_us_(static_cast<int64_t>(bucket_s * 1e6)),
+        in_(in),
+        out_(out),
+        rng_(seed) {}
   Status open() {
     if (!reader_.ok()) return not_found("cannot open the trace", Where{path_, 0, 0, ""});
     std::string header;
@@ -197,7 +206,8 @@ class AlibabaQps final : public DemandSource {
       if (pending_ > 0) {
         --pending_;
         // Uniform order statistics drawn one at a time, ascending.
-        cursor_ += (1.0 - cursor_) * (1.0 - std::pow(rng_.uniform(), 1.0 / static_cast<double>(pending_ + 1)));
+        cursor_ += (1.0 - cursor_) *
+                   (1.0 - std::pow(rng_.uniform(), 1.0 / static_cast<double>(pending_ + 1)));
         out.arrival = static_cast<SimTime>(static_cast<double>(bucket_start_) / time_scale_ +
                                            cursor_ * static_cast<double>(bucket_us_) / time_scale_);
         out.input_tokens = static_cast<float>(in_.draw(rng_));
@@ -243,15 +253,19 @@ class AlibabaQps final : public DemandSource {
     have_row_ = false;
     if (!reader_.next(line_)) return false;
     auto f = strings::split(line_, ',');
-    if (f.size() != 4) return invalid_argument("expected 4 fields", Where{path_, reader_.line(), 1, ""});
+    if (f.size() != 4)
+      return invalid_argument("expected 4 fields", Where{path_, reader_.line(), 1, ""});
     auto t = strings::parse_double(strings::trim(f[0]));
     auto v = strings::parse_double(strings::trim(f[1]));
-    if (!t) return invalid_argument("expected seconds", Where{path_, reader_.line(), 1, "timestamp_anon"});
+    if (!t)
+      return invalid_argument("expected seconds",
+                              Where{path_, reader_.line(), 1, "timestamp_anon"});
     if (!v || *v < 0)
       return invalid_argument("expected a rate >= 0", Where{path_, reader_.line(), 0, "value"});
     row_t_ = static_cast<int64_t>(*t * 1e6);
-    if (row_t_ < last_t_) return invalid_argument("rows must be in time order",
-                                                  Where{path_, reader_.line(), 1, "timestamp_anon"});
+    if (row_t_ < last_t_)
+      return invalid_argument("rows must be in time order",
+                              Where{path_, reader_.line(), 1, "timestamp_anon"});
     last_t_ = row_t_;
     row_v_ = *v;
     row_ip_ = std::string(strings::trim(f[2]));
@@ -267,7 +281,8 @@ class AlibabaQps final : public DemandSource {
   Rng rng_;
   std::string line_;
   std::map<std::string, double> latest_;  // one entry per container: bounded by the fleet
-  int64_t origin_ = 0, bucket_start_ = -1, pending_ = 0, no_ip_ = 0, row_t_ = 0, last_t_ = INT64_MIN;
+  int64_t origin_ = 0, bucket_start_ = -1, pending_ = 0, no_ip_ = 0, row_t_ = 0,
+          last_t_ = INT64_MIN;
   double row_v_ = 0, cursor_ = 0;
   std::string row_ip_;
   bool have_row_ = false, done_ = false;
@@ -276,7 +291,11 @@ class AlibabaQps final : public DemandSource {
 class Synthetic final : public DemandSource {
  public:
   Synthetic(const SyntheticDemand& spec, double time_scale, uint64_t seed)
-      : spec_(spec), time_scale_(time_scale), rng_(seed), in_(spec.input.prepare()), out_(spec.output.prepare()) {
+      : spec_(spec),
+        time_scale_(time_scale),
+        rng_(seed),
+        in_(spec.input.prepare()),
+        out_(spec.output.prepare()) {
     // Thinning (Lewis & Shedler 1979) against an upper bound of the rate.
     double amp = std::abs(spec.diurnal_amplitude);
     double burst = 1;
@@ -310,7 +329,8 @@ class Synthetic final : public DemandSource {
 
 }  // namespace
 
-Result<std::unique_ptr<DemandSource>> open_azure_llm_trace(const std::string& path, double time_scale) {
+Result<std::unique_ptr<DemandSource>> open_azure_llm_trace(const std::string& path,
+                                                           double time_scale) {
   auto src = std::make_unique<AzureLlmTrace>(path, time_scale);
   GPUPLAN_RETURN_IF_ERROR(src->open());
   return std::unique_ptr<DemandSource>(std::move(src));
@@ -340,9 +360,18 @@ Result<PodJobs> read_pod_jobs(const std::string& path) {
     GPUPLAN_TRY(auto deleted, r.optional_number("deletion_time"));
     GPUPLAN_TRY(double num_gpu, r.number("num_gpu"));
     GPUPLAN_TRY(double gpu_milli, r.number("gpu_milli"));
-    if (!sched || !deleted) { ++no_sched; continue; }
-    if (num_gpu <= 0 || gpu_milli <= 0) { ++no_gpu; continue; }
-    if (*deleted < *sched) { ++bad_order; continue; }
+    if (!sched || !deleted) {
+      ++no_sched;
+      continue;
+    }
+    if (num_gpu <= 0 || gpu_milli <= 0) {
+      ++no_gpu;
+      continue;
+    }
+    if (*deleted < *sched) {
+      ++bad_order;
+      continue;
+    }
     out.jobs.push_back({created, *deleted - *sched, num_gpu * gpu_milli / 1000.0});
   }
   std::stable_sort(out.jobs.begin(), out.jobs.end(),

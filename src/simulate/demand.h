@@ -32,7 +32,7 @@
 namespace gpuplan::simulate {
 
 struct Request {
-  SimTime arrival = 0;        // microseconds since the start
+  SimTime arrival = 0;  // microseconds since the start
   float input_tokens = 0;
   float output_tokens = 0;
 };
@@ -55,11 +55,11 @@ struct TokenDist {
 };
 
 struct SyntheticDemand {
-  double rate_rps = 1;              // mean rate at t = 0 (before growth)
+  double rate_rps = 1;  // mean rate at t = 0 (before growth)
   double duration_hours = 24;
-  double diurnal_amplitude = 0;     // 0..1: rate × (1 + A sin(2π (t/24h - phase)))
-  double diurnal_peak_hour = 14;    // hour of day of the peak
-  double growth_per_week = 0;       // 0.5 = +50 % a week, compounded continuously
+  double diurnal_amplitude = 0;   // 0..1: rate × (1 + A sin(2π (t/24h - phase)))
+  double diurnal_peak_hour = 14;  // hour of day of the peak
+  double growth_per_week = 0;     // 0.5 = +50 % a week, compounded continuously
   struct Burst {
     double start_hour = 0;
     double duration_hours = 0;
@@ -95,23 +95,20 @@ class DemandSource {
 // is not the expected one.
 [[nodiscard]] Result<std::unique_ptr<DemandSource>> open_azure_llm_trace(const std::string& path,
                                                                          double time_scale);
-[[nodiscard]] Result<std::unique_ptr<DemandSource>> open_alibaba_qps(const std::string& path,
-                                                                     double time_scale,
-                                                                     double bucket_s,
-                                                                     TokenDist input,
-                                                                     TokenDist output,
-                                                                     uint64_t seed);
+[[nodiscard]] Result<std::unique_ptr<DemandSource>> open_alibaba_qps(
+    const std::string& path, double time_scale, double bucket_s, TokenDist input, TokenDist output,
+    uint64_t seed);
 [[nodiscard]] std::unique_ptr<DemandSource> make_synthetic(const SyntheticDemand& spec,
                                                            double time_scale, uint64_t seed);
 
 // One GPU job of the Alibaba GPU v2023 trace.
 struct PodJob {
-  double arrival_s = 0;     // creation_time
-  double duration_s = 0;    // deletion_time - scheduled_time
-  double gpus = 0;          // num_gpu × gpu_milli / 1000
+  double arrival_s = 0;   // creation_time
+  double duration_s = 0;  // deletion_time - scheduled_time
+  double gpus = 0;        // num_gpu × gpu_milli / 1000
 };
 struct PodJobs {
-  std::vector<PodJob> jobs; // sorted by arrival
+  std::vector<PodJob> jobs;  // sorted by arrival
   std::vector<DropNote> drops;
 };
 // Reads job arrivals; drops (and counts) pods without scheduled_time, pods

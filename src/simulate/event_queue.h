@@ -11,17 +11,19 @@
 
 namespace gpuplan::simulate {
 
-using SimTime = int64_t;                       // microseconds of simulated time
+using SimTime = int64_t;  // microseconds of simulated time
 inline constexpr SimTime kMicrosPerSecond = 1'000'000;
-inline constexpr SimTime seconds(double s) { return static_cast<SimTime>(s * 1e6 + (s >= 0 ? 0.5 : -0.5)); }
+inline constexpr SimTime seconds(double s) {
+  return static_cast<SimTime>(s * 1e6 + (s >= 0 ? 0.5 : -0.5));
+}
 inline constexpr double to_seconds(SimTime t) { return static_cast<double>(t) * 1e-6; }
 
 struct Event {
   SimTime time = 0;
-  uint64_t seq = 0;    // scheduling order; breaks ties deterministically
-  uint32_t kind = 0;   // meaning is the owner's (serving: completion, ready, tick, ...)
-  uint32_t a = 0;      // payload (replica index, ...)
-  double x = 0;        // payload (a latency, a token count, ...)
+  uint64_t seq = 0;   // scheduling order; breaks ties deterministically
+  uint32_t kind = 0;  // meaning is the owner's (serving: completion, ready, tick, ...)
+  uint32_t a = 0;     // payload (replica index, ...)
+  double x = 0;       // payload (a latency, a token count, ...)
 };
 
 class EventQueue {

@@ -13,8 +13,8 @@ int Histogram::index(double ms) {
   if (ticks_d >= std::ldexp(1.0, kSubBits + kOctaves - 1)) return kOctaves * kSub - 1;
   const uint64_t ticks = static_cast<uint64_t>(ticks_d);
   if (ticks < 2 * static_cast<uint64_t>(kSub)) return static_cast<int>(ticks);
-  const int msb = 63 - __builtin_clzll(ticks);        // >= kSubBits + 1
-  const int octave = msb - kSubBits;                   // >= 1
+  const int msb = 63 - __builtin_clzll(ticks);                   // >= kSubBits + 1
+  const int octave = msb - kSubBits;                             // >= 1
   const int sub = static_cast<int>((ticks >> (octave)) - kSub);  // 0..kSub-1
   return (octave + 1) * kSub + sub;
 }

@@ -14,10 +14,10 @@ namespace gpuplan::simulate {
 
 class Histogram {
  public:
-  static constexpr int kSubBits = 7;                 // 128 sub-buckets per octave
+  static constexpr int kSubBits = 7;  // 128 sub-buckets per octave
   static constexpr int kSub = 1 << kSubBits;
-  static constexpr int kOctaves = 48;                // covers 2^-7 .. 2^40 ms
-  static constexpr double kUnit = 1.0 / kSub;        // finest resolution, ms
+  static constexpr int kOctaves = 48;          // covers 2^-7 .. 2^40 ms
+  static constexpr double kUnit = 1.0 / kSub;  // finest resolution, ms
 
   void add(double ms) {
     ++counts_[index(ms)];

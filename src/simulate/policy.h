@@ -27,27 +27,27 @@ struct PolicyInput {
   double now_s = 0;  // simulated seconds since the start
 
   // --- serving ---
-  int ready = 0;                 // replicas serving
-  int starting = 0;              // replicas booting (start-up delay)
-  double arrival_rps = 0;        // arrivals per second over the last interval
-  double utilization = 0;        // busy share of ready replicas' batch slots, last interval
+  int ready = 0;                        // replicas serving
+  int starting = 0;                     // replicas booting (start-up delay)
+  double arrival_rps = 0;               // arrivals per second over the last interval
+  double utilization = 0;               // busy share of ready replicas' batch slots, last interval
   double capacity_rps_per_replica = 0;  // sustainable rate of one replica within the SLOs
-  int queued = 0;                // requests waiting for a batch slot
+  int queued = 0;                       // requests waiting for a batch slot
 
   // --- deadline ---
-  double work_done_s = 0;        // compute finished (checkpointed)
+  double work_done_s = 0;  // compute finished (checkpointed)
   double work_total_s = 0;
-  double deadline_s = 0;         // since the start
-  double changeover_s = 0;       // restart cost of every launch
-  double step_s = 0;             // decision interval (the spot trace's step)
+  double deadline_s = 0;    // since the start
+  double changeover_s = 0;  // restart cost of every launch
+  double step_s = 0;        // decision interval (the spot trace's step)
   Capacity running = Capacity::kNone;
-  double overhead_left_s = 0;    // restart overhead still to pay on the running VM
-  bool spot_available = false;   // a spot VM can be had (or kept) during this step
+  double overhead_left_s = 0;   // restart overhead still to pay on the running VM
+  bool spot_available = false;  // a spot VM can be had (or kept) during this step
 };
 
 struct PolicyDecision {
-  int replicas = 0;                      // serving: target replica count
-  Capacity capacity = Capacity::kNone;   // deadline: where to run this step
+  int replicas = 0;                     // serving: target replica count
+  Capacity capacity = Capacity::kNone;  // deadline: where to run this step
 };
 
 // What a policy may know before the run starts: the scenario's constants and
@@ -58,10 +58,10 @@ struct PolicyContext {
   // Spot availability observed before the start, one entry per step (1 =
   // available), oldest first. Empty when nothing precedes the start.
   std::vector<uint8_t> spot_history;
-  double startup_s = 0;          // serving: VM start-up delay
+  double startup_s = 0;  // serving: VM start-up delay
   int min_replicas = 1;
   int max_replicas = 1;
-  int peak_replicas = 1;         // static-peak: replicas the trace's peak needs
+  int peak_replicas = 1;  // static-peak: replicas the trace's peak needs
 };
 
 class ScalingPolicy {

@@ -24,10 +24,12 @@ class Reader {
     const YAML::Mark m = n.Mark();
     return Where{file_, m.line >= 0 ? m.line + 1 : 0, m.column >= 0 ? m.column + 1 : 0, field};
   }
-  tl::unexpected<Error> bad(const YAML::Node& n, const std::string& field, const std::string& msg) const {
+  tl::unexpected<Error> bad(const YAML::Node& n, const std::string& field,
+                            const std::string& msg) const {
     return invalid_argument(msg, where(n, field));
   }
-  Status keys(const YAML::Node& map, const std::string& path, const std::vector<std::string>& allowed) const {
+  Status keys(const YAML::Node& map, const std::string& path,
+              const std::vector<std::string>& allowed) const {
     if (!map.IsMap()) return bad(map, path, "expected a mapping");
     for (auto it = map.begin(); it != map.end(); ++it) {
       const std::string k = it->first.Scalar();
@@ -35,7 +37,8 @@ class Reader {
       for (const auto& a : allowed) ok = ok || a == k;
       if (ok) continue;
       std::string msg = "unknown key '" + k + "'";
-      if (auto c = strings::closest(k, allowed)) msg += "; did you mean '" + *c + "'?";
+      if (auto c = strings::closest(k, allowed))
+        msg += "; did you mean '" + *c + "'?";
       else {
         msg += "; expected one of:";
         for (const auto& a : allowed) msg += " " + a;
@@ -49,9 +52,11 @@ class Reader {
     auto v = strings::parse_double(strings::trim(n.Scalar()));
     if (!v) return bad(n, field, "expected a number, got '" + n.Scalar() + "'");
     if (*v < lo || *v > hi)
-      return bad(n, field, "expected a number in [" + strings::fixed(lo, lo == std::floor(lo) ? 0 : 3) +
-                               ", " + (hi >= 1e15 ? std::string("inf") : strings::fixed(hi, hi == std::floor(hi) ? 0 : 3)) +
-                               "], got " + n.Scalar());
+      return bad(
+          n, field,
+          "expected a number in [" + strings::fixed(lo, lo == std::floor(lo) ? 0 : 3) + ", " +
+              (hi >= 1e15 ? std::string("inf") : strings::fixed(hi, hi == std::floor(hi) ? 0 : 3)) +
+              "], got " + n.Scalar());
     return *v;
   }
   Result<double> positive(const YAML::Node& n, const std::string& field) const {
@@ -83,35 +88,57 @@ std::string resolve(const std::string& dir, const std::string& p) {
 
 Status parse_tokens(const Reader& r, const YAML::Node& n, const std::string& f, TokenDist& out) {
   GPUPLAN_RETURN_IF_ERROR(r.keys(n, f, {"mean", "stddev", "min", "max"}));
-  if (n["mean"]) { GPUPLAN_TRY(out.mean, r.positive(n["mean"], f + ".mean")); }
-  if (n["stddev"]) { GPUPLAN_TRY(out.stddev, r.num(n["stddev"], f + ".stddev", 0, 1e9)); }
-  if (n["min"]) { GPUPLAN_TRY(out.min, r.num(n["min"], f + ".min", 0, 1e9)); }
-  if (n["max"]) { GPUPLAN_TRY(out.max, r.positive(n["max"], f + ".max")); }
+  if (n["mean"]) {
+    GPUPLAN_TRY(out.mean, r.positive(n["mean"], f + ".mean"));
+  }
+  if (n["stddev"]) {
+    GPUPLAN_TRY(out.stddev, r.num(n["stddev"], f + ".stddev", 0, 1e9));
+  }
+  if (n["min"]) {
+    GPUPLAN_TRY(out.min, r.num(n["min"], f + ".min", 0, 1e9));
+  }
+  if (n["max"]) {
+    GPUPLAN_TRY(out.max, r.positive(n["max"], f + ".max"));
+  }
   if (out.min > out.max) return r.bad(n, f, "min is larger than max");
   return {};
 }
 
 Status parse_deadline(const Reader& r, const YAML::Node& root, Scenario& s) {
   const YAML::Node job = root["job"];
-  if (!job) return r.bad(root, "job", "a deadline scenario needs job: {work_hours, deadline_hours}");
-  GPUPLAN_RETURN_IF_ERROR(r.keys(job, "job", {"work_hours", "deadline_hours", "changeover_hours",
-                                              "checkpoint_seconds", "eviction_notice_seconds"}));
+  if (!job)
+    return r.bad(root, "job", "a deadline scenario needs job: {work_hours, deadline_hours}");
+  GPUPLAN_RETURN_IF_ERROR(r.keys(job, "job",
+                                 {"work_hours", "deadline_hours", "changeover_hours",
+                                  "checkpoint_seconds", "eviction_notice_seconds"}));
   if (!job["work_hours"]) return r.bad(job, "job.work_hours", "required");
   if (!job["deadline_hours"]) return r.bad(job, "job.deadline_hours", "required");
   GPUPLAN_TRY(s.job.work_hours, r.positive(job["work_hours"], "job.work_hours"));
   GPUPLAN_TRY(s.job.deadline_hours, r.positive(job["deadline_hours"], "job.deadline_hours"));
-  if (job["changeover_hours"]) { GPUPLAN_TRY(s.job.changeover_hours, r.num(job["changeover_hours"], "job.changeover_hours", 0, 1e6)); }
-  if (job["checkpoint_seconds"]) { GPUPLAN_TRY(s.job.checkpoint_s, r.num(job["checkpoint_seconds"], "job.checkpoint_seconds", 0, 1e6)); }
-  if (job["eviction_notice_seconds"]) { GPUPLAN_TRY(s.job.eviction_notice_s, r.num(job["eviction_notice_seconds"], "job.eviction_notice_seconds", 0, 3600)); }
+  if (job["changeover_hours"]) {
+    GPUPLAN_TRY(s.job.changeover_hours,
+                r.num(job["changeover_hours"], "job.changeover_hours", 0, 1e6));
+  }
+  if (job["checkpoint_seconds"]) {
+    GPUPLAN_TRY(s.job.checkpoint_s,
+                r.num(job["checkpoint_seconds"], "job.checkpoint_seconds", 0, 1e6));
+  }
+  if (job["eviction_notice_seconds"]) {
+    GPUPLAN_TRY(s.job.eviction_notice_s,
+                r.num(job["eviction_notice_seconds"], "job.eviction_notice_seconds", 0, 3600));
+  }
   if (s.job.work_hours + s.job.changeover_hours > s.job.deadline_hours)
     return r.bad(job["deadline_hours"], "job.deadline_hours",
                  "shorter than work_hours + changeover_hours: not even on-demand can meet it");
   const YAML::Node spot = root["spot"];
-  if (!spot) return r.bad(root, "spot", "a deadline scenario needs spot: {traces: [...]} or spot: {model: ...}");
+  if (!spot)
+    return r.bad(root, "spot",
+                 "a deadline scenario needs spot: {traces: [...]} or spot: {model: ...}");
   GPUPLAN_RETURN_IF_ERROR(r.keys(spot, "spot", {"traces", "model"}));
   if (spot["traces"]) {
     const YAML::Node t = spot["traces"];
-    if (!t.IsSequence() || t.size() == 0) return r.bad(t, "spot.traces", "expected a non-empty list of trace files");
+    if (!t.IsSequence() || t.size() == 0)
+      return r.bad(t, "spot.traces", "expected a non-empty list of trace files");
     for (size_t i = 0; i < t.size(); ++i) {
       GPUPLAN_TRY(std::string p, r.str(t[i], "spot.traces[" + std::to_string(i) + "]"));
       s.spot_traces.push_back(resolve(s.dir, p));
@@ -119,13 +146,23 @@ Status parse_deadline(const Reader& r, const YAML::Node& root, Scenario& s) {
   }
   if (spot["model"]) {
     const YAML::Node m = spot["model"];
-    GPUPLAN_RETURN_IF_ERROR(r.keys(m, "spot.model", {"mean_up_hours", "mean_down_hours", "gap_seconds", "hours"}));
+    GPUPLAN_RETURN_IF_ERROR(
+        r.keys(m, "spot.model", {"mean_up_hours", "mean_down_hours", "gap_seconds", "hours"}));
     SpotModel model;
-    if (m["mean_up_hours"]) { GPUPLAN_TRY(model.mean_up_hours, r.positive(m["mean_up_hours"], "spot.model.mean_up_hours")); }
-    if (m["mean_down_hours"]) { GPUPLAN_TRY(model.mean_down_hours, r.positive(m["mean_down_hours"], "spot.model.mean_down_hours")); }
-    if (m["gap_seconds"]) { GPUPLAN_TRY(model.gap_seconds, r.positive(m["gap_seconds"], "spot.model.gap_seconds")); }
+    if (m["mean_up_hours"]) {
+      GPUPLAN_TRY(model.mean_up_hours, r.positive(m["mean_up_hours"], "spot.model.mean_up_hours"));
+    }
+    if (m["mean_down_hours"]) {
+      GPUPLAN_TRY(model.mean_down_hours,
+                  r.positive(m["mean_down_hours"], "spot.model.mean_down_hours"));
+    }
+    if (m["gap_seconds"]) {
+      GPUPLAN_TRY(model.gap_seconds, r.positive(m["gap_seconds"], "spot.model.gap_seconds"));
+    }
     double hours = 30 * 24;
-    if (m["hours"]) { GPUPLAN_TRY(hours, r.positive(m["hours"], "spot.model.hours")); }
+    if (m["hours"]) {
+      GPUPLAN_TRY(hours, r.positive(m["hours"], "spot.model.hours"));
+    }
     s.spot_model = model;
     s.spot_model_steps = static_cast<int64_t>(std::ceil(hours * 3600 / model.gap_seconds));
   }
@@ -135,17 +172,26 @@ Status parse_deadline(const Reader& r, const YAML::Node& root, Scenario& s) {
 }
 
 Status parse_serving(const Reader& r, const YAML::Node& root, Scenario& s) {
-  if (root["model"]) { GPUPLAN_TRY(s.model, r.str(root["model"], "model")); }
-  if (root["precision"]) { GPUPLAN_TRY(s.precision, r.str(root["precision"], "precision")); }
-  if (root["tensor_parallel"]) { GPUPLAN_TRY(s.tensor_parallel, r.integer(root["tensor_parallel"], "tensor_parallel", 1, 64)); }
+  if (root["model"]) {
+    GPUPLAN_TRY(s.model, r.str(root["model"], "model"));
+  }
+  if (root["precision"]) {
+    GPUPLAN_TRY(s.precision, r.str(root["precision"], "precision"));
+  }
+  if (root["tensor_parallel"]) {
+    GPUPLAN_TRY(s.tensor_parallel, r.integer(root["tensor_parallel"], "tensor_parallel", 1, 64));
+  }
   if (const YAML::Node rep = root["replica"]) {
-    GPUPLAN_RETURN_IF_ERROR(r.keys(rep, "replica", {"prefill_tokens_per_s", "prefill_fixed_ms", "step_base_ms",
-                                                    "step_per_seq_ms", "max_batch", "source"}));
+    GPUPLAN_RETURN_IF_ERROR(r.keys(rep, "replica",
+                                   {"prefill_tokens_per_s", "prefill_fixed_ms", "step_base_ms",
+                                    "step_per_seq_ms", "max_batch", "source"}));
     ReplicaCapacity c;
     c.source = "scenario file";
     for (const char* k : {"prefill_tokens_per_s", "step_base_ms", "step_per_seq_ms", "max_batch"})
-      if (!rep[k]) return r.bad(rep, std::string("replica.") + k, "required when replica: is given");
-    GPUPLAN_TRY(c.prefill_tokens_per_s, r.positive(rep["prefill_tokens_per_s"], "replica.prefill_tokens_per_s"));
+      if (!rep[k])
+        return r.bad(rep, std::string("replica.") + k, "required when replica: is given");
+    GPUPLAN_TRY(c.prefill_tokens_per_s,
+                r.positive(rep["prefill_tokens_per_s"], "replica.prefill_tokens_per_s"));
     if (rep["prefill_fixed_ms"]) {
       GPUPLAN_TRY(double ms, r.num(rep["prefill_fixed_ms"], "replica.prefill_fixed_ms", 0, 1e6));
       c.prefill_fixed_s = ms / 1e3;
@@ -153,20 +199,29 @@ Status parse_serving(const Reader& r, const YAML::Node& root, Scenario& s) {
     GPUPLAN_TRY(double base, r.positive(rep["step_base_ms"], "replica.step_base_ms"));
     GPUPLAN_TRY(double per, r.num(rep["step_per_seq_ms"], "replica.step_per_seq_ms", 0, 1e6));
     GPUPLAN_TRY(c.max_batch, r.integer(rep["max_batch"], "replica.max_batch", 1, 1 << 20));
-    if (rep["source"]) { GPUPLAN_TRY(c.source, r.str(rep["source"], "replica.source")); }
+    if (rep["source"]) {
+      GPUPLAN_TRY(c.source, r.str(rep["source"], "replica.source"));
+    }
     c.step_base_s = base / 1e3;
     c.step_per_seq_s = per / 1e3;
     s.replica = c;
   }
   if (const YAML::Node slo = root["slo"]) {
     GPUPLAN_RETURN_IF_ERROR(r.keys(slo, "slo", {"ttft_ms", "tpot_ms"}));
-    if (slo["ttft_ms"]) { GPUPLAN_TRY(s.ttft_ms, r.positive(slo["ttft_ms"], "slo.ttft_ms")); }
-    if (slo["tpot_ms"]) { GPUPLAN_TRY(s.tpot_ms, r.positive(slo["tpot_ms"], "slo.tpot_ms")); }
+    if (slo["ttft_ms"]) {
+      GPUPLAN_TRY(s.ttft_ms, r.positive(slo["ttft_ms"], "slo.ttft_ms"));
+    }
+    if (slo["tpot_ms"]) {
+      GPUPLAN_TRY(s.tpot_ms, r.positive(slo["tpot_ms"], "slo.tpot_ms"));
+    }
   }
   const YAML::Node d = root["demand"];
-  if (!d) return r.bad(root, "demand", "a serving scenario needs demand: {azure_trace | alibaba_qps | synthetic}");
-  GPUPLAN_RETURN_IF_ERROR(r.keys(d, "demand", {"azure_trace", "alibaba_qps", "synthetic", "time_scale",
-                                               "bucket_seconds", "input_tokens", "output_tokens"}));
+  if (!d)
+    return r.bad(root, "demand",
+                 "a serving scenario needs demand: {azure_trace | alibaba_qps | synthetic}");
+  GPUPLAN_RETURN_IF_ERROR(r.keys(d, "demand",
+                                 {"azure_trace", "alibaba_qps", "synthetic", "time_scale",
+                                  "bucket_seconds", "input_tokens", "output_tokens"}));
   int sources = 0;
   if (d["azure_trace"]) {
     ++sources;
@@ -180,25 +235,48 @@ Status parse_serving(const Reader& r, const YAML::Node& root, Scenario& s) {
     GPUPLAN_TRY(std::string p, r.str(d["alibaba_qps"], "demand.alibaba_qps"));
     s.demand_trace = resolve(s.dir, p);
   }
-  if (d["input_tokens"]) GPUPLAN_RETURN_IF_ERROR(parse_tokens(r, d["input_tokens"], "demand.input_tokens", s.qps_input));
-  if (d["output_tokens"]) GPUPLAN_RETURN_IF_ERROR(parse_tokens(r, d["output_tokens"], "demand.output_tokens", s.qps_output));
-  if (d["bucket_seconds"]) { GPUPLAN_TRY(s.qps_bucket_s, r.positive(d["bucket_seconds"], "demand.bucket_seconds")); }
-  if (d["time_scale"]) { GPUPLAN_TRY(s.time_scale, r.positive(d["time_scale"], "demand.time_scale")); }
+  if (d["input_tokens"])
+    GPUPLAN_RETURN_IF_ERROR(parse_tokens(r, d["input_tokens"], "demand.input_tokens", s.qps_input));
+  if (d["output_tokens"])
+    GPUPLAN_RETURN_IF_ERROR(
+        parse_tokens(r, d["output_tokens"], "demand.output_tokens", s.qps_output));
+  if (d["bucket_seconds"]) {
+    GPUPLAN_TRY(s.qps_bucket_s, r.positive(d["bucket_seconds"], "demand.bucket_seconds"));
+  }
+  if (d["time_scale"]) {
+    GPUPLAN_TRY(s.time_scale, r.positive(d["time_scale"], "demand.time_scale"));
+  }
   if (const YAML::Node syn = d["synthetic"]) {
     ++sources;
     s.demand_format = "synthetic";
     const std::string f = "demand.synthetic";
-    GPUPLAN_RETURN_IF_ERROR(r.keys(syn, f, {"rate_rps", "duration_hours", "diurnal_amplitude", "diurnal_peak_hour",
-                                            "growth_per_week", "bursts", "input_tokens", "output_tokens"}));
+    GPUPLAN_RETURN_IF_ERROR(
+        r.keys(syn, f,
+               {"rate_rps", "duration_hours", "diurnal_amplitude", "diurnal_peak_hour",
+                "growth_per_week", "bursts", "input_tokens", "output_tokens"}));
     SyntheticDemand& sd = s.synthetic;
     if (!syn["rate_rps"]) return r.bad(syn, f + ".rate_rps", "required");
     GPUPLAN_TRY(sd.rate_rps, r.positive(syn["rate_rps"], f + ".rate_rps"));
-    if (syn["duration_hours"]) { GPUPLAN_TRY(sd.duration_hours, r.positive(syn["duration_hours"], f + ".duration_hours")); }
-    if (syn["diurnal_amplitude"]) { GPUPLAN_TRY(sd.diurnal_amplitude, r.num(syn["diurnal_amplitude"], f + ".diurnal_amplitude", 0, 1)); }
-    if (syn["diurnal_peak_hour"]) { GPUPLAN_TRY(sd.diurnal_peak_hour, r.num(syn["diurnal_peak_hour"], f + ".diurnal_peak_hour", 0, 24)); }
-    if (syn["growth_per_week"]) { GPUPLAN_TRY(sd.growth_per_week, r.num(syn["growth_per_week"], f + ".growth_per_week", -0.99, 100)); }
-    if (syn["input_tokens"]) GPUPLAN_RETURN_IF_ERROR(parse_tokens(r, syn["input_tokens"], f + ".input_tokens", sd.input));
-    if (syn["output_tokens"]) GPUPLAN_RETURN_IF_ERROR(parse_tokens(r, syn["output_tokens"], f + ".output_tokens", sd.output));
+    if (syn["duration_hours"]) {
+      GPUPLAN_TRY(sd.duration_hours, r.positive(syn["duration_hours"], f + ".duration_hours"));
+    }
+    if (syn["diurnal_amplitude"]) {
+      GPUPLAN_TRY(sd.diurnal_amplitude,
+                  r.num(syn["diurnal_amplitude"], f + ".diurnal_amplitude", 0, 1));
+    }
+    if (syn["diurnal_peak_hour"]) {
+      GPUPLAN_TRY(sd.diurnal_peak_hour,
+                  r.num(syn["diurnal_peak_hour"], f + ".diurnal_peak_hour", 0, 24));
+    }
+    if (syn["growth_per_week"]) {
+      GPUPLAN_TRY(sd.growth_per_week,
+                  r.num(syn["growth_per_week"], f + ".growth_per_week", -0.99, 100));
+    }
+    if (syn["input_tokens"])
+      GPUPLAN_RETURN_IF_ERROR(parse_tokens(r, syn["input_tokens"], f + ".input_tokens", sd.input));
+    if (syn["output_tokens"])
+      GPUPLAN_RETURN_IF_ERROR(
+          parse_tokens(r, syn["output_tokens"], f + ".output_tokens", sd.output));
     if (const YAML::Node b = syn["bursts"]) {
       if (!b.IsSequence()) return r.bad(b, f + ".bursts", "expected a list");
       for (size_t i = 0; i < b.size(); ++i) {
@@ -208,66 +286,119 @@ Status parse_serving(const Reader& r, const YAML::Node& root, Scenario& s) {
         if (!b[i]["start_hour"] || !b[i]["duration_hours"] || !b[i]["multiplier"])
           return r.bad(b[i], bf, "a burst needs start_hour, duration_hours and multiplier");
         GPUPLAN_TRY(burst.start_hour, r.num(b[i]["start_hour"], bf + ".start_hour", 0, 1e9));
-        GPUPLAN_TRY(burst.duration_hours, r.positive(b[i]["duration_hours"], bf + ".duration_hours"));
+        GPUPLAN_TRY(burst.duration_hours,
+                    r.positive(b[i]["duration_hours"], bf + ".duration_hours"));
         GPUPLAN_TRY(burst.multiplier, r.num(b[i]["multiplier"], bf + ".multiplier", 0, 1e6));
         sd.bursts.push_back(burst);
       }
     }
   }
-  if (sources != 1) return r.bad(d, "demand", "expected exactly one of azure_trace, alibaba_qps, synthetic");
+  if (sources != 1)
+    return r.bad(d, "demand", "expected exactly one of azure_trace, alibaba_qps, synthetic");
   if (const YAML::Node fl = root["fleet"]) {
-    GPUPLAN_RETURN_IF_ERROR(r.keys(fl, "fleet", {"startup_seconds", "min_replicas", "initial_replicas", "max_replicas",
-                                                 "quota_vcpus", "interval_seconds", "timeline_seconds",
-                                                 "target_utilization"}));
-    if (fl["startup_seconds"]) { GPUPLAN_TRY(double v, r.num(fl["startup_seconds"], "fleet.startup_seconds", 0, 86400)); s.startup_s = v; }
-    if (fl["min_replicas"]) { GPUPLAN_TRY(s.min_replicas, r.integer(fl["min_replicas"], "fleet.min_replicas", 0, 100000)); }
+    GPUPLAN_RETURN_IF_ERROR(
+        r.keys(fl, "fleet",
+               {"startup_seconds", "min_replicas", "initial_replicas", "max_replicas",
+                "quota_vcpus", "interval_seconds", "timeline_seconds", "target_utilization"}));
+    if (fl["startup_seconds"]) {
+      GPUPLAN_TRY(double v, r.num(fl["startup_seconds"], "fleet.startup_seconds", 0, 86400));
+      s.startup_s = v;
+    }
+    if (fl["min_replicas"]) {
+      GPUPLAN_TRY(s.min_replicas, r.integer(fl["min_replicas"], "fleet.min_replicas", 0, 100000));
+    }
     s.initial_replicas = std::max(s.min_replicas, 1);
-    if (fl["initial_replicas"]) { GPUPLAN_TRY(s.initial_replicas, r.integer(fl["initial_replicas"], "fleet.initial_replicas", 0, 100000)); }
-    if (fl["max_replicas"]) { GPUPLAN_TRY(s.max_replicas, r.integer(fl["max_replicas"], "fleet.max_replicas", 1, 100000)); }
-    if (fl["quota_vcpus"]) { GPUPLAN_TRY(double v, r.positive(fl["quota_vcpus"], "fleet.quota_vcpus")); s.quota_vcpus = v; }
-    if (fl["interval_seconds"]) { GPUPLAN_TRY(s.interval_s, r.num(fl["interval_seconds"], "fleet.interval_seconds", 1, 3600)); }
-    if (fl["timeline_seconds"]) { GPUPLAN_TRY(s.timeline_s, r.num(fl["timeline_seconds"], "fleet.timeline_seconds", 1, 86400)); }
-    if (fl["target_utilization"]) { GPUPLAN_TRY(s.target_utilization, r.num(fl["target_utilization"], "fleet.target_utilization", 0.05, 1)); }
-    if (s.min_replicas > s.max_replicas) return r.bad(fl, "fleet.min_replicas", "larger than max_replicas");
+    if (fl["initial_replicas"]) {
+      GPUPLAN_TRY(s.initial_replicas,
+                  r.integer(fl["initial_replicas"], "fleet.initial_replicas", 0, 100000));
+    }
+    if (fl["max_replicas"]) {
+      GPUPLAN_TRY(s.max_replicas, r.integer(fl["max_replicas"], "fleet.max_replicas", 1, 100000));
+    }
+    if (fl["quota_vcpus"]) {
+      GPUPLAN_TRY(double v, r.positive(fl["quota_vcpus"], "fleet.quota_vcpus"));
+      s.quota_vcpus = v;
+    }
+    if (fl["interval_seconds"]) {
+      GPUPLAN_TRY(s.interval_s, r.num(fl["interval_seconds"], "fleet.interval_seconds", 1, 3600));
+    }
+    if (fl["timeline_seconds"]) {
+      GPUPLAN_TRY(s.timeline_s, r.num(fl["timeline_seconds"], "fleet.timeline_seconds", 1, 86400));
+    }
+    if (fl["target_utilization"]) {
+      GPUPLAN_TRY(s.target_utilization,
+                  r.num(fl["target_utilization"], "fleet.target_utilization", 0.05, 1));
+    }
+    if (s.min_replicas > s.max_replicas)
+      return r.bad(fl, "fleet.min_replicas", "larger than max_replicas");
   }
   if (const YAML::Node h = root["hpa"]) {
-    GPUPLAN_RETURN_IF_ERROR(r.keys(h, "hpa", {"target_utilization", "tolerance", "scale_down_stabilization_seconds"}));
-    if (h["target_utilization"]) { GPUPLAN_TRY(s.hpa.target_utilization, r.num(h["target_utilization"], "hpa.target_utilization", 0.05, 1)); }
-    if (h["tolerance"]) { GPUPLAN_TRY(s.hpa.tolerance, r.num(h["tolerance"], "hpa.tolerance", 0, 1)); }
-    if (h["scale_down_stabilization_seconds"]) { GPUPLAN_TRY(s.hpa.scale_down_stabilization_s, r.num(h["scale_down_stabilization_seconds"], "hpa.scale_down_stabilization_seconds", 0, 86400)); }
+    GPUPLAN_RETURN_IF_ERROR(
+        r.keys(h, "hpa", {"target_utilization", "tolerance", "scale_down_stabilization_seconds"}));
+    if (h["target_utilization"]) {
+      GPUPLAN_TRY(s.hpa.target_utilization,
+                  r.num(h["target_utilization"], "hpa.target_utilization", 0.05, 1));
+    }
+    if (h["tolerance"]) {
+      GPUPLAN_TRY(s.hpa.tolerance, r.num(h["tolerance"], "hpa.tolerance", 0, 1));
+    }
+    if (h["scale_down_stabilization_seconds"]) {
+      GPUPLAN_TRY(s.hpa.scale_down_stabilization_s,
+                  r.num(h["scale_down_stabilization_seconds"],
+                        "hpa.scale_down_stabilization_seconds", 0, 86400));
+    }
   }
   if (const YAML::Node a = root["autoscale"]) {
     GPUPLAN_RETURN_IF_ERROR(r.keys(a, "autoscale", {"time_grain_seconds", "rules"}));
-    if (a["time_grain_seconds"]) { GPUPLAN_TRY(s.autoscale.time_grain_s, r.num(a["time_grain_seconds"], "autoscale.time_grain_seconds", 60, 43200)); }
+    if (a["time_grain_seconds"]) {
+      GPUPLAN_TRY(s.autoscale.time_grain_s,
+                  r.num(a["time_grain_seconds"], "autoscale.time_grain_seconds", 60, 43200));
+    }
     if (const YAML::Node rules = a["rules"]) {
-      if (!rules.IsSequence() || rules.size() == 0) return r.bad(rules, "autoscale.rules", "expected a non-empty list");
+      if (!rules.IsSequence() || rules.size() == 0)
+        return r.bad(rules, "autoscale.rules", "expected a non-empty list");
       s.autoscale.rules.clear();
       for (size_t i = 0; i < rules.size(); ++i) {
         const std::string f = "autoscale.rules[" + std::to_string(i) + "]";
         const YAML::Node n = rules[i];
-        GPUPLAN_RETURN_IF_ERROR(r.keys(n, f, {"metric", "operator", "threshold", "window_seconds", "time_aggregation",
-                                              "direction", "change", "cooldown_seconds"}));
+        GPUPLAN_RETURN_IF_ERROR(
+            r.keys(n, f,
+                   {"metric", "operator", "threshold", "window_seconds", "time_aggregation",
+                    "direction", "change", "cooldown_seconds"}));
         AutoscaleRule rule;
         for (const char* k : {"metric", "operator", "threshold", "direction"})
           if (!n[k]) return r.bad(n, f + "." + k, "required");
         GPUPLAN_TRY(rule.metric, r.str(n["metric"], f + ".metric"));
         if (rule.metric != "utilization" && rule.metric != "queue")
-          return r.bad(n["metric"], f + ".metric", "expected utilization (percent) or queue (requests waiting)");
+          return r.bad(n["metric"], f + ".metric",
+                       "expected utilization (percent) or queue (requests waiting)");
         GPUPLAN_TRY(rule.op, r.str(n["operator"], f + ".operator"));
-        if (rule.op != "GreaterThan" && rule.op != "GreaterThanOrEqual" && rule.op != "LessThan" && rule.op != "LessThanOrEqual")
-          return r.bad(n["operator"], f + ".operator", "expected GreaterThan, GreaterThanOrEqual, LessThan or LessThanOrEqual");
+        if (rule.op != "GreaterThan" && rule.op != "GreaterThanOrEqual" && rule.op != "LessThan" &&
+            rule.op != "LessThanOrEqual")
+          return r.bad(n["operator"], f + ".operator",
+                       "expected GreaterThan, GreaterThanOrEqual, LessThan or LessThanOrEqual");
         GPUPLAN_TRY(rule.threshold, r.num(n["threshold"], f + ".threshold", 0, 1e9));
-        if (n["window_seconds"]) { GPUPLAN_TRY(rule.window_s, r.num(n["window_seconds"], f + ".window_seconds", 60, 43200)); }
+        if (n["window_seconds"]) {
+          GPUPLAN_TRY(rule.window_s, r.num(n["window_seconds"], f + ".window_seconds", 60, 43200));
+        }
         if (n["time_aggregation"]) {
           GPUPLAN_TRY(rule.time_aggregation, r.str(n["time_aggregation"], f + ".time_aggregation"));
-          if (rule.time_aggregation != "Average" && rule.time_aggregation != "Maximum" && rule.time_aggregation != "Minimum")
-            return r.bad(n["time_aggregation"], f + ".time_aggregation", "expected Average, Maximum or Minimum");
+          if (rule.time_aggregation != "Average" && rule.time_aggregation != "Maximum" &&
+              rule.time_aggregation != "Minimum")
+            return r.bad(n["time_aggregation"], f + ".time_aggregation",
+                         "expected Average, Maximum or Minimum");
         }
         GPUPLAN_TRY(std::string dir, r.str(n["direction"], f + ".direction"));
-        if (dir != "out" && dir != "in") return r.bad(n["direction"], f + ".direction", "expected out or in");
+        if (dir != "out" && dir != "in")
+          return r.bad(n["direction"], f + ".direction", "expected out or in");
         rule.scale_out = dir == "out";
-        if (n["change"]) { GPUPLAN_TRY(rule.change, r.integer(n["change"], f + ".change", 1, 1000)); }
-        if (n["cooldown_seconds"]) { GPUPLAN_TRY(rule.cooldown_s, r.num(n["cooldown_seconds"], f + ".cooldown_seconds", 60, 604800)); }
+        if (n["change"]) {
+          GPUPLAN_TRY(rule.change, r.integer(n["change"], f + ".change", 1, 1000));
+        }
+        if (n["cooldown_seconds"]) {
+          GPUPLAN_TRY(rule.cooldown_s,
+                      r.num(n["cooldown_seconds"], f + ".cooldown_seconds", 60, 604800));
+        }
         s.autoscale.rules.push_back(rule);
       }
     }
@@ -283,11 +414,15 @@ Assumed default_startup(const std::string& vm_size) {
   // are estimates (docs/simulate.md, "Start-up delay").
   const std::string f = strings::fold(vm_size);
   if (f.rfind("standardnd", 0) == 0 || f.rfind("nd", 0) == 0)
-    return {"startup_seconds", "600", "estimate for ND (8-GPU, InfiniBand) sizes: 10 min; override fleet.startup_seconds"};
-  return {"startup_seconds", "300", "estimate for NC/NV sizes: 5 min (boot ~2 min + weights load); override fleet.startup_seconds"};
+    return {"startup_seconds", "600",
+            "estimate for ND (8-GPU, InfiniBand) sizes: 10 min; override fleet.startup_seconds"};
+  return {"startup_seconds", "300",
+          "estimate for NC/NV sizes: 5 min (boot ~2 min + weights load); override "
+          "fleet.startup_seconds"};
 }
 
-Result<Scenario> parse_scenario_string(const std::string& text, const std::string& name, const std::string& dir) {
+Result<Scenario> parse_scenario_string(const std::string& text, const std::string& name,
+                                       const std::string& dir) {
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -295,46 +430,86 @@ Result<Scenario> parse_scenario_string(const std::string& text, const std::strin
     return invalid_argument(e.msg, Where{name, e.mark.line + 1, e.mark.column + 1, ""});
   }
   Reader r(name);
-  if (!root || !root.IsMap()) return invalid_argument("expected a mapping of scenario keys", Where{name, 1, 1, ""});
-  GPUPLAN_RETURN_IF_ERROR(r.keys(root, "", {"name", "kind", "vm", "prices", "policies", "runs", "seed", "job", "spot",
-                                            "model", "precision", "tensor_parallel", "replica", "slo", "demand",
-                                            "fleet", "hpa", "autoscale"}));
+  if (!root || !root.IsMap())
+    return invalid_argument("expected a mapping of scenario keys", Where{name, 1, 1, ""});
+  GPUPLAN_RETURN_IF_ERROR(r.keys(
+      root, "",
+      {"name", "kind", "vm", "prices", "policies", "runs", "seed", "job", "spot", "model",
+       "precision", "tensor_parallel", "replica", "slo", "demand", "fleet", "hpa", "autoscale"}));
   Scenario s;
   s.file = name;
   s.dir = dir;
   s.name = std::filesystem::path(name).stem().string();
-  if (root["name"]) { GPUPLAN_TRY(s.name, r.str(root["name"], "name")); }
+  if (root["name"]) {
+    GPUPLAN_TRY(s.name, r.str(root["name"], "name"));
+  }
   if (!root["kind"]) return r.bad(root, "kind", "required: deadline or serving");
   GPUPLAN_TRY(std::string kind, r.str(root["kind"], "kind"));
-  if (kind == "deadline") s.kind = ScenarioKind::kDeadline;
-  else if (kind == "serving") s.kind = ScenarioKind::kServing;
-  else return r.bad(root["kind"], "kind", "expected deadline or serving, got '" + kind + "'");
+  if (kind == "deadline")
+    s.kind = ScenarioKind::kDeadline;
+  else if (kind == "serving")
+    s.kind = ScenarioKind::kServing;
+  else
+    return r.bad(root["kind"], "kind", "expected deadline or serving, got '" + kind + "'");
   if (const YAML::Node vm = root["vm"]) {
     GPUPLAN_RETURN_IF_ERROR(r.keys(vm, "vm", {"size", "region"}));
-    if (vm["size"]) { GPUPLAN_TRY(s.vm_size, r.str(vm["size"], "vm.size")); }
-    if (vm["region"]) { GPUPLAN_TRY(s.region, r.str(vm["region"], "vm.region")); }
+    if (vm["size"]) {
+      GPUPLAN_TRY(s.vm_size, r.str(vm["size"], "vm.size"));
+    }
+    if (vm["region"]) {
+      GPUPLAN_TRY(s.region, r.str(vm["region"], "vm.region"));
+    }
   }
   if (const YAML::Node p = root["prices"]) {
-    GPUPLAN_RETURN_IF_ERROR(r.keys(p, "prices", {"on_demand_usd_per_hour", "spot_usd_per_hour", "spot_ratio", "source", "as_of"}));
-    if (p["on_demand_usd_per_hour"]) { GPUPLAN_TRY(double v, r.positive(p["on_demand_usd_per_hour"], "prices.on_demand_usd_per_hour")); s.od_usd_per_hour = v; }
-    if (p["spot_usd_per_hour"]) { GPUPLAN_TRY(double v, r.positive(p["spot_usd_per_hour"], "prices.spot_usd_per_hour")); s.spot_usd_per_hour = v; }
-    if (p["spot_ratio"]) { GPUPLAN_TRY(double v, r.num(p["spot_ratio"], "prices.spot_ratio", 0.001, 1)); s.spot_ratio = v; }
-    if (p["source"]) { GPUPLAN_TRY(s.price_source, r.str(p["source"], "prices.source")); }
-    if (p["as_of"]) { GPUPLAN_TRY(s.price_as_of, r.str(p["as_of"], "prices.as_of")); }
+    GPUPLAN_RETURN_IF_ERROR(
+        r.keys(p, "prices",
+               {"on_demand_usd_per_hour", "spot_usd_per_hour", "spot_ratio", "source", "as_of"}));
+    if (p["on_demand_usd_per_hour"]) {
+      GPUPLAN_TRY(double v,
+                  r.positive(p["on_demand_usd_per_hour"], "prices.on_demand_usd_per_hour"));
+      s.od_usd_per_hour = v;
+    }
+    if (p["spot_usd_per_hour"]) {
+      GPUPLAN_TRY(double v, r.positive(p["spot_usd_per_hour"], "prices.spot_usd_per_hour"));
+      s.spot_usd_per_hour = v;
+    }
+    if (p["spot_ratio"]) {
+      GPUPLAN_TRY(double v, r.num(p["spot_ratio"], "prices.spot_ratio", 0.001, 1));
+      s.spot_ratio = v;
+    }
+    if (p["source"]) {
+      GPUPLAN_TRY(s.price_source, r.str(p["source"], "prices.source"));
+    }
+    if (p["as_of"]) {
+      GPUPLAN_TRY(s.price_as_of, r.str(p["as_of"], "prices.as_of"));
+    }
     if (s.spot_usd_per_hour && s.spot_ratio)
-      return r.bad(p["spot_ratio"], "prices.spot_ratio", "give spot_usd_per_hour or spot_ratio, not both");
+      return r.bad(p["spot_ratio"], "prices.spot_ratio",
+                   "give spot_usd_per_hour or spot_ratio, not both");
   }
-  if (root["runs"]) { GPUPLAN_TRY(s.runs, r.integer(root["runs"], "runs", 1, 1000000)); }
-  if (root["seed"]) { GPUPLAN_TRY(int seed, r.integer(root["seed"], "seed", 0, 2147483647)); s.seed = static_cast<uint64_t>(seed); }
-  const auto& names = s.kind == ScenarioKind::kDeadline ? deadline_policy_names() : serving_policy_names();
+  if (root["runs"]) {
+    GPUPLAN_TRY(s.runs, r.integer(root["runs"], "runs", 1, 1000000));
+  }
+  if (root["seed"]) {
+    GPUPLAN_TRY(int seed, r.integer(root["seed"], "seed", 0, 2147483647));
+    s.seed = static_cast<uint64_t>(seed);
+  }
+  const auto& names =
+      s.kind == ScenarioKind::kDeadline ? deadline_policy_names() : serving_policy_names();
   if (const YAML::Node pol = root["policies"]) {
     std::vector<YAML::Node> items;
-    if (pol.IsScalar()) items.push_back(pol);
-    else if (pol.IsSequence()) for (size_t i = 0; i < pol.size(); ++i) items.push_back(pol[i]);
-    else return r.bad(pol, "policies", "expected all, a policy name or a list of names");
+    if (pol.IsScalar())
+      items.push_back(pol);
+    else if (pol.IsSequence())
+      for (size_t i = 0; i < pol.size(); ++i) items.push_back(pol[i]);
+    else
+      return r.bad(pol, "policies", "expected all, a policy name or a list of names");
     for (const YAML::Node& n : items) {
       GPUPLAN_TRY(std::string p, r.str(n, "policies"));
-      if (p == "all") { s.policies.clear(); break; }
+      if (p == "all") {
+        s.policies.clear();
+        break;
+      }
       bool ok = false;
       for (const auto& k : names) ok = ok || k == p;
       if (!ok) {
@@ -354,10 +529,14 @@ Result<Scenario> parse_scenario_string(const std::string& text, const std::strin
       if (root[k]) return r.bad(root[k], k, "not a key of a serving scenario");
     GPUPLAN_RETURN_IF_ERROR(parse_serving(r, root, s));
     if (!s.replica && s.model.empty())
-      return r.bad(root, "model", "a serving scenario needs model: (the estimator sizes a replica) or replica: {...}");
+      return r.bad(
+          root, "model",
+          "a serving scenario needs model: (the estimator sizes a replica) or replica: {...}");
   }
-  if (s.vm_size.empty() && (!s.od_usd_per_hour || (s.kind == ScenarioKind::kDeadline && !s.spot_usd_per_hour && !s.spot_ratio)))
-    return r.bad(root, "vm.size", "name a VM size (prices come from the catalog) or give prices: explicitly");
+  if (s.vm_size.empty() && (!s.od_usd_per_hour || (s.kind == ScenarioKind::kDeadline &&
+                                                   !s.spot_usd_per_hour && !s.spot_ratio)))
+    return r.bad(root, "vm.size",
+                 "name a VM size (prices come from the catalog) or give prices: explicitly");
   return s;
 }
 

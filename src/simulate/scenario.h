@@ -33,40 +33,40 @@ struct Assumed {
 
 struct Scenario {
   std::string name;
-  std::string file;                     // path as given ("" for strings)
-  std::string dir;                      // directory relative paths resolve against
+  std::string file;  // path as given ("" for strings)
+  std::string dir;   // directory relative paths resolve against
   ScenarioKind kind = ScenarioKind::kDeadline;
-  std::string vm_size;                  // "Standard_NC6s_v3"
-  std::string region;                   // "eastus"
-  std::optional<double> od_usd_per_hour;   // prices.on_demand_usd_per_hour
-  std::optional<double> spot_usd_per_hour; // prices.spot_usd_per_hour
-  std::optional<double> spot_ratio;        // prices.spot_ratio (spot = ratio × on-demand)
-  std::string price_source;             // prices.source, or the catalog offer's
+  std::string vm_size;                      // "Standard_NC6s_v3"
+  std::string region;                       // "eastus"
+  std::optional<double> od_usd_per_hour;    // prices.on_demand_usd_per_hour
+  std::optional<double> spot_usd_per_hour;  // prices.spot_usd_per_hour
+  std::optional<double> spot_ratio;         // prices.spot_ratio (spot = ratio × on-demand)
+  std::string price_source;                 // prices.source, or the catalog offer's
   std::string price_as_of;
-  std::vector<std::string> policies;    // empty = all of the kind
+  std::vector<std::string> policies;  // empty = all of the kind
   int runs = 1;
   uint64_t seed = 1;
 
   // deadline
   DeadlineJob job;
-  std::vector<std::string> spot_traces; // resolved paths
+  std::vector<std::string> spot_traces;  // resolved paths
   std::optional<SpotModel> spot_model;
-  int64_t spot_model_steps = 0;         // length of each generated trace
+  int64_t spot_model_steps = 0;  // length of each generated trace
 
   // serving
-  std::string model;                    // workload model name ("llama-3.1-8b")
+  std::string model;  // workload model name ("llama-3.1-8b")
   std::string precision = "bf16";
-  int tensor_parallel = 0;              // GPUs per replica; 0 = all GPUs of the VM
+  int tensor_parallel = 0;                 // GPUs per replica; 0 = all GPUs of the VM
   std::optional<ReplicaCapacity> replica;  // explicit; else from the estimator
   double ttft_ms = 1000;
   double tpot_ms = 50;
-  std::string demand_format;            // "azure-llm" | "alibaba-qps" | "synthetic"
-  std::string demand_trace;             // resolved path
+  std::string demand_format;  // "azure-llm" | "alibaba-qps" | "synthetic"
+  std::string demand_trace;   // resolved path
   SyntheticDemand synthetic;
   TokenDist qps_input{1000, 0, 1, 1e6}, qps_output{200, 0, 1, 1e6};
   double qps_bucket_s = 60;
   double time_scale = 1;
-  std::optional<double> startup_s;      // fleet.startup_seconds; else the series default
+  std::optional<double> startup_s;  // fleet.startup_seconds; else the series default
   int min_replicas = 1;
   int initial_replicas = 1;
   int max_replicas = 32;
@@ -84,7 +84,8 @@ struct Scenario {
 // kind, a deadline shorter than work + changeover, or a kind without its
 // required keys (deadline: spot.traces or spot.model; serving: demand).
 [[nodiscard]] Result<Scenario> parse_scenario_file(const std::string& path);
-[[nodiscard]] Result<Scenario> parse_scenario_string(const std::string& text, const std::string& name,
+[[nodiscard]] Result<Scenario> parse_scenario_string(const std::string& text,
+                                                     const std::string& name,
                                                      const std::string& dir = ".");
 
 // VM start-up delay default for a size (seconds) and where it comes from.

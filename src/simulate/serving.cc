@@ -119,15 +119,17 @@ ServingBound serving_lower_bound(const DemandProfile& profile, const ServingConf
   std::vector<double> last_end;  // per replica slot: end of its last busy interval (-1: never)
   double vm_s = 0;
   for (size_t i = 0; i < profile.work_s.size(); ++i) {
-    const int need = std::max(config.min_replicas,
-                              static_cast<int>(std::ceil(profile.work_s[i] / iv - 1e-9)));
+    const int need =
+        std::max(config.min_replicas, static_cast<int>(std::ceil(profile.work_s[i] / iv - 1e-9)));
     b.peak_replicas = std::max(b.peak_replicas, need);
     const double t0 = static_cast<double>(i) * iv;
     for (int j = 0; j < need; ++j) {
       if (static_cast<size_t>(j) >= last_end.size()) last_end.push_back(-1);
       double& le = last_end[static_cast<size_t>(j)];
-      if (le < 0) vm_s += config.startup_s;                      // first start
-      else if (le < t0) vm_s += std::min(t0 - le, config.startup_s);  // kept or restarted
+      if (le < 0)
+        vm_s += config.startup_s;  // first start
+      else if (le < t0)
+        vm_s += std::min(t0 - le, config.startup_s);  // kept or restarted
       vm_s += iv;
       le = t0 + iv;
     }
@@ -147,8 +149,8 @@ struct Replica {
   int active = 0;
   SimTime prefill_free = 0;
   SimTime billed_from = 0;
-  SimTime prefill_busy = 0;      // in the current interval
-  double prefill_share = 0;      // of the last interval
+  SimTime prefill_busy = 0;  // in the current interval
+  double prefill_share = 0;  // of the last interval
 };
 
 class Engine {
@@ -163,7 +165,8 @@ class Engine {
 
   Result<ServingRun> run(const PolicyContext& ctx) {
     pol_.reset(ctx);
-    for (int i = 0; i < std::max(c_.min_replicas, c_.initial_replicas); ++i) add_replica(0, /*ready_now=*/true);
+    for (int i = 0; i < std::max(c_.min_replicas, c_.initial_replicas); ++i)
+      add_replica(0, /*ready_now=*/true);
     q_.push(iv_, kTick);
     q_.push(tl_iv_, kTimeline);
     Request next;
@@ -181,7 +184,8 @@ class Engine {
         continue;
       }
       // Ticks keep re-arming; stop when only ticks remain and demand is over.
-      if (!have && in_flight_ == 0 && waiting_.empty() && (q_.top().kind == kTick || q_.top().kind == kTimeline) &&
+      if (!have && in_flight_ == 0 && waiting_.empty() &&
+          (q_.top().kind == kTick || q_.top().kind == kTimeline) &&
           q_.size() <= 2 + static_cast<size_t>(starting_)) {
         break;
       }
@@ -189,10 +193,20 @@ class Engine {
       now = e.time;
       ++out_.events;
       switch (e.kind) {
-        case kComplete: complete(now, e.a); break;
-        case kReady: ready(now, e.a); break;
-        case kTick: tick(now); q_.push(now + iv_, kTick); break;
-        case kTimeline: timeline_point(now); q_.push(now + tl_iv_, kTimeline); break;
+        case kComplete:
+          complete(now, e.a);
+          break;
+        case kReady:
+          ready(now, e.a);
+          break;
+        case kTick:
+          tick(now);
+          q_.push(now + iv_, kTick);
+          break;
+        case kTimeline:
+          timeline_point(now);
+          q_.push(now + tl_iv_, kTimeline);
+          break;
       }
     }
     // Close the books.
@@ -210,7 +224,8 @@ class Engine {
   void emit(SimTime t, const char* fmt, int a, int b, double x) {
     if (!log_) return;
     char buf[160];
-    std::snprintf(buf, sizeof buf, "%.3fh %s ", to_seconds(t) / 3600, std::string(pol_.name()).c_str());
+    std::snprintf(buf, sizeof buf, "%.3fh %s ", to_seconds(t) / 3600,
+                  std::string(pol_.name()).c_str());
     std::string line = buf;
     std::snprintf(buf, sizeof buf, fmt, a, b, x);
     *log_ += line + buf + "\n";
@@ -341,7 +356,7 @@ class Engine {
     in.ready = ready_;
     in.starting = starting_;
     in.arrival_rps = static_cast<double>(arrivals_iv_) / iv_s;
-    const double work_rate = work_iv_ / iv_s;                     // replicas' worth of work
+    const double work_rate = work_iv_ / iv_s;  // replicas' worth of work
     in.utilization = ready_ > 0 ? work_rate / ready_ : (work_rate > 0 ? 10.0 : 0.0);
     in.capacity_rps_per_replica = work_iv_ > 0 ? static_cast<double>(arrivals_iv_) / work_iv_ : 0;
     in.queued = static_cast<int>(waiting_.size());
@@ -364,7 +379,8 @@ class Engine {
     while (remove > 0) {
       int best = -1;
       for (size_t i = 0; i < reps_.size(); ++i)
-        if (reps_[i].state == RState::kReady && (best < 0 || reps_[i].active < reps_[static_cast<size_t>(best)].active))
+        if (reps_[i].state == RState::kReady &&
+            (best < 0 || reps_[i].active < reps_[static_cast<size_t>(best)].active))
           best = static_cast<int>(i);
       if (best < 0) break;
       Replica& r = reps_[static_cast<size_t>(best)];
@@ -445,7 +461,8 @@ class AzureAutoscalePolicy final : public ScalingPolicy {
     ++acc_n_;
     // Metrics are aggregated per time grain; rules run once per grain.
     const double grain_end = (std::floor(in.now_s / s_.time_grain_s + 1e-9)) * s_.time_grain_s;
-    if (in.now_s + 1e-9 < grain_end || grain_end <= last_grain_) return {target_, Capacity::kOnDemand};
+    if (in.now_s + 1e-9 < grain_end || grain_end <= last_grain_)
+      return {target_, Capacity::kOnDemand};
     last_grain_ = grain_end;
     grain_util_.push_back(acc_util_ / acc_n_);
     grain_queue_.push_back(acc_queue_ / acc_n_);
@@ -478,7 +495,8 @@ class AzureAutoscalePolicy final : public ScalingPolicy {
     const double scale = static_cast<double>(current) / (current - change);
     for (const AutoscaleRule& r : s_.rules) {
       double v;
-      if (r.scale_out && r.metric == "utilization" && fires(r, scale, &v)) return {target_, Capacity::kOnDemand};
+      if (r.scale_out && r.metric == "utilization" && fires(r, scale, &v))
+        return {target_, Capacity::kOnDemand};
     }
     return act(in, current - change, cooldown);
   }
@@ -493,20 +511,26 @@ class AzureAutoscalePolicy final : public ScalingPolicy {
     const auto& series = r.metric == "queue" ? grain_queue_ : grain_util_;
     const size_t n = static_cast<size_t>(std::ceil(r.window_s / s_.time_grain_s - 1e-9));
     if (series.size() < n || n == 0) return false;
-    double agg = r.time_aggregation == "Maximum" ? -1e300 : r.time_aggregation == "Minimum" ? 1e300 : 0;
+    double agg = r.time_aggregation == "Maximum"   ? -1e300
+                 : r.time_aggregation == "Minimum" ? 1e300
+                                                   : 0;
     for (size_t i = series.size() - n; i < series.size(); ++i) {
       const double v = series[i];
-      if (r.time_aggregation == "Maximum") agg = std::max(agg, v);
-      else if (r.time_aggregation == "Minimum") agg = std::min(agg, v);
-      else agg += v;
+      if (r.time_aggregation == "Maximum")
+        agg = std::max(agg, v);
+      else if (r.time_aggregation == "Minimum")
+        agg = std::min(agg, v);
+      else
+        agg += v;
     }
-    if (r.time_aggregation != "Maximum" && r.time_aggregation != "Minimum") agg /= static_cast<double>(n);
+    if (r.time_aggregation != "Maximum" && r.time_aggregation != "Minimum")
+      agg /= static_cast<double>(n);
     agg *= scale;
     *value = agg;
-    return r.op == "GreaterThan" ? agg > r.threshold
-         : r.op == "GreaterThanOrEqual" ? agg >= r.threshold
-         : r.op == "LessThan" ? agg < r.threshold
-         : agg <= r.threshold;
+    return r.op == "GreaterThan"          ? agg > r.threshold
+           : r.op == "GreaterThanOrEqual" ? agg >= r.threshold
+           : r.op == "LessThan"           ? agg < r.threshold
+                                          : agg <= r.threshold;
   }
   PolicyDecision act(const PolicyInput& in, int target, double cooldown) {
     last_action_s_ = in.now_s;
@@ -531,13 +555,16 @@ class HpaPolicy final : public ScalingPolicy {
     const int current = std::max(1, in.ready + in.starting);
     // Not-ready replicas count as 0 % used (the HPA's conservative rule for
     // pods without metrics when scaling up).
-    const double metric = in.ready > 0 ? in.utilization * in.ready / current : (in.utilization > 0 ? 10.0 : 0.0);
+    const double metric =
+        in.ready > 0 ? in.utilization * in.ready / current : (in.utilization > 0 ? 10.0 : 0.0);
     const double ratio = metric / s_.target_utilization;
     int desired = current;
-    if (std::abs(ratio - 1) > s_.tolerance) desired = static_cast<int>(std::ceil(current * ratio - 1e-9));
+    if (std::abs(ratio - 1) > s_.tolerance)
+      desired = static_cast<int>(std::ceil(current * ratio - 1e-9));
     desired = std::max(1, desired);
     recs_.push_back({in.now_s, desired});
-    while (!recs_.empty() && recs_.front().first < in.now_s - s_.scale_down_stabilization_s) recs_.pop_front();
+    while (!recs_.empty() && recs_.front().first < in.now_s - s_.scale_down_stabilization_s)
+      recs_.pop_front();
     int stabilized = desired;
     for (const auto& [t, d] : recs_) stabilized = std::max(stabilized, d);
     // Scale up at once; scale down only to the highest recent recommendation.
@@ -562,7 +589,8 @@ class PredictivePolicy final : public ScalingPolicy {
   }
   PolicyDecision decide(const PolicyInput& in) override {
     // Work rate in replicas at full utilization.
-    const double w = in.capacity_rps_per_replica > 0 ? in.arrival_rps / in.capacity_rps_per_replica : 0;
+    const double w =
+        in.capacity_rps_per_replica > 0 ? in.arrival_rps / in.capacity_rps_per_replica : 0;
     if (interval_s_ <= 0 && n_ > 0) interval_s_ = in.now_s - last_t_;
     last_t_ = in.now_s;
     if (n_ == 0) {
@@ -599,8 +627,9 @@ class PredictivePolicy final : public ScalingPolicy {
 
 }  // namespace
 
-Result<ServingRun> run_serving(const ServingConfig& config, DemandSource& source, ScalingPolicy& policy,
-                               const PolicyContext& context, std::string* log, bool timeline) {
+Result<ServingRun> run_serving(const ServingConfig& config, DemandSource& source,
+                               ScalingPolicy& policy, const PolicyContext& context,
+                               std::string* log, bool timeline) {
   Engine engine(config, source, policy, log, timeline);
   return engine.run(context);
 }
@@ -623,7 +652,8 @@ std::unique_ptr<ScalingPolicy> make_hpa_policy(const HpaSettings& s) {
   return std::make_unique<HpaPolicy>(s);
 }
 
-std::unique_ptr<ScalingPolicy> make_serving_policy(const std::string& name, const ServingConfig& config) {
+std::unique_ptr<ScalingPolicy> make_serving_policy(const std::string& name,
+                                                   const ServingConfig& config) {
   if (name == "static-peak") return std::make_unique<StaticPeakPolicy>();
   if (name == "azure-autoscale") return make_azure_autoscale_policy(default_autoscale_settings());
   if (name == "hpa") return make_hpa_policy(HpaSettings{});
@@ -632,7 +662,8 @@ std::unique_ptr<ScalingPolicy> make_serving_policy(const std::string& name, cons
 }
 
 const std::vector<std::string>& serving_policy_names() {
-  static const std::vector<std::string> kNames = {"static-peak", "azure-autoscale", "hpa", "predictive"};
+  static const std::vector<std::string> kNames = {"static-peak", "azure-autoscale", "hpa",
+                                                  "predictive"};
   return kNames;
 }
 

@@ -43,22 +43,22 @@ struct ServingConfig {
   ReplicaCapacity replica;
   double ttft_slo_s = 1.0;
   double tpot_slo_s = 0.05;
-  double startup_s = 300;          // VM start-up to first token served
-  double usd_per_hour = 0;         // per VM (one replica per VM), pay-as-you-go
+  double startup_s = 300;   // VM start-up to first token served
+  double usd_per_hour = 0;  // per VM (one replica per VM), pay-as-you-go
   double gpus_per_replica = 1;
   int min_replicas = 1;
-  int initial_replicas = 1;        // ready at the start of the replay
-  int max_replicas = 64;           // scaling cap and quota cap, whichever is lower
-  double interval_s = 15;          // policy evaluation period
-  double timeline_s = 60;          // timeline point spacing (also the optimum's interval)
-  double target_utilization = 0.8; // static-peak, predictive
+  int initial_replicas = 1;         // ready at the start of the replay
+  int max_replicas = 64;            // scaling cap and quota cap, whichever is lower
+  double interval_s = 15;           // policy evaluation period
+  double timeline_s = 60;           // timeline point spacing (also the optimum's interval)
+  double target_utilization = 0.8;  // static-peak, predictive
 };
 
 struct TimelinePoint {
   double t_hours = 0;
   double demand_rps = 0;
-  double replicas = 0;             // VMs billed at the point (ready + starting + draining)
-  double cost_usd = 0;             // cumulative
+  double replicas = 0;  // VMs billed at the point (ready + starting + draining)
+  double cost_usd = 0;  // cumulative
 };
 
 struct ServingRun {
@@ -71,7 +71,7 @@ struct ServingRun {
   Histogram tpot_ms;
   int scale_events = 0;
   int peak_replicas = 0;
-  int64_t events = 0;              // events processed (arrivals, completions, ticks, ...)
+  int64_t events = 0;  // events processed (arrivals, completions, ticks, ...)
   double end_s = 0;
   std::vector<TimelinePoint> timeline;
   [[nodiscard]] double slo_attainment() const {
@@ -83,13 +83,14 @@ struct ServingRun {
 // the source): work in replica-seconds at batch_at_slo, and arrivals.
 struct DemandProfile {
   double interval_s = 60;
-  std::vector<double> work_s;      // per interval
-  std::vector<int64_t> arrivals;   // per interval
+  std::vector<double> work_s;     // per interval
+  std::vector<int64_t> arrivals;  // per interval
   double mean_input = 0, mean_output = 0;
   int64_t requests = 0;
   [[nodiscard]] int peak_replicas(double target_utilization) const;
 };
-[[nodiscard]] Result<DemandProfile> profile_demand(DemandSource& source, const ServingConfig& config);
+[[nodiscard]] Result<DemandProfile> profile_demand(DemandSource& source,
+                                                   const ServingConfig& config);
 
 // The documented lower bound ("optimal" row): in every interval exactly
 // ceil(work / interval) replicas (full utilization), each replica slot paying
@@ -100,7 +101,8 @@ struct ServingBound {
   double vm_hours = 0;
   int peak_replicas = 0;
 };
-[[nodiscard]] ServingBound serving_lower_bound(const DemandProfile& profile, const ServingConfig& config);
+[[nodiscard]] ServingBound serving_lower_bound(const DemandProfile& profile,
+                                               const ServingConfig& config);
 
 // Runs one replay. The policy is reset with `context` first. Appends scale
 // and fleet events to `log` when non-null; fills the timeline when asked.
@@ -110,14 +112,14 @@ struct ServingBound {
 
 // Parameters of the azure-autoscale policy (also what autoscale_export.h writes).
 struct AutoscaleRule {
-  std::string metric = "utilization";   // "utilization" (percent) or "queue"
-  std::string op = "GreaterThan";       // GreaterThan | LessThan
+  std::string metric = "utilization";  // "utilization" (percent) or "queue"
+  std::string op = "GreaterThan";      // GreaterThan | LessThan
   double threshold = 70;
-  double window_s = 300;                // timeWindow
-  std::string statistic = "Average";    // over the time grain
+  double window_s = 300;                     // timeWindow
+  std::string statistic = "Average";         // over the time grain
   std::string time_aggregation = "Average";  // over the window
-  bool scale_out = true;                // direction Increase / Decrease
-  int change = 1;                       // ChangeCount
+  bool scale_out = true;                     // direction Increase / Decrease
+  int change = 1;                            // ChangeCount
   double cooldown_s = 300;
 };
 struct AutoscaleSettings {
@@ -127,8 +129,8 @@ struct AutoscaleSettings {
 [[nodiscard]] AutoscaleSettings default_autoscale_settings();
 
 struct HpaSettings {
-  double target_utilization = 0.6;      // metric target (averageUtilization 60 %)
-  double tolerance = 0.1;               // kube-controller-manager default
+  double target_utilization = 0.6;  // metric target (averageUtilization 60 %)
+  double tolerance = 0.1;           // kube-controller-manager default
   double scale_down_stabilization_s = 300;
 };
 
@@ -136,7 +138,8 @@ struct HpaSettings {
 // "predictive". nullptr for another name.
 [[nodiscard]] std::unique_ptr<ScalingPolicy> make_serving_policy(const std::string& name,
                                                                  const ServingConfig& config);
-[[nodiscard]] std::unique_ptr<ScalingPolicy> make_azure_autoscale_policy(const AutoscaleSettings& s);
+[[nodiscard]] std::unique_ptr<ScalingPolicy> make_azure_autoscale_policy(
+    const AutoscaleSettings& s);
 [[nodiscard]] std::unique_ptr<ScalingPolicy> make_hpa_policy(const HpaSettings& s);
 [[nodiscard]] const std::vector<std::string>& serving_policy_names();
 

@@ -32,18 +32,25 @@ Result<Prices> resolve_prices(const Scenario& s, const catalog::Catalog* cat, bo
                               std::vector<Assumed>& assumed) {
   Prices p;
   auto from_catalog = [&](catalog::Pricing pr, const char* what) -> Result<double> {
-    if (!cat) return not_found(std::string("no catalog to look up the ") + what + " price; give prices: in the scenario",
-                               Where{s.file, 0, 0, "prices"});
+    if (!cat)
+      return not_found(
+          std::string("no catalog to look up the ") + what + " price; give prices: in the scenario",
+          Where{s.file, 0, 0, "prices"});
     const catalog::Offer* o = cat->offer(s.vm_size, s.region, catalog::Os::kLinux, pr);
     if (!o || !o->usd_per_hour)
-      return not_found(std::string("the catalog has no ") + what + " price for " + s.vm_size + " in " +
-                           (s.region.empty() ? "(no region)" : s.region) + "; give prices: in the scenario",
+      return not_found(std::string("the catalog has no ") + what + " price for " + s.vm_size +
+                           " in " + (s.region.empty() ? "(no region)" : s.region) +
+                           "; give prices: in the scenario",
                        Where{s.file, 0, 0, "vm.size"});
     assumed.push_back({std::string(what) + "_usd_per_hour", num(*o->usd_per_hour, 4),
-                       "catalog: " + o->source + " as of " + o->as_of + (o->estimated ? " (estimated: " + o->rule + ")" : "")});
+                       "catalog: " + o->source + " as of " + o->as_of +
+                           (o->estimated ? " (estimated: " + o->rule + ")" : "")});
     return *o->usd_per_hour;
   };
-  const std::string src = s.price_source.empty() ? "scenario file" : s.price_source + (s.price_as_of.empty() ? "" : " as of " + s.price_as_of);
+  const std::string src =
+      s.price_source.empty()
+          ? "scenario file"
+          : s.price_source + (s.price_as_of.empty() ? "" : " as of " + s.price_as_of);
   if (s.od_usd_per_hour) {
     p.od = *s.od_usd_per_hour;
     assumed.push_back({"on_demand_usd_per_hour", num(p.od, 4), src});
@@ -56,7 +63,8 @@ Result<Prices> resolve_prices(const Scenario& s, const catalog::Catalog* cat, bo
     assumed.push_back({"spot_usd_per_hour", num(p.spot, 4), src});
   } else if (s.spot_ratio) {
     p.spot = p.od * *s.spot_ratio;
-    assumed.push_back({"spot_usd_per_hour", num(p.spot, 4), "on-demand x spot_ratio " + num(*s.spot_ratio, 4) + " (" + src + ")"});
+    assumed.push_back({"spot_usd_per_hour", num(p.spot, 4),
+                       "on-demand x spot_ratio " + num(*s.spot_ratio, 4) + " (" + src + ")"});
   } else {
     GPUPLAN_TRY(p.spot, from_catalog(catalog::Pricing::kSpot, "spot"));
   }
@@ -79,8 +87,11 @@ PolicyRow finish_row(PolicyRow r, double n) {
 
 void accumulate(PolicyRow& into, const PolicyRow& one) {
   into.cost_usd += one.cost_usd;
-  if (one.cost_vs_optimal) into.cost_vs_optimal = into.cost_vs_optimal.value_or(0) + *one.cost_vs_optimal;
-  if (one.deadline_met_fraction) into.deadline_met_fraction = into.deadline_met_fraction.value_or(0) + *one.deadline_met_fraction;
+  if (one.cost_vs_optimal)
+    into.cost_vs_optimal = into.cost_vs_optimal.value_or(0) + *one.cost_vs_optimal;
+  if (one.deadline_met_fraction)
+    into.deadline_met_fraction =
+        into.deadline_met_fraction.value_or(0) + *one.deadline_met_fraction;
   into.evictions += one.evictions;
   into.scale_events += one.scale_events;
   into.gpu_hours += one.gpu_hours;
@@ -89,17 +100,20 @@ void accumulate(PolicyRow& into, const PolicyRow& one) {
   into.runs += 1;
 }
 
-std::vector<std::string> chosen_policies(const Scenario& s, const RunOptions& o, const std::vector<std::string>& all) {
+std::vector<std::string> chosen_policies(const Scenario& s, const RunOptions& o,
+                                         const std::vector<std::string>& all) {
   std::vector<std::string> p = o.policies.empty() ? s.policies : o.policies;
   if (p.empty() || (p.size() == 1 && p[0] == "all")) return all;
   return p;
 }
 
-Status check_policies(const std::vector<std::string>& chosen, const std::vector<std::string>& all, const std::string& kind) {
+Status check_policies(const std::vector<std::string>& chosen, const std::vector<std::string>& all,
+                      const std::string& kind) {
   for (const auto& p : chosen) {
     if (std::find(all.begin(), all.end(), p) != all.end()) continue;
     std::string msg = "unknown policy '" + p + "' for a " + kind + " scenario";
-    if (auto c = strings::closest(p, all)) msg += "; did you mean '" + *c + "'?";
+    if (auto c = strings::closest(p, all))
+      msg += "; did you mean '" + *c + "'?";
     else {
       msg += "; expected all or one of:";
       for (const auto& a : all) msg += " " + a;
@@ -111,7 +125,8 @@ Status check_policies(const std::vector<std::string>& chosen, const std::vector<
 
 // ---- deadline ---------------------------------------------------------------
 
-Result<SimReport> run_deadline_scenario(const Scenario& s, const catalog::Catalog* cat, const RunOptions& o) {
+Result<SimReport> run_deadline_scenario(const Scenario& s, const catalog::Catalog* cat,
+                                        const RunOptions& o) {
   SimReport rep;
   rep.scenario = s.name;
   rep.kind = "deadline";
@@ -128,9 +143,12 @@ Result<SimReport> run_deadline_scenario(const Scenario& s, const catalog::Catalo
     if (const catalog::VmSize* z = cat->find_size(s.vm_size)) gpus = z->gpu_count;
   rep.assumptions.push_back({"work_hours", num(job.work_hours, 2), "scenario file"});
   rep.assumptions.push_back({"deadline_hours", num(job.deadline_hours, 2), "scenario file"});
-  rep.assumptions.push_back({"changeover_hours", num(job.changeover_hours, 3), "scenario file (restart cost of every launch)"});
-  rep.assumptions.push_back({"eviction_notice_seconds", num(job.eviction_notice_s, 0), "Azure Scheduled Events Preempt notice (30 s)"});
-  rep.assumptions.push_back({"checkpoint_seconds", num(job.checkpoint_s, 0), "scenario file (progress beyond the notice is lost)"});
+  rep.assumptions.push_back({"changeover_hours", num(job.changeover_hours, 3),
+                             "scenario file (restart cost of every launch)"});
+  rep.assumptions.push_back({"eviction_notice_seconds", num(job.eviction_notice_s, 0),
+                             "Azure Scheduled Events Preempt notice (30 s)"});
+  rep.assumptions.push_back({"checkpoint_seconds", num(job.checkpoint_s, 0),
+                             "scenario file (progress beyond the notice is lost)"});
 
   // The traces: files (options replace the scenario's) or the stochastic model.
   std::vector<SpotTrace> traces;
@@ -143,8 +161,9 @@ Result<SimReport> run_deadline_scenario(const Scenario& s, const catalog::Catalo
   }
   const bool model = traces.empty();
   if (model) {
-    rep.assumptions.push_back({"spot_model", "mean up " + num(s.spot_model->mean_up_hours, 2) + " h, mean down " +
-                                                 num(s.spot_model->mean_down_hours, 2) + " h",
+    rep.assumptions.push_back({"spot_model",
+                               "mean up " + num(s.spot_model->mean_up_hours, 2) + " h, mean down " +
+                                   num(s.spot_model->mean_down_hours, 2) + " h",
                                "scenario file (two-state Markov model, one trace drawn per run)"});
   }
   const size_t n_blocks = model ? 1 : traces.size();
@@ -171,16 +190,20 @@ Result<SimReport> run_deadline_scenario(const Scenario& s, const catalog::Catalo
       } else {
         trace = &traces[b];
         const int64_t n = static_cast<int64_t>(trace->available.size());
-        offset = n > steps + 1 ? static_cast<int64_t>(rng.below(static_cast<uint64_t>(n - steps - 1))) : 0;
+        offset = n > steps + 1
+                     ? static_cast<int64_t>(rng.below(static_cast<uint64_t>(n - steps - 1)))
+                     : 0;
       }
       const double opt = hindsight_optimal_cost(job, *trace, offset);
       const bool first = run == 0;
       if (first && o.event_log) {
-        rep.event_log += "# trace " + (model ? std::string("stochastic") : trace->file) + " run 0 offset " +
-                         std::to_string(offset) + " optimal $" + num(opt, 4) + "\n";
+        rep.event_log += "# trace " + (model ? std::string("stochastic") : trace->file) +
+                         " run 0 offset " + std::to_string(offset) + " optimal $" + num(opt, 4) +
+                         "\n";
       }
       for (size_t i = 0; i < pols.size(); ++i) {
-        DeadlineRun r = run_deadline(job, *trace, offset, *pols[i], first && o.event_log ? &rep.event_log : nullptr,
+        DeadlineRun r = run_deadline(job, *trace, offset, *pols[i],
+                                     first && o.event_log ? &rep.event_log : nullptr,
                                      first && b == 0 && o.timeline);
         PolicyRow one;
         one.cost_usd = r.cost_usd;
@@ -194,8 +217,8 @@ Result<SimReport> run_deadline_scenario(const Scenario& s, const catalog::Catalo
         accumulate(rows[i], one);
         for (const DeadlineStep& st : r.timeline)
           rep.timeline.push_back({policies[i], st.t_hours, st.progress_hours,
-                                  st.capacity == Capacity::kNone ? 0.0 : 1.0, std::string(to_string(st.capacity)),
-                                  st.cost_usd});
+                                  st.capacity == Capacity::kNone ? 0.0 : 1.0,
+                                  std::string(to_string(st.capacity)), st.cost_usd});
       }
       PolicyRow best;
       best.cost_usd = opt;
@@ -205,13 +228,17 @@ Result<SimReport> run_deadline_scenario(const Scenario& s, const catalog::Catalo
     }
     for (size_t i = 0; i < rows.size(); ++i) {
       rows[i].policy = i < policies.size() ? policies[i] : "optimal";
-      for (int k = 0; k < rows[i].runs; ++k) {}
+      for (int k = 0; k < rows[i].runs; ++k) {
+      }
       PolicyRow sum = rows[i];
       // Totals over all runs of all traces.
       total[i].policy = rows[i].policy;
       total[i].cost_usd += sum.cost_usd;
-      if (sum.cost_vs_optimal) total[i].cost_vs_optimal = total[i].cost_vs_optimal.value_or(0) + *sum.cost_vs_optimal;
-      if (sum.deadline_met_fraction) total[i].deadline_met_fraction = total[i].deadline_met_fraction.value_or(0) + *sum.deadline_met_fraction;
+      if (sum.cost_vs_optimal)
+        total[i].cost_vs_optimal = total[i].cost_vs_optimal.value_or(0) + *sum.cost_vs_optimal;
+      if (sum.deadline_met_fraction)
+        total[i].deadline_met_fraction =
+            total[i].deadline_met_fraction.value_or(0) + *sum.deadline_met_fraction;
       total[i].evictions += sum.evictions;
       total[i].scale_events += sum.scale_events;
       total[i].gpu_hours += sum.gpu_hours;
@@ -225,49 +252,62 @@ Result<SimReport> run_deadline_scenario(const Scenario& s, const catalog::Catalo
     rep.traces.push_back(std::move(tr));
   }
   for (auto& t : total) rep.policies.push_back(finish_row(t, t.runs));
-  rep.notes.push_back("optimal: the hindsight optimum of each run (sees the whole spot trace, pays the same changeovers); "
-                      "cost_vs_optimal is the mean over runs of cost / optimal");
-  rep.notes.push_back("runs start at offsets drawn uniformly within each trace (seed " + std::to_string(rep.seed) +
-                      "); every policy sees the same offsets");
+  rep.notes.push_back(
+      "optimal: the hindsight optimum of each run (sees the whole spot trace, pays the same "
+      "changeovers); "
+      "cost_vs_optimal is the mean over runs of cost / optimal");
+  rep.notes.push_back("runs start at offsets drawn uniformly within each trace (seed " +
+                      std::to_string(rep.seed) + "); every policy sees the same offsets");
   return rep;
 }
 
 // ---- serving ----------------------------------------------------------------
 
-Result<std::unique_ptr<DemandSource>> open_demand(const Scenario& s, const std::string& trace, uint64_t seed) {
+Result<std::unique_ptr<DemandSource>> open_demand(const Scenario& s, const std::string& trace,
+                                                  uint64_t seed) {
   if (s.demand_format == "azure-llm") return open_azure_llm_trace(trace, s.time_scale);
   if (s.demand_format == "alibaba-qps")
     return open_alibaba_qps(trace, s.time_scale, s.qps_bucket_s, s.qps_input, s.qps_output, seed);
   return make_synthetic(s.synthetic, s.time_scale, seed);
 }
 
-Result<ReplicaCapacity> resolve_replica(const Scenario& s, const catalog::Catalog* cat, double mean_context,
-                                        std::vector<Assumed>& assumed) {
+Result<ReplicaCapacity> resolve_replica(const Scenario& s, const catalog::Catalog* cat,
+                                        double mean_context, std::vector<Assumed>& assumed) {
   if (s.replica) {
-    assumed.push_back({"replica", "prefill " + num(s.replica->prefill_tokens_per_s, 0) + " tok/s, step " +
-                                      num(s.replica->step_base_s * 1e3, 2) + " ms + " +
-                                      num(s.replica->step_per_seq_s * 1e3, 4) + " ms/seq, max batch " +
-                                      std::to_string(s.replica->max_batch),
+    assumed.push_back({"replica",
+                       "prefill " + num(s.replica->prefill_tokens_per_s, 0) + " tok/s, step " +
+                           num(s.replica->step_base_s * 1e3, 2) + " ms + " +
+                           num(s.replica->step_per_seq_s * 1e3, 4) + " ms/seq, max batch " +
+                           std::to_string(s.replica->max_batch),
                        s.replica->source});
     return *s.replica;
   }
-  if (!cat) return not_found("no catalog to size the replica; give replica: in the scenario", Where{s.file, 0, 0, "replica"});
+  if (!cat)
+    return not_found("no catalog to size the replica; give replica: in the scenario",
+                     Where{s.file, 0, 0, "replica"});
   const catalog::VmSize* size = cat->find_size(s.vm_size);
-  if (!size) return not_found("unknown VM size '" + s.vm_size + "'", Where{s.file, 0, 0, "vm.size"});
+  if (!size)
+    return not_found("unknown VM size '" + s.vm_size + "'", Where{s.file, 0, 0, "vm.size"});
   const catalog::Gpu* gpu = cat->find_gpu(size->gpu_model);
-  if (!gpu) return not_found("the catalog has no GPU '" + size->gpu_model + "'", Where{s.file, 0, 0, "vm.size"});
+  if (!gpu)
+    return not_found("the catalog has no GPU '" + size->gpu_model + "'",
+                     Where{s.file, 0, 0, "vm.size"});
   const workload::Model* m = workload::find_model(s.model);
   if (!m) return not_found("unknown model '" + s.model + "'", Where{s.file, 0, 0, "model"});
   workload::Workload w;
   w.kind = workload::Kind::kInfer;
   w.model = *m;
   bool prec_ok = false;
-  for (auto p : {workload::Precision::kFp32, workload::Precision::kFp16, workload::Precision::kBf16,
-                 workload::Precision::kFp8, workload::Precision::kInt8, workload::Precision::kInt4}) {
+  for (auto p :
+       {workload::Precision::kFp32, workload::Precision::kFp16, workload::Precision::kBf16,
+        workload::Precision::kFp8, workload::Precision::kInt8, workload::Precision::kInt4}) {
     if (workload::to_string(p) == s.precision) w.precision = p, prec_ok = true;
   }
-  if (!prec_ok) return invalid_argument("unknown precision '" + s.precision + "'", Where{s.file, 0, 0, "precision"});
-  const int tp = s.tensor_parallel > 0 ? s.tensor_parallel : std::max(1, static_cast<int>(std::floor(size->gpu_count)));
+  if (!prec_ok)
+    return invalid_argument("unknown precision '" + s.precision + "'",
+                            Where{s.file, 0, 0, "precision"});
+  const int tp = s.tensor_parallel > 0 ? s.tensor_parallel
+                                       : std::max(1, static_cast<int>(std::floor(size->gpu_count)));
   GPUPLAN_TRY(estimate::ReplicaModel rm, estimate::replica_model(w, *gpu, size->nvlink, tp));
   ReplicaCapacity c;
   const double mb = std::max(1.0, std::floor(rm.max_batch(mean_context)));
@@ -280,16 +320,19 @@ Result<ReplicaCapacity> resolve_replica(const Scenario& s, const catalog::Catalo
   c.prefill_tokens_per_s = p2 > p1 ? 1000 / (p2 - p1) : 1000 / std::max(p1, 1e-9);
   c.prefill_fixed_s = std::max(0.0, p1 - 1000 / c.prefill_tokens_per_s);
   c.max_batch = static_cast<int>(mb);
-  c.source = "estimator: " + std::string(m->name) + " " + s.precision + " on " + std::to_string(tp) + "x " + gpu->model +
-             " at mean context " + num(mean_context, 0) + " tokens (linear fit of the decode step at batch 1 and " +
-             num(b2, 0) + ")";
-  assumed.push_back({"replica", "prefill " + num(c.prefill_tokens_per_s, 0) + " tok/s, step " + num(c.step_base_s * 1e3, 2) +
-                                    " ms + " + num(c.step_per_seq_s * 1e3, 4) + " ms/seq, max batch " + std::to_string(c.max_batch),
+  c.source = "estimator: " + std::string(m->name) + " " + s.precision + " on " +
+             std::to_string(tp) + "x " + gpu->model + " at mean context " + num(mean_context, 0) +
+             " tokens (linear fit of the decode step at batch 1 and " + num(b2, 0) + ")";
+  assumed.push_back({"replica",
+                     "prefill " + num(c.prefill_tokens_per_s, 0) + " tok/s, step " +
+                         num(c.step_base_s * 1e3, 2) + " ms + " + num(c.step_per_seq_s * 1e3, 4) +
+                         " ms/seq, max batch " + std::to_string(c.max_batch),
                      c.source});
   return c;
 }
 
-Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog* cat, const RunOptions& o) {
+Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog* cat,
+                                       const RunOptions& o) {
   SimReport rep;
   rep.scenario = s.name;
   rep.kind = "serving";
@@ -300,7 +343,9 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
   GPUPLAN_TRY(Prices prices, resolve_prices(s, cat, false, rep.assumptions));
   const std::string trace = o.trace.value_or(s.demand_trace);
   if (o.trace && s.demand_format == "synthetic")
-    return invalid_argument("--trace replaces a trace file, but this scenario's demand is synthetic", Where{s.file, 0, 0, "demand"});
+    return invalid_argument(
+        "--trace replaces a trace file, but this scenario's demand is synthetic",
+        Where{s.file, 0, 0, "demand"});
 
   // Mean tokens of the demand (the estimator's context length), then the
   // replica model, then the demand profile for static-peak and the bound.
@@ -341,22 +386,30 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
   if (s.quota_vcpus && size && size->vcpus > 0) {
     const int cap = static_cast<int>(std::floor(*s.quota_vcpus / size->vcpus));
     rep.assumptions.push_back({"quota_cap_replicas", std::to_string(cap),
-                               "fleet.quota_vcpus " + num(*s.quota_vcpus, 0) + " / " + std::to_string(size->vcpus) + " vCPUs per VM"});
+                               "fleet.quota_vcpus " + num(*s.quota_vcpus, 0) + " / " +
+                                   std::to_string(size->vcpus) + " vCPUs per VM"});
     c.max_replicas = std::max(1, std::min(c.max_replicas, cap));
   }
   c.interval_s = s.interval_s;
   c.timeline_s = s.timeline_s;
   c.target_utilization = s.target_utilization;
-  rep.assumptions.push_back({"slo", "TTFT <= " + num(s.ttft_ms, 0) + " ms and TPOT <= " + num(s.tpot_ms, 0) + " ms", "scenario file"});
+  rep.assumptions.push_back(
+      {"slo", "TTFT <= " + num(s.ttft_ms, 0) + " ms and TPOT <= " + num(s.tpot_ms, 0) + " ms",
+       "scenario file"});
   rep.assumptions.push_back({"planning_batch", std::to_string(c.replica.batch_at_slo(c.tpot_slo_s)),
                              "largest batch whose decode step is <= half the TPOT target"});
-  rep.assumptions.push_back({"replicas", "min " + std::to_string(c.min_replicas) + ", initial " + std::to_string(c.initial_replicas) +
-                                             ", max " + std::to_string(c.max_replicas), "scenario file"});
+  rep.assumptions.push_back({"replicas",
+                             "min " + std::to_string(c.min_replicas) + ", initial " +
+                                 std::to_string(c.initial_replicas) + ", max " +
+                                 std::to_string(c.max_replicas),
+                             "scenario file"});
 
   GPUPLAN_TRY(auto psrc, open_demand(s, trace, rep.seed));
   GPUPLAN_TRY(DemandProfile profile, profile_demand(*psrc, c));
-  if (profile.requests == 0) return invalid_argument("the demand has no requests", Where{trace, 0, 0, ""});
-  for (const DropNote& d : psrc->drops()) rep.notes.push_back(psrc->describe() + ": " + std::to_string(d.count) + " " + d.what);
+  if (profile.requests == 0)
+    return invalid_argument("the demand has no requests", Where{trace, 0, 0, ""});
+  for (const DropNote& d : psrc->drops())
+    rep.notes.push_back(psrc->describe() + ": " + std::to_string(d.count) + " " + d.what);
   const ServingBound bound = serving_lower_bound(profile, c);
   PolicyContext ctx;
   ctx.od_usd_per_hour = prices.od;
@@ -369,16 +422,21 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
   tr.file = s.demand_format == "synthetic" ? "synthetic" : trace;
   for (const auto& name : policies) {
     std::unique_ptr<ScalingPolicy> pol;
-    if (name == "azure-autoscale") pol = make_azure_autoscale_policy(s.autoscale);
-    else if (name == "hpa") pol = make_hpa_policy(s.hpa);
-    else pol = make_serving_policy(name, c);
+    if (name == "azure-autoscale")
+      pol = make_azure_autoscale_policy(s.autoscale);
+    else if (name == "hpa")
+      pol = make_hpa_policy(s.hpa);
+    else
+      pol = make_serving_policy(name, c);
     GPUPLAN_TRY(auto src, open_demand(s, trace, rep.seed));
-    GPUPLAN_TRY(ServingRun r, run_serving(c, *src, *pol, ctx, o.event_log ? &rep.event_log : nullptr, o.timeline));
+    GPUPLAN_TRY(ServingRun r, run_serving(c, *src, *pol, ctx,
+                                          o.event_log ? &rep.event_log : nullptr, o.timeline));
     rep.events += r.events;
     PolicyRow row;
     row.policy = name;
     row.cost_usd = r.cost_usd;
-    row.cost_vs_optimal = bound.cost_usd > 0 ? std::optional<double>(r.cost_usd / bound.cost_usd) : std::nullopt;
+    row.cost_vs_optimal =
+        bound.cost_usd > 0 ? std::optional<double>(r.cost_usd / bound.cost_usd) : std::nullopt;
     row.slo_attainment = r.slo_attainment();
     row.p50_ttft_ms = r.ttft_ms.quantile(0.5);
     row.p99_ttft_ms = r.ttft_ms.quantile(0.99);
@@ -401,12 +459,15 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
   tr.policies.push_back(opt);
   rep.policies = tr.policies;
   rep.traces.push_back(std::move(tr));
-  rep.notes.push_back("optimal: a lower bound — every " + num(c.timeline_s, 0) +
-                      " s exactly ceil(work / interval) replicas at full utilization, each paying the start-up "
-                      "delay when first used and min(gap, start-up) after an idle gap; it serves no requests, so "
-                      "its latency fields are null");
-  rep.notes.push_back("requests " + std::to_string(profile.requests) + ", mean " + num(profile.mean_input, 0) + " input / " +
-                      num(profile.mean_output, 0) + " output tokens; static-peak holds " + std::to_string(ctx.peak_replicas) + " replicas");
+  rep.notes.push_back(
+      "optimal: a lower bound — every " + num(c.timeline_s, 0) +
+      " s exactly ceil(work / interval) replicas at full utilization, each paying the start-up "
+      "delay when first used and min(gap, start-up) after an idle gap; it serves no requests, so "
+      "its latency fields are null");
+  rep.notes.push_back("requests " + std::to_string(profile.requests) + ", mean " +
+                      num(profile.mean_input, 0) + " input / " + num(profile.mean_output, 0) +
+                      " output tokens; static-peak holds " + std::to_string(ctx.peak_replicas) +
+                      " replicas");
   return rep;
 }
 
@@ -445,15 +506,20 @@ std::string opt_text(const std::optional<double>& v, int digits, double scale = 
 
 }  // namespace
 
-Result<SimReport> run_scenario(const Scenario& scenario, const catalog::Catalog* catalog, const RunOptions& options) {
-  if (options.runs && *options.runs < 1) return invalid_argument("expected --runs >= 1", Where{"", 0, 0, "--runs"});
+Result<SimReport> run_scenario(const Scenario& scenario, const catalog::Catalog* catalog,
+                               const RunOptions& options) {
+  if (options.runs && *options.runs < 1)
+    return invalid_argument("expected --runs >= 1", Where{"", 0, 0, "--runs"});
   if (scenario.kind == ScenarioKind::kDeadline) {
-    if (options.trace) return invalid_argument("--trace replaces a demand trace; a deadline scenario has spot traces (--spot-trace)",
-                                               Where{"", 0, 0, "--trace"});
+    if (options.trace)
+      return invalid_argument(
+          "--trace replaces a demand trace; a deadline scenario has spot traces (--spot-trace)",
+          Where{"", 0, 0, "--trace"});
     return run_deadline_scenario(scenario, catalog, options);
   }
   if (!options.spot_traces.empty())
-    return invalid_argument("--spot-trace applies to deadline scenarios; this one is serving", Where{"", 0, 0, "--spot-trace"});
+    return invalid_argument("--spot-trace applies to deadline scenarios; this one is serving",
+                            Where{"", 0, 0, "--spot-trace"});
   return run_serving_scenario(scenario, catalog, options);
 }
 
@@ -469,21 +535,25 @@ nlohmann::ordered_json to_json(const SimReport& r) {
   for (const auto& t : r.traces) {
     nlohmann::ordered_json tj;
     tj["file"] = t.file;
-    tj["spot_availability"] = t.spot_availability >= 0 ? nlohmann::ordered_json(rounded(t.spot_availability, 4)) : nlohmann::ordered_json(nullptr);
+    tj["spot_availability"] = t.spot_availability >= 0
+                                  ? nlohmann::ordered_json(rounded(t.spot_availability, 4))
+                                  : nlohmann::ordered_json(nullptr);
     tj["policies"] = nlohmann::ordered_json::array();
     for (const auto& p : t.policies) tj["policies"].push_back(row_json(p));
     j["traces"].push_back(tj);
   }
   j["assumptions"] = nlohmann::ordered_json::array();
-  for (const auto& a : r.assumptions) j["assumptions"].push_back({{"name", a.name}, {"value", a.value}, {"source", a.source}});
+  for (const auto& a : r.assumptions)
+    j["assumptions"].push_back({{"name", a.name}, {"value", a.value}, {"source", a.source}});
   j["notes"] = r.notes;
   return j;
 }
 
 std::string to_text(const SimReport& r) {
   std::ostringstream o;
-  o << "Scenario " << r.scenario << " (" << r.kind << "), " << r.runs << (r.runs == 1 ? " run" : " runs")
-    << (r.kind == "deadline" ? " per trace" : "") << ", seed " << r.seed << "\n\n";
+  o << "Scenario " << r.scenario << " (" << r.kind << "), " << r.runs
+    << (r.runs == 1 ? " run" : " runs") << (r.kind == "deadline" ? " per trace" : "") << ", seed "
+    << r.seed << "\n\n";
   auto table = [&](const std::vector<PolicyRow>& rows) {
     TextTable t;
     t.add_column("policy");
@@ -503,12 +573,14 @@ std::string to_text(const SimReport& r) {
     t.add_column("GPU-h", TextTable::Align::kRight);
     for (const auto& p : rows) {
       if (r.kind == "serving")
-        t.add_row({p.policy, num(p.cost_usd, 2), opt_text(p.cost_vs_optimal, 3), opt_text(p.slo_attainment, 2, 100),
-                   opt_text(p.p50_ttft_ms, 0), opt_text(p.p99_ttft_ms, 0), opt_text(p.p99_tpot_ms, 1),
-                   num(p.scale_events, 1), num(p.gpu_hours, 2)});
+        t.add_row({p.policy, num(p.cost_usd, 2), opt_text(p.cost_vs_optimal, 3),
+                   opt_text(p.slo_attainment, 2, 100), opt_text(p.p50_ttft_ms, 0),
+                   opt_text(p.p99_ttft_ms, 0), opt_text(p.p99_tpot_ms, 1), num(p.scale_events, 1),
+                   num(p.gpu_hours, 2)});
       else
-        t.add_row({p.policy, num(p.cost_usd, 2), opt_text(p.cost_vs_optimal, 3), opt_text(p.deadline_met_fraction, 1, 100),
-                   num(p.spot_usd, 2), num(p.evictions, 1), num(p.scale_events, 1), num(p.gpu_hours, 2)});
+        t.add_row({p.policy, num(p.cost_usd, 2), opt_text(p.cost_vs_optimal, 3),
+                   opt_text(p.deadline_met_fraction, 1, 100), num(p.spot_usd, 2),
+                   num(p.evictions, 1), num(p.scale_events, 1), num(p.gpu_hours, 2)});
     }
     return t.render();
   };
@@ -516,12 +588,14 @@ std::string to_text(const SimReport& r) {
   if (r.traces.size() > 1) {
     for (const auto& t : r.traces) {
       o << "\n" << std::filesystem::path(t.file).filename().string();
-      if (t.spot_availability >= 0) o << " (spot available " << num(t.spot_availability * 100, 1) << " % of steps)";
+      if (t.spot_availability >= 0)
+        o << " (spot available " << num(t.spot_availability * 100, 1) << " % of steps)";
       o << ":\n" << table(t.policies);
     }
   }
   o << "\nAssumptions:\n";
-  for (const auto& a : r.assumptions) o << "  " << a.name << " = " << a.value << "  [" << a.source << "]\n";
+  for (const auto& a : r.assumptions)
+    o << "  " << a.name << " = " << a.value << "  [" << a.source << "]\n";
   o << "Notes:\n";
   for (const auto& n : r.notes) o << "  " << n << "\n";
   return o.str();
@@ -531,8 +605,8 @@ std::string timeline_csv(const SimReport& r) {
   std::string out = "policy,t_hours,demand,replicas,capacity,cost_usd\n";
   char buf[256];
   for (const auto& t : r.timeline) {
-    std::snprintf(buf, sizeof buf, "%s,%.4f,%.4f,%.0f,%s,%.4f\n", t.policy.c_str(), t.t_hours, t.demand, t.replicas,
-                  t.capacity.c_str(), t.cost_usd);
+    std::snprintf(buf, sizeof buf, "%s,%.4f,%.4f,%.0f,%s,%.4f\n", t.policy.c_str(), t.t_hours,
+                  t.demand, t.replicas, t.capacity.c_str(), t.cost_usd);
     out += buf;
   }
   return out;
@@ -544,8 +618,12 @@ nlohmann::ordered_json timeline_json(const SimReport& r) {
   j["demand_unit"] = r.kind == "serving" ? "requests/s" : "progress hours";
   j["points"] = nlohmann::ordered_json::array();
   for (const auto& t : r.timeline)
-    j["points"].push_back({{"policy", t.policy}, {"t_hours", rounded(t.t_hours, 4)}, {"demand", rounded(t.demand, 4)},
-                           {"replicas", t.replicas}, {"capacity", t.capacity}, {"cost_usd", rounded(t.cost_usd, 4)}});
+    j["points"].push_back({{"policy", t.policy},
+                           {"t_hours", rounded(t.t_hours, 4)},
+                           {"demand", rounded(t.demand, 4)},
+                           {"replicas", t.replicas},
+                           {"capacity", t.capacity},
+                           {"cost_usd", rounded(t.cost_usd, 4)}});
   return j;
 }
 
@@ -558,48 +636,63 @@ std::string plot_html(const SimReport& r) {
   static const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"};
   auto esc = [](const std::string& s) {
     std::string o;
-    for (char c : s) o += c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : std::string(1, c);
+    for (char c : s)
+      o += c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : std::string(1, c);
     return o;
   };
   double tmax = 0;
   for (const auto& t : r.timeline) tmax = std::max(tmax, t.t_hours);
   if (tmax <= 0) tmax = 1;
   std::ostringstream o;
-  o << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>gpuplan simulate: " << esc(r.scenario)
-    << "</title></head>\n<body style=\"font-family:sans-serif\">\n<h1>" << esc(r.scenario) << " (" << r.kind << ")</h1>\n";
-  o << "<table border=\"1\" cellpadding=\"4\" style=\"border-collapse:collapse\"><tr><th>policy</th><th>cost $</th><th>vs optimal</th>"
+  o << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>gpuplan simulate: "
+    << esc(r.scenario) << "</title></head>\n<body style=\"font-family:sans-serif\">\n<h1>"
+    << esc(r.scenario) << " (" << r.kind << ")</h1>\n";
+  o << "<table border=\"1\" cellpadding=\"4\" "
+       "style=\"border-collapse:collapse\"><tr><th>policy</th><th>cost $</th><th>vs optimal</th>"
     << (r.kind == "serving" ? "<th>SLO %</th>" : "<th>on time %</th>") << "</tr>\n";
   for (const auto& p : r.policies)
-    o << "<tr><td>" << esc(p.policy) << "</td><td>" << num(p.cost_usd, 2) << "</td><td>" << opt_text(p.cost_vs_optimal, 3)
-      << "</td><td>" << (r.kind == "serving" ? opt_text(p.slo_attainment, 2, 100) : opt_text(p.deadline_met_fraction, 1, 100))
+    o << "<tr><td>" << esc(p.policy) << "</td><td>" << num(p.cost_usd, 2) << "</td><td>"
+      << opt_text(p.cost_vs_optimal, 3) << "</td><td>"
+      << (r.kind == "serving" ? opt_text(p.slo_attainment, 2, 100)
+                              : opt_text(p.deadline_met_fraction, 1, 100))
       << "</td></tr>\n";
   o << "</table>\n";
-  struct Panel { const char* title; int which; };
+  struct Panel {
+    const char* title;
+    int which;
+  };
   const Panel panels[] = {{r.kind == "serving" ? "demand (requests/s)" : "progress (hours)", 0},
                           {r.kind == "serving" ? "replicas" : "VM running (1) or not (0)", 1},
                           {"cumulative cost ($)", 2}};
   const int W = 900, H = 220, L = 60, B = 30;
   for (const Panel& p : panels) {
     double vmax = 0;
-    for (const auto& t : r.timeline) vmax = std::max(vmax, p.which == 0 ? t.demand : p.which == 1 ? t.replicas : t.cost_usd);
+    for (const auto& t : r.timeline)
+      vmax = std::max(vmax, p.which == 0 ? t.demand : p.which == 1 ? t.replicas : t.cost_usd);
     if (vmax <= 0) vmax = 1;
-    o << "<h3>" << p.title << "</h3>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H + B
-      << "\" style=\"background:#fafafa\">\n";
-    o << "<line x1=\"" << L << "\" y1=\"" << H << "\" x2=\"" << W << "\" y2=\"" << H << "\" stroke=\"#999\"/>\n";
-    o << "<line x1=\"" << L << "\" y1=\"0\" x2=\"" << L << "\" y2=\"" << H << "\" stroke=\"#999\"/>\n";
-    o << "<text x=\"5\" y=\"12\" font-size=\"11\">" << num(vmax, 2) << "</text><text x=\"5\" y=\"" << H << "\" font-size=\"11\">0</text>\n";
-    o << "<text x=\"" << W - 80 << "\" y=\"" << H + 20 << "\" font-size=\"11\">" << num(tmax, 2) << " h</text>\n";
+    o << "<h3>" << p.title << "</h3>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W
+      << "\" height=\"" << H + B << "\" style=\"background:#fafafa\">\n";
+    o << "<line x1=\"" << L << "\" y1=\"" << H << "\" x2=\"" << W << "\" y2=\"" << H
+      << "\" stroke=\"#999\"/>\n";
+    o << "<line x1=\"" << L << "\" y1=\"0\" x2=\"" << L << "\" y2=\"" << H
+      << "\" stroke=\"#999\"/>\n";
+    o << "<text x=\"5\" y=\"12\" font-size=\"11\">" << num(vmax, 2) << "</text><text x=\"5\" y=\""
+      << H << "\" font-size=\"11\">0</text>\n";
+    o << "<text x=\"" << W - 80 << "\" y=\"" << H + 20 << "\" font-size=\"11\">" << num(tmax, 2)
+      << " h</text>\n";
     for (size_t n = 0; n < names.size(); ++n) {
-      if (p.which == 0 && r.kind == "serving" && n > 0) break;  // demand is the same for every policy
-      o << "<polyline fill=\"none\" stroke=\"" << kColors[n % 6] << "\" stroke-width=\"1.5\" points=\"";
+      if (p.which == 0 && r.kind == "serving" && n > 0)
+        break;  // demand is the same for every policy
+      o << "<polyline fill=\"none\" stroke=\"" << kColors[n % 6]
+        << "\" stroke-width=\"1.5\" points=\"";
       for (const auto& t : r.timeline) {
         if (t.policy != names[n]) continue;
         const double v = p.which == 0 ? t.demand : p.which == 1 ? t.replicas : t.cost_usd;
         o << num(L + (W - L) * t.t_hours / tmax, 1) << "," << num(H - H * v / vmax, 1) << " ";
       }
       o << "\"/>\n";
-      o << "<text x=\"" << L + 10 + 150 * n << "\" y=\"" << H + 20 << "\" font-size=\"12\" fill=\"" << kColors[n % 6] << "\">"
-        << esc(names[n]) << "</text>\n";
+      o << "<text x=\"" << L + 10 + 150 * n << "\" y=\"" << H + 20 << "\" font-size=\"12\" fill=\""
+        << kColors[n % 6] << "\">" << esc(names[n]) << "</text>\n";
     }
     o << "</svg>\n";
   }

@@ -17,13 +17,13 @@
 namespace gpuplan::simulate {
 
 struct RunOptions {
-  std::vector<std::string> policies;       // empty: the scenario's; {"all"}: every policy
-  std::optional<std::string> trace;        // replaces the scenario's demand trace
-  std::vector<std::string> spot_traces;    // replace the scenario's spot traces
+  std::vector<std::string> policies;     // empty: the scenario's; {"all"}: every policy
+  std::optional<std::string> trace;      // replaces the scenario's demand trace
+  std::vector<std::string> spot_traces;  // replace the scenario's spot traces
   std::optional<int> runs;
   std::optional<uint64_t> seed;
-  bool event_log = false;                  // fill SimReport::event_log
-  bool timeline = false;                   // fill SimReport::timeline
+  bool event_log = false;  // fill SimReport::event_log
+  bool timeline = false;   // fill SimReport::timeline
 };
 
 // One row of the report: means over every run of every trace (top level) or
@@ -31,56 +31,57 @@ struct RunOptions {
 struct PolicyRow {
   std::string policy;
   double cost_usd = 0;
-  std::optional<double> cost_vs_optimal;   // mean of per-run cost / optimal cost
+  std::optional<double> cost_vs_optimal;  // mean of per-run cost / optimal cost
   std::optional<double> slo_attainment;
   std::optional<double> p50_ttft_ms, p99_ttft_ms, p99_tpot_ms;
   std::optional<double> deadline_met_fraction;
   double evictions = 0;
   double scale_events = 0;
   double gpu_hours = 0;
-  double on_demand_usd = 0;                // cost by pricing model
+  double on_demand_usd = 0;  // cost by pricing model
   double spot_usd = 0;
   int runs = 0;
 };
 
 struct TraceRows {
   std::string file;
-  double spot_availability = -1;           // deadline traces; -1 otherwise
+  double spot_availability = -1;  // deadline traces; -1 otherwise
   std::vector<PolicyRow> policies;
 };
 
 struct TimelineRow {
   std::string policy;
   double t_hours = 0;
-  double demand = 0;        // serving: requests/s; deadline: progress (hours)
-  double replicas = 0;      // serving: VMs billed; deadline: 1 while a VM runs
-  std::string capacity;     // "payg" | "spot" | "on-demand" | "none"
-  double cost_usd = 0;      // cumulative
+  double demand = 0;     // serving: requests/s; deadline: progress (hours)
+  double replicas = 0;   // serving: VMs billed; deadline: 1 while a VM runs
+  std::string capacity;  // "payg" | "spot" | "on-demand" | "none"
+  double cost_usd = 0;   // cumulative
 };
 
 struct SimReport {
   std::string scenario;
-  std::string kind;                        // "deadline" | "serving"
+  std::string kind;  // "deadline" | "serving"
   int runs = 1;
   uint64_t seed = 1;
   std::vector<Assumed> assumptions;
-  std::vector<PolicyRow> policies;         // the policies, then "optimal"
+  std::vector<PolicyRow> policies;  // the policies, then "optimal"
   std::vector<TraceRows> traces;
-  std::vector<std::string> notes;          // what readers dropped, caveats
-  std::vector<TimelineRow> timeline;       // first run of the first trace, per policy
+  std::vector<std::string> notes;     // what readers dropped, caveats
+  std::vector<TimelineRow> timeline;  // first run of the first trace, per policy
   std::string event_log;
-  int64_t events = 0;                      // simulated events (serving)
+  int64_t events = 0;  // simulated events (serving)
 };
 
 // Runs the scenario. `catalog` may be null when the scenario gives its prices
 // and replica explicitly. Errors: kNotFound (a trace, a size or a price the
 // catalog lacks), kInvalidArgument (bad traces, options, a policy name).
-[[nodiscard]] Result<SimReport> run_scenario(const Scenario& scenario, const catalog::Catalog* catalog,
+[[nodiscard]] Result<SimReport> run_scenario(const Scenario& scenario,
+                                             const catalog::Catalog* catalog,
                                              const RunOptions& options);
 
 // Output formats (stable key order).
 [[nodiscard]] nlohmann::ordered_json to_json(const SimReport& report);
-[[nodiscard]] std::string to_text(const SimReport& report);          // tables, <= 100 columns
+[[nodiscard]] std::string to_text(const SimReport& report);  // tables, <= 100 columns
 [[nodiscard]] std::string timeline_csv(const SimReport& report);
 [[nodiscard]] nlohmann::ordered_json timeline_json(const SimReport& report);
 // A self-contained HTML page (inline SVG, no scripts from elsewhere).

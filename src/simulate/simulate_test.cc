@@ -2,6 +2,8 @@
 // (checked against brute force), policies' rules, the serving engine on
 // hand-computed cases, the lower bound, readers, scenario errors, the
 // autoscale export and determinism.
+#include "simulate/simulate.h"
+
 #include <cmath>
 #include <functional>
 #include <set>
@@ -16,13 +18,14 @@
 #include "simulate/rng.h"
 #include "simulate/scenario.h"
 #include "simulate/serving.h"
-#include "simulate/simulate.h"
 #include "simulate/spot_trace.h"
 
 namespace gpuplan::simulate {
 namespace {
 
-std::string fixture(const std::string& name) { return std::string(GPUPLAN_SOURCE_DIR) + "/tests/data/sim/" + name; }
+std::string fixture(const std::string& name) {
+  return std::string(GPUPLAN_SOURCE_DIR) + "/tests/data/sim/" + name;
+}
 
 SpotTrace make_trace(const std::vector<int>& avail, double gap = 600) {
   SpotTrace t;
@@ -68,11 +71,12 @@ TEST(Rng, SameSeedSameStream) {
 }
 
 TEST(SpotTrace, ZeroMeansAvailable) {
-  auto t = parse_spot_trace(R"({"metadata": {"gap_seconds": 600}, "data": [0, 1, 0, 3]})", "x.json");
+  auto t =
+      parse_spot_trace(R"({"metadata": {"gap_seconds": 600}, "data": [0, 1, 0, 3]})", "x.json");
   ASSERT_TRUE(t) << t.error().to_string();
   EXPECT_EQ(t->available, (std::vector<uint8_t>{1, 0, 1, 0}));
   EXPECT_DOUBLE_EQ(t->availability(), 0.5);
-  EXPECT_TRUE(t->at(4));   // wraps
+  EXPECT_TRUE(t->at(4));  // wraps
 }
 
 TEST(SpotTrace, BadInputNamesTheField) {
@@ -202,7 +206,7 @@ TEST(Deadline, EvictionIsLoggedAndChargedAChangeover) {
   std::string log;
   DeadlineRun r = run_deadline(job, t, 0, *p, &log);
   EXPECT_EQ(r.evictions, 1);
-  EXPECT_NEAR(r.cost_usd, 1.0, 1e-9);           // 1 h on spot, no changeover cost
+  EXPECT_NEAR(r.cost_usd, 1.0, 1e-9);            // 1 h on spot, no changeover cost
   EXPECT_NEAR(r.finish_hours, 70.0 / 60, 1e-9);  // 10 min lost waiting
   EXPECT_NE(log.find("0.333h greedy-spot evicted"), std::string::npos) << log;
 }
@@ -302,9 +306,9 @@ TEST(Serving, HpaFormulaToleranceAndStabilization) {
   in.utilization = 0.63;  // ratio 1.05: inside the 10 % tolerance
   EXPECT_EQ(hpa->decide(in).replicas, 6);
   in.now_s = 60;
-  in.utilization = 0.3;   // wants 3, but 6 was recommended within 5 min
+  in.utilization = 0.3;  // wants 3, but 6 was recommended within 5 min
   EXPECT_EQ(hpa->decide(in).replicas, 6);
-  in.now_s = 400;         // the t=0..30 recommendations have aged out
+  in.now_s = 400;  // the t=0..30 recommendations have aged out
   EXPECT_EQ(hpa->decide(in).replicas, 3);
 }
 
@@ -367,7 +371,10 @@ TEST(Demand, AzureTraceBadRowNamesLineAndColumn) {
   ASSERT_FALSE(src);
   const std::string path = std::string(GPUPLAN_BINARY_DIR) + "/bad_trace.csv";
   FILE* f = std::fopen(path.c_str(), "w");
-  std::fputs("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.68,12,3\n2023-11-16 18:15:47.00,x,3\n", f);
+  std::fputs(
+      "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.68,12,3\n2023-11-16 "
+      "18:15:47.00,x,3\n",
+      f);
   std::fclose(f);
   auto t = open_azure_llm_trace(path, 1);
   ASSERT_TRUE(t);
@@ -434,12 +441,14 @@ TEST(Scenario, UnknownKeyHasLineColumnAndSuggestion) {
   EXPECT_EQ(s.error().where.line, 3);
   EXPECT_EQ(s.error().where.column, 3);
   EXPECT_EQ(s.error().where.field, "job.work_hour");
-  EXPECT_NE(s.error().message.find("did you mean 'work_hours'"), std::string::npos) << s.error().message;
+  EXPECT_NE(s.error().message.find("did you mean 'work_hours'"), std::string::npos)
+      << s.error().message;
 }
 
 TEST(Scenario, RejectsUnknownPolicyAndImpossibleDeadline) {
   auto s = parse_scenario_string(
-      "kind: deadline\nprices: {on_demand_usd_per_hour: 3, spot_usd_per_hour: 1}\npolicies: [greedy-spto]\n"
+      "kind: deadline\nprices: {on_demand_usd_per_hour: 3, spot_usd_per_hour: 1}\npolicies: "
+      "[greedy-spto]\n"
       "job: {work_hours: 4, deadline_hours: 6}\nspot: {traces: [a.json]}\n",
       "s.yaml");
   ASSERT_FALSE(s);
@@ -458,7 +467,8 @@ TEST(AutoscaleExport, ThresholdsWindowsAndCooldownsEqualThePolicys) {
   target.minimum = 1;
   target.maximum = 16;
   target.default_capacity = 2;
-  target.target_resource_uri = "/subscriptions/x/resourceGroups/g/providers/Microsoft.Compute/virtualMachineScaleSets/serve";
+  target.target_resource_uri =
+      "/subscriptions/x/resourceGroups/g/providers/Microsoft.Compute/virtualMachineScaleSets/serve";
   const auto j = azure_autoscale_settings(s, target);
   EXPECT_EQ(j["type"], "Microsoft.Insights/autoscaleSettings");
   const auto& prof = j["properties"]["profiles"][0];

@@ -17,8 +17,8 @@
 namespace gpuplan::simulate {
 
 struct SpotTrace {
-  std::string file;             // as given (for reports)
-  double gap_seconds = 0;       // step length
+  std::string file;                // as given (for reports)
+  double gap_seconds = 0;          // step length
   std::vector<uint8_t> available;  // 1 = a spot VM can be had during the step
 
   [[nodiscard]] double availability() const;  // share of steps available

@@ -33,30 +33,34 @@ std::vector<std::string> sim(std::vector<std::string> args) {
 
 TEST(Simulate, DeadlineEventLogAndReportAreGolden) {
   const std::string dir = temp_dir();
-  auto r = run_cli(sim({source_path("tests/data/sim/deadline_small.yaml"), "--events", dir + "/events.log"}));
+  auto r = run_cli(
+      sim({source_path("tests/data/sim/deadline_small.yaml"), "--events", dir + "/events.log"}));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(check_golden("sim_deadline_small.txt", scrub(r.out)), "");
   EXPECT_EQ(check_golden("sim_deadline_small_events.log", scrub(slurp(dir + "/events.log"))), "");
-  auto again = run_cli(sim({source_path("tests/data/sim/deadline_small.yaml"), "--events", dir + "/events2.log"}));
+  auto again = run_cli(
+      sim({source_path("tests/data/sim/deadline_small.yaml"), "--events", dir + "/events2.log"}));
   EXPECT_EQ(again.out, r.out);
   EXPECT_EQ(slurp(dir + "/events2.log"), slurp(dir + "/events.log"));
 }
 
 TEST(Simulate, ServingEventLogAndJsonAreGolden) {
   const std::string dir = temp_dir();
-  auto r = run_cli(sim({source_path("tests/data/sim/serving_small.yaml"), "--json", "--events", dir + "/events.log"}));
+  auto r = run_cli(sim({source_path("tests/data/sim/serving_small.yaml"), "--json", "--events",
+                        dir + "/events.log"}));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(check_golden("sim_serving_small.json", scrub(r.out)), "");
   EXPECT_EQ(check_golden("sim_serving_small_events.log", scrub(slurp(dir + "/events.log"))), "");
 }
 
 TEST(Simulate, JsonHasTheDocumentedShapeWithNulls) {
-  auto r = run_cli(sim({source_path("tests/data/sim/deadline_small.yaml"), "--json", "--runs", "2"}));
+  auto r =
+      run_cli(sim({source_path("tests/data/sim/deadline_small.yaml"), "--json", "--runs", "2"}));
   ASSERT_EQ(r.code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["policies"].size(), 5u);  // 4 policies + optimal
-  for (const char* k : {"policy", "cost_usd", "cost_vs_optimal", "slo_attainment", "p50_ttft_ms", "p99_ttft_ms",
-                        "deadline_met_fraction", "evictions", "scale_events"})
+  for (const char* k : {"policy", "cost_usd", "cost_vs_optimal", "slo_attainment", "p50_ttft_ms",
+                        "p99_ttft_ms", "deadline_met_fraction", "evictions", "scale_events"})
     EXPECT_TRUE(j["policies"][0].contains(k)) << k;
   EXPECT_TRUE(j["policies"][0]["p50_ttft_ms"].is_null());  // TTFT has no meaning for a deadline job
   EXPECT_EQ(j["policies"][4]["policy"], "optimal");
@@ -66,21 +70,24 @@ TEST(Simulate, JsonHasTheDocumentedShapeWithNulls) {
 
 TEST(Simulate, PolicyFlagTimelineAndPlot) {
   const std::string dir = temp_dir();
-  auto r = run_cli(sim({source_path("tests/data/sim/serving_small.yaml"), "--policy", "hpa", "--timeline",
-                        dir + "/t.csv", "--plot", dir + "/p.html"}));
+  auto r = run_cli(sim({source_path("tests/data/sim/serving_small.yaml"), "--policy", "hpa",
+                        "--timeline", dir + "/t.csv", "--plot", dir + "/p.html"}));
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string csv = slurp(dir + "/t.csv");
-  EXPECT_EQ(csv.rfind("policy,t_hours,demand,replicas,capacity,cost_usd\nhpa,", 0), 0u) << csv.substr(0, 200);
+  EXPECT_EQ(csv.rfind("policy,t_hours,demand,replicas,capacity,cost_usd\nhpa,", 0), 0u)
+      << csv.substr(0, 200);
   const std::string html = slurp(dir + "/p.html");
   EXPECT_NE(html.find("<svg"), std::string::npos);
   EXPECT_EQ(html.find("<script src"), std::string::npos);
 }
 
 TEST(Simulate, BadInputExits2WithTheField) {
-  auto r = run_cli(sim({source_path("tests/data/sim/deadline_small.yaml"), "--policy", "greedy-spto"}));
+  auto r =
+      run_cli(sim({source_path("tests/data/sim/deadline_small.yaml"), "--policy", "greedy-spto"}));
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("did you mean 'greedy-spot'"), std::string::npos) << r.err;
-  r = run_cli(sim({source_path("tests/data/sim/deadline_small.yaml"), "--spot-trace", "/nonexistent.json"}));
+  r = run_cli(sim(
+      {source_path("tests/data/sim/deadline_small.yaml"), "--spot-trace", "/nonexistent.json"}));
   EXPECT_EQ(r.code, 2);
   r = run_cli(sim({source_path("tests/data/sim/deadline_small.yaml"), "--trace", "x.csv"}));
   EXPECT_EQ(r.code, 2);
@@ -95,7 +102,8 @@ TEST(Simulate, ExamplesRunOnTheEmbeddedCatalog) {
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["traces"].size(), 8u);
   for (const auto& p : j["policies"]) EXPECT_EQ(p["deadline_met_fraction"], 1.0) << p["policy"];
-  r = run_cli(sim({source_path("examples/sim-serve-conv.yaml"), "--policy", "static-peak", "--json"}));
+  r = run_cli(
+      sim({source_path("examples/sim-serve-conv.yaml"), "--policy", "static-peak", "--json"}));
   ASSERT_EQ(r.code, 0) << r.err;
   j = nlohmann::json::parse(r.out);
   EXPECT_GT(j["policies"][0]["slo_attainment"].get<double>(), 0.99);
