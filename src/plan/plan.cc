@@ -625,7 +625,9 @@ void Planner::size_counts(int si) {
         skip_to = std::min(max_count_, e.serving->vms_needed - 1);
       }
       drop_bulk(slo ? kMissesSlo : kNotFit, per_region, si, skip_to - count + 1, [&] {
-        return size.name + " x" + std::to_string(count) + ": " + e.reason;
+        // The quick estimate's reason is terse; the example shown is explained in full.
+        return size.name + " x" + std::to_string(count) + ": " +
+               estimator_(size, *gpus_[si], count).reason;
       });
       count = skip_to;
       continue;
