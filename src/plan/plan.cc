@@ -70,6 +70,7 @@ int pricing_index(Pricing p) { return static_cast<int>(p); }
 
 enum Reason : int {
   kAmd,
+  kSeries,
   kNotFit,
   kMissesSlo,
   kOverProvisioned,
@@ -86,7 +87,7 @@ enum Reason : int {
   kNumReasons
 };
 const char* const kReasonText[kNumReasons] = {
-    "AMD GPU",            "does not fit",       "misses SLO",        "more VMs than the SLO needs",
+    "AMD GPU",            "series not allowed",            "does not fit",       "misses SLO",        "more VMs than the SLO needs",
     "over max_gpus",      "region not allowed", "restricted for the subscription",
     "spot not allowed",   "no listed price",   "spot never finishes",
     "misses deadline",    "over budget",       "family quota",
@@ -241,6 +242,7 @@ class Planner {
   // `example` is only called for a reason's first drop (it builds strings).
   template <typename F>
   void drop(Reason why, long long n, int si, int ri, F&& example);
+  bool series_allowed(const catalog::VmSize& size) const;
   template <typename F>
   void drop_bulk(Reason why, long long per_region, int si, int counts, F&& example);
   void consider(const Cand& c);
@@ -348,6 +350,11 @@ Status Planner::settle() {
   add("node counts", "1.." + std::to_string(max_count_) + " VMs per option",
       k.max_nodes > 0 ? wfile + " (max_nodes)" : "gpuplan default (at most 64)");
   if (max_gpus_ > 0) add("max_gpus", std::to_string(max_gpus_), wfile);
+  if (!k.series.empty()) {
+    std::string list;
+    for (const std::string& s : k.series) list += (list.empty() ? "" : ", ") + s;
+    add("series", list, wfile);
+  }
   data_region_ = strings::to_lower(k.data_region);
 
   // Cost usage.
@@ -588,6 +595,16 @@ void Planner::enumerate() {
   for (size_t s = 0; s < sizes_.size(); ++s) size_counts(static_cast<int>(s));
 }
 
+// constraints.series: a family letter ("NV") or a series name, ignoring case.
+bool Planner::series_allowed(const catalog::VmSize& size) const {
+  if (w_.constraints.series.empty()) return true;
+  for (const std::string& s : w_.constraints.series) {
+    std::string f = strings::fold(s);
+    if (f == strings::fold(size.family_letter) || f == strings::fold(size.series)) return true;
+  }
+  return false;
+}
+
 void Planner::size_counts(int si) {
   const catalog::VmSize& size = *sizes_[si];
   const long long per_region = static_cast<long long>(pricings_.size());
@@ -595,6 +612,13 @@ void Planner::size_counts(int si) {
   if (!gpus_[si]) {
     drop_bulk(kNotFit, per_region, si, max_count_, [&] {
       return size.name + ": GPU model '" + size.gpu_model + "' missing from the catalog";
+    });
+    return;
+  }
+  if (!series_allowed(size)) {
+    drop_bulk(kSeries, per_region, si, max_count_, [&] {
+      return size.name + ": series " + size.series + " (" + size.family_letter +
+             ") is not in the workload's constraints.series";
     });
     return;
   }

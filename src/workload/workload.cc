@@ -409,7 +409,7 @@ Status parse_constraints(const Reader& r, const YAML::Node& node, Constraints& c
   GPUPLAN_RETURN_IF_ERROR(r.check_map(
       node, field,
       {"deadline_hours", "budget_usd", "regions", "data_region", "os", "hybrid_benefit", "spot",
-       "max_gpus", "max_nodes"}));
+       "max_gpus", "max_nodes", "series"}));
   return for_each(node, field, [&](const std::string& k, const YAML::Node& v,
                                    const std::string& f) -> Status {
     if (k == "deadline_hours") {
@@ -444,6 +444,17 @@ Status parse_constraints(const Reader& r, const YAML::Node& node, Constraints& c
       GPUPLAN_TRY(c.max_gpus, r.positive_int(v, f));
     } else if (k == "max_nodes") {
       GPUPLAN_TRY(c.max_nodes, r.positive_int(v, f));
+    } else if (k == "series") {
+      if (v.IsScalar()) {
+        c.series.push_back(v.Scalar());
+      } else if (v.IsSequence()) {
+        for (const auto& e : v) {
+          GPUPLAN_TRY(std::string s, r.string(e, f));
+          c.series.push_back(s);
+        }
+      } else {
+        return r.error(v, f, "expected a list of VM families or series ([NV], [NCads_H100_v5])");
+      }
     }
     return {};
   });

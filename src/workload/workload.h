@@ -120,6 +120,9 @@ struct Constraints {
   Spot spot = Spot::kAllowed;
   int max_gpus = 0;                    // 0 = no limit
   int max_nodes = 0;                   // VMs; 0 = no limit
+  // Allowed VM families or series, matched ignoring case: "NV" (the family
+  // letter), "NVadsA10_v5" (a series). Empty = any.
+  std::vector<std::string> series;
 };
 
 struct Workload {

@@ -71,6 +71,17 @@ TEST(Parse, FullFinetuneExample) {
   EXPECT_EQ(w->name, "llama3-8b-sft");
 }
 
+TEST(Parse, SeriesConstraint) {
+  auto w = parse_string("kind: render\ndata: {items: 10}\nbatch: {seconds_per_item: 1, reference_gpu: A10}\n"
+                        "constraints:\n  series: [NV, NCads_H100_v5]\n", "s.yaml");
+  ASSERT_TRUE(w) << w.error().to_string();
+  EXPECT_EQ(w->constraints.series, (std::vector<std::string>{"NV", "NCads_H100_v5"}));
+  auto bad = parse_string("kind: render\ndata: {items: 10}\nbatch: {seconds_per_item: 1, reference_gpu: A10}\n"
+                          "constraints:\n  series: {a: 1}\n", "s.yaml");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().where.line, 5);
+}
+
 TEST(Parse, AllExamplesParse) {
   for (const auto& entry : std::filesystem::directory_iterator(src("examples"))) {
     const std::string name = entry.path().filename().string();

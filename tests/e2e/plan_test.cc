@@ -92,6 +92,18 @@ TEST(PlanCli, InfeasibleExitsOneWithReasonsAndJson) {
   EXPECT_TRUE(budget);
 }
 
+TEST(PlanCli, SeriesConstraintKeepsRenderOnNv) {
+  auto r = run_cli(plan_args({source_path("examples/render-nv.yaml"), "--json", "--top", "20"}));
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_FALSE(j["options"].empty());
+  for (const auto& o : j["options"])
+    EXPECT_EQ(o["size"].get<std::string>().rfind("Standard_NV", 0), 0u) << o["size"];
+  bool dropped = false;
+  for (const auto& d : j["dropped"]) dropped |= d["reason"] == "series not allowed";
+  EXPECT_TRUE(dropped);
+}
+
 TEST(PlanCli, ObjectivesChangeTheWinner) {
   auto cost = nlohmann::json::parse(
       run_cli(plan_args({source_path("examples/finetune-llama3-8b.yaml"), "--json"})).out);
