@@ -116,7 +116,12 @@ Result<DemandProfile> profile_demand(DemandSource& source, const ServingConfig& 
 ServingBound serving_lower_bound(const DemandProfile& profile, const ServingConfig& config) {
   ServingBound b;
   const double iv = profile.interval_s;
-  std::vector<double> last_end;  // per replica slot: end of its last busy interval (-1: never)
+  // Per replica slot: end of its last busy interval (-1: never started). The
+  // policies start the replay with the initial fleet already ready (no
+  // start-up billed), so the bound does the same for those slots — otherwise
+  // it could exceed a policy's cost and stop being a lower bound.
+  std::vector<double> last_end(
+      static_cast<size_t>(std::max(0, std::max(config.min_replicas, config.initial_replicas))), 0.0);
   double vm_s = 0;
   for (size_t i = 0; i < profile.work_s.size(); ++i) {
     const int need =

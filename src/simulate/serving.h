@@ -95,7 +95,9 @@ struct DemandProfile {
 // The documented lower bound ("optimal" row): in every interval exactly
 // ceil(work / interval) replicas (full utilization), each replica slot paying
 // the start-up delay once when first used and, after an idle gap, the lesser
-// of the gap (kept running) and the start-up delay (restarted).
+// of the gap (kept running) and the start-up delay (restarted). The initial
+// fleet is ready at time 0, as it is for the policies: its slots pay no
+// start-up and count as running since 0.
 struct ServingBound {
   double cost_usd = 0;
   double vm_hours = 0;

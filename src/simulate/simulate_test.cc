@@ -282,6 +282,7 @@ TEST(Serving, PrefillsQueueAndTheSecondRequestMissesTtft) {
 TEST(Serving, LowerBoundHandComputed) {
   ServingConfig c = small_config();
   c.min_replicas = 0;
+  c.initial_replicas = 0;
   c.startup_s = 120;
   c.usd_per_hour = 6;
   DemandProfile p;
@@ -292,6 +293,22 @@ TEST(Serving, LowerBoundHandComputed) {
   EXPECT_NEAR(b.vm_hours, 600.0 / 3600, 1e-12);
   EXPECT_NEAR(b.cost_usd, 1.0, 1e-12);
   EXPECT_EQ(b.peak_replicas, 2);
+}
+
+TEST(Serving, LowerBoundTreatsTheInitialFleetAsReady) {
+  ServingConfig c = small_config();
+  c.min_replicas = 0;
+  c.initial_replicas = 1;
+  c.startup_s = 120;
+  c.usd_per_hour = 6;
+  DemandProfile p;
+  p.interval_s = 60;
+  p.work_s = {30, 90, 0, 0, 0, 0, 0, 60};
+  // Slot 0 is ready at 0: 60 + 60, idle 300 s > start-up: +120 + 60.
+  // Slot 1 starts cold: 120 + 60. Total 480 s = 0.1333 h x $6 = $0.80.
+  const ServingBound b = serving_lower_bound(p, c);
+  EXPECT_NEAR(b.vm_hours, 480.0 / 3600, 1e-12);
+  EXPECT_NEAR(b.cost_usd, 0.8, 1e-12);
 }
 
 TEST(Serving, HpaFormulaToleranceAndStabilization) {
