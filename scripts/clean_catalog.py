@@ -2,7 +2,7 @@
 """Regenerates data/catalog/ from the research files in ../shared/data/azure/.
 
 Usage: scripts/clean_catalog.py [SHARED_AZURE_DIR] [OUT_DIR]
-  defaults: /work/shared/data/azure  data/catalog
+  defaults: ../shared/data/azure (beside the checkout)  data/catalog
 
 Python 3 standard library only. The output is deterministic (sorted rows, fixed
 number formatting), so re-running it on the same inputs gives a zero diff.
@@ -22,7 +22,8 @@ import os
 import re
 import sys
 
-SHARED = sys.argv[1] if len(sys.argv) > 1 else "/work/shared/data/azure"
+SHARED = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "..", "shared", "data", "azure")
 OUT = sys.argv[2] if len(sys.argv) > 2 else "data/catalog"
 
 VMS_SOURCE = "anycloud-sh/catalog azure/vms.csv (Update catalogs 2026-05-20)"
