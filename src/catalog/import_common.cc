@@ -141,6 +141,34 @@ nlohmann::ordered_json to_json(const ImportReport& r) {
 
 namespace internal {
 
+Result<const nlohmann::json*> az_list(const nlohmann::json& doc, const std::string& origin,
+                                      std::string_view what, std::string& prefix,
+                                      std::vector<std::string>& notes) {
+  prefix.clear();
+  if (doc.is_array()) return &doc;
+  const std::string name(what);
+  if (!doc.is_object())
+    return invalid_argument("not " + name + " output: expected a JSON array, got " +
+                                json_type_name(doc),
+                            Where{origin});
+  auto v = doc.find("value");
+  if (v == doc.end())
+    return invalid_argument(
+        "not " + name + " output: expected a JSON array or an object with \"value\"",
+        Where{origin});
+  if (!v->is_array())
+    return invalid_argument("expected an array, got " + json_type_name(*v),
+                            Where{origin, 0, 0, "value"});
+  prefix = "value";
+  if (auto n = doc.find("nextLink"); n != doc.end() && !n->is_null()) {
+    if (!n->is_string())
+      return invalid_argument("expected a string or null, got " + json_type_name(*n),
+                              Where{origin, 0, 0, "nextLink"});
+    notes.push_back("the document has a nextLink: only this page was imported");
+  }
+  return &*v;
+}
+
 std::string json_type_name(const nlohmann::json& v) {
   if (v.is_null()) return "null";
   if (v.is_boolean()) return "a boolean";

@@ -75,6 +75,14 @@ Result<std::optional<std::string>> optional_string(const nlohmann::json& obj, co
 Result<double> require_non_negative(const nlohmann::json& obj, const char* key,
                                     const std::string& file, const std::string& path);
 std::string json_type_name(const nlohmann::json& v);
+
+// The list of an `az ... -o json` document: a bare array, or the REST shape
+// {"value": [...], "nextLink": ...}. Sets `prefix` to the JSON path of the
+// list ("" or "value") and notes a nextLink (only this page is imported).
+// kInvalidArgument naming `what` ("list-skus") when it is neither.
+Result<const nlohmann::json*> az_list(const nlohmann::json& doc, const std::string& origin,
+                                      std::string_view what, std::string& prefix,
+                                      std::vector<std::string>& notes);
 // Lower-cases and drops spaces: "East US" -> "eastus" (armRegionName style).
 std::string normalize_region(std::string_view region);
 

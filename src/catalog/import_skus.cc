@@ -62,28 +62,9 @@ Result<ImportReport> import_skus_text(std::string_view text, const std::string& 
   report.data.source = origin;
   report.pages = 1;
 
-  const nlohmann::json* list = &doc;
   std::string prefix;
-  if (doc.is_object()) {
-    auto v = doc.find("value");
-    if (v == doc.end())
-      return invalid_argument(
-          "not list-skus output: expected a JSON array or an object with \"value\"", Where{origin});
-    if (!v->is_array())
-      return invalid_argument("expected an array, got " + json_type_name(*v),
-                              Where{origin, 0, 0, "value"});
-    list = &*v;
-    prefix = "value";
-    if (auto n = doc.find("nextLink"); n != doc.end() && !n->is_null()) {
-      if (!n->is_string())
-        return invalid_argument("expected a string or null, got " + json_type_name(*n),
-                                Where{origin, 0, 0, "nextLink"});
-      report.notes.push_back("the document has a nextLink: only this page was imported");
-    }
-  } else if (!doc.is_array()) {
-    return invalid_argument(
-        "not list-skus output: expected a JSON array, got " + json_type_name(doc), Where{origin});
-  }
+  GPUPLAN_TRY(const nlohmann::json* list,
+              internal::az_list(doc, origin, "list-skus", prefix, report.notes));
 
   std::map<std::pair<std::string, std::string>, size_t> avail_index;
   std::set<std::tuple<std::string, std::string, std::string>> seen_restrictions;

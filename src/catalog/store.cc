@@ -86,36 +86,7 @@ CREATE TABLE IF NOT EXISTS usage(
 CREATE INDEX IF NOT EXISTS usage_by_key ON usage(region, family, snapshot);
 )sql";
 
-// The shared vocabulary as stored (DESIGN.md spellings). Kept here so the
-// store does not depend on the query half of the module.
-std::string_view os_name(Os os) { return os == Os::kWindows ? "windows" : "linux"; }
-std::string_view pricing_name(Pricing p) {
-  switch (p) {
-    case Pricing::kPayg:
-      return "payg";
-    case Pricing::kSpot:
-      return "spot";
-    case Pricing::kReserved1y:
-      return "reserved-1y";
-    case Pricing::kReserved3y:
-      return "reserved-3y";
-    case Pricing::kSavings1y:
-      return "savings-1y";
-    case Pricing::kSavings3y:
-      return "savings-3y";
-  }
-  return "?";
-}
-std::optional<Os> os_from(std::string_view s) {
-  if (s == "linux") return Os::kLinux;
-  if (s == "windows") return Os::kWindows;
-  return std::nullopt;
-}
-std::optional<Pricing> pricing_from(std::string_view s) {
-  for (Pricing p : kAllPricing)
-    if (pricing_name(p) == s) return p;
-  return std::nullopt;
-}
+// Rows use the shared vocabulary: to_string() / parse_pricing() / parse_os().
 
 // ---- A minimal RAII layer over the SQLite C API --------------------------
 
@@ -297,8 +268,8 @@ Status write_rows(sqlite3* db, const std::string& path, int64_t id, const Snapsh
         sqlite3_bind_int64(s.get(), 1, id);
         bind_text(s.get(), 2, r.size);
         bind_text(s.get(), 3, r.region);
-        bind_text(s.get(), 4, os_name(r.os));
-        bind_text(s.get(), 5, pricing_name(r.pricing));
+        bind_text(s.get(), 4, to_string(r.os));
+        bind_text(s.get(), 5, to_string(r.pricing));
         sqlite3_bind_double(s.get(), 6, r.usd_per_hour);
         bind_text(s.get(), 7, r.as_of);
         GPUPLAN_RETURN_IF_ERROR(step(s.get()));
@@ -441,8 +412,8 @@ Result<StoreContents> read_store(const std::string& path) {
     Offer o;
     o.size = column_text(p.get(), 0);
     o.region = column_text(p.get(), 1);
-    auto os = os_from(column_text(p.get(), 2));
-    auto pricing = pricing_from(column_text(p.get(), 3));
+    auto os = parse_os(column_text(p.get(), 2));
+    auto pricing = parse_pricing(column_text(p.get(), 3));
     if (!os || !pricing)
       return unavailable("store holds an unknown os or pricing for " + o.size, Where{path});
     o.os = *os;
@@ -534,8 +505,8 @@ Result<std::vector<PriceHistoryEntry>> price_history(const std::string& path,
     e.snapshot = sqlite3_column_int64(s.get(), 0);
     e.source = column_text(s.get(), 1);
     e.imported_at = column_text(s.get(), 2);
-    auto os = os_from(column_text(s.get(), 3));
-    auto pricing = pricing_from(column_text(s.get(), 4));
+    auto os = parse_os(column_text(s.get(), 3));
+    auto pricing = parse_pricing(column_text(s.get(), 4));
     if (!os || !pricing) return unavailable("store holds an unknown os or pricing", Where{path});
     e.os = *os;
     e.pricing = *pricing;

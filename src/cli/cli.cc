@@ -7,8 +7,29 @@
 #include <sstream>
 
 #include "cli/command.h"
+#include "catalog/store.h"
+#include "core/strings.h"
 
 namespace gpuplan::cli {
+
+std::string store_path(const Context& ctx) {
+  return ctx.db_path.empty() ? catalog::default_store_path() : ctx.db_path;
+}
+
+Result<std::unique_ptr<catalog::Catalog>> load_catalog(const Context& ctx) {
+  return catalog::Catalog::load(store_path(ctx));
+}
+
+std::vector<std::string> split_list(const std::vector<std::string>& values) {
+  std::vector<std::string> out;
+  for (const std::string& v : values) {
+    for (const std::string& part : strings::split(v, ',')) {
+      std::string t(strings::trim(part));
+      if (!t.empty()) out.push_back(t);
+    }
+  }
+  return out;
+}
 
 int report(Context& ctx, const Error& error) {
   ctx.err << "gpuplan: error: " << error.to_string() << "\n";

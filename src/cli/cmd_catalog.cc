@@ -46,21 +46,7 @@ struct CatalogFlags {
   bool csv = false;
 };
 
-Result<std::unique_ptr<Catalog>> load_catalog(const Context& ctx) {
-  return Catalog::load(ctx.db_path.empty() ? catalog::default_store_path() : ctx.db_path);
-}
 
-// "eastus,westus" and repeated flags both work.
-std::vector<std::string> split_list(const std::vector<std::string>& values) {
-  std::vector<std::string> out;
-  for (const std::string& v : values) {
-    for (const std::string& part : strings::split(v, ',')) {
-      std::string t(strings::trim(part));
-      if (!t.empty()) out.push_back(t);
-    }
-  }
-  return out;
-}
 
 Result<CatalogQuery> to_query(const CatalogFlags& f) {
   CatalogQuery q;

@@ -23,9 +23,6 @@ namespace {
 using catalog::ImportReport;
 using catalog::SizeFilter;
 
-std::string store_path(const Context& ctx) {
-  return ctx.db_path.empty() ? catalog::default_store_path() : ctx.db_path;
-}
 
 // The sizes an import keeps: the embedded catalog's GPU sizes.
 Result<SizeFilter> size_filter() {

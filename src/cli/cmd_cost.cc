@@ -172,8 +172,7 @@ void add_cost_command(CLI::App& app, Context& ctx) {
         e.where.field = "--os";
         return report(ctx, e);
       }
-      auto cat = catalog::Catalog::load(ctx.db_path.empty() ? catalog::default_store_path()
-                                                            : ctx.db_path);
+      auto cat = load_catalog(ctx);
       if (!cat) return report(ctx, cat.error());
       const catalog::VmSize* size = (*cat)->find_size(f->size);
       if (!size) {

@@ -25,9 +25,6 @@
 namespace gpuplan::cli {
 namespace {
 
-Result<std::unique_ptr<catalog::Catalog>> load_catalog(const Context& ctx) {
-  return catalog::Catalog::load(ctx.db_path.empty() ? catalog::default_store_path() : ctx.db_path);
-}
 
 Result<std::optional<deploy::Version>> version_flag(const std::string& text, const char* flag) {
   if (text.empty()) return std::optional<deploy::Version>();

@@ -217,9 +217,6 @@ void print_all(std::ostream& out, const workload::Workload& w, std::vector<Estim
   if (fits) print_assumptions(out, all.front());
 }
 
-Result<std::unique_ptr<catalog::Catalog>> load_catalog(const Context& ctx) {
-  return catalog::Catalog::load(ctx.db_path.empty() ? catalog::default_store_path() : ctx.db_path);
-}
 
 int run_estimate(Context& ctx, const EstimateFlags& f) {
   auto w = workload::parse_file(f.workload);

@@ -37,16 +37,6 @@ struct PlanFlags {
   std::optional<int> max_nodes;
 };
 
-std::vector<std::string> split_list(const std::vector<std::string>& values) {
-  std::vector<std::string> out;
-  for (const std::string& v : values) {
-    for (const std::string& part : strings::split(v, ',')) {
-      std::string t(strings::trim(part));
-      if (!t.empty()) out.push_back(t);
-    }
-  }
-  return out;
-}
 
 Error flag_error(Error e, const char* flag) {
   e.where.field = flag;
@@ -288,8 +278,7 @@ void add_plan_command(CLI::App& app, Context& ctx) {
       auto w = workload::parse_file(f->file);
       if (!w) return report(ctx, w.error());
       // 3. The catalog and the cost rates.
-      auto cat = catalog::Catalog::load(ctx.db_path.empty() ? catalog::default_store_path()
-                                                            : ctx.db_path);
+      auto cat = load_catalog(ctx);
       if (!cat) return report(ctx, cat.error());
       auto rates = cost::Rates::load_embedded();
       if (!rates) return report(ctx, rates.error());

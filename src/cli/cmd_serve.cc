@@ -26,8 +26,7 @@ void add_serve_command(CLI::App& app, Context& ctx) {
   cmd->callback([&ctx, opts] {
     ctx.action = [&ctx, opts]() -> int {
       // 1. The catalog, once for every request.
-      auto cat = catalog::Catalog::load(ctx.db_path.empty() ? catalog::default_store_path()
-                                                            : ctx.db_path);
+      auto cat = load_catalog(ctx);
       if (!cat) return report(ctx, cat.error());
       // 2. Bind, say where, serve until SIGINT/SIGTERM.
       auto s = server::Server::create(std::move(*cat), *opts);

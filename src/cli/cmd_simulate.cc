@@ -77,8 +77,7 @@ void add_simulate_command(CLI::App& app, Context& ctx) {
       opt.timeline = !f->plot.empty() || !f->timeline.empty();
       opt.event_log = !f->events.empty();
       // 2. The catalog (prices and sizes).
-      auto cat =
-          catalog::Catalog::load(ctx.db_path.empty() ? catalog::default_store_path() : ctx.db_path);
+      auto cat = load_catalog(ctx);
       if (!cat) return report(ctx, cat.error());
       // 3. Simulate.
       if (ctx.err_is_tty) ctx.err << "gpuplan: simulating " << scenario->name << " ...\n";

@@ -8,6 +8,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include <memory>
+#include <vector>
+
+#include "catalog/catalog.h"
 #include "core/result.h"
 
 namespace gpuplan::cli {
@@ -25,6 +29,14 @@ struct Context {
 
 // Prints "gpuplan: error: <where>: <message>" and returns the exit code.
 int report(Context& ctx, const Error& error);
+
+// The store every command reads and imports write: --db, else the default
+// location ($XDG_DATA_HOME/gpuplan/catalog.db).
+std::string store_path(const Context& ctx);
+// The catalog the commands work on: the embedded default overlaid with the store.
+Result<std::unique_ptr<catalog::Catalog>> load_catalog(const Context& ctx);
+// Flag values given as "a,b" and as repeated flags alike, trimmed, empties dropped.
+std::vector<std::string> split_list(const std::vector<std::string>& values);
 
 // One per command file.
 void add_catalog_commands(CLI::App& app, Context& ctx);   // catalog, regions
