@@ -7,6 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "plan/plan.h"
+#include "workload/workload.h"
+
 namespace gpuplan::server {
 namespace {
 
@@ -61,6 +64,15 @@ TEST_F(ServerTest, PlanMatchesTheLibrary) {
   ASSERT_EQ(r.status, 200) << r.body;
   auto j = nlohmann::json::parse(r.body);
   ASSERT_EQ(j["options"].size(), 3u);
+  // The route is the library call, not a second implementation.
+  auto w = workload::parse_string(yaml, "request body");
+  ASSERT_TRUE(w);
+  plan::PlanOptions o;
+  o.objective = plan::Objective::kTime;
+  o.top = 3;
+  auto p = plan::make_plan(*w, *catalog_, *rates_, o);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(j, nlohmann::json::parse(plan::to_json(*p).dump()));
   // Ranked by time: hours never decrease down the list.
   EXPECT_LE(j["options"][0]["hours"].get<double>(), j["options"][1]["hours"].get<double>());
   EXPECT_LE(j["options"][1]["hours"].get<double>(), j["options"][2]["hours"].get<double>());
