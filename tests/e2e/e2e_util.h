@@ -17,7 +17,8 @@ struct CliResult {
 // Runs the CLI in-process with these args (no program name).
 CliResult run_cli(const std::vector<std::string>& args);
 
-// Path of a file in the source tree, e.g. source_path("examples/x.yaml").
+// Path of a file in the source tree, e.g. source_path("examples/x.yaml"):
+// relative, since the tests run from the source root ("" for the root).
 std::string source_path(const std::string& relative);
 
 // Compares `actual` with tests/e2e/golden/<name>; returns "" when equal, else

@@ -19,6 +19,7 @@ std::vector<std::string> plan_args(std::vector<std::string> args) {
 // Source paths differ between checkouts: print them relative.
 std::string scrub(std::string s) {
   const std::string root = source_path("");
+  if (root.empty()) return s;
   for (size_t at = s.find(root); at != std::string::npos; at = s.find(root, at)) {
     s.erase(at, root.size());
   }
