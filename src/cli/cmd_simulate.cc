@@ -37,16 +37,17 @@ void add_simulate_command(CLI::App& app, Context& ctx) {
   CLI::App* cmd = app.add_subcommand(
       "simulate",
       "Replay demand or spot traces against scaling policies in a deterministic\n"
-      "discrete-event simulator and compare cost, SLO attainment and deadlines with\n"
-      "the optimal row (docs/simulate.md).\n"
+      "discrete-event simulator and compare cost, SLO attainment, deadlines and\n"
+      "reservation purchases with the optimal row (docs/simulate.md).\n"
       "Example: gpuplan simulate examples/sim-deadline-spot.yaml --runs 50\n"
-      "         gpuplan simulate examples/sim-serve-conv.yaml --json --plot serve.html");
+      "         gpuplan simulate examples/sim-serve-conv.yaml --json --plot serve.html\n"
+      "         gpuplan simulate examples/sim-reserve-growth.yaml");
   cmd->add_option("scenario", f->file, "Scenario YAML (docs/simulate.md)")->required();
   cmd->add_option("--policy", f->policy, "One policy by name, or all (default: the scenario's)");
-  cmd->add_option("--trace", f->trace, "Demand trace that replaces the scenario's (serving)");
+  cmd->add_option("--trace", f->trace, "Demand trace that replaces the scenario's (serving; reserve: a pods file)");
   cmd->add_option("--spot-trace", f->spot_traces,
                   "Spot trace(s) that replace the scenario's; each file is one zone (deadline)");
-  cmd->add_option("--runs", f->runs, "Start offsets drawn within each spot trace (deadline)");
+  cmd->add_option("--runs", f->runs, "Start offsets drawn within each spot trace (deadline); synthetic draws (reserve)");
   cmd->add_option("--seed", f->seed, "Seed of every random draw");
   cmd->add_flag("--json", f->json, "Print the report as JSON");
   cmd->add_option("--plot", f->plot, "Write a self-contained HTML chart of the timeline");

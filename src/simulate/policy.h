@@ -3,12 +3,15 @@
 // decision point with what a real controller could observe at that moment —
 // never the future — and applies the returned decision.
 //
-// Two families share the interface:
+// Three families share the interface:
 //   serving  — decide how many replicas to run (`replicas`), from the
 //              observed request rate, utilization and queue;
 //   deadline — decide which capacity a checkpointable job runs on right now
 //              (`capacity`: none, spot or on-demand), from its progress, the
-//              deadline and whether spot can be had this step.
+//              deadline and whether spot can be had this step;
+//   reserve  — decide how many reservations to buy now (`buy`) for work
+//              whose size moves over weeks, from the VMs in use last hour
+//              and the reservations already held.
 // A policy sees only the fields of its family; the others are zero.
 #pragma once
 
@@ -43,11 +46,16 @@ struct PolicyInput {
   Capacity running = Capacity::kNone;
   double overhead_left_s = 0;   // restart overhead still to pay on the running VM
   bool spot_available = false;  // a spot VM can be had (or kept) during this step
+
+  // --- reserve ---
+  int demand_vms = 0;  // VMs in use during the hour that just ended
+  int reserved = 0;    // reservations held (active from their purchase to the term's end)
 };
 
 struct PolicyDecision {
   int replicas = 0;                     // serving: target replica count
   Capacity capacity = Capacity::kNone;  // deadline: where to run this step
+  int buy = 0;                          // reserve: reservations to buy now (one VM each)
 };
 
 // What a policy may know before the run starts: the scenario's constants and
@@ -62,6 +70,8 @@ struct PolicyContext {
   int min_replicas = 1;
   int max_replicas = 1;
   int peak_replicas = 1;  // static-peak: replicas the trace's peak needs
+  double reserved_usd_per_hour = 0;  // reserve: one reservation's price per hour of its term
+  double term_hours = 0;             // reserve: the reservation term
 };
 
 class ScalingPolicy {

@@ -406,6 +406,88 @@ Status parse_serving(const Reader& r, const YAML::Node& root, Scenario& s) {
   return {};
 }
 
+Status parse_reserve(const Reader& r, const YAML::Node& root, Scenario& s) {
+  if (const YAML::Node res = root["reservation"]) {
+    GPUPLAN_RETURN_IF_ERROR(r.keys(res, "reservation",
+                                   {"term", "review_hours", "lookback_hours", "projection_hours"}));
+    if (res["term"]) {
+      GPUPLAN_TRY(std::string term, r.str(res["term"], "reservation.term"));
+      if (term == "1y")
+        s.term_years = 1;
+      else if (term == "3y")
+        s.term_years = 3;
+      else
+        return r.bad(res["term"], "reservation.term", "expected 1y or 3y, got '" + term + "'");
+    }
+    if (res["review_hours"]) {
+      GPUPLAN_TRY(s.reserve.review_hours,
+                  r.num(res["review_hours"], "reservation.review_hours", 1, 8760));
+    }
+    if (res["lookback_hours"]) {
+      GPUPLAN_TRY(s.reserve.lookback_hours,
+                  r.num(res["lookback_hours"], "reservation.lookback_hours", 24, 26280));
+    }
+    if (res["projection_hours"]) {
+      GPUPLAN_TRY(s.reserve.projection_hours,
+                  r.num(res["projection_hours"], "reservation.projection_hours", 24, 26280));
+    }
+  }
+  const YAML::Node d = root["demand"];
+  if (!d)
+    return r.bad(root, "demand", "a reserve scenario needs demand: {alibaba_pods | synthetic}");
+  GPUPLAN_RETURN_IF_ERROR(
+      r.keys(d, "demand", {"alibaba_pods", "synthetic", "gpus_per_vm", "time_scale"}));
+  int sources = 0;
+  if (d["alibaba_pods"]) {
+    ++sources;
+    s.demand_format = "alibaba-pods";
+    GPUPLAN_TRY(std::string p, r.str(d["alibaba_pods"], "demand.alibaba_pods"));
+    s.demand_trace = resolve(s.dir, p);
+  }
+  if (d["gpus_per_vm"]) {
+    GPUPLAN_TRY(double v, r.positive(d["gpus_per_vm"], "demand.gpus_per_vm"));
+    s.gpus_per_vm = v;
+  }
+  if (d["time_scale"]) {
+    GPUPLAN_TRY(s.time_scale, r.positive(d["time_scale"], "demand.time_scale"));
+  }
+  if (const YAML::Node syn = d["synthetic"]) {
+    ++sources;
+    s.demand_format = "synthetic-vms";
+    const std::string f = "demand.synthetic";
+    GPUPLAN_RETURN_IF_ERROR(r.keys(syn, f,
+                                   {"base_vms", "weeks", "growth_per_week", "diurnal_amplitude",
+                                    "diurnal_peak_hour", "noise"}));
+    SyntheticVms& sv = s.synthetic_vms;
+    if (!syn["base_vms"]) return r.bad(syn, f + ".base_vms", "required");
+    GPUPLAN_TRY(sv.base_vms, r.positive(syn["base_vms"], f + ".base_vms"));
+    if (syn["weeks"]) {
+      GPUPLAN_TRY(sv.weeks, r.num(syn["weeks"], f + ".weeks", 1, 156));
+    }
+    if (syn["growth_per_week"]) {
+      GPUPLAN_TRY(sv.growth_per_week,
+                  r.num(syn["growth_per_week"], f + ".growth_per_week", -0.99, 10));
+    }
+    if (syn["diurnal_amplitude"]) {
+      GPUPLAN_TRY(sv.diurnal_amplitude,
+                  r.num(syn["diurnal_amplitude"], f + ".diurnal_amplitude", 0, 1));
+    }
+    if (syn["diurnal_peak_hour"]) {
+      GPUPLAN_TRY(sv.diurnal_peak_hour,
+                  r.num(syn["diurnal_peak_hour"], f + ".diurnal_peak_hour", 0, 24));
+    }
+    if (syn["noise"]) {
+      GPUPLAN_TRY(sv.noise, r.num(syn["noise"], f + ".noise", 0, 10));
+    }
+    if (sv.weeks * 168 > s.term_years * 8760.0)
+      return r.bad(syn["weeks"] ? syn["weeks"] : syn, f + ".weeks",
+                   "longer than the reservation term: renewals are not modelled");
+  }
+  if (sources != 1)
+    return r.bad(d, "demand", "expected exactly one of alibaba_pods, synthetic");
+  return {};
+}
+
 }  // namespace
 
 Assumed default_startup(const std::string& vm_size) {
@@ -435,7 +517,8 @@ Result<Scenario> parse_scenario_string(const std::string& text, const std::strin
   GPUPLAN_RETURN_IF_ERROR(r.keys(
       root, "",
       {"name", "kind", "vm", "prices", "policies", "runs", "seed", "job", "spot", "model",
-       "precision", "tensor_parallel", "replica", "slo", "demand", "fleet", "hpa", "autoscale"}));
+       "precision", "tensor_parallel", "replica", "slo", "demand", "fleet", "hpa", "autoscale",
+       "reservation"}));
   Scenario s;
   s.file = name;
   s.dir = dir;
@@ -443,14 +526,17 @@ Result<Scenario> parse_scenario_string(const std::string& text, const std::strin
   if (root["name"]) {
     GPUPLAN_TRY(s.name, r.str(root["name"], "name"));
   }
-  if (!root["kind"]) return r.bad(root, "kind", "required: deadline or serving");
+  if (!root["kind"]) return r.bad(root, "kind", "required: deadline, serving or reserve");
   GPUPLAN_TRY(std::string kind, r.str(root["kind"], "kind"));
   if (kind == "deadline")
     s.kind = ScenarioKind::kDeadline;
   else if (kind == "serving")
     s.kind = ScenarioKind::kServing;
+  else if (kind == "reserve")
+    s.kind = ScenarioKind::kReserve;
   else
-    return r.bad(root["kind"], "kind", "expected deadline or serving, got '" + kind + "'");
+    return r.bad(root["kind"], "kind",
+                 "expected deadline, serving or reserve, got '" + kind + "'");
   if (const YAML::Node vm = root["vm"]) {
     GPUPLAN_RETURN_IF_ERROR(r.keys(vm, "vm", {"size", "region"}));
     if (vm["size"]) {
@@ -463,7 +549,8 @@ Result<Scenario> parse_scenario_string(const std::string& text, const std::strin
   if (const YAML::Node p = root["prices"]) {
     GPUPLAN_RETURN_IF_ERROR(
         r.keys(p, "prices",
-               {"on_demand_usd_per_hour", "spot_usd_per_hour", "spot_ratio", "source", "as_of"}));
+               {"on_demand_usd_per_hour", "spot_usd_per_hour", "spot_ratio",
+                "reserved_usd_per_hour", "source", "as_of"}));
     if (p["on_demand_usd_per_hour"]) {
       GPUPLAN_TRY(double v,
                   r.positive(p["on_demand_usd_per_hour"], "prices.on_demand_usd_per_hour"));
@@ -477,6 +564,17 @@ Result<Scenario> parse_scenario_string(const std::string& text, const std::strin
       GPUPLAN_TRY(double v, r.num(p["spot_ratio"], "prices.spot_ratio", 0.001, 1));
       s.spot_ratio = v;
     }
+    if (p["reserved_usd_per_hour"]) {
+      if (s.kind != ScenarioKind::kReserve)
+        return r.bad(p["reserved_usd_per_hour"], "prices.reserved_usd_per_hour",
+                     "a price of reserve scenarios only");
+      GPUPLAN_TRY(double v,
+                  r.positive(p["reserved_usd_per_hour"], "prices.reserved_usd_per_hour"));
+      s.reserved_usd_per_hour = v;
+    }
+    for (const char* k : {"spot_usd_per_hour", "spot_ratio"})
+      if (p[k] && s.kind == ScenarioKind::kReserve)
+        return r.bad(p[k], std::string("prices.") + k, "a reserve scenario has no spot price");
     if (p["source"]) {
       GPUPLAN_TRY(s.price_source, r.str(p["source"], "prices.source"));
     }
@@ -494,8 +592,9 @@ Result<Scenario> parse_scenario_string(const std::string& text, const std::strin
     GPUPLAN_TRY(int seed, r.integer(root["seed"], "seed", 0, 2147483647));
     s.seed = static_cast<uint64_t>(seed);
   }
-  const auto& names =
-      s.kind == ScenarioKind::kDeadline ? deadline_policy_names() : serving_policy_names();
+  const auto& names = s.kind == ScenarioKind::kDeadline  ? deadline_policy_names()
+                      : s.kind == ScenarioKind::kServing ? serving_policy_names()
+                                                         : reserve_policy_names();
   if (const YAML::Node pol = root["policies"]) {
     std::vector<YAML::Node> items;
     if (pol.IsScalar())
@@ -521,11 +620,21 @@ Result<Scenario> parse_scenario_string(const std::string& text, const std::strin
     }
   }
   if (s.kind == ScenarioKind::kDeadline) {
-    for (const char* k : {"model", "replica", "slo", "demand", "fleet", "hpa", "autoscale"})
+    for (const char* k :
+         {"model", "replica", "slo", "demand", "fleet", "hpa", "autoscale", "reservation"})
       if (root[k]) return r.bad(root[k], k, "not a key of a deadline scenario");
     GPUPLAN_RETURN_IF_ERROR(parse_deadline(r, root, s));
+  } else if (s.kind == ScenarioKind::kReserve) {
+    for (const char* k : {"job", "spot", "model", "precision", "tensor_parallel", "replica", "slo",
+                          "fleet", "hpa", "autoscale"})
+      if (root[k]) return r.bad(root[k], k, "not a key of a reserve scenario");
+    GPUPLAN_RETURN_IF_ERROR(parse_reserve(r, root, s));
+    if (s.vm_size.empty() && (!s.od_usd_per_hour || !s.reserved_usd_per_hour))
+      return r.bad(root, "vm.size",
+                   "name a VM size (prices come from the catalog) or give "
+                   "prices: {on_demand_usd_per_hour, reserved_usd_per_hour}");
   } else {
-    for (const char* k : {"job", "spot"})
+    for (const char* k : {"job", "spot", "reservation"})
       if (root[k]) return r.bad(root[k], k, "not a key of a serving scenario");
     GPUPLAN_RETURN_IF_ERROR(parse_serving(r, root, s));
     if (!s.replica && s.model.empty())

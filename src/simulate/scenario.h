@@ -1,13 +1,15 @@
 // Simulation scenarios: the YAML a user writes for `gpuplan simulate`
 // (docs/simulate.md documents every key, its default and its unit).
 //
-// Two kinds:
+// Three kinds:
 //   deadline — a checkpointable job with a deadline on spot + on-demand
 //              capacity of one VM size, over real spot traces or a
 //              stochastic eviction model;
 //   serving  — a model served from replicas of one VM size, scaled by a
 //              policy, over a request trace (Azure LLM, Alibaba QPS) or
-//              synthetic demand.
+//              synthetic demand;
+//   reserve  — a fleet of one VM size whose size grows (job arrivals or a
+//              synthetic growth model): when to buy reservations.
 #pragma once
 
 #include <optional>
@@ -17,12 +19,13 @@
 #include "core/result.h"
 #include "simulate/deadline.h"
 #include "simulate/demand.h"
+#include "simulate/reserve.h"
 #include "simulate/serving.h"
 #include "simulate/spot_trace.h"
 
 namespace gpuplan::simulate {
 
-enum class ScenarioKind { kDeadline, kServing };
+enum class ScenarioKind { kDeadline, kServing, kReserve };
 
 // A number with where it came from, printed beside every result.
 struct Assumed {
@@ -76,6 +79,14 @@ struct Scenario {
   double target_utilization = 0.8;
   AutoscaleSettings autoscale = default_autoscale_settings();
   HpaSettings hpa;
+
+  // reserve (demand_format "alibaba-pods" or "synthetic-vms"; demand_trace,
+  // time_scale as above)
+  std::optional<double> reserved_usd_per_hour;  // prices.reserved_usd_per_hour
+  int term_years = 1;                           // reservation.term: 1y or 3y
+  ReservePolicySettings reserve;
+  SyntheticVms synthetic_vms;
+  std::optional<double> gpus_per_vm;  // demand.gpus_per_vm; else the size's GPUs
 };
 
 // Parses a scenario. kNotFound when the file cannot be read; kInvalidArgument

@@ -27,30 +27,40 @@ struct Prices {
   double spot = 0;
 };
 
+// A Linux price of the scenario's size and region from the catalog, recorded
+// with its source and date (and its rule when estimated).
+Result<double> catalog_price(const Scenario& s, const catalog::Catalog* cat, catalog::Pricing pr,
+                             const std::string& what, std::vector<Assumed>& assumed) {
+  if (!cat)
+    return not_found("no catalog to look up the " + what + " price; give prices: in the scenario",
+                     Where{s.file, 0, 0, "prices"});
+  const catalog::Offer* o = cat->offer(s.vm_size, s.region, catalog::Os::kLinux, pr);
+  if (!o || !o->usd_per_hour)
+    return not_found("the catalog has no " + what + " price for " + s.vm_size + " in " +
+                         (s.region.empty() ? "(no region)" : s.region) +
+                         "; give prices: in the scenario",
+                     Where{s.file, 0, 0, "vm.size"});
+  assumed.push_back({what + "_usd_per_hour", num(*o->usd_per_hour, 4),
+                     "catalog: " + o->source + " as of " + o->as_of +
+                         (o->estimated ? " (estimated: " + o->rule + ")" : "")});
+  return *o->usd_per_hour;
+}
+
+// Where explicit prices come from.
+std::string price_source(const Scenario& s) {
+  return s.price_source.empty()
+             ? "scenario file"
+             : s.price_source + (s.price_as_of.empty() ? "" : " as of " + s.price_as_of);
+}
+
 // On-demand (payg) and spot prices with their provenance.
 Result<Prices> resolve_prices(const Scenario& s, const catalog::Catalog* cat, bool need_spot,
                               std::vector<Assumed>& assumed) {
   Prices p;
-  auto from_catalog = [&](catalog::Pricing pr, const char* what) -> Result<double> {
-    if (!cat)
-      return not_found(
-          std::string("no catalog to look up the ") + what + " price; give prices: in the scenario",
-          Where{s.file, 0, 0, "prices"});
-    const catalog::Offer* o = cat->offer(s.vm_size, s.region, catalog::Os::kLinux, pr);
-    if (!o || !o->usd_per_hour)
-      return not_found(std::string("the catalog has no ") + what + " price for " + s.vm_size +
-                           " in " + (s.region.empty() ? "(no region)" : s.region) +
-                           "; give prices: in the scenario",
-                       Where{s.file, 0, 0, "vm.size"});
-    assumed.push_back({std::string(what) + "_usd_per_hour", num(*o->usd_per_hour, 4),
-                       "catalog: " + o->source + " as of " + o->as_of +
-                           (o->estimated ? " (estimated: " + o->rule + ")" : "")});
-    return *o->usd_per_hour;
+  auto from_catalog = [&](catalog::Pricing pr, const char* what) {
+    return catalog_price(s, cat, pr, what, assumed);
   };
-  const std::string src =
-      s.price_source.empty()
-          ? "scenario file"
-          : s.price_source + (s.price_as_of.empty() ? "" : " as of " + s.price_as_of);
+  const std::string src = price_source(s);
   if (s.od_usd_per_hour) {
     p.od = *s.od_usd_per_hour;
     assumed.push_back({"on_demand_usd_per_hour", num(p.od, 4), src});
@@ -82,6 +92,8 @@ PolicyRow finish_row(PolicyRow r, double n) {
   r.gpu_hours /= n;
   r.on_demand_usd /= n;
   r.spot_usd /= n;
+  if (r.reserved_usd) *r.reserved_usd /= n;
+  if (r.committed_after_usd) *r.committed_after_usd /= n;
   return r;
 }
 
@@ -97,6 +109,9 @@ void accumulate(PolicyRow& into, const PolicyRow& one) {
   into.gpu_hours += one.gpu_hours;
   into.on_demand_usd += one.on_demand_usd;
   into.spot_usd += one.spot_usd;
+  if (one.reserved_usd) into.reserved_usd = into.reserved_usd.value_or(0) + *one.reserved_usd;
+  if (one.committed_after_usd)
+    into.committed_after_usd = into.committed_after_usd.value_or(0) + *one.committed_after_usd;
   into.runs += 1;
 }
 
@@ -258,6 +273,138 @@ Result<SimReport> run_deadline_scenario(const Scenario& s, const catalog::Catalo
       "cost_vs_optimal is the mean over runs of cost / optimal");
   rep.notes.push_back("runs start at offsets drawn uniformly within each trace (seed " +
                       std::to_string(rep.seed) + "); every policy sees the same offsets");
+  return rep;
+}
+
+// ---- reserve ----------------------------------------------------------------
+
+Result<SimReport> run_reserve_scenario(const Scenario& s, const catalog::Catalog* cat,
+                                       const RunOptions& o) {
+  SimReport rep;
+  rep.scenario = s.name;
+  rep.kind = "reserve";
+  rep.seed = o.seed.value_or(s.seed);
+  const auto policies = chosen_policies(s, o, reserve_policy_names());
+  GPUPLAN_RETURN_IF_ERROR(check_policies(policies, reserve_policy_names(), "reserve"));
+  GPUPLAN_TRY(Prices payg, resolve_prices(s, cat, false, rep.assumptions));
+  ReservePrices prices;
+  prices.payg_usd_per_hour = payg.od;
+  prices.term_hours = s.term_years * 8760.0;
+  const std::string term = s.term_years == 3 ? "reserved-3y" : "reserved-1y";
+  if (s.reserved_usd_per_hour) {
+    prices.reserved_usd_per_hour = *s.reserved_usd_per_hour;
+    rep.assumptions.push_back(
+        {"reserved_usd_per_hour", num(prices.reserved_usd_per_hour, 4), price_source(s)});
+  } else {
+    GPUPLAN_TRY(prices.reserved_usd_per_hour,
+                catalog_price(s, cat,
+                              s.term_years == 3 ? catalog::Pricing::kReserved3y
+                                                : catalog::Pricing::kReserved1y,
+                              "reserved", rep.assumptions));
+  }
+  if (!(prices.reserved_usd_per_hour < prices.payg_usd_per_hour))
+    return invalid_argument("the reservation costs as much as pay-as-you-go: nothing to decide",
+                            Where{s.file, 0, 0, "prices.reserved_usd_per_hour"});
+  rep.assumptions.push_back({"term", term + " (" + num(prices.term_hours, 0) + " h)",
+                             "reservation.term (default 1y)"});
+  rep.assumptions.push_back({"break_even_utilization",
+                             num(prices.reserved_usd_per_hour / prices.payg_usd_per_hour, 4),
+                             "derived: reserved / payg price"});
+  rep.assumptions.push_back({"review_hours", num(s.reserve.review_hours, 0),
+                             "advisor and forecast-reserve look this often"});
+  rep.assumptions.push_back({"lookback_hours", num(s.reserve.lookback_hours, 0),
+                             "Azure reservation recommendations' Last30Days look-back"});
+  rep.assumptions.push_back({"projection_hours", num(s.reserve.projection_hours, 0),
+                             "forecast-reserve projects this far ahead"});
+  rep.assumptions.push_back({"accounting",
+                             "amortized: each hour pays its share of the reservations held",
+                             "Azure Cost Management amortized cost view"});
+
+  // The demand: the job trace (--trace replaces it) or synthetic runs.
+  const bool synthetic = s.demand_format == "synthetic-vms" && !o.trace;
+  rep.runs = synthetic ? o.runs.value_or(s.runs) : 1;
+  double gpus = 1;
+  if (cat && !s.vm_size.empty())
+    if (const catalog::VmSize* z = cat->find_size(s.vm_size)) gpus = z->gpu_count;
+  VmDemand jobs_demand;
+  if (!synthetic) {
+    const std::string file = o.trace.value_or(s.demand_trace);
+    GPUPLAN_TRY(PodJobs pods, read_pod_jobs(file));
+    const double per_vm = s.gpus_per_vm.value_or(gpus);
+    GPUPLAN_TRY(jobs_demand, vms_from_jobs(pods, per_vm, s.time_scale).map_error([&](Error e) {
+      e.where.file = file;
+      return e;
+    }));
+    jobs_demand.describe = "alibaba-pods: " + file;
+    if (static_cast<double>(jobs_demand.vms.size()) > prices.term_hours)
+      return invalid_argument("the trace spans " + num(jobs_demand.vms.size() / 24.0, 0) +
+                                  " days, longer than the reservation term (renewals are not "
+                                  "modelled); use demand.time_scale or a 3y term",
+                              Where{s.file, 0, 0, "demand.time_scale"});
+    rep.assumptions.push_back({"gpus_per_vm", num(per_vm, 2),
+                               s.gpus_per_vm ? "scenario file" : "catalog (VM size)"});
+    for (const DropNote& d : jobs_demand.drops)
+      rep.notes.push_back("trace: dropped " + std::to_string(d.count) + " " + d.what);
+  }
+
+  std::vector<std::unique_ptr<ScalingPolicy>> pols;
+  for (const auto& name : policies) pols.push_back(make_reserve_policy(name, s.reserve));
+  std::vector<PolicyRow> rows(policies.size() + 1);
+  for (int run = 0; run < rep.runs; ++run) {
+    const VmDemand demand =
+        synthetic ? synthetic_vms(s.synthetic_vms, rep.seed * 1000003ULL + run) : jobs_demand;
+    if (demand.vms.empty())
+      return invalid_argument("the demand has no hours", Where{s.file, 0, 0, "demand"});
+    const ReserveRun best_run = reserve_optimal(demand, prices);
+    const double opt = best_run.cost_usd;
+    const bool first = run == 0;
+    if (first && o.event_log)
+      rep.event_log += "# " + demand.describe + " run 0, " + std::to_string(demand.vms.size()) +
+                       " hours, optimal $" + num(opt, 4) + "\n";
+    double vm_hours = 0;
+    for (int32_t v : demand.vms) vm_hours += v;
+    for (size_t i = 0; i < pols.size(); ++i) {
+      ReserveRun r = run_reserve(demand, prices, *pols[i], first && o.event_log ? &rep.event_log
+                                                                                : nullptr,
+                                 first && o.timeline ? 24 : 0);
+      PolicyRow one;
+      one.cost_usd = r.cost_usd;
+      one.cost_vs_optimal = opt > 0 ? r.cost_usd / opt : 1.0;
+      one.scale_events = r.purchases;
+      one.gpu_hours = vm_hours * gpus;
+      one.on_demand_usd = r.payg_usd;
+      one.reserved_usd = r.reserved_usd;
+      one.committed_after_usd = r.committed_after_usd;
+      accumulate(rows[i], one);
+      for (const ReserveStep& st : r.timeline)
+        rep.timeline.push_back(
+            {policies[i], st.t_hours, static_cast<double>(st.demand_vms),
+             static_cast<double>(st.reserved), "reserved", st.cost_usd});
+    }
+    PolicyRow best;
+    best.cost_usd = opt;
+    best.cost_vs_optimal = 1.0;
+    best.scale_events = best_run.purchases;
+    best.gpu_hours = vm_hours * gpus;
+    best.on_demand_usd = best_run.payg_usd;
+    best.reserved_usd = best_run.reserved_usd;
+    best.committed_after_usd = best_run.committed_after_usd;
+    accumulate(rows.back(), best);
+  }
+  TraceRows tr;
+  tr.file = synthetic ? "synthetic" : o.trace.value_or(s.demand_trace);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    rows[i].policy = i < policies.size() ? policies[i] : "optimal";
+    rep.policies.push_back(finish_row(rows[i], rows[i].runs));
+  }
+  tr.policies = rep.policies;
+  rep.traces.push_back(std::move(tr));
+  rep.notes.push_back(
+      "optimal: the hindsight optimum of each run (knows the whole demand, buys at the same "
+      "instants); cost_vs_optimal is the mean over runs of cost / optimal");
+  rep.notes.push_back(
+      "cost is amortized over the window; committed_after_usd is what the reservations still "
+      "owe after it (the work is assumed to continue)");
   return rep;
 }
 
@@ -495,7 +642,14 @@ nlohmann::ordered_json row_json(const PolicyRow& r) {
   j["scale_events"] = rounded(r.scale_events, 3);
   j["p99_tpot_ms"] = opt_json(r.p99_tpot_ms, 2);
   j["gpu_hours"] = rounded(r.gpu_hours, 4);
-  j["cost_by_pricing"] = {{"payg", rounded(r.on_demand_usd, 4)}, {"spot", rounded(r.spot_usd, 4)}};
+  if (r.reserved_usd) {
+    j["cost_by_pricing"] = {{"payg", rounded(r.on_demand_usd, 4)},
+                            {"reserved", rounded(*r.reserved_usd, 4)}};
+    j["committed_after_usd"] = opt_json(r.committed_after_usd, 4);
+  } else {
+    j["cost_by_pricing"] = {{"payg", rounded(r.on_demand_usd, 4)},
+                            {"spot", rounded(r.spot_usd, 4)}};
+  }
   j["runs"] = r.runs;
   return j;
 }
@@ -518,8 +672,12 @@ Result<SimReport> run_scenario(const Scenario& scenario, const catalog::Catalog*
     return run_deadline_scenario(scenario, catalog, options);
   }
   if (!options.spot_traces.empty())
-    return invalid_argument("--spot-trace applies to deadline scenarios; this one is serving",
+    return invalid_argument("--spot-trace applies to deadline scenarios; this one is " +
+                                std::string(scenario.kind == ScenarioKind::kReserve ? "reserve"
+                                                                                    : "serving"),
                             Where{"", 0, 0, "--spot-trace"});
+  if (scenario.kind == ScenarioKind::kReserve)
+    return run_reserve_scenario(scenario, catalog, options);
   return run_serving_scenario(scenario, catalog, options);
 }
 
@@ -559,7 +717,11 @@ std::string to_text(const SimReport& r) {
     t.add_column("policy");
     t.add_column("cost $", TextTable::Align::kRight);
     t.add_column("vs opt", TextTable::Align::kRight);
-    if (r.kind == "serving") {
+    if (r.kind == "reserve") {
+      t.add_column("payg $", TextTable::Align::kRight);
+      t.add_column("reserved $", TextTable::Align::kRight);
+      t.add_column("owed after $", TextTable::Align::kRight);
+    } else if (r.kind == "serving") {
       t.add_column("SLO %", TextTable::Align::kRight);
       t.add_column("p50 TTFT ms", TextTable::Align::kRight);
       t.add_column("p99 TTFT ms", TextTable::Align::kRight);
@@ -569,10 +731,15 @@ std::string to_text(const SimReport& r) {
       t.add_column("spot $", TextTable::Align::kRight);
       t.add_column("evictions", TextTable::Align::kRight);
     }
-    t.add_column("scale events", TextTable::Align::kRight);
+    t.add_column(r.kind == "reserve" ? "purchases" : "scale events", TextTable::Align::kRight);
     t.add_column("GPU-h", TextTable::Align::kRight);
     for (const auto& p : rows) {
-      if (r.kind == "serving")
+      if (r.kind == "reserve")
+        t.add_row({p.policy, num(p.cost_usd, 2), opt_text(p.cost_vs_optimal, 3),
+                   num(p.on_demand_usd, 2), opt_text(p.reserved_usd, 2),
+                   opt_text(p.committed_after_usd, 2), num(p.scale_events, 1),
+                   num(p.gpu_hours, 1)});
+      else if (r.kind == "serving")
         t.add_row({p.policy, num(p.cost_usd, 2), opt_text(p.cost_vs_optimal, 3),
                    opt_text(p.slo_attainment, 2, 100), opt_text(p.p50_ttft_ms, 0),
                    opt_text(p.p99_ttft_ms, 0), opt_text(p.p99_tpot_ms, 1), num(p.scale_events, 1),
@@ -615,7 +782,9 @@ std::string timeline_csv(const SimReport& r) {
 nlohmann::ordered_json timeline_json(const SimReport& r) {
   nlohmann::ordered_json j;
   j["scenario"] = r.scenario;
-  j["demand_unit"] = r.kind == "serving" ? "requests/s" : "progress hours";
+  j["demand_unit"] = r.kind == "serving"   ? "requests/s"
+                     : r.kind == "reserve" ? "VMs in use"
+                                           : "progress hours";
   j["points"] = nlohmann::ordered_json::array();
   for (const auto& t : r.timeline)
     j["points"].push_back({{"policy", t.policy},
@@ -649,20 +818,31 @@ std::string plot_html(const SimReport& r) {
     << esc(r.scenario) << " (" << r.kind << ")</h1>\n";
   o << "<table border=\"1\" cellpadding=\"4\" "
        "style=\"border-collapse:collapse\"><tr><th>policy</th><th>cost $</th><th>vs optimal</th>"
-    << (r.kind == "serving" ? "<th>SLO %</th>" : "<th>on time %</th>") << "</tr>\n";
+    << (r.kind == "serving"   ? "<th>SLO %</th>"
+        : r.kind == "reserve" ? "<th>reserved $</th>"
+                              : "<th>on time %</th>")
+    << "</tr>\n";
   for (const auto& p : r.policies)
     o << "<tr><td>" << esc(p.policy) << "</td><td>" << num(p.cost_usd, 2) << "</td><td>"
       << opt_text(p.cost_vs_optimal, 3) << "</td><td>"
-      << (r.kind == "serving" ? opt_text(p.slo_attainment, 2, 100)
-                              : opt_text(p.deadline_met_fraction, 1, 100))
+      << (r.kind == "serving"   ? opt_text(p.slo_attainment, 2, 100)
+          : r.kind == "reserve" ? opt_text(p.reserved_usd, 2)
+                                : opt_text(p.deadline_met_fraction, 1, 100))
       << "</td></tr>\n";
   o << "</table>\n";
   struct Panel {
     const char* title;
     int which;
   };
-  const Panel panels[] = {{r.kind == "serving" ? "demand (requests/s)" : "progress (hours)", 0},
-                          {r.kind == "serving" ? "replicas" : "VM running (1) or not (0)", 1},
+  const bool serving = r.kind == "serving", reserve = r.kind == "reserve";
+  const Panel panels[] = {{serving   ? "demand (requests/s)"
+                           : reserve ? "VMs in use"
+                                     : "progress (hours)",
+                           0},
+                          {serving   ? "replicas"
+                           : reserve ? "reservations held"
+                                     : "VM running (1) or not (0)",
+                           1},
                           {"cumulative cost ($)", 2}};
   const int W = 900, H = 220, L = 60, B = 30;
   for (const Panel& p : panels) {

@@ -40,6 +40,8 @@ struct PolicyRow {
   double gpu_hours = 0;
   double on_demand_usd = 0;  // cost by pricing model
   double spot_usd = 0;
+  std::optional<double> reserved_usd;         // reserve: reservation hours in the window
+  std::optional<double> committed_after_usd;  // reserve: reservation hours owed after it
   int runs = 0;
 };
 
@@ -52,15 +54,15 @@ struct TraceRows {
 struct TimelineRow {
   std::string policy;
   double t_hours = 0;
-  double demand = 0;     // serving: requests/s; deadline: progress (hours)
-  double replicas = 0;   // serving: VMs billed; deadline: 1 while a VM runs
-  std::string capacity;  // "payg" | "spot" | "on-demand" | "none"
+  double demand = 0;     // serving: requests/s; deadline: progress (hours); reserve: VMs in use
+  double replicas = 0;   // serving: VMs billed; deadline: 1 while a VM runs; reserve: reserved
+  std::string capacity;  // "payg" | "spot" | "on-demand" | "none" | "reserved"
   double cost_usd = 0;   // cumulative
 };
 
 struct SimReport {
   std::string scenario;
-  std::string kind;  // "deadline" | "serving"
+  std::string kind;  // "deadline" | "serving" | "reserve"
   int runs = 1;
   uint64_t seed = 1;
   std::vector<Assumed> assumptions;

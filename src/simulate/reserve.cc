@@ -1,0 +1,395 @@
+// Reservations for growing work.
+//
+// The problem. A team runs a fleet of one VM size whose size moves over
+// weeks: an hourly series d(h) of VMs in use, from job arrivals (the Alibaba
+// GPU v2023 pods) or a synthetic growth model. Every VM-hour not covered by a
+// reservation is billed pay-as-you-go at p; a reservation costs r per hour of
+// its term (r < p: Azure's 1- and 3-year reservations), used or not, and
+// cannot be returned. When should the team buy, and how many?
+//
+// The accounting is Azure Cost Management's *amortized* view: a reservation's
+// price is spread over the hours of its term and each hour of the simulated
+// window is charged its share (an unused hour shows as UnusedReservation).
+// The window must not be longer than the term, so no reservation expires
+// inside it. What the reservations still owe after the window is reported
+// beside the cost (`committed_after_usd`), never hidden.
+//
+// The engine steps hour by hour (a reservation is billed hourly, and hourly
+// is the granularity of Azure's usage data, which is all a policy could see).
+// At the end of hour h the policy sees d(h) and the reservations held, k, and
+// may buy; a purchase covers hours h+1 onwards. Hour h costs
+// p·max(0, d(h) − k(h)) + r·k(h).
+//
+// The hindsight optimum is exact. Split the cost by level j = 1..max d: the
+// j-th reservation, bought so that it covers hours from s_j on (s_j = H for
+// never), makes level j cost p·#{h < s_j : d(h) ≥ j} + r·(H − s_j), and
+// summing over j gives exactly the cost of the schedule (for every hour,
+// Σ_j [d ≥ j][k < j] = max(0, d − k) and Σ_j [k ≥ j] = k). So the least cost
+// is at least Σ_j min_s cost_j(s). That bound is reached: order the per-level
+// minimisers; if level j < i had s_j = b > s_i = a, swapping the two changes
+// the cost by p·((#{a ≤ h < b : d ≥ i}) − (#{a ≤ h < b : d ≥ j})) ≤ 0
+// (fewer hours reach the higher level) and leaves the reservation hours
+// alone, so the sorted schedule — a valid nondecreasing k — costs no more
+// than the bound. O(max d × H).
+//
+// The policies:
+//   payg-only         never reserve (the ceiling when the work grows).
+//   reserve-upfront   at the first decision, reserve what runs now, never
+//                     again ("reserve today's fleet", the common habit).
+//   advisor           Azure Advisor's recommendation: every review period,
+//                     over the last `lookback` hours of usage, the quantity
+//                     that would have saved the most — the largest k whose
+//                     k-th unit was in use in more than r/p of the hours —
+//                     and buy up to it (learn.microsoft.com, "Reservation
+//                     recommendations": look-back 7, 30 or 60 days; 30 here).
+//   forecast-reserve  ours: looks ahead instead of back. Every review it fits
+//                     the growth of the daily means over the look-back with a
+//                     Theil–Sen slope on their logarithm (the median of the
+//                     pairwise slopes, so a single jump or outage does not
+//                     steer it; Sen 1968), clamped to halving or doubling per
+//                     week. It moves every observed hour forward by that
+//                     growth to two points ahead — the middle of the next
+//                     review period and the middle of the projection — and
+//                     buys up to the smaller of the two break-even quantities:
+//                     a unit must pay before the next review (else waiting is
+//                     cheaper, since it can buy then) and over the projection
+//                     (else it would idle later, as when the work shrinks).
+//                     Advisor asks the same break-even question of the past;
+//                     on growing work the past under-states what a unit will
+//                     do, on shrinking work it over-states it. With no trend
+//                     the two agree.
+#include "simulate/reserve.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/strings.h"
+#include "simulate/rng.h"
+
+namespace gpuplan::simulate {
+
+VmDemand synthetic_vms(const SyntheticVms& spec, uint64_t seed) {
+  VmDemand out;
+  const int64_t hours = static_cast<int64_t>(std::llround(spec.weeks * 168));
+  out.vms.reserve(static_cast<size_t>(std::max<int64_t>(hours, 0)));
+  Rng rng(seed);
+  // Lognormal with mean 1: mu = −σ²/2, σ² = ln(1 + cv²).
+  const double s2 = std::log1p(spec.noise * spec.noise);
+  const double sigma = std::sqrt(s2);
+  constexpr double kTwoPi = 6.283185307179586;
+  for (int64_t h = 0; h < hours; ++h) {
+    const double hour_of_day = static_cast<double>(h % 24);
+    double v = spec.base_vms * std::pow(1 + spec.growth_per_week, static_cast<double>(h) / 168.0) *
+               (1 + spec.diurnal_amplitude *
+                        std::cos(kTwoPi * (hour_of_day - spec.diurnal_peak_hour) / 24.0));
+    if (spec.noise > 0) v *= std::exp(-s2 / 2 + sigma * rng.normal());
+    out.vms.push_back(static_cast<int32_t>(std::max(0.0, std::round(v))));
+  }
+  out.describe = "synthetic: " + strings::fixed(spec.base_vms, 1) + " VMs, growth " +
+                 strings::fixed(spec.growth_per_week * 100, 1) + " %/week, " +
+                 strings::fixed(spec.weeks, 1) + " weeks";
+  return out;
+}
+
+Result<VmDemand> vms_from_jobs(const PodJobs& jobs, double gpus_per_vm, double time_scale) {
+  if (!(gpus_per_vm > 0))
+    return invalid_argument("GPUs per VM must be positive", Where{"", 0, 0, "gpus_per_vm"});
+  if (jobs.jobs.empty())
+    return invalid_argument("the job trace has no job that uses a GPU", Where{"", 0, 0, "jobs"});
+  // Sweep the starts and ends in time order, tracking the peak per hour.
+  struct Change {
+    double t;
+    double gpus;
+  };
+  std::vector<Change> changes;
+  changes.reserve(jobs.jobs.size() * 2);
+  double end = 0;
+  for (const PodJob& j : jobs.jobs) {
+    const double a = j.arrival_s / time_scale;
+    const double b = a + j.duration_s / time_scale;
+    changes.push_back({a, j.gpus});
+    changes.push_back({b, -j.gpus});
+    end = std::max(end, b);
+  }
+  // Ends before starts at the same instant: a job that ends as another
+  // starts does not need a second VM.
+  std::stable_sort(changes.begin(), changes.end(), [](const Change& x, const Change& y) {
+    return x.t < y.t || (x.t == y.t && x.gpus < y.gpus);
+  });
+  const int64_t hours = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(end / 3600.0)));
+  VmDemand out;
+  out.vms.assign(static_cast<size_t>(hours), 0);
+  double running = 0;
+  size_t i = 0;
+  for (int64_t h = 0; h < hours; ++h) {
+    // What runs from the hour's first instant, then its peak within.
+    const double hour_start = static_cast<double>(h) * 3600.0;
+    while (i < changes.size() && changes[i].t <= hour_start) running += changes[i++].gpus;
+    double peak = running;
+    const double hour_end = static_cast<double>(h + 1) * 3600.0;
+    while (i < changes.size() && changes[i].t < hour_end) {
+      running += changes[i].gpus;
+      peak = std::max(peak, running);
+      ++i;
+    }
+    // 1e-9: sums of milli-GPUs must not round 2.0000000001 GPUs up a VM.
+    out.vms[static_cast<size_t>(h)] =
+        static_cast<int32_t>(std::ceil(std::max(0.0, peak) / gpus_per_vm - 1e-9));
+  }
+  out.drops = jobs.drops;
+  return out;
+}
+
+ReserveRun run_reserve(const VmDemand& demand, const ReservePrices& prices, ScalingPolicy& policy,
+                       std::string* log, double timeline_hours) {
+  PolicyContext ctx;
+  ctx.od_usd_per_hour = prices.payg_usd_per_hour;
+  ctx.reserved_usd_per_hour = prices.reserved_usd_per_hour;
+  ctx.term_hours = prices.term_hours;
+  policy.reset(ctx);
+  ReserveRun run;
+  const int64_t hours = static_cast<int64_t>(demand.vms.size());
+  int reserved = 0;
+  const int64_t every =
+      timeline_hours > 0 ? std::max<int64_t>(1, std::llround(timeline_hours)) : 0;
+  for (int64_t h = 0; h < hours; ++h) {
+    const int d = demand.vms[static_cast<size_t>(h)];
+    const int payg = std::max(0, d - reserved);
+    run.payg_vm_hours += payg;
+    run.reserved_vm_hours += reserved;
+    run.unused_reserved_vm_hours += std::max(0, reserved - d);
+    run.payg_usd += payg * prices.payg_usd_per_hour;
+    run.reserved_usd += reserved * prices.reserved_usd_per_hour;
+    PolicyInput in;
+    in.now_s = static_cast<double>(h + 1) * 3600.0;
+    in.demand_vms = d;
+    in.reserved = reserved;
+    const int buy = std::max(0, policy.decide(in).buy);
+    if (buy > 0) {
+      reserved += buy;
+      ++run.purchases;
+      // Hours of the term after the window: owed, not in the window's cost.
+      const double inside = static_cast<double>(hours - h - 1);
+      run.committed_after_usd +=
+          buy * std::max(0.0, prices.term_hours - inside) * prices.reserved_usd_per_hour;
+      if (log) {
+        *log += "t=" + strings::fixed(static_cast<double>(h + 1), 0) + "h " +
+                std::string(policy.name()) + " buy " + std::to_string(buy) + " (in use " +
+                std::to_string(d) + ", reserved " + std::to_string(reserved) + ")\n";
+      }
+    }
+    if (every > 0 && ((h + 1) % every == 0 || h + 1 == hours))
+      run.timeline.push_back({static_cast<double>(h + 1), d, reserved,
+                              run.payg_usd + run.reserved_usd});
+  }
+  run.cost_usd = run.payg_usd + run.reserved_usd;
+  run.reserved_final = reserved;
+  return run;
+}
+
+ReserveRun reserve_optimal(const VmDemand& demand, const ReservePrices& prices) {
+  ReserveRun out;
+  const int64_t hours = static_cast<int64_t>(demand.vms.size());
+  if (hours == 0) return out;
+  int32_t top = 0;
+  for (int32_t v : demand.vms) top = std::max(top, v);
+  const double p = prices.payg_usd_per_hour;
+  const double r = prices.reserved_usd_per_hour;
+  std::vector<int64_t> buy_at;  // per level: first covered hour, `hours` = never
+  for (int32_t level = 1; level <= top; ++level) {
+    // cost(s) = p·#{h < s : d(h) ≥ level} + r·(hours − s), s = 1..hours
+    // (the first decision is at the end of hour 0; s = hours is "never").
+    int64_t used = demand.vms[0] >= level ? 1 : 0;
+    int64_t best_s = 1, best_used = used;
+    double best = p * static_cast<double>(used) + r * static_cast<double>(hours - 1);
+    for (int64_t s = 2; s <= hours; ++s) {
+      used += demand.vms[static_cast<size_t>(s - 1)] >= level ? 1 : 0;
+      const double c = p * static_cast<double>(used) + r * static_cast<double>(hours - s);
+      if (c < best) {
+        best = c;
+        best_s = s;
+        best_used = used;
+      }
+    }
+    out.payg_usd += p * static_cast<double>(best_used);
+    out.payg_vm_hours += static_cast<double>(best_used);
+    out.reserved_usd += r * static_cast<double>(hours - best_s);
+    out.reserved_vm_hours += static_cast<double>(hours - best_s);
+    if (best_s < hours) {
+      buy_at.push_back(best_s);
+      out.committed_after_usd +=
+          std::max(0.0, prices.term_hours - static_cast<double>(hours - best_s)) * r;
+      ++out.reserved_final;
+    }
+  }
+  std::sort(buy_at.begin(), buy_at.end());
+  out.purchases =
+      static_cast<int>(std::unique(buy_at.begin(), buy_at.end()) - buy_at.begin());
+  out.cost_usd = out.payg_usd + out.reserved_usd;
+  return out;
+}
+
+namespace {
+
+// The largest k whose k-th unit is in use (value ≥ k) in more than
+// `break_even` of the values: the quantity that maximises savings when the
+// values repeat. Values are VMs in use.
+int break_even_quantity(const std::vector<double>& values, double break_even) {
+  if (values.empty()) return 0;
+  std::vector<double> sorted(values);
+  std::sort(sorted.begin(), sorted.end(), std::greater<>());
+  // Unit k is in use in count(values ≥ k) hours, nonincreasing in k. With
+  // m the least count above break_even × n, count(≥ k) ≥ m exactly when the
+  // m-th largest value is ≥ k: the answer is floor of that value.
+  const double need = break_even * static_cast<double>(sorted.size());
+  int best = 0;
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    if (static_cast<double>(i + 1) > need) {
+      best = static_cast<int>(std::floor(sorted[i] + 1e-9));
+      break;
+    }
+  }
+  return std::max(best, 0);
+}
+
+class PaygOnly final : public ScalingPolicy {
+ public:
+  std::string_view name() const override { return "payg-only"; }
+  void reset(const PolicyContext&) override {}
+  PolicyDecision decide(const PolicyInput&) override { return {}; }
+};
+
+class ReserveUpfront final : public ScalingPolicy {
+ public:
+  std::string_view name() const override { return "reserve-upfront"; }
+  void reset(const PolicyContext&) override { done_ = false; }
+  PolicyDecision decide(const PolicyInput& in) override {
+    PolicyDecision d;
+    if (!done_) d.buy = std::max(0, in.demand_vms - in.reserved);
+    done_ = true;
+    return d;
+  }
+
+ private:
+  bool done_ = false;
+};
+
+// Shared by advisor and forecast-reserve: the look-back window of hourly
+// usage and the review clock.
+class Reviewer : public ScalingPolicy {
+ public:
+  explicit Reviewer(const ReservePolicySettings& s) : settings_(s) {}
+  void reset(const PolicyContext& c) override {
+    history_.clear();
+    hours_ = 0;
+    break_even_ = c.od_usd_per_hour > 0 ? c.reserved_usd_per_hour / c.od_usd_per_hour : 1;
+  }
+  PolicyDecision decide(const PolicyInput& in) override {
+    history_.push_back(in.demand_vms);
+    const size_t keep = static_cast<size_t>(std::max(1.0, settings_.lookback_hours));
+    if (history_.size() > keep) history_.erase(history_.begin());
+    ++hours_;
+    const int64_t review = std::max<int64_t>(1, std::llround(settings_.review_hours));
+    PolicyDecision d;
+    if (hours_ % review != 0) return d;
+    d.buy = std::max(0, target() - in.reserved);
+    return d;
+  }
+
+ protected:
+  // Reservations the policy wants held after this review.
+  virtual int target() const = 0;
+  ReservePolicySettings settings_;
+  std::vector<int32_t> history_;  // oldest first, at most lookback hours
+  int64_t hours_ = 0;
+  double break_even_ = 1;
+};
+
+class Advisor final : public Reviewer {
+ public:
+  using Reviewer::Reviewer;
+  std::string_view name() const override { return "advisor"; }
+
+ private:
+  int target() const override {
+    return break_even_quantity(std::vector<double>(history_.begin(), history_.end()),
+                               break_even_);
+  }
+};
+
+class ForecastReserve final : public Reviewer {
+ public:
+  using Reviewer::Reviewer;
+  std::string_view name() const override { return "forecast-reserve"; }
+
+ private:
+  // Growth per hour: Theil–Sen slope of ln(daily mean), newest days last.
+  double growth_per_hour() const {
+    const size_t days = history_.size() / 24;
+    if (days < 2) return 0;
+    std::vector<double> logs;
+    const size_t first = history_.size() - days * 24;
+    for (size_t d = 0; d < days; ++d) {
+      double sum = 0;
+      for (size_t h = 0; h < 24; ++h) sum += history_[first + d * 24 + h];
+      logs.push_back(std::log(std::max(sum / 24.0, 0.25)));
+    }
+    std::vector<double> slopes;
+    for (size_t i = 0; i < days; ++i)
+      for (size_t j = i + 1; j < days; ++j)
+        slopes.push_back((logs[j] - logs[i]) / static_cast<double>(j - i));
+    const size_t mid = slopes.size() / 2;
+    std::nth_element(slopes.begin(), slopes.begin() + static_cast<std::ptrdiff_t>(mid),
+                     slopes.end());
+    double per_day = slopes[mid];
+    if (slopes.size() % 2 == 0) {
+      const double upper = per_day;
+      per_day = (upper + *std::max_element(slopes.begin(),
+                                           slopes.begin() + static_cast<std::ptrdiff_t>(mid))) /
+                2;
+    }
+    // At most doubling or halving a week: a trend, not a jump, is projected.
+    const double cap = std::log(2.0) / 7.0;
+    return std::clamp(per_day, -cap, cap) / 24.0;
+  }
+  // The look-back's hourly usage, each hour grown by the trend from when it
+  // was observed to `ahead` hours from now: the distribution of usage the
+  // policy expects around then.
+  std::vector<double> projected_sample(double g, double ahead) const {
+    std::vector<double> out;
+    out.reserve(history_.size());
+    const double n = static_cast<double>(history_.size());
+    for (size_t i = 0; i < history_.size(); ++i)
+      out.push_back(history_[i] * std::exp(g * (n - static_cast<double>(i) + ahead)));
+    return out;
+  }
+  int target() const override {
+    const double g = growth_per_hour();
+    // A unit is bought when it pays both until the next review (else waiting
+    // a review is cheaper) and over the projection (else it would idle).
+    const int next = break_even_quantity(projected_sample(g, settings_.review_hours / 2),
+                                         break_even_);
+    const int later = break_even_quantity(projected_sample(g, settings_.projection_hours / 2),
+                                          break_even_);
+    return std::min(next, later);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<ScalingPolicy> make_reserve_policy(const std::string& name,
+                                                   const ReservePolicySettings& settings) {
+  if (name == "payg-only") return std::make_unique<PaygOnly>();
+  if (name == "reserve-upfront") return std::make_unique<ReserveUpfront>();
+  if (name == "advisor") return std::make_unique<Advisor>(settings);
+  if (name == "forecast-reserve") return std::make_unique<ForecastReserve>(settings);
+  return nullptr;
+}
+
+const std::vector<std::string>& reserve_policy_names() {
+  static const std::vector<std::string> names = {"payg-only", "reserve-upfront", "advisor",
+                                                 "forecast-reserve"};
+  return names;
+}
+
+}  // namespace gpuplan::simulate

@@ -1,0 +1,106 @@
+// Growing work and reservations: when does buying a reservation pay? A fleet
+// of one VM size whose size moves over weeks (hourly VMs in use) is billed
+// pay-as-you-go except for the VMs covered by reservations; a policy decides,
+// at the end of every hour, how many reservations to buy. This header has the
+// demand series, one run, the hindsight optimum and the reservation policies
+// (reserve.cc has the essay).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "simulate/demand.h"
+#include "simulate/policy.h"
+
+namespace gpuplan::simulate {
+
+// Prices of one VM of the size, per hour.
+struct ReservePrices {
+  double payg_usd_per_hour = 0;
+  double reserved_usd_per_hour = 0;  // the term's price spread over its hours
+  double term_hours = 8760;          // 1 year (8760) or 3 years (26280)
+};
+
+// VMs in use in each hour of the simulated window (hour h covers
+// [h, h+1) hours from the start).
+struct VmDemand {
+  std::vector<int32_t> vms;
+  std::vector<DropNote> drops;  // what the reader dropped
+  std::string describe;         // where the demand came from
+};
+
+// Synthetic growing work: VMs in hour h = round(base × (1 + growth)^(h/168)
+// × (1 + A cos(2π (h mod 24 − peak) / 24)) × noise), noise lognormal with
+// mean 1 and the given relative standard deviation (0: none), never below 0.
+struct SyntheticVms {
+  double base_vms = 4;
+  double weeks = 26;
+  double growth_per_week = 0;  // 0.1 = +10 % a week, compounded
+  double diurnal_amplitude = 0;
+  double diurnal_peak_hour = 14;
+  double noise = 0;
+};
+[[nodiscard]] VmDemand synthetic_vms(const SyntheticVms& spec, uint64_t seed);
+
+// VMs the jobs need: each job holds its GPUs from arrival for its duration
+// (times divided by `time_scale`); an hour needs ceil(peak concurrent GPUs
+// within the hour / gpus_per_vm) VMs (GPUs shared between jobs, as the
+// trace's fractional gpu_milli implies). kInvalidArgument when gpus_per_vm is
+// not positive or there are no jobs.
+[[nodiscard]] Result<VmDemand> vms_from_jobs(const PodJobs& jobs, double gpus_per_vm,
+                                             double time_scale);
+
+struct ReserveStep {  // one timeline point
+  double t_hours = 0;
+  int demand_vms = 0;
+  int reserved = 0;
+  double cost_usd = 0;  // cumulative
+};
+
+struct ReserveRun {
+  double cost_usd = 0;      // payg + reserved within the window (amortized)
+  double payg_usd = 0;
+  double reserved_usd = 0;  // reservation hours inside the window
+  double payg_vm_hours = 0;
+  double reserved_vm_hours = 0;  // reservation hours inside the window (used or not)
+  double unused_reserved_vm_hours = 0;
+  double committed_after_usd = 0;  // reservation hours after the window, still owed
+  int purchases = 0;               // hours in which reservations were bought
+  int reserved_final = 0;
+  std::vector<ReserveStep> timeline;  // filled when asked, every `timeline_hours`
+};
+
+// Simulates the policy over `demand`. At the end of hour h the policy sees
+// the VMs in use in hour h and the reservations held and may buy; what it
+// buys covers hours h+1 onwards until the term ends. Each hour costs
+// payg × max(0, in use − reserved) + reserved price × reserved. Appends a
+// line per purchase to `log` when non-null. Deterministic.
+[[nodiscard]] ReserveRun run_reserve(const VmDemand& demand, const ReservePrices& prices,
+                                     ScalingPolicy& policy, std::string* log = nullptr,
+                                     double timeline_hours = 0);
+
+// The hindsight optimum: the least cost of any purchase schedule that buys at
+// the same instants (end of an hour, covering the hours after it), knowing the
+// whole demand. Exact (per-level dynamic programme; reserve.cc proves it).
+// Requires the window to be no longer than the term.
+// The result has the cost, its payg / reserved split, what is owed after the
+// window and the number of distinct purchase instants (no timeline).
+[[nodiscard]] ReserveRun reserve_optimal(const VmDemand& demand, const ReservePrices& prices);
+
+struct ReservePolicySettings {
+  double review_hours = 168;      // advisor / forecast: how often they look
+  double lookback_hours = 720;    // history they look at (Azure's Last30Days)
+  double projection_hours = 720;  // forecast-reserve: how far ahead it projects
+};
+
+// The reservation policies by report name: "payg-only", "reserve-upfront",
+// "advisor", "forecast-reserve". nullptr for another name.
+[[nodiscard]] std::unique_ptr<ScalingPolicy> make_reserve_policy(
+    const std::string& name, const ReservePolicySettings& settings);
+// The names above, in report order.
+[[nodiscard]] const std::vector<std::string>& reserve_policy_names();
+
+}  // namespace gpuplan::simulate
