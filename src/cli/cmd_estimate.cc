@@ -62,9 +62,9 @@ nlohmann::ordered_json estimate_json(const Estimate& e) {
   j["layout"] = {{"tp", e.layout.tp}, {"pp", e.layout.pp}, {"dp", e.layout.dp}};
   j["memory_needed_gib"] = e.memory_needed_gib;
   j["memory_available_gib"] = e.memory_available_gib;
-  j["memory"] = {{"weights", e.memory.weights},         {"gradients", e.memory.gradients},
-                 {"optimizer", e.memory.optimizer},     {"activations", e.memory.activations},
-                 {"kv_cache", e.memory.kv_cache},       {"overhead", e.memory.overhead}};
+  j["memory"] = {{"weights", e.memory.weights},     {"gradients", e.memory.gradients},
+                 {"optimizer", e.memory.optimizer}, {"activations", e.memory.activations},
+                 {"kv_cache", e.memory.kv_cache},   {"overhead", e.memory.overhead}};
   j["throughput"] = e.throughput;
   j["throughput_unit"] = e.throughput_unit;
   j["hours"] = e.hours;
@@ -99,23 +99,13 @@ std::string layout_text(const Estimate& e) {
 
 std::string unit_header(const workload::Workload& w) {
   switch (w.kind) {
-    case workload::Kind::kInfer: return "REQ/S";
-    case workload::Kind::kBatch: return "ITEMS/H";
-    default: return "TOKENS/S";
+    case workload::Kind::kInfer:
+      return "REQ/S";
+    case workload::Kind::kBatch:
+      return "ITEMS/H";
+    default:
+      return "TOKENS/S";
   }
-}
-
-// Wraps `text` at `width` columns with `indent` spaces on continuation lines.
-std::string wrap(const std::string& text, size_t width, size_t indent) {
-  std::string out, line;
-  for (const std::string& word : strings::split(text, ' ')) {
-    if (!line.empty() && line.size() + 1 + word.size() > width) {
-      out += line + "\n" + std::string(indent, ' ');
-      line.clear();
-    }
-    line += (line.empty() ? "" : " ") + word;
-  }
-  return out + line;
 }
 
 void print_header(std::ostream& out, const workload::Workload& w) {
@@ -136,21 +126,22 @@ void print_header(std::ostream& out, const workload::Workload& w) {
       out << ", " << num(w.data.items.value_or(0), 0) << " items";
       break;
   }
-  if (w.constraints.deadline_hours) out << ", deadline " << num(*w.constraints.deadline_hours, 1) << " h";
+  if (w.constraints.deadline_hours)
+    out << ", deadline " << num(*w.constraints.deadline_hours, 1) << " h";
   out << "\n\n";
 }
 
 void print_assumptions(std::ostream& out, const Estimate& e) {
   out << "Assumptions (" << short_size(e.size) << " x" << e.count << "):\n";
   for (const auto& a : e.assumptions) {
-    out << "  " << wrap(a.name + ": " + a.value + "  [" + a.source + "]", 94, 4) << "\n";
+    out << "  " << strings::wrap(a.name + ": " + a.value + "  [" + a.source + "]", 94, 4) << "\n";
   }
 }
 
 void print_one(std::ostream& out, const workload::Workload& w, const Estimate& e) {
   print_header(out, w);
   out << "Size:        " << e.size << " x" << e.count << " (" << num(e.gpus, 4) << " GPUs)\n";
-  out << "Fits:        " << (e.fits ? "yes" : "no: " + wrap(e.reason, 80, 13)) << "\n";
+  out << "Fits:        " << (e.fits ? "yes" : "no: " + strings::wrap(e.reason, 80, 13)) << "\n";
   out << "Layout:      " << layout_text(e) << "\n";
   out << "Memory/GPU:  " << fixed(e.memory_needed_gib, 1) << " GiB needed of "
       << fixed(e.memory_available_gib, 1) << " usable (weights " << fixed(e.memory.weights, 1)
@@ -210,13 +201,13 @@ void print_all(std::ostream& out, const workload::Workload& w, std::vector<Estim
     out << "Does not fit (" << all.size() - fits << " sizes):\n";
     for (const Estimate& e : all) {
       if (e.fits) continue;
-      out << "  " << short_size(e.size) << ": " << wrap(e.reason, 96 - e.size.size(), 4) << "\n";
+      out << "  " << short_size(e.size) << ": " << strings::wrap(e.reason, 96 - e.size.size(), 4)
+          << "\n";
     }
     out << "\n";
   }
   if (fits) print_assumptions(out, all.front());
 }
-
 
 int run_estimate(Context& ctx, const EstimateFlags& f) {
   auto w = workload::parse_file(f.workload);
@@ -237,18 +228,18 @@ int run_estimate(Context& ctx, const EstimateFlags& f) {
     }
     const catalog::Gpu* gpu = (*cat)->find_gpu(size->gpu_model);
     if (!gpu) {
-      return report(ctx, Error{ErrorCode::kNotFound,
-                               "GPU '" + size->gpu_model + "' of " + size->name +
-                                   " is not in the catalog",
-                               Where{"", 0, 0, "--size"}});
+      return report(
+          ctx, Error{ErrorCode::kNotFound,
+                     "GPU '" + size->gpu_model + "' of " + size->name + " is not in the catalog",
+                     Where{"", 0, 0, "--size"}});
     }
     results.push_back(f.count ? estimate::estimate(*w, *size, *gpu, *f.count)
                               : estimate::estimate_smallest(*w, *size, *gpu));
   } else {
     results = estimate::estimate_all(*w, **cat);
   }
-  const bool any = std::any_of(results.begin(), results.end(),
-                               [](const Estimate& e) { return e.fits; });
+  const bool any =
+      std::any_of(results.begin(), results.end(), [](const Estimate& e) { return e.fits; });
   if (f.json) {
     nlohmann::ordered_json j;
     j["workload"] = w->name;
@@ -323,7 +314,7 @@ int run_validate(Context& ctx, const EstimateFlags& f) {
   if (!v->skipped.empty()) {
     ctx.out << "\nSkipped:\n";
     for (const auto& s : v->skipped) {
-      ctx.out << "  " << s.id << ": " << wrap(s.reason, 90 - s.id.size(), 4) << "\n";
+      ctx.out << "  " << s.id << ": " << strings::wrap(s.reason, 90 - s.id.size(), 4) << "\n";
     }
   }
   return 0;
@@ -360,9 +351,9 @@ void add_estimate_command(CLI::App& app, Context& ctx) {
         return run_validate(ctx, f);
       }
       if (f.workload.empty()) {
-        return report(ctx, Error{ErrorCode::kInvalidArgument,
-                                 "give a workload file (or --validate FILE.csv)",
-                                 Where{"", 0, 0, "workload"}});
+        return report(
+            ctx, Error{ErrorCode::kInvalidArgument, "give a workload file (or --validate FILE.csv)",
+                       Where{"", 0, 0, "workload"}});
       }
       if (f.count && f.size.empty()) {
         return report(ctx, Error{ErrorCode::kInvalidArgument, "--count needs --size",

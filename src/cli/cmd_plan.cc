@@ -37,7 +37,6 @@ struct PlanFlags {
   std::optional<int> max_nodes;
 };
 
-
 Error flag_error(Error e, const char* flag) {
   e.where.field = flag;
   return e;
@@ -79,27 +78,18 @@ Result<plan::PlanOptions> to_options(const PlanFlags& f) {
   return o;
 }
 
-// Wraps `text` at kWidth with `indent` spaces before every line.
+// `text` wrapped at kWidth, `indent` spaces before its first line and two
+// more before the others, with a trailing newline.
 std::string wrap(const std::string& text, size_t indent) {
-  std::string out, line(indent, ' ');
-  for (const std::string& word : strings::split(text, ' ')) {
-    if (line.size() > indent && line.size() + 1 + word.size() > kWidth) {
-      out += line + "\n";
-      line = std::string(indent + 2, ' ');
-    }
-    if (line.size() > indent && line.back() != ' ') line += ' ';
-    line += word;
-  }
-  return out + line + "\n";
+  return std::string(indent, ' ') +
+         strings::wrap(text, kWidth - indent - 2, indent + 2, kWidth - indent) + "\n";
 }
 
 std::string short_size(const std::string& s) {
   return strings::starts_with_icase(s, "Standard_") ? s.substr(9) : s;
 }
 
-std::string hours_cell(double h) {
-  return strings::fixed(h, h >= 100 ? 0 : 1);
-}
+std::string hours_cell(double h) { return strings::fixed(h, h >= 100 ? 0 : 1); }
 
 std::string money(double usd) {
   // Whole dollars above $1,000 keep the table narrow.
@@ -168,13 +158,12 @@ void print_plan(std::ostream& os, const plan::Plan& p) {
     os << "\nRanked options\n" << options_table(p.options, true);
     const plan::Option& best = p.options.front();
     os << "\nCost of #1 (" << short_size(best.size) << " x" << best.count << ", " << best.region
-       << ", " << catalog::to_string(best.pricing) << "; price as of " << best.price.as_of
-       << ")\n";
+       << ", " << catalog::to_string(best.pricing) << "; price as of " << best.price.as_of << ")\n";
     for (const cost::CostLine& l : best.lines) {
-      std::string head = "  " + l.name + std::string(l.name.size() < 24 ? 24 - l.name.size() : 1, ' ');
+      std::string head =
+          "  " + l.name + std::string(l.name.size() < 24 ? 24 - l.name.size() : 1, ' ');
       std::string amount = cost::format_usd(l.usd);
-      os << head << std::string(amount.size() < 12 ? 12 - amount.size() : 0, ' ') << amount
-         << "\n";
+      os << head << std::string(amount.size() < 12 ? 12 - amount.size() : 0, ' ') << amount << "\n";
       os << wrap(l.assumption, 6);
     }
   }
@@ -197,8 +186,8 @@ void print_plan(std::ostream& os, const plan::Plan& p) {
     for (const plan::QuotaRequest& q : p.quota_requests) {
       os << wrap(q.family + " in " + q.region + ": limit " + strings::fixed(q.limit, 0) +
                      ", used " + strings::fixed(q.used, 0) + ", needs " +
-                     strings::fixed(q.vcpus_needed, 0) + " vCPUs for " + short_size(q.unlocks.size) +
-                     " x" + std::to_string(q.unlocks.count) + " (" +
+                     strings::fixed(q.vcpus_needed, 0) + " vCPUs for " +
+                     short_size(q.unlocks.size) + " x" + std::to_string(q.unlocks.count) + " (" +
                      std::string(catalog::to_string(q.unlocks.pricing)) + ", " +
                      money(q.unlocks.cost_usd) + ", " + hours_cell(q.unlocks.hours) + " h)",
                  2);
@@ -253,8 +242,9 @@ void add_plan_command(CLI::App& app, Context& ctx) {
   cmd->add_flag("--no-spot", f->no_spot, "Do not consider spot");
   cmd->add_flag("--allow-amd", f->allow_amd,
                 "Also consider AMD GPUs (MI300X, V620, V710, MI25: ROCm, not set up by deploy)");
-  cmd->add_option("--utilization", f->utilization,
-                  "Share of a reservation/savings-plan term in use, (0,1] (default: this work only)");
+  cmd->add_option(
+      "--utilization", f->utilization,
+      "Share of a reservation/savings-plan term in use, (0,1] (default: this work only)");
   cmd->add_option("--eviction-rate", f->eviction_rate, "Spot evictions per VM-hour (default 0.05)");
   cmd->add_option("--eviction-rate-high", f->eviction_rate_high,
                   "Spot evictions per VM-hour for the high end of the range (default 0.20)");

@@ -94,6 +94,17 @@ TEST(Strings, FoldMatchesAzureFamilyNames) {
   EXPECT_EQ(*strings::parse_double("1e3"), 1000.0);
 }
 
+TEST(Strings, WrapKeepsEveryLineWithinItsWidth) {
+  // Width 10, continuation lines indented by 2; the first line may be 12.
+  EXPECT_EQ(strings::wrap("aaa bbb ccc ddd eee", 10, 2, 12), "aaa bbb ccc\n  ddd eee");
+  EXPECT_EQ(strings::wrap("aaa bbb ccc ddd eee", 10, 2), "aaa bbb\n  ccc ddd\n  eee");
+  // A word longer than the width gets a line of its own; none is empty.
+  EXPECT_EQ(strings::wrap("a verylongword b", 5, 1), "a\n verylongword\n b");
+  // Runs of spaces inside a line are kept.
+  EXPECT_EQ(strings::wrap("x  [y]", 20, 0), "x  [y]");
+  EXPECT_EQ(strings::wrap("", 10, 2), "");
+}
+
 TEST(Json, SyntaxErrorHasLineAndColumn) {
   auto j = files::parse_json("{\n  \"a\": 1,\n  \"b\": ]\n}", "x.json");
   ASSERT_FALSE(j);

@@ -26,6 +26,21 @@ std::vector<std::string> split(std::string_view s, char sep) {
   return out;
 }
 
+std::string wrap(std::string_view text, size_t width, size_t indent,
+                 std::optional<size_t> first_width) {
+  std::string out, line;
+  size_t limit = first_width.value_or(width);
+  for (const std::string& word : split(text, ' ')) {
+    if (!line.empty() && line.size() + 1 + word.size() > limit) {
+      out += line + "\n" + std::string(indent, ' ');
+      line.clear();
+      limit = width;
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  return out + line;
+}
+
 std::string to_lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -79,7 +94,8 @@ size_t edit_distance(std::string_view a, std::string_view b) {
   return prev[b.size()];
 }
 
-std::optional<std::string> closest(std::string_view word, const std::vector<std::string>& candidates) {
+std::optional<std::string> closest(std::string_view word,
+                                   const std::vector<std::string>& candidates) {
   std::optional<std::string> best;
   size_t best_d = std::max<size_t>(2, word.size() / 3) + 1;
   for (const auto& c : candidates) {

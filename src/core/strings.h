@@ -26,5 +26,12 @@ namespace gpuplan::strings {
                                                  const std::vector<std::string>& candidates);
 // Fixed-point formatting with `digits` decimals, no locale.
 [[nodiscard]] std::string fixed(double v, int digits);
+// Word-wraps `text` (words are separated by single spaces; runs of spaces are
+// kept) so that no line's text is longer than `width` characters — the first
+// line's than `first_width` when given — unless a single word is. Lines after
+// the first start with `indent` spaces (not counted in the width); no trailing
+// newline.
+[[nodiscard]] std::string wrap(std::string_view text, size_t width, size_t indent,
+                               std::optional<size_t> first_width = std::nullopt);
 
 }  // namespace gpuplan::strings

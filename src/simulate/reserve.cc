@@ -150,8 +150,7 @@ ReserveRun run_reserve(const VmDemand& demand, const ReservePrices& prices, Scal
   ReserveRun run;
   const int64_t hours = static_cast<int64_t>(demand.vms.size());
   int reserved = 0;
-  const int64_t every =
-      timeline_hours > 0 ? std::max<int64_t>(1, std::llround(timeline_hours)) : 0;
+  const int64_t every = timeline_hours > 0 ? std::max<int64_t>(1, std::llround(timeline_hours)) : 0;
   for (int64_t h = 0; h < hours; ++h) {
     const int d = demand.vms[static_cast<size_t>(h)];
     const int payg = std::max(0, d - reserved);
@@ -179,8 +178,8 @@ ReserveRun run_reserve(const VmDemand& demand, const ReservePrices& prices, Scal
       }
     }
     if (every > 0 && ((h + 1) % every == 0 || h + 1 == hours))
-      run.timeline.push_back({static_cast<double>(h + 1), d, reserved,
-                              run.payg_usd + run.reserved_usd});
+      run.timeline.push_back(
+          {static_cast<double>(h + 1), d, reserved, run.payg_usd + run.reserved_usd});
   }
   run.cost_usd = run.payg_usd + run.reserved_usd;
   run.reserved_final = reserved;
@@ -223,8 +222,7 @@ ReserveRun reserve_optimal(const VmDemand& demand, const ReservePrices& prices) 
     }
   }
   std::sort(buy_at.begin(), buy_at.end());
-  out.purchases =
-      static_cast<int>(std::unique(buy_at.begin(), buy_at.end()) - buy_at.begin());
+  out.purchases = static_cast<int>(std::unique(buy_at.begin(), buy_at.end()) - buy_at.begin());
   out.cost_usd = out.payg_usd + out.reserved_usd;
   return out;
 }
@@ -312,8 +310,7 @@ class Advisor final : public Reviewer {
 
  private:
   int target() const override {
-    return break_even_quantity(std::vector<double>(history_.begin(), history_.end()),
-                               break_even_);
+    return break_even_quantity(std::vector<double>(history_.begin(), history_.end()), break_even_);
   }
 };
 
@@ -367,10 +364,10 @@ class ForecastReserve final : public Reviewer {
     const double g = growth_per_hour();
     // A unit is bought when it pays both until the next review (else waiting
     // a review is cheaper) and over the projection (else it would idle).
-    const int next = break_even_quantity(projected_sample(g, settings_.review_hours / 2),
-                                         break_even_);
-    const int later = break_even_quantity(projected_sample(g, settings_.projection_hours / 2),
-                                          break_even_);
+    const int next =
+        break_even_quantity(projected_sample(g, settings_.review_hours / 2), break_even_);
+    const int later =
+        break_even_quantity(projected_sample(g, settings_.projection_hours / 2), break_even_);
     return std::min(next, later);
   }
 };

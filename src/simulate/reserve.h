@@ -61,7 +61,7 @@ struct ReserveStep {  // one timeline point
 };
 
 struct ReserveRun {
-  double cost_usd = 0;      // payg + reserved within the window (amortized)
+  double cost_usd = 0;  // payg + reserved within the window (amortized)
   double payg_usd = 0;
   double reserved_usd = 0;  // reservation hours inside the window
   double payg_vm_hours = 0;

@@ -152,8 +152,7 @@ TEST(Reserve, ForecastLooksAheadOfAdvisorOnGrowthAndBehindOnDecline) {
   // Growth 20 %/week: after four weeks the past's quantity lags the trend.
   EXPECT_GT(held_after_weeks("forecast-reserve", 0.2, 4), held_after_weeks("advisor", 0.2, 4));
   // Shrinking 20 %/week: the forecast holds fewer than the past suggests.
-  EXPECT_LT(held_after_weeks("forecast-reserve", -0.2, 4),
-            held_after_weeks("advisor", -0.2, 4));
+  EXPECT_LT(held_after_weeks("forecast-reserve", -0.2, 4), held_after_weeks("advisor", -0.2, 4));
   // Flat: the two agree.
   EXPECT_EQ(held_after_weeks("forecast-reserve", 0, 4), held_after_weeks("advisor", 0, 4));
 }
@@ -183,8 +182,8 @@ TEST(Reserve, SyntheticGrowthCompoundsWeekly) {
   const VmDemand d = synthetic_vms(s, 1);
   ASSERT_EQ(d.vms.size(), 3u * 168);
   EXPECT_EQ(d.vms[0], 10);
-  EXPECT_EQ(d.vms[168], 15);   // 10 × 1.5
-  EXPECT_EQ(d.vms[336], 23);   // 10 × 2.25 = 22.5, rounded half away from zero
+  EXPECT_EQ(d.vms[168], 15);  // 10 × 1.5
+  EXPECT_EQ(d.vms[336], 23);  // 10 × 2.25 = 22.5, rounded half away from zero
 }
 
 std::string error_of(const std::string& yaml) {

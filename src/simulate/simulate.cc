@@ -761,10 +761,12 @@ std::string to_text(const SimReport& r) {
     }
   }
   o << "\nAssumptions:\n";
+  // 100 columns: two spaces before each item, four before its continuation.
   for (const auto& a : r.assumptions)
-    o << "  " << a.name << " = " << a.value << "  [" << a.source << "]\n";
+    o << "  " << strings::wrap(a.name + " = " + a.value + "  [" + a.source + "]", 96, 4, 98)
+      << "\n";
   o << "Notes:\n";
-  for (const auto& n : r.notes) o << "  " << n << "\n";
+  for (const auto& n : r.notes) o << "  " << strings::wrap(n, 96, 4, 98) << "\n";
   return o.str();
 }
 
