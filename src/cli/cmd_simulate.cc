@@ -81,7 +81,13 @@ void add_simulate_command(CLI::App& app, Context& ctx) {
       auto cat = load_catalog(ctx);
       if (!cat) return report(ctx, cat.error());
       // 3. Simulate.
-      if (ctx.err_is_tty) ctx.err << "gpuplan: simulating " << scenario->name << " ...\n";
+      if (ctx.err_is_tty) {
+        ctx.err << "gpuplan: simulating " << scenario->name << " ...\n";
+        opt.progress = [&ctx](int64_t done, int64_t total) {
+          ctx.err << "\r  run " << done << " of " << total << std::flush;
+          if (done == total) ctx.err << "\n";
+        };
+      }
       auto rep = simulate::run_scenario(*scenario, cat->get(), opt);
       if (!rep) return report(ctx, rep.error());
       // 4. Files (all computed first, each written atomically).

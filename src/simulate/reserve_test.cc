@@ -229,8 +229,12 @@ TEST(ReserveScenario, ReportHasEveryPolicyThenOptimalAndIsDeterministic) {
       "s.yaml");
   ASSERT_TRUE(s.has_value()) << s.error().message;
   RunOptions o;
+  std::vector<std::pair<int64_t, int64_t>> progress;
+  o.progress = [&](int64_t done, int64_t total) { progress.emplace_back(done, total); };
   auto a = run_scenario(*s, nullptr, o);
   ASSERT_TRUE(a.has_value()) << a.error().message;
+  EXPECT_EQ(progress, (std::vector<std::pair<int64_t, int64_t>>{{1, 3}, {2, 3}, {3, 3}}));
+  o.progress = nullptr;
   auto b = run_scenario(*s, nullptr, o);
   ASSERT_TRUE(b.has_value());
   EXPECT_EQ(to_json(*a).dump(), to_json(*b).dump());

@@ -240,6 +240,9 @@ Result<SimReport> run_deadline_scenario(const Scenario& s, const catalog::Catalo
       best.cost_vs_optimal = 1.0;
       best.deadline_met_fraction = 1.0;
       accumulate(rows.back(), best);
+      if (o.progress)
+        o.progress(static_cast<int64_t>(b) * rep.runs + run + 1,
+                   static_cast<int64_t>(n_blocks) * rep.runs);
     }
     for (size_t i = 0; i < rows.size(); ++i) {
       rows[i].policy = i < policies.size() ? policies[i] : "optimal";
@@ -390,6 +393,7 @@ Result<SimReport> run_reserve_scenario(const Scenario& s, const catalog::Catalog
     best.reserved_usd = best_run.reserved_usd;
     best.committed_after_usd = best_run.committed_after_usd;
     accumulate(rows.back(), best);
+    if (o.progress) o.progress(run + 1, rep.runs);
   }
   TraceRows tr;
   tr.file = synthetic ? "synthetic" : o.trace.value_or(s.demand_trace);

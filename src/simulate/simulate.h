@@ -4,6 +4,7 @@
 // traces, options and seed give byte-identical reports and logs.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,9 @@ struct RunOptions {
   std::optional<uint64_t> seed;
   bool event_log = false;  // fill SimReport::event_log
   bool timeline = false;   // fill SimReport::timeline
+  // Called after each run (deadline: each start offset of each trace;
+  // reserve: each demand draw) with the runs done and the total. Optional.
+  std::function<void(int64_t done, int64_t total)> progress;
 };
 
 // One row of the report: means over every run of every trace (top level) or
