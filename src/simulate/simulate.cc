@@ -97,6 +97,7 @@ PolicyRow finish_row(PolicyRow r, double n) {
   return r;
 }
 
+// Adds a run's row (runs 0: one run) or a sum of rows (runs: how many).
 void accumulate(PolicyRow& into, const PolicyRow& one) {
   into.cost_usd += one.cost_usd;
   if (one.cost_vs_optimal)
@@ -112,7 +113,7 @@ void accumulate(PolicyRow& into, const PolicyRow& one) {
   if (one.reserved_usd) into.reserved_usd = into.reserved_usd.value_or(0) + *one.reserved_usd;
   if (one.committed_after_usd)
     into.committed_after_usd = into.committed_after_usd.value_or(0) + *one.committed_after_usd;
-  into.runs += 1;
+  into.runs += std::max(one.runs, 1);
 }
 
 std::vector<std::string> chosen_policies(const Scenario& s, const RunOptions& o,
@@ -246,23 +247,9 @@ Result<SimReport> run_deadline_scenario(const Scenario& s, const catalog::Catalo
     }
     for (size_t i = 0; i < rows.size(); ++i) {
       rows[i].policy = i < policies.size() ? policies[i] : "optimal";
-      for (int k = 0; k < rows[i].runs; ++k) {
-      }
-      PolicyRow sum = rows[i];
-      // Totals over all runs of all traces.
-      total[i].policy = rows[i].policy;
-      total[i].cost_usd += sum.cost_usd;
-      if (sum.cost_vs_optimal)
-        total[i].cost_vs_optimal = total[i].cost_vs_optimal.value_or(0) + *sum.cost_vs_optimal;
-      if (sum.deadline_met_fraction)
-        total[i].deadline_met_fraction =
-            total[i].deadline_met_fraction.value_or(0) + *sum.deadline_met_fraction;
-      total[i].evictions += sum.evictions;
-      total[i].scale_events += sum.scale_events;
-      total[i].gpu_hours += sum.gpu_hours;
-      total[i].on_demand_usd += sum.on_demand_usd;
-      total[i].spot_usd += sum.spot_usd;
-      total[i].runs += sum.runs;
+      const PolicyRow& sum = rows[i];
+      total[i].policy = sum.policy;
+      accumulate(total[i], sum);  // totals over all runs of all traces
       tr.policies.push_back(finish_row(sum, sum.runs));
     }
     tr.file = model ? "stochastic-model" : traces[b].file;
