@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog/catalog.h"
+#include "catalog/lookup.h"
 #include "catalog/import_retail_prices.h"
 #include "catalog/import_skus.h"
 #include "catalog/import_usage.h"
@@ -203,16 +204,9 @@ void add_history(CLI::App& catalog_cmd, Context& ctx) {
       // 2. The size as the catalog spells it ("NC24ads_A100_v4" also matches).
       auto cat = catalog::Catalog::load_embedded();
       if (!cat) return report(ctx, cat.error());
-      const catalog::VmSize* size = (*cat)->find_size(f->size);
-      if (size == nullptr) {
-        std::vector<std::string> names;
-        for (const auto& s : (*cat)->sizes()) names.push_back(s.name);
-        auto near = strings::closest(f->size, names);
-        return report(ctx, Error{ErrorCode::kNotFound,
-                                 "unknown VM size '" + f->size + "'" +
-                                     (near ? " (did you mean " + *near + "?)" : ""),
-                                 Where{"", 0, 0, "SIZE"}});
-      }
+      auto found = catalog::lookup_size(**cat, f->size, Where{"", 0, 0, "SIZE"});
+      if (!found) return report(ctx, found.error());
+      const catalog::VmSize* size = *found;
       // 3. The store's history, filtered.
       auto all = catalog::price_history(store_path(ctx), size->name, f->region);
       if (!all) return report(ctx, all.error());

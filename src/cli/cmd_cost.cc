@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog/catalog.h"
+#include "catalog/lookup.h"
 #include "catalog/store.h"
 #include "cli/command.h"
 #include "core/strings.h"
@@ -174,16 +175,9 @@ void add_cost_command(CLI::App& app, Context& ctx) {
       }
       auto cat = load_catalog(ctx);
       if (!cat) return report(ctx, cat.error());
-      const catalog::VmSize* size = (*cat)->find_size(f->size);
-      if (!size) {
-        std::vector<std::string> names;
-        for (const catalog::VmSize& s : (*cat)->sizes()) names.push_back(s.name);
-        auto guess = strings::closest(f->size, names);
-        return report(ctx, Error{ErrorCode::kNotFound,
-                                 "unknown VM size '" + f->size + "'" +
-                                     (guess ? " (did you mean " + *guess + "?)" : ""),
-                                 Where{"", 0, 0, "size"}});
-      }
+      auto found = catalog::lookup_size(**cat, f->size, Where{"", 0, 0, "size"});
+      if (!found) return report(ctx, found.error());
+      const catalog::VmSize* size = *found;
       auto rates = cost::Rates::load_embedded();
       if (!rates) return report(ctx, rates.error());
       auto sc = cost::cost_size(**cat, *rates, *size, strings::to_lower(f->region), *os,

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog/catalog.h"
+#include "catalog/lookup.h"
 #include "catalog/store.h"
 #include "cli/command.h"
 #include "core/files.h"
@@ -36,15 +37,6 @@ Result<std::optional<deploy::Version>> version_flag(const std::string& text, con
   return std::optional<deploy::Version>(*v);
 }
 
-// A size the catalog does not know: say so, with the closest name.
-Error unknown_size(const catalog::Catalog& cat, const std::string& name) {
-  std::vector<std::string> names;
-  for (const catalog::VmSize& s : cat.sizes()) names.push_back(s.name);
-  std::string msg = "unknown VM size '" + name + "'";
-  if (auto near = strings::closest(name, names)) msg += "; did you mean " + *near + "?";
-  return Error{ErrorCode::kNotFound, msg, Where{"", 0, 0, "--size"}};
-}
-
 struct StackFlags {
   std::string size;
   std::string pytorch;
@@ -68,8 +60,9 @@ int run_stack(Context& ctx, const StackFlags& f) {
   // 2. The size and its GPU.
   auto cat = load_catalog(ctx);
   if (!cat) return report(ctx, cat.error());
-  const catalog::VmSize* size = (*cat)->find_size(f.size);
-  if (size == nullptr) return report(ctx, unknown_size(**cat, f.size));
+  auto found = catalog::lookup_size(**cat, f.size, Where{"", 0, 0, "--size"});
+  if (!found) return report(ctx, found.error());
+  const catalog::VmSize* size = *found;
   // 3. Resolve against the embedded matrix.
   auto matrix = deploy::embedded_stack_matrix();
   if (!matrix) return report(ctx, matrix.error());

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog/catalog.h"
+#include "catalog/lookup.h"
 #include "catalog/store.h"
 #include "cli/command.h"
 #include "core/csv.h"
@@ -216,16 +217,9 @@ int run_estimate(Context& ctx, const EstimateFlags& f) {
   if (!cat) return report(ctx, cat.error());
   std::vector<Estimate> results;
   if (!f.size.empty()) {
-    const catalog::VmSize* size = (*cat)->find_size(f.size);
-    if (!size) {
-      std::vector<std::string> names;
-      for (const auto& s : (*cat)->sizes()) names.push_back(short_size(s.name));
-      std::string msg = "unknown VM size '" + f.size + "'";
-      if (auto c = strings::closest(short_size(f.size), names)) {
-        msg += "; did you mean 'Standard_" + *c + "'?";
-      }
-      return report(ctx, Error{ErrorCode::kNotFound, msg, Where{"", 0, 0, "--size"}});
-    }
+    auto found = catalog::lookup_size(**cat, f.size, Where{"", 0, 0, "--size"});
+    if (!found) return report(ctx, found.error());
+    const catalog::VmSize* size = *found;
     const catalog::Gpu* gpu = (*cat)->find_gpu(size->gpu_model);
     if (!gpu) {
       return report(

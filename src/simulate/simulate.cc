@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "catalog/lookup.h"
 #include "core/strings.h"
 #include "core/text_table.h"
 #include "estimate/estimate.h"
@@ -423,9 +424,8 @@ Result<ReplicaCapacity> resolve_replica(const Scenario& s, const catalog::Catalo
   if (!cat)
     return not_found("no catalog to size the replica; give replica: in the scenario",
                      Where{s.file, 0, 0, "replica"});
-  const catalog::VmSize* size = cat->find_size(s.vm_size);
-  if (!size)
-    return not_found("unknown VM size '" + s.vm_size + "'", Where{s.file, 0, 0, "vm.size"});
+  GPUPLAN_TRY(const catalog::VmSize* size,
+              catalog::lookup_size(*cat, s.vm_size, Where{s.file, 0, 0, "vm.size"}));
   const catalog::Gpu* gpu = cat->find_gpu(size->gpu_model);
   if (!gpu)
     return not_found("the catalog has no GPU '" + size->gpu_model + "'",

@@ -201,7 +201,7 @@ TEST(CatalogImportCli, UsageNeedsRegionAndHistoryNeedsAKnownSize) {
   EXPECT_NE(r.err.find("--region"), std::string::npos) << r.err;
   r = s.run({"catalog", "history", "Standard_NC24ads_A100_v5", "--region", "eastus"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("did you mean Standard_NC24ads_A100_v4?"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("did you mean 'Standard_NC24ads_A100_v4'?"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(s.db));  // nothing created by failed commands
 }
 

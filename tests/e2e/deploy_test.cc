@@ -505,7 +505,7 @@ TEST(Stack, GoldenH100AndGridA10) {
 TEST(Stack, BadFlagsExit2) {
   const CliResult size = run_cli({"stack", "--size", "Standard_NC40ads_H100_v6"});
   EXPECT_EQ(size.code, 2);
-  EXPECT_NE(size.err.find("did you mean Standard_NC40ads_H100_v5"), std::string::npos) << size.err;
+  EXPECT_NE(size.err.find("did you mean 'Standard_NC40ads_H100_v5'"), std::string::npos) << size.err;
   EXPECT_EQ(run_cli({"stack", "--size", "Standard_NC40ads_H100_v5", "--pytorch", "two"}).code, 2);
   EXPECT_EQ(run_cli({"stack", "--size", "Standard_NC40ads_H100_v5", "--pytorch", "3.0"}).code, 2);
   EXPECT_EQ(run_cli({"stack"}).code, 2);
