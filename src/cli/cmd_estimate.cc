@@ -53,46 +53,6 @@ std::string sig(double v) {
   return fixed(v, 2);
 }
 
-nlohmann::ordered_json estimate_json(const Estimate& e) {
-  nlohmann::ordered_json j;
-  j["size"] = e.size;
-  j["count"] = e.count;
-  j["gpus"] = e.gpus;
-  j["fits"] = e.fits;
-  j["reason"] = e.reason;
-  j["layout"] = {{"tp", e.layout.tp}, {"pp", e.layout.pp}, {"dp", e.layout.dp}};
-  j["memory_needed_gib"] = e.memory_needed_gib;
-  j["memory_available_gib"] = e.memory_available_gib;
-  j["memory"] = {{"weights", e.memory.weights},     {"gradients", e.memory.gradients},
-                 {"optimizer", e.memory.optimizer}, {"activations", e.memory.activations},
-                 {"kv_cache", e.memory.kv_cache},   {"overhead", e.memory.overhead}};
-  j["throughput"] = e.throughput;
-  j["throughput_unit"] = e.throughput_unit;
-  j["hours"] = e.hours;
-  j["mfu"] = e.mfu > 0 ? nlohmann::ordered_json(e.mfu) : nullptr;
-  if (e.serving) {
-    const auto& s = *e.serving;
-    j["serving"] = {{"gpus_per_replica", s.gpus_per_replica},
-                    {"replicas", s.replicas},
-                    {"replicas_needed", s.replicas_needed},
-                    {"vms_needed", s.vms_needed},
-                    {"max_batch", s.max_batch},
-                    {"batch_at_slo", s.batch_at_slo},
-                    {"capacity_rps_per_replica", s.capacity_rps_per_replica},
-                    {"ttft_ms", s.ttft_ms},
-                    {"tpot_ms", s.tpot_ms},
-                    {"meets_slo", s.meets_slo}};
-  } else {
-    j["serving"] = nullptr;
-  }
-  nlohmann::ordered_json a = nlohmann::ordered_json::array();
-  for (const auto& x : e.assumptions) {
-    a.push_back({{"name", x.name}, {"value", x.value}, {"source", x.source}});
-  }
-  j["assumptions"] = std::move(a);
-  return j;
-}
-
 std::string layout_text(const Estimate& e) {
   return "tp" + std::to_string(e.layout.tp) + " pp" + std::to_string(e.layout.pp) + " dp" +
          std::to_string(e.layout.dp);
@@ -235,13 +195,7 @@ int run_estimate(Context& ctx, const EstimateFlags& f) {
   const bool any =
       std::any_of(results.begin(), results.end(), [](const Estimate& e) { return e.fits; });
   if (f.json) {
-    nlohmann::ordered_json j;
-    j["workload"] = w->name;
-    j["kind"] = workload::to_string(w->kind);
-    nlohmann::ordered_json opts = nlohmann::ordered_json::array();
-    for (const Estimate& e : results) opts.push_back(estimate_json(e));
-    j["options"] = std::move(opts);
-    ctx.out << j.dump(2) << "\n";
+    ctx.out << estimate::to_json(*w, results).dump(2) << "\n";
   } else if (!f.size.empty()) {
     print_one(ctx.out, *w, results.front());
   } else {

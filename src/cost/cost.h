@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "catalog/catalog.h"
 #include "core/result.h"
 
@@ -309,5 +311,11 @@ struct SizeCost {
 
 // Formats a number of dollars as "$1,234.56" (two decimals; "$0.0012" below a cent).
 [[nodiscard]] std::string format_usd(double usd);
+
+// What `gpuplan cost --json` prints (cost_json.cc; docs/cost.md): {size,
+// region, os, hybrid_benefit, count, hours, utilization, pricing: [{pricing,
+// available, ...prices, cost_usd, break_even_utilization, source, as_of,
+// estimated, rule, cost_lines}], assumptions}. Dollars rounded to 4 decimals.
+[[nodiscard]] nlohmann::ordered_json to_json(const SizeCost& cost);
 
 }  // namespace gpuplan::cost

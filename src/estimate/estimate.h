@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "catalog/catalog.h"
 #include "core/csv.h"
 #include "core/result.h"
@@ -174,5 +176,15 @@ struct Validation {
 // `skipped` with the reason. kInvalidArgument (file:line: column) when a
 // required column is missing from the header.
 [[nodiscard]] Result<Validation> validate(const csv::Table& table, const catalog::Catalog& catalog);
+
+// ---- JSON (estimate_json.cc) -----------------------------------------------
+
+// One option: {size, count, gpus, fits, reason, layout, memory_needed_gib,
+// memory_available_gib, memory, throughput, throughput_unit, hours, mfu,
+// serving, assumptions}.
+[[nodiscard]] nlohmann::ordered_json to_json(const Estimate& estimate);
+// {"workload", "kind", "options": [...]}: what `gpuplan estimate --json` prints.
+[[nodiscard]] nlohmann::ordered_json to_json(const workload::Workload& workload,
+                                             const std::vector<Estimate>& options);
 
 }  // namespace gpuplan::estimate

@@ -4,7 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "catalog/lookup.h"
 #include "core/strings.h"
+#include "estimate/estimate.h"
 #include "plan/plan.h"
 #include "workload/workload.h"
 
@@ -52,6 +54,8 @@ Response error_response(const Error& e) {
   return json_response(http_status_for(e.code), ordered_json{{"error", err}});
 }
 
+Response error_response(const tl::unexpected<Error>& e) { return error_response(e.value()); }
+
 Response sizes(const catalog::Catalog& catalog) {
   ordered_json out = ordered_json::array();
   for (const auto& s : catalog.sizes()) {
@@ -79,6 +83,26 @@ Response examples() {
   return json_response(200, out);
 }
 
+// The query parameter `name` as a number in [lo, hi] (whole when `integer`);
+// nullopt when absent; kInvalidArgument naming the parameter otherwise.
+Result<std::optional<double>> number_param(const Request& request, const std::string& name,
+                                           double lo, double hi, bool integer) {
+  auto it = request.params.find(name);
+  if (it == request.params.end()) return std::optional<double>();
+  auto v = strings::parse_double(it->second);
+  if (!v || *v < lo || *v > hi || (integer && *v != static_cast<double>(static_cast<int64_t>(*v))))
+    return invalid_argument("expected " + std::string(integer ? "an integer" : "a number") +
+                                " from " + strings::fixed(lo, lo == static_cast<int>(lo) ? 0 : 3) +
+                                " to " + strings::fixed(hi, 0) + ", found '" + it->second + "'",
+                            Where{"", 0, 0, name});
+  return std::optional<double>(*v);
+}
+
+std::string text_param(const Request& request, const std::string& name) {
+  auto it = request.params.find(name);
+  return it == request.params.end() ? std::string() : it->second;
+}
+
 Response plan_route(const catalog::Catalog& catalog, const cost::Rates& rates,
                     const Request& request) {
   plan::PlanOptions options;
@@ -91,19 +115,77 @@ Response plan_route(const catalog::Catalog& catalog, const cost::Rates& rates,
     }
     options.objective = *o;
   }
-  if (auto it = request.params.find("top"); it != request.params.end()) {
-    auto top = strings::parse_double(it->second);
-    if (!top || *top < 1 || *top > 1000 || *top != static_cast<int>(*top))
-      return error_response(Error{ErrorCode::kInvalidArgument,
-                                  "expected an integer from 1 to 1000, found '" + it->second + "'",
-                                  Where{"", 0, 0, "top"}});
-    options.top = static_cast<int>(*top);
-  }
+  auto top = number_param(request, "top", 1, 1000, true);
+  if (!top) return error_response(top.error());
+  if (*top) options.top = static_cast<int>(**top);
   auto w = workload::parse_string(request.body, "request body");
   if (!w) return error_response(w.error());
   auto p = plan::make_plan(*w, catalog, rates, options);
   if (!p) return error_response(p.error());
   return json_response(200, plan::to_json(*p));
+}
+
+// POST /api/estimate[?size=S[&count=N]]: the workload YAML in the body; every
+// GPU size of the catalog, or the given size (smallest count, or N VMs).
+Response estimate_route(const catalog::Catalog& catalog, const Request& request) {
+  auto count = number_param(request, "count", 1, 1024, true);
+  if (!count) return error_response(count.error());
+  const std::string size_name = text_param(request, "size");
+  if (*count && size_name.empty())
+    return error_response(
+        invalid_argument("count needs a size", Where{"", 0, 0, "count"}));
+  auto w = workload::parse_string(request.body, "request body");
+  if (!w) return error_response(w.error());
+  std::vector<estimate::Estimate> results;
+  if (size_name.empty()) {
+    results = estimate::estimate_all(*w, catalog);
+  } else {
+    auto size = catalog::lookup_size(catalog, size_name, Where{"", 0, 0, "size"});
+    if (!size) return error_response(size.error());
+    const catalog::Gpu* gpu = catalog.find_gpu((*size)->gpu_model);
+    if (!gpu)
+      return error_response(not_found("the catalog has no GPU '" + (*size)->gpu_model + "'",
+                                      Where{"", 0, 0, "size"}));
+    results.push_back(*count ? estimate::estimate(*w, **size, *gpu, static_cast<int>(**count))
+                             : estimate::estimate_smallest(*w, **size, *gpu));
+  }
+  return json_response(200, estimate::to_json(*w, results));
+}
+
+// GET /api/cost?size=S&region=R[&hours=H | &utilization=U][&os=windows]
+// [&hybrid_benefit=true][&count=N]: one size under every pricing model.
+Response cost_route(const catalog::Catalog& catalog, const cost::Rates& rates,
+                    const Request& request) {
+  for (const char* required : {"size", "region"})
+    if (text_param(request, required).empty())
+      return error_response(invalid_argument("required", Where{"", 0, 0, required}));
+  auto hours = number_param(request, "hours", 0, 1e6, false);
+  if (!hours) return error_response(hours.error());
+  auto utilization = number_param(request, "utilization", 0, 1, false);
+  if (!utilization) return error_response(utilization.error());
+  auto count = number_param(request, "count", 1, 1024, true);
+  if (!count) return error_response(count.error());
+  catalog::Os os = catalog::Os::kLinux;
+  if (const std::string o = text_param(request, "os"); !o.empty()) {
+    auto parsed = catalog::parse_os(o);
+    if (!parsed) {
+      Error e = parsed.error();
+      e.where.field = "os";
+      return error_response(e);
+    }
+    os = *parsed;
+  }
+  const std::string hb = text_param(request, "hybrid_benefit");
+  if (!hb.empty() && hb != "true" && hb != "false")
+    return error_response(invalid_argument("expected true or false, found '" + hb + "'",
+                                           Where{"", 0, 0, "hybrid_benefit"}));
+  auto size = catalog::lookup_size(catalog, text_param(request, "size"), Where{"", 0, 0, "size"});
+  if (!size) return error_response(size.error());
+  auto sc = cost::cost_size(catalog, rates, **size, strings::to_lower(text_param(request, "region")),
+                            os, hb == "true", *hours, *utilization,
+                            *count ? static_cast<int>(**count) : 1);
+  if (!sc) return error_response(sc.error());
+  return json_response(200, cost::to_json(*sc));
 }
 
 }  // namespace
@@ -120,6 +202,13 @@ Response handle(const catalog::Catalog& catalog, const cost::Rates& rates,
     return json_response(200, ordered_json{{"status", "ok"}, {"version", "0.1.0"}});
   if (get && path == "/api/sizes") return sizes(catalog);
   if (get && path == "/api/examples") return examples();
+  if (path == "/api/estimate") {
+    if (!post)
+      return error_response(Error{ErrorCode::kInvalidArgument,
+                                  "use POST with a workload YAML body", Where{}});
+    return estimate_route(catalog, request);
+  }
+  if (get && path == "/api/cost") return cost_route(catalog, rates, request);
   if (path == "/api/plan") {
     if (!post)
       return error_response(Error{ErrorCode::kInvalidArgument,

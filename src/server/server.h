@@ -6,6 +6,13 @@
 //   GET  /api/health            {"status": "ok", "version": ...}
 //   GET  /api/sizes             every VM size of the catalog with its specs
 //   GET  /api/examples          the built-in example workloads (name -> YAML)
+//   POST /api/estimate[?size=S[&count=N]]
+//                               body: workload YAML; answer: the estimate JSON
+//                               of `gpuplan estimate --json` (docs/estimator.md)
+//   GET  /api/cost?size=S&region=R[&hours=H|&utilization=U][&os=linux|windows]
+//                 [&hybrid_benefit=true][&count=N]
+//                               one size under every pricing model, as
+//                               `gpuplan cost --json` (docs/cost.md)
 //   POST /api/plan[?objective=cost|time|balanced&top=N]
 //                               body: workload YAML; answer: the plan JSON of
 //                               docs/plan.md (no feasible option: 200 with an

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cost/cost.h"
+#include "estimate/estimate.h"
 #include "plan/plan.h"
 #include "workload/workload.h"
 
@@ -55,6 +57,74 @@ TEST_F(ServerTest, SizesListTheCatalog) {
   bool h100 = false;
   for (const auto& s : j) h100 = h100 || s["size"] == "Standard_ND96isr_H100_v5";
   EXPECT_TRUE(h100);
+}
+
+TEST_F(ServerTest, EstimateMatchesTheLibrary) {
+  const std::string yaml = example("finetune-llama3-8b.yaml");
+  auto w = workload::parse_string(yaml, "request body");
+  ASSERT_TRUE(w) << w.error().to_string();
+  // Every size, as `gpuplan estimate --json`.
+  auto all = call("POST", "/api/estimate", {}, yaml);
+  ASSERT_EQ(all.status, 200) << all.body;
+  EXPECT_EQ(nlohmann::json::parse(all.body),
+            nlohmann::json::parse(estimate::to_json(*w, estimate::estimate_all(*w, *catalog_))
+                                      .dump()));
+  // One size at a count: the memory breakdown of that option.
+  auto one = call("POST", "/api/estimate", {{"size", "NC40ads_H100_v5"}, {"count", "2"}}, yaml);
+  ASSERT_EQ(one.status, 200) << one.body;
+  auto j = nlohmann::json::parse(one.body);
+  ASSERT_EQ(j["options"].size(), 1u);
+  EXPECT_EQ(j["options"][0]["size"], "Standard_NC40ads_H100_v5");
+  EXPECT_EQ(j["options"][0]["count"], 2);
+  // Errors name the parameter; GET is refused.
+  auto bad = call("POST", "/api/estimate", {{"size", "NC40ads_H100_v9"}}, yaml);
+  EXPECT_EQ(bad.status, 404);
+  EXPECT_EQ(nlohmann::json::parse(bad.body)["error"]["field"], "size");
+  EXPECT_EQ(call("POST", "/api/estimate", {{"count", "2"}}, yaml).status, 400);
+  EXPECT_EQ(call("POST", "/api/estimate", {{"size", "NC40ads_H100_v5"}, {"count", "0"}}, yaml)
+                .status,
+            400);
+  EXPECT_EQ(call("GET", "/api/estimate").status, 400);
+  auto yaml_error = call("POST", "/api/estimate", {}, "kind: train\nmodle: x\n");
+  EXPECT_EQ(yaml_error.status, 400);
+  EXPECT_EQ(nlohmann::json::parse(yaml_error.body)["error"]["line"], 2);
+}
+
+TEST_F(ServerTest, CostMatchesTheLibrary) {
+  auto r = call("GET", "/api/cost",
+                {{"size", "Standard_NC40ads_H100_v5"}, {"region", "eastus"}, {"utilization", "0.5"}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  const catalog::VmSize* size = catalog_->find_size("Standard_NC40ads_H100_v5");
+  ASSERT_NE(size, nullptr);
+  auto sc = cost::cost_size(*catalog_, *rates_, *size, "eastus", catalog::Os::kLinux, false,
+                            std::nullopt, 0.5, 1);
+  ASSERT_TRUE(sc) << sc.error().to_string();
+  EXPECT_EQ(nlohmann::json::parse(r.body), nlohmann::json::parse(cost::to_json(*sc).dump()));
+  auto win = call("GET", "/api/cost",
+                  {{"size", "NC40ads_H100_v5"},
+                   {"region", "eastus"},
+                   {"os", "windows"},
+                   {"hybrid_benefit", "true"},
+                   {"hours", "10"},
+                   {"count", "2"}});
+  ASSERT_EQ(win.status, 200) << win.body;
+  auto w = nlohmann::json::parse(win.body);
+  EXPECT_EQ(w["os"], "windows");
+  EXPECT_EQ(w["hybrid_benefit"], true);
+  EXPECT_EQ(w["count"], 2);
+  for (const auto& [params, field] :
+       std::vector<std::pair<std::map<std::string, std::string>, std::string>>{
+           {{{"region", "eastus"}}, "size"},
+           {{{"size", "NC40ads_H100_v5"}}, "region"},
+           {{{"size", "NC40ads_H100_v5"}, {"region", "eastus"}, {"utilization", "2"}},
+            "utilization"},
+           {{{"size", "NC40ads_H100_v5"}, {"region", "eastus"}, {"os", "mac"}}, "os"},
+           {{{"size", "NC40ads_H100_v5"}, {"region", "eastus"}, {"hybrid_benefit", "yes"}},
+            "hybrid_benefit"}}) {
+    auto e = call("GET", "/api/cost", params);
+    EXPECT_EQ(e.status, 400) << field;
+    EXPECT_EQ(nlohmann::json::parse(e.body)["error"]["field"], field);
+  }
 }
 
 TEST_F(ServerTest, PlanMatchesTheLibrary) {
