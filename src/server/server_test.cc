@@ -47,6 +47,7 @@ TEST_F(ServerTest, HealthAndPage) {
   EXPECT_EQ(page.status, 200);
   EXPECT_NE(page.content_type.find("text/html"), std::string::npos);
   EXPECT_NE(page.body.find("/api/plan"), std::string::npos);
+  EXPECT_NE(page.body.find("/api/cost?"), std::string::npos);  // a size's pricing models
 }
 
 TEST_F(ServerTest, SizesListTheCatalog) {
