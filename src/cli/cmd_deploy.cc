@@ -27,16 +27,6 @@ namespace gpuplan::cli {
 namespace {
 
 
-Result<std::optional<deploy::Version>> version_flag(const std::string& text, const char* flag) {
-  if (text.empty()) return std::optional<deploy::Version>();
-  auto v = deploy::Version::parse(text);
-  if (!v || v->parts.size() != 2) {
-    return invalid_argument("'" + text + "' is not a major.minor version (e.g. 12.8)",
-                            Where{"", 0, 0, flag});
-  }
-  return std::optional<deploy::Version>(*v);
-}
-
 struct StackFlags {
   std::string size;
   std::string pytorch;
@@ -46,49 +36,25 @@ struct StackFlags {
 };
 
 int run_stack(Context& ctx, const StackFlags& f) {
-  // 1. Flags.
-  auto pytorch = version_flag(f.pytorch, "--pytorch");
-  if (!pytorch) return report(ctx, pytorch.error());
-  auto cuda = version_flag(f.cuda, "--cuda");
-  if (!cuda) return report(ctx, cuda.error());
   auto os = catalog::parse_os(f.os);
   if (!os) {
     Error e = os.error();
     e.where.field = "--os";
     return report(ctx, e);
   }
-  // 2. The size and its GPU.
   auto cat = load_catalog(ctx);
   if (!cat) return report(ctx, cat.error());
-  auto found = catalog::lookup_size(**cat, f.size, Where{"", 0, 0, "--size"});
-  if (!found) return report(ctx, found.error());
-  const catalog::VmSize* size = *found;
-  // 3. Resolve against the embedded matrix.
-  auto matrix = deploy::embedded_stack_matrix();
-  if (!matrix) return report(ctx, matrix.error());
-  const deploy::StackTarget target =
-      deploy::deployment_target(*size, (*cat)->find_gpu(size->gpu_model), *os);
-  auto stack = deploy::resolve_stack(**matrix, target, deploy::StackRequest{*pytorch, *cuda});
-  // 4. Print (a refusal is exit 1 with its reasons; --json carries them too).
-  if (!stack) {
-    if (f.json && stack.error().code == ErrorCode::kFailedPrecondition) {
-      nlohmann::ordered_json j{{"schema", "gpuplan.stack/1"},
-                               {"size", size->name},
-                               {"refused", true},
-                               {"reason", stack.error().message}};
-      ctx.out << j.dump(2) << "\n";
-      return exit_code_for(stack.error().code);
-    }
-    return report(ctx, stack.error());
-  }
+  auto answer = deploy::stack_for_size(**cat, f.size, *os, f.pytorch, f.cuda, "--");
+  if (!answer) return report(ctx, answer.error());
+  // A refusal is exit 1 with its reasons; --json carries them too.
   if (f.json) {
-    auto j = deploy::to_json(*stack);
-    j["refused"] = false;
-    ctx.out << j.dump(2) << "\n";
+    ctx.out << answer->to_json().dump(2) << "\n";
+  } else if (answer->stack) {
+    ctx.out << deploy::render_text(*answer->stack);
   } else {
-    ctx.out << deploy::render_text(*stack);
+    return report(ctx, Error{ErrorCode::kFailedPrecondition, answer->refusal, Where{}});
   }
-  return 0;
+  return answer->stack ? 0 : exit_code_for(ErrorCode::kFailedPrecondition);
 }
 
 struct DeployFlags {

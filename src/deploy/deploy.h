@@ -73,6 +73,25 @@ struct DeploySpec {
 [[nodiscard]] StackTarget deployment_target(const catalog::VmSize& size, const catalog::Gpu* gpu,
                                             catalog::Os os);
 
+// `gpuplan stack` and GET /api/stack: the stack a deployment of the catalog
+// size `size` would install, for an OS and optionally a PyTorch and a CUDA
+// version ("major.minor"; "" = the newest that works). Its JSON is the
+// resolved stack with "refused": false, or {"schema", "size", "refused": true,
+// "reason"} when the combination cannot work. Errors name the field
+// `field_prefix` + "size" / "pytorch" / "cuda": an unknown size (kNotFound,
+// with "did you mean"), a version that is not major.minor or that the matrix
+// does not know (kInvalidArgument).
+struct StackAnswer {
+  std::string size;
+  std::optional<Stack> stack;  // nullopt: refused
+  std::string refusal;         // why, when refused
+  [[nodiscard]] nlohmann::ordered_json to_json() const;
+};
+[[nodiscard]] Result<StackAnswer> stack_for_size(const catalog::Catalog& catalog,
+                                                 std::string_view size, catalog::Os os,
+                                                 std::string_view pytorch, std::string_view cuda,
+                                                 std::string_view field_prefix = "");
+
 // The first day of the UTC month containing `unix_seconds`, "YYYY-MM-01": the
 // budget start when --start-date is not given.
 [[nodiscard]] std::string first_of_month(long long unix_seconds);

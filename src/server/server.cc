@@ -6,6 +6,7 @@
 
 #include "catalog/lookup.h"
 #include "core/strings.h"
+#include "deploy/deploy.h"
 #include "estimate/estimate.h"
 #include "plan/plan.h"
 #include "workload/workload.h"
@@ -188,6 +189,28 @@ Response cost_route(const catalog::Catalog& catalog, const cost::Rates& rates,
   return json_response(200, cost::to_json(*sc));
 }
 
+// GET /api/stack?size=S[&pytorch=X.Y][&cuda=X.Y][&os=linux|windows]: the
+// driver/CUDA/cuDNN/PyTorch stack for the size; a combination that cannot
+// work is a 200 answer with "refused": true and the reason, as for a plan.
+Response stack_route(const catalog::Catalog& catalog, const Request& request) {
+  if (text_param(request, "size").empty())
+    return error_response(invalid_argument("required", Where{"", 0, 0, "size"}));
+  catalog::Os os = catalog::Os::kLinux;
+  if (const std::string o = text_param(request, "os"); !o.empty()) {
+    auto parsed = catalog::parse_os(o);
+    if (!parsed) {
+      Error e = parsed.error();
+      e.where.field = "os";
+      return error_response(e);
+    }
+    os = *parsed;
+  }
+  auto answer = deploy::stack_for_size(catalog, text_param(request, "size"), os,
+                                       text_param(request, "pytorch"), text_param(request, "cuda"));
+  if (!answer) return error_response(answer.error());
+  return json_response(200, answer->to_json());
+}
+
 }  // namespace
 
 Response handle(const catalog::Catalog& catalog, const cost::Rates& rates,
@@ -209,6 +232,7 @@ Response handle(const catalog::Catalog& catalog, const cost::Rates& rates,
     return estimate_route(catalog, request);
   }
   if (get && path == "/api/cost") return cost_route(catalog, rates, request);
+  if (get && path == "/api/stack") return stack_route(catalog, request);
   if (path == "/api/plan") {
     if (!post)
       return error_response(Error{ErrorCode::kInvalidArgument,

@@ -13,6 +13,9 @@
 //                 [&hybrid_benefit=true][&count=N]
 //                               one size under every pricing model, as
 //                               `gpuplan cost --json` (docs/cost.md)
+//   GET  /api/stack?size=S[&pytorch=X.Y][&cuda=X.Y][&os=linux|windows]
+//                               the GPU software stack, as `gpuplan stack
+//                               --json` (refused: 200 with "refused": true)
 //   POST /api/plan[?objective=cost|time|balanced&top=N]
 //                               body: workload YAML; answer: the plan JSON of
 //                               docs/plan.md (no feasible option: 200 with an

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cost/cost.h"
+#include "deploy/deploy.h"
 #include "estimate/estimate.h"
 #include "plan/plan.h"
 #include "workload/workload.h"
@@ -126,6 +127,28 @@ TEST_F(ServerTest, CostMatchesTheLibrary) {
     EXPECT_EQ(e.status, 400) << field;
     EXPECT_EQ(nlohmann::json::parse(e.body)["error"]["field"], field);
   }
+}
+
+TEST_F(ServerTest, StackAnswersAndRefusals) {
+  auto ok = call("GET", "/api/stack", {{"size", "NC40ads_H100_v5"}});
+  ASSERT_EQ(ok.status, 200) << ok.body;
+  auto j = nlohmann::json::parse(ok.body);
+  EXPECT_EQ(j["refused"], false);
+  EXPECT_EQ(j["size"], "Standard_NC40ads_H100_v5");
+  auto lib = deploy::stack_for_size(*catalog_, "NC40ads_H100_v5", catalog::Os::kLinux, "", "");
+  ASSERT_TRUE(lib) << lib.error().to_string();
+  EXPECT_EQ(j, nlohmann::json::parse(lib->to_json().dump()));
+  // CUDA 13 on a V100 cannot work: an answer, not an error.
+  auto no = call("GET", "/api/stack", {{"size", "NC6s_v3"}, {"cuda", "13.0"}});
+  ASSERT_EQ(no.status, 200) << no.body;
+  auto n = nlohmann::json::parse(no.body);
+  EXPECT_EQ(n["refused"], true);
+  EXPECT_NE(n["reason"].get<std::string>().find("Volta"), std::string::npos);
+  auto bad = call("GET", "/api/stack", {{"size", "NC6s_v3"}, {"pytorch", "2"}});
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_EQ(nlohmann::json::parse(bad.body)["error"]["field"], "pytorch");
+  EXPECT_EQ(call("GET", "/api/stack").status, 400);
+  EXPECT_EQ(call("GET", "/api/stack", {{"size", "NC6s_v9"}}).status, 404);
 }
 
 TEST_F(ServerTest, PlanMatchesTheLibrary) {
