@@ -9,6 +9,8 @@
 #include "deploy/deploy.h"
 #include "estimate/estimate.h"
 #include "plan/plan.h"
+#include "simulate/scenario.h"
+#include "simulate/simulate.h"
 #include "workload/workload.h"
 
 namespace gpuplan::server {
@@ -211,6 +213,51 @@ Response stack_route(const catalog::Catalog& catalog, const Request& request) {
   return json_response(200, answer->to_json());
 }
 
+// Work one simulate request may ask for: a server shares its cores.
+constexpr int kMaxSimulateRuns = 100;
+constexpr double kMaxSimulateRequests = 5e6;
+constexpr double kMaxDeadlineSteps = 100000;
+
+// POST /api/simulate[?policy=NAME][&runs=N][&seed=N]: a scenario YAML in the
+// body whose demand and spot supply are generated (demand.synthetic,
+// spot.model): the server reads no file a request names.
+Response simulate_route(const catalog::Catalog& catalog, const Request& request) {
+  auto runs = number_param(request, "runs", 1, kMaxSimulateRuns, true);
+  if (!runs) return error_response(runs.error());
+  auto seed = number_param(request, "seed", 0, 2147483647, true);
+  if (!seed) return error_response(seed.error());
+  auto s = simulate::parse_scenario_string(request.body, "request body");
+  if (!s) return error_response(s.error());
+  if (!s->spot_traces.empty() || !s->demand_trace.empty())
+    return error_response(invalid_argument(
+        "the server simulates generated demand and supply only (demand.synthetic, spot.model); "
+        "run scenarios with trace files with `gpuplan simulate`",
+        Where{"request body", 0, 0, s->spot_traces.empty() ? "demand" : "spot.traces"}));
+  simulate::RunOptions o;
+  if (const std::string p = text_param(request, "policy"); !p.empty()) o.policies = {p};
+  if (*runs) o.runs = static_cast<int>(**runs);
+  if (*seed) o.seed = static_cast<uint64_t>(**seed);
+  const int total_runs = o.runs.value_or(s->runs);
+  if (total_runs > kMaxSimulateRuns)
+    return error_response(invalid_argument(
+        "at most " + std::to_string(kMaxSimulateRuns) + " runs per request", Where{"", 0, 0, "runs"}));
+  if (s->kind == simulate::ScenarioKind::kServing &&
+      s->synthetic.rate_rps * s->synthetic.duration_hours * 3600 > kMaxSimulateRequests)
+    return error_response(invalid_argument(
+        "at most " + strings::fixed(kMaxSimulateRequests / 1e6, 0) +
+            " M requests per request (rate_rps x duration_hours x 3600)",
+        Where{"request body", 0, 0, "demand.synthetic"}));
+  if (s->kind == simulate::ScenarioKind::kDeadline && s->spot_model &&
+      s->job.deadline_hours * 3600 / s->spot_model->gap_seconds * total_runs > kMaxDeadlineSteps)
+    return error_response(invalid_argument(
+        "at most " + strings::fixed(kMaxDeadlineSteps, 0) +
+            " decision steps per request (deadline / gap_seconds x runs)",
+        Where{"request body", 0, 0, "spot.model.gap_seconds"}));
+  auto report = simulate::run_scenario(*s, &catalog, o);
+  if (!report) return error_response(report.error());
+  return json_response(200, simulate::to_json(*report));
+}
+
 }  // namespace
 
 Response handle(const catalog::Catalog& catalog, const cost::Rates& rates,
@@ -233,6 +280,12 @@ Response handle(const catalog::Catalog& catalog, const cost::Rates& rates,
   }
   if (get && path == "/api/cost") return cost_route(catalog, rates, request);
   if (get && path == "/api/stack") return stack_route(catalog, request);
+  if (path == "/api/simulate") {
+    if (!post)
+      return error_response(Error{ErrorCode::kInvalidArgument,
+                                  "use POST with a scenario YAML body", Where{}});
+    return simulate_route(catalog, request);
+  }
   if (path == "/api/plan") {
     if (!post)
       return error_response(Error{ErrorCode::kInvalidArgument,

@@ -16,6 +16,12 @@
 //   GET  /api/stack?size=S[&pytorch=X.Y][&cuda=X.Y][&os=linux|windows]
 //                               the GPU software stack, as `gpuplan stack
 //                               --json` (refused: 200 with "refused": true)
+//   POST /api/simulate[?policy=NAME][&runs=N][&seed=N]
+//                               body: a scenario YAML whose demand and spot
+//                               supply are generated (demand.synthetic,
+//                               spot.model; the server reads no file a request
+//                               names); answer: `gpuplan simulate --json`.
+//                               At most 100 runs and 5 M requests.
 //   POST /api/plan[?objective=cost|time|balanced&top=N]
 //                               body: workload YAML; answer: the plan JSON of
 //                               docs/plan.md (no feasible option: 200 with an

@@ -11,6 +11,8 @@
 #include "deploy/deploy.h"
 #include "estimate/estimate.h"
 #include "plan/plan.h"
+#include "simulate/scenario.h"
+#include "simulate/simulate.h"
 #include "workload/workload.h"
 
 namespace gpuplan::server {
@@ -149,6 +151,53 @@ TEST_F(ServerTest, StackAnswersAndRefusals) {
   EXPECT_EQ(nlohmann::json::parse(bad.body)["error"]["field"], "pytorch");
   EXPECT_EQ(call("GET", "/api/stack").status, 400);
   EXPECT_EQ(call("GET", "/api/stack", {{"size", "NC6s_v9"}}).status, 404);
+}
+
+TEST_F(ServerTest, SimulatesGeneratedScenariosOnly) {
+  const std::string reserve =
+      "kind: reserve\nvm: {size: Standard_NC24ads_A100_v4, region: eastus}\n"
+      "demand: {synthetic: {base_vms: 3, weeks: 6, growth_per_week: 0.1}}\n";
+  auto r = call("POST", "/api/simulate", {{"runs", "2"}}, reserve);
+  ASSERT_EQ(r.status, 200) << r.body;
+  auto j = nlohmann::json::parse(r.body);
+  EXPECT_EQ(j["kind"], "reserve");
+  EXPECT_EQ(j["runs"], 2);
+  EXPECT_EQ(j["policies"].back()["policy"], "optimal");
+  auto s = simulate::parse_scenario_string(reserve, "request body");
+  ASSERT_TRUE(s) << s.error().to_string();
+  simulate::RunOptions o;
+  o.runs = 2;
+  auto lib = simulate::run_scenario(*s, catalog_, o);
+  ASSERT_TRUE(lib) << lib.error().to_string();
+  EXPECT_EQ(j, nlohmann::json::parse(simulate::to_json(*lib).dump()));
+  // A scenario naming a file is refused: the server reads no path a request gives.
+  auto files = call("POST", "/api/simulate", {},
+                    "kind: reserve\nprices: {on_demand_usd_per_hour: 3, reserved_usd_per_hour: 2}\n"
+                    "demand: {alibaba_pods: /etc/passwd}\n");
+  EXPECT_EQ(files.status, 400);
+  EXPECT_EQ(nlohmann::json::parse(files.body)["error"]["field"], "demand");
+  auto spot = call("POST", "/api/simulate", {},
+                   "kind: deadline\nprices: {on_demand_usd_per_hour: 3, spot_ratio: 0.3}\n"
+                   "job: {work_hours: 10, deadline_hours: 20}\nspot: {traces: [x.json]}\n");
+  EXPECT_EQ(spot.status, 400);
+  EXPECT_EQ(call("POST", "/api/simulate", {{"runs", "101"}}, reserve).status, 400);
+  auto huge = call("POST", "/api/simulate", {},
+                   "kind: serving\nvm: {size: Standard_NC40ads_H100_v5, region: eastus}\n"
+                   "model: llama-3.1-8b\ndemand: {synthetic: {rate_rps: 1000, duration_hours: 24}}\n");
+  EXPECT_EQ(huge.status, 400);
+  auto model = call("POST", "/api/simulate", {{"runs", "3"}},
+                    "kind: deadline\nprices: {on_demand_usd_per_hour: 3, spot_ratio: 0.3}\n"
+                    "job: {work_hours: 10, deadline_hours: 20}\n"
+                    "spot: {model: {mean_up_hours: 5, mean_down_hours: 1, gap_seconds: 600}}\n");
+  ASSERT_EQ(model.status, 200) << model.body;
+  EXPECT_EQ(nlohmann::json::parse(model.body)["policies"].back()["deadline_met_fraction"], 1.0);
+  EXPECT_EQ(call("POST", "/api/simulate", {{"runs", "100"}},
+                 "kind: deadline\nprices: {on_demand_usd_per_hour: 3, spot_ratio: 0.3}\n"
+                 "job: {work_hours: 100, deadline_hours: 2000}\n"
+                 "spot: {model: {gap_seconds: 60}}\n")
+                .status,
+            400);
+  EXPECT_EQ(call("GET", "/api/simulate").status, 400);
 }
 
 TEST_F(ServerTest, PlanMatchesTheLibrary) {
