@@ -283,6 +283,7 @@ TEST(Serving, LowerBoundHandComputed) {
   ServingConfig c = small_config();
   c.min_replicas = 0;
   c.initial_replicas = 0;
+  c.max_replicas = 4;
   c.startup_s = 120;
   c.usd_per_hour = 6;
   DemandProfile p;
@@ -299,6 +300,7 @@ TEST(Serving, LowerBoundTreatsTheInitialFleetAsReady) {
   ServingConfig c = small_config();
   c.min_replicas = 0;
   c.initial_replicas = 1;
+  c.max_replicas = 4;
   c.startup_s = 120;
   c.usd_per_hour = 6;
   DemandProfile p;
