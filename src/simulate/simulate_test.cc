@@ -313,6 +313,151 @@ TEST(Serving, LowerBoundTreatsTheInitialFleetAsReady) {
   EXPECT_NEAR(b.cost_usd, 0.8, 1e-12);
 }
 
+TEST(Serving, LowerBoundStopsAtTheLastArrivalAndTheCap) {
+  ServingConfig c = small_config();
+  c.min_replicas = 1;
+  c.initial_replicas = 1;
+  c.max_replicas = 2;
+  c.usd_per_hour = 3.6;
+  DemandProfile p;
+  p.interval_s = 60;
+  p.work_s = {300, 30};  // interval 0 needs 5 replicas: capped at 2
+  p.last_arrival_s = 75;
+  // Slot 0 (initial, ready): 60 + 15. Slot 1: start-up 60 + 60. 195 s.
+  const ServingBound b = serving_lower_bound(p, c);
+  EXPECT_EQ(b.peak_replicas, 2);
+  EXPECT_NEAR(b.vm_hours, 195.0 / 3600, 1e-12);
+  // Two model replicas per VM: one VM carries interval 0's 2 replicas' worth.
+  c.replicas_per_vm = 2;
+  p.work_s = {120, 30};
+  EXPECT_EQ(serving_lower_bound(p, c).peak_replicas, 1);
+  EXPECT_NEAR(serving_lower_bound(p, c).vm_hours, 75.0 / 3600, 1e-12);
+}
+
+// Arrivals every 20 ms with long prompts: one replica cannot keep up, so the
+// routing over two replicas matters.
+std::vector<Request> busy_requests() {
+  std::vector<Request> v;
+  for (int i = 0; i < 400; ++i) v.push_back({seconds(0.02 * i), 30 + (i % 7) * 10, 5 + i % 11});
+  return v;
+}
+
+TEST(Serving, OneVmOfTwoReplicasServesLikeTwoVmsOfOne) {
+  ServingConfig one = small_config();  // one model replica per VM
+  one.min_replicas = one.initial_replicas = one.max_replicas = 2;
+  ServingConfig two = one;  // two model replicas per (2-GPU) VM at twice the price
+  two.min_replicas = two.initial_replicas = two.max_replicas = 1;
+  two.replicas_per_vm = 2;
+  two.gpus_per_vm = 2;
+  two.usd_per_hour = 2 * one.usd_per_hour;
+  PolicyContext ctx;
+  ctx.peak_replicas = 2;
+  auto pa = make_serving_policy("static-peak", one);
+  VecSource sa(busy_requests());
+  auto a = run_serving(one, sa, *pa, ctx);
+  ctx.peak_replicas = 1;
+  auto pb = make_serving_policy("static-peak", two);
+  VecSource sb(busy_requests());
+  auto b = run_serving(two, sb, *pb, ctx);
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a->requests, b->requests);
+  EXPECT_EQ(a->slo_met, b->slo_met);
+  EXPECT_LT(a->slo_met, a->requests);  // the load is high enough to matter
+  EXPECT_EQ(a->ttft_ms.quantile(0.99), b->ttft_ms.quantile(0.99));
+  EXPECT_EQ(a->tpot_ms.quantile(0.5), b->tpot_ms.quantile(0.5));
+  EXPECT_DOUBLE_EQ(a->end_s, b->end_s);
+  // Same GPUs for the same time, same money; half the VM-hours.
+  EXPECT_NEAR(b->vm_hours * 2, a->vm_hours, 1e-12);
+  EXPECT_NEAR(a->gpu_hours, b->gpu_hours, 1e-12);
+  EXPECT_NEAR(a->cost_usd, b->cost_usd, 1e-12);
+  EXPECT_NEAR(b->gpu_hours, b->vm_hours * 2, 1e-12);  // GPU-hours = VM-hours x GPUs per VM
+  EXPECT_EQ(b->peak_replicas, 1);
+}
+
+TEST(Serving, PlanningBatchUsesTheWholeTpotWhenHalfIsTooLittle) {
+  ReplicaCapacity r{25000, 0.005, 0.026, 0.0001, 800, "test"};
+  // 26 ms at batch 1 exceeds half of 50 ms: plan on the whole budget.
+  EXPECT_EQ(r.batch_at_slo(0.05), 240);
+  r.step_base_s = 0.011;
+  EXPECT_EQ(r.batch_at_slo(0.05), 140);  // the half budget: (25 - 11) / 0.1
+  r.step_base_s = 0.06;
+  EXPECT_EQ(r.batch_at_slo(0.05), 1);
+}
+
+// The serving example on another VM size (and tensor_parallel), the fleet
+// from `fleet`, explicit prices so that GPU-hours can be checked against cost.
+Result<SimReport> serve_on(const std::string& size, int tp, const std::string& fleet,
+                           const std::string& policies = "all") {
+  const std::string text =
+      "kind: serving\nvm: {size: " + size + ", region: eastus}\n"
+      "prices: {on_demand_usd_per_hour: 10}\nmodel: llama-3.1-8b\n" +
+      (tp ? "tensor_parallel: " + std::to_string(tp) + "\n" : std::string()) +
+      "slo: {ttft_ms: 1000, tpot_ms: 50}\n"
+      "demand: {azure_trace: " + std::string(GPUPLAN_SOURCE_DIR) +
+      "/data/traces/azure_llm_2023_conv.csv}\nfleet: " + fleet + "\npolicies: " + policies + "\n";
+  auto s = parse_scenario_string(text, "multi-gpu");
+  if (!s) return tl::unexpected(s.error());
+  static const auto cat = catalog::Catalog::load_embedded();
+  if (!cat) return tl::unexpected(cat.error());
+  return run_scenario(*s, cat->get(), RunOptions{});
+}
+
+double gpus_of(const std::string& size) {
+  static const auto cat = catalog::Catalog::load_embedded();
+  return (*cat)->find_size(size)->gpu_count;
+}
+
+TEST(Serving, MultiGpuSizesBillVmsAndTheBoundStaysBelowPoliciesThatMeetTheSlo) {
+  struct Case {
+    const char* size;
+    int tp;
+  };
+  for (const Case& k : {Case{"Standard_NC24ads_A100_v4", 0}, Case{"Standard_NC48ads_A100_v4", 0},
+                        Case{"Standard_NC48ads_A100_v4", 2}, Case{"Standard_ND96amsr_A100_v4", 1},
+                        Case{"Standard_ND96amsr_A100_v4", 0}}) {
+    SCOPED_TRACE(std::string(k.size) + " tp " + std::to_string(k.tp));
+    auto r = serve_on(k.size, k.tp,
+                      "{startup_seconds: 300, min_replicas: 1, initial_replicas: 2, "
+                      "max_replicas: 16}");
+    ASSERT_TRUE(r) << r.error().to_string();
+    const PolicyRow& opt = r->policies.back();
+    ASSERT_EQ(opt.policy, "optimal");
+    for (const PolicyRow& p : r->policies) {
+      SCOPED_TRACE(p.policy);
+      // GPU-hours = VM-hours x GPUs per VM, VM-hours = cost / price per VM.
+      EXPECT_NEAR(p.gpu_hours, p.cost_usd / 10 * gpus_of(k.size), 1e-9);
+      if (p.slo_attainment && *p.slo_attainment >= 0.99)
+        EXPECT_LE(opt.cost_usd, p.cost_usd * (1 + 1e-9));
+    }
+  }
+}
+
+TEST(Serving, TwoGpuSizeIsTwoOneGpuReplicasPerVm) {
+  // A fixed fleet of 2 single-GPU VMs and of 1 two-GPU VM: the same replicas
+  // (tensor_parallel 1 is the better layout for an 8B model over PCIe), so
+  // the same latencies and GPU-hours, at the same price per GPU-hour.
+  auto one = serve_on("Standard_NC24ads_A100_v4", 0,
+                      "{min_replicas: 2, initial_replicas: 2, max_replicas: 2}", "static-peak");
+  auto two = serve_on("Standard_NC48ads_A100_v4", 0,
+                      "{min_replicas: 1, initial_replicas: 1, max_replicas: 1}", "static-peak");
+  ASSERT_TRUE(one) << one.error().to_string();
+  ASSERT_TRUE(two) << two.error().to_string();
+  const PolicyRow &a = one->policies[0], &b = two->policies[0];
+  EXPECT_EQ(a.slo_attainment, b.slo_attainment);
+  EXPECT_EQ(a.p99_ttft_ms, b.p99_ttft_ms);
+  EXPECT_EQ(a.p99_tpot_ms, b.p99_tpot_ms);
+  EXPECT_NEAR(a.gpu_hours, b.gpu_hours, 1e-9);
+  EXPECT_NEAR(a.cost_usd, 2 * b.cost_usd, 1e-9);  // $10 per VM either way
+  bool said = false;
+  for (const Assumed& x : two->assumptions)
+    if (x.name == "replicas_per_vm") said = x.value.rfind("2 (tensor_parallel 1 on 2 GPU", 0) == 0;
+  EXPECT_TRUE(said);
+  // More GPUs per replica than the VM has is bad input, named.
+  auto bad = serve_on("Standard_NC24ads_A100_v4", 2, "{min_replicas: 1}");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().where.field, "tensor_parallel");
+}
+
 TEST(Serving, HpaFormulaToleranceAndStabilization) {
   auto hpa = make_hpa_policy(HpaSettings{});
   hpa->reset({});
