@@ -62,6 +62,7 @@
 #include <cmath>
 #include <cstdio>
 #include <deque>
+#include <limits>
 
 #include "simulate/event_queue.h"
 
@@ -80,7 +81,7 @@ int ReplicaCapacity::batch_at_slo(double tpot_s) const {
 
 double ReplicaCapacity::work_s(double input_tokens, double output_tokens, double tpot_s) const {
   const double b = batch_at_slo(tpot_s);
-  return prefill_s(input_tokens) + output_tokens * step_s(b) / b;
+  return work_s_at(input_tokens, output_tokens, b, step_s(b));
 }
 
 int DemandProfile::peak_replicas(double target_utilization, int replicas_per_vm) const {
@@ -96,6 +97,8 @@ Result<DemandProfile> profile_demand(DemandSource& source, const ServingConfig& 
   const SimTime iv = seconds(config.timeline_s);
   Request r;
   double in_sum = 0, out_sum = 0;
+  const double b = config.replica.batch_at_slo(config.tpot_slo_s);
+  const double step_b = config.replica.step_s(b);
   for (;;) {
     GPUPLAN_TRY(bool more, source.next(r));
     if (!more) break;
@@ -104,7 +107,7 @@ Result<DemandProfile> profile_demand(DemandSource& source, const ServingConfig& 
       p.work_s.resize(i + 1, 0);
       p.arrivals.resize(i + 1, 0);
     }
-    p.work_s[i] += config.replica.work_s(r.input_tokens, r.output_tokens, config.tpot_slo_s);
+    p.work_s[i] += config.replica.work_s_at(r.input_tokens, r.output_tokens, b, step_b);
     p.arrivals[i] += 1;
     p.last_arrival_s = to_seconds(r.arrival);
     in_sum += r.input_tokens;
@@ -185,6 +188,7 @@ class Engine {
   Engine(const ServingConfig& c, DemandSource& src, ScalingPolicy& pol, std::string* log, bool tl)
       : c_(c), src_(src), pol_(pol), log_(log), want_timeline_(tl) {
     batch_slo_ = c.replica.batch_at_slo(c.tpot_slo_s);
+    step_slo_ = c.replica.step_s(batch_slo_);
     per_vm_ = static_cast<uint32_t>(std::max(1, c.replicas_per_vm));
     iv_ = seconds(c.interval_s);
     tl_iv_ = seconds(c.timeline_s);
@@ -263,7 +267,18 @@ class Engine {
 
   void set_state(uint32_t v, RState st) {
     vms_[v].state = st;
-    for (uint32_t i = v * per_vm_; i < (v + 1) * per_vm_; ++i) reps_[i].state = st;
+    for (uint32_t i = v * per_vm_; i < (v + 1) * per_vm_; ++i) {
+      reps_[i].state = st;
+      refresh(i);
+    }
+  }
+
+  // load_[i]: the running sequences of replica i when it admits (ready, below
+  // max_batch), else kFull — so routing scans one dense int array.
+  static constexpr int kFull = std::numeric_limits<int>::max();
+  void refresh(uint32_t i) {
+    const Replica& r = reps_[i];
+    load_[i] = r.state == RState::kReady && r.active < c_.replica.max_batch ? r.active : kFull;
   }
 
   void add_vm(SimTime now, bool ready_now) {
@@ -273,6 +288,7 @@ class Engine {
     if (v == vms_.size()) {
       vms_.emplace_back();
       reps_.resize(reps_.size() + per_vm_);
+      load_.resize(reps_.size(), kFull);
     }
     vms_[v] = Vm{};
     vms_[v].billed_from = now;
@@ -316,12 +332,15 @@ class Engine {
     }
   }
 
+  // The admitting replica with the fewest running sequences (lowest index
+  // on ties); -1 when none admits.
   int pick() const {
-    int best = -1, best_active = 0;
-    for (size_t i = 0; i < reps_.size(); ++i) {
-      const Replica& r = reps_[i];
-      if (r.state != RState::kReady || r.active >= c_.replica.max_batch) continue;
-      if (best < 0 || r.active < best_active) best = static_cast<int>(i), best_active = r.active;
+    int best = -1, best_load = kFull;
+    const int n = static_cast<int>(load_.size());
+    for (int i = 0; i < n; ++i) {
+      const int l = load_[static_cast<size_t>(i)];
+      best = l < best_load ? i : best;
+      best_load = l < best_load ? l : best_load;
     }
     return best;
   }
@@ -329,7 +348,7 @@ class Engine {
   void arrive(SimTime now, const Request& req) {
     ++arrivals_iv_;
     ++arrivals_tl_;
-    work_iv_ += c_.replica.work_s(req.input_tokens, req.output_tokens, c_.tpot_slo_s);
+    work_iv_ += c_.replica.work_s_at(req.input_tokens, req.output_tokens, batch_slo_, step_slo_);
     const int i = pick();
     if (i < 0 || !waiting_.empty()) {
       waiting_.push_back(req);
@@ -352,6 +371,7 @@ class Engine {
   void admit(SimTime now, uint32_t i, const Request& req) {
     Replica& r = reps_[i];
     ++r.active;
+    refresh(i);
     ++vms_[i / per_vm_].active;
     ++in_flight_;
     const SimTime start = std::max(now, r.prefill_free);
@@ -374,6 +394,7 @@ class Engine {
     Replica& r = reps_[i];
     const uint32_t v = i / per_vm_;
     --r.active;
+    refresh(i);
     --vms_[v].active;
     --in_flight_;
     if (r.state == RState::kDraining) {
@@ -464,11 +485,13 @@ class Engine {
   std::string* log_;
   bool want_timeline_;
   int batch_slo_ = 1;
+  double step_slo_ = 0;  // step_s(batch_slo_)
   SimTime iv_ = 0, tl_iv_ = 0, vm_us_ = 0;
   uint32_t per_vm_ = 1;
   EventQueue q_;
   std::vector<Vm> vms_;
   std::vector<Replica> reps_;
+  std::vector<int> load_;  // per replica, see refresh()
   std::deque<Request> waiting_;
   int ready_ = 0, starting_ = 0, draining_ = 0;
   int64_t in_flight_ = 0, arrivals_iv_ = 0, arrivals_tl_ = 0;

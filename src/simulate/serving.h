@@ -40,6 +40,12 @@ struct ReplicaCapacity {
   // GPU-seconds one request occupies a replica running at batch_at_slo:
   // its prefill plus its share of the decode steps.
   [[nodiscard]] double work_s(double input_tokens, double output_tokens, double tpot_s) const;
+  // work_s() with the planning batch `b` and its step step_s(b) computed
+  // once (the engine's and the profile's per-request path); equal to work_s.
+  [[nodiscard]] double work_s_at(double input_tokens, double output_tokens, double b,
+                                 double step_b) const {
+    return prefill_s(input_tokens) + output_tokens * step_b / b;
+  }
 };
 
 // Units. The fleet is counted in VMs — what is launched, billed, started up
