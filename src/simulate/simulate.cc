@@ -6,10 +6,13 @@
 #include "simulate/simulate.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <future>
 #include <sstream>
+#include <thread>
 
 #include "core/strings.h"
 #include "core/text_table.h"
@@ -471,34 +474,83 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
                                  std::to_string(c.max_replicas),
                              "scenario file"});
 
-  GPUPLAN_TRY(auto psrc, open_demand(s, trace, rep.seed));
-  GPUPLAN_TRY(DemandProfile profile, profile_demand(*psrc, c));
-  if (profile.requests == 0)
-    return invalid_argument("the demand has no requests", Where{trace, 0, 0, ""});
-  for (const DropNote& d : psrc->drops())
-    rep.notes.push_back(psrc->describe() + ": " + std::to_string(d.count) + " " + d.what);
-  const ServingBound bound = serving_lower_bound(profile, c);
+  // The profile pass (static-peak's size and the bound) and each policy's
+  // run are independent replays of the same demand: they run on up to
+  // hardware_concurrency threads. Only static-peak waits for the profile.
+  // Results, logs and errors are gathered in policy order, so the report
+  // does not depend on the schedule.
+  struct ProfileOut {
+    DemandProfile profile;
+    std::vector<std::string> notes;
+  };
+  const std::shared_future<Result<ProfileOut>> profile_f =
+      std::async(std::launch::async, [&]() -> Result<ProfileOut> {
+        ProfileOut out;
+        GPUPLAN_TRY(auto psrc, open_demand(s, trace, rep.seed));
+        GPUPLAN_TRY(out.profile, profile_demand(*psrc, c));
+        if (out.profile.requests == 0)
+          return invalid_argument("the demand has no requests", Where{trace, 0, 0, ""});
+        for (const DropNote& d : psrc->drops())
+          out.notes.push_back(psrc->describe() + ": " + std::to_string(d.count) + " " + d.what);
+        return out;
+      }).share();
   PolicyContext ctx;
   ctx.od_usd_per_hour = prices.od;
   ctx.startup_s = c.startup_s;
   ctx.min_replicas = c.min_replicas;
   ctx.max_replicas = c.max_replicas;
-  ctx.peak_replicas =
-      std::min(c.max_replicas, profile.peak_replicas(c.target_utilization, c.replicas_per_vm));
+  const auto peak_of = [&](const DemandProfile& p) {
+    return std::min(c.max_replicas, p.peak_replicas(c.target_utilization, c.replicas_per_vm));
+  };
+  std::vector<Result<ServingRun>> runs(policies.size(), ServingRun{});
+  std::vector<std::string> logs(policies.size());
+  std::atomic<size_t> next_job{0};
+  const auto worker = [&] {
+    for (size_t i; (i = next_job++) < policies.size();) {
+      const std::string& name = policies[i];
+      PolicyContext pc = ctx;
+      if (name == "static-peak") {  // the only policy that reads peak_replicas
+        const Result<ProfileOut>& pr = profile_f.get();
+        if (!pr) {
+          runs[i] = tl::unexpected(pr.error());
+          continue;
+        }
+        pc.peak_replicas = peak_of(pr->profile);
+      }
+      std::unique_ptr<ScalingPolicy> pol;
+      if (name == "azure-autoscale")
+        pol = make_azure_autoscale_policy(s.autoscale);
+      else if (name == "hpa")
+        pol = make_hpa_policy(s.hpa);
+      else
+        pol = make_serving_policy(name, c);
+      auto src = open_demand(s, trace, rep.seed);
+      if (!src) {
+        runs[i] = tl::unexpected(src.error());
+        continue;
+      }
+      runs[i] = run_serving(c, **src, *pol, pc, o.event_log ? &logs[i] : nullptr, o.timeline);
+    }
+  };
+  {
+    const size_t hw = std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::thread> pool;
+    for (size_t k = 1; k < std::min(hw, policies.size()); ++k) pool.emplace_back(worker);
+    worker();
+    for (std::thread& t : pool) t.join();
+  }
+  GPUPLAN_TRY(ProfileOut prof, profile_f.get());
+  const DemandProfile& profile = prof.profile;
+  for (std::string& n : prof.notes) rep.notes.push_back(std::move(n));
+  const ServingBound bound = serving_lower_bound(profile, c);
+  ctx.peak_replicas = peak_of(profile);
 
   TraceRows tr;
   tr.file = s.demand_format == "synthetic" ? "synthetic" : trace;
-  for (const auto& name : policies) {
-    std::unique_ptr<ScalingPolicy> pol;
-    if (name == "azure-autoscale")
-      pol = make_azure_autoscale_policy(s.autoscale);
-    else if (name == "hpa")
-      pol = make_hpa_policy(s.hpa);
-    else
-      pol = make_serving_policy(name, c);
-    GPUPLAN_TRY(auto src, open_demand(s, trace, rep.seed));
-    GPUPLAN_TRY(ServingRun r, run_serving(c, *src, *pol, ctx,
-                                          o.event_log ? &rep.event_log : nullptr, o.timeline));
+  for (size_t i = 0; i < policies.size(); ++i) {
+    const std::string& name = policies[i];
+    GPUPLAN_TRY(ServingRun r, std::move(runs[i]));
+    rep.event_log += logs[i];
     rep.events += r.events;
     PolicyRow row;
     row.policy = name;
