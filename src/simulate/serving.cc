@@ -8,9 +8,13 @@
 // Approach. A discrete-event simulation with integer-microsecond time. Events
 // are request arrivals (streamed from the demand source, never queued ahead),
 // request completions, replicas becoming ready after the start-up delay, and
-// policy ticks; all but arrivals live in one binary heap ordered by (time,
+// policy ticks; all but arrivals live in one 4-ary heap ordered by (time,
 // scheduling order). A request takes 2 events (arrival, completion), so the
 // heap holds one entry per running sequence.
+//
+// Units: the fleet is VMs (launched, billed, started up and scaled as one);
+// a VM runs replicas_per_vm model replicas (GPUs per VM / tensor_parallel),
+// which start, drain and stop with it. Requests are routed to model replicas.
 //
 // Each replica runs continuous batching (Orca, OSDI'22; vLLM). It admits a
 // request while fewer than max_batch sequences (the KV-cache bound) run; the
@@ -181,6 +185,7 @@ struct Vm {
   RState state = RState::kStopped;
   int active = 0;  // running sequences over its replicas
   SimTime billed_from = 0;
+  SimTime ready_at = 0;  // when a starting VM serves; tells its ready event apart
 };
 
 class Engine {
@@ -299,7 +304,8 @@ class Engine {
     } else {
       set_state(v, RState::kStarting);
       ++starting_;
-      q_.push(now + seconds(c_.startup_s), kReady, v);
+      vms_[v].ready_at = now + seconds(c_.startup_s);
+      q_.push(vms_[v].ready_at, kReady, v);
     }
     out_.peak_replicas = std::max(out_.peak_replicas, billed());
   }
@@ -314,7 +320,9 @@ class Engine {
   }
 
   void ready(SimTime now, uint32_t v) {
-    if (vms_[v].state != RState::kStarting) return;  // cancelled while starting
+    // Cancelled while starting — and the slot perhaps reused by a VM launched
+    // later, whose own ready event is still to come.
+    if (vms_[v].state != RState::kStarting || vms_[v].ready_at != now) return;
     set_state(v, RState::kReady);
     --starting_;
     ++ready_;

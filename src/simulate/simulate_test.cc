@@ -304,6 +304,9 @@ TEST(Serving, OneRequestHandComputed) {
   EXPECT_NEAR(r->end_s, 0.5 + 10 * 0.011, 1e-6);
   EXPECT_NEAR(r->cost_usd, r->end_s / 3600 * 3.6, 1e-9);
   EXPECT_EQ(r->slo_met, 1);
+  // The benchmark's events/s counts what was handled: one arrival, one
+  // completion; the tick at 15 s never runs (the replay is over).
+  EXPECT_EQ(r->events, 2);
 }
 
 TEST(Serving, PrefillsQueueAndTheSecondRequestMissesTtft) {
@@ -413,6 +416,40 @@ TEST(Serving, OneVmOfTwoReplicasServesLikeTwoVmsOfOne) {
   EXPECT_NEAR(a->cost_usd, b->cost_usd, 1e-12);
   EXPECT_NEAR(b->gpu_hours, b->vm_hours * 2, 1e-12);  // GPU-hours = VM-hours x GPUs per VM
   EXPECT_EQ(b->peak_replicas, 1);
+}
+
+// Replica targets by tick: the script's i-th entry at the i-th tick.
+class ScriptedPolicy final : public ScalingPolicy {
+ public:
+  explicit ScriptedPolicy(std::vector<int> targets) : t_(std::move(targets)) {}
+  std::string_view name() const override { return "scripted"; }
+  void reset(const PolicyContext&) override { i_ = 0; }
+  PolicyDecision decide(const PolicyInput&) override {
+    const int n = i_ < t_.size() ? t_[i_] : t_.back();
+    ++i_;
+    return {n, Capacity::kOnDemand};
+  }
+
+ private:
+  std::vector<int> t_;
+  size_t i_ = 0;
+};
+
+TEST(Serving, AVmCancelledWhileStartingDoesNotMakeItsSuccessorReadyEarly) {
+  ServingConfig c = small_config();
+  c.max_replicas = 4;
+  c.startup_s = 60;
+  // 15 s: launch a second VM; 30 s: cancel it; 45 s: launch again (same
+  // slot). The relaunched VM serves at 105 s, not at the cancelled one's 75 s.
+  ScriptedPolicy pol({2, 1, 2});
+  VecSource src({{0, 100, 2}, {seconds(300), 100, 2}});
+  std::string log;
+  auto r = run_serving(c, src, pol, PolicyContext{}, &log);
+  ASSERT_TRUE(r);
+  EXPECT_NE(log.find("0.029h scripted replica 1 ready"), std::string::npos) << log;
+  EXPECT_EQ(log.find("0.021h scripted replica 1 ready"), std::string::npos) << log;
+  // Billed: VM 0 throughout, VM 1 from 15 s to 30 s and from 45 s on.
+  EXPECT_NEAR(r->vm_hours, (r->end_s + 15 + (r->end_s - 45)) / 3600, 1e-9);
 }
 
 TEST(Serving, PlanningBatchUsesTheWholeTpotWhenHalfIsTooLittle) {
