@@ -4,9 +4,9 @@
 // byte-identical. (time, seq) is a total order, so any correct heap pops the
 // same sequence; 4-ary halves the depth of a binary heap and its four
 // children share one or two cache lines, which makes pop — the dominant cost
-// with one pending completion per running sequence — about a third cheaper. Time is an integer count of microseconds of simulated time
-// (no floating-point drift, no wall clock). The heap is a std::vector that is
-// reserved once and reused, so steady-state scheduling allocates nothing.
+// with one pending completion per running sequence — about a third cheaper. Time is an integer
+// count of microseconds of simulated time (no floating-point drift, no wall clock). The heap is a
+// std::vector that is reserved once and reused, so steady-state scheduling allocates nothing.
 #pragma once
 
 #include <algorithm>
@@ -43,8 +43,8 @@ class EventQueue {
   // fewer than 2^40 pushes over the queue's life.
   void push(SimTime time, uint32_t kind, uint32_t a = 0) {
     assert(kind < kMaxKind && a < kMaxPayload && next_seq_ < (uint64_t{1} << kSeqBits));
-    heap_.push_back(Node{time, next_seq_++ << (kKindBits + kPayloadBits) |
-                                   uint64_t{kind} << kPayloadBits | a});
+    heap_.push_back(
+        Node{time, next_seq_++ << (kKindBits + kPayloadBits) | uint64_t{kind} << kPayloadBits | a});
     sift_up(heap_.size() - 1);
   }
   // Removes and returns the earliest event (the queue must not be empty).

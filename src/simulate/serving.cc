@@ -133,7 +133,8 @@ ServingBound serving_lower_bound(const DemandProfile& profile, const ServingConf
   // start-up billed), so the bound does the same for those slots — otherwise
   // it could exceed a policy's cost and stop being a lower bound.
   std::vector<double> last_end(
-      static_cast<size_t>(std::max(0, std::max(config.min_replicas, config.initial_replicas))), 0.0);
+      static_cast<size_t>(std::max(0, std::max(config.min_replicas, config.initial_replicas))),
+      0.0);
   const double per_vm = std::max(1, config.replicas_per_vm);
   const int cap = std::max(config.min_replicas, config.max_replicas);
   double vm_s = 0;
@@ -146,9 +147,8 @@ ServingBound serving_lower_bound(const DemandProfile& profile, const ServingConf
     const double t0 = static_cast<double>(i) * iv;
     // The last interval ends at the last arrival: a policy's run may end
     // there (nothing running), so billing the whole interval could exceed it.
-    const double len = i + 1 == profile.work_s.size()
-                           ? std::clamp(profile.last_arrival_s - t0, 0.0, iv)
-                           : iv;
+    const double len =
+        i + 1 == profile.work_s.size() ? std::clamp(profile.last_arrival_s - t0, 0.0, iv) : iv;
     for (int j = 0; j < need; ++j) {
       if (static_cast<size_t>(j) >= last_end.size()) last_end.push_back(-1);
       double& le = last_end[static_cast<size_t>(j)];

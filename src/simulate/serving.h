@@ -59,10 +59,10 @@ struct ServingConfig {
   ReplicaCapacity replica;  // one model replica
   double ttft_slo_s = 1.0;
   double tpot_slo_s = 0.05;
-  double startup_s = 300;   // VM start-up to first token served
-  double usd_per_hour = 0;  // per VM, pay-as-you-go
-  double gpus_per_vm = 1;   // GPU-hours = VM-hours x gpus_per_vm
-  int replicas_per_vm = 1;  // model replicas one VM runs (>= 1)
+  double startup_s = 300;           // VM start-up to first token served
+  double usd_per_hour = 0;          // per VM, pay-as-you-go
+  double gpus_per_vm = 1;           // GPU-hours = VM-hours x gpus_per_vm
+  int replicas_per_vm = 1;          // model replicas one VM runs (>= 1)
   int min_replicas = 1;             // VMs
   int initial_replicas = 1;         // VMs ready at the start of the replay
   int max_replicas = 64;            // VMs: scaling cap and quota cap, whichever is lower

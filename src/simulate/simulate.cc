@@ -283,10 +283,8 @@ Result<std::unique_ptr<DemandSource>> open_demand(const Scenario& s, const std::
 // planning batch — preferring layouts whose batch-1 step meets the TPOT.
 Result<ReplicaCapacity> resolve_replica(const Scenario& s, const catalog::Catalog* cat,
                                         double mean_context, double mean_in, double mean_out,
-                                        double tpot_s, int* tp,
-                                        std::vector<Assumed>& assumed) {
-  const catalog::VmSize* vm =
-      cat && !s.vm_size.empty() ? cat->find_size(s.vm_size) : nullptr;
+                                        double tpot_s, int* tp, std::vector<Assumed>& assumed) {
+  const catalog::VmSize* vm = cat && !s.vm_size.empty() ? cat->find_size(s.vm_size) : nullptr;
   // Without a catalog size (explicit prices and replica), a VM is one replica.
   const int vm_gpus = vm ? std::max(1, static_cast<int>(std::floor(vm->gpu_count)))
                          : std::max(1, s.tensor_parallel);
@@ -353,7 +351,8 @@ Result<ReplicaCapacity> resolve_replica(const Scenario& s, const catalog::Catalo
     *tp = 0;
     double best_key = 0;
     bool best_meets = false;
-    Error last = invalid_argument("no tensor-parallel layout", Where{s.file, 0, 0, "vm.size"}).value();
+    Error last =
+        invalid_argument("no tensor-parallel layout", Where{s.file, 0, 0, "vm.size"}).value();
     for (int t = 1; t <= vm_gpus; t *= 2) {
       if (vm_gpus % t != 0 || (m->heads > 0 && m->heads % t != 0)) continue;
       auto rm = estimate::replica_model(w, *gpu, size->nvlink, t);
@@ -375,8 +374,9 @@ Result<ReplicaCapacity> resolve_replica(const Scenario& s, const catalog::Catalo
   }
   const int tp_used = *tp;
   c.source = "estimator: " + std::string(m->name) + " " + s.precision + " on " +
-             std::to_string(tp_used) + "x " + gpu->model + " at mean context " + num(mean_context, 0) +
-             " tokens (linear fit of the decode step at batch 1 and " + num(std::min(c.max_batch, 64), 0) + ")";
+             std::to_string(tp_used) + "x " + gpu->model + " at mean context " +
+             num(mean_context, 0) + " tokens (linear fit of the decode step at batch 1 and " +
+             num(std::min(c.max_batch, 64), 0) + ")";
   assumed.push_back({"replica",
                      "prefill " + num(c.prefill_tokens_per_s, 0) + " tok/s, step " +
                          num(c.step_base_s * 1e3, 2) + " ms + " + num(c.step_per_seq_s * 1e3, 4) +

@@ -466,13 +466,15 @@ TEST(Serving, PlanningBatchUsesTheWholeTpotWhenHalfIsTooLittle) {
 // from `fleet`, explicit prices so that GPU-hours can be checked against cost.
 Result<SimReport> serve_on(const std::string& size, int tp, const std::string& fleet,
                            const std::string& policies = "all") {
-  const std::string text =
-      "kind: serving\nvm: {size: " + size + ", region: eastus}\n"
-      "prices: {on_demand_usd_per_hour: 10}\nmodel: llama-3.1-8b\n" +
-      (tp ? "tensor_parallel: " + std::to_string(tp) + "\n" : std::string()) +
-      "slo: {ttft_ms: 1000, tpot_ms: 50}\n"
-      "demand: {azure_trace: " + std::string(GPUPLAN_SOURCE_DIR) +
-      "/data/traces/azure_llm_2023_conv.csv}\nfleet: " + fleet + "\npolicies: " + policies + "\n";
+  const std::string text = "kind: serving\nvm: {size: " + size +
+                           ", region: eastus}\n"
+                           "prices: {on_demand_usd_per_hour: 10}\nmodel: llama-3.1-8b\n" +
+                           (tp ? "tensor_parallel: " + std::to_string(tp) + "\n" : std::string()) +
+                           "slo: {ttft_ms: 1000, tpot_ms: 50}\n"
+                           "demand: {azure_trace: " +
+                           std::string(GPUPLAN_SOURCE_DIR) +
+                           "/data/traces/azure_llm_2023_conv.csv}\nfleet: " + fleet +
+                           "\npolicies: " + policies + "\n";
   auto s = parse_scenario_string(text, "multi-gpu");
   if (!s) return tl::unexpected(s.error());
   static const auto cat = catalog::Catalog::load_embedded();
