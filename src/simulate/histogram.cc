@@ -6,19 +6,8 @@ namespace gpuplan::simulate {
 
 // Bucket layout: v = ms / kUnit (integer "ticks"). Ticks below 2*kSub are
 // stored linearly (index = ticks, exact to 1/128 ms). Above, octave o >= 1
-// holds [kSub * 2^o, kSub * 2^(o+1)) split into kSub equal buckets.
-int Histogram::index(double ms) {
-  if (!(ms > 0)) return 0;
-  const double ticks_d = ms / kUnit;
-  if (ticks_d >= std::ldexp(1.0, kSubBits + kOctaves - 1)) return kOctaves * kSub - 1;
-  const uint64_t ticks = static_cast<uint64_t>(ticks_d);
-  if (ticks < 2 * static_cast<uint64_t>(kSub)) return static_cast<int>(ticks);
-  const int msb = 63 - __builtin_clzll(ticks);                   // >= kSubBits + 1
-  const int octave = msb - kSubBits;                             // >= 1
-  const int sub = static_cast<int>((ticks >> (octave)) - kSub);  // 0..kSub-1
-  return (octave + 1) * kSub + sub;
-}
-
+// holds [kSub * 2^o, kSub * 2^(o+1)) split into kSub equal buckets
+// (index() is inline in the header: it runs twice per request).
 double Histogram::bucket_mid(int i) {
   if (i < 2 * kSub) return (i + 0.5) * kUnit;
   const int octave = i / kSub - 1;

@@ -33,7 +33,20 @@ class Histogram {
   [[nodiscard]] double quantile(double q) const;
 
  private:
-  static int index(double ms);
+  static int index(double ms) {
+    if (!(ms > 0)) return 0;
+    const double ticks_d = ms / kUnit;
+    if (ticks_d >= kClampTicks) return kOctaves * kSub - 1;
+    const uint64_t ticks = static_cast<uint64_t>(ticks_d);
+    if (ticks < 2 * static_cast<uint64_t>(kSub)) return static_cast<int>(ticks);
+    const int msb = 63 - __builtin_clzll(ticks);                 // >= kSubBits + 1
+    const int octave = msb - kSubBits;                           // >= 1
+    const int sub = static_cast<int>((ticks >> octave) - kSub);  // 0..kSub-1
+    return (octave + 1) * kSub + sub;
+  }
+  // 2^(kSubBits + kOctaves - 1): ticks at or above clamp to the last bucket.
+  static constexpr double kClampTicks =
+      static_cast<double>(uint64_t{1} << (kSubBits + kOctaves - 1));
   static double bucket_mid(int i);
   std::array<uint64_t, static_cast<std::size_t>(kOctaves) * kSub> counts_{};
   uint64_t total_ = 0;

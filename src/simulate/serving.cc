@@ -8,9 +8,13 @@
 // Approach. A discrete-event simulation with integer-microsecond time. Events
 // are request arrivals (streamed from the demand source, never queued ahead),
 // request completions, replicas becoming ready after the start-up delay, and
-// policy ticks; all but arrivals live in one binary heap ordered by (time,
+// policy ticks; all but arrivals live in one 4-ary heap ordered by (time,
 // scheduling order). A request takes 2 events (arrival, completion), so the
 // heap holds one entry per running sequence.
+//
+// Units: the fleet is VMs (launched, billed, started up and scaled as one);
+// a VM runs replicas_per_vm model replicas (GPUs per VM / tensor_parallel),
+// which start, drain and stop with it. Requests are routed to model replicas.
 //
 // Each replica runs continuous batching (Orca, OSDI'22; vLLM). It admits a
 // request while fewer than max_batch sequences (the KV-cache bound) run; the
@@ -62,6 +66,7 @@
 #include <cmath>
 #include <cstdio>
 #include <deque>
+#include <limits>
 
 #include "simulate/event_queue.h"
 
@@ -71,19 +76,23 @@ int ReplicaCapacity::batch_at_slo(double tpot_s) const {
   if (step_per_seq_s <= 0) return std::max(1, max_batch);
   // Half the TPOT budget goes to the decode step; the other half is headroom
   // for prefills, which stall decode steps (TPOT = step / (1 - prefill share)).
-  const double b = std::floor((tpot_s * kDecodeShareOfTpot - step_base_s) / step_per_seq_s);
+  double b = std::floor((tpot_s * kDecodeShareOfTpot - step_base_s) / step_per_seq_s);
+  // A step too slow for the half budget even at batch 1 would make every
+  // request look like a whole replica's work: plan on the whole budget then.
+  if (b < 1) b = std::floor((tpot_s - step_base_s) / step_per_seq_s);
   return static_cast<int>(std::clamp(b, 1.0, static_cast<double>(std::max(1, max_batch))));
 }
 
 double ReplicaCapacity::work_s(double input_tokens, double output_tokens, double tpot_s) const {
   const double b = batch_at_slo(tpot_s);
-  return prefill_s(input_tokens) + output_tokens * step_s(b) / b;
+  return work_s_at(input_tokens, output_tokens, b, step_s(b));
 }
 
-int DemandProfile::peak_replicas(double target_utilization) const {
+int DemandProfile::peak_replicas(double target_utilization, int replicas_per_vm) const {
   double peak = 0;
   for (double w : work_s) peak = std::max(peak, w / interval_s);
-  return std::max(1, static_cast<int>(std::ceil(peak / target_utilization - 1e-9)));
+  const double per_vm = std::max(1, replicas_per_vm);
+  return std::max(1, static_cast<int>(std::ceil(peak / target_utilization / per_vm - 1e-9)));
 }
 
 Result<DemandProfile> profile_demand(DemandSource& source, const ServingConfig& config) {
@@ -92,6 +101,8 @@ Result<DemandProfile> profile_demand(DemandSource& source, const ServingConfig& 
   const SimTime iv = seconds(config.timeline_s);
   Request r;
   double in_sum = 0, out_sum = 0;
+  const double b = config.replica.batch_at_slo(config.tpot_slo_s);
+  const double step_b = config.replica.step_s(b);
   for (;;) {
     GPUPLAN_TRY(bool more, source.next(r));
     if (!more) break;
@@ -100,8 +111,9 @@ Result<DemandProfile> profile_demand(DemandSource& source, const ServingConfig& 
       p.work_s.resize(i + 1, 0);
       p.arrivals.resize(i + 1, 0);
     }
-    p.work_s[i] += config.replica.work_s(r.input_tokens, r.output_tokens, config.tpot_slo_s);
+    p.work_s[i] += config.replica.work_s_at(r.input_tokens, r.output_tokens, b, step_b);
     p.arrivals[i] += 1;
+    p.last_arrival_s = to_seconds(r.arrival);
     in_sum += r.input_tokens;
     out_sum += r.output_tokens;
     ++p.requests;
@@ -121,13 +133,22 @@ ServingBound serving_lower_bound(const DemandProfile& profile, const ServingConf
   // start-up billed), so the bound does the same for those slots — otherwise
   // it could exceed a policy's cost and stop being a lower bound.
   std::vector<double> last_end(
-      static_cast<size_t>(std::max(0, std::max(config.min_replicas, config.initial_replicas))), 0.0);
+      static_cast<size_t>(std::max(0, std::max(config.min_replicas, config.initial_replicas))),
+      0.0);
+  const double per_vm = std::max(1, config.replicas_per_vm);
+  const int cap = std::max(config.min_replicas, config.max_replicas);
   double vm_s = 0;
   for (size_t i = 0; i < profile.work_s.size(); ++i) {
-    const int need =
-        std::max(config.min_replicas, static_cast<int>(std::ceil(profile.work_s[i] / iv - 1e-9)));
+    // VMs this interval's work needs; no policy can run more than the cap.
+    const int need = std::min(
+        cap, std::max(config.min_replicas,
+                      static_cast<int>(std::ceil(profile.work_s[i] / iv / per_vm - 1e-9))));
     b.peak_replicas = std::max(b.peak_replicas, need);
     const double t0 = static_cast<double>(i) * iv;
+    // The last interval ends at the last arrival: a policy's run may end
+    // there (nothing running), so billing the whole interval could exceed it.
+    const double len =
+        i + 1 == profile.work_s.size() ? std::clamp(profile.last_arrival_s - t0, 0.0, iv) : iv;
     for (int j = 0; j < need; ++j) {
       if (static_cast<size_t>(j) >= last_end.size()) last_end.push_back(-1);
       double& le = last_end[static_cast<size_t>(j)];
@@ -135,8 +156,8 @@ ServingBound serving_lower_bound(const DemandProfile& profile, const ServingConf
         vm_s += config.startup_s;  // first start
       else if (le < t0)
         vm_s += std::min(t0 - le, config.startup_s);  // kept or restarted
-      vm_s += iv;
-      le = t0 + iv;
+      vm_s += len;
+      le = t0 + len;
     }
   }
   b.vm_hours = vm_s / 3600;
@@ -149,13 +170,22 @@ namespace {
 enum EventKind : uint32_t { kComplete = 0, kReady = 1, kTick = 2, kTimeline = 3 };
 enum class RState : uint8_t { kStarting, kReady, kDraining, kStopped };
 
+// One model replica. VM v runs replicas [v * k, v * k + k), k = replicas_per_vm;
+// `state` is its VM's, copied so that routing reads one array.
 struct Replica {
   RState state = RState::kStopped;
   int active = 0;
   SimTime prefill_free = 0;
-  SimTime billed_from = 0;
   SimTime prefill_busy = 0;  // in the current interval
   double prefill_share = 0;  // of the last interval
+};
+
+// The unit that is launched, billed, started and scaled.
+struct Vm {
+  RState state = RState::kStopped;
+  int active = 0;  // running sequences over its replicas
+  SimTime billed_from = 0;
+  SimTime ready_at = 0;  // when a starting VM serves; tells its ready event apart
 };
 
 class Engine {
@@ -163,6 +193,8 @@ class Engine {
   Engine(const ServingConfig& c, DemandSource& src, ScalingPolicy& pol, std::string* log, bool tl)
       : c_(c), src_(src), pol_(pol), log_(log), want_timeline_(tl) {
     batch_slo_ = c.replica.batch_at_slo(c.tpot_slo_s);
+    step_slo_ = c.replica.step_s(batch_slo_);
+    per_vm_ = static_cast<uint32_t>(std::max(1, c.replicas_per_vm));
     iv_ = seconds(c.interval_s);
     tl_iv_ = seconds(c.timeline_s);
     q_.reserve(1024);
@@ -171,7 +203,7 @@ class Engine {
   Result<ServingRun> run(const PolicyContext& ctx) {
     pol_.reset(ctx);
     for (int i = 0; i < std::max(c_.min_replicas, c_.initial_replicas); ++i)
-      add_replica(0, /*ready_now=*/true);
+      add_vm(0, /*ready_now=*/true);
     q_.push(iv_, kTick);
     q_.push(tl_iv_, kTimeline);
     Request next;
@@ -216,11 +248,11 @@ class Engine {
     }
     // Close the books.
     out_.end_s = to_seconds(now);
-    for (size_t i = 0; i < reps_.size(); ++i)
-      if (reps_[i].state != RState::kStopped) stop(now, static_cast<uint32_t>(i));
+    for (size_t v = 0; v < vms_.size(); ++v)
+      if (vms_[v].state != RState::kStopped) stop(now, static_cast<uint32_t>(v));
     if (want_timeline_) timeline_point(now);
     out_.vm_hours = to_seconds(vm_us_) / 3600;
-    out_.gpu_hours = out_.vm_hours * c_.gpus_per_replica;
+    out_.gpu_hours = out_.vm_hours * c_.gpus_per_vm;
     out_.cost_usd = out_.vm_hours * c_.usd_per_hour;
     return std::move(out_);
   }
@@ -238,55 +270,85 @@ class Engine {
 
   int billed() const { return ready_ + starting_ + draining_; }
 
-  void add_replica(SimTime now, bool ready_now) {
-    uint32_t idx = 0;
-    for (; idx < reps_.size(); ++idx)
-      if (reps_[idx].state == RState::kStopped) break;
-    if (idx == reps_.size()) reps_.emplace_back();
-    Replica& r = reps_[idx];
-    r = Replica{};
-    r.billed_from = now;
+  void set_state(uint32_t v, RState st) {
+    vms_[v].state = st;
+    for (uint32_t i = v * per_vm_; i < (v + 1) * per_vm_; ++i) {
+      reps_[i].state = st;
+      refresh(i);
+    }
+  }
+
+  // load_[i]: the running sequences of replica i when it admits (ready, below
+  // max_batch), else kFull — so routing scans one dense int array.
+  static constexpr int kFull = std::numeric_limits<int>::max();
+  void refresh(uint32_t i) {
+    const Replica& r = reps_[i];
+    load_[i] = r.state == RState::kReady && r.active < c_.replica.max_batch ? r.active : kFull;
+  }
+
+  void add_vm(SimTime now, bool ready_now) {
+    uint32_t v = 0;
+    for (; v < vms_.size(); ++v)
+      if (vms_[v].state == RState::kStopped) break;
+    if (v == vms_.size()) {
+      vms_.emplace_back();
+      reps_.resize(reps_.size() + per_vm_);
+      load_.resize(reps_.size(), kFull);
+    }
+    vms_[v] = Vm{};
+    vms_[v].billed_from = now;
+    for (uint32_t i = v * per_vm_; i < (v + 1) * per_vm_; ++i) reps_[i] = Replica{};
     if (ready_now) {
-      r.state = RState::kReady;
+      set_state(v, RState::kReady);
       ++ready_;
     } else {
-      r.state = RState::kStarting;
+      set_state(v, RState::kStarting);
       ++starting_;
-      q_.push(now + seconds(c_.startup_s), kReady, idx);
+      vms_[v].ready_at = now + seconds(c_.startup_s);
+      q_.push(vms_[v].ready_at, kReady, v);
     }
     out_.peak_replicas = std::max(out_.peak_replicas, billed());
   }
 
-  void stop(SimTime now, uint32_t i) {
-    Replica& r = reps_[i];
-    if (r.state == RState::kReady) --ready_;
-    if (r.state == RState::kStarting) --starting_;
-    if (r.state == RState::kDraining) --draining_;
-    vm_us_ += now - r.billed_from;
-    r.state = RState::kStopped;
+  void stop(SimTime now, uint32_t v) {
+    Vm& m = vms_[v];
+    if (m.state == RState::kReady) --ready_;
+    if (m.state == RState::kStarting) --starting_;
+    if (m.state == RState::kDraining) --draining_;
+    vm_us_ += now - m.billed_from;
+    set_state(v, RState::kStopped);
   }
 
-  void ready(SimTime now, uint32_t i) {
-    Replica& r = reps_[i];
-    if (r.state != RState::kStarting) return;  // cancelled while starting
-    r.state = RState::kReady;
+  void ready(SimTime now, uint32_t v) {
+    // Cancelled while starting — and the slot perhaps reused by a VM launched
+    // later, whose own ready event is still to come.
+    if (vms_[v].state != RState::kStarting || vms_[v].ready_at != now) return;
+    set_state(v, RState::kReady);
     --starting_;
     ++ready_;
-    r.prefill_free = now;
-    emit(now, "replica %d ready (%d ready)", static_cast<int>(i), ready_, 0);
-    while (!waiting_.empty() && r.active < c_.replica.max_batch) {
+    for (uint32_t i = v * per_vm_; i < (v + 1) * per_vm_; ++i) reps_[i].prefill_free = now;
+    emit(now, "replica %d ready (%d ready)", static_cast<int>(v), ready_, 0);
+    // The waiting queue goes to the new VM's replicas, least loaded first.
+    while (!waiting_.empty()) {
+      uint32_t best = v * per_vm_;
+      for (uint32_t i = best + 1; i < (v + 1) * per_vm_; ++i)
+        if (reps_[i].active < reps_[best].active) best = i;
+      if (reps_[best].active >= c_.replica.max_batch) break;
       const Request req = waiting_.front();
       waiting_.pop_front();
-      admit(now, i, req);
+      admit(now, best, req);
     }
   }
 
+  // The admitting replica with the fewest running sequences (lowest index
+  // on ties); -1 when none admits.
   int pick() const {
-    int best = -1, best_active = 0;
-    for (size_t i = 0; i < reps_.size(); ++i) {
-      const Replica& r = reps_[i];
-      if (r.state != RState::kReady || r.active >= c_.replica.max_batch) continue;
-      if (best < 0 || r.active < best_active) best = static_cast<int>(i), best_active = r.active;
+    int best = -1, best_load = kFull;
+    const int n = static_cast<int>(load_.size());
+    for (int i = 0; i < n; ++i) {
+      const int l = load_[static_cast<size_t>(i)];
+      best = l < best_load ? i : best;
+      best_load = l < best_load ? l : best_load;
     }
     return best;
   }
@@ -294,7 +356,7 @@ class Engine {
   void arrive(SimTime now, const Request& req) {
     ++arrivals_iv_;
     ++arrivals_tl_;
-    work_iv_ += c_.replica.work_s(req.input_tokens, req.output_tokens, c_.tpot_slo_s);
+    work_iv_ += c_.replica.work_s_at(req.input_tokens, req.output_tokens, batch_slo_, step_slo_);
     const int i = pick();
     if (i < 0 || !waiting_.empty()) {
       waiting_.push_back(req);
@@ -317,6 +379,8 @@ class Engine {
   void admit(SimTime now, uint32_t i, const Request& req) {
     Replica& r = reps_[i];
     ++r.active;
+    refresh(i);
+    ++vms_[i / per_vm_].active;
     ++in_flight_;
     const SimTime start = std::max(now, r.prefill_free);
     const SimTime pf = seconds(c_.replica.prefill_s(req.input_tokens));
@@ -336,10 +400,13 @@ class Engine {
 
   void complete(SimTime now, uint32_t i) {
     Replica& r = reps_[i];
+    const uint32_t v = i / per_vm_;
     --r.active;
+    refresh(i);
+    --vms_[v].active;
     --in_flight_;
     if (r.state == RState::kDraining) {
-      if (r.active == 0) stop(now, i);
+      if (vms_[v].active == 0) stop(now, v);
       return;
     }
     if (!waiting_.empty() && r.state == RState::kReady) {
@@ -361,9 +428,12 @@ class Engine {
     in.ready = ready_;
     in.starting = starting_;
     in.arrival_rps = static_cast<double>(arrivals_iv_) / iv_s;
-    const double work_rate = work_iv_ / iv_s;  // replicas' worth of work
-    in.utilization = ready_ > 0 ? work_rate / ready_ : (work_rate > 0 ? 10.0 : 0.0);
-    in.capacity_rps_per_replica = work_iv_ > 0 ? static_cast<double>(arrivals_iv_) / work_iv_ : 0;
+    const double work_rate = work_iv_ / iv_s;  // model replicas' worth of work
+    const double per_vm = static_cast<double>(per_vm_);
+    in.utilization = ready_ > 0 ? work_rate / (ready_ * per_vm) : (work_rate > 0 ? 10.0 : 0.0);
+    // Per VM: the policies count VMs.
+    in.capacity_rps_per_replica =
+        work_iv_ > 0 ? static_cast<double>(arrivals_iv_) / work_iv_ * per_vm : 0;
     in.queued = static_cast<int>(waiting_.size());
     arrivals_iv_ = 0;
     work_iv_ = 0;
@@ -374,25 +444,25 @@ class Engine {
     ++out_.scale_events;
     emit(now, "scale %d -> %d replicas (utilization %.2f)", current, target, in.utilization);
     if (target > current) {
-      for (int k = current; k < target; ++k) add_replica(now, false);
+      for (int k = current; k < target; ++k) add_vm(now, false);
       return;
     }
     int remove = current - target;
     // Cancel starting VMs first (newest first), then drain the least loaded.
-    for (size_t i = reps_.size(); i-- > 0 && remove > 0;)
-      if (reps_[i].state == RState::kStarting) stop(now, static_cast<uint32_t>(i)), --remove;
+    for (size_t v = vms_.size(); v-- > 0 && remove > 0;)
+      if (vms_[v].state == RState::kStarting) stop(now, static_cast<uint32_t>(v)), --remove;
     while (remove > 0) {
       int best = -1;
-      for (size_t i = 0; i < reps_.size(); ++i)
-        if (reps_[i].state == RState::kReady &&
-            (best < 0 || reps_[i].active < reps_[static_cast<size_t>(best)].active))
-          best = static_cast<int>(i);
+      for (size_t v = 0; v < vms_.size(); ++v)
+        if (vms_[v].state == RState::kReady &&
+            (best < 0 || vms_[v].active < vms_[static_cast<size_t>(best)].active))
+          best = static_cast<int>(v);
       if (best < 0) break;
-      Replica& r = reps_[static_cast<size_t>(best)];
-      if (r.active == 0) {
-        stop(now, static_cast<uint32_t>(best));
+      const uint32_t v = static_cast<uint32_t>(best);
+      if (vms_[v].active == 0) {
+        stop(now, v);
       } else {
-        r.state = RState::kDraining;
+        set_state(v, RState::kDraining);
         --ready_;
         ++draining_;
       }
@@ -406,8 +476,8 @@ class Engine {
       return;
     }
     SimTime billed_us = vm_us_;
-    for (const Replica& r : reps_)
-      if (r.state != RState::kStopped) billed_us += now - r.billed_from;
+    for (const Vm& m : vms_)
+      if (m.state != RState::kStopped) billed_us += now - m.billed_from;
     TimelinePoint p;
     p.t_hours = to_seconds(now) / 3600;
     p.demand_rps = static_cast<double>(arrivals_tl_) / c_.timeline_s;
@@ -423,9 +493,13 @@ class Engine {
   std::string* log_;
   bool want_timeline_;
   int batch_slo_ = 1;
+  double step_slo_ = 0;  // step_s(batch_slo_)
   SimTime iv_ = 0, tl_iv_ = 0, vm_us_ = 0;
+  uint32_t per_vm_ = 1;
   EventQueue q_;
+  std::vector<Vm> vms_;
   std::vector<Replica> reps_;
+  std::vector<int> load_;  // per replica, see refresh()
   std::deque<Request> waiting_;
   int ready_ = 0, starting_ = 0, draining_ = 0;
   int64_t in_flight_ = 0, arrivals_iv_ = 0, arrivals_tl_ = 0;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,23 +33,39 @@ struct ReplicaCapacity {
   // Share of the TPOT target the decode step may take at the planning batch.
   static constexpr double kDecodeShareOfTpot = 0.5;
   // Largest batch <= max_batch whose decode step takes at most half of
-  // `tpot_s` (>= 1); the rest is headroom for prefill stalls.
+  // `tpot_s`; the rest is headroom for prefill stalls. When even batch 1
+  // needs more than half (a slow step, e.g. tensor parallelism over PCIe),
+  // the largest batch whose step fits the whole of `tpot_s`; 1 when none does.
   [[nodiscard]] int batch_at_slo(double tpot_s) const;
   // GPU-seconds one request occupies a replica running at batch_at_slo:
   // its prefill plus its share of the decode steps.
   [[nodiscard]] double work_s(double input_tokens, double output_tokens, double tpot_s) const;
+  // work_s() with the planning batch `b` and its step step_s(b) computed
+  // once (the engine's and the profile's per-request path); equal to work_s.
+  [[nodiscard]] double work_s_at(double input_tokens, double output_tokens, double b,
+                                 double step_b) const {
+    return prefill_s(input_tokens) + output_tokens * step_b / b;
+  }
 };
 
+// Units. The fleet is counted in VMs — what is launched, billed, started up
+// and scaled (a scale set's instance count). Each VM runs `replicas_per_vm`
+// model replicas (floor(GPUs per VM / tensor_parallel): an 8B model on a
+// 2-GPU VM at tensor_parallel 1 is two independent engines) that start and
+// stop with it. Requests are routed to model replicas; the policies' counts
+// (min/initial/max_replicas, PolicyInput, PolicyDecision) are VMs, and their
+// utilization is the work per model replica averaged over the ready VMs.
 struct ServingConfig {
-  ReplicaCapacity replica;
+  ReplicaCapacity replica;  // one model replica
   double ttft_slo_s = 1.0;
   double tpot_slo_s = 0.05;
-  double startup_s = 300;   // VM start-up to first token served
-  double usd_per_hour = 0;  // per VM (one replica per VM), pay-as-you-go
-  double gpus_per_replica = 1;
-  int min_replicas = 1;
-  int initial_replicas = 1;         // ready at the start of the replay
-  int max_replicas = 64;            // scaling cap and quota cap, whichever is lower
+  double startup_s = 300;           // VM start-up to first token served
+  double usd_per_hour = 0;          // per VM, pay-as-you-go
+  double gpus_per_vm = 1;           // GPU-hours = VM-hours x gpus_per_vm
+  int replicas_per_vm = 1;          // model replicas one VM runs (>= 1)
+  int min_replicas = 1;             // VMs
+  int initial_replicas = 1;         // VMs ready at the start of the replay
+  int max_replicas = 64;            // VMs: scaling cap and quota cap, whichever is lower
   double interval_s = 15;           // policy evaluation period
   double timeline_s = 60;           // timeline point spacing (also the optimum's interval)
   double target_utilization = 0.8;  // static-peak, predictive
@@ -70,8 +87,10 @@ struct ServingRun {
   Histogram ttft_ms;
   Histogram tpot_ms;
   int scale_events = 0;
-  int peak_replicas = 0;
-  int64_t events = 0;  // events processed (arrivals, completions, ticks, ...)
+  int peak_replicas = 0;  // VMs
+  // Events the engine processed: arrivals, completions, replicas ready,
+  // policy ticks and timeline points (each counted once when handled).
+  int64_t events = 0;
   double end_s = 0;
   std::vector<TimelinePoint> timeline;
   [[nodiscard]] double slo_attainment() const {
@@ -80,28 +99,35 @@ struct ServingRun {
 };
 
 // What the demand asks of the fleet, per `timeline_s` interval (one pass over
-// the source): work in replica-seconds at batch_at_slo, and arrivals.
+// the source): work in model-replica-seconds at batch_at_slo, and arrivals.
 struct DemandProfile {
   double interval_s = 60;
   std::vector<double> work_s;     // per interval
   std::vector<int64_t> arrivals;  // per interval
   double mean_input = 0, mean_output = 0;
   int64_t requests = 0;
-  [[nodiscard]] int peak_replicas(double target_utilization) const;
+  // Every policy's fleet runs at least until then; infinity (unknown) bills
+  // the last interval whole.
+  double last_arrival_s = std::numeric_limits<double>::infinity();
+  // VMs of `replicas_per_vm` model replicas that carry the peak interval's
+  // work at `target_utilization` (>= 1).
+  [[nodiscard]] int peak_replicas(double target_utilization, int replicas_per_vm = 1) const;
 };
 [[nodiscard]] Result<DemandProfile> profile_demand(DemandSource& source,
                                                    const ServingConfig& config);
 
 // The documented lower bound ("optimal" row): in every interval exactly
-// ceil(work / interval) replicas (full utilization), each replica slot paying
-// the start-up delay once when first used and, after an idle gap, the lesser
-// of the gap (kept running) and the start-up delay (restarted). The initial
-// fleet is ready at time 0, as it is for the policies: its slots pay no
-// start-up and count as running since 0.
+// ceil(work / (interval x replicas_per_vm)) VMs (full utilization), at least
+// min_replicas and at most max_replicas (no policy may run more), each VM slot
+// paying the start-up delay once when first used and, after an idle gap, the
+// lesser of the gap (kept running) and the start-up delay (restarted). The
+// initial fleet is ready at time 0, as it is for the policies: its slots pay
+// no start-up and count as running since 0. The last interval is billed only
+// up to the last arrival (the policies' runs end no earlier).
 struct ServingBound {
   double cost_usd = 0;
   double vm_hours = 0;
-  int peak_replicas = 0;
+  int peak_replicas = 0;  // VMs
 };
 [[nodiscard]] ServingBound serving_lower_bound(const DemandProfile& profile,
                                                const ServingConfig& config);

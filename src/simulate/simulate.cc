@@ -6,10 +6,13 @@
 #include "simulate/simulate.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <future>
 #include <sstream>
+#include <thread>
 
 #include "catalog/lookup.h"
 #include "core/strings.h"
@@ -410,9 +413,27 @@ Result<std::unique_ptr<DemandSource>> open_demand(const Scenario& s, const std::
   return make_synthetic(s.synthetic, s.time_scale, seed);
 }
 
+// The model replica and its tensor-parallel size `*tp` (GPUs per replica).
+// Without tensor_parallel: an explicit replica: takes all GPUs of the VM; the
+// estimator's replica takes the layout a deployment would choose, as the
+// estimator does (estimate.cc): among tp = 1, 2, 4, ... dividing the VM's
+// GPUs and the model's heads whose weights fit, the one that serves the most
+// requests per VM — the least GPU-seconds of work per request at the
+// planning batch — preferring layouts whose batch-1 step meets the TPOT.
 Result<ReplicaCapacity> resolve_replica(const Scenario& s, const catalog::Catalog* cat,
-                                        double mean_context, std::vector<Assumed>& assumed) {
+                                        double mean_context, double mean_in, double mean_out,
+                                        double tpot_s, int* tp, std::vector<Assumed>& assumed) {
+  const catalog::VmSize* vm = cat && !s.vm_size.empty() ? cat->find_size(s.vm_size) : nullptr;
+  // Without a catalog size (explicit prices and replica), a VM is one replica.
+  const int vm_gpus = vm ? std::max(1, static_cast<int>(std::floor(vm->gpu_count)))
+                         : std::max(1, s.tensor_parallel);
+  if (s.tensor_parallel > vm_gpus)
+    return invalid_argument("tensor_parallel " + std::to_string(s.tensor_parallel) +
+                                " exceeds the " + std::to_string(vm_gpus) + " GPU(s) of " +
+                                (vm ? s.vm_size : std::string("the VM")),
+                            Where{s.file, 0, 0, "tensor_parallel"});
   if (s.replica) {
+    *tp = s.tensor_parallel > 0 ? s.tensor_parallel : vm_gpus;
     assumed.push_back({"replica",
                        "prefill " + num(s.replica->prefill_tokens_per_s, 0) + " tok/s, step " +
                            num(s.replica->step_base_s * 1e3, 2) + " ms + " +
@@ -444,23 +465,56 @@ Result<ReplicaCapacity> resolve_replica(const Scenario& s, const catalog::Catalo
   if (!prec_ok)
     return invalid_argument("unknown precision '" + s.precision + "'",
                             Where{s.file, 0, 0, "precision"});
-  const int tp = s.tensor_parallel > 0 ? s.tensor_parallel
-                                       : std::max(1, static_cast<int>(std::floor(size->gpu_count)));
-  GPUPLAN_TRY(estimate::ReplicaModel rm, estimate::replica_model(w, *gpu, size->nvlink, tp));
+  // The estimator's replica model reduced to the simulator's four numbers.
+  const auto fit = [&](const estimate::ReplicaModel& rm) {
+    ReplicaCapacity c;
+    const double mb = std::max(1.0, std::floor(rm.max_batch(mean_context)));
+    const double b2 = std::min(mb, 64.0);
+    const double s1 = rm.decode_step_seconds(1, mean_context);
+    const double s2 = rm.decode_step_seconds(b2, mean_context);
+    c.step_per_seq_s = b2 > 1 ? std::max(0.0, (s2 - s1) / (b2 - 1)) : 0;
+    c.step_base_s = std::max(1e-6, s1 - c.step_per_seq_s);
+    const double p1 = rm.prefill_seconds(1000), p2 = rm.prefill_seconds(2000);
+    c.prefill_tokens_per_s = p2 > p1 ? 1000 / (p2 - p1) : 1000 / std::max(p1, 1e-9);
+    c.prefill_fixed_s = std::max(0.0, p1 - 1000 / c.prefill_tokens_per_s);
+    c.max_batch = static_cast<int>(mb);
+    return c;
+  };
   ReplicaCapacity c;
-  const double mb = std::max(1.0, std::floor(rm.max_batch(mean_context)));
-  const double b2 = std::min(mb, 64.0);
-  const double s1 = rm.decode_step_seconds(1, mean_context);
-  const double s2 = rm.decode_step_seconds(b2, mean_context);
-  c.step_per_seq_s = b2 > 1 ? std::max(0.0, (s2 - s1) / (b2 - 1)) : 0;
-  c.step_base_s = std::max(1e-6, s1 - c.step_per_seq_s);
-  const double p1 = rm.prefill_seconds(1000), p2 = rm.prefill_seconds(2000);
-  c.prefill_tokens_per_s = p2 > p1 ? 1000 / (p2 - p1) : 1000 / std::max(p1, 1e-9);
-  c.prefill_fixed_s = std::max(0.0, p1 - 1000 / c.prefill_tokens_per_s);
-  c.max_batch = static_cast<int>(mb);
+  if (s.tensor_parallel > 0) {
+    *tp = s.tensor_parallel;
+    GPUPLAN_TRY(estimate::ReplicaModel rm, estimate::replica_model(w, *gpu, size->nvlink, *tp));
+    c = fit(rm);
+  } else {
+    *tp = 0;
+    double best_key = 0;
+    bool best_meets = false;
+    Error last =
+        invalid_argument("no tensor-parallel layout", Where{s.file, 0, 0, "vm.size"}).value();
+    for (int t = 1; t <= vm_gpus; t *= 2) {
+      if (vm_gpus % t != 0 || (m->heads > 0 && m->heads % t != 0)) continue;
+      auto rm = estimate::replica_model(w, *gpu, size->nvlink, t);
+      if (!rm) {
+        last = rm.error();
+        continue;
+      }
+      const ReplicaCapacity cand = fit(*rm);
+      const bool meets = cand.step_s(1) <= tpot_s;
+      const double key = cand.work_s(mean_in, mean_out, tpot_s) * t;  // GPU-s per request
+      if (*tp == 0 || (meets && !best_meets) || (meets == best_meets && key < best_key)) {
+        *tp = t;
+        c = cand;
+        best_key = key;
+        best_meets = meets;
+      }
+    }
+    if (*tp == 0) return tl::unexpected<Error>(last);
+  }
+  const int tp_used = *tp;
   c.source = "estimator: " + std::string(m->name) + " " + s.precision + " on " +
-             std::to_string(tp) + "x " + gpu->model + " at mean context " + num(mean_context, 0) +
-             " tokens (linear fit of the decode step at batch 1 and " + num(b2, 0) + ")";
+             std::to_string(tp_used) + "x " + gpu->model + " at mean context " +
+             num(mean_context, 0) + " tokens (linear fit of the decode step at batch 1 and " +
+             num(std::min(c.max_batch, 64), 0) + ")";
   assumed.push_back({"replica",
                      "prefill " + num(c.prefill_tokens_per_s, 0) + " tok/s, step " +
                          num(c.step_base_s * 1e3, 2) + " ms + " + num(c.step_per_seq_s * 1e3, 4) +
@@ -487,7 +541,7 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
 
   // Mean tokens of the demand (the estimator's context length), then the
   // replica model, then the demand profile for static-peak and the bound.
-  double mean_ctx = 0;
+  double mean_ctx = 0, mean_in = 0, mean_out = 0;
   if (!s.replica) {
     GPUPLAN_TRY(auto src, open_demand(s, trace, rep.seed));
     Request r;
@@ -502,14 +556,30 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
     }
     if (n == 0) return invalid_argument("the demand has no requests", Where{trace, 0, 0, ""});
     mean_ctx = (in + out / 2) / static_cast<double>(n);
+    mean_in = in / static_cast<double>(n);
+    mean_out = out / static_cast<double>(n);
   }
   ServingConfig c;
-  GPUPLAN_TRY(c.replica, resolve_replica(s, cat, mean_ctx, rep.assumptions));
   c.ttft_slo_s = s.ttft_ms / 1e3;
   c.tpot_slo_s = s.tpot_ms / 1e3;
+  int tp = 1;
+  GPUPLAN_TRY(c.replica, resolve_replica(s, cat, mean_ctx, mean_in, mean_out, c.tpot_slo_s, &tp,
+                                         rep.assumptions));
   c.usd_per_hour = prices.od;
+  // A VM is the unit launched, billed and scaled; it runs floor(GPUs / tp)
+  // model replicas (serving.h, "Units").
   const catalog::VmSize* size = cat && !s.vm_size.empty() ? cat->find_size(s.vm_size) : nullptr;
-  c.gpus_per_replica = size ? size->gpu_count : 1;
+  c.gpus_per_vm = size ? size->gpu_count : tp;
+  c.replicas_per_vm =
+      size ? std::max(1, static_cast<int>(std::floor(size->gpu_count + 1e-9)) / tp) : 1;
+  if (size)
+    rep.assumptions.push_back(
+        {"replicas_per_vm",
+         std::to_string(c.replicas_per_vm) + " (tensor_parallel " + std::to_string(tp) + " on " +
+             num(size->gpu_count, size->gpu_count == std::floor(size->gpu_count) ? 0 : 4) +
+             " GPU(s) per VM; fleet counts, scale events and static-peak are VMs)",
+         s.tensor_parallel > 0 ? "scenario file"
+                               : "the layout serving the most requests per VM (estimator)"});
   if (s.startup_s) {
     c.startup_s = *s.startup_s;
     rep.assumptions.push_back({"startup_seconds", num(c.startup_s, 0), "scenario file"});
@@ -542,33 +612,83 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
                                  std::to_string(c.max_replicas),
                              "scenario file"});
 
-  GPUPLAN_TRY(auto psrc, open_demand(s, trace, rep.seed));
-  GPUPLAN_TRY(DemandProfile profile, profile_demand(*psrc, c));
-  if (profile.requests == 0)
-    return invalid_argument("the demand has no requests", Where{trace, 0, 0, ""});
-  for (const DropNote& d : psrc->drops())
-    rep.notes.push_back(psrc->describe() + ": " + std::to_string(d.count) + " " + d.what);
-  const ServingBound bound = serving_lower_bound(profile, c);
+  // The profile pass (static-peak's size and the bound) and each policy's
+  // run are independent replays of the same demand: they run on up to
+  // hardware_concurrency threads. Only static-peak waits for the profile.
+  // Results, logs and errors are gathered in policy order, so the report
+  // does not depend on the schedule.
+  struct ProfileOut {
+    DemandProfile profile;
+    std::vector<std::string> notes;
+  };
+  const std::shared_future<Result<ProfileOut>> profile_f =
+      std::async(std::launch::async, [&]() -> Result<ProfileOut> {
+        ProfileOut out;
+        GPUPLAN_TRY(auto psrc, open_demand(s, trace, rep.seed));
+        GPUPLAN_TRY(out.profile, profile_demand(*psrc, c));
+        if (out.profile.requests == 0)
+          return invalid_argument("the demand has no requests", Where{trace, 0, 0, ""});
+        for (const DropNote& d : psrc->drops())
+          out.notes.push_back(psrc->describe() + ": " + std::to_string(d.count) + " " + d.what);
+        return out;
+      }).share();
   PolicyContext ctx;
   ctx.od_usd_per_hour = prices.od;
   ctx.startup_s = c.startup_s;
   ctx.min_replicas = c.min_replicas;
   ctx.max_replicas = c.max_replicas;
-  ctx.peak_replicas = std::min(c.max_replicas, profile.peak_replicas(c.target_utilization));
+  const auto peak_of = [&](const DemandProfile& p) {
+    return std::min(c.max_replicas, p.peak_replicas(c.target_utilization, c.replicas_per_vm));
+  };
+  std::vector<Result<ServingRun>> runs(policies.size(), ServingRun{});
+  std::vector<std::string> logs(policies.size());
+  std::atomic<size_t> next_job{0};
+  const auto worker = [&] {
+    for (size_t i; (i = next_job++) < policies.size();) {
+      const std::string& name = policies[i];
+      PolicyContext pc = ctx;
+      if (name == "static-peak") {  // the only policy that reads peak_replicas
+        const Result<ProfileOut>& pr = profile_f.get();
+        if (!pr) {
+          runs[i] = tl::unexpected(pr.error());
+          continue;
+        }
+        pc.peak_replicas = peak_of(pr->profile);
+      }
+      std::unique_ptr<ScalingPolicy> pol;
+      if (name == "azure-autoscale")
+        pol = make_azure_autoscale_policy(s.autoscale);
+      else if (name == "hpa")
+        pol = make_hpa_policy(s.hpa);
+      else
+        pol = make_serving_policy(name, c);
+      auto src = open_demand(s, trace, rep.seed);
+      if (!src) {
+        runs[i] = tl::unexpected(src.error());
+        continue;
+      }
+      runs[i] = run_serving(c, **src, *pol, pc, o.event_log ? &logs[i] : nullptr, o.timeline);
+    }
+  };
+  {
+    const size_t hw = std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::thread> pool;
+    for (size_t k = 1; k < std::min(hw, policies.size()); ++k) pool.emplace_back(worker);
+    worker();
+    for (std::thread& t : pool) t.join();
+  }
+  GPUPLAN_TRY(ProfileOut prof, profile_f.get());
+  const DemandProfile& profile = prof.profile;
+  for (std::string& n : prof.notes) rep.notes.push_back(std::move(n));
+  const ServingBound bound = serving_lower_bound(profile, c);
+  ctx.peak_replicas = peak_of(profile);
 
   TraceRows tr;
   tr.file = s.demand_format == "synthetic" ? "synthetic" : trace;
-  for (const auto& name : policies) {
-    std::unique_ptr<ScalingPolicy> pol;
-    if (name == "azure-autoscale")
-      pol = make_azure_autoscale_policy(s.autoscale);
-    else if (name == "hpa")
-      pol = make_hpa_policy(s.hpa);
-    else
-      pol = make_serving_policy(name, c);
-    GPUPLAN_TRY(auto src, open_demand(s, trace, rep.seed));
-    GPUPLAN_TRY(ServingRun r, run_serving(c, *src, *pol, ctx,
-                                          o.event_log ? &rep.event_log : nullptr, o.timeline));
+  for (size_t i = 0; i < policies.size(); ++i) {
+    const std::string& name = policies[i];
+    GPUPLAN_TRY(ServingRun r, std::move(runs[i]));
+    rep.event_log += logs[i];
     rep.events += r.events;
     PolicyRow row;
     row.policy = name;
@@ -591,7 +711,7 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
   opt.policy = "optimal";
   opt.cost_usd = bound.cost_usd;
   opt.cost_vs_optimal = 1.0;
-  opt.gpu_hours = bound.vm_hours * c.gpus_per_replica;
+  opt.gpu_hours = bound.vm_hours * c.gpus_per_vm;
   opt.on_demand_usd = bound.cost_usd;
   opt.runs = 1;
   tr.policies.push_back(opt);
@@ -599,13 +719,14 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
   rep.traces.push_back(std::move(tr));
   rep.notes.push_back(
       "optimal: a lower bound — every " + num(c.timeline_s, 0) +
-      " s exactly ceil(work / interval) replicas at full utilization, each paying the start-up "
-      "delay when first used and min(gap, start-up) after an idle gap; it serves no requests, so "
-      "its latency fields are null");
+      " s exactly the VMs whose replicas carry that interval's work at full utilization (at "
+      "least min_replicas, at most max_replicas), each paying the start-up delay when first used "
+      "and min(gap, start-up) after an idle gap, billed up to the last arrival; it serves no "
+      "requests, so its latency fields are null");
   rep.notes.push_back("requests " + std::to_string(profile.requests) + ", mean " +
                       num(profile.mean_input, 0) + " input / " + num(profile.mean_output, 0) +
                       " output tokens; static-peak holds " + std::to_string(ctx.peak_replicas) +
-                      " replicas");
+                      (c.replicas_per_vm > 1 ? " VMs" : " replicas"));
   return rep;
 }
 

@@ -64,6 +64,47 @@ TEST(EventQueue, OrdersByTimeThenSchedulingOrder) {
   EXPECT_EQ(kinds, (std::vector<uint32_t>{2, 4, 1, 3}));
 }
 
+TEST(EventQueue, PayloadSurvivesAndLargeHeapsPopInOrder) {
+  EventQueue q;
+  q.push(7, EventQueue::kMaxKind - 1, EventQueue::kMaxPayload - 1);
+  const Event e = q.pop();
+  EXPECT_EQ(e.time, 7);
+  EXPECT_EQ(e.kind, EventQueue::kMaxKind - 1);
+  EXPECT_EQ(e.a, EventQueue::kMaxPayload - 1);
+  // Against a sorted copy: random times with many ties, pushes between pops.
+  Rng rng(5);
+  std::vector<std::pair<SimTime, uint32_t>> all;
+  uint32_t id = 0;
+  std::vector<std::pair<SimTime, uint32_t>> popped;
+  for (int round = 0; round < 50; ++round) {
+    for (int i = 0; i < 200; ++i) {
+      const SimTime t = static_cast<SimTime>(round * 100 + rng.below(500));
+      q.push(t, 0, id % EventQueue::kMaxPayload);
+      all.push_back({t, id++});
+    }
+    for (int i = 0; i < 150; ++i) {
+      const Event x = q.pop();
+      popped.push_back({x.time, static_cast<uint32_t>(x.seq) - 1});
+    }
+  }
+  while (!q.empty()) {
+    const Event x = q.pop();
+    popped.push_back({x.time, static_cast<uint32_t>(x.seq) - 1});
+  }
+  // Every pop is the earliest (time, scheduling order) pending at that moment,
+  // so the sequence is non-decreasing within what was pending; check the
+  // whole multiset and the tie order.
+  ASSERT_EQ(popped.size(), all.size());
+  std::set<uint32_t> seen;
+  for (size_t i = 0; i < popped.size(); ++i) {
+    EXPECT_EQ(all[popped[i].second].first, popped[i].first);
+    EXPECT_TRUE(seen.insert(popped[i].second).second);
+    if (i > 0 && popped[i].first == popped[i - 1].first) {
+      EXPECT_GT(popped[i].second, popped[i - 1].second);
+    }
+  }
+}
+
 TEST(Rng, SameSeedSameStream) {
   Rng a(42), b(42), c(43);
   for (int i = 0; i < 100; ++i) EXPECT_EQ(a.next(), b.next());
@@ -263,6 +304,9 @@ TEST(Serving, OneRequestHandComputed) {
   EXPECT_NEAR(r->end_s, 0.5 + 10 * 0.011, 1e-6);
   EXPECT_NEAR(r->cost_usd, r->end_s / 3600 * 3.6, 1e-9);
   EXPECT_EQ(r->slo_met, 1);
+  // The benchmark's events/s counts what was handled: one arrival, one
+  // completion; the tick at 15 s never runs (the replay is over).
+  EXPECT_EQ(r->events, 2);
 }
 
 TEST(Serving, PrefillsQueueAndTheSecondRequestMissesTtft) {
@@ -283,6 +327,7 @@ TEST(Serving, LowerBoundHandComputed) {
   ServingConfig c = small_config();
   c.min_replicas = 0;
   c.initial_replicas = 0;
+  c.max_replicas = 4;
   c.startup_s = 120;
   c.usd_per_hour = 6;
   DemandProfile p;
@@ -299,6 +344,7 @@ TEST(Serving, LowerBoundTreatsTheInitialFleetAsReady) {
   ServingConfig c = small_config();
   c.min_replicas = 0;
   c.initial_replicas = 1;
+  c.max_replicas = 4;
   c.startup_s = 120;
   c.usd_per_hour = 6;
   DemandProfile p;
@@ -309,6 +355,187 @@ TEST(Serving, LowerBoundTreatsTheInitialFleetAsReady) {
   const ServingBound b = serving_lower_bound(p, c);
   EXPECT_NEAR(b.vm_hours, 480.0 / 3600, 1e-12);
   EXPECT_NEAR(b.cost_usd, 0.8, 1e-12);
+}
+
+TEST(Serving, LowerBoundStopsAtTheLastArrivalAndTheCap) {
+  ServingConfig c = small_config();
+  c.min_replicas = 1;
+  c.initial_replicas = 1;
+  c.max_replicas = 2;
+  c.usd_per_hour = 3.6;
+  DemandProfile p;
+  p.interval_s = 60;
+  p.work_s = {300, 30};  // interval 0 needs 5 replicas: capped at 2
+  p.last_arrival_s = 75;
+  // Slot 0 (initial, ready): 60 + 15. Slot 1: start-up 60 + 60. 195 s.
+  const ServingBound b = serving_lower_bound(p, c);
+  EXPECT_EQ(b.peak_replicas, 2);
+  EXPECT_NEAR(b.vm_hours, 195.0 / 3600, 1e-12);
+  // Two model replicas per VM: one VM carries interval 0's 2 replicas' worth.
+  c.replicas_per_vm = 2;
+  p.work_s = {120, 30};
+  EXPECT_EQ(serving_lower_bound(p, c).peak_replicas, 1);
+  EXPECT_NEAR(serving_lower_bound(p, c).vm_hours, 75.0 / 3600, 1e-12);
+}
+
+// Arrivals every 20 ms with long prompts: one replica cannot keep up, so the
+// routing over two replicas matters.
+std::vector<Request> busy_requests() {
+  std::vector<Request> v;
+  for (int i = 0; i < 400; ++i) v.push_back({seconds(0.02 * i), 30 + (i % 7) * 10, 5 + i % 11});
+  return v;
+}
+
+TEST(Serving, OneVmOfTwoReplicasServesLikeTwoVmsOfOne) {
+  ServingConfig one = small_config();  // one model replica per VM
+  one.min_replicas = one.initial_replicas = one.max_replicas = 2;
+  ServingConfig two = one;  // two model replicas per (2-GPU) VM at twice the price
+  two.min_replicas = two.initial_replicas = two.max_replicas = 1;
+  two.replicas_per_vm = 2;
+  two.gpus_per_vm = 2;
+  two.usd_per_hour = 2 * one.usd_per_hour;
+  PolicyContext ctx;
+  ctx.peak_replicas = 2;
+  auto pa = make_serving_policy("static-peak", one);
+  VecSource sa(busy_requests());
+  auto a = run_serving(one, sa, *pa, ctx);
+  ctx.peak_replicas = 1;
+  auto pb = make_serving_policy("static-peak", two);
+  VecSource sb(busy_requests());
+  auto b = run_serving(two, sb, *pb, ctx);
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a->requests, b->requests);
+  EXPECT_EQ(a->slo_met, b->slo_met);
+  EXPECT_LT(a->slo_met, a->requests);  // the load is high enough to matter
+  EXPECT_EQ(a->ttft_ms.quantile(0.99), b->ttft_ms.quantile(0.99));
+  EXPECT_EQ(a->tpot_ms.quantile(0.5), b->tpot_ms.quantile(0.5));
+  EXPECT_DOUBLE_EQ(a->end_s, b->end_s);
+  // Same GPUs for the same time, same money; half the VM-hours.
+  EXPECT_NEAR(b->vm_hours * 2, a->vm_hours, 1e-12);
+  EXPECT_NEAR(a->gpu_hours, b->gpu_hours, 1e-12);
+  EXPECT_NEAR(a->cost_usd, b->cost_usd, 1e-12);
+  EXPECT_NEAR(b->gpu_hours, b->vm_hours * 2, 1e-12);  // GPU-hours = VM-hours x GPUs per VM
+  EXPECT_EQ(b->peak_replicas, 1);
+}
+
+// Replica targets by tick: the script's i-th entry at the i-th tick.
+class ScriptedPolicy final : public ScalingPolicy {
+ public:
+  explicit ScriptedPolicy(std::vector<int> targets) : t_(std::move(targets)) {}
+  std::string_view name() const override { return "scripted"; }
+  void reset(const PolicyContext&) override { i_ = 0; }
+  PolicyDecision decide(const PolicyInput&) override {
+    const int n = i_ < t_.size() ? t_[i_] : t_.back();
+    ++i_;
+    return {n, Capacity::kOnDemand};
+  }
+
+ private:
+  std::vector<int> t_;
+  size_t i_ = 0;
+};
+
+TEST(Serving, AVmCancelledWhileStartingDoesNotMakeItsSuccessorReadyEarly) {
+  ServingConfig c = small_config();
+  c.max_replicas = 4;
+  c.startup_s = 60;
+  // 15 s: launch a second VM; 30 s: cancel it; 45 s: launch again (same
+  // slot). The relaunched VM serves at 105 s, not at the cancelled one's 75 s.
+  ScriptedPolicy pol({2, 1, 2});
+  VecSource src({{0, 100, 2}, {seconds(300), 100, 2}});
+  std::string log;
+  auto r = run_serving(c, src, pol, PolicyContext{}, &log);
+  ASSERT_TRUE(r);
+  EXPECT_NE(log.find("0.029h scripted replica 1 ready"), std::string::npos) << log;
+  EXPECT_EQ(log.find("0.021h scripted replica 1 ready"), std::string::npos) << log;
+  // Billed: VM 0 throughout, VM 1 from 15 s to 30 s and from 45 s on.
+  EXPECT_NEAR(r->vm_hours, (r->end_s + 15 + (r->end_s - 45)) / 3600, 1e-9);
+}
+
+TEST(Serving, PlanningBatchUsesTheWholeTpotWhenHalfIsTooLittle) {
+  ReplicaCapacity r{25000, 0.005, 0.026, 0.0001, 800, "test"};
+  // 26 ms at batch 1 exceeds half of 50 ms: plan on the whole budget.
+  EXPECT_EQ(r.batch_at_slo(0.05), 240);
+  r.step_base_s = 0.011;
+  EXPECT_EQ(r.batch_at_slo(0.05), 140);  // the half budget: (25 - 11) / 0.1
+  r.step_base_s = 0.06;
+  EXPECT_EQ(r.batch_at_slo(0.05), 1);
+}
+
+// The serving example on another VM size (and tensor_parallel), the fleet
+// from `fleet`, explicit prices so that GPU-hours can be checked against cost.
+Result<SimReport> serve_on(const std::string& size, int tp, const std::string& fleet,
+                           const std::string& policies = "all") {
+  const std::string text = "kind: serving\nvm: {size: " + size +
+                           ", region: eastus}\n"
+                           "prices: {on_demand_usd_per_hour: 10}\nmodel: llama-3.1-8b\n" +
+                           (tp ? "tensor_parallel: " + std::to_string(tp) + "\n" : std::string()) +
+                           "slo: {ttft_ms: 1000, tpot_ms: 50}\n"
+                           "demand: {azure_trace: " +
+                           std::string(GPUPLAN_SOURCE_DIR) +
+                           "/data/traces/azure_llm_2023_conv.csv}\nfleet: " + fleet +
+                           "\npolicies: " + policies + "\n";
+  auto s = parse_scenario_string(text, "multi-gpu");
+  if (!s) return tl::unexpected(s.error());
+  static const auto cat = catalog::Catalog::load_embedded();
+  if (!cat) return tl::unexpected(cat.error());
+  return run_scenario(*s, cat->get(), RunOptions{});
+}
+
+double gpus_of(const std::string& size) {
+  static const auto cat = catalog::Catalog::load_embedded();
+  return (*cat)->find_size(size)->gpu_count;
+}
+
+TEST(Serving, MultiGpuSizesBillVmsAndTheBoundStaysBelowPoliciesThatMeetTheSlo) {
+  struct Case {
+    const char* size;
+    int tp;
+  };
+  for (const Case& k : {Case{"Standard_NC24ads_A100_v4", 0}, Case{"Standard_NC48ads_A100_v4", 0},
+                        Case{"Standard_NC48ads_A100_v4", 2}, Case{"Standard_ND96amsr_A100_v4", 1},
+                        Case{"Standard_ND96amsr_A100_v4", 0}}) {
+    SCOPED_TRACE(std::string(k.size) + " tp " + std::to_string(k.tp));
+    auto r = serve_on(k.size, k.tp,
+                      "{startup_seconds: 300, min_replicas: 1, initial_replicas: 2, "
+                      "max_replicas: 16}");
+    ASSERT_TRUE(r) << r.error().to_string();
+    const PolicyRow& opt = r->policies.back();
+    ASSERT_EQ(opt.policy, "optimal");
+    for (const PolicyRow& p : r->policies) {
+      SCOPED_TRACE(p.policy);
+      // GPU-hours = VM-hours x GPUs per VM, VM-hours = cost / price per VM.
+      EXPECT_NEAR(p.gpu_hours, p.cost_usd / 10 * gpus_of(k.size), 1e-9);
+      if (p.slo_attainment && *p.slo_attainment >= 0.99)
+        EXPECT_LE(opt.cost_usd, p.cost_usd * (1 + 1e-9));
+    }
+  }
+}
+
+TEST(Serving, TwoGpuSizeIsTwoOneGpuReplicasPerVm) {
+  // A fixed fleet of 2 single-GPU VMs and of 1 two-GPU VM: the same replicas
+  // (tensor_parallel 1 is the better layout for an 8B model over PCIe), so
+  // the same latencies and GPU-hours, at the same price per GPU-hour.
+  auto one = serve_on("Standard_NC24ads_A100_v4", 0,
+                      "{min_replicas: 2, initial_replicas: 2, max_replicas: 2}", "static-peak");
+  auto two = serve_on("Standard_NC48ads_A100_v4", 0,
+                      "{min_replicas: 1, initial_replicas: 1, max_replicas: 1}", "static-peak");
+  ASSERT_TRUE(one) << one.error().to_string();
+  ASSERT_TRUE(two) << two.error().to_string();
+  const PolicyRow &a = one->policies[0], &b = two->policies[0];
+  EXPECT_EQ(a.slo_attainment, b.slo_attainment);
+  EXPECT_EQ(a.p99_ttft_ms, b.p99_ttft_ms);
+  EXPECT_EQ(a.p99_tpot_ms, b.p99_tpot_ms);
+  EXPECT_NEAR(a.gpu_hours, b.gpu_hours, 1e-9);
+  EXPECT_NEAR(a.cost_usd, 2 * b.cost_usd, 1e-9);  // $10 per VM either way
+  bool said = false;
+  for (const Assumed& x : two->assumptions)
+    if (x.name == "replicas_per_vm") said = x.value.rfind("2 (tensor_parallel 1 on 2 GPU", 0) == 0;
+  EXPECT_TRUE(said);
+  // More GPUs per replica than the VM has is bad input, named.
+  auto bad = serve_on("Standard_NC24ads_A100_v4", 2, "{min_replicas: 1}");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().where.field, "tensor_parallel");
 }
 
 TEST(Serving, HpaFormulaToleranceAndStabilization) {
@@ -451,6 +678,43 @@ TEST(Demand, SyntheticFollowsItsRateAndGrowth) {
 }
 
 // ---- scenarios, export, determinism ----------------------------------------
+
+TEST(Demand, SyntheticShortcutDrawsTheSameStreamAsExactThinning) {
+  // The generator skips evaluating the rate far from the acceptance line;
+  // the stream must equal plain thinning (Lewis & Shedler) draw for draw.
+  SyntheticDemand d;
+  d.rate_rps = 40;
+  d.duration_hours = 12;
+  d.diurnal_amplitude = 0.6;
+  d.diurnal_peak_hour = 3;
+  d.growth_per_week = 2.0;
+  d.input = {1000, 900, 1, 8000};
+  d.output = {200, 150, 1, 1000};
+  auto src = make_synthetic(d, 1, 9);
+  Rng rng(9);
+  const auto in = d.input.prepare(), out = d.output.prepare();
+  const double max_rate = d.rate_rps * 1.6 * std::pow(3.0, 12.0 / 168);
+  double t = 0;
+  int64_t n = 0;
+  for (;;) {
+    bool accepted = false;
+    while (!accepted) {
+      t += rng.exponential(1.0 / max_rate);
+      if (t >= d.duration_hours * 3600) break;
+      accepted = rng.uniform() * max_rate <= d.rate_at(t);
+    }
+    Request r;
+    auto more = src->next(r);
+    ASSERT_TRUE(more);
+    ASSERT_EQ(*more, accepted) << "request " << n;
+    if (!accepted) break;
+    ASSERT_EQ(r.arrival, static_cast<SimTime>(t * 1e6));
+    ASSERT_EQ(r.input_tokens, static_cast<float>(TokenDist::draw(in, rng)));
+    ASSERT_EQ(r.output_tokens, static_cast<float>(TokenDist::draw(out, rng)));
+    ++n;
+  }
+  EXPECT_GT(n, 1'500'000);
+}
 
 TEST(Scenario, UnknownKeyHasLineColumnAndSuggestion) {
   auto s = parse_scenario_string("kind: deadline\njob:\n  work_hour: 4\n", "s.yaml");
