@@ -382,7 +382,9 @@ TEST(Serving, LowerBoundStopsAtTheLastArrivalAndTheCap) {
 // routing over two replicas matters.
 std::vector<Request> busy_requests() {
   std::vector<Request> v;
-  for (int i = 0; i < 400; ++i) v.push_back({seconds(0.02 * i), 30 + (i % 7) * 10, 5 + i % 11});
+  for (int i = 0; i < 400; ++i)
+    v.push_back(
+        {seconds(0.02 * i), static_cast<float>(30 + (i % 7) * 10), static_cast<float>(5 + i % 11)});
   return v;
 }
 
@@ -506,8 +508,9 @@ TEST(Serving, MultiGpuSizesBillVmsAndTheBoundStaysBelowPoliciesThatMeetTheSlo) {
       SCOPED_TRACE(p.policy);
       // GPU-hours = VM-hours x GPUs per VM, VM-hours = cost / price per VM.
       EXPECT_NEAR(p.gpu_hours, p.cost_usd / 10 * gpus_of(k.size), 1e-9);
-      if (p.slo_attainment && *p.slo_attainment >= 0.99)
+      if (p.slo_attainment && *p.slo_attainment >= 0.99) {
         EXPECT_LE(opt.cost_usd, p.cost_usd * (1 + 1e-9));
+      }
     }
   }
 }
