@@ -296,7 +296,7 @@ Result<std::unique_ptr<Catalog>> Catalog::load_embedded() {
   GPUPLAN_TRY(Embedded e, read_embedded());
   std::unique_ptr<Catalog> c(new Catalog());
   c->impl_->gpus = std::move(e.gpus);
-  c->impl_->offers = internal::with_estimates(e.sizes, std::move(e.listed), e.rules);
+  c->impl_->offers = internal::with_estimates(e.sizes, std::move(e.listed), std::move(e.rules));
   c->impl_->sizes = std::move(e.sizes);
   c->impl_->build();
   return c;
@@ -333,7 +333,7 @@ Result<std::unique_ptr<Catalog>> Catalog::load(const std::string& db_path) {
 
   std::unique_ptr<Catalog> c(new Catalog());
   c->impl_->gpus = std::move(e.gpus);
-  c->impl_->offers = internal::with_estimates(e.sizes, std::move(listed), e.rules);
+  c->impl_->offers = internal::with_estimates(e.sizes, std::move(listed), std::move(e.rules));
   for (Restriction r : store.restrictions) {
     if (const VmSize* s = canonical(r.size)) r.size = s->name;
     r.region = strings::to_lower(r.region);

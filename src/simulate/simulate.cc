@@ -44,7 +44,7 @@ Result<Prices> resolve_prices(const Scenario& s, const catalog::Catalog* cat, bo
                        Where{s.file, 0, 0, "vm.size"});
     assumed.push_back({std::string(what) + "_usd_per_hour", num(*o->usd_per_hour, 4),
                        "catalog: " + o->source + " as of " + o->as_of +
-                           (o->estimated ? " (estimated: " + o->rule + ")" : "")});
+                           (o->estimated ? " (estimated: " + o->rule.text() + ")" : "")});
     return *o->usd_per_hour;
   };
   const std::string src =
