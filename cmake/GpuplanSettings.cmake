@@ -4,7 +4,9 @@ target_compile_features(gpuplan_settings INTERFACE cxx_std_20)
 target_compile_options(gpuplan_settings INTERFACE
   -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wno-missing-field-initializers
   # GCC 12 reports false -Wrestrict positives on "literal" + std::string.
-  $<$<CXX_COMPILER_ID:GNU>:-Wno-restrict>)
+  $<$<CXX_COMPILER_ID:GNU>:-Wno-restrict>
+  # Code is -fPIC for gpuplan-serve.so; our functions are never interposed.
+  -fno-semantic-interposition)
 if(GPUPLAN_WERROR)
   target_compile_options(gpuplan_settings INTERFACE -Werror)
 endif()

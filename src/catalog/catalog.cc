@@ -296,7 +296,7 @@ Result<std::unique_ptr<Catalog>> Catalog::load_embedded() {
   GPUPLAN_TRY(Embedded e, read_embedded());
   std::unique_ptr<Catalog> c(new Catalog());
   c->impl_->gpus = std::move(e.gpus);
-  c->impl_->offers = internal::with_estimates(e.sizes, std::move(e.listed), e.rules);
+  c->impl_->offers = internal::with_estimates(e.sizes, std::move(e.listed), std::move(e.rules));
   c->impl_->sizes = std::move(e.sizes);
   c->impl_->build();
   return c;
@@ -315,25 +315,50 @@ Result<std::unique_ptr<Catalog>> Catalog::load(const std::string& db_path) {
     return it == by_key.end() ? nullptr : it->second;
   };
 
-  // Listed prices: an imported one replaces the embedded one for its key.
-  std::map<std::string, Offer> merged;
-  for (Offer& o : e.listed) {
-    merged[internal::offer_key(o.size, o.region, o.os, o.pricing)] = std::move(o);
-  }
+  // Listed prices: an imported one replaces the embedded one for its key;
+  // the result is in offer_key order. Sorting keyed indices rather than
+  // filling a std::map of offers, and folding each distinct size and region
+  // spelling once, keeps this off the start-up profile.
+  std::vector<Offer> all = std::move(e.listed);
   for (Offer o : store.offers) {
     const VmSize* s = canonical(o.size);
     if (!s || o.estimated) continue;
     o.size = s->name;
     o.region = strings::to_lower(o.region);
-    merged[internal::offer_key(o.size, o.region, o.os, o.pricing)] = std::move(o);
+    all.push_back(std::move(o));
   }
+  std::unordered_map<std::string, std::string> folded_size, folded_region;
+  auto cached = [](std::unordered_map<std::string, std::string>& cache, const std::string& raw,
+                   std::string (*key)(std::string_view)) -> const std::string& {
+    auto it = cache.find(raw);
+    if (it == cache.end()) it = cache.emplace(raw, key(raw)).first;
+    return it->second;
+  };
+  std::vector<std::pair<std::string, size_t>> keyed;
+  keyed.reserve(all.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    const Offer& o = all[i];
+    const std::string& sk = cached(folded_size, o.size, &size_key);
+    const std::string& rk = cached(folded_region, o.region, &strings::fold);
+    std::string k;
+    k.reserve(sk.size() + rk.size() + 24);
+    k.append(sk).append(1, '|').append(rk).append(1, '|');
+    k.append(to_string(o.os)).append(1, '|').append(to_string(o.pricing));
+    keyed.emplace_back(std::move(k), i);
+  }
+  // Equal keys keep their input order, so the last one (an import) wins.
+  std::stable_sort(keyed.begin(), keyed.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<Offer> listed;
-  listed.reserve(merged.size());
-  for (auto& [key, o] : merged) listed.push_back(std::move(o));
+  listed.reserve(keyed.size());
+  for (size_t i = 0; i < keyed.size(); ++i) {
+    if (i + 1 < keyed.size() && keyed[i + 1].first == keyed[i].first) continue;
+    listed.push_back(std::move(all[keyed[i].second]));
+  }
 
   std::unique_ptr<Catalog> c(new Catalog());
   c->impl_->gpus = std::move(e.gpus);
-  c->impl_->offers = internal::with_estimates(e.sizes, std::move(listed), e.rules);
+  c->impl_->offers = internal::with_estimates(e.sizes, std::move(listed), std::move(e.rules));
   for (Restriction r : store.restrictions) {
     if (const VmSize* s = canonical(r.size)) r.size = s->name;
     r.region = strings::to_lower(r.region);

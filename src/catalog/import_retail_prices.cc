@@ -32,7 +32,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <thread>
+#include <type_traits>
+
+#include <dlfcn.h>
 
 #include <curl/curl.h>
 
@@ -343,9 +349,63 @@ std::string default_retail_prices_endpoint(const std::string& region) {
 
 namespace {
 
-struct CurlGlobal {
-  CurlGlobal() { curl_global_init(CURL_GLOBAL_DEFAULT); }
+// libcurl, loaded with dlopen the first time a live import runs. Linking it
+// made every gpuplan start map and relocate ~30 shared libraries (OpenSSL,
+// GnuTLS, Kerberos, LDAP, ...): two thirds of `gpuplan --version`
+// (docs/ARCHITECTURE.md, "Start-up"). curl.h still gives the types and
+// constants; the functions come from here.
+struct CurlApi {
+  CURLcode (*global_init)(long flags) = nullptr;
+  CURL* (*easy_init)() = nullptr;
+  CURLcode (*easy_setopt)(CURL*, CURLoption, ...) = nullptr;
+  CURLcode (*easy_perform)(CURL*) = nullptr;
+  CURLcode (*easy_getinfo)(CURL*, CURLINFO, ...) = nullptr;
+  const char* (*easy_strerror)(CURLcode) = nullptr;
+  void (*easy_cleanup)(CURL*) = nullptr;
+  std::string error;  // why it could not be loaded; "" when loaded
 };
+
+CurlApi load_curl(const std::string& name) {
+  CurlApi api;
+  void* lib = ::dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) {
+    const char* why = ::dlerror();
+    api.error = why ? why : "dlopen failed";
+    return api;
+  }
+  // Never dlclose'd: the handle lives as long as the process.
+  bool ok = true;
+  auto sym = [&](auto& fn, const char* symbol) {
+    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(::dlsym(lib, symbol));
+    if (fn == nullptr && ok) {
+      ok = false;
+      api.error = name + " lacks " + symbol;
+    }
+  };
+  sym(api.global_init, "curl_global_init");
+  sym(api.easy_init, "curl_easy_init");
+  sym(api.easy_setopt, "curl_easy_setopt");
+  sym(api.easy_perform, "curl_easy_perform");
+  sym(api.easy_getinfo, "curl_easy_getinfo");
+  sym(api.easy_strerror, "curl_easy_strerror");
+  sym(api.easy_cleanup, "curl_easy_cleanup");
+  if (ok && api.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+    ok = false;
+    api.error = "curl_global_init failed";
+  }
+  return api;
+}
+
+// One load per library name, thread-safe; the default name is the only one
+// outside tests.
+const CurlApi& curl_api(const std::string& name) {
+  static std::mutex mu;
+  static std::map<std::string, std::unique_ptr<const CurlApi>> loaded;
+  std::lock_guard<std::mutex> lock(mu);
+  auto& slot = loaded[name];
+  if (!slot) slot = std::make_unique<const CurlApi>(load_curl(name));
+  return *slot;
+}
 
 size_t append_body(char* data, size_t size, size_t n, void* user) {
   static_cast<std::string*>(user)->append(data, size * n);
@@ -373,10 +433,9 @@ struct Response {
   std::string body;
 };
 
-Response http_get(const std::string& url, long timeout_s) {
-  static CurlGlobal global;  // curl_global_init once, thread-safe (C++11 statics)
+Response http_get(const CurlApi& api, const std::string& url, long timeout_s) {
   Response r;
-  CURL* curl = curl_easy_init();
+  CURL* curl = api.easy_init();
   if (curl == nullptr) {
     r.transport = CURLE_FAILED_INIT;
     r.transport_error = "libcurl could not start";
@@ -384,37 +443,37 @@ Response http_get(const std::string& url, long timeout_s) {
   }
   char errbuf[CURL_ERROR_SIZE] = {0};
   HeaderState headers;
-  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, append_body);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &r.body);
-  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, read_header);
-  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &headers);
-  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
-  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
-  curl_easy_setopt(curl, CURLOPT_MAXREDIRS, 5L);
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT, timeout_s);
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, 15L);
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_USERAGENT, "gpuplan/0.1");
-  curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");
-  r.transport = curl_easy_perform(curl);
+  api.easy_setopt(curl, CURLOPT_URL, url.c_str());
+  api.easy_setopt(curl, CURLOPT_WRITEFUNCTION, append_body);
+  api.easy_setopt(curl, CURLOPT_WRITEDATA, &r.body);
+  api.easy_setopt(curl, CURLOPT_HEADERFUNCTION, read_header);
+  api.easy_setopt(curl, CURLOPT_HEADERDATA, &headers);
+  api.easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
+  api.easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
+  api.easy_setopt(curl, CURLOPT_MAXREDIRS, 5L);
+  api.easy_setopt(curl, CURLOPT_TIMEOUT, timeout_s);
+  api.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, 15L);
+  api.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  api.easy_setopt(curl, CURLOPT_USERAGENT, "gpuplan/0.1");
+  api.easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");
+  r.transport = api.easy_perform(curl);
   if (r.transport != CURLE_OK) {
-    r.transport_error = errbuf[0] != '\0' ? errbuf : curl_easy_strerror(r.transport);
+    r.transport_error = errbuf[0] != '\0' ? errbuf : api.easy_strerror(r.transport);
   } else {
-    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &r.status);
+    api.easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &r.status);
   }
   r.retry_after_s = headers.retry_after_s;
-  curl_easy_cleanup(curl);
+  api.easy_cleanup(curl);
   return r;
 }
 
 // One page with bounded retries; kUnavailable when it keeps failing.
-Result<std::string> fetch_page(const std::string& url, const LiveOptions& o) {
+Result<std::string> fetch_page(const CurlApi& api, const std::string& url, const LiveOptions& o) {
   std::chrono::milliseconds backoff = o.initial_backoff;
   std::string last_problem;
   const int attempts = std::max(1, o.max_attempts);
   for (int attempt = 1; attempt <= attempts; ++attempt) {
-    Response r = http_get(url, o.timeout_s);
+    Response r = http_get(api, url, o.timeout_s);
     bool retry = false;
     std::chrono::milliseconds wait = backoff;
     if (r.transport != CURLE_OK) {
@@ -448,6 +507,13 @@ Result<ImportReport> import_retail_prices_live(const LiveOptions& options,
                                                const SizeFilter& filter) {
   const std::string first =
       options.endpoint.empty() ? default_retail_prices_endpoint(options.region) : options.endpoint;
+  const CurlApi& api = curl_api(options.libcurl);
+  if (!api.error.empty()) {
+    return unavailable("cannot fetch live prices: libcurl could not be loaded (" + api.error +
+                           "); install the Debian package libcurl4, or import saved pages with "
+                           "`gpuplan catalog import retail-prices FILE...`",
+                       Where{first});
+  }
   RetailPricesImport import(filter, options.region);
   std::string url = first;
   int page = 0;
@@ -456,7 +522,7 @@ Result<ImportReport> import_retail_prices_live(const LiveOptions& options,
       return unavailable("more than " + std::to_string(options.max_pages) +
                              " pages: stopping (a NextPageLink loop?)",
                          Where{first});
-    GPUPLAN_TRY(std::string body, fetch_page(url, options));
+    GPUPLAN_TRY(std::string body, fetch_page(api, url, options));
     GPUPLAN_TRY(url, import.add_page(body, url + " (page " + std::to_string(page) + ")"));
     if (options.progress) options.progress(page, 0);
   }

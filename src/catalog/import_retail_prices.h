@@ -63,12 +63,17 @@ struct LiveOptions {
   int max_pages = 2000;                             // a runaway NextPageLink chain is an error
   long timeout_s = 60;                              // per request
   std::function<void(int page, int64_t items)> progress;  // called after each page
+  // The libcurl to load (dlopen) on first use; gpuplan does not link it, so
+  // commands that never fetch do not pay for loading it and its ~30
+  // dependencies. Tests name a missing library to check the error.
+  std::string libcurl = "libcurl.so.4";
 };
 
 // Fetches pages from the endpoint, following NextPageLink, with bounded
 // retries and exponential backoff (honouring Retry-After up to max_backoff) on
 // HTTP 429 and 5xx and on transport errors. kUnavailable when a page still
-// fails after max_attempts or the host is unreachable; kInvalidArgument when a
+// fails after max_attempts or the host is unreachable, or when libcurl
+// (Debian package libcurl4) cannot be loaded; kInvalidArgument when a
 // page is not a valid Retail Prices page (naming "URL (page N)" and the path).
 [[nodiscard]] Result<ImportReport> import_retail_prices_live(const LiveOptions& options,
                                                              const SizeFilter& filter);

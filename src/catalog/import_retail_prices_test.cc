@@ -303,6 +303,27 @@ TEST(RetailPricesLive, ConnectionRefusedIsUnavailable) {
   EXPECT_NE(r.error().message.find("network error"), std::string::npos) << r.error().message;
 }
 
+// gpuplan loads libcurl only for --live; without it the import is
+// kUnavailable (exit 3) and says what to install, before any request.
+TEST(RetailPricesLive, MissingLibcurlIsUnavailableAndSaysWhatToInstall) {
+  LoopbackServer s;
+  int requests = 0;
+  s.server().Get("/p", [&](const httplib::Request&, httplib::Response& res) {
+    ++requests;
+    res.set_content("{}", "application/json");
+  });
+  LiveOptions o = fast(s.url("/p"));
+  o.libcurl = "libgpuplan-no-such-curl.so.4";
+  auto r = import_retail_prices_live(o, fixture_filter());
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, ErrorCode::kUnavailable);
+  EXPECT_EQ(exit_code_for(r.error().code), 3);
+  EXPECT_NE(r.error().message.find("libcurl could not be loaded"), std::string::npos)
+      << r.error().message;
+  EXPECT_NE(r.error().message.find("libcurl4"), std::string::npos) << r.error().message;
+  EXPECT_EQ(requests, 0);
+}
+
 TEST(RetailPricesLive, BadPageNamesUrlAndPath) {
   LoopbackServer s;
   std::string bad = *files::read_text(fixture("bad/rp_price_negative.json"));

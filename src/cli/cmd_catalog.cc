@@ -123,7 +123,7 @@ nlohmann::ordered_json row_json(const CatalogRow& r, const CatalogQuery& q) {
       r.usd_per_gpu_hour ? nlohmann::ordered_json(*r.usd_per_gpu_hour) : nullptr;
   j["as_of"] = r.offer ? nlohmann::ordered_json(r.offer->as_of) : nullptr;
   j["estimated"] = r.offer ? r.offer->estimated : false;
-  j["rule"] = r.offer && r.offer->estimated ? nlohmann::ordered_json(r.offer->rule) : nullptr;
+  j["rule"] = r.offer && r.offer->estimated ? nlohmann::ordered_json(r.offer->rule.text()) : nullptr;
   j["source"] = r.offer ? nlohmann::ordered_json(r.offer->source) : nullptr;
   j["note"] = r.note.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.note);
   j["quota_headroom_vcpus"] =
@@ -156,7 +156,7 @@ void print_csv(std::ostream& out, const std::vector<CatalogRow>& rows, const Cat
                                       r.usd_per_gpu_hour ? num(*r.usd_per_gpu_hour, 6) : "",
                                       r.offer ? r.offer->as_of : "",
                                       r.offer && r.offer->estimated ? "true" : "false",
-                                      r.offer && r.offer->estimated ? r.offer->rule : "",
+                                      r.offer && r.offer->estimated ? r.offer->rule.text() : "",
                                       r.offer ? r.offer->source : "",
                                       r.note,
                                       r.quota_headroom_vcpus ? num(*r.quota_headroom_vcpus, 0) : "",

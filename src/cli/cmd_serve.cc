@@ -1,22 +1,54 @@
 // `gpuplan serve`: the HTTP API and web page of src/server over the catalog.
-#include <csignal>
+// The server lives in gpuplan-serve.so beside the binary, loaded here with
+// dlopen, so that no other command loads cpp-httplib and OpenSSL at start
+// (server/serve_module.h says why).
+#include <dlfcn.h>
+#include <unistd.h>
 
-#include "catalog/catalog.h"
-#include "catalog/store.h"
+#include <climits>
+#include <string>
+
 #include "cli/command.h"
-#include "server/server.h"
+#include "server/serve_module.h"
 
 namespace gpuplan::cli {
 
 namespace {
-server::Server* g_running = nullptr;
-extern "C" void stop_on_signal(int) {
-  if (g_running) g_running->stop();
+
+// The module beside the running binary (/proc/self/exe), else "" .
+std::string module_path() {
+  char buf[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "";
+  std::string exe(buf, static_cast<size_t>(n));
+  size_t slash = exe.rfind('/');
+  if (slash == std::string::npos) return "";
+  return exe.substr(0, slash + 1) + server::kServeModuleFile;
 }
+
+Result<GpuplanServeMain> load_serve_module() {
+  const std::string path = module_path();
+  if (path.empty()) return unavailable("cannot find the gpuplan binary's folder (/proc/self/exe)");
+  void* lib = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) {
+    const char* why = ::dlerror();
+    return unavailable(std::string("cannot load the server module (") + (why ? why : path) +
+                       "); it is built beside the gpuplan binary and needs the Debian package "
+                       "libcpp-httplib0.11");
+  }
+  auto fn = reinterpret_cast<GpuplanServeMain>(::dlsym(lib, server::kServeMainSymbol));
+  if (fn == nullptr) return unavailable(path + " lacks " + server::kServeMainSymbol);
+  return fn;
+}
+
 }  // namespace
 
 void add_serve_command(CLI::App& app, Context& ctx) {
-  auto opts = std::make_shared<server::ServerOptions>();
+  struct Options {
+    std::string host = "127.0.0.1";
+    int port = 8080;
+  };
+  auto opts = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
       "serve",
       "Serve the planner over HTTP with a web page.\n"
@@ -25,21 +57,17 @@ void add_serve_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--port", opts->port, "Port (0 = any free port)")->check(CLI::Range(0, 65535));
   cmd->callback([&ctx, opts] {
     ctx.action = [&ctx, opts]() -> int {
-      // 1. The catalog, once for every request.
-      auto cat = load_catalog(ctx);
-      if (!cat) return report(ctx, cat.error());
-      // 2. Bind, say where, serve until SIGINT/SIGTERM.
-      auto s = server::Server::create(std::move(*cat), *opts);
-      if (!s) return report(ctx, s.error());
-      auto port = (*s)->bind();
-      if (!port) return report(ctx, port.error());
-      ctx.out << "gpuplan: serving on http://" << opts->host << ":" << *port << "/\n" << std::flush;
-      g_running = s->get();
-      std::signal(SIGINT, stop_on_signal);
-      std::signal(SIGTERM, stop_on_signal);
-      (*s)->listen();
-      g_running = nullptr;
-      return 0;
+      // 1. The server module (cpp-httplib and what it needs load only now).
+      auto serve = load_serve_module();
+      if (!serve) return report(ctx, serve.error());
+      // 2. It loads the catalog, binds, says where and serves until SIGINT/SIGTERM.
+      ctx.out << std::flush;
+      const std::string db = store_path(ctx);
+      GpuplanServeArgs args;
+      args.db_path = db.c_str();
+      args.host = opts->host.c_str();
+      args.port = opts->port;
+      return (*serve)(&args);
     };
   });
 }

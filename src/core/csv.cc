@@ -1,5 +1,6 @@
 #include "core/csv.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -48,23 +49,32 @@ Result<Table> parse(std::string_view text, std::string file) {
       }
     }
     fields.clear();
+    fields.reserve(table.header.size());
     row_has_content = false;
     return {};
   };
 
-  for (size_t i = 0; i < text.size(); ++i) {
+  // Runs of ordinary characters are appended in one go rather than char by
+  // char: the embedded catalog is ~280 KB of CSV parsed on every start.
+  const size_t n = text.size();
+  auto ordinary = [](char c) { return c != ',' && c != '"' && c != '\n' && c != '\r'; };
+  for (size_t i = 0; i < n; ++i) {
     char c = text[i];
     if (in_quotes) {
       if (c == '"') {
-        if (i + 1 < text.size() && text[i + 1] == '"') {
+        if (i + 1 < n && text[i + 1] == '"') {
           field.push_back('"');
           ++i;
         } else {
           in_quotes = false;
         }
       } else {
-        if (c == '\n') ++line;
-        field.push_back(c);
+        size_t end = text.find('"', i);
+        if (end == std::string_view::npos) end = n;
+        std::string_view run = text.substr(i, end - i);
+        line += static_cast<int>(std::count(run.begin(), run.end(), '\n'));
+        field.append(run);
+        i = end - 1;
       }
       continue;
     }
@@ -92,9 +102,13 @@ Result<Table> parse(std::string_view text, std::string file) {
         row_start_line = line;
         break;
       }
-      default:
-        field.push_back(c);
+      default: {
+        size_t end = i + 1;
+        while (end < n && ordinary(text[end])) ++end;
+        field.append(text.data() + i, end - i);
         row_has_content = true;
+        i = end - 1;
+      }
     }
   }
   if (in_quotes)

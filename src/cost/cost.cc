@@ -296,7 +296,7 @@ std::optional<PriceQuote> quote_offers(const OfferSet& offers, const catalog::Vm
     if (with_text) {
       q.source = o.source;
       q.as_of = o.as_of;
-      q.rule = o.rule;
+      q.rule = o.rule.text();
     }
   };
   if (os == Os::kLinux || hybrid_benefit) {

@@ -46,7 +46,7 @@ Result<double> catalog_price(const Scenario& s, const catalog::Catalog* cat, cat
                      Where{s.file, 0, 0, "vm.size"});
   assumed.push_back({what + "_usd_per_hour", num(*o->usd_per_hour, 4),
                      "catalog: " + o->source + " as of " + o->as_of +
-                         (o->estimated ? " (estimated: " + o->rule + ")" : "")});
+                         (o->estimated ? " (estimated: " + o->rule.text() + ")" : "")});
   return *o->usd_per_hour;
 }
 

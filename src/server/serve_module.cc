@@ -1,0 +1,54 @@
+// The serve module: `gpuplan serve`'s body, built as gpuplan-serve.so and
+// loaded by the command with dlopen (why: serve_module.h). It exports one
+// symbol, gpuplan_serve_main (serve_module.map); everything else, the copy of
+// the library code included, stays local to the module.
+#include "server/serve_module.h"
+
+#include <csignal>
+#include <iostream>
+
+#include "catalog/catalog.h"
+#include "server/server.h"
+
+namespace {
+
+gpuplan::server::Server* g_running = nullptr;
+extern "C" void stop_on_signal(int) {
+  if (g_running) g_running->stop();
+}
+
+int fail(const gpuplan::Error& e) {
+  std::cerr << "gpuplan: error: " << e.to_string() << "\n";
+  return gpuplan::exit_code_for(e.code);
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) int gpuplan_serve_main(
+    const GpuplanServeArgs* args) {
+  using namespace gpuplan;
+  if (args == nullptr || args->abi != kGpuplanServeAbi) {
+    return fail(internal_error("gpuplan-serve.so does not match this gpuplan (interface " +
+                               std::to_string(args ? args->abi : -1) + ", module " +
+                               std::to_string(kGpuplanServeAbi) + "): rebuild both")
+                    .value());
+  }
+  // 1. The catalog, once for every request.
+  auto cat = catalog::Catalog::load(args->db_path);
+  if (!cat) return fail(cat.error());
+  // 2. Bind, say where, serve until SIGINT/SIGTERM.
+  server::ServerOptions opts;
+  opts.host = args->host;
+  opts.port = args->port;
+  auto s = server::Server::create(std::move(*cat), opts);
+  if (!s) return fail(s.error());
+  auto port = (*s)->bind();
+  if (!port) return fail(port.error());
+  std::cout << "gpuplan: serving on http://" << opts.host << ":" << *port << "/\n" << std::flush;
+  g_running = s->get();
+  std::signal(SIGINT, stop_on_signal);
+  std::signal(SIGTERM, stop_on_signal);
+  (*s)->listen();
+  g_running = nullptr;
+  return 0;
+}
