@@ -140,7 +140,8 @@ class Reader {
       return error(node, path, "expected a mapping of keys (key: value)");
     }
     for (auto it = node.begin(); it != node.end(); ++it) {
-      const YAML::Node& k = it->first;
+      // A copy: `it->` yields a temporary, a reference would dangle.
+      const YAML::Node k = it->first;
       if (!k.IsScalar()) return error(k, path, "expected a plain key");
       const std::string name = k.Scalar();
       if (std::find(allowed.begin(), allowed.end(), name) != allowed.end()) continue;
