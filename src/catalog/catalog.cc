@@ -100,11 +100,12 @@ Result<Pricing> parse_pricing(std::string_view s) {
                           "savings-3y)");
 }
 
-Result<Os> parse_os(std::string_view s) {
+Result<Os> parse_os(std::string_view s, Where where) {
   std::string v = strings::to_lower(strings::trim(s));
   if (v == "linux") return Os::kLinux;
   if (v == "windows") return Os::kWindows;
-  return invalid_argument("unknown OS '" + std::string(s) + "' (expected linux or windows)");
+  return invalid_argument("unknown OS '" + std::string(s) + "' (expected linux or windows)",
+                          std::move(where));
 }
 
 Result<CatalogSort> parse_catalog_sort(std::string_view s) {

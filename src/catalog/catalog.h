@@ -33,7 +33,8 @@ enum class SizeStatus { kCurrent, kPreview, kRetiring, kRetired };
 [[nodiscard]] std::string_view to_string(SizeStatus s);   // "current", ...
 // kInvalidArgument naming the accepted spellings.
 [[nodiscard]] Result<Pricing> parse_pricing(std::string_view s);
-[[nodiscard]] Result<Os> parse_os(std::string_view s);
+// kInvalidArgument at `where` (the flag, key or parameter) unless linux or windows.
+[[nodiscard]] Result<Os> parse_os(std::string_view s, Where where = {});
 // Term of a reserved or savings-plan commitment in hours (8,760 per year); 0 otherwise.
 [[nodiscard]] double commitment_hours(Pricing p);
 

@@ -189,9 +189,8 @@ void add_history(CLI::App& catalog_cmd, Context& ctx) {
       std::optional<catalog::Os> os;
       std::optional<catalog::Pricing> pricing;
       if (!f->os.empty()) {
-        auto p = catalog::parse_os(f->os);
-        if (!p)
-          return report(ctx, Error{p.error().code, p.error().message, Where{"", 0, 0, "--os"}});
+        auto p = catalog::parse_os(f->os, Where{"", 0, 0, "--os"});
+        if (!p) return report(ctx, p.error());
         os = *p;
       }
       if (!f->pricing.empty()) {

@@ -112,12 +112,8 @@ void add_cost_command(CLI::App& app, Context& ctx) {
   cmd->add_flag("--json", f->json, "Print JSON");
   cmd->callback([f, &ctx] {
     ctx.action = [f, &ctx]() -> int {
-      auto os = catalog::parse_os(f->os);
-      if (!os) {
-        Error e = os.error();
-        e.where.field = "--os";
-        return report(ctx, e);
-      }
+      auto os = catalog::parse_os(f->os, Where{"", 0, 0, "--os"});
+      if (!os) return report(ctx, os.error());
       auto cat = load_catalog(ctx);
       if (!cat) return report(ctx, cat.error());
       auto found = catalog::lookup_size(**cat, f->size, Where{"", 0, 0, "size"});

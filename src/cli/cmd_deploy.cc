@@ -36,12 +36,8 @@ struct StackFlags {
 };
 
 int run_stack(Context& ctx, const StackFlags& f) {
-  auto os = catalog::parse_os(f.os);
-  if (!os) {
-    Error e = os.error();
-    e.where.field = "--os";
-    return report(ctx, e);
-  }
+  auto os = catalog::parse_os(f.os, Where{"", 0, 0, "--os"});
+  if (!os) return report(ctx, os.error());
   auto cat = load_catalog(ctx);
   if (!cat) return report(ctx, cat.error());
   auto answer = deploy::stack_for_size(**cat, f.size, *os, f.pytorch, f.cuda, "--");

@@ -1,7 +1,6 @@
 #include "server/server.h"
 
 #include <httplib.h>
-
 #include <nlohmann/json.hpp>
 
 #include "catalog/lookup.h"
@@ -101,9 +100,19 @@ Result<std::optional<double>> number_param(const Request& request, const std::st
   return std::optional<double>(*v);
 }
 
-std::string text_param(const Request& request, const std::string& name) {
+// The query parameter `name`, or `fallback` when absent.
+std::string text_param(const Request& request, const std::string& name,
+                       const std::string& fallback = "") {
   auto it = request.params.find(name);
-  return it == request.params.end() ? std::string() : it->second;
+  return it == request.params.end() ? fallback : it->second;
+}
+
+// kInvalidArgument naming the first of `names` that is absent or empty.
+Status require_params(const Request& request, std::initializer_list<const char*> names) {
+  for (const char* name : names)
+    if (text_param(request, name).empty())
+      return invalid_argument("required", Where{"", 0, 0, name});
+  return {};
 }
 
 Response plan_route(const catalog::Catalog& catalog, const cost::Rates& rates,
@@ -135,8 +144,7 @@ Response estimate_route(const catalog::Catalog& catalog, const Request& request)
   if (!count) return error_response(count.error());
   const std::string size_name = text_param(request, "size");
   if (*count && size_name.empty())
-    return error_response(
-        invalid_argument("count needs a size", Where{"", 0, 0, "count"}));
+    return error_response(invalid_argument("count needs a size", Where{"", 0, 0, "count"}));
   auto w = workload::parse_string(request.body, "request body");
   if (!w) return error_response(w.error());
   std::vector<estimate::Estimate> results;
@@ -159,34 +167,24 @@ Response estimate_route(const catalog::Catalog& catalog, const Request& request)
 // [&hybrid_benefit=true][&count=N]: one size under every pricing model.
 Response cost_route(const catalog::Catalog& catalog, const cost::Rates& rates,
                     const Request& request) {
-  for (const char* required : {"size", "region"})
-    if (text_param(request, required).empty())
-      return error_response(invalid_argument("required", Where{"", 0, 0, required}));
+  if (auto ok = require_params(request, {"size", "region"}); !ok) return error_response(ok.error());
   auto hours = number_param(request, "hours", 0, 1e6, false);
   if (!hours) return error_response(hours.error());
   auto utilization = number_param(request, "utilization", 0, 1, false);
   if (!utilization) return error_response(utilization.error());
   auto count = number_param(request, "count", 1, 1024, true);
   if (!count) return error_response(count.error());
-  catalog::Os os = catalog::Os::kLinux;
-  if (const std::string o = text_param(request, "os"); !o.empty()) {
-    auto parsed = catalog::parse_os(o);
-    if (!parsed) {
-      Error e = parsed.error();
-      e.where.field = "os";
-      return error_response(e);
-    }
-    os = *parsed;
-  }
+  auto os = catalog::parse_os(text_param(request, "os", "linux"), Where{"", 0, 0, "os"});
+  if (!os) return error_response(os.error());
   const std::string hb = text_param(request, "hybrid_benefit");
   if (!hb.empty() && hb != "true" && hb != "false")
     return error_response(invalid_argument("expected true or false, found '" + hb + "'",
                                            Where{"", 0, 0, "hybrid_benefit"}));
   auto size = catalog::lookup_size(catalog, text_param(request, "size"), Where{"", 0, 0, "size"});
   if (!size) return error_response(size.error());
-  auto sc = cost::cost_size(catalog, rates, **size, strings::to_lower(text_param(request, "region")),
-                            os, hb == "true", *hours, *utilization,
-                            *count ? static_cast<int>(**count) : 1);
+  auto sc =
+      cost::cost_size(catalog, rates, **size, strings::to_lower(text_param(request, "region")), *os,
+                      hb == "true", *hours, *utilization, *count ? static_cast<int>(**count) : 1);
   if (!sc) return error_response(sc.error());
   return json_response(200, cost::to_json(*sc));
 }
@@ -195,19 +193,10 @@ Response cost_route(const catalog::Catalog& catalog, const cost::Rates& rates,
 // driver/CUDA/cuDNN/PyTorch stack for the size; a combination that cannot
 // work is a 200 answer with "refused": true and the reason, as for a plan.
 Response stack_route(const catalog::Catalog& catalog, const Request& request) {
-  if (text_param(request, "size").empty())
-    return error_response(invalid_argument("required", Where{"", 0, 0, "size"}));
-  catalog::Os os = catalog::Os::kLinux;
-  if (const std::string o = text_param(request, "os"); !o.empty()) {
-    auto parsed = catalog::parse_os(o);
-    if (!parsed) {
-      Error e = parsed.error();
-      e.where.field = "os";
-      return error_response(e);
-    }
-    os = *parsed;
-  }
-  auto answer = deploy::stack_for_size(catalog, text_param(request, "size"), os,
+  if (auto ok = require_params(request, {"size"}); !ok) return error_response(ok.error());
+  auto os = catalog::parse_os(text_param(request, "os", "linux"), Where{"", 0, 0, "os"});
+  if (!os) return error_response(os.error());
+  auto answer = deploy::stack_for_size(catalog, text_param(request, "size"), *os,
                                        text_param(request, "pytorch"), text_param(request, "cuda"));
   if (!answer) return error_response(answer.error());
   return json_response(200, answer->to_json());
@@ -239,20 +228,21 @@ Response simulate_route(const catalog::Catalog& catalog, const Request& request)
   if (*seed) o.seed = static_cast<uint64_t>(**seed);
   const int total_runs = o.runs.value_or(s->runs);
   if (total_runs > kMaxSimulateRuns)
-    return error_response(invalid_argument(
-        "at most " + std::to_string(kMaxSimulateRuns) + " runs per request", Where{"", 0, 0, "runs"}));
+    return error_response(
+        invalid_argument("at most " + std::to_string(kMaxSimulateRuns) + " runs per request",
+                         Where{"", 0, 0, "runs"}));
   if (s->kind == simulate::ScenarioKind::kServing &&
       s->synthetic.rate_rps * s->synthetic.duration_hours * 3600 > kMaxSimulateRequests)
-    return error_response(invalid_argument(
-        "at most " + strings::fixed(kMaxSimulateRequests / 1e6, 0) +
-            " M requests per request (rate_rps x duration_hours x 3600)",
-        Where{"request body", 0, 0, "demand.synthetic"}));
+    return error_response(
+        invalid_argument("at most " + strings::fixed(kMaxSimulateRequests / 1e6, 0) +
+                             " M requests per request (rate_rps x duration_hours x 3600)",
+                         Where{"request body", 0, 0, "demand.synthetic"}));
   if (s->kind == simulate::ScenarioKind::kDeadline && s->spot_model &&
       s->job.deadline_hours * 3600 / s->spot_model->gap_seconds * total_runs > kMaxDeadlineSteps)
-    return error_response(invalid_argument(
-        "at most " + strings::fixed(kMaxDeadlineSteps, 0) +
-            " decision steps per request (deadline / gap_seconds x runs)",
-        Where{"request body", 0, 0, "spot.model.gap_seconds"}));
+    return error_response(
+        invalid_argument("at most " + strings::fixed(kMaxDeadlineSteps, 0) +
+                             " decision steps per request (deadline / gap_seconds x runs)",
+                         Where{"request body", 0, 0, "spot.model.gap_seconds"}));
   auto report = simulate::run_scenario(*s, &catalog, o);
   if (!report) return error_response(report.error());
   return json_response(200, simulate::to_json(*report));
@@ -260,13 +250,13 @@ Response simulate_route(const catalog::Catalog& catalog, const Request& request)
 
 }  // namespace
 
-Response handle(const catalog::Catalog& catalog, const cost::Rates& rates,
-                const Request& request) {
+Response handle(const catalog::Catalog& catalog, const cost::Rates& rates, const Request& request) {
   const std::string& path = request.path;
   const bool get = request.method == "GET";
   const bool post = request.method == "POST";
   if (get && (path == "/" || path == "/index.html")) {
-    return Response{200, "text/html; charset=utf-8", std::string(internal::embedded_file("index.html"))};
+    return Response{200, "text/html; charset=utf-8",
+                    std::string(internal::embedded_file("index.html"))};
   }
   if (get && path == "/api/health")
     return json_response(200, ordered_json{{"status", "ok"}, {"version", "0.1.0"}});
@@ -274,26 +264,26 @@ Response handle(const catalog::Catalog& catalog, const cost::Rates& rates,
   if (get && path == "/api/examples") return examples();
   if (path == "/api/estimate") {
     if (!post)
-      return error_response(Error{ErrorCode::kInvalidArgument,
-                                  "use POST with a workload YAML body", Where{}});
+      return error_response(
+          Error{ErrorCode::kInvalidArgument, "use POST with a workload YAML body", Where{}});
     return estimate_route(catalog, request);
   }
   if (get && path == "/api/cost") return cost_route(catalog, rates, request);
   if (get && path == "/api/stack") return stack_route(catalog, request);
   if (path == "/api/simulate") {
     if (!post)
-      return error_response(Error{ErrorCode::kInvalidArgument,
-                                  "use POST with a scenario YAML body", Where{}});
+      return error_response(
+          Error{ErrorCode::kInvalidArgument, "use POST with a scenario YAML body", Where{}});
     return simulate_route(catalog, request);
   }
   if (path == "/api/plan") {
     if (!post)
-      return error_response(Error{ErrorCode::kInvalidArgument,
-                                  "use POST with a workload YAML body", Where{}});
+      return error_response(
+          Error{ErrorCode::kInvalidArgument, "use POST with a workload YAML body", Where{}});
     return plan_route(catalog, rates, request);
   }
-  return error_response(Error{ErrorCode::kNotFound, "no such route: " + request.method + " " + path,
-                              Where{}});
+  return error_response(
+      Error{ErrorCode::kNotFound, "no such route: " + request.method + " " + path, Where{}});
 }
 
 struct Server::Impl {

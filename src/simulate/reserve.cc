@@ -62,6 +62,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 
 #include "core/strings.h"
 #include "simulate/rng.h"
@@ -285,7 +286,7 @@ class Reviewer : public ScalingPolicy {
   PolicyDecision decide(const PolicyInput& in) override {
     history_.push_back(in.demand_vms);
     const size_t keep = static_cast<size_t>(std::max(1.0, settings_.lookback_hours));
-    if (history_.size() > keep) history_.erase(history_.begin());
+    if (history_.size() > keep) history_.pop_front();
     ++hours_;
     const int64_t review = std::max<int64_t>(1, std::llround(settings_.review_hours));
     PolicyDecision d;
@@ -298,7 +299,7 @@ class Reviewer : public ScalingPolicy {
   // Reservations the policy wants held after this review.
   virtual int target() const = 0;
   ReservePolicySettings settings_;
-  std::vector<int32_t> history_;  // oldest first, at most lookback hours
+  std::deque<int32_t> history_;  // oldest first, at most lookback hours
   int64_t hours_ = 0;
   double break_even_ = 1;
 };

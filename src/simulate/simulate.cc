@@ -120,15 +120,19 @@ void accumulate(PolicyRow& into, const PolicyRow& one) {
   into.runs += std::max(one.runs, 1);
 }
 
-std::vector<std::string> chosen_policies(const Scenario& s, const RunOptions& o,
-                                         const std::vector<std::string>& all) {
-  std::vector<std::string> p = o.policies.empty() ? s.policies : o.policies;
-  if (p.empty() || (p.size() == 1 && p[0] == "all")) return all;
-  return p;
-}
-
-Status check_policies(const std::vector<std::string>& chosen, const std::vector<std::string>& all,
-                      const std::string& kind) {
+// A report's header (scenario, kind, seed, runs) and the policies to run:
+// the options', else the scenario's, else every policy of the kind; a name
+// the kind does not know is kInvalidArgument at --policy.
+Result<std::vector<std::string>> start_report(const Scenario& s, const RunOptions& o,
+                                              const std::string& kind,
+                                              const std::vector<std::string>& all,
+                                              SimReport& rep) {
+  rep.scenario = s.name;
+  rep.kind = kind;
+  rep.runs = o.runs.value_or(s.runs);
+  rep.seed = o.seed.value_or(s.seed);
+  std::vector<std::string> chosen = o.policies.empty() ? s.policies : o.policies;
+  if (chosen.empty() || (chosen.size() == 1 && chosen[0] == "all")) return all;
   for (const auto& p : chosen) {
     if (std::find(all.begin(), all.end(), p) != all.end()) continue;
     std::string msg = "unknown policy '" + p + "' for a " + kind + " scenario";
@@ -140,7 +144,7 @@ Status check_policies(const std::vector<std::string>& chosen, const std::vector<
     }
     return invalid_argument(msg, Where{"", 0, 0, "--policy"});
   }
-  return {};
+  return chosen;
 }
 
 // ---- deadline ---------------------------------------------------------------
@@ -148,12 +152,7 @@ Status check_policies(const std::vector<std::string>& chosen, const std::vector<
 Result<SimReport> run_deadline_scenario(const Scenario& s, const catalog::Catalog* cat,
                                         const RunOptions& o) {
   SimReport rep;
-  rep.scenario = s.name;
-  rep.kind = "deadline";
-  rep.runs = o.runs.value_or(s.runs);
-  rep.seed = o.seed.value_or(s.seed);
-  const auto policies = chosen_policies(s, o, deadline_policy_names());
-  GPUPLAN_RETURN_IF_ERROR(check_policies(policies, deadline_policy_names(), "deadline"));
+  GPUPLAN_TRY(const auto policies, start_report(s, o, "deadline", deadline_policy_names(), rep));
   GPUPLAN_TRY(Prices prices, resolve_prices(s, cat, true, rep.assumptions));
   DeadlineJob job = s.job;
   job.od_usd_per_hour = prices.od;
@@ -275,11 +274,7 @@ Result<SimReport> run_deadline_scenario(const Scenario& s, const catalog::Catalo
 Result<SimReport> run_reserve_scenario(const Scenario& s, const catalog::Catalog* cat,
                                        const RunOptions& o) {
   SimReport rep;
-  rep.scenario = s.name;
-  rep.kind = "reserve";
-  rep.seed = o.seed.value_or(s.seed);
-  const auto policies = chosen_policies(s, o, reserve_policy_names());
-  GPUPLAN_RETURN_IF_ERROR(check_policies(policies, reserve_policy_names(), "reserve"));
+  GPUPLAN_TRY(const auto policies, start_report(s, o, "reserve", reserve_policy_names(), rep));
   GPUPLAN_TRY(Prices payg, resolve_prices(s, cat, false, rep.assumptions));
   ReservePrices prices;
   prices.payg_usd_per_hour = payg.od;
@@ -316,7 +311,7 @@ Result<SimReport> run_reserve_scenario(const Scenario& s, const catalog::Catalog
 
   // The demand: the job trace (--trace replaces it) or synthetic runs.
   const bool synthetic = s.demand_format == "synthetic-vms" && !o.trace;
-  rep.runs = synthetic ? o.runs.value_or(s.runs) : 1;
+  if (!synthetic) rep.runs = 1;  // a job trace is replayed once
   double gpus = 1;
   if (cat && !s.vm_size.empty())
     if (const catalog::VmSize* z = cat->find_size(s.vm_size)) gpus = z->gpu_count;
@@ -526,12 +521,8 @@ Result<ReplicaCapacity> resolve_replica(const Scenario& s, const catalog::Catalo
 Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog* cat,
                                        const RunOptions& o) {
   SimReport rep;
-  rep.scenario = s.name;
-  rep.kind = "serving";
-  rep.runs = 1;
-  rep.seed = o.seed.value_or(s.seed);
-  const auto policies = chosen_policies(s, o, serving_policy_names());
-  GPUPLAN_RETURN_IF_ERROR(check_policies(policies, serving_policy_names(), "serving"));
+  GPUPLAN_TRY(const auto policies, start_report(s, o, "serving", serving_policy_names(), rep));
+  rep.runs = 1;  // a demand trace is replayed once
   GPUPLAN_TRY(Prices prices, resolve_prices(s, cat, false, rep.assumptions));
   const std::string trace = o.trace.value_or(s.demand_trace);
   if (o.trace && s.demand_format == "synthetic")

@@ -22,7 +22,7 @@ namespace {
 // Every e2e test runs from the source root and names files relative to it, as
 // a user in a checkout would. Output then does not depend on where the
 // checkout lives: an absolute path's length would move the 100-column line
-// wraps, so a golden written in /work/main failed in /check/work/main.
+// wraps, so a golden written in one checkout failed in a deeper one.
 const bool kInSourceRoot = [] {
   std::error_code ec;
   std::filesystem::current_path(GPUPLAN_SOURCE_DIR, ec);
