@@ -43,6 +43,7 @@
 #include <curl/curl.h>
 
 #include "core/files.h"
+#include "core/names.h"
 #include "core/strings.h"
 #include "core/units.h"
 
@@ -238,6 +239,10 @@ Result<std::string> RetailPricesImport::add_page_json(const nlohmann::json& page
       ignore("no armRegionName");
       continue;
     }
+    // A GPU price row's names go into the store and from there into generated
+    // deployments: refuse the page rather than keep shell or template syntax.
+    GPUPLAN_RETURN_IF_ERROR(names::check_region(item_region, where("armRegionName")));
+    GPUPLAN_RETURN_IF_ERROR(names::check_size(*size, where("armSkuName")));
     if (!region_.empty() && item_region != region_) {
       ignore("other region than --region");
       continue;

@@ -23,6 +23,7 @@
 #include <set>
 
 #include "core/files.h"
+#include "core/names.h"
 #include "core/strings.h"
 
 namespace gpuplan::catalog {
@@ -159,8 +160,10 @@ Result<ImportReport> import_skus_text(std::string_view text, const std::string& 
       continue;
     }
     ++report.items_used;
-    for (const auto& loc : locations) {
-      std::string region = normalize_region(loc);
+    for (size_t li = 0; li < locations.size(); ++li) {
+      std::string region = normalize_region(locations[li]);
+      GPUPLAN_RETURN_IF_ERROR(names::check_region(
+          region, Where{origin, 0, 0, path + ".locations[" + std::to_string(li) + "]"}));
       auto key = std::make_pair(*size, region);
       std::vector<std::string> zones = zones_by_region[region];
       auto [it, inserted] = avail_index.emplace(key, report.data.availability.size());

@@ -19,6 +19,7 @@
 #include <set>
 
 #include "core/files.h"
+#include "core/names.h"
 #include "core/strings.h"
 
 namespace gpuplan::catalog {
@@ -36,6 +37,7 @@ Result<ImportReport> import_usage_text(std::string_view text, const std::string&
   GPUPLAN_TRY(nlohmann::json doc, files::parse_json(text, origin));
   ImportReport report;
   report.data.kind = SnapshotKind::kUsage;
+  GPUPLAN_RETURN_IF_ERROR(names::check_region(reg, Where{"", 0, 0, "--region"}));
   report.data.source = origin + " (region " + reg + ")";
   report.pages = 1;
 

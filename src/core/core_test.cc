@@ -1,7 +1,12 @@
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 #include "core/csv.h"
 #include "core/files.h"
+#include "core/names.h"
 #include "core/result.h"
 #include "core/strings.h"
 #include "core/text_table.h"
@@ -120,6 +125,54 @@ TEST(TextTable, AlignsColumns) {
   t.add_row({"A", "1.00"});
   t.add_row({"Longer", "10.00"});
   EXPECT_EQ(t.render(), "size      usd\n------  -----\nA        1.00\nLonger  10.00\n");
+}
+
+TEST(Names, RegionSizeResourceAndEmailPatterns) {
+  EXPECT_TRUE(names::is_region("eastus"));
+  EXPECT_TRUE(names::is_region("eastus2euap"));
+  EXPECT_FALSE(names::is_region("EastUS"));
+  EXPECT_FALSE(names::is_region("eastus$(touch /tmp/x)"));
+  EXPECT_FALSE(names::is_region("east us"));
+  EXPECT_FALSE(names::is_region("eastus\n"));
+  EXPECT_FALSE(names::is_region("[concat('a')]"));
+  EXPECT_FALSE(names::is_region(""));
+  EXPECT_TRUE(names::is_size("Standard_NC24ads_A100_v4"));
+  EXPECT_TRUE(names::is_size("Standard_NC24lds_xl_RTXPRO6000BSE_v6"));
+  EXPECT_FALSE(names::is_size("Standard_NC6`id`"));
+  EXPECT_FALSE(names::is_size("NC6s_v3"));
+  EXPECT_FALSE(names::is_size("Standard_"));
+  EXPECT_TRUE(names::is_resource_name("team-a.rg_(1)"));
+  EXPECT_FALSE(names::is_resource_name("rg."));
+  EXPECT_FALSE(names::is_resource_name("rg;rm"));
+  EXPECT_TRUE(names::is_email("ops+gpu@example.co.uk"));
+  EXPECT_FALSE(names::is_email("a@b"));
+  EXPECT_FALSE(names::is_email("a\"@example.com"));
+  EXPECT_FALSE(names::is_email("a@example..com"));
+  auto e = names::check_region("east\x01us", Where{"p.json", 0, 0, "options[0].region"});
+  ASSERT_FALSE(e);
+  EXPECT_NE(e.error().message.find("east\\x01us"), std::string::npos) << e.error().message;
+  EXPECT_EQ(e.error().where.field, "options[0].region");
+}
+
+TEST(Names, ShellQuoteIsInertInBash) {
+  // Each hostile value, quoted, must come back from bash byte for byte and
+  // run nothing (the marker file must not appear).
+  const std::string marker = ::testing::TempDir() + "gpuplan_shell_quote_marker";
+  std::remove(marker.c_str());
+  const std::vector<std::string> hostile = {
+      "eastus$(touch " + marker + ")", "`touch " + marker + "`", "a'b\"c\\d", "x;touch " + marker,
+      "$HOME ${PATH} *", "line\nbreak", "", "'", "''\\'"};
+  for (const std::string& v : hostile) {
+    const std::string out = ::testing::TempDir() + "gpuplan_shell_quote_out";
+    const std::string script = "printf '%s' " + names::shell_quote(v) + " > " + out;
+    const std::string cmd = "bash -c " + names::shell_quote(script);
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << v;
+    auto text = files::read_text(out);
+    ASSERT_TRUE(text) << v;
+    EXPECT_EQ(*text, v);
+  }
+  EXPECT_FALSE(std::ifstream(marker).good()) << "a quoted value ran a command";
+  EXPECT_EQ(names::powershell_quote("it's"), "'it''s'");
 }
 
 }  // namespace

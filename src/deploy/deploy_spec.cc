@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "core/files.h"
+#include "core/names.h"
 #include "core/strings.h"
 #include "deploy/deploy.h"
 
@@ -50,6 +51,11 @@ std::string sanitize_name(const std::string& name) {
   if (out[0] >= '0' && out[0] <= '9') out = "w-" + out;
   return out;
 }
+
+// SSH/RDP source ranges broader than /8 need --allow-ssh-from-anywhere; broader
+// than /16 get a warning (issue 15: a /1 is half the internet, not narrow).
+constexpr int kNarrowestRefusedPrefix = 8;
+constexpr int kWarnBroaderThanPrefix = 16;
 
 bool is_serving(const std::string& kind) {
   return kind == "infer" || kind == "serve" || kind == "serving" || kind == "inference";
@@ -175,6 +181,11 @@ Result<DeploySpec> make_deploy_spec(const PlanDocument& plan, const catalog::Cat
   spec.option = plan.options[static_cast<size_t>(options.option - 1)];
   spec.workload_name = plan.workload_name;
   spec.workload_kind = spec.option.kind.empty() ? plan.workload_kind : spec.option.kind;
+  // The names written into the generated files: checked here as well as where
+  // they were read, so no caller can hand a generator shell or template syntax.
+  const std::string opath = "options[" + std::to_string(options.option - 1) + "]";
+  GPUPLAN_RETURN_IF_ERROR(names::check_region(spec.option.region, Where{plan.file, 0, 0, opath + ".region"}));
+  GPUPLAN_RETURN_IF_ERROR(names::check_size(spec.option.size, Where{plan.file, 0, 0, opath + ".size"}));
 
   // 2. SSH access: a CIDR, or an explicit "from anywhere".
   if (options.allow_ssh_from_anywhere && !options.ssh_cidr.empty()) {
@@ -192,10 +203,22 @@ Result<DeploySpec> make_deploy_spec(const PlanDocument& plan, const catalog::Cat
                               Where{"", 0, 0, "--ssh-cidr"});
     }
     GPUPLAN_TRY(spec.ssh_cidr, parse_ipv4_cidr(options.ssh_cidr, "--ssh-cidr"));
-    if (spec.ssh_cidr.ends_with("/0")) {
-      return invalid_argument("'" + options.ssh_cidr + "' opens SSH to the whole internet; pass "
-                              "--allow-ssh-from-anywhere instead if that is really meant",
+    // Breadth: below /8 (0.0.0.0/1 is half the internet) only by name; below
+    // /16 (65,536 addresses) a warning — an office or VPN range is narrower.
+    const int prefix = std::stoi(spec.ssh_cidr.substr(spec.ssh_cidr.find('/') + 1));
+    if (prefix < kNarrowestRefusedPrefix) {
+      return invalid_argument("'" + options.ssh_cidr + "' opens SSH to " +
+                                  (prefix == 0 ? std::string("the whole internet")
+                                               : "2^" + std::to_string(32 - prefix) +
+                                                     " addresses") +
+                                  "; pass --allow-ssh-from-anywhere instead if that is really "
+                                  "meant",
                               Where{"", 0, 0, "--ssh-cidr"});
+    }
+    if (prefix < kWarnBroaderThanPrefix) {
+      spec.notes.push_back("--ssh-cidr " + spec.ssh_cidr + " admits " +
+                           std::to_string(1ull << (32 - prefix)) +
+                           " addresses; an office or VPN range is usually /24 or narrower");
     }
   }
   if (!options.ssh_public_key_file.empty()) {

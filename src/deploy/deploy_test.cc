@@ -322,12 +322,12 @@ TEST(PlanInput, ErrorsNameTheJsonPath) {
   ASSERT_FALSE(missing.has_value());
   EXPECT_EQ(missing.error().where.file, "p.json");
   EXPECT_EQ(missing.error().where.field, "options[0].count");
-  auto pricing = bad(R"({"options": [{"size": "S", "count": 1, "gpus": 1, "region": "eastus",
+  auto pricing = bad(R"({"options": [{"size": "Standard_NC40ads_H100_v5", "count": 1, "gpus": 1, "region": "eastus",
       "pricing": "cheap", "os": "linux", "hours": 1, "cost_usd": 1, "cost_low_usd": 1,
       "cost_high_usd": 1, "usd_per_hour": 1}]})");
   ASSERT_FALSE(pricing.has_value());
   EXPECT_EQ(pricing.error().where.field, "options[0].pricing");
-  auto count = bad(R"({"options": [{"size": "S", "count": 1.5}]})");
+  auto count = bad(R"({"options": [{"size": "Standard_NC40ads_H100_v5", "count": 1.5}]})");
   ASSERT_FALSE(count.has_value());
   EXPECT_EQ(count.error().where.field, "options[0].count");
   auto no_options = bad(R"({"schema": "gpuplan.plan/1"})");
@@ -560,6 +560,101 @@ DeploySpec spec_for(const std::string& size, int count, catalog::Pricing pricing
   return *s;
 }
 
+// ---- Names with shell or template syntax never reach a generated file -------
+
+TEST(PlanInput, ATamperedRegionOrSizeIsBadInputNamingTheField) {
+  const std::string option_tail = R"(, "count": 1, "gpus": 1, "pricing": "payg", "os": "linux",
+      "hours": 1, "cost_usd": 1, "cost_low_usd": 1, "cost_high_usd": 1, "usd_per_hour": 1}]})";
+  auto region = parse_plan_json(
+      R"j({"options": [{"size": "Standard_NC40ads_H100_v5", "region": "eastus$(touch /tmp/x)")j" +
+          option_tail,
+      "p.json");
+  ASSERT_FALSE(region.has_value());
+  EXPECT_EQ(region.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(region.error().where.field, "options[0].region");
+  auto size = parse_plan_json(
+      R"({"options": [{"size": "Standard_NC40`id`", "region": "eastus")" + option_tail, "p.json");
+  ASSERT_FALSE(size.has_value());
+  EXPECT_EQ(size.error().where.field, "options[0].size");
+}
+
+TEST(DeploySpec, RefusesHostileNamesEvenWhenTheCallerSkippedParsing) {
+  auto cat = small_catalog();
+  PlanDocument plan = plan_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg);
+  plan.options[0].region = "eastus\nrm -rf ~";
+  auto s = make_deploy_spec(plan, *cat, matrix(), opts());
+  ASSERT_FALSE(s.has_value());
+  EXPECT_EQ(s.error().where.field, "options[0].region");
+}
+
+TEST(Generate, EveryValueInDeployShIsInertWhateverItHolds) {
+  // A spec built by hand around the validation, with shell syntax in every
+  // value the script carries: running the script (a fake `az` on PATH) must
+  // run none of it. The script stops at its own checks or at the missing key.
+  if (std::system("command -v bash >/dev/null 2>&1") != 0) GTEST_SKIP() << "no bash";
+  const std::string dir = testing::TempDir() + "gpuplan_inert/";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir + "bin");
+  const std::string marker = dir + "pwned";
+  std::ofstream(dir + "bin/az") << "#!/bin/sh\nexit 0\n";
+  std::filesystem::permissions(dir + "bin/az", std::filesystem::perms::owner_all);
+  const std::string payload = "$(touch " + marker + ")`touch " + marker + "`';touch " + marker + ";'";
+  for (int field = 0; field < 4; ++field) {
+    DeploySpec spec = spec_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg);
+    switch (field) {
+      case 0: spec.option.region = "eastus" + payload; break;
+      case 1: spec.ssh_public_key_file = "/nonexistent/" + payload; break;
+      case 2: spec.resource_group = "rg" + payload; break;
+      case 3: spec.plan_file = "plan.json\ntouch " + marker + "\n#"; break;
+    }
+    std::ofstream(dir + "deploy.sh") << render_deploy_script(spec);
+    const std::string cmd = "cd " + dir + " && env -i PATH=" + dir + "bin:/usr/bin:/bin HOME=" + dir +
+                            " BUDGET_EMAIL=a@example.com bash ./deploy.sh >/dev/null 2>&1";
+    EXPECT_NE(std::system(cmd.c_str()), 0) << "field " << field;
+    EXPECT_FALSE(std::filesystem::exists(marker)) << "field " << field << " ran a command";
+  }
+}
+
+TEST(Generate, EnvironmentOverridesAreHeldToTheSameRules) {
+  if (std::system("command -v bash >/dev/null 2>&1") != 0) GTEST_SKIP() << "no bash";
+  const std::string dir = testing::TempDir() + "gpuplan_env/";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir + "bin");
+  std::ofstream(dir + "bin/az") << "#!/bin/sh\nexit 0\n";
+  std::filesystem::permissions(dir + "bin/az", std::filesystem::perms::owner_all);
+  std::ofstream(dir + "deploy.sh")
+      << render_deploy_script(spec_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg));
+  auto run = [&](const std::string& env) {
+    const std::string cmd = "cd " + dir + " && env -i PATH=" + dir + "bin:/usr/bin:/bin HOME=" +
+                            dir + " " + env + " bash ./deploy.sh 2>" + dir + "err >/dev/null";
+    std::system(cmd.c_str());
+    return files::read_text(dir + "err").value_or("");
+  };
+  EXPECT_NE(run("SSH_CIDR=0.0.0.0/1").find("large part of the internet"), std::string::npos);
+  EXPECT_NE(run("SSH_CIDR=0.0.0.0/0").find("large part of the internet"), std::string::npos);
+  EXPECT_NE(run("LOCATION='eastus;id'").find("LOCATION is not"), std::string::npos);
+  EXPECT_NE(run("RESOURCE_GROUP='a b'").find("RESOURCE_GROUP is not"), std::string::npos);
+  // A narrow override passes the checks and fails later, at the missing key.
+  EXPECT_NE(run("SSH_CIDR=203.0.113.0/24").find("no SSH public key"), std::string::npos);
+}
+
+TEST(DeploySpec, BroadCidrsNeedTheExplicitFlagAndMediumOnesWarn) {
+  auto cat = small_catalog();
+  DeployOptions o = opts();
+  o.ssh_cidr = "0.0.0.0/1";
+  auto half = make_deploy_spec(plan_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg),
+                               *cat, matrix(), o);
+  ASSERT_FALSE(half.has_value());
+  EXPECT_NE(half.error().message.find("--allow-ssh-from-anywhere"), std::string::npos);
+  o.ssh_cidr = "10.0.0.0/12";
+  auto broad = make_deploy_spec(plan_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg),
+                                *cat, matrix(), o);
+  ASSERT_TRUE(broad.has_value());
+  bool warned = false;
+  for (const auto& n : broad->notes) warned = warned || n.find("1048576 addresses") != std::string::npos;
+  EXPECT_TRUE(warned);
+}
+
 TEST(Generate, SpotAndSecurityFlagsInDeployScript) {
   DeploySpec spot = spec_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kSpot);
   const std::string sh = render_deploy_script(spot);
@@ -568,7 +663,7 @@ TEST(Generate, SpotAndSecurityFlagsInDeployScript) {
   EXPECT_NE(sh.find("--authentication-type ssh"), std::string::npos);
   EXPECT_NE(sh.find("--assign-identity \"[system]\""), std::string::npos);
   EXPECT_NE(sh.find("--encryption-at-host true"), std::string::npos);
-  EXPECT_NE(sh.find("SSH_CIDR=\"${SSH_CIDR:-203.0.113.0/24}\""), std::string::npos);
+  EXPECT_NE(sh.find("SSH_CIDR=${SSH_CIDR:-'203.0.113.0/24'}"), std::string::npos);
   EXPECT_NE(sh.find("--source-address-prefixes \"$SSH_CIDR\""), std::string::npos);
   EXPECT_NE(sh.find("--nsg \"\""), std::string::npos);  // no default NSG open to the internet
   EXPECT_EQ(sh.find("--license-type"), std::string::npos);

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "core/files.h"
+#include "core/names.h"
 #include "core/strings.h"
 
 namespace gpuplan::deploy {
@@ -51,6 +52,7 @@ Result<PlanOption> parse_option(const json& o, const std::string& file, const st
   if (!o.is_object()) return invalid_argument("expected an option object", at(file, path));
   PlanOption opt;
   GPUPLAN_TRY(opt.size, get_string(o, "size", file, path));
+  GPUPLAN_RETURN_IF_ERROR(names::check_size(opt.size, at(file, path + ".size")));
   GPUPLAN_TRY(double count, get_number(o, "count", file, path));
   if (count < 1 || count != std::floor(count) || count > 10000) {
     return invalid_argument("expected a whole number of VMs >= 1", at(file, path + ".count"));
@@ -58,6 +60,7 @@ Result<PlanOption> parse_option(const json& o, const std::string& file, const st
   opt.count = static_cast<int>(count);
   GPUPLAN_TRY(opt.gpus, get_number(o, "gpus", file, path));
   GPUPLAN_TRY(opt.region, get_string(o, "region", file, path));
+  GPUPLAN_RETURN_IF_ERROR(names::check_region(opt.region, at(file, path + ".region")));
   GPUPLAN_TRY(std::string pricing, get_string(o, "pricing", file, path));
   auto p = catalog::parse_pricing(pricing);
   if (!p) return invalid_argument(p.error().message, at(file, path + ".pricing"));

@@ -1,5 +1,7 @@
 #include "server/server.h"
 
+#include <cmath>
+
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
@@ -202,10 +204,47 @@ Response stack_route(const catalog::Catalog& catalog, const Request& request) {
   return json_response(200, answer->to_json());
 }
 
-// Work one simulate request may ask for: a server shares its cores.
+// Work one simulate request may cause, checked against
+// simulate::estimate_work (upper bounds from every input: rate, duration,
+// growth, diurnal peak and bursts; grid steps; fleet growth) before anything
+// is allocated: a server shares its cores and memory. docs/server.md lists
+// them. At ~10 M events/s a capped serving request runs in about a second.
 constexpr int kMaxSimulateRuns = 100;
-constexpr double kMaxSimulateRequests = 5e6;
-constexpr double kMaxDeadlineSteps = 100000;
+constexpr double kMaxSimulateRequests = 5e6;       // arrivals x runs
+constexpr double kMaxTimelinePoints = 1e6;         // timeline rows x runs
+constexpr double kMaxDeadlineSteps = 100000;       // decision steps x runs
+constexpr double kMaxDpCellsPerRun = 5e7;          // states of one DP (memory)
+constexpr double kMaxDpCells = 1e9;                // states x runs (time)
+constexpr double kMaxReserveVmHours = 1e8;         // VM-hours of demand x runs
+
+// kInvalidArgument naming `field` when `amount` (per request) exceeds `cap`.
+Status within(double amount, double cap, const std::string& what, const std::string& field) {
+  if (amount <= cap) return {};  // NaN and inf fail this test too
+  return invalid_argument("this request would simulate " +
+                              (std::isfinite(amount) ? strings::fixed(amount, 0)
+                                                     : std::string("an unbounded number of")) +
+                              " " + what + "; the server allows " + strings::fixed(cap, 0) +
+                              " (run it with `gpuplan simulate` instead)",
+                          Where{"request body", 0, 0, field});
+}
+
+// Every cap of one request, from the scenario's inputs.
+Status check_simulate_work(const simulate::Scenario& s, int runs) {
+  const simulate::WorkEstimate w = simulate::estimate_work(s);
+  const double n = runs;
+  GPUPLAN_RETURN_IF_ERROR(within(w.requests * n, kMaxSimulateRequests,
+                                 "requests (rate x duration x peaks x runs)", "demand.synthetic"));
+  GPUPLAN_RETURN_IF_ERROR(
+      within(w.timeline_points * n, kMaxTimelinePoints, "timeline points", "fleet.timeline_seconds"));
+  GPUPLAN_RETURN_IF_ERROR(within(w.decision_steps * n, kMaxDeadlineSteps,
+                                 "decision steps (deadline / gap_seconds x runs)",
+                                 "spot.model.gap_seconds"));
+  GPUPLAN_RETURN_IF_ERROR(
+      within(w.dp_cells, kMaxDpCellsPerRun, "dynamic-programme states in one run", "spot.model.gap_seconds"));
+  GPUPLAN_RETURN_IF_ERROR(
+      within(w.dp_cells * n, kMaxDpCells, "dynamic-programme states", "spot.model.gap_seconds"));
+  return within(w.vm_hours * n, kMaxReserveVmHours, "VM-hours of demand", "demand.synthetic");
+}
 
 // POST /api/simulate[?policy=NAME][&runs=N][&seed=N]: a scenario YAML in the
 // body whose demand and spot supply are generated (demand.synthetic,
@@ -231,18 +270,7 @@ Response simulate_route(const catalog::Catalog& catalog, const Request& request)
     return error_response(
         invalid_argument("at most " + std::to_string(kMaxSimulateRuns) + " runs per request",
                          Where{"", 0, 0, "runs"}));
-  if (s->kind == simulate::ScenarioKind::kServing &&
-      s->synthetic.rate_rps * s->synthetic.duration_hours * 3600 > kMaxSimulateRequests)
-    return error_response(
-        invalid_argument("at most " + strings::fixed(kMaxSimulateRequests / 1e6, 0) +
-                             " M requests per request (rate_rps x duration_hours x 3600)",
-                         Where{"request body", 0, 0, "demand.synthetic"}));
-  if (s->kind == simulate::ScenarioKind::kDeadline && s->spot_model &&
-      s->job.deadline_hours * 3600 / s->spot_model->gap_seconds * total_runs > kMaxDeadlineSteps)
-    return error_response(
-        invalid_argument("at most " + strings::fixed(kMaxDeadlineSteps, 0) +
-                             " decision steps per request (deadline / gap_seconds x runs)",
-                         Where{"request body", 0, 0, "spot.model.gap_seconds"}));
+  if (auto ok = check_simulate_work(*s, total_runs); !ok) return error_response(ok.error());
   auto report = simulate::run_scenario(*s, &catalog, o);
   if (!report) return error_response(report.error());
   return json_response(200, simulate::to_json(*report));

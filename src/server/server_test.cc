@@ -200,6 +200,67 @@ TEST_F(ServerTest, SimulatesGeneratedScenariosOnly) {
   EXPECT_EQ(call("GET", "/api/simulate").status, 400);
 }
 
+// Issue 15, item 2a: requests that used to abort the process (rate 1e-12 over
+// 1e12 hours; a sub-microsecond deadline grid: SIGFPE) or to allocate without
+// bound (a 1-second grid: 9.7 GB; bursts and reserve growth not counted) are
+// 400 answers naming the field, decided before anything runs.
+TEST_F(ServerTest, SimulateRefusesUnboundedWorkBeforeRunning) {
+  const std::string serving_head =
+      "kind: serving\nvm: {size: Standard_NC40ads_H100_v5, region: eastus}\nmodel: llama-3.1-8b\n";
+  auto field_of = [](const Response& r) {
+    return nlohmann::json::parse(r.body)["error"].value("field", std::string());
+  };
+  auto tiny_rate = call("POST", "/api/simulate", {},
+                        serving_head + "demand: {synthetic: {rate_rps: 1e-12, duration_hours: 1e12}}\n");
+  EXPECT_EQ(tiny_rate.status, 400) << tiny_rate.body;
+  EXPECT_EQ(field_of(tiny_rate), "demand.synthetic.rate_rps");
+  auto long_run = call("POST", "/api/simulate", {},
+                       serving_head + "demand: {synthetic: {rate_rps: 0.001, duration_hours: 1e12}}\n");
+  EXPECT_EQ(long_run.status, 400);
+  EXPECT_EQ(field_of(long_run), "demand.synthetic.duration_hours");
+  // A modest base rate whose bursts multiply it past the cap.
+  auto bursts = call("POST", "/api/simulate", {},
+                     serving_head +
+                         "demand: {synthetic: {rate_rps: 1, duration_hours: 2, bursts: ["
+                         "{start_hour: 0, duration_hours: 2, multiplier: 1000}]}}\n");
+  EXPECT_EQ(bursts.status, 400) << bursts.body;
+  EXPECT_EQ(field_of(bursts), "demand.synthetic");
+  const std::string deadline_head =
+      "kind: deadline\nprices: {on_demand_usd_per_hour: 3, spot_ratio: 0.3}\n"
+      "job: {work_hours: 10, deadline_hours: 20}\n";
+  auto sub_micro = call("POST", "/api/simulate", {},
+                        deadline_head + "spot: {model: {gap_seconds: 1e-7}}\n");
+  EXPECT_EQ(sub_micro.status, 400);
+  EXPECT_EQ(field_of(sub_micro), "spot.model.gap_seconds");
+  auto one_second = call("POST", "/api/simulate", {},
+                         deadline_head + "spot: {model: {gap_seconds: 1}}\n");
+  EXPECT_EQ(one_second.status, 400) << one_second.body;
+  EXPECT_EQ(field_of(one_second), "spot.model.gap_seconds");
+  auto reserve = call("POST", "/api/simulate", {},
+                      "kind: reserve\nvm: {size: Standard_NC24ads_A100_v4, region: eastus}\n"
+                      "demand: {synthetic: {base_vms: 1000, weeks: 52, growth_per_week: 10}}\n");
+  EXPECT_EQ(reserve.status, 400) << reserve.body;
+  EXPECT_EQ(field_of(reserve), "demand.synthetic.growth_per_week");
+  auto big_fleet = call("POST", "/api/simulate", {{"runs", "100"}},
+                        "kind: reserve\nvm: {size: Standard_NC24ads_A100_v4, region: eastus}\n"
+                        "demand: {synthetic: {base_vms: 50000, weeks: 52}}\n");
+  EXPECT_EQ(big_fleet.status, 400) << big_fleet.body;
+  // The estimate is an upper bound of the real work: a scenario under the caps
+  // simulates no more requests than estimated.
+  const std::string ok = serving_head +
+                         "demand: {synthetic: {rate_rps: 2, duration_hours: 0.5, diurnal_amplitude: 0.5, "
+                         "growth_per_week: 0.5, bursts: [{start_hour: 0.1, duration_hours: 0.1, "
+                         "multiplier: 3}]}}\n";
+  auto parsed = simulate::parse_scenario_string(ok, "request body");
+  ASSERT_TRUE(parsed) << parsed.error().to_string();
+  const double bound = simulate::estimate_work(*parsed).requests;
+  const double mean = 2 * 3600 * 0.5 * (1 + 0.2);  // rough mean with the burst
+  EXPECT_GT(bound, mean);
+  EXPECT_LT(bound, 3 * mean);
+  auto ran = call("POST", "/api/simulate", {}, ok);
+  ASSERT_EQ(ran.status, 200) << ran.body;
+}
+
 TEST_F(ServerTest, PlanMatchesTheLibrary) {
   std::string yaml = example("finetune-llama3-8b.yaml");
   ASSERT_FALSE(yaml.empty());

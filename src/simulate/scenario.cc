@@ -4,6 +4,7 @@
 // back as file:line:column: key: what was expected.
 #include "simulate/scenario.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -11,10 +12,31 @@
 
 #include "core/files.h"
 #include "core/strings.h"
+#include "core/units.h"
 
 namespace gpuplan::simulate {
 
 namespace {
+
+// Ceilings of the numeric keys (docs/simulate.md, "Limits"). Each is far
+// beyond a real scenario and low enough that the arithmetic derived from it
+// (steps, requests, fleet sizes, int64 microseconds) cannot overflow or
+// divide by a vanishing step: the parser rejects, with the key named, what
+// used to abort the process (issue 15).
+constexpr double kMaxHours = 10 * kHoursPerYear;  // any duration: 10 years
+constexpr double kSecondsPerDay = 86400;
+// Spot supply changes on the scale of Azure's 30 s eviction notice (Scheduled
+// Events); a step below one second only multiplies the work.
+constexpr double kMinGapSeconds = 1;
+constexpr double kMaxTokens = 1e7;  // the longest context windows (10 M tokens)
+constexpr double kMinRateRps = 1e-6;
+constexpr double kMaxRateRps = 1e6;
+constexpr double kMaxBurstMultiplier = 1000;
+constexpr size_t kMaxBursts = 1000;
+constexpr double kMinTimeScale = 1e-6;
+constexpr double kMaxTimeScale = 1e6;
+constexpr double kMaxVms = 1e5;
+constexpr double kMaxUsdPerHour = 1e5;
 
 class Reader {
  public:
@@ -59,8 +81,10 @@ class Reader {
               "], got " + n.Scalar());
     return *v;
   }
-  Result<double> positive(const YAML::Node& n, const std::string& field) const {
-    GPUPLAN_TRY(double v, num(n, field, 0, 1e18));
+  // A number > 0 and at most `hi` (every field has a documented ceiling: see
+  // the limits at the top of this file).
+  Result<double> positive(const YAML::Node& n, const std::string& field, double hi) const {
+    GPUPLAN_TRY(double v, num(n, field, 0, hi));
     if (!(v > 0)) return bad(n, field, "expected a number > 0, got " + n.Scalar());
     return v;
   }
@@ -89,16 +113,16 @@ std::string resolve(const std::string& dir, const std::string& p) {
 Status parse_tokens(const Reader& r, const YAML::Node& n, const std::string& f, TokenDist& out) {
   GPUPLAN_RETURN_IF_ERROR(r.keys(n, f, {"mean", "stddev", "min", "max"}));
   if (n["mean"]) {
-    GPUPLAN_TRY(out.mean, r.positive(n["mean"], f + ".mean"));
+    GPUPLAN_TRY(out.mean, r.positive(n["mean"], f + ".mean", kMaxTokens));
   }
   if (n["stddev"]) {
-    GPUPLAN_TRY(out.stddev, r.num(n["stddev"], f + ".stddev", 0, 1e9));
+    GPUPLAN_TRY(out.stddev, r.num(n["stddev"], f + ".stddev", 0, kMaxTokens));
   }
   if (n["min"]) {
-    GPUPLAN_TRY(out.min, r.num(n["min"], f + ".min", 0, 1e9));
+    GPUPLAN_TRY(out.min, r.num(n["min"], f + ".min", 0, kMaxTokens));
   }
   if (n["max"]) {
-    GPUPLAN_TRY(out.max, r.positive(n["max"], f + ".max"));
+    GPUPLAN_TRY(out.max, r.positive(n["max"], f + ".max", kMaxTokens));
   }
   if (out.min > out.max) return r.bad(n, f, "min is larger than max");
   return {};
@@ -113,15 +137,15 @@ Status parse_deadline(const Reader& r, const YAML::Node& root, Scenario& s) {
                                   "checkpoint_seconds", "eviction_notice_seconds"}));
   if (!job["work_hours"]) return r.bad(job, "job.work_hours", "required");
   if (!job["deadline_hours"]) return r.bad(job, "job.deadline_hours", "required");
-  GPUPLAN_TRY(s.job.work_hours, r.positive(job["work_hours"], "job.work_hours"));
-  GPUPLAN_TRY(s.job.deadline_hours, r.positive(job["deadline_hours"], "job.deadline_hours"));
+  GPUPLAN_TRY(s.job.work_hours, r.positive(job["work_hours"], "job.work_hours", kMaxHours));
+  GPUPLAN_TRY(s.job.deadline_hours, r.positive(job["deadline_hours"], "job.deadline_hours", kMaxHours));
   if (job["changeover_hours"]) {
     GPUPLAN_TRY(s.job.changeover_hours,
-                r.num(job["changeover_hours"], "job.changeover_hours", 0, 1e6));
+                r.num(job["changeover_hours"], "job.changeover_hours", 0, kMaxHours));
   }
   if (job["checkpoint_seconds"]) {
     GPUPLAN_TRY(s.job.checkpoint_s,
-                r.num(job["checkpoint_seconds"], "job.checkpoint_seconds", 0, 1e6));
+                r.num(job["checkpoint_seconds"], "job.checkpoint_seconds", 0, kSecondsPerDay));
   }
   if (job["eviction_notice_seconds"]) {
     GPUPLAN_TRY(s.job.eviction_notice_s,
@@ -150,18 +174,18 @@ Status parse_deadline(const Reader& r, const YAML::Node& root, Scenario& s) {
         r.keys(m, "spot.model", {"mean_up_hours", "mean_down_hours", "gap_seconds", "hours"}));
     SpotModel model;
     if (m["mean_up_hours"]) {
-      GPUPLAN_TRY(model.mean_up_hours, r.positive(m["mean_up_hours"], "spot.model.mean_up_hours"));
+      GPUPLAN_TRY(model.mean_up_hours, r.positive(m["mean_up_hours"], "spot.model.mean_up_hours", kMaxHours));
     }
     if (m["mean_down_hours"]) {
       GPUPLAN_TRY(model.mean_down_hours,
-                  r.positive(m["mean_down_hours"], "spot.model.mean_down_hours"));
+                  r.positive(m["mean_down_hours"], "spot.model.mean_down_hours", kMaxHours));
     }
     if (m["gap_seconds"]) {
-      GPUPLAN_TRY(model.gap_seconds, r.positive(m["gap_seconds"], "spot.model.gap_seconds"));
+      GPUPLAN_TRY(model.gap_seconds, r.num(m["gap_seconds"], "spot.model.gap_seconds", kMinGapSeconds, kSecondsPerDay));
     }
     double hours = 30 * 24;
     if (m["hours"]) {
-      GPUPLAN_TRY(hours, r.positive(m["hours"], "spot.model.hours"));
+      GPUPLAN_TRY(hours, r.positive(m["hours"], "spot.model.hours", kMaxHours));
     }
     s.spot_model = model;
     s.spot_model_steps = static_cast<int64_t>(std::ceil(hours * 3600 / model.gap_seconds));
@@ -191,12 +215,12 @@ Status parse_serving(const Reader& r, const YAML::Node& root, Scenario& s) {
       if (!rep[k])
         return r.bad(rep, std::string("replica.") + k, "required when replica: is given");
     GPUPLAN_TRY(c.prefill_tokens_per_s,
-                r.positive(rep["prefill_tokens_per_s"], "replica.prefill_tokens_per_s"));
+                r.positive(rep["prefill_tokens_per_s"], "replica.prefill_tokens_per_s", 1e9));
     if (rep["prefill_fixed_ms"]) {
       GPUPLAN_TRY(double ms, r.num(rep["prefill_fixed_ms"], "replica.prefill_fixed_ms", 0, 1e6));
       c.prefill_fixed_s = ms / 1e3;
     }
-    GPUPLAN_TRY(double base, r.positive(rep["step_base_ms"], "replica.step_base_ms"));
+    GPUPLAN_TRY(double base, r.positive(rep["step_base_ms"], "replica.step_base_ms", 1e6));
     GPUPLAN_TRY(double per, r.num(rep["step_per_seq_ms"], "replica.step_per_seq_ms", 0, 1e6));
     GPUPLAN_TRY(c.max_batch, r.integer(rep["max_batch"], "replica.max_batch", 1, 1 << 20));
     if (rep["source"]) {
@@ -209,10 +233,10 @@ Status parse_serving(const Reader& r, const YAML::Node& root, Scenario& s) {
   if (const YAML::Node slo = root["slo"]) {
     GPUPLAN_RETURN_IF_ERROR(r.keys(slo, "slo", {"ttft_ms", "tpot_ms"}));
     if (slo["ttft_ms"]) {
-      GPUPLAN_TRY(s.ttft_ms, r.positive(slo["ttft_ms"], "slo.ttft_ms"));
+      GPUPLAN_TRY(s.ttft_ms, r.positive(slo["ttft_ms"], "slo.ttft_ms", 1e7));
     }
     if (slo["tpot_ms"]) {
-      GPUPLAN_TRY(s.tpot_ms, r.positive(slo["tpot_ms"], "slo.tpot_ms"));
+      GPUPLAN_TRY(s.tpot_ms, r.positive(slo["tpot_ms"], "slo.tpot_ms", 1e7));
     }
   }
   const YAML::Node d = root["demand"];
@@ -241,10 +265,10 @@ Status parse_serving(const Reader& r, const YAML::Node& root, Scenario& s) {
     GPUPLAN_RETURN_IF_ERROR(
         parse_tokens(r, d["output_tokens"], "demand.output_tokens", s.qps_output));
   if (d["bucket_seconds"]) {
-    GPUPLAN_TRY(s.qps_bucket_s, r.positive(d["bucket_seconds"], "demand.bucket_seconds"));
+    GPUPLAN_TRY(s.qps_bucket_s, r.num(d["bucket_seconds"], "demand.bucket_seconds", 1, kSecondsPerDay));
   }
   if (d["time_scale"]) {
-    GPUPLAN_TRY(s.time_scale, r.positive(d["time_scale"], "demand.time_scale"));
+    GPUPLAN_TRY(s.time_scale, r.num(d["time_scale"], "demand.time_scale", kMinTimeScale, kMaxTimeScale));
   }
   if (const YAML::Node syn = d["synthetic"]) {
     ++sources;
@@ -256,9 +280,9 @@ Status parse_serving(const Reader& r, const YAML::Node& root, Scenario& s) {
                 "growth_per_week", "bursts", "input_tokens", "output_tokens"}));
     SyntheticDemand& sd = s.synthetic;
     if (!syn["rate_rps"]) return r.bad(syn, f + ".rate_rps", "required");
-    GPUPLAN_TRY(sd.rate_rps, r.positive(syn["rate_rps"], f + ".rate_rps"));
+    GPUPLAN_TRY(sd.rate_rps, r.num(syn["rate_rps"], f + ".rate_rps", kMinRateRps, kMaxRateRps));
     if (syn["duration_hours"]) {
-      GPUPLAN_TRY(sd.duration_hours, r.positive(syn["duration_hours"], f + ".duration_hours"));
+      GPUPLAN_TRY(sd.duration_hours, r.positive(syn["duration_hours"], f + ".duration_hours", kMaxHours));
     }
     if (syn["diurnal_amplitude"]) {
       GPUPLAN_TRY(sd.diurnal_amplitude,
@@ -279,16 +303,18 @@ Status parse_serving(const Reader& r, const YAML::Node& root, Scenario& s) {
           parse_tokens(r, syn["output_tokens"], f + ".output_tokens", sd.output));
     if (const YAML::Node b = syn["bursts"]) {
       if (!b.IsSequence()) return r.bad(b, f + ".bursts", "expected a list");
+      if (b.size() > kMaxBursts)
+        return r.bad(b, f + ".bursts", "at most " + std::to_string(kMaxBursts) + " bursts");
       for (size_t i = 0; i < b.size(); ++i) {
         const std::string bf = f + ".bursts[" + std::to_string(i) + "]";
         GPUPLAN_RETURN_IF_ERROR(r.keys(b[i], bf, {"start_hour", "duration_hours", "multiplier"}));
         SyntheticDemand::Burst burst;
         if (!b[i]["start_hour"] || !b[i]["duration_hours"] || !b[i]["multiplier"])
           return r.bad(b[i], bf, "a burst needs start_hour, duration_hours and multiplier");
-        GPUPLAN_TRY(burst.start_hour, r.num(b[i]["start_hour"], bf + ".start_hour", 0, 1e9));
+        GPUPLAN_TRY(burst.start_hour, r.num(b[i]["start_hour"], bf + ".start_hour", 0, kMaxHours));
         GPUPLAN_TRY(burst.duration_hours,
-                    r.positive(b[i]["duration_hours"], bf + ".duration_hours"));
-        GPUPLAN_TRY(burst.multiplier, r.num(b[i]["multiplier"], bf + ".multiplier", 0, 1e6));
+                    r.positive(b[i]["duration_hours"], bf + ".duration_hours", kMaxHours));
+        GPUPLAN_TRY(burst.multiplier, r.num(b[i]["multiplier"], bf + ".multiplier", 0, kMaxBurstMultiplier));
         sd.bursts.push_back(burst);
       }
     }
@@ -316,7 +342,7 @@ Status parse_serving(const Reader& r, const YAML::Node& root, Scenario& s) {
       GPUPLAN_TRY(s.max_replicas, r.integer(fl["max_replicas"], "fleet.max_replicas", 1, 100000));
     }
     if (fl["quota_vcpus"]) {
-      GPUPLAN_TRY(double v, r.positive(fl["quota_vcpus"], "fleet.quota_vcpus"));
+      GPUPLAN_TRY(double v, r.positive(fl["quota_vcpus"], "fleet.quota_vcpus", 1e7));
       s.quota_vcpus = v;
     }
     if (fl["interval_seconds"]) {
@@ -445,11 +471,11 @@ Status parse_reserve(const Reader& r, const YAML::Node& root, Scenario& s) {
     s.demand_trace = resolve(s.dir, p);
   }
   if (d["gpus_per_vm"]) {
-    GPUPLAN_TRY(double v, r.positive(d["gpus_per_vm"], "demand.gpus_per_vm"));
+    GPUPLAN_TRY(double v, r.positive(d["gpus_per_vm"], "demand.gpus_per_vm", 64));
     s.gpus_per_vm = v;
   }
   if (d["time_scale"]) {
-    GPUPLAN_TRY(s.time_scale, r.positive(d["time_scale"], "demand.time_scale"));
+    GPUPLAN_TRY(s.time_scale, r.num(d["time_scale"], "demand.time_scale", kMinTimeScale, kMaxTimeScale));
   }
   if (const YAML::Node syn = d["synthetic"]) {
     ++sources;
@@ -460,7 +486,7 @@ Status parse_reserve(const Reader& r, const YAML::Node& root, Scenario& s) {
                                     "diurnal_peak_hour", "noise"}));
     SyntheticVms& sv = s.synthetic_vms;
     if (!syn["base_vms"]) return r.bad(syn, f + ".base_vms", "required");
-    GPUPLAN_TRY(sv.base_vms, r.positive(syn["base_vms"], f + ".base_vms"));
+    GPUPLAN_TRY(sv.base_vms, r.positive(syn["base_vms"], f + ".base_vms", kMaxVms));
     if (syn["weeks"]) {
       GPUPLAN_TRY(sv.weeks, r.num(syn["weeks"], f + ".weeks", 1, 156));
     }
@@ -479,6 +505,14 @@ Status parse_reserve(const Reader& r, const YAML::Node& root, Scenario& s) {
     if (syn["noise"]) {
       GPUPLAN_TRY(sv.noise, r.num(syn["noise"], f + ".noise", 0, 10));
     }
+    // The fleet at the end of the growth (noise drawn up to 3 sigma) must stay
+    // countable: 1e300 VMs would overflow every counter downstream.
+    const double peak = sv.base_vms * std::pow(1 + std::max(0.0, sv.growth_per_week), sv.weeks) *
+                        (1 + sv.diurnal_amplitude) * (1 + 3 * sv.noise);
+    if (!(peak <= kMaxVms))
+      return r.bad(syn["growth_per_week"] ? syn["growth_per_week"] : syn, f + ".growth_per_week",
+                   "the fleet would grow to " + strings::fixed(std::min(peak, 1e30), 0) +
+                       " VMs; at most " + strings::fixed(kMaxVms, 0));
     if (sv.weeks * 168 > s.term_years * 8760.0)
       return r.bad(syn["weeks"] ? syn["weeks"] : syn, f + ".weeks",
                    "longer than the reservation term: renewals are not modelled");
@@ -553,11 +587,11 @@ Result<Scenario> parse_scenario_string(const std::string& text, const std::strin
                 "reserved_usd_per_hour", "source", "as_of"}));
     if (p["on_demand_usd_per_hour"]) {
       GPUPLAN_TRY(double v,
-                  r.positive(p["on_demand_usd_per_hour"], "prices.on_demand_usd_per_hour"));
+                  r.positive(p["on_demand_usd_per_hour"], "prices.on_demand_usd_per_hour", kMaxUsdPerHour));
       s.od_usd_per_hour = v;
     }
     if (p["spot_usd_per_hour"]) {
-      GPUPLAN_TRY(double v, r.positive(p["spot_usd_per_hour"], "prices.spot_usd_per_hour"));
+      GPUPLAN_TRY(double v, r.positive(p["spot_usd_per_hour"], "prices.spot_usd_per_hour", kMaxUsdPerHour));
       s.spot_usd_per_hour = v;
     }
     if (p["spot_ratio"]) {
@@ -569,7 +603,7 @@ Result<Scenario> parse_scenario_string(const std::string& text, const std::strin
         return r.bad(p["reserved_usd_per_hour"], "prices.reserved_usd_per_hour",
                      "a price of reserve scenarios only");
       GPUPLAN_TRY(double v,
-                  r.positive(p["reserved_usd_per_hour"], "prices.reserved_usd_per_hour"));
+                  r.positive(p["reserved_usd_per_hour"], "prices.reserved_usd_per_hour", kMaxUsdPerHour));
       s.reserved_usd_per_hour = v;
     }
     for (const char* k : {"spot_usd_per_hour", "spot_ratio"})
@@ -654,6 +688,70 @@ Result<Scenario> parse_scenario_file(const std::string& path) {
   std::string dir = std::filesystem::path(path).parent_path().string();
   if (dir.empty()) dir = ".";
   return parse_scenario_string(text, path, dir);
+}
+
+namespace {
+
+// Upper bound of the arrivals of synthetic demand: the rate at its diurnal
+// peak, with growth integrated exactly and overlapping bursts multiplied, over
+// the segments between burst boundaries. Doubles overflow to inf, which every
+// cap refuses.
+double max_requests(const SyntheticDemand& d) {
+  std::vector<double> cuts{0, d.duration_hours};
+  for (const auto& b : d.bursts) {
+    if (b.start_hour < d.duration_hours) cuts.push_back(b.start_hour);
+    if (b.start_hour + b.duration_hours < d.duration_hours)
+      cuts.push_back(b.start_hour + b.duration_hours);
+  }
+  std::sort(cuts.begin(), cuts.end());
+  const double g = std::log1p(d.growth_per_week) / 168.0;  // per hour
+  double hours = 0;  // rate-weighted hours
+  for (size_t i = 0; i + 1 < cuts.size(); ++i) {
+    const double a = cuts[i], b = cuts[i + 1];
+    if (b <= a) continue;
+    double mult = 1;
+    for (const auto& burst : d.bursts)
+      if (a >= burst.start_hour && a < burst.start_hour + burst.duration_hours)
+        mult *= burst.multiplier;
+    const double grown = std::abs(g) < 1e-12 ? b - a : (std::exp(g * b) - std::exp(g * a)) / g;
+    hours += mult * grown;
+  }
+  return d.rate_rps * (1 + d.diurnal_amplitude) * hours * 3600;
+}
+
+}  // namespace
+
+WorkEstimate estimate_work(const Scenario& s) {
+  WorkEstimate w;
+  switch (s.kind) {
+    case ScenarioKind::kServing: {
+      const double hours = s.demand_format == "synthetic" ? s.synthetic.duration_hours : 0;
+      if (s.demand_format == "synthetic") w.requests = max_requests(s.synthetic);
+      w.timeline_points = hours * 3600 / s.timeline_s;
+      break;
+    }
+    case ScenarioKind::kDeadline: {
+      if (!s.spot_model) break;
+      // The DP of deadline.cc: K = D/g steps, at most (D - C)/u + 1 progress
+      // values a step with u >= g/120, 1 + 2(J + 1) run states, J = ceil(d/g).
+      const double g = s.spot_model->gap_seconds;
+      const double D = s.job.deadline_hours * 3600;
+      const double C = s.job.work_hours * 3600;
+      const double d = s.job.changeover_hours * 3600;
+      w.decision_steps = std::ceil(D / g);
+      const double width = std::max(0.0, D - C) / (g / 120.0) + 1;
+      w.dp_cells = w.decision_steps * width * (3 + 2 * std::ceil(d / g));
+      break;
+    }
+    case ScenarioKind::kReserve: {
+      if (s.demand_format != "synthetic-vms") break;
+      const SyntheticVms& v = s.synthetic_vms;
+      w.vm_hours = v.base_vms * std::pow(1 + std::max(0.0, v.growth_per_week), v.weeks) *
+                   (1 + v.diurnal_amplitude) * (1 + 3 * v.noise) * v.weeks * 168;
+      break;
+    }
+  }
+  return w;
 }
 
 }  // namespace gpuplan::simulate

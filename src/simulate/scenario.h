@@ -99,6 +99,19 @@ struct Scenario {
                                                      const std::string& name,
                                                      const std::string& dir = ".");
 
+// The work running a scenario causes, estimated from its inputs alone before
+// anything is read or allocated. Every figure is an upper bound for one run
+// (bursts, growth and the diurnal peak included), so a caller that must bound
+// its work — the HTTP server — can refuse a request up front.
+struct WorkEstimate {
+  double requests = 0;         // serving: arrivals of one run
+  double timeline_points = 0;  // serving: timeline rows of one run
+  double decision_steps = 0;   // deadline: policy steps of one run (spot model)
+  double dp_cells = 0;         // deadline: states of one dynamic programme
+  double vm_hours = 0;         // reserve: VM-hours of demand of one run
+};
+[[nodiscard]] WorkEstimate estimate_work(const Scenario& s);
+
 // VM start-up delay default for a size (seconds) and where it comes from.
 [[nodiscard]] Assumed default_startup(const std::string& vm_size);
 

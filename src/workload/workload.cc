@@ -19,6 +19,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "core/files.h"
+#include "core/names.h"
 #include "core/strings.h"
 #include "workload/models.h"
 
@@ -420,19 +421,25 @@ Status parse_constraints(const Reader& r, const YAML::Node& node, Constraints& c
       GPUPLAN_TRY(double b, r.positive(v, f));
       c.budget_usd = b;
     } else if (k == "regions") {
+      auto add = [&](const YAML::Node& e) -> Status {
+        GPUPLAN_TRY(std::string s, r.string(e, f));
+        s = strings::to_lower(s);
+        if (!names::is_region(s)) return r.error(e, f, "'" + names::printable(s) + "' is not an Azure region name (lower-case letters and digits, e.g. eastus)");
+        c.regions.push_back(s);
+        return {};
+      };
       if (v.IsScalar()) {
-        c.regions.push_back(strings::to_lower(v.Scalar()));
+        GPUPLAN_RETURN_IF_ERROR(add(v));
       } else if (v.IsSequence()) {
-        for (const auto& e : v) {
-          GPUPLAN_TRY(std::string s, r.string(e, f));
-          c.regions.push_back(strings::to_lower(s));
-        }
+        for (const auto& e : v) GPUPLAN_RETURN_IF_ERROR(add(e));
       } else {
         return r.error(v, f, "expected a list of region names ([eastus, westeurope])");
       }
     } else if (k == "data_region") {
       GPUPLAN_TRY(std::string s, r.string(v, f));
       c.data_region = strings::to_lower(s);
+      if (!names::is_region(c.data_region))
+        return r.error(v, f, "'" + names::printable(s) + "' is not an Azure region name (lower-case letters and digits, e.g. westeurope)");
     } else if (k == "os") {
       GPUPLAN_TRY(size_t i, r.choice(v, f, {"linux", "windows"}));
       c.os = i == 0 ? "linux" : "windows";

@@ -262,7 +262,7 @@ TEST(Deploy, SecureDefaultsInTheGoldenScripts) {
     const std::string sh = golden(c, "deploy.sh");
     EXPECT_NE(sh.find("set -euo pipefail"), std::string::npos);
     EXPECT_NE(sh.find("--source-address-prefixes \"$SSH_CIDR\""), std::string::npos);
-    EXPECT_NE(sh.find("SSH_CIDR=\"${SSH_CIDR:-203.0.113.0/24}\""), std::string::npos);
+    EXPECT_NE(sh.find("SSH_CIDR=${SSH_CIDR:-'203.0.113.0/24'}"), std::string::npos);
     EXPECT_NE(sh.find("--assign-identity \"[system]\""), std::string::npos);
     EXPECT_NE(sh.find("--encryption-at-host true"), std::string::npos);
     // Idempotent: each non-PUT create sits under an `if ! az ... show` guard.
@@ -286,7 +286,7 @@ TEST(Deploy, SecureDefaultsInTheGoldenScripts) {
   EXPECT_NE(golden("win_hybrid", "deploy.sh").find("--license-type Windows_Server"), std::string::npos);
   // Multi-node InfiniBand: HPC image, scale set, proximity placement group.
   const std::string nd = golden("nd_multinode_ib", "deploy.sh");
-  EXPECT_NE(nd.find("IMAGE=\"microsoft-dsvm:ubuntu-hpc:2204:latest\""), std::string::npos);
+  EXPECT_NE(nd.find("IMAGE='microsoft-dsvm:ubuntu-hpc:2204:latest'"), std::string::npos);
   EXPECT_NE(nd.find("az vmss create"), std::string::npos);
   EXPECT_NE(nd.find("--ppg \"$PPG_NAME\""), std::string::npos);
   EXPECT_NE(nd.find("--instance-count 4"), std::string::npos);
@@ -344,7 +344,7 @@ TEST(Deploy, TheWholeInternetOnlyWhenAskedForByName) {
   EXPECT_FALSE(fs::exists(out));
   const CliResult open = deploy("nc_h100_train", out, {"--allow-ssh-from-anywhere"});
   ASSERT_EQ(open.code, 0) << open.err;
-  EXPECT_NE(read(out + "/deploy.sh").find("SSH_CIDR=\"${SSH_CIDR:-0.0.0.0/0}\""), std::string::npos);
+  EXPECT_NE(read(out + "/deploy.sh").find("SSH_CIDR=${SSH_CIDR:-'0.0.0.0/0'}"), std::string::npos);
   EXPECT_NE(open.out.find("SSH is open to the whole internet"), std::string::npos);
   const CliResult both = deploy("nc_h100_train", out,
                                 {"--ssh-cidr", "203.0.113.0/24", "--allow-ssh-from-anywhere"});
@@ -390,9 +390,9 @@ TEST(Deploy, PublicKeyPathAndSecondOptionAreUsed) {
                               "tests/data/plans/test_key.pub"});
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string sh = read(out + "/deploy.sh");
-  EXPECT_NE(sh.find("SSH_PUBLIC_KEY_FILE=\"${SSH_PUBLIC_KEY_FILE:-tests/data/plans/test_key.pub}\""),
+  EXPECT_NE(sh.find("SSH_PUBLIC_KEY_FILE=${SSH_PUBLIC_KEY_FILE:-'tests/data/plans/test_key.pub'}"),
             std::string::npos);
-  EXPECT_NE(sh.find("SSH_CIDR=\"${SSH_CIDR:-198.51.100.7/32}\""), std::string::npos);
+  EXPECT_NE(sh.find("SSH_CIDR=${SSH_CIDR:-'198.51.100.7/32'}"), std::string::npos);
   EXPECT_EQ(sh.find("--priority Spot"), std::string::npos);  // option 2 is pay-as-you-go
   // The key's content never lands in a file: deploy.sh reads it at run time.
   EXPECT_EQ(sh.find("AAAAC3NzaC1lZDI1NTE5"), std::string::npos);

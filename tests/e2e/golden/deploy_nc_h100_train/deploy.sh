@@ -10,21 +10,28 @@
 # The same resources as an ARM template: template.json.
 set -euo pipefail
 
-RESOURCE_GROUP="${RESOURCE_GROUP:-finetune-llama3-8b-rg}"
-LOCATION="${LOCATION:-eastus}"
-SSH_CIDR="${SSH_CIDR:-203.0.113.0/24}"
-ADMIN_USERNAME="${ADMIN_USERNAME:-azureuser}"
+RESOURCE_GROUP=${RESOURCE_GROUP:-'finetune-llama3-8b-rg'}
+LOCATION=${LOCATION:-'eastus'}
+SSH_CIDR=${SSH_CIDR:-'203.0.113.0/24'}
+ADMIN_USERNAME=${ADMIN_USERNAME:-'azureuser'}
 SSH_PUBLIC_KEY_FILE="${SSH_PUBLIC_KEY_FILE:-$HOME/.ssh/id_rsa.pub}"
-VM_SIZE="Standard_NC40ads_H100_v5"
-VM_NAME="finetune-llama3-8b-vm"
-IMAGE="Canonical:0001-com-ubuntu-server-jammy:22_04-lts-gen2:latest"
-VNET_NAME="finetune-llama3-8b-vnet"
-SUBNET_NAME="default"
-NSG_NAME="finetune-llama3-8b-nsg"
-BUDGET_NAME="finetune-llama3-8b-budget"
+VM_SIZE='Standard_NC40ads_H100_v5'
+VM_NAME='finetune-llama3-8b-vm'
+IMAGE='Canonical:0001-com-ubuntu-server-jammy:22_04-lts-gen2:latest'
+VNET_NAME='finetune-llama3-8b-vnet'
+SUBNET_NAME='default'
+NSG_NAME='finetune-llama3-8b-nsg'
+BUDGET_NAME='finetune-llama3-8b-budget'
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
 die() { echo "deploy.sh: $*" >&2; exit 1; }
+[[ "$RESOURCE_GROUP" =~ ^[-A-Za-z0-9_.()]{1,90}$ && "$RESOURCE_GROUP" != *. ]] || die "RESOURCE_GROUP is not a resource group name"
+[[ "$LOCATION" =~ ^[a-z][a-z0-9]{1,39}$ ]] || die "LOCATION is not an Azure region name"
+[[ "$ADMIN_USERNAME" =~ ^[a-z_][a-z0-9_-]{0,31}$ ]] || die "ADMIN_USERNAME is not a user name"
+[[ "$SSH_CIDR" =~ ^([0-9]{1,3}\.){3}[0-9]{1,3}(/[0-9]{1,2})?$ ]] || die "SSH_CIDR is not an IPv4 address or CIDR"
+if [[ "$SSH_CIDR" == */* ]] && (( 10#${SSH_CIDR##*/} < 8 )); then
+  die "SSH_CIDR $SSH_CIDR opens SSH to a large part of the internet; generate again with --allow-ssh-from-anywhere if that is meant"
+fi
 command -v az >/dev/null 2>&1 || die "the Azure CLI (az) is not installed"
 az account show --output none || die "not logged in: run 'az login' first"
 [[ -f "$SSH_PUBLIC_KEY_FILE" ]] || die "no SSH public key at $SSH_PUBLIC_KEY_FILE (set SSH_PUBLIC_KEY_FILE)"
@@ -112,7 +119,11 @@ fi
 #    $BUDGET_EMAIL (default: the signed-in account) and the resource group's owners.
 SUBSCRIPTION_ID="$(az account show --query id --output tsv)"
 BUDGET_EMAIL="${BUDGET_EMAIL:-$(az account show --query user.name --output tsv)}"
-budget_body="$(sed "s|\"contactEmails\": \\[\\]|\"contactEmails\": [\"${BUDGET_EMAIL}\"]|" "$SCRIPT_DIR/budget.json")"
+[[ "$BUDGET_EMAIL" =~ ^[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$ ]] || die "BUDGET_EMAIL is not an e-mail address: set BUDGET_EMAIL"
+# The address passed the pattern above (no quote, backslash or space), so it
+# is spliced into the JSON by bash's own substitution, not by sed.
+budget_body="$(cat "$SCRIPT_DIR/budget.json")"
+budget_body="${budget_body//\"contactEmails\": \[\]/\"contactEmails\": [\"$BUDGET_EMAIL\"]}"
 az rest --method put \
     --url "https://management.azure.com/subscriptions/${SUBSCRIPTION_ID}/resourceGroups/${RESOURCE_GROUP}/providers/Microsoft.Consumption/budgets/${BUDGET_NAME}?api-version=2023-05-01" \
     --body "$budget_body" \
