@@ -1,6 +1,7 @@
 // `gpuplan plan WORKLOAD.yaml`: parse the workload and the flags, call
 // plan::make_plan, print the ranked table, the frontier, fallbacks, quota
 // requests, drops, warnings and assumptions (or the JSON of docs/plan.md).
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -144,6 +145,8 @@ std::string options_table(const std::vector<plan::Option>& options, bool details
     }
     if (o.price.estimated) d += " | price estimated";
     if (o.quota_known) d += std::string(" | quota ") + (o.quota_ok ? "ok" : "short");
+    if (o.confidential) d += " | confidential: true";
+    for (const std::string& w : o.price_warnings) d += " | PRICE LOOKS WRONG: " + w;
     out += wrap(d, 4);
   }
   return out;
@@ -156,6 +159,14 @@ void print_plan(std::ostream& os, const plan::Plan& p) {
      << " options considered (size x VMs x region x pricing)\n";
   if (!p.options.empty()) {
     os << "\nRanked options\n" << options_table(p.options, true);
+    std::vector<std::string> caveats;  // each once, in option order
+    for (const plan::Option& o : p.options) {
+      for (const std::string& c : o.caveats) {
+        if (std::find(caveats.begin(), caveats.end(), c) == caveats.end()) caveats.push_back(c);
+      }
+    }
+    if (!caveats.empty()) os << "\nCaveats\n";
+    for (const std::string& c : caveats) os << wrap("- " + c, 2);
     const plan::Option& best = p.options.front();
     os << "\nCost of #1 (" << short_size(best.size) << " x" << best.count << ", " << best.region
        << ", " << catalog::to_string(best.pricing) << "; price as of " << best.price.as_of << ")\n";

@@ -65,6 +65,8 @@ namespace internal {
 
 const char* const kReasonText[kNumReasons] = {"AMD GPU",
                                               "series not allowed",
+                                              "confidential size not asked",
+                                              "not confidential computing",
                                               "does not fit",
                                               "misses SLO",
                                               "more VMs than the SLO needs",

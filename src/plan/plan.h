@@ -105,6 +105,16 @@ struct Option {
   std::optional<SpotRisk> spot_risk;
   std::string why;
   std::string fallback_for;     // fallbacks only: "region" | "size"
+  // A confidential-computing size (NCC*): offered only when the workload
+  // sets constraints.confidential; `caveats` then say what it requires.
+  bool confidential = false;
+  // What an engineer must know before choosing this option (confidential
+  // computing's requirements, ...); shown under the option.
+  std::vector<std::string> caveats;
+  // Why this option's price looks wrong (a spot discount beyond its series'
+  // usual range, a price far below its same-GPU siblings'); empty when it
+  // looks right. Such options rank after every option without a warning.
+  std::vector<std::string> price_warnings;
   std::vector<cost::CostLine> lines;
 };
 

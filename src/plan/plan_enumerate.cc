@@ -25,6 +25,7 @@ using strings::fixed;
 Status Planner::index() {
   index_sizes_and_regions();
   index_prices();
+  flag_prices();
   const size_t R = regions_.size();
   // Disks and transfer per region.
   region_costs_.reserve(R);
@@ -180,6 +181,18 @@ bool Planner::drop_whole_size(int si) {
       return size.name + ": series " + size.series + " (" + size.family_letter +
              ") is not in the workload's constraints.series";
     });
+    return true;
+  }
+  if (is_confidential(size) != confidential_) {
+    drop_bulk(confidential_ ? kNotConfidential : kConfidentialNotAsked, per_region, si, max_count_,
+              [&] {
+                return confidential_ ? size.name +
+                                           ": not a confidential-computing size (the workload sets "
+                                           "constraints.confidential)"
+                                     : size.name +
+                                           ": confidential-computing size, offered only with "
+                                           "constraints.confidential: true";
+              });
     return true;
   }
   if (size.driver == catalog::DriverKind::kAmd && !opt_.allow_amd) {

@@ -112,6 +112,7 @@ void Planner::candidate(int si, int count, int r, Pricing pricing, const cost::H
   c.r = r;
   c.p = p;
   c.in_data_region = r == data_region_index_;
+  c.suspect = cell.flags != 0;
   c.tie = tie_key(c.in_data_region, size_rank_[si], count, r, p);
   const double need = static_cast<double>(count) * size.vcpus;
   const std::optional<double>& room = headroom_[pair * 2 + (spot ? 1 : 0)];

@@ -69,6 +69,9 @@ nlohmann::ordered_json to_json(const Option& o) {
   }
   j["why"] = o.why;
   if (!o.fallback_for.empty()) j["fallback_for"] = o.fallback_for;
+  j["confidential"] = o.confidential;
+  j["caveats"] = o.caveats;
+  j["price_warnings"] = o.price_warnings;
   nlohmann::ordered_json lines = nlohmann::ordered_json::array();
   for (const cost::CostLine& l : o.lines) {
     lines.push_back({{"name", l.name}, {"usd", usd(l.usd)}, {"assumption", l.assumption}});

@@ -21,6 +21,9 @@ using strings::fixed;
 
 void Planner::consider(const Cand& c) {
   ++feasible_;
+  if (c.suspect && (!best_suspect_.valid() || Order{opt_.objective, false}(c, best_suspect_))) {
+    best_suspect_ = c;
+  }
   // Top N (sorted, best first).
   const size_t n = static_cast<size_t>(opt_.top);
   if (top_.size() < n || order_(c, top_.back())) {
@@ -28,11 +31,13 @@ void Planner::consider(const Cand& c) {
     top_.insert(it, c);
     if (top_.size() > n) top_.pop_back();
   }
-  // Frontier group: same size, count and hours class; keep the cheapest.
+  // Frontier group: same size, count and hours class; keep the cheapest. The
+  // frontier is the plain cost-time trade-off: a price that looks wrong is
+  // not demoted there (its warning travels with it).
   const bool spot = catalog::kAllPricing[c.p] == Pricing::kSpot;
   Cand& g =
       group_best_[(static_cast<size_t>(c.s) * (max_count_ + 1) + c.count) * 2 + (spot ? 1 : 0)];
-  Order by_cost{Objective::kCost};
+  Order by_cost{Objective::kCost, false};
   if (!g.valid() || by_cost(c, g)) g = c;
   // Fallbacks: best per (size, region).
   Cand& b = pair_best_[static_cast<size_t>(c.s) * regions_.size() + c.r];
@@ -122,6 +127,9 @@ Option Planner::materialise(const Cand& c, bool detailed) {
   o.mfu = e.mfu;
   o.price = q;
   if (spot) o.spot_risk = spot_risk(h);
+  o.confidential = is_confidential(size);
+  if (o.confidential) o.caveats = confidential_caveats();
+  o.price_warnings = price_warnings(c);
   o.lines = std::move(b.lines);
   return o;
 }
@@ -184,7 +192,7 @@ void Planner::finish_frontier(Plan& plan) {
   for (const Cand& g : group_best_) {
     if (g.valid()) groups.push_back(g);
   }
-  Order by_cost{Objective::kCost};
+  Order by_cost{Objective::kCost, false};
   std::sort(groups.begin(), groups.end(), [&](const Cand& a, const Cand& b) {
     if (a.hours != b.hours) return a.hours < b.hours;
     return by_cost(a, b);
@@ -267,6 +275,25 @@ void Planner::finish_drops(Plan& plan) {
                    [](const Drop& a, const Drop& b) { return a.count > b.count; });
 }
 
+// What the price check did to the ranking: the winner's own price looks
+// wrong (nothing better is feasible), or an option that would have ranked
+// first was demoted.
+void Planner::price_check_warnings(const Option& best) {
+  if (!best.price_warnings.empty()) {
+    warnings_.push_back("the top option's price looks wrong (" + best.price_warnings.front() +
+                        "); no feasible option has a price that looks right: check it before "
+                        "relying on it");
+    return;
+  }
+  if (!best_suspect_.valid() || !Order{opt_.objective, false}(best_suspect_, top_.front())) return;
+  const Option o = materialise(best_suspect_, false);
+  warnings_.push_back(o.size + " x" + std::to_string(o.count) + " in " + o.region + " (" +
+                      std::string(catalog::to_string(o.pricing)) + ", " +
+                      cost::format_usd(o.cost_usd) + ") would rank first, but its price looks " +
+                      "wrong (" + o.price_warnings.front() +
+                      "): it is ranked after every option whose price looks right");
+}
+
 // Warnings about the winner, the winner's estimator assumptions, then the
 // planner's own assumptions.
 void Planner::finish_warnings(Plan& plan) {
@@ -282,6 +309,7 @@ void Planner::finish_warnings(Plan& plan) {
                           fixed(best->spot_risk->eviction_rate_per_hour, 3) +
                           " evictions per VM-hour (--eviction-rate)");
     }
+    price_check_warnings(*best);
     estimate::Estimate unused;
     const estimate::Estimate& e = estimate_for(top_.front(), true, unused);
     for (const estimate::Assumption& a : e.assumptions) {

@@ -96,6 +96,12 @@ Status Planner::settle_os_spot_limits() {
     add_assumption("series", list, wfile);
   }
   data_region_ = strings::to_lower(k.data_region);
+  confidential_ = k.confidential;
+  if (confidential_) {
+    add_assumption("confidential",
+                   "yes: only confidential-computing sizes (NCC*) are offered, as Confidential VMs",
+                   wfile + " (constraints.confidential)");
+  }
   return {};
 }
 

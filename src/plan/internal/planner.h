@@ -10,6 +10,7 @@
 //   plan_rank.cc         top-N, the Pareto frontier, fallbacks, materialised
 //                        options, drop summary and warnings
 //   plan_quota.cc        the quota requests that would unlock a better option
+//   plan_price_check.cc  prices that look wrong, and confidential sizes
 #pragma once
 
 #include <cstdint>
@@ -33,6 +34,8 @@ inline int pricing_index(catalog::Pricing p) { return static_cast<int>(p); }
 enum Reason : int {
   kAmd,
   kSeries,
+  kConfidentialNotAsked,
+  kNotConfidential,
   kNotFit,
   kMissesSlo,
   kOverProvisioned,
@@ -60,6 +63,9 @@ struct Cand {
   int r = -1;  // region index
   int p = 0;   // pricing index
   bool in_data_region = false;
+  // The price looks wrong (plan_price_check.cc): ranked after every
+  // candidate whose price looks right.
+  bool suspect = false;
   // The tie-break order packed: not-in-data-region, size rank (by name),
   // count, region index (sorted by name), pricing.
   uint64_t tie = 0;
@@ -75,8 +81,12 @@ inline uint64_t tie_key(bool in_data_region, int size_rank, int count, int regio
 // The ranking of docs/plan.md as a strict weak order.
 struct Order {
   Objective objective;
+  // false: a price that looks wrong does not demote (what the order would
+  // be without the check; used to say what the check changed).
+  bool demote_suspect = true;
   // a < b: a ranks before b.
   bool operator()(const Cand& a, const Cand& b) const {
+    if (demote_suspect && a.suspect != b.suspect) return !a.suspect;
     switch (objective) {
       case Objective::kCost:
         if (a.cost != b.cost) return a.cost < b.cost;
@@ -103,7 +113,20 @@ struct PriceCell {
   double compute = 0;
   double licence = 0;
   bool estimated = false;
+  // plan_price_check.cc: kDeepSpotDiscount | kBelowSiblings, and the ratios
+  // behind them (spot / payg compute; per-GPU price / same-GPU median).
+  uint8_t flags = 0;
+  double spot_ratio = 0;
+  double sibling_ratio = 0;
+  double sibling_median_per_gpu = 0;
 };
+inline constexpr uint8_t kDeepSpotDiscount = 1;
+inline constexpr uint8_t kBelowSiblings = 2;
+
+// Confidential-computing GPU sizes: the NCC series (NCCads_H100_v5), whose
+// extra "C" is Azure's confidential-computing letter (Microsoft Learn,
+// "NCCads_H100_v5 sizes series", ms.date 2024-08-06).
+bool is_confidential(const catalog::VmSize& size);
 
 struct DropStats {
   long long count = 0;
@@ -155,6 +178,13 @@ class Planner {
   // already decided (returns true), or leaves it to the count loop.
   bool drop_whole_size(int si);
 
+  // plan_price_check.cc: prices that look wrong, confidential caveats.
+  void flag_prices();
+  void flag_spot_discounts();
+  void flag_below_siblings();
+  std::vector<std::string> price_warnings(const Cand& c) const;
+  std::vector<std::string> confidential_caveats() const;
+
   // plan_feasibility.cc: the filters per (region, pricing) of one (size, count).
   void candidates(int si, int count, const estimate::Estimate& e);
   // The filters of one (size, count, region, pricing) after the region ones.
@@ -179,6 +209,7 @@ class Planner {
   void finish_fallbacks(Plan& plan);
   void finish_drops(Plan& plan);
   void finish_warnings(Plan& plan);
+  void price_check_warnings(const Option& best);
 
   // plan_quota.cc: the quota requests.
   void finish_quota_requests(Plan& plan);
@@ -218,6 +249,12 @@ class Planner {
   std::vector<std::optional<double>> headroom_;  // [(s * R + r) * 2 + spot]
   std::vector<cost::RegionCosts> region_costs_;
   int data_region_index_ = -1;
+  // Price checks (plan_price_check.cc): the lower fences derived from the
+  // catalog's own distribution.
+  double spot_fence_catalog_ = 0;                         // spot / payg ratio
+  std::vector<std::optional<double>> spot_fence_series_;  // per size: its series'
+  double sibling_fence_ = 0;                              // lowest payg sibling ratio
+  bool confidential_ = false;                             // constraints.confidential
 
   // Results of the pass.
   Order order_{Objective::kCost};
@@ -225,6 +262,7 @@ class Planner {
   std::vector<Cand> group_best_;    // [(s * (max_count+1) + count) * 2 + spot]
   std::vector<Cand> pair_best_;     // [s * R + r]
   std::vector<Cand> blocked_best_;  // [s * R + r]
+  Cand best_suspect_;               // the best candidate whose price looks wrong
   std::vector<DropStats> drops_;
   // Full estimates of printed (size, count)s: options share them.
   std::vector<std::pair<std::pair<int, int>, estimate::Estimate>> full_estimates_;

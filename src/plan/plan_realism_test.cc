@@ -1,0 +1,209 @@
+// Plans a senior engineer would sign (issue 10): special-purpose sizes only
+// when asked, prices that look wrong never silently first, growth over a
+// horizon, every binding quota limit. Small hand-built catalogs, so each
+// expectation can be worked out by hand in its comment.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "plan/plan.h"
+
+namespace gpuplan::plan {
+namespace {
+
+using catalog::Offer;
+using catalog::Os;
+using catalog::Pricing;
+
+Offer offer(const std::string& size, const std::string& region, Pricing p, double usd) {
+  Offer o;
+  o.size = size;
+  o.region = region;
+  o.os = Os::kLinux;
+  o.pricing = p;
+  o.usd_per_hour = usd;
+  o.source = "test";
+  o.as_of = "2026-05-20";
+  return o;
+}
+
+// Every size fits; hours = gpu_hours / GPUs (perfect scaling), so the
+// expectations below are easy to derive.
+struct SimpleEstimator {
+  double gpu_hours = 10;
+  estimate::Estimate operator()(const catalog::VmSize& size, const catalog::Gpu&, int count) const {
+    estimate::Estimate e;
+    e.size = size.name;
+    e.count = count;
+    e.gpus = size.gpu_count * count;
+    e.fits = true;
+    e.memory_available_gib = size.gpu_memory_gib;
+    e.memory_needed_gib = 1;
+    e.hours = gpu_hours / e.gpus;
+    e.throughput = 1000 * e.gpus;
+    e.throughput_unit = "tokens/s";
+    e.mfu = 0.4;
+    return e;
+  }
+};
+
+catalog::VmSize gpu_size(const std::string& name, const std::string& series, double gpus,
+                         int vcpus) {
+  catalog::VmSize s;
+  s.name = name;
+  s.series = series;
+  s.family_letter = "NC";
+  s.gpu_model = "H";
+  s.gpu_count = gpus;
+  s.gpu_memory_gib = 94 * gpus;
+  s.vcpus = vcpus;
+  s.quota_family = "standard" + series + "Family";
+  return s;
+}
+
+catalog::Gpu gpu_h() {
+  catalog::Gpu g;
+  g.model = "H";
+  g.memory_gib = 94;
+  g.fp16_tflops = 800;
+  return g;
+}
+
+class RealismTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto r = cost::Rates::load_embedded();
+    ASSERT_TRUE(r) << r.error().to_string();
+    rates_ = std::move(*r);
+  }
+  workload::Workload finetune() const {
+    workload::Workload w;
+    w.name = "t";
+    w.kind = workload::Kind::kFinetune;
+    return w;
+  }
+  cost::Rates rates_;
+};
+
+// The confidential NCC size is the cheapest, but only a workload that asks
+// for confidential computing gets it — and then gets nothing else.
+TEST_F(RealismTest, ConfidentialSizesAreOptIn) {
+  catalog::VmSize nc = gpu_size("Standard_NC40ads_H100_v5", "NCads_H100_v5", 1, 40);
+  catalog::VmSize ncc = gpu_size("Standard_NCC40ads_H100_v5", "NCCads_H100_v5", 1, 40);
+  auto cat = catalog::Catalog::from_parts(
+      {gpu_h()}, {nc, ncc},
+      {offer(nc.name, "eastus", Pricing::kPayg, 7.0), offer(ncc.name, "eastus", Pricing::kPayg, 6.0)});
+  PlanOptions o;
+  o.max_count = 1;
+  o.pricings = {Pricing::kPayg};
+  workload::Workload w = finetune();
+  auto plain = make_plan(w, *cat, rates_, o, SimpleEstimator{});
+  ASSERT_TRUE(plain) << plain.error().to_string();
+  ASSERT_EQ(plain->options.size(), 1u);
+  EXPECT_EQ(plain->options[0].size, nc.name);
+  EXPECT_FALSE(plain->options[0].confidential);
+  EXPECT_TRUE(plain->options[0].caveats.empty());
+  bool dropped = false;
+  for (const Drop& d : plain->dropped) dropped |= d.reason == "confidential size not asked";
+  EXPECT_TRUE(dropped);
+
+  w.constraints.confidential = true;
+  auto conf = make_plan(w, *cat, rates_, o, SimpleEstimator{});
+  ASSERT_TRUE(conf) << conf.error().to_string();
+  ASSERT_EQ(conf->options.size(), 1u);
+  const Option& best = conf->options[0];
+  EXPECT_EQ(best.size, ncc.name);
+  EXPECT_TRUE(best.confidential);
+  ASSERT_EQ(best.caveats.size(), 2u);
+  EXPECT_NE(best.caveats[0].find("ConfidentialVM"), std::string::npos);
+  EXPECT_NE(best.caveats[1].find("cost"), std::string::npos);
+  auto j = to_json(best);
+  EXPECT_EQ(j["confidential"], true);
+  EXPECT_EQ(j["caveats"].size(), 2u);
+  bool not_conf = false;
+  for (const Drop& d : conf->dropped) not_conf |= d.reason == "not confidential computing";
+  EXPECT_TRUE(not_conf);
+}
+
+// Two same-GPU sizes in two regions. Pay-as-you-go per GPU: A (1 GPU) $4,
+// B (2 GPUs) $10 / 2 = $5, so the payg sibling ratios are 0.8 and 1.25 and
+// the fence is 0.8. Spot per GPU: B $1.20; A $1.00 in westus (ratio 0.83,
+// fine) and $0.40 in eastus (ratio 0.33, flagged). A eastus's discount (90 %
+// off, spot/payg 0.1) is also beyond Tukey's fence of the four spot ratios
+// {0.1, 0.24, 0.24, 0.25}: Q1 0.205, Q3 0.2425, fence 0.149. The cheapest
+// option (A spot eastus, 10 h x $0.40) therefore ranks after A spot westus
+// (10 h x $1) and B spot (5 h x $2.40).
+TEST_F(RealismTest, PriceThatLooksWrongIsNeverSilentlyFirst) {
+  catalog::VmSize a = gpu_size("Standard_A1", "Aseries", 1, 8);
+  catalog::VmSize b = gpu_size("Standard_B2", "Bseries", 2, 16);
+  std::vector<Offer> offers;
+  for (std::string r : {"eastus", "westus"}) {
+    offers.push_back(offer(a.name, r, Pricing::kPayg, 4.0));
+    offers.push_back(offer(b.name, r, Pricing::kPayg, 10.0));
+    offers.push_back(offer(b.name, r, Pricing::kSpot, 2.4));
+  }
+  offers.push_back(offer(a.name, "eastus", Pricing::kSpot, 0.4));
+  offers.push_back(offer(a.name, "westus", Pricing::kSpot, 1.0));
+  auto cat = catalog::Catalog::from_parts({gpu_h()}, {a, b}, offers);
+  PlanOptions o;
+  o.max_count = 1;
+  o.pricings = {Pricing::kPayg, Pricing::kSpot};
+  o.top = 10;
+  auto p = make_plan(finetune(), *cat, rates_, o, SimpleEstimator{});
+  ASSERT_TRUE(p) << p.error().to_string();
+  ASSERT_GE(p->options.size(), 2u);
+  EXPECT_TRUE(p->options[0].price_warnings.empty());
+  EXPECT_EQ(p->options[0].size, a.name);
+  EXPECT_EQ(p->options[0].region, "westus");
+  EXPECT_EQ(p->options[0].pricing, Pricing::kSpot);
+  const Option& flagged = p->options.back();  // ranked after every unflagged option
+  EXPECT_EQ(flagged.region, "eastus");
+  EXPECT_EQ(flagged.pricing, Pricing::kSpot);
+  EXPECT_EQ(flagged.size, a.name);
+  ASSERT_EQ(flagged.price_warnings.size(), 2u);
+  EXPECT_NE(flagged.price_warnings[0].find("90% off"), std::string::npos) << flagged.price_warnings[0];
+  EXPECT_NE(flagged.price_warnings[1].find("33%"), std::string::npos) << flagged.price_warnings[1];
+  EXPECT_LT(flagged.cost_usd, p->options[0].cost_usd);
+  bool said = false;
+  for (const std::string& w : p->warnings) said |= w.find("would rank first") != std::string::npos;
+  EXPECT_TRUE(said);
+  EXPECT_EQ(to_json(flagged)["price_warnings"].size(), 2u);
+  // Without the second size there is no sibling to compare with: nothing is
+  // flagged (and 4 spot ratios are needed for a discount fence).
+  auto alone = catalog::Catalog::from_parts(
+      {gpu_h()}, {a},
+      {offer(a.name, "eastus", Pricing::kPayg, 4.0), offer(a.name, "eastus", Pricing::kSpot, 0.4)});
+  auto q = make_plan(finetune(), *alone, rates_, o, SimpleEstimator{});
+  ASSERT_TRUE(q);
+  for (const Option& opt : q->options) EXPECT_TRUE(opt.price_warnings.empty());
+}
+
+// Spot discounts: ten regions at 80 % off and one at 95 % off; Tukey's fence
+// over the 11 ratios (Q1 = Q3 = 0.2) is 0.2, so only the 0.05 ratio is flagged.
+TEST_F(RealismTest, SpotDiscountBeyondTheSeriesRangeIsFlagged) {
+  catalog::VmSize a = gpu_size("Standard_A1", "Aseries", 1, 8);
+  std::vector<Offer> offers;
+  for (int r = 0; r < 11; ++r) {
+    std::string region = "r" + std::to_string(r < 10 ? 10 + r : 99);
+    offers.push_back(offer(a.name, region, Pricing::kPayg, 4.0));
+    offers.push_back(offer(a.name, region, Pricing::kSpot, r < 10 ? 0.8 : 0.2));
+  }
+  auto cat = catalog::Catalog::from_parts({gpu_h()}, {a}, offers);
+  PlanOptions o;
+  o.max_count = 1;
+  o.pricings = {Pricing::kSpot};
+  o.top = 11;
+  auto p = make_plan(finetune(), *cat, rates_, o, SimpleEstimator{});
+  ASSERT_TRUE(p) << p.error().to_string();
+  ASSERT_EQ(p->options.size(), 11u);
+  for (size_t i = 0; i + 1 < p->options.size(); ++i) {
+    EXPECT_TRUE(p->options[i].price_warnings.empty()) << p->options[i].region;
+  }
+  EXPECT_EQ(p->options.back().region, "r99");
+  ASSERT_EQ(p->options.back().price_warnings.size(), 1u);
+  EXPECT_NE(p->options.back().price_warnings[0].find("95% off"), std::string::npos)
+      << p->options.back().price_warnings[0];
+}
+
+}  // namespace
+}  // namespace gpuplan::plan
