@@ -75,7 +75,10 @@ Result<plan::PlanOptions> to_options(const PlanFlags& f) {
   o.billing_minimum_seconds = f.billing_minimum_seconds;
   o.deadline_hours = f.deadline_hours;
   o.budget_usd = f.budget;
-  if (f.max_nodes) o.max_count = *f.max_nodes;
+  if (f.max_nodes) {
+    o.max_count = *f.max_nodes;
+    o.max_count_given = true;
+  }
   return o;
 }
 
@@ -195,14 +198,21 @@ void print_plan(std::ostream& os, const plan::Plan& p) {
   if (!p.quota_requests.empty()) {
     os << "\nQuota requests that unlock a better option\n";
     for (const plan::QuotaRequest& q : p.quota_requests) {
-      os << wrap(q.family + " in " + q.region + ": limit " + strings::fixed(q.limit, 0) +
-                     ", used " + strings::fixed(q.used, 0) + ", needs " +
-                     strings::fixed(q.vcpus_needed, 0) + " vCPUs for " +
-                     short_size(q.unlocks.size) + " x" + std::to_string(q.unlocks.count) + " (" +
-                     std::string(catalog::to_string(q.unlocks.pricing)) + ", " +
-                     money(q.unlocks.cost_usd) + ", " + hours_cell(q.unlocks.hours) + " h)",
+      // Every limit that binds, each with current, used, needed and the value to ask for.
+      os << wrap(short_size(q.unlocks.size) + " x" + std::to_string(q.unlocks.count) + " in " +
+                     q.region + " (" + std::string(catalog::to_string(q.unlocks.pricing)) + ", " +
+                     money(q.unlocks.cost_usd) + ", " + hours_cell(q.unlocks.hours) + " h) needs " +
+                     strings::fixed(q.vcpus_needed, 0) + " vCPUs; " +
+                     std::to_string(q.limits.size()) +
+                     (q.limits.size() == 1 ? " limit stands" : " limits stand") + " in the way:",
                  2);
-      os << wrap(q.command, 4);
+      for (const plan::QuotaLimit& l : q.limits) {
+        os << wrap(l.scope + " limit " + l.resource + ": current " + strings::fixed(l.limit, 0) +
+                       ", used " + strings::fixed(l.used, 0) + ", needed " +
+                       strings::fixed(l.needed, 0) + ", ask for " + strings::fixed(l.new_limit, 0),
+                   4);
+        os << wrap(l.command, 6);
+      }
     }
   }
   if (!p.dropped.empty()) {

@@ -34,7 +34,11 @@ enum class Objective { kCost, kTime, kBalanced };
 struct PlanOptions {
   Objective objective = Objective::kCost;
   int top = 10;                             // options[] length (>= 1)
-  int max_count = 64;                       // VMs per option, upper bound
+  int max_count = 64;                       // VMs per option, upper bound (default cap)
+  // True when max_count was given explicitly (--max-nodes): it then replaces
+  // the workload's max_nodes; otherwise max_nodes, when set, replaces the
+  // default cap (up to kMaxVmsPerOption, beyond which planning is an error).
+  bool max_count_given = false;
   std::vector<std::string> regions;         // replaces the workload's allowed regions
   std::vector<catalog::Pricing> pricings;   // empty = all six
   std::optional<catalog::Os> os;
@@ -57,6 +61,11 @@ struct PlanOptions {
   // `gpuplan stack`/`deploy` do not set up; they are dropped unless allowed.
   bool allow_amd = false;
 };
+
+// The most VMs one option may have: a Virtual Machine Scale Set holds up to
+// 1,000 VMs (Microsoft Learn, "Virtual Machine Scale Sets overview", scale
+// limits). A max_nodes above it is an error, never silently capped.
+inline constexpr int kMaxVmsPerOption = 1000;
 
 // The estimator as the planner sees it: the default is estimate::estimate;
 // tests pass a fake.
@@ -126,7 +135,24 @@ struct Drop {
   std::string example;          // one of them, with the numbers
 };
 
+// One vCPU limit that stands in the way of an option.
+struct QuotaLimit {
+  std::string scope;            // "family" | "regional" (all families) | "spot" (low-priority pool)
+  std::string resource;         // the quota's name: the family, "cores", "lowPriorityCores"
+  double limit = 0;             // current
+  double used = 0;
+  double needed = 0;            // vCPUs the option needs
+  double new_limit = 0;         // the value to ask for: used + needed
+  std::string command;          // `az quota` that asks for it
+};
+
+// A request that would unlock a better option. The top-level fields describe
+// the first limit (the family or the spot pool when it binds, else the
+// regional total); `limits` names every limit that binds, each with its own
+// command — on a new subscription the regional total (`cores`) often binds
+// before the family does.
 struct QuotaRequest {
+  std::vector<QuotaLimit> limits;
   std::string family;
   std::string region;
   bool spot = false;

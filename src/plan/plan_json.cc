@@ -14,6 +14,20 @@ double round_to(double v, double step) { return std::round(v / step) * step; }
 double usd(double v) { return round_to(v, 0.0001); }
 double hrs(double v) { return round_to(v, 0.0001); }
 
+nlohmann::ordered_json limits_json(const std::vector<QuotaLimit>& limits) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const QuotaLimit& l : limits) {
+    out.push_back({{"scope", l.scope},
+                   {"resource", l.resource},
+                   {"limit", l.limit},
+                   {"used", l.used},
+                   {"needed", l.needed},
+                   {"new_limit", l.new_limit},
+                   {"command", l.command}});
+  }
+  return out;
+}
+
 }  // namespace
 
 nlohmann::ordered_json to_json(const Option& o) {
@@ -121,7 +135,8 @@ nlohmann::ordered_json to_json(const Plan& p) {
                         {"new_limit", q.new_limit},
                         {"unlocks", to_json(q.unlocks)},
                         {"saves_usd", usd(q.saves_usd)},
-                        {"command", q.command}});
+                        {"command", q.command},
+                        {"limits", limits_json(q.limits)}});
   }
   j["quota_requests"] = std::move(requests);
   return j;

@@ -205,5 +205,84 @@ TEST_F(RealismTest, SpotDiscountBeyondTheSeriesRangeIsFlagged) {
       << p->options.back().price_warnings[0];
 }
 
+// A new subscription: the regional total (`cores`) 100 with 29 used binds
+// before the family (200 free) does. Big (96 vCPUs, 8 GPUs, $16/h) x2 needs
+// 192 vCPUs: 10 h / 16 GPUs = 0.625 h x 2 x $16 ~ $28, far below Small (8
+// vCPUs, 1 GPU, $6/h: 10 h x $6 = $60), so the request names `cores` (ask
+// for 29 + 192 = 221) and not the family, which has room.
+TEST_F(RealismTest, QuotaRequestNamesTheRegionalTotalWhenItBinds) {
+  catalog::VmSize big = gpu_size("Standard_Big", "Big", 8, 96);
+  catalog::VmSize small = gpu_size("Standard_Small", "Small", 1, 8);
+  auto cat = catalog::Catalog::from_parts(
+      {gpu_h()}, {big, small},
+      {offer(big.name, "eastus", Pricing::kPayg, 16.0), offer(small.name, "eastus", Pricing::kPayg, 6.0)},
+      {{"eastus", "", 100, 29, "test", "2026-05-20"},
+       {"eastus", big.quota_family, 200, 0, "test", "2026-05-20"},
+       {"eastus", small.quota_family, 100, 0, "test", "2026-05-20"}});
+  PlanOptions o;
+  o.max_count = 2;
+  o.pricings = {Pricing::kPayg};
+  auto p = make_plan(finetune(), *cat, rates_, o, SimpleEstimator{});
+  ASSERT_TRUE(p) << p.error().to_string();
+  ASSERT_FALSE(p->options.empty());
+  EXPECT_EQ(p->options[0].size, small.name);
+  ASSERT_FALSE(p->quota_requests.empty());
+  const QuotaRequest& q = p->quota_requests[0];
+  EXPECT_EQ(q.unlocks.size, big.name);
+  ASSERT_EQ(q.unlocks.count, 1);  // Big x1 (96 vCPUs) already does not fit 71 free
+  ASSERT_EQ(q.limits.size(), 1u);
+  EXPECT_EQ(q.limits[0].scope, "regional");
+  EXPECT_EQ(q.limits[0].resource, "cores");
+  EXPECT_EQ(q.limits[0].limit, 100);
+  EXPECT_EQ(q.limits[0].used, 29);
+  EXPECT_EQ(q.limits[0].needed, 96);
+  EXPECT_EQ(q.limits[0].new_limit, 125);
+  EXPECT_NE(q.limits[0].command.find("--resource-name cores"), std::string::npos);
+  EXPECT_EQ(q.family, "cores");  // the top-level fields follow the first binding limit
+  // With the family short too, both are named, the family first.
+  auto tight = catalog::Catalog::from_parts(
+      {gpu_h()}, {big, small},
+      {offer(big.name, "eastus", Pricing::kPayg, 16.0), offer(small.name, "eastus", Pricing::kPayg, 6.0)},
+      {{"eastus", "", 100, 29, "test", "2026-05-20"},
+       {"eastus", big.quota_family, 0, 0, "test", "2026-05-20"},
+       {"eastus", small.quota_family, 100, 0, "test", "2026-05-20"}});
+  auto t = make_plan(finetune(), *tight, rates_, o, SimpleEstimator{});
+  ASSERT_TRUE(t);
+  ASSERT_FALSE(t->quota_requests.empty());
+  ASSERT_EQ(t->quota_requests[0].limits.size(), 2u);
+  EXPECT_EQ(t->quota_requests[0].limits[0].scope, "family");
+  EXPECT_EQ(t->quota_requests[0].limits[0].new_limit, 96);
+  EXPECT_EQ(t->quota_requests[0].limits[1].scope, "regional");
+  EXPECT_EQ(to_json(*t)["quota_requests"][0]["limits"].size(), 2u);
+}
+
+// max_nodes above the default cap of 64 is honoured, and one above what a
+// scale set holds is an error naming the field, never a silent cap.
+TEST_F(RealismTest, MaxNodesIsHonouredNotCapped) {
+  catalog::VmSize a = gpu_size("Standard_A1", "Aseries", 1, 8);
+  auto cat = catalog::Catalog::from_parts({gpu_h()}, {a},
+                                          {offer(a.name, "eastus", Pricing::kPayg, 4.0)});
+  workload::Workload w = finetune();
+  w.constraints.max_nodes = 100;
+  PlanOptions o;
+  o.pricings = {Pricing::kPayg};
+  o.objective = Objective::kTime;
+  auto p = make_plan(w, *cat, rates_, o, SimpleEstimator{});
+  ASSERT_TRUE(p) << p.error().to_string();
+  EXPECT_EQ(p->options[0].count, 100);  // perfect scaling: the most VMs is the fastest
+  w.constraints.max_nodes = kMaxVmsPerOption + 1;
+  auto bad = make_plan(w, *cat, rates_, o, SimpleEstimator{});
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(bad.error().where.field, "constraints.max_nodes");
+  // --max-nodes replaces the workload's value.
+  w.constraints.max_nodes = 100;
+  o.max_count = 3;
+  o.max_count_given = true;
+  auto flag = make_plan(w, *cat, rates_, o, SimpleEstimator{});
+  ASSERT_TRUE(flag);
+  EXPECT_EQ(flag->options[0].count, 3);
+}
+
 }  // namespace
 }  // namespace gpuplan::plan

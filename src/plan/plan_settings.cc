@@ -84,11 +84,23 @@ Status Planner::settle_os_spot_limits() {
                  opt_.deadline_hours ? "--deadline-hours" : wfile);
   add_assumption("budget", budget_ ? cost::format_usd(*budget_) : "none",
                  opt_.budget_usd ? "--budget" : wfile);
-  max_count_ = opt_.max_count;
-  if (k.max_nodes > 0) max_count_ = std::min(max_count_, k.max_nodes);
+  // Node counts: --max-nodes, else the workload's max_nodes, else the
+  // default cap — each honoured as given, never capped silently.
+  const bool from_workload = !opt_.max_count_given && k.max_nodes > 0;
+  max_count_ = from_workload ? k.max_nodes : opt_.max_count;
+  if (max_count_ > kMaxVmsPerOption) {
+    return invalid_argument(
+        std::string(from_workload ? "" : "--max-nodes ") + std::to_string(max_count_) +
+            " is above " + std::to_string(kMaxVmsPerOption) +
+            ", the most VMs one scale set holds; split the work or lower it",
+        Where{from_workload ? wfile : "", 0, 0, from_workload ? "constraints.max_nodes" : ""});
+  }
   max_gpus_ = k.max_gpus;
   add_assumption("node counts", "1.." + std::to_string(max_count_) + " VMs per option",
-                 k.max_nodes > 0 ? wfile + " (max_nodes)" : "gpuplan default (at most 64)");
+                 opt_.max_count_given ? "--max-nodes"
+                 : from_workload      ? wfile + " (max_nodes)"
+                                 : "gpuplan default (at most " + std::to_string(opt_.max_count) +
+                                       "; constraints.max_nodes or --max-nodes raise it)");
   if (max_gpus_ > 0) add_assumption("max_gpus", std::to_string(max_gpus_), wfile);
   if (!k.series.empty()) {
     std::string list;

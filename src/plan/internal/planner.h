@@ -213,7 +213,8 @@ class Planner {
 
   // plan_quota.cc: the quota requests.
   void finish_quota_requests(Plan& plan);
-  QuotaRequest quota_request(const Cand& b, const std::string& family);
+  std::vector<QuotaLimit> binding_limits(const Cand& b) const;
+  QuotaRequest quota_request(const Cand& b, std::vector<QuotaLimit> limits);
 
   const workload::Workload& w_;
   const catalog::Catalog& catalog_;
