@@ -36,6 +36,7 @@ struct PlanFlags {
       checkpoint_hours, setup_hours, data_disk_gib, egress_gb, dataset_gb, billing_minimum_seconds,
       deadline_hours, budget;
   std::optional<int> max_nodes;
+  std::optional<int> horizon_weeks;
 };
 
 Error flag_error(Error e, const char* flag) {
@@ -75,6 +76,7 @@ Result<plan::PlanOptions> to_options(const PlanFlags& f) {
   o.billing_minimum_seconds = f.billing_minimum_seconds;
   o.deadline_hours = f.deadline_hours;
   o.budget_usd = f.budget;
+  o.horizon_weeks = f.horizon_weeks;
   if (f.max_nodes) {
     o.max_count = *f.max_nodes;
     o.max_count_given = true;
@@ -155,6 +157,33 @@ std::string options_table(const std::vector<plan::Option>& options, bool details
   return out;
 }
 
+// What growth does to the winner: the sentence, then one line a week.
+void print_growth(std::ostream& os, const plan::Growth& g) {
+  os << "\nGrowth (" << strings::fixed(g.growth_per_week * 100, 0) << "% a week, "
+     << g.horizon_weeks << " weeks)\n";
+  os << wrap(g.summary, 2);
+  for (const plan::GrowthWeek& w : g.weeks) {
+    std::string line = "week " + std::to_string(w.week) + ": x" +
+                       strings::fixed(w.demand_factor, 2);
+    if (w.vms > 0) {
+      line += ", " + strings::fixed(w.rate_rps, 2) + " req/s, " + std::to_string(w.replicas) +
+              " replicas on " + std::to_string(w.vms) + (w.vms == 1 ? " VM" : " VMs");
+    } else {
+      line += ", " + hours_cell(w.hours) + " h" + (w.meets_deadline ? "" : " (misses the deadline)");
+    }
+    line += ", " + money(w.cost_usd);
+    if (w.budget_usd) line += " of " + money(*w.budget_usd) + (w.within_budget ? "" : " (over)");
+    os << wrap(line, 4);
+  }
+  if (g.reserve_pays_until_week) {
+    os << wrap("a 1-year reservation bought today pays for the VMs the demand reaches within " +
+                   strings::fixed(*g.reserve_pays_until_week, 1) + " weeks (" +
+                   std::to_string(g.reserve_vms) + (g.reserve_vms == 1 ? " VM" : " VMs") +
+                   " within the horizon)",
+               2);
+  }
+}
+
 void print_plan(std::ostream& os, const plan::Plan& p) {
   os << "gpuplan plan: " << p.workload_name << " (" << p.kind << "), objective "
      << plan::to_string(p.objective) << "\n"
@@ -195,6 +224,7 @@ void print_plan(std::ostream& os, const plan::Plan& p) {
     os << "\nFallbacks for #1 (other regions, then other sizes)\n"
        << options_table(p.fallbacks, false);
   }
+  if (p.growth) print_growth(os, *p.growth);
   if (!p.quota_requests.empty()) {
     os << "\nQuota requests that unlock a better option\n";
     for (const plan::QuotaRequest& q : p.quota_requests) {
@@ -280,6 +310,8 @@ void add_plan_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--deadline-hours", f->deadline_hours, "Deadline (replaces the workload's)");
   cmd->add_option("--budget", f->budget, "Budget in USD (replaces the workload's)");
   cmd->add_option("--max-nodes", f->max_nodes, "Most VMs per option (default 64)");
+  cmd->add_option("--horizon-weeks", f->horizon_weeks,
+                  "Weeks to look ahead when data.growth_per_week > 0 (default 4)");
   cmd->callback([f, &ctx] {
     ctx.action = [f, &ctx]() -> int {
       // 1. The flags.

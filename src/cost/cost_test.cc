@@ -1,6 +1,7 @@
 // Every cost line against arithmetic done by hand from data/cost/rates.csv
 // (the embedded copy) and a small catalog built here.
 #include "cost/cost.h"
+#include "cost/growth.h"
 
 #include <gtest/gtest.h>
 
@@ -457,6 +458,30 @@ TEST(FormatTest, Usd) {
   EXPECT_EQ(format_usd(0), "$0.00");
   EXPECT_EQ(format_usd(0.001234), "$0.0012");
   EXPECT_EQ(format_usd(1234567.891), "$1,234,567.89");
+}
+
+// +50 % a week for 4 weeks: F = 1.5^4 = 5.0625, mean = (F - 1) / ln F =
+// 4.0625 / 1.62186 = 2.5049 (the closed form of the mean of (1+g)^(t/168));
+// checked against a 1-hour Riemann sum, which needs no calculus.
+TEST(Growth, MeanFactorIsTheIntegralOfCompoundGrowth) {
+  EXPECT_NEAR(mean_growth_factor(0.5, 4 * 168), 4.0625 / std::log(5.0625), 1e-12);
+  EXPECT_NEAR(mean_growth_factor(0.5, 4 * 168), 2.5049, 1e-4);
+  double sum = 0;
+  for (int h = 0; h < 4 * 168; ++h) sum += growth_factor(0.5, h + 0.5);
+  EXPECT_NEAR(mean_growth_factor(0.5, 4 * 168), sum / (4 * 168), 1e-4);
+  EXPECT_EQ(mean_growth_factor(0, 730), 1.0);
+  EXPECT_EQ(mean_growth_factor(0.5, 0), 1.0);
+  EXPECT_NEAR(growth_factor(0.5, 168), 1.5, 1e-12);
+}
+
+// A 1-year reservation whose rate is 60 % of pay-as-you-go pays when busy at
+// least 60 % of its term: bought now for capacity the demand reaches at week
+// t, it is busy (52.14 - t) / 52.14 of the year, so t <= 52.14 x 0.4 = 20.9.
+TEST(Growth, ReservationPaysForCapacityReachedEarlyEnough) {
+  EXPECT_NEAR(reservation_pays_until_weeks(8760, 0.6), 8760.0 / 168 * 0.4, 1e-9);
+  EXPECT_EQ(reservation_pays_until_weeks(8760, 1.0), 0);
+  EXPECT_EQ(reservation_pays_until_weeks(8760, 1.3), 0);
+  EXPECT_NEAR(reservation_pays_until_weeks(8760, 0), 8760.0 / 168, 1e-9);
 }
 
 }  // namespace

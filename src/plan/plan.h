@@ -56,6 +56,7 @@ struct PlanOptions {
   std::optional<double> billing_minimum_seconds;
   std::optional<double> deadline_hours;     // replaces the workload's
   std::optional<double> budget_usd;         // replaces the workload's
+  std::optional<int> horizon_weeks;         // replaces constraints.horizon_weeks
   int fallbacks_per_kind = 3;               // other regions, other sizes
   // AMD GPUs (MI300X, MI25, V620, V710) need ROCm/AMD drivers, which
   // `gpuplan stack`/`deploy` do not set up; they are dropped unless allowed.
@@ -171,6 +172,48 @@ struct Assumption {
   std::string source;
 };
 
+// One week of a growing workload, for the winner.
+struct GrowthWeek {
+  int week = 0;                 // 1-based
+  double demand_factor = 0;     // (1 + g)^week: data or request rate vs today
+  // Serving: the rate at the week's end, the replicas and VMs that meet it
+  // (what the scale set must reach), the week's cost with the fleet
+  // following the load. Training/fine-tuning that repeats: the run's hours
+  // and cost on that week's data.
+  double rate_rps = 0;
+  int replicas = 0;
+  int vms = 0;
+  double hours = 0;
+  double cost_usd = 0;
+  std::optional<double> budget_usd;  // the week's budget when one is set
+  bool meets_deadline = true;
+  bool within_budget = true;
+};
+
+// What growth does to the plan (data.growth_per_week > 0), over
+// horizon_weeks. docs/plan.md, "Growth".
+struct Growth {
+  double growth_per_week = 0;
+  int horizon_weeks = 0;
+  std::vector<GrowthWeek> weeks;
+  // Serving: the horizon's cost with the fleet following the load, against
+  // today's fleet held flat; their ratio is cost::mean_growth_factor.
+  double flat_cost_usd = 0;
+  double grown_cost_usd = 0;
+  double mean_load_factor = 1;
+  // Serving: a 1-year reservation bought today pays for the VMs the demand
+  // needs by this week (cost::reservation_pays_until_weeks); nullopt without
+  // a reserved-1y price.
+  std::optional<double> reserve_pays_until_week;
+  int reserve_vms = 0;
+  // Recurring training: the first week the winner misses the deadline, and
+  // the frontier option that still meets it then ("" when none does).
+  std::optional<int> misses_deadline_week;
+  std::string move_to;
+  std::optional<int> over_budget_week;
+  std::string summary;          // one sentence: what growth does to the choice
+};
+
 struct Plan {
   std::string workload_name;
   std::string workload_file;
@@ -185,6 +228,7 @@ struct Plan {
   std::vector<std::string> warnings;
   std::vector<Assumption> assumptions;
   std::vector<QuotaRequest> quota_requests;
+  std::optional<Growth> growth;  // data.growth_per_week > 0 and an option exists
 };
 
 // Plans `workload` over `catalog`. Errors: kInvalidArgument for bad options

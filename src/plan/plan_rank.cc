@@ -139,6 +139,7 @@ void Planner::finish(Plan& plan) {
   finish_frontier(plan);
   finish_fallbacks(plan);
   finish_quota_requests(plan);
+  finish_growth(plan);
   finish_drops(plan);
   finish_warnings(plan);
 }
@@ -318,9 +319,9 @@ void Planner::finish_warnings(Plan& plan) {
   } else {
     warnings_.push_back("no option meets every constraint; see the drops");
   }
-  if (w_.kind == workload::Kind::kInfer && w_.data.growth_per_week > 0) {
-    warnings_.push_back("traffic grows " + percent(w_.data.growth_per_week) +
-                        " a week; the fleet is sized for today's rate (see gpuplan simulate)");
+  if (plan.growth && w_.kind == workload::Kind::kInfer && w_.serving.request_rate <= 0) {
+    warnings_.push_back("traffic grows but the request rate comes from a trace: the weekly "
+                        "fleet is not sized (see gpuplan simulate)");
   }
   for (Assumption& a : assumptions_) plan.assumptions.push_back(std::move(a));
   plan.warnings = std::move(warnings_);

@@ -284,5 +284,131 @@ TEST_F(RealismTest, MaxNodesIsHonouredNotCapped) {
   EXPECT_EQ(flag->options[0].count, 3);
 }
 
+// A serving fleet whose traffic grows 50 % a week. The fake estimator gives
+// each VM 2 replicas of 1 req/s; 100 req/s today needs 50 VMs. Over 4 weeks
+// the load's mean is (F - 1) / ln F with F = 1.5^4 = 5.0625: 4.0625 / 1.6219
+// = 2.505 x today's; a fleet that follows it in whole VMs adds at most one
+// VM-hour per hour (+1/50 = 0.02), so the month costs 2.50-2.53 x the flat
+// month — within the 2.3-2.7 x that a month of 50 %/week growth implies.
+struct ServingEstimator {
+  estimate::Estimate operator()(const catalog::VmSize& size, const catalog::Gpu&, int count) const {
+    estimate::Estimate e;
+    e.size = size.name;
+    e.count = count;
+    e.gpus = size.gpu_count * count;
+    e.memory_available_gib = 94;
+    e.memory_needed_gib = 1;
+    e.hours = 672;
+    e.throughput = count * 2.0;
+    e.throughput_unit = "requests/s";
+    estimate::ServingEstimate s;
+    s.gpus_per_replica = 1;
+    s.replicas = 2 * count;
+    s.replicas_needed = 100;
+    s.vms_needed = 50;
+    s.capacity_rps_per_replica = 1.0;
+    s.meets_slo = count >= 50;
+    e.serving = s;
+    e.fits = s.meets_slo;
+    if (!e.fits) e.reason = "misses SLO";
+    return e;
+  }
+};
+
+TEST_F(RealismTest, GrowingTrafficCostsTheMeanLoadNotTodays) {
+  catalog::VmSize a = gpu_size("Standard_A2", "Aseries", 2, 16);
+  auto cat = catalog::Catalog::from_parts({gpu_h()}, {a},
+                                          {offer(a.name, "eastus", Pricing::kPayg, 4.0),
+                                           offer(a.name, "eastus", Pricing::kReserved1y, 2.4)});
+  workload::Workload w;
+  w.name = "s";
+  w.kind = workload::Kind::kInfer;
+  w.serving.request_rate = 100;
+  w.serving.duration_hours = 672;
+  w.data.growth_per_week = 0.5;
+  PlanOptions o;
+  o.pricings = {Pricing::kPayg};
+  auto p = make_plan(w, *cat, rates_, o, ServingEstimator{});
+  ASSERT_TRUE(p) << p.error().to_string();
+  ASSERT_TRUE(p->growth.has_value());
+  const Growth& g = *p->growth;
+  EXPECT_EQ(p->options[0].count, 50);
+  EXPECT_EQ(g.horizon_weeks, 4);
+  const double f = std::pow(1.5, 4);
+  EXPECT_NEAR(g.mean_load_factor, (f - 1) / std::log(f), 1e-9);
+  EXPECT_NEAR(g.flat_cost_usd, 50 * 4.0 * 672, 1e-6);
+  const double ratio = g.grown_cost_usd / g.flat_cost_usd;
+  EXPECT_GE(ratio, 2.3);
+  EXPECT_LE(ratio, 2.7);
+  EXPECT_GE(ratio, g.mean_load_factor);          // whole VMs never cost less than the load
+  EXPECT_LE(ratio, g.mean_load_factor + 1.0 / 50 + 1e-9);
+  ASSERT_EQ(g.weeks.size(), 4u);
+  EXPECT_EQ(g.weeks[3].replicas, static_cast<int>(std::ceil(100 * f)));  // 507 replicas
+  EXPECT_EQ(g.weeks[3].vms, static_cast<int>(std::ceil(std::ceil(100 * f) / 2.0)));
+  // Reserved at 60 % of payg: pays for what the demand reaches within
+  // 52.14 x 0.4 = 20.9 weeks — the whole horizon here.
+  ASSERT_TRUE(g.reserve_pays_until_week.has_value());
+  EXPECT_NEAR(*g.reserve_pays_until_week, 8760.0 / 168 * 0.4, 1e-6);
+  EXPECT_EQ(g.reserve_vms, g.weeks[3].vms);
+  EXPECT_NE(g.summary.find("ranking holds"), std::string::npos) << g.summary;
+  // --horizon-weeks replaces the workload's.
+  o.horizon_weeks = 2;
+  auto two = make_plan(w, *cat, rates_, o, ServingEstimator{});
+  ASSERT_TRUE(two);
+  EXPECT_EQ(two->growth->weeks.size(), 2u);
+  // No growth: no growth section.
+  w.data.growth_per_week = 0;
+  auto flat = make_plan(w, *cat, rates_, PlanOptions{}, ServingEstimator{});
+  ASSERT_TRUE(flat);
+  EXPECT_FALSE(flat->growth.has_value());
+}
+
+// Weekly fine-tuning on data growing 20 % a week: SimpleEstimator takes 10
+// GPU-hours today; A1 x1 runs 10 h + 0.25 h setup = 10.25 h. Against a 14 h
+// deadline, week w's run takes 10.25 x 1.2^w: 12.3 h (week 1), 14.76 h (week
+// 2, misses) — then B4 (4 GPUs, 2.5625 h today) still meets it.
+TEST_F(RealismTest, RecurringTrainingSaysWhenTheWinnerStopsMeetingTheDeadline) {
+  catalog::VmSize a = gpu_size("Standard_A1", "Aseries", 1, 8);
+  catalog::VmSize b = gpu_size("Standard_B4", "Bseries", 4, 32);
+  auto cat = catalog::Catalog::from_parts({gpu_h()}, {a, b},
+                                          {offer(a.name, "eastus", Pricing::kPayg, 4.0),
+                                           offer(b.name, "eastus", Pricing::kPayg, 20.0)});
+  workload::Workload w = finetune();
+  w.data.growth_per_week = 0.2;
+  w.constraints.deadline_hours = 14;
+  w.constraints.repeat = workload::Repeat::kWeekly;
+  w.constraints.budget_usd = 80;  // B4 (20 x 2.75 h = $55 + disks) stays feasible
+  w.constraints.budget_growth_per_week = 0.1;
+  PlanOptions o;
+  o.max_count = 1;
+  o.pricings = {Pricing::kPayg};
+  auto p = make_plan(w, *cat, rates_, o, SimpleEstimator{});
+  ASSERT_TRUE(p) << p.error().to_string();
+  EXPECT_EQ(p->options[0].size, a.name);
+  ASSERT_TRUE(p->growth.has_value());
+  const Growth& g = *p->growth;
+  ASSERT_EQ(g.weeks.size(), 4u);
+  EXPECT_NEAR(g.weeks[0].hours, p->options[0].hours * 1.2, 1e-9);
+  EXPECT_TRUE(g.weeks[0].meets_deadline);
+  EXPECT_FALSE(g.weeks[1].meets_deadline);
+  ASSERT_TRUE(g.misses_deadline_week.has_value());
+  EXPECT_EQ(*g.misses_deadline_week, 2);
+  EXPECT_NE(g.move_to.find(b.name), std::string::npos) << g.move_to;
+  // Budget week by week: $80 x 1.1^(w-1) against the run's cost x 1.2^w.
+  for (const GrowthWeek& wk : g.weeks) {
+    ASSERT_TRUE(wk.budget_usd.has_value());
+    EXPECT_NEAR(*wk.budget_usd, 80 * std::pow(1.1, wk.week - 1), 1e-9);
+    EXPECT_EQ(wk.within_budget, wk.cost_usd <= *wk.budget_usd);
+  }
+  EXPECT_NE(g.summary.find("week 2"), std::string::npos) << g.summary;
+  // Run once: planned on today's data, said so.
+  w.constraints.repeat = workload::Repeat::kNone;
+  auto once = make_plan(w, *cat, rates_, o, SimpleEstimator{});
+  ASSERT_TRUE(once);
+  ASSERT_TRUE(once->growth.has_value());
+  EXPECT_TRUE(once->growth->weeks.empty());
+  EXPECT_NE(once->growth->summary.find("runs once"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gpuplan::plan

@@ -109,6 +109,16 @@ Status Planner::settle_os_spot_limits() {
   }
   data_region_ = strings::to_lower(k.data_region);
   confidential_ = k.confidential;
+  horizon_weeks_ = opt_.horizon_weeks.value_or(k.horizon_weeks);
+  if (horizon_weeks_ < 1 || horizon_weeks_ > workload::kMaxHorizonWeeks) {
+    return invalid_argument("--horizon-weeks must be 1.." +
+                            std::to_string(workload::kMaxHorizonWeeks));
+  }
+  if (w_.data.growth_per_week > 0) {
+    add_assumption("growth", percent(w_.data.growth_per_week) + " a week over " +
+                                 std::to_string(horizon_weeks_) + " weeks (compounded continuously)",
+                   opt_.horizon_weeks ? "--horizon-weeks" : wfile);
+  }
   if (confidential_) {
     add_assumption("confidential",
                    "yes: only confidential-computing sizes (NCC*) are offered, as Confidential VMs",

@@ -11,6 +11,7 @@
 //                        options, drop summary and warnings
 //   plan_quota.cc        the quota requests that would unlock a better option
 //   plan_price_check.cc  prices that look wrong, and confidential sizes
+//   plan_growth.cc       growth over a horizon: weekly fleet, cost, deadline
 #pragma once
 
 #include <cstdint>
@@ -211,6 +212,13 @@ class Planner {
   void finish_warnings(Plan& plan);
   void price_check_warnings(const Option& best);
 
+  // plan_growth.cc: growth over the horizon.
+  void finish_growth(Plan& plan);
+  void growth_serving(Plan& plan, Growth& gr);
+  void growth_reservation(const Option& best, Growth& gr);
+  void growth_repeat(Plan& plan, Growth& gr);
+  std::optional<double> week_budget(int week, double per_week) const;
+
   // plan_quota.cc: the quota requests.
   void finish_quota_requests(Plan& plan);
   std::vector<QuotaLimit> binding_limits(const Cand& b) const;
@@ -256,6 +264,7 @@ class Planner {
   std::vector<std::optional<double>> spot_fence_series_;  // per size: its series'
   double sibling_fence_ = 0;                              // lowest payg sibling ratio
   bool confidential_ = false;                             // constraints.confidential
+  int horizon_weeks_ = 4;                                 // growth horizon
 
   // Results of the pass.
   Order order_{Objective::kCost};
