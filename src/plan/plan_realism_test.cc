@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "core/strings.h"
 #include "plan/plan.h"
 
 namespace gpuplan::plan {
@@ -408,6 +409,32 @@ TEST_F(RealismTest, RecurringTrainingSaysWhenTheWinnerStopsMeetingTheDeadline) {
   ASSERT_TRUE(once->growth.has_value());
   EXPECT_TRUE(once->growth->weeks.empty());
   EXPECT_NE(once->growth->summary.find("runs once"), std::string::npos);
+}
+
+// The plan names its data disk as deploy reads it back (assumption
+// data_disk_gib, size first) and prices the tier cost::data_disk() picks.
+TEST_F(RealismTest, TheDiskPricedIsTheDiskDeployBuilds) {
+  catalog::VmSize a = gpu_size("Standard_A1", "Aseries", 1, 8);
+  auto cat = catalog::Catalog::from_parts({gpu_h()}, {a},
+                                          {offer(a.name, "eastus", Pricing::kPayg, 4.0)});
+  PlanOptions o;
+  o.max_count = 1;
+  auto p = make_plan(finetune(), *cat, rates_, o, SimpleEstimator{});
+  ASSERT_TRUE(p) << p.error().to_string();
+  auto disk = cost::data_disk(rates_, std::nullopt);
+  ASSERT_TRUE(disk);
+  std::string value;
+  for (const Assumption& x : p->assumptions) {
+    if (x.name == "data_disk_gib") value = x.value;
+  }
+  ASSERT_FALSE(value.empty());
+  EXPECT_EQ(value.substr(0, value.find(' ')), strings::fixed(disk->gib, 0));
+  EXPECT_NE(value.find(disk->sku), std::string::npos) << value;
+  bool priced = false;
+  for (const cost::CostLine& l : p->options[0].lines) {
+    if (l.name == "data disk") priced = l.assumption.find("billed as " + disk->tier) != std::string::npos;
+  }
+  EXPECT_TRUE(priced);
 }
 
 }  // namespace

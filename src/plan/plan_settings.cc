@@ -192,9 +192,13 @@ void Planner::settle_usage_assumptions() {
                                    : rate_source("billing_minimum_seconds"));
   add_assumption("os_disk", "Premium SSD " + usage_.os_disk_tier + " per VM",
                  rate_source("os_disk_tier", "P10"));
-  add_assumption("data_disk",
-                 usage_.data_disk_gib > 0
-                     ? "Premium SSD v2 " + fixed(usage_.data_disk_gib, 0) + " GiB per VM"
+  // Named data_disk_gib with the size first: deploy reads it back from the
+  // plan's JSON and builds this disk (cost::data_disk, the one definition).
+  auto disk = cost::data_disk(rates_, usage_.data_disk_gib);
+  add_assumption("data_disk_gib",
+                 usage_.data_disk_gib > 0 && disk
+                     ? fixed(disk->gib, 0) + " GiB Premium SSD (" + disk->sku + ", billed as " +
+                           disk->tier + ") per VM, the disk gpuplan deploy builds"
                      : "none",
                  opt_.data_disk_gib ? "--data-disk-gib" : rate_source("data_disk_gib"));
 }

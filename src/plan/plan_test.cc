@@ -430,12 +430,13 @@ TEST_F(PlanTest, CheapestWinsAndEveryLineIsCosted) {
   ASSERT_FALSE(p->options.empty());
   const Option& best = p->options.front();
   // S1 x1 in eastus: 10 h of work + 0.25 h setup at $4/h = $41 + disks:
-  // OS P10 19.71 x 10.25 / 730 = $0.27675; data 512 x 0.0803 = 41.1136 x 10.25 / 730 = $0.57728
+  // OS P10 19.71 x 10.25 / 730 = $0.27675; data 512 GiB Premium SSD billed as
+  // P20 $73.22 x 10.25 / 730 = $1.02809
   EXPECT_EQ(best.size, "Standard_S1");
   EXPECT_EQ(best.count, 1);
   EXPECT_EQ(best.region, "eastus");
   EXPECT_EQ(best.pricing, Pricing::kPayg);
-  EXPECT_NEAR(best.cost_usd, 41.0 + 19.71 * 10.25 / 730 + 41.1136 * 10.25 / 730, 1e-9);
+  EXPECT_NEAR(best.cost_usd, 41.0 + 19.71 * 10.25 / 730 + 73.22 * 10.25 / 730, 1e-9);
   EXPECT_NEAR(best.hours, 10.25, 1e-12);
   double sum = 0;
   for (const cost::CostLine& l : best.lines) sum += l.usd;
