@@ -1,6 +1,7 @@
 // `gpuplan plan WORKLOAD.yaml`: parse the workload and the flags, call
 // plan::make_plan, print the ranked table, the frontier, fallbacks, quota
 // requests, drops, warnings and assumptions (or the JSON of docs/plan.md).
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -35,6 +36,7 @@ struct PlanFlags {
       checkpoint_hours, setup_hours, data_disk_gib, egress_gb, dataset_gb, billing_minimum_seconds,
       deadline_hours, budget;
   std::optional<int> max_nodes;
+  std::optional<int> horizon_weeks;
 };
 
 Error flag_error(Error e, const char* flag) {
@@ -74,7 +76,11 @@ Result<plan::PlanOptions> to_options(const PlanFlags& f) {
   o.billing_minimum_seconds = f.billing_minimum_seconds;
   o.deadline_hours = f.deadline_hours;
   o.budget_usd = f.budget;
-  if (f.max_nodes) o.max_count = *f.max_nodes;
+  o.horizon_weeks = f.horizon_weeks;
+  if (f.max_nodes) {
+    o.max_count = *f.max_nodes;
+    o.max_count_given = true;
+  }
   return o;
 }
 
@@ -144,9 +150,38 @@ std::string options_table(const std::vector<plan::Option>& options, bool details
     }
     if (o.price.estimated) d += " | price estimated";
     if (o.quota_known) d += std::string(" | quota ") + (o.quota_ok ? "ok" : "short");
+    if (o.confidential) d += " | confidential: true";
+    for (const std::string& w : o.price_warnings) d += " | PRICE LOOKS WRONG: " + w;
     out += wrap(d, 4);
   }
   return out;
+}
+
+// What growth does to the winner: the sentence, then one line a week.
+void print_growth(std::ostream& os, const plan::Growth& g) {
+  os << "\nGrowth (" << strings::fixed(g.growth_per_week * 100, 0) << "% a week, "
+     << g.horizon_weeks << " weeks)\n";
+  os << wrap(g.summary, 2);
+  for (const plan::GrowthWeek& w : g.weeks) {
+    std::string line = "week " + std::to_string(w.week) + ": x" +
+                       strings::fixed(w.demand_factor, 2);
+    if (w.vms > 0) {
+      line += ", " + strings::fixed(w.rate_rps, 2) + " req/s, " + std::to_string(w.replicas) +
+              " replicas on " + std::to_string(w.vms) + (w.vms == 1 ? " VM" : " VMs");
+    } else {
+      line += ", " + hours_cell(w.hours) + " h" + (w.meets_deadline ? "" : " (misses the deadline)");
+    }
+    line += ", " + money(w.cost_usd);
+    if (w.budget_usd) line += " of " + money(*w.budget_usd) + (w.within_budget ? "" : " (over)");
+    os << wrap(line, 4);
+  }
+  if (g.reserve_pays_until_week) {
+    os << wrap("a 1-year reservation bought today pays for the VMs the demand reaches within " +
+                   strings::fixed(*g.reserve_pays_until_week, 1) + " weeks (" +
+                   std::to_string(g.reserve_vms) + (g.reserve_vms == 1 ? " VM" : " VMs") +
+                   " within the horizon)",
+               2);
+  }
 }
 
 void print_plan(std::ostream& os, const plan::Plan& p) {
@@ -156,6 +191,14 @@ void print_plan(std::ostream& os, const plan::Plan& p) {
      << " options considered (size x VMs x region x pricing)\n";
   if (!p.options.empty()) {
     os << "\nRanked options\n" << options_table(p.options, true);
+    std::vector<std::string> caveats;  // each once, in option order
+    for (const plan::Option& o : p.options) {
+      for (const std::string& c : o.caveats) {
+        if (std::find(caveats.begin(), caveats.end(), c) == caveats.end()) caveats.push_back(c);
+      }
+    }
+    if (!caveats.empty()) os << "\nCaveats\n";
+    for (const std::string& c : caveats) os << wrap("- " + c, 2);
     const plan::Option& best = p.options.front();
     os << "\nCost of #1 (" << short_size(best.size) << " x" << best.count << ", " << best.region
        << ", " << catalog::to_string(best.pricing) << "; price as of " << best.price.as_of << ")\n";
@@ -181,17 +224,25 @@ void print_plan(std::ostream& os, const plan::Plan& p) {
     os << "\nFallbacks for #1 (other regions, then other sizes)\n"
        << options_table(p.fallbacks, false);
   }
+  if (p.growth) print_growth(os, *p.growth);
   if (!p.quota_requests.empty()) {
     os << "\nQuota requests that unlock a better option\n";
     for (const plan::QuotaRequest& q : p.quota_requests) {
-      os << wrap(q.family + " in " + q.region + ": limit " + strings::fixed(q.limit, 0) +
-                     ", used " + strings::fixed(q.used, 0) + ", needs " +
-                     strings::fixed(q.vcpus_needed, 0) + " vCPUs for " +
-                     short_size(q.unlocks.size) + " x" + std::to_string(q.unlocks.count) + " (" +
-                     std::string(catalog::to_string(q.unlocks.pricing)) + ", " +
-                     money(q.unlocks.cost_usd) + ", " + hours_cell(q.unlocks.hours) + " h)",
+      // Every limit that binds, each with current, used, needed and the value to ask for.
+      os << wrap(short_size(q.unlocks.size) + " x" + std::to_string(q.unlocks.count) + " in " +
+                     q.region + " (" + std::string(catalog::to_string(q.unlocks.pricing)) + ", " +
+                     money(q.unlocks.cost_usd) + ", " + hours_cell(q.unlocks.hours) + " h) needs " +
+                     strings::fixed(q.vcpus_needed, 0) + " vCPUs; " +
+                     std::to_string(q.limits.size()) +
+                     (q.limits.size() == 1 ? " limit stands" : " limits stand") + " in the way:",
                  2);
-      os << wrap(q.command, 4);
+      for (const plan::QuotaLimit& l : q.limits) {
+        os << wrap(l.scope + " limit " + l.resource + ": current " + strings::fixed(l.limit, 0) +
+                       ", used " + strings::fixed(l.used, 0) + ", needed " +
+                       strings::fixed(l.needed, 0) + ", ask for " + strings::fixed(l.new_limit, 0),
+                   4);
+        os << wrap(l.command, 6);
+      }
     }
   }
   if (!p.dropped.empty()) {
@@ -259,6 +310,8 @@ void add_plan_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--deadline-hours", f->deadline_hours, "Deadline (replaces the workload's)");
   cmd->add_option("--budget", f->budget, "Budget in USD (replaces the workload's)");
   cmd->add_option("--max-nodes", f->max_nodes, "Most VMs per option (default 64)");
+  cmd->add_option("--horizon-weeks", f->horizon_weeks,
+                  "Weeks to look ahead when data.growth_per_week > 0 (default 4)");
   cmd->callback([f, &ctx] {
     ctx.action = [f, &ctx]() -> int {
       // 1. The flags.

@@ -260,9 +260,7 @@ Result<Usage> default_usage(const Rates& rates) {
   GPUPLAN_TRY(const Rate* setup, rates.require("setup_hours"));
   GPUPLAN_TRY(const Rate* gran, rates.require("billing_granularity_seconds"));
   GPUPLAN_TRY(const Rate* minimum, rates.require("billing_minimum_seconds"));
-  GPUPLAN_TRY(const Rate* data_disk, rates.require("data_disk_gib"));
-  GPUPLAN_TRY(const Rate* iops, rates.require("disk_premium_ssd_v2_free_iops"));
-  GPUPLAN_TRY(const Rate* mbps, rates.require("disk_premium_ssd_v2_free_mbps"));
+  GPUPLAN_TRY(DataDisk disk, data_disk(rates, std::nullopt));
   u.eviction.rate_per_hour = ev->value;
   u.eviction.rate_high_per_hour = ev_hi->value;
   u.eviction.restart_hours = restart->value;
@@ -270,9 +268,7 @@ Result<Usage> default_usage(const Rates& rates) {
   u.setup_hours = setup->value;
   u.billing_granularity_seconds = gran->value;
   u.billing_minimum_seconds = minimum->value;
-  u.data_disk_gib = data_disk->value;
-  u.data_disk_iops = iops->value;
-  u.data_disk_mbps = mbps->value;
+  u.data_disk_gib = disk.gib;
   for (const Rate& r : rates.rows()) {
     if (r.name == "os_disk_tier") u.os_disk_tier = r.key;
   }
@@ -427,8 +423,7 @@ HoursModel hours_model(const Usage& u, bool spot) {
 Result<RegionCosts> region_costs(const Rates& rates, const Usage& u, std::string_view region) {
   RegionCosts rc;
   rc.region = std::string(region);
-  if (u.data_disk_gib < 0 || u.data_disk_iops < 0 || u.data_disk_mbps < 0 ||
-      u.egress_internet_gb < 0 || u.transfer_gb < 0) {
+  if (u.data_disk_gib < 0 || u.egress_internet_gb < 0 || u.transfer_gb < 0) {
     return invalid_argument("disk sizes and transfer volumes cannot be negative");
   }
   // OS disk: one Premium SSD tier per VM.
@@ -443,25 +438,16 @@ Result<RegionCosts> region_costs(const Rates& rates, const Usage& u, std::string
     rc.os_disk_basis = "Premium SSD " + u.os_disk_tier + " $" + num(r->value, 2) + "/month (" +
                        cite(*r, fb, region) + ")";
   }
-  // Data disk: Premium SSD v2, per GiB plus IOPS and MB/s above the free baseline.
+  // Data disk: the Premium SSD deploy builds, billed at its tier (data_disk()).
   if (u.data_disk_gib > 0) {
-    bool fb_g = false, fb_i = false, fb_m = false;
-    GPUPLAN_TRY(const Rate* gib, rates.require("disk_premium_ssd_v2_usd_per_gib_month", "", region, &fb_g));
-    GPUPLAN_TRY(const Rate* iops, rates.require("disk_premium_ssd_v2_usd_per_iops_month", "", region, &fb_i));
-    GPUPLAN_TRY(const Rate* mbps, rates.require("disk_premium_ssd_v2_usd_per_mbps_month", "", region, &fb_m));
-    GPUPLAN_TRY(const Rate* free_iops, rates.require("disk_premium_ssd_v2_free_iops"));
-    GPUPLAN_TRY(const Rate* free_mbps, rates.require("disk_premium_ssd_v2_free_mbps"));
-    double extra_iops = std::max(0.0, u.data_disk_iops - free_iops->value);
-    double extra_mbps = std::max(0.0, u.data_disk_mbps - free_mbps->value);
-    rc.data_disk_usd_per_vm_month =
-        u.data_disk_gib * gib->value + extra_iops * iops->value + extra_mbps * mbps->value;
-    rc.data_disk_basis = "Premium SSD v2 " + num(u.data_disk_gib, 0) + " GiB x $" +
-                         num(gib->value, 4) + " + " + num(extra_iops, 0) +
-                         " IOPS above the free " + num(free_iops->value, 0) + " x $" +
-                         num(iops->value, 5) + " + " + num(extra_mbps, 0) +
-                         " MB/s above the free " + num(free_mbps->value, 0) + " x $" +
-                         num(mbps->value, 5) + " = $" + num(rc.data_disk_usd_per_vm_month, 2) +
-                         "/month (" + cite(*gib, fb_g, region) + ")";
+    GPUPLAN_TRY(DataDisk disk, data_disk(rates, u.data_disk_gib));
+    bool fb = false;
+    const Rate* r = rates.find("disk_premium_ssd_usd_per_month", disk.tier, region, &fb);
+    if (!r) return internal_error("rates.csv: no price for Premium SSD tier " + disk.tier);
+    rc.data_disk_usd_per_vm_month = r->value;
+    rc.data_disk_basis = "Premium SSD " + num(disk.gib, 0) + " GiB (" + disk.sku + ", billed as " +
+                         disk.tier + " " + num(disk.tier_gib, 0) + " GiB) $" + num(r->value, 2) +
+                         "/month (" + cite(*r, fb, region) + ")";
   }
   // Transfer: internet egress on the tier ladder, inter-region by geography.
   std::vector<std::string> parts;

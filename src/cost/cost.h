@@ -101,14 +101,26 @@ struct Usage {
   double billing_granularity_seconds = 1;
   double billing_minimum_seconds = 300;   // per VM launch
   std::string os_disk_tier = "P10";       // Premium SSD tier, one per VM; "" = none
-  double data_disk_gib = 512;             // Premium SSD v2 per VM; 0 = none
-  double data_disk_iops = 3000;
-  double data_disk_mbps = 125;
+  double data_disk_gib = 512;             // Premium SSD (data_disk()) per VM; 0 = none
   double egress_internet_gb = 0;          // to the internet, this month
   double transfer_gb = 0;                 // moved from data_region to the compute region
   std::string data_region;                // "" = data already where the VMs run
   EvictionModel eviction;
 };
+
+// The data disk each VM gets: what `plan` prices and what `deploy` builds,
+// from this one function so the two always agree (storage.cc says why it is
+// Premium SSD, Premium_LRS). `gib` overrides rates.csv's data_disk_gib.
+struct DataDisk {
+  std::string sku;      // ARM storageAccountType: "Premium_LRS"
+  std::string tier;     // the billed tier, the smallest that holds gib ("P20"); "" when gib is 0
+  double gib = 0;       // size to create; 0 = no data disk
+  double tier_gib = 0;  // the tier's capacity
+  std::string source;   // where gib came from
+};
+// kInvalidArgument (field --data-disk-gib) for a negative size or one above
+// the largest tier; kInternal when rates.csv lacks data_disk_gib.
+[[nodiscard]] Result<DataDisk> data_disk(const Rates& rates, std::optional<double> gib);
 
 // Usage with every default read from rates.csv (eviction, restart, checkpoint,
 // setup, billing minimum, OS disk tier, data disk size). kInternal if a rate is

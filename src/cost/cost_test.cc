@@ -1,6 +1,7 @@
 // Every cost line against arithmetic done by hand from data/cost/rates.csv
 // (the embedded copy) and a small catalog built here.
 #include "cost/cost.h"
+#include "cost/growth.h"
 
 #include <gtest/gtest.h>
 
@@ -115,8 +116,6 @@ TEST_F(CostTest, EmbeddedDefaultsAreTheDocumentedRates) {
   EXPECT_DOUBLE_EQ(usage_.billing_granularity_seconds, 1);
   EXPECT_EQ(usage_.os_disk_tier, "P10");
   EXPECT_DOUBLE_EQ(usage_.data_disk_gib, 512);
-  EXPECT_DOUBLE_EQ(usage_.data_disk_iops, 3000);
-  EXPECT_DOUBLE_EQ(usage_.data_disk_mbps, 125);
   for (const Rate& r : rates_.rows()) EXPECT_FALSE(r.source.empty()) << r.name;
   EXPECT_EQ(rates_.geography("eastus"), "north-america");
   EXPECT_EQ(rates_.geography("WestEurope"), "europe");
@@ -137,14 +136,14 @@ TEST_F(CostTest, PaygLinuxEveryLine) {
   EXPECT_NEAR(line(b, "setup (idle)"), 3.49, 1e-9);
   // OS disk: P10 eastus $19.71/month; 2 x 19.71 x 10.25 / 730 = $0.5535
   EXPECT_NEAR(line(b, "os disk"), 0.5535, 1e-9);
-  // data disk: 512 GiB x $0.0803 = $41.1136/month, baseline IOPS/MB/s free;
-  // 2 x 41.1136 x 10.25 / 730 = $1.15456
-  EXPECT_NEAR(line(b, "data disk"), 1.15456, 1e-9);
+  // data disk: 512 GiB Premium SSD, billed as P20 eastus $73.22/month;
+  // 2 x 73.22 x 10.25 / 730 = $2.0561781
+  EXPECT_NEAR(line(b, "data disk"), 73.22 * 2 * 10.25 / 730, 1e-9);
   EXPECT_FALSE(has_line(b, "windows licence"));
   EXPECT_FALSE(has_line(b, "spot eviction overhead"));
   EXPECT_FALSE(has_line(b, "billing minimum"));
-  // total 139.60 + 3.49 + 0.5535 + 1.15456 = 144.79806
-  EXPECT_NEAR(b.total_usd(), 144.79806, 1e-9);
+  // total 139.60 + 3.49 + 0.5535 + 2.0561781
+  EXPECT_NEAR(b.total_usd(), 139.60 + 3.49 + 0.5535 + 73.22 * 2 * 10.25 / 730, 1e-9);
   EXPECT_NEAR(sum(b), b.total_usd(), 1e-9);
   EXPECT_DOUBLE_EQ(b.numbers.low_usd, b.numbers.total_usd);
   EXPECT_DOUBLE_EQ(b.numbers.high_usd, b.numbers.total_usd);
@@ -315,20 +314,31 @@ TEST_F(CostTest, EgressTiersAndInterRegionTransfer) {
   EXPECT_NEAR(line(b, "data transfer"), 87.0, 1e-9);
 }
 
-TEST_F(CostTest, PremiumSsdV2AboveTheFreeBaselineAndRegionalFallback) {
+// The data disk deploy builds is the one priced: Premium SSD (Premium_LRS),
+// billed at the smallest tier that holds it (512 GiB -> P20, 513 -> P30).
+TEST_F(CostTest, DataDiskIsThePremiumSsdTierDeployBuilds) {
+  auto def = data_disk(rates_, std::nullopt);
+  ASSERT_TRUE(def);
+  EXPECT_EQ(def->sku, "Premium_LRS");
+  EXPECT_EQ(def->gib, 512);
+  EXPECT_EQ(def->tier, "P20");
+  EXPECT_EQ(data_disk(rates_, 513.0)->tier, "P30");
+  EXPECT_EQ(data_disk(rates_, 4.0)->tier, "P4");
+  EXPECT_EQ(data_disk(rates_, 0.0)->tier, "");
+  EXPECT_FALSE(data_disk(rates_, -1.0));
+  auto huge = data_disk(rates_, 40000.0);
+  ASSERT_FALSE(huge);
+  EXPECT_EQ(huge.error().where.field, "--data-disk-gib");
   Usage u = bare();
-  u.data_disk_gib = 1024;
-  u.data_disk_iops = 5000;
-  u.data_disk_mbps = 200;
-  // westeurope: 1024 x 0.0949 + 2000 x 0.00584 + 75 x 0.04745 = $112.41635/month
-  auto we = region_costs(rates_, u, "westeurope");
-  ASSERT_TRUE(we);
-  EXPECT_NEAR(we->data_disk_usd_per_vm_month, 112.41635, 1e-9);
-  // centralindia has no disk rate: eastus's (0.0803, 0.00511, 0.04015) with a note
-  // 1024 x 0.0803 + 2000 x 0.00511 + 75 x 0.04015 = 82.2272 + 10.22 + 3.01125 = $95.45845
+  u.data_disk_gib = 1000;  // P30 (1024 GiB), eastus $135.17/month
+  auto ea = region_costs(rates_, u, "eastus");
+  ASSERT_TRUE(ea);
+  EXPECT_NEAR(ea->data_disk_usd_per_vm_month, 135.17, 1e-9);
+  EXPECT_NE(ea->data_disk_basis.find("billed as P30"), std::string::npos) << ea->data_disk_basis;
+  // centralindia has no disk rate: eastus's, with a note
   auto ci = region_costs(rates_, u, "centralindia");
   ASSERT_TRUE(ci);
-  EXPECT_NEAR(ci->data_disk_usd_per_vm_month, 95.45845, 1e-9);
+  EXPECT_NEAR(ci->data_disk_usd_per_vm_month, 135.17, 1e-9);
   EXPECT_NE(ci->data_disk_basis.find("eastus rate used"), std::string::npos);
   u.os_disk_tier = "P99";
   EXPECT_FALSE(region_costs(rates_, u, "eastus"));
@@ -457,6 +467,30 @@ TEST(FormatTest, Usd) {
   EXPECT_EQ(format_usd(0), "$0.00");
   EXPECT_EQ(format_usd(0.001234), "$0.0012");
   EXPECT_EQ(format_usd(1234567.891), "$1,234,567.89");
+}
+
+// +50 % a week for 4 weeks: F = 1.5^4 = 5.0625, mean = (F - 1) / ln F =
+// 4.0625 / 1.62186 = 2.5049 (the closed form of the mean of (1+g)^(t/168));
+// checked against a 1-hour Riemann sum, which needs no calculus.
+TEST(Growth, MeanFactorIsTheIntegralOfCompoundGrowth) {
+  EXPECT_NEAR(mean_growth_factor(0.5, 4 * 168), 4.0625 / std::log(5.0625), 1e-12);
+  EXPECT_NEAR(mean_growth_factor(0.5, 4 * 168), 2.5049, 1e-4);
+  double sum = 0;
+  for (int h = 0; h < 4 * 168; ++h) sum += growth_factor(0.5, h + 0.5);
+  EXPECT_NEAR(mean_growth_factor(0.5, 4 * 168), sum / (4 * 168), 1e-4);
+  EXPECT_EQ(mean_growth_factor(0, 730), 1.0);
+  EXPECT_EQ(mean_growth_factor(0.5, 0), 1.0);
+  EXPECT_NEAR(growth_factor(0.5, 168), 1.5, 1e-12);
+}
+
+// A 1-year reservation whose rate is 60 % of pay-as-you-go pays when busy at
+// least 60 % of its term: bought now for capacity the demand reaches at week
+// t, it is busy (52.14 - t) / 52.14 of the year, so t <= 52.14 x 0.4 = 20.9.
+TEST(Growth, ReservationPaysForCapacityReachedEarlyEnough) {
+  EXPECT_NEAR(reservation_pays_until_weeks(8760, 0.6), 8760.0 / 168 * 0.4, 1e-9);
+  EXPECT_EQ(reservation_pays_until_weeks(8760, 1.0), 0);
+  EXPECT_EQ(reservation_pays_until_weeks(8760, 1.3), 0);
+  EXPECT_NEAR(reservation_pays_until_weeks(8760, 0), 8760.0 / 168, 1e-9);
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "core/files.h"
 #include "core/names.h"
 #include "core/strings.h"
+#include "cost/cost.h"
 #include "deploy/deploy.h"
 
 namespace gpuplan::deploy {
@@ -293,9 +294,14 @@ Result<DeploySpec> make_deploy_spec(const PlanDocument& plan, const catalog::Cat
     spec.data_disk_gib = *plan.data_disk_gib;
     spec.data_disk_source = "plan";
   } else {
-    spec.data_disk_gib = kDefaultDataDiskGib;
+    // The disk the plan prices by default (cost::data_disk: one function for both).
+    auto rates = cost::Rates::load_embedded();
+    if (!rates) return tl::unexpected(rates.error());
+    GPUPLAN_TRY(cost::DataDisk disk, cost::data_disk(*rates, std::nullopt));
+    spec.data_disk_gib = disk.gib;
     spec.data_disk_source = "default";
-    spec.notes.push_back("data disk: 256 GiB Premium SSD per VM (default; the plan names none)");
+    spec.notes.push_back("data disk: " + strings::fixed(disk.gib, 0) + " GiB Premium SSD (" +
+                         disk.sku + ", " + disk.tier + ") per VM (the plan's default; it names none)");
   }
   if (spec.data_disk_gib < 4 || spec.data_disk_gib > 32767 ||
       spec.data_disk_gib != std::floor(spec.data_disk_gib)) {

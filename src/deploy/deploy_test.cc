@@ -311,6 +311,13 @@ TEST(PlanInput, ReadsTheFixtureOptions) {
   EXPECT_DOUBLE_EQ(plan->options[0].cost_high_usd, 38.11);
   EXPECT_EQ(plan->options[1].pricing, catalog::Pricing::kPayg);
   EXPECT_FALSE(plan->data_disk_gib.has_value());
+  EXPECT_FALSE(plan->options[0].confidential);  // absent in older plans: false
+  auto conf = parse_plan_json(R"({"options": [{"size": "Standard_NCC40ads_H100_v5", "count": 1,
+      "gpus": 1, "region": "eastus2", "pricing": "payg", "os": "linux", "hours": 1,
+      "cost_usd": 1, "cost_low_usd": 1, "cost_high_usd": 1, "usd_per_hour": 1,
+      "confidential": true}]})", "c.json");
+  ASSERT_TRUE(conf.has_value()) << conf.error().to_string();
+  EXPECT_TRUE(conf->options[0].confidential);
   auto nd = parse_plan_json(*files::read_text(fixture("nd_multinode_ib.json")), "nd.json");
   ASSERT_TRUE(nd.has_value());
   EXPECT_EQ(nd->data_disk_gib, 1024);

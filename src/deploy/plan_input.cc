@@ -77,6 +77,7 @@ Result<PlanOption> parse_option(const json& o, const std::string& file, const st
   GPUPLAN_TRY(opt.usd_per_hour, get_number(o, "usd_per_hour", file, path));
   GPUPLAN_TRY(opt.quota_ok, get_bool(o, "quota_ok", file, path, true));
   GPUPLAN_TRY(opt.kind, get_string(o, "kind", file, path, false));
+  GPUPLAN_TRY(opt.confidential, get_bool(o, "confidential", file, path, false));
   if (opt.cost_high_usd < opt.cost_usd || opt.cost_low_usd > opt.cost_usd) {
     return invalid_argument("expected cost_low_usd <= cost_usd <= cost_high_usd",
                             at(file, path + ".cost_usd"));

@@ -30,6 +30,9 @@ struct PlanOption {
   std::string kind;               // workload kind when the option carries it
   std::string price_source;       // "price.source", may be ""
   std::string price_as_of;        // "price.as_of", may be ""
+  // A confidential-computing size the workload asked for ("confidential",
+  // false when absent): deploy must build it as a Confidential VM.
+  bool confidential = false;
 };
 
 struct PlanDocument {

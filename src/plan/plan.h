@@ -34,7 +34,11 @@ enum class Objective { kCost, kTime, kBalanced };
 struct PlanOptions {
   Objective objective = Objective::kCost;
   int top = 10;                             // options[] length (>= 1)
-  int max_count = 64;                       // VMs per option, upper bound
+  int max_count = 64;                       // VMs per option, upper bound (default cap)
+  // True when max_count was given explicitly (--max-nodes): it then replaces
+  // the workload's max_nodes; otherwise max_nodes, when set, replaces the
+  // default cap (up to kMaxVmsPerOption, beyond which planning is an error).
+  bool max_count_given = false;
   std::vector<std::string> regions;         // replaces the workload's allowed regions
   std::vector<catalog::Pricing> pricings;   // empty = all six
   std::optional<catalog::Os> os;
@@ -52,11 +56,17 @@ struct PlanOptions {
   std::optional<double> billing_minimum_seconds;
   std::optional<double> deadline_hours;     // replaces the workload's
   std::optional<double> budget_usd;         // replaces the workload's
+  std::optional<int> horizon_weeks;         // replaces constraints.horizon_weeks
   int fallbacks_per_kind = 3;               // other regions, other sizes
   // AMD GPUs (MI300X, MI25, V620, V710) need ROCm/AMD drivers, which
   // `gpuplan stack`/`deploy` do not set up; they are dropped unless allowed.
   bool allow_amd = false;
 };
+
+// The most VMs one option may have: a Virtual Machine Scale Set holds up to
+// 1,000 VMs (Microsoft Learn, "Virtual Machine Scale Sets overview", scale
+// limits). A max_nodes above it is an error, never silently capped.
+inline constexpr int kMaxVmsPerOption = 1000;
 
 // The estimator as the planner sees it: the default is estimate::estimate;
 // tests pass a fake.
@@ -105,6 +115,16 @@ struct Option {
   std::optional<SpotRisk> spot_risk;
   std::string why;
   std::string fallback_for;     // fallbacks only: "region" | "size"
+  // A confidential-computing size (NCC*): offered only when the workload
+  // sets constraints.confidential; `caveats` then say what it requires.
+  bool confidential = false;
+  // What an engineer must know before choosing this option (confidential
+  // computing's requirements, ...); shown under the option.
+  std::vector<std::string> caveats;
+  // Why this option's price looks wrong (a spot discount beyond its series'
+  // usual range, a price far below its same-GPU siblings'); empty when it
+  // looks right. Such options rank after every option without a warning.
+  std::vector<std::string> price_warnings;
   std::vector<cost::CostLine> lines;
 };
 
@@ -116,7 +136,24 @@ struct Drop {
   std::string example;          // one of them, with the numbers
 };
 
+// One vCPU limit that stands in the way of an option.
+struct QuotaLimit {
+  std::string scope;            // "family" | "regional" (all families) | "spot" (low-priority pool)
+  std::string resource;         // the quota's name: the family, "cores", "lowPriorityCores"
+  double limit = 0;             // current
+  double used = 0;
+  double needed = 0;            // vCPUs the option needs
+  double new_limit = 0;         // the value to ask for: used + needed
+  std::string command;          // `az quota` that asks for it
+};
+
+// A request that would unlock a better option. The top-level fields describe
+// the first limit (the family or the spot pool when it binds, else the
+// regional total); `limits` names every limit that binds, each with its own
+// command — on a new subscription the regional total (`cores`) often binds
+// before the family does.
 struct QuotaRequest {
+  std::vector<QuotaLimit> limits;
   std::string family;
   std::string region;
   bool spot = false;
@@ -135,6 +172,48 @@ struct Assumption {
   std::string source;
 };
 
+// One week of a growing workload, for the winner.
+struct GrowthWeek {
+  int week = 0;                 // 1-based
+  double demand_factor = 0;     // (1 + g)^week: data or request rate vs today
+  // Serving: the rate at the week's end, the replicas and VMs that meet it
+  // (what the scale set must reach), the week's cost with the fleet
+  // following the load. Training/fine-tuning that repeats: the run's hours
+  // and cost on that week's data.
+  double rate_rps = 0;
+  int replicas = 0;
+  int vms = 0;
+  double hours = 0;
+  double cost_usd = 0;
+  std::optional<double> budget_usd;  // the week's budget when one is set
+  bool meets_deadline = true;
+  bool within_budget = true;
+};
+
+// What growth does to the plan (data.growth_per_week > 0), over
+// horizon_weeks. docs/plan.md, "Growth".
+struct Growth {
+  double growth_per_week = 0;
+  int horizon_weeks = 0;
+  std::vector<GrowthWeek> weeks;
+  // Serving: the horizon's cost with the fleet following the load, against
+  // today's fleet held flat; their ratio is cost::mean_growth_factor.
+  double flat_cost_usd = 0;
+  double grown_cost_usd = 0;
+  double mean_load_factor = 1;
+  // Serving: a 1-year reservation bought today pays for the VMs the demand
+  // needs by this week (cost::reservation_pays_until_weeks); nullopt without
+  // a reserved-1y price.
+  std::optional<double> reserve_pays_until_week;
+  int reserve_vms = 0;
+  // Recurring training: the first week the winner misses the deadline, and
+  // the frontier option that still meets it then ("" when none does).
+  std::optional<int> misses_deadline_week;
+  std::string move_to;
+  std::optional<int> over_budget_week;
+  std::string summary;          // one sentence: what growth does to the choice
+};
+
 struct Plan {
   std::string workload_name;
   std::string workload_file;
@@ -149,6 +228,7 @@ struct Plan {
   std::vector<std::string> warnings;
   std::vector<Assumption> assumptions;
   std::vector<QuotaRequest> quota_requests;
+  std::optional<Growth> growth;  // data.growth_per_week > 0 and an option exists
 };
 
 // Plans `workload` over `catalog`. Errors: kInvalidArgument for bad options

@@ -14,6 +14,52 @@ double round_to(double v, double step) { return std::round(v / step) * step; }
 double usd(double v) { return round_to(v, 0.0001); }
 double hrs(double v) { return round_to(v, 0.0001); }
 
+nlohmann::ordered_json limits_json(const std::vector<QuotaLimit>& limits) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const QuotaLimit& l : limits) {
+    out.push_back({{"scope", l.scope},
+                   {"resource", l.resource},
+                   {"limit", l.limit},
+                   {"used", l.used},
+                   {"needed", l.needed},
+                   {"new_limit", l.new_limit},
+                   {"command", l.command}});
+  }
+  return out;
+}
+
+nlohmann::ordered_json growth_json(const Growth& g) {
+  nlohmann::ordered_json weeks = nlohmann::ordered_json::array();
+  for (const GrowthWeek& w : g.weeks) {
+    weeks.push_back({{"week", w.week},
+                     {"demand_factor", round_to(w.demand_factor, 0.0001)},
+                     {"rate_rps", round_to(w.rate_rps, 0.0001)},
+                     {"replicas", w.replicas},
+                     {"vms", w.vms},
+                     {"hours", hrs(w.hours)},
+                     {"cost_usd", usd(w.cost_usd)},
+                     {"budget_usd", w.budget_usd ? nlohmann::ordered_json(usd(*w.budget_usd))
+                                                 : nlohmann::ordered_json(nullptr)},
+                     {"meets_deadline", w.meets_deadline},
+                     {"within_budget", w.within_budget}});
+  }
+  auto opt_num = [](const auto& v) {
+    return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
+  };
+  return {{"growth_per_week", g.growth_per_week},
+          {"horizon_weeks", g.horizon_weeks},
+          {"weeks", std::move(weeks)},
+          {"flat_cost_usd", usd(g.flat_cost_usd)},
+          {"grown_cost_usd", usd(g.grown_cost_usd)},
+          {"mean_load_factor", round_to(g.mean_load_factor, 0.0001)},
+          {"reserve_pays_until_week", opt_num(g.reserve_pays_until_week)},
+          {"reserve_vms", g.reserve_vms},
+          {"misses_deadline_week", opt_num(g.misses_deadline_week)},
+          {"move_to", g.move_to},
+          {"over_budget_week", opt_num(g.over_budget_week)},
+          {"summary", g.summary}};
+}
+
 }  // namespace
 
 nlohmann::ordered_json to_json(const Option& o) {
@@ -50,25 +96,29 @@ nlohmann::ordered_json to_json(const Option& o) {
   j["estimate"] = {{"throughput", round_to(o.throughput, 0.001)},
                    {"throughput_unit", o.throughput_unit},
                    {"mfu", round_to(o.mfu, 0.0001)}};
-  j["price"] = {{"usd_per_hour_vm", usd(o.price.compute_usd_per_hour + o.price.licence_usd_per_hour)},
-                {"compute_usd_per_hour_vm", usd(o.price.compute_usd_per_hour)},
-                {"licence_usd_per_hour_vm", usd(o.price.licence_usd_per_hour)},
-                {"source", o.price.source},
-                {"as_of", o.price.as_of},
-                {"estimated", o.price.estimated},
-                {"rule", o.price.rule}};
+  j["price"] = {
+      {"usd_per_hour_vm", usd(o.price.compute_usd_per_hour + o.price.licence_usd_per_hour)},
+      {"compute_usd_per_hour_vm", usd(o.price.compute_usd_per_hour)},
+      {"licence_usd_per_hour_vm", usd(o.price.licence_usd_per_hour)},
+      {"source", o.price.source},
+      {"as_of", o.price.as_of},
+      {"estimated", o.price.estimated},
+      {"rule", o.price.rule}};
   if (o.spot_risk) {
-    j["spot_risk"] = {{"eviction_rate_per_hour", o.spot_risk->eviction_rate_per_hour},
-                      {"job_eviction_rate_per_hour", o.spot_risk->job_eviction_rate_per_hour},
-                      {"expected_evictions", round_to(o.spot_risk->expected_evictions, 0.0001)},
-                      {"deadline_miss_probability",
-                       round_to(o.spot_risk->deadline_miss_probability, 0.0001)},
-                      {"level", o.spot_risk->level}};
+    j["spot_risk"] = {
+        {"eviction_rate_per_hour", o.spot_risk->eviction_rate_per_hour},
+        {"job_eviction_rate_per_hour", o.spot_risk->job_eviction_rate_per_hour},
+        {"expected_evictions", round_to(o.spot_risk->expected_evictions, 0.0001)},
+        {"deadline_miss_probability", round_to(o.spot_risk->deadline_miss_probability, 0.0001)},
+        {"level", o.spot_risk->level}};
   } else {
     j["spot_risk"] = nullptr;
   }
   j["why"] = o.why;
   if (!o.fallback_for.empty()) j["fallback_for"] = o.fallback_for;
+  j["confidential"] = o.confidential;
+  j["caveats"] = o.caveats;
+  j["price_warnings"] = o.price_warnings;
   nlohmann::ordered_json lines = nlohmann::ordered_json::array();
   for (const cost::CostLine& l : o.lines) {
     lines.push_back({{"name", l.name}, {"usd", usd(l.usd)}, {"assumption", l.assumption}});
@@ -118,9 +168,11 @@ nlohmann::ordered_json to_json(const Plan& p) {
                         {"new_limit", q.new_limit},
                         {"unlocks", to_json(q.unlocks)},
                         {"saves_usd", usd(q.saves_usd)},
-                        {"command", q.command}});
+                        {"command", q.command},
+                        {"limits", limits_json(q.limits)}});
   }
   j["quota_requests"] = std::move(requests);
+  j["growth"] = p.growth ? growth_json(*p.growth) : nlohmann::ordered_json(nullptr);
   return j;
 }
 

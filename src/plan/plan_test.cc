@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <random>
+#include <set>
 #include <tuple>
 
 namespace gpuplan::plan {
@@ -157,7 +159,79 @@ struct Naive {
   int pricing = 0;
   double cost = 0;
   double hours = 0;
+  bool suspect = false;  // the price looks wrong (ranked after the others)
 };
+
+// The price checks of docs/plan.md, written the slow, obvious way: every
+// quote through cost::quote(), quartiles by sorting, medians by copying.
+double naive_quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  double at = q * (v.size() - 1);
+  size_t lo = static_cast<size_t>(at);
+  size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (at - lo);
+}
+std::optional<double> naive_fence(const std::vector<double>& v) {
+  if (v.size() < 4) return std::nullopt;
+  double q1 = naive_quantile(v, 0.25), q3 = naive_quantile(v, 0.75);
+  return q1 - 1.5 * (q3 - q1);
+}
+using PriceKey = std::tuple<std::string, std::string, int>;  // size, region, pricing
+std::set<PriceKey> naive_suspects(const World& w, const cost::Rates& rates, Os os, bool hybrid) {
+  std::map<PriceKey, double> compute;
+  std::vector<const catalog::VmSize*> sizes;
+  for (const catalog::VmSize& s : w.catalog->sizes()) {
+    if (s.status == catalog::SizeStatus::kRetired || s.gpu_count <= 0) continue;
+    sizes.push_back(&s);
+    for (const std::string& r : w.catalog->regions()) {
+      for (int p = 0; p < 6; ++p) {
+        auto q = cost::quote(*w.catalog, rates, s, r, catalog::kAllPricing[p], os, hybrid);
+        if (q) compute[{s.name, r, p}] = q->compute_usd_per_hour;
+      }
+    }
+  }
+  std::set<PriceKey> out;
+  // Spot discount below Tukey's fence of its series and of the catalog.
+  std::map<PriceKey, double> ratio;
+  std::vector<double> all;
+  std::map<std::string, std::vector<double>> series;
+  for (const auto& [k, v] : compute) {
+    if (std::get<2>(k) != 1) continue;
+    auto payg = compute.find({std::get<0>(k), std::get<1>(k), 0});
+    if (payg == compute.end() || payg->second <= 0) continue;
+    ratio[k] = v / payg->second;
+    all.push_back(ratio[k]);
+    series[w.catalog->find_size(std::get<0>(k))->series].push_back(ratio[k]);
+  }
+  if (auto cf = naive_fence(all)) {
+    for (const auto& [k, x] : ratio) {
+      auto sf = naive_fence(series[w.catalog->find_size(std::get<0>(k))->series]);
+      if (x < (sf ? std::min(*sf, *cf) : *cf)) out.insert(k);
+    }
+  }
+  // Per-GPU price below the same-GPU siblings' median further than any payg.
+  std::map<PriceKey, double> sib;
+  double fence = 1e300;
+  for (const auto& [k, v] : compute) {
+    const catalog::VmSize* s = w.catalog->find_size(std::get<0>(k));
+    std::vector<double> others;
+    for (const catalog::VmSize* t : sizes) {
+      if (t == s || t->gpu_model != s->gpu_model) continue;
+      auto it = compute.find({t->name, std::get<1>(k), std::get<2>(k)});
+      if (it != compute.end()) others.push_back(it->second / t->gpu_count);
+    }
+    if (others.empty()) continue;
+    double m = naive_quantile(others, 0.5);
+    if (m <= 0) continue;
+    sib[k] = (v / s->gpu_count) / m;
+    if (std::get<2>(k) == 0) fence = std::min(fence, sib[k]);
+  }
+  for (const auto& [k, x] : sib) {
+    // No payg sibling pair anywhere: no fence, nothing flagged.
+    if (std::get<2>(k) != 0 && fence < 1e300 && x < fence) out.insert(k);
+  }
+  return out;
+}
 
 // Every combination, costed through the public cost::cost() (catalog
 // lookups, text and all), kept when it passes every constraint.
@@ -165,6 +239,7 @@ std::vector<Naive> brute_force(const World& w, const cost::Rates& rates) {
   std::vector<Naive> out;
   const workload::Constraints& k = w.workload.constraints;
   Os os = k.os == "windows" ? Os::kWindows : Os::kLinux;
+  const std::set<PriceKey> suspects = naive_suspects(w, rates, os, k.hybrid_benefit);
   for (const catalog::VmSize& size : w.catalog->sizes()) {
     if (size.status == catalog::SizeStatus::kRetired) continue;
     const catalog::Gpu* gpu = w.catalog->find_gpu(size.gpu_model);
@@ -196,7 +271,8 @@ std::vector<Naive> brute_force(const World& w, const cost::Rates& rates) {
           if (k.budget_usd && b->total_usd() > *k.budget_usd) continue;
           auto room = w.catalog->quota_headroom_vcpus(size, region, spot);
           if (room && *room < static_cast<double>(count) * size.vcpus) continue;
-          out.push_back({size.name, count, region, p, b->total_usd(), b->hours.wall_hours});
+          out.push_back({size.name, count, region, p, b->total_usd(), b->hours.wall_hours,
+                         suspects.count({size.name, region, p}) > 0});
         }
       }
     }
@@ -209,13 +285,16 @@ auto naive_key(Objective o, const Naive& n) {
   double a = o == Objective::kTime ? n.hours : score;
   double b = o == Objective::kTime ? n.cost : (o == Objective::kCost ? n.hours : n.cost);
   double c = o == Objective::kBalanced ? n.hours : 0.0;
-  return std::make_tuple(a, b, c, n.size, n.count, n.region, n.pricing);
+  return std::make_tuple(n.suspect, a, b, c, n.size, n.count, n.region, n.pricing);
 }
 
 // O(n^2): not dominated; among equal (cost, hours) the first in cost order.
 std::vector<Naive> naive_frontier(std::vector<Naive> all) {
   std::sort(all.begin(), all.end(), [](const Naive& x, const Naive& y) {
-    return naive_key(Objective::kCost, x) < naive_key(Objective::kCost, y);
+    // The frontier does not demote a suspect price: compare without it.
+    auto kx = naive_key(Objective::kCost, x), ky = naive_key(Objective::kCost, y);
+    std::get<0>(kx) = std::get<0>(ky) = false;
+    return kx < ky;
   });
   std::vector<Naive> out;
   for (size_t i = 0; i < all.size(); ++i) {
@@ -258,12 +337,14 @@ class PlanTest : public ::testing::Test {
 
 TEST_F(PlanTest, AgreesWithBruteForceOnRandomCatalogs) {
   int with_options = 0;
+  int with_suspects = 0;  // worlds where the price checks demote something
   for (unsigned seed = 1; seed <= 300; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     World w = random_world(seed);
     auto plan = make_plan(w.workload, *w.catalog, rates_, w.options, w.estimator);
     ASSERT_TRUE(plan) << plan.error().to_string();
     std::vector<Naive> all = brute_force(w, rates_);
+
     ASSERT_EQ(plan->feasible, static_cast<long long>(all.size()));
     std::sort(all.begin(), all.end(), [&](const Naive& x, const Naive& y) {
       return naive_key(w.options.objective, x) < naive_key(w.options.objective, y);
@@ -274,6 +355,7 @@ TEST_F(PlanTest, AgreesWithBruteForceOnRandomCatalogs) {
     for (size_t i = 0; i < n; ++i) {
       const Option& o = plan->options[i];
       EXPECT_EQ(describe(o), describe(all[i])) << "rank " << i + 1;
+      EXPECT_EQ(!o.price_warnings.empty(), all[i].suspect) << "rank " << i + 1;
       EXPECT_EQ(o.cost_usd, all[i].cost);
     }
     // Frontier: the same points in the same order.
@@ -287,9 +369,13 @@ TEST_F(PlanTest, AgreesWithBruteForceOnRandomCatalogs) {
     for (const Drop& d : plan->dropped) dropped += d.count;
     EXPECT_EQ(plan->considered, plan->feasible + dropped);
     if (!all.empty()) ++with_options;
+    if (std::any_of(all.begin(), all.end(), [](const Naive& x) { return x.suspect; })) {
+      ++with_suspects;
+    }
     if (HasFailure()) return;
   }
   EXPECT_GT(with_options, 100);  // the generator makes mostly feasible worlds
+  EXPECT_GT(with_suspects, 20) << with_suspects;
 }
 
 // ---------------------------------------------------------------- behaviours
@@ -344,12 +430,13 @@ TEST_F(PlanTest, CheapestWinsAndEveryLineIsCosted) {
   ASSERT_FALSE(p->options.empty());
   const Option& best = p->options.front();
   // S1 x1 in eastus: 10 h of work + 0.25 h setup at $4/h = $41 + disks:
-  // OS P10 19.71 x 10.25 / 730 = $0.27675; data 512 x 0.0803 = 41.1136 x 10.25 / 730 = $0.57728
+  // OS P10 19.71 x 10.25 / 730 = $0.27675; data 512 GiB Premium SSD billed as
+  // P20 $73.22 x 10.25 / 730 = $1.02809
   EXPECT_EQ(best.size, "Standard_S1");
   EXPECT_EQ(best.count, 1);
   EXPECT_EQ(best.region, "eastus");
   EXPECT_EQ(best.pricing, Pricing::kPayg);
-  EXPECT_NEAR(best.cost_usd, 41.0 + 19.71 * 10.25 / 730 + 41.1136 * 10.25 / 730, 1e-9);
+  EXPECT_NEAR(best.cost_usd, 41.0 + 19.71 * 10.25 / 730 + 73.22 * 10.25 / 730, 1e-9);
   EXPECT_NEAR(best.hours, 10.25, 1e-12);
   double sum = 0;
   for (const cost::CostLine& l : best.lines) sum += l.usd;

@@ -81,6 +81,15 @@ std::string_view to_string(Spot s) {
   return "?";
 }
 
+std::string_view to_string(Repeat r) {
+  switch (r) {
+    case Repeat::kNone: return "none";
+    case Repeat::kWeekly: return "weekly";
+    case Repeat::kMonthly: return "monthly";
+  }
+  return "?";
+}
+
 double bytes_per_value(Precision p) {
   switch (p) {
     case Precision::kFp32: return 4;
@@ -411,7 +420,8 @@ Status parse_constraints(const Reader& r, const YAML::Node& node, Constraints& c
   GPUPLAN_RETURN_IF_ERROR(r.check_map(
       node, field,
       {"deadline_hours", "budget_usd", "regions", "data_region", "os", "hybrid_benefit", "spot",
-       "max_gpus", "max_nodes", "series"}));
+       "max_gpus", "max_nodes", "series", "confidential", "horizon_weeks", "repeat",
+       "budget_growth_per_week"}));
   return for_each(node, field, [&](const std::string& k, const YAML::Node& v,
                                    const std::string& f) -> Status {
     if (k == "deadline_hours") {
@@ -452,6 +462,18 @@ Status parse_constraints(const Reader& r, const YAML::Node& node, Constraints& c
       GPUPLAN_TRY(c.max_gpus, r.positive_int(v, f));
     } else if (k == "max_nodes") {
       GPUPLAN_TRY(c.max_nodes, r.positive_int(v, f));
+    } else if (k == "confidential") {
+      GPUPLAN_TRY(c.confidential, r.boolean(v, f));
+    } else if (k == "horizon_weeks") {
+      GPUPLAN_TRY(c.horizon_weeks, r.positive_int(v, f));
+      if (c.horizon_weeks > kMaxHorizonWeeks) {
+        return r.error(v, f, "at most " + std::to_string(kMaxHorizonWeeks) + " weeks (a year)");
+      }
+    } else if (k == "repeat") {
+      GPUPLAN_TRY(size_t i, r.choice(v, f, {"none", "weekly", "monthly"}));
+      c.repeat = static_cast<Repeat>(i);
+    } else if (k == "budget_growth_per_week") {
+      GPUPLAN_TRY(c.budget_growth_per_week, r.non_negative(v, f));
     } else if (k == "series") {
       if (v.IsScalar()) {
         c.series.push_back(v.Scalar());
@@ -466,6 +488,100 @@ Status parse_constraints(const Reader& r, const YAML::Node& node, Constraints& c
     }
     return {};
   });
+}
+
+// Kind-specific requirements: what each kind must say.
+Status check_kind_rules(const Reader& r, const YAML::Node& root, const Workload& w) {
+  const YAML::Node data = root["data"];
+  switch (w.kind) {
+    case Kind::kTrain:
+    case Kind::kFinetune:
+      if (!w.data.tokens && !w.data.samples) {
+        return r.error(data ? data : root, "data.tokens",
+                       "missing 'data.tokens' or 'data.samples' (how much to train on)");
+      }
+      if (w.data.seq_len > w.model.max_context) {
+        return r.error(data && data["seq_len"] ? data["seq_len"] : (data ? data : root),
+                       "data.seq_len",
+                       "sequence length " + std::to_string(w.data.seq_len) +
+                           " is longer than the model's context (" +
+                           std::to_string(w.model.max_context) + " tokens for " + w.model.name +
+                           ")");
+      }
+      break;
+    case Kind::kInfer: {
+      const YAML::Node s = root["serving"];
+      if (!s) return r.error(root, "serving", "missing 'serving' (request_rate, tokens, slo)");
+      if (w.serving.request_rate <= 0 && w.serving.trace.empty()) {
+        return r.error(s, "serving.request_rate", "missing 'request_rate' (requests/s) or 'trace'");
+      }
+      if (w.serving.input_tokens.mean <= 0) {
+        return r.error(s, "serving.input_tokens", "missing 'input_tokens' (tokens per request)");
+      }
+      if (w.serving.output_tokens.mean <= 0) {
+        return r.error(s, "serving.output_tokens", "missing 'output_tokens' (tokens per request)");
+      }
+      const double longest = w.serving.input_tokens.max + w.serving.output_tokens.max;
+      if (longest > w.model.max_context) {
+        return r.error(s["input_tokens"], "serving.input_tokens",
+                       "input max + output max = " + strings::fixed(longest, 0) +
+                           " tokens is longer than the model's context (" +
+                           std::to_string(w.model.max_context) + " tokens for " + w.model.name +
+                           ")");
+      }
+      break;
+    }
+    case Kind::kBatch: {
+      const YAML::Node b = root["batch"];
+      if (!w.data.items) {
+        return r.error(data ? data : root, "data.items", "missing 'data.items' (items to process)");
+      }
+      if (!b) return r.error(root, "batch", "missing 'batch' (seconds_per_item, reference_gpu)");
+      if (w.batch.seconds_per_item <= 0) {
+        return r.error(b, "batch.seconds_per_item", "missing 'seconds_per_item'");
+      }
+      if (w.batch.reference_gpu.empty()) {
+        return r.error(b, "batch.reference_gpu", "missing 'reference_gpu' (e.g. A10, T4)");
+      }
+      break;
+    }
+  }
+  if (w.constraints.hybrid_benefit && w.constraints.os != "windows") {
+    return r.error(root["constraints"]["hybrid_benefit"], "constraints.hybrid_benefit",
+                   "hybrid_benefit applies to os: windows only");
+  }
+  return {};
+}
+
+// Combinations no framework runs, rejected here so no plan is made for them:
+//  - pretraining or full fine-tuning at int4: 4-bit formats (GPTQ, AWQ,
+//    bitsandbytes NF4) quantise frozen weights for inference or for the frozen
+//    base of QLoRA (Dettmers et al. 2023, "QLoRA", §2: gradients flow through
+//    the 4-bit base into bf16 adapters only); the weight update of full
+//    training needs a higher-precision master copy (Micikevicius et al. 2018,
+//    "Mixed Precision Training", §3.1). (fp4 is not an accepted precision.)
+//  - a micro-batch above the global batch: a step is global_batch sequences,
+//    split into micro-batches of micro_batch per GPU.
+// A sequence longer than the model's context is checked by check_kind_rules.
+Status check_impossible(const Reader& r, const YAML::Node& root, const Workload& w) {
+  const bool trains_weights =
+      w.kind == Kind::kTrain || (w.kind == Kind::kFinetune && w.method == Method::kFull);
+  if (trains_weights && w.precision == Precision::kInt4) {
+    return r.error(root["precision"] ? root["precision"] : root, "precision",
+                   std::string("int4 cannot ") +
+                       (w.kind == Kind::kTrain ? "pretrain" : "fully fine-tune") +
+                       " a model: 4-bit weights are for inference or the frozen base of QLoRA "
+                       "(use bf16 or fp8, or method: qlora)");
+  }
+  const YAML::Node data = root["data"];
+  if ((w.kind == Kind::kTrain || w.kind == Kind::kFinetune) && w.data.global_batch > 0 &&
+      w.data.micro_batch > w.data.global_batch) {
+    return r.error(data && data["micro_batch"] ? data["micro_batch"] : root, "data.micro_batch",
+                   "micro_batch " + std::to_string(w.data.micro_batch) +
+                       " is above global_batch " + std::to_string(w.data.global_batch) +
+                       " (a step is global_batch sequences split into micro-batches)");
+  }
+  return {};
 }
 
 Result<Workload> parse_root(const Reader& r, const YAML::Node& root) {
@@ -624,65 +740,8 @@ Result<Workload> parse_root(const Reader& r, const YAML::Node& root) {
     w.precision = Precision::kBf16;  // compute dtype; weights are 4-bit (NF4)
   }
 
-  // Kind-specific requirements and cross-field rules.
-  const YAML::Node data = root["data"];
-  switch (w.kind) {
-    case Kind::kTrain:
-    case Kind::kFinetune:
-      if (!w.data.tokens && !w.data.samples) {
-        return r.error(data ? data : root, "data.tokens",
-                       "missing 'data.tokens' or 'data.samples' (how much to train on)");
-      }
-      if (w.data.seq_len > w.model.max_context) {
-        return r.error(data && data["seq_len"] ? data["seq_len"] : (data ? data : root),
-                       "data.seq_len",
-                       "sequence length " + std::to_string(w.data.seq_len) +
-                           " is longer than the model's context (" +
-                           std::to_string(w.model.max_context) + " tokens for " + w.model.name +
-                           ")");
-      }
-      break;
-    case Kind::kInfer: {
-      const YAML::Node s = root["serving"];
-      if (!s) return r.error(root, "serving", "missing 'serving' (request_rate, tokens, slo)");
-      if (w.serving.request_rate <= 0 && w.serving.trace.empty()) {
-        return r.error(s, "serving.request_rate", "missing 'request_rate' (requests/s) or 'trace'");
-      }
-      if (w.serving.input_tokens.mean <= 0) {
-        return r.error(s, "serving.input_tokens", "missing 'input_tokens' (tokens per request)");
-      }
-      if (w.serving.output_tokens.mean <= 0) {
-        return r.error(s, "serving.output_tokens", "missing 'output_tokens' (tokens per request)");
-      }
-      const double longest = w.serving.input_tokens.max + w.serving.output_tokens.max;
-      if (longest > w.model.max_context) {
-        return r.error(s["input_tokens"], "serving.input_tokens",
-                       "input max + output max = " + strings::fixed(longest, 0) +
-                           " tokens is longer than the model's context (" +
-                           std::to_string(w.model.max_context) + " tokens for " + w.model.name +
-                           ")");
-      }
-      break;
-    }
-    case Kind::kBatch: {
-      const YAML::Node b = root["batch"];
-      if (!w.data.items) {
-        return r.error(data ? data : root, "data.items", "missing 'data.items' (items to process)");
-      }
-      if (!b) return r.error(root, "batch", "missing 'batch' (seconds_per_item, reference_gpu)");
-      if (w.batch.seconds_per_item <= 0) {
-        return r.error(b, "batch.seconds_per_item", "missing 'seconds_per_item'");
-      }
-      if (w.batch.reference_gpu.empty()) {
-        return r.error(b, "batch.reference_gpu", "missing 'reference_gpu' (e.g. A10, T4)");
-      }
-      break;
-    }
-  }
-  if (w.constraints.hybrid_benefit && w.constraints.os != "windows") {
-    return r.error(root["constraints"]["hybrid_benefit"], "constraints.hybrid_benefit",
-                   "hybrid_benefit applies to os: windows only");
-  }
+  GPUPLAN_RETURN_IF_ERROR(check_kind_rules(r, root, w));
+  GPUPLAN_RETURN_IF_ERROR(check_impossible(r, root, w));
   return w;
 }
 

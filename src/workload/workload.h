@@ -30,6 +30,8 @@ enum class Optimizer { kAdamW, kAdam, kAdamW8bit, kSgd, kSgdMomentum, kAdafactor
 // Activation recomputation (Korthikanti et al. 2022).
 enum class Recompute { kNone, kSelective, kFull };
 enum class Spot { kNever, kAllowed, kPreferred };
+// How often a training or fine-tuning job runs again on the grown data.
+enum class Repeat { kNone, kWeekly, kMonthly };
 
 [[nodiscard]] std::string_view to_string(Kind k);        // "train", "finetune", "infer", "batch"
 [[nodiscard]] std::string_view to_string(Method m);      // "full", "lora", "qlora"
@@ -37,6 +39,7 @@ enum class Spot { kNever, kAllowed, kPreferred };
 [[nodiscard]] std::string_view to_string(Optimizer o);   // "adamw", "adam", "adamw-8bit", "sgd", ...
 [[nodiscard]] std::string_view to_string(Recompute r);   // "none", "selective", "full"
 [[nodiscard]] std::string_view to_string(Spot s);        // "never", "allowed", "preferred"
+[[nodiscard]] std::string_view to_string(Repeat r);      // "none", "weekly", "monthly"
 // Bytes per parameter or per value stored at this precision (fp32 4 ... int4 0.5).
 [[nodiscard]] double bytes_per_value(Precision p);
 
@@ -123,7 +126,19 @@ struct Constraints {
   // Allowed VM families or series, matched ignoring case: "NV" (the family
   // letter), "NVadsA10_v5" (a series). Empty = any.
   std::vector<std::string> series;
+  // Confidential-computing sizes (NCC*) are offered only when true; the
+  // option then says what confidential computing costs and requires.
+  bool confidential = false;
+  // Weeks the plan looks ahead when data.growth_per_week > 0 (1..52).
+  int horizon_weeks = 4;
+  // Training/fine-tuning that runs again on the grown data.
+  Repeat repeat = Repeat::kNone;
+  // The budget grows this fraction a week (0.1 = +10 %); checked week by week.
+  double budget_growth_per_week = 0;
 };
+
+// The longest growth horizon a workload may ask for, in weeks.
+inline constexpr int kMaxHorizonWeeks = 52;
 
 struct Workload {
   std::string name;                    // from `name:` or the file stem

@@ -180,6 +180,40 @@ TEST(Parse, OverridesAreKept) {
   EXPECT_DOUBLE_EQ(w->overrides.at("mfu"), 0.4);
 }
 
+// The impossible-combination rules reject only what cannot run: 4-bit
+// weights under LoRA/QLoRA and serving, and a micro-batch equal to the
+// global batch, are fine.
+TEST(Parse, FourBitIsFineWhereWeightsAreFrozen) {
+  for (const char* text :
+       {"kind: finetune\nmodel: llama-3-8b\nmethod: qlora\nprecision: int4\ndata: {tokens: 1e8}\n",
+        "kind: finetune\nmodel: llama-3-8b\nmethod: lora\nprecision: int4\ndata: {tokens: 1e8}\n",
+        "kind: infer\nmodel: llama-3-8b\nprecision: int4\nserving: {request_rate: 1, "
+        "input_tokens: 100, output_tokens: 100}\n",
+        "kind: train\nmodel: llama-2-7b\ndata: {tokens: 1e9, global_batch: 8, micro_batch: 8}\n"}) {
+    auto w = parse_string(text, "ok.yaml");
+    EXPECT_TRUE(w.has_value()) << text << (w ? "" : w.error().to_string());
+  }
+}
+
+TEST(Parse, GrowthConstraintsAndDefaults) {
+  auto d = parse_string("kind: finetune\nmodel: llama-3-8b\ndata: {tokens: 1e8}\n", "d.yaml");
+  ASSERT_TRUE(d.has_value());
+  EXPECT_FALSE(d->constraints.confidential);
+  EXPECT_EQ(d->constraints.horizon_weeks, 4);
+  EXPECT_EQ(d->constraints.repeat, Repeat::kNone);
+  EXPECT_EQ(d->constraints.budget_growth_per_week, 0);
+  auto w = parse_string(
+      "kind: finetune\nmodel: llama-3-8b\ndata: {tokens: 1e8, growth_per_week: 0.2}\n"
+      "constraints: {confidential: true, horizon_weeks: 8, repeat: weekly, "
+      "budget_growth_per_week: 0.1}\n",
+      "g.yaml");
+  ASSERT_TRUE(w.has_value()) << w.error().to_string();
+  EXPECT_TRUE(w->constraints.confidential);
+  EXPECT_EQ(w->constraints.horizon_weeks, 8);
+  EXPECT_EQ(w->constraints.repeat, Repeat::kWeekly);
+  EXPECT_DOUBLE_EQ(w->constraints.budget_growth_per_week, 0.1);
+}
+
 TEST(Parse, MissingFileIsNotFound) {
   auto w = parse_file("/nonexistent/w.yaml");
   ASSERT_FALSE(w);

@@ -136,6 +136,15 @@ TEST(PlanCli, BadInputIsExitTwo) {
   EXPECT_EQ(run_cli(plan_args({source_path("examples/finetune-llama3-8b.yaml"), "--utilization",
                                "1.5"})).code,
             2);
+  // Impossible combinations name the field (issue 10).
+  auto int4 = run_cli(plan_args({source_path("tests/data/workloads/int4-pretrain.yaml")}));
+  EXPECT_EQ(int4.code, 2);
+  EXPECT_NE(int4.err.find("precision: int4 cannot pretrain"), std::string::npos) << int4.err;
+  // More VMs than a scale set holds: an error, not a silent cap.
+  auto nodes = run_cli(plan_args({source_path("examples/finetune-llama3-8b.yaml"), "--max-nodes",
+                                  "5000"}));
+  EXPECT_EQ(nodes.code, 2);
+  EXPECT_NE(nodes.err.find("--max-nodes 5000 is above 1000"), std::string::npos) << nodes.err;
 }
 
 }  // namespace

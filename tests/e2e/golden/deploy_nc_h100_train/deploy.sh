@@ -108,7 +108,7 @@ if ! az vm show --resource-group "$RESOURCE_GROUP" --name "$VM_NAME" --output no
     --security-type Standard \
     --os-disk-size-gb 128 \
     --storage-sku Premium_LRS \
-    --data-disk-sizes-gb 256 \
+    --data-disk-sizes-gb 512 \
     --custom-data "$SCRIPT_DIR/cloud-init.yaml" \
     --priority Spot --eviction-policy Deallocate --max-price -1 \
     --tags gpuplan-workload=finetune-llama3-8b \

@@ -112,7 +112,7 @@ if ! az vmss show --resource-group "$RESOURCE_GROUP" --name "$VMSS_NAME" --outpu
     --security-type Standard \
     --os-disk-size-gb 128 \
     --storage-sku Premium_LRS \
-    --data-disk-sizes-gb 256 \
+    --data-disk-sizes-gb 512 \
     --custom-data "$SCRIPT_DIR/cloud-init.yaml" \
     --tags gpuplan-workload=animation-frames \
     --output none

@@ -105,7 +105,7 @@ if ! az vm show --resource-group "$RESOURCE_GROUP" --name "$VM_NAME" --output no
     --security-type Standard \
     --os-disk-size-gb 128 \
     --storage-sku Premium_LRS \
-    --data-disk-sizes-gb 256 \
+    --data-disk-sizes-gb 512 \
     --custom-data "$SCRIPT_DIR/setup.ps1" \
     --tags gpuplan-workload=mistral-7b-lora-windows \
     --output none

@@ -1,0 +1,133 @@
+// The planner's feasibility filters (step 3 of the essay in plan.cc): for one
+// (size, count) the estimator said fits, every region and pricing model goes
+// through the filters in a fixed order — region allowed → restricted → spot
+// allowed → listed price → spot finishes → deadline → budget → quota — and
+// the first that fails is the drop counted, with one example kept per reason
+// (for deadline and budget, the closest miss). Cost is cost::apply_factors,
+// the linear form of cost::cost_total, so the number filtered is the number
+// printed. A candidate that passes goes to the ranking (plan_rank.cc); one
+// blocked only by quota is kept for the quota requests (plan_quota.cc).
+#include "core/strings.h"
+#include "plan/internal/planner.h"
+
+namespace gpuplan::plan::internal {
+
+using catalog::Pricing;
+using strings::fixed;
+
+std::string Planner::candidate_name(int si, int count, int r, int p) const {
+  return sizes_[si]->name + " x" + std::to_string(count) + " in " + regions_[r] + " (" +
+         std::string(catalog::to_string(catalog::kAllPricing[p])) + ")";
+}
+
+void Planner::candidates(int si, int count, const estimate::Estimate& e) {
+  const size_t R = regions_.size();
+  usage_.count = count;
+  usage_.work_hours = e.hours;
+  const cost::HoursModel hm[2] = {cost::hours_model(usage_, false),
+                                  cost::hours_model(usage_, true)};
+  const long long per_region = static_cast<long long>(pricings_.size());
+  // The cost of every region's price for this (size, count): one linear form
+  // per pricing model (cost::cost_factors, the arithmetic of cost_total).
+  cost::CostFactors factors[kNumPricing];
+  for (Pricing pricing : pricings_) {
+    const cost::HoursModel& h = hm[pricing == Pricing::kSpot ? 1 : 0];
+    factors[pricing_index(pricing)] =
+        cost::cost_factors(pricing, usage_, h.wall_hours, h.billed_hours);
+  }
+  for (int r : size_regions_[si]) {
+    const size_t pair = static_cast<size_t>(si) * R + r;
+    if (!allowed_[r]) {
+      drop(kRegionNotAllowed, per_region, si, r,
+           [&] { return candidate_name(si, count, r, 0) + ": not in the allowed regions"; });
+      continue;
+    }
+    if (restricted_[pair]) {
+      drop(kRestricted, per_region, si, r, [&] {
+        return candidate_name(si, count, r, 0) + ": list-skus says NotAvailableForSubscription";
+      });
+      continue;
+    }
+    for (Pricing pricing : pricings_) candidate(si, count, r, pricing, hm, factors);
+  }
+}
+
+void Planner::candidate(int si, int count, int r, Pricing pricing, const cost::HoursModel* hm,
+                        const cost::CostFactors* factors) {
+  const catalog::VmSize& size = *sizes_[si];
+  const size_t pair = static_cast<size_t>(si) * regions_.size() + r;
+  const int p = pricing_index(pricing);
+  const bool spot = pricing == Pricing::kSpot;
+  auto name = [&] { return candidate_name(si, count, r, p); };
+  if (spot && !spot_allowed_) {
+    drop(kSpotNotAllowed, 1, si, r, [&] { return name() + ": the workload says spot: never"; });
+    return;
+  }
+  const PriceCell& cell = prices_[pair * kNumPricing + p];
+  if (!cell.has) {
+    drop(kNoPrice, 1, si, r,
+         [&] { return name() + ": no listed " + std::string(catalog::to_string(os_)) + " price"; });
+    return;
+  }
+  const cost::HoursModel& h = hm[spot ? 1 : 0];
+  if (spot && !h.finishes) {
+    drop(kSpotNeverFinishes, 1, si, r, [&] {
+      return name() + ": " + fixed(h.job_eviction_rate, 2) + " evictions/h x " +
+             hours_text(usage_.eviction.restart_hours +
+                        usage_.eviction.checkpoint_interval_hours / 2) +
+             " h lost each >= 100%";
+    });
+    return;
+  }
+  if (deadline_ && h.wall_hours > *deadline_) {
+    DropStats& d = drops_[kDeadline];
+    bool closer = d.count == 0 || h.wall_hours < d.best;
+    drop(kDeadline, 1, si, r, [] { return std::string(); });
+    if (closer) {
+      d.best = h.wall_hours;
+      d.example = "fastest: " + name() + ": " + hours_text(h.wall_hours) + " h > " +
+                  hours_text(*deadline_) + " h";
+    }
+    return;
+  }
+  const double total =
+      cost::apply_factors(factors[p], cell.compute, cell.licence, region_costs_[r]);
+  if (budget_ && total > *budget_) {
+    DropStats& d = drops_[kBudget];
+    bool closer = d.count == 0 || total < d.best;
+    drop(kBudget, 1, si, r, [] { return std::string(); });
+    if (closer) {
+      d.best = total;
+      d.example = "cheapest: " + name() + ": " + cost::format_usd(total) + " > " +
+                  cost::format_usd(*budget_);
+    }
+    return;
+  }
+  Cand c;
+  c.cost = total;
+  c.hours = h.wall_hours;
+  c.score = objective_score(opt_.objective, total, h.wall_hours);
+  c.s = si;
+  c.count = count;
+  c.r = r;
+  c.p = p;
+  c.in_data_region = r == data_region_index_;
+  c.suspect = cell.flags != 0;
+  c.tie = tie_key(c.in_data_region, size_rank_[si], count, r, p);
+  const double need = static_cast<double>(count) * size.vcpus;
+  const std::optional<double>& room = headroom_[pair * 2 + (spot ? 1 : 0)];
+  if (room && *room < need) {
+    drop(spot ? kSpotQuota : kQuota, 1, si, r, [&] {
+      return name() + ": needs " + fixed(need, 0) + " vCPUs of " +
+             (spot ? std::string("lowPriorityCores") : size.quota_family) + ", " +
+             fixed(std::max(0.0, *room), 0) + " free";
+    });
+    Cand& b = blocked_best_[pair];
+    if (!b.valid() || order_(c, b)) b = c;
+    return;
+  }
+  ++considered_;
+  consider(c);
+}
+
+}  // namespace gpuplan::plan::internal
