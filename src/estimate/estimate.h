@@ -193,6 +193,11 @@ struct Validation {
   std::vector<ValidationRow> rows;
   std::vector<Skipped> skipped;
   std::vector<MetricSummary> summary;  // sorted by metric name
+  // The same medians by group: "serving rows, original" / "serving rows, new"
+  // / "training rows, ..." (a row is new when its optional `set` column is not
+  // blank or "original"), then "source: PREFIX" per publisher (the id up to
+  // its first '-').
+  std::vector<MetricSummary> groups;
 };
 
 // Predicts every row of a published-measurements table (schema of

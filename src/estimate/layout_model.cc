@@ -130,7 +130,9 @@ TrainPlan plan_training(const workload::Workload& w, const TrainInputs& in, bool
   bool memory_fit_somewhere = false;
   bool batch_limited = false;
   double best_time = 1e300;
-  for (int tp = per_vm; tp >= 1; --tp) {
+  // Ascending tp: on a tie the narrower tensor-parallel group wins (its
+  // NVLink collectives are in the fitted MFU, not costed here).
+  for (int tp = 1; tp <= per_vm; ++tp) {
     if (per_vm % tp != 0) continue;
     if (m.heads % tp != 0) {
       reject({tp, 1, total / tp, 1}, "tp=" + std::to_string(tp) + " does not divide the " +
