@@ -233,6 +233,12 @@ int run_validate(Context& ctx, const EstimateFlags& f) {
                               {"n", s.n},
                               {"median_abs_error_percent", s.median_abs_error_percent}});
     }
+    j["groups"] = nlohmann::ordered_json::array();
+    for (const auto& s : v->groups) {
+      j["groups"].push_back({{"group", s.metric},
+                             {"n", s.n},
+                             {"median_abs_error_percent", s.median_abs_error_percent}});
+    }
     ctx.out << j.dump(2) << "\n";
     return 0;
   }
@@ -259,6 +265,14 @@ int run_validate(Context& ctx, const EstimateFlags& f) {
   ctx.out << "Summary (" << v->rows.size() << " rows predicted, " << v->skipped.size()
           << " skipped):\n"
           << sum.render();
+  TextTable groups;
+  groups.add_column("GROUP");
+  groups.add_column("ROWS", TextTable::Align::kRight);
+  groups.add_column("MEDIAN |ERROR| %", TextTable::Align::kRight);
+  for (const auto& s : v->groups) {
+    groups.add_row({s.metric, std::to_string(s.n), fixed(s.median_abs_error_percent, 1)});
+  }
+  ctx.out << "\nBy group and source:\n" << groups.render();
   if (!v->skipped.empty()) {
     ctx.out << "\nSkipped:\n";
     for (const auto& s : v->skipped) {

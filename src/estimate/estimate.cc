@@ -49,9 +49,9 @@ namespace {
 // The GPU the workload sees in one VM: per-GPU figures, scaled for slices.
 struct Device {
   catalog::Gpu gpu;
-  double per_vm = 1;        // GPUs per VM (fraction for slices)
-  int whole_per_vm = 1;     // integer GPUs per VM for layouts (1 for slices)
-  double memory_gib = 0;    // per device
+  double per_vm = 1;      // GPUs per VM (fraction for slices)
+  int whole_per_vm = 1;   // integer GPUs per VM for layouts (1 for slices)
+  double memory_gib = 0;  // per device
 };
 
 Device device(const catalog::VmSize& size, const catalog::Gpu& gpu) {
@@ -60,9 +60,9 @@ Device device(const catalog::VmSize& size, const catalog::Gpu& gpu) {
   d.per_vm = size.gpu_count > 0 ? size.gpu_count : 1;
   if (d.per_vm < 1) {
     const double f = d.per_vm;
-    for (double* x : {&d.gpu.fp32_tflops, &d.gpu.tf32_tflops, &d.gpu.fp16_tflops,
-                      &d.gpu.bf16_tflops, &d.gpu.fp8_tflops, &d.gpu.int8_tops,
-                      &d.gpu.memory_bw_gbs}) {
+    for (double* x :
+         {&d.gpu.fp32_tflops, &d.gpu.tf32_tflops, &d.gpu.fp16_tflops, &d.gpu.bf16_tflops,
+          &d.gpu.fp8_tflops, &d.gpu.int8_tops, &d.gpu.memory_bw_gbs}) {
       *x *= f;
     }
     d.whole_per_vm = 1;
@@ -111,8 +111,9 @@ void add_common(const Ctx& c, const std::string& rate_note, double peak) {
                         : m.source);
     c.add("precision", std::string(workload::to_string(c.w.precision)), "workload file");
   }
-  c.add("gpu_peak", c.dev.gpu.model + " " + rate_note + ": " + fixed(peak, 1) + " TFLOP/s" +
-                        (c.dev.per_vm < 1 ? " (x" + fixed(c.dev.per_vm, 4) + " slice)" : ""),
+  c.add("gpu_peak",
+        c.dev.gpu.model + " " + rate_note + ": " + fixed(peak, 1) + " TFLOP/s" +
+            (c.dev.per_vm < 1 ? " (x" + fixed(c.dev.per_vm, 4) + " slice)" : ""),
         c.dev.gpu.source.empty() ? "catalog" : c.dev.gpu.source);
   c.add("gpu_memory_bandwidth", fixed(c.dev.gpu.memory_bw_gbs, 0) + " GB/s",
         c.dev.gpu.source.empty() ? "catalog" : c.dev.gpu.source);
@@ -120,163 +121,110 @@ void add_common(const Ctx& c, const std::string& rate_note, double peak) {
         c.size.source.empty() ? "catalog (VM size)" : c.size.source);
 }
 
-// Bandwidth (GB/s per GPU, one direction) between GPUs inside one VM.
-double intra_vm_gbs(const catalog::VmSize& size, const catalog::Gpu& gpu) {
-  if (size.nvlink && gpu.interconnect_gbs > 0) return gpu.interconnect_gbs / 2;
-  return kPcieGBs;
-}
-// Bandwidth (GB/s per GPU) between VMs.
-double inter_vm_gbs(const catalog::VmSize& size, double gpus_per_vm) {
-  const double per_vm = size.infiniband_gbps > 0 ? size.infiniband_gbps / 8.0 : kEthernetGBs;
-  return per_vm / std::max(1.0, gpus_per_vm);
-}
-
 // ---------------------------------------------------------------- training
 
-struct TrainResult {
-  bool fits = false;
-  Layout layout;
-  MemoryBreakdown memory;
-  double needed = 0;
-  double available = 0;
-};
-
-int global_batch(const workload::Workload& w) {
-  if (w.data.global_batch > 0) return w.data.global_batch;
-  return std::max(1, static_cast<int>(std::ceil(kDefaultTokensPerStep / w.data.seq_len)));
+TrainInputs train_inputs(const Ctx& c, double peak, double mfu, int count) {
+  TrainInputs in;
+  in.peak_flops = peak * 1e12;
+  in.mfu = mfu;
+  in.memory_gib = usable_gib(c.w, c.dev.memory_gib);
+  in.overhead_gib = override_or(c.w, "memory_overhead_gib", kOverheadGiB);
+  in.gpus_per_vm = c.dev.whole_per_vm;
+  in.count = count;
+  in.nvlink = c.size.nvlink;
+  in.intra = intra_vm_link(c.dev.gpu, c.size.nvlink);
+  in.inter = inter_vm_link(c.size);
+  return in;
 }
 
-MemoryBreakdown with_overhead(const workload::Workload& w, MemoryBreakdown m) {
-  m.overhead = override_or(w, "memory_overhead_gib", kOverheadGiB);
-  return m;
+double train_mfu_for(const Ctx& c, double peak, double gpus) {
+  const workload::Workload& w = c.w;
+  const double fitted = train_mfu(peak, c.dev.gpu.memory_bw_gbs, w.model.hidden, gpus, w.recompute,
+                                  w.model, w.data.seq_len, w.method) *
+                        (w.method == workload::Method::kQlora ? 0.75 : 1.0);
+  return override_or(w, "mfu", fitted);
 }
 
-TrainResult find_layout(const workload::Workload& w, const catalog::VmSize& size, const Device& dev,
-                        int count) {
-  TrainResult best;
-  const int per_vm = dev.whole_per_vm;
-  const int total = per_vm * count;
-  best.available = usable_gib(w, dev.memory_gib);
-  double best_needed = 1e300;
-  // Candidates ordered by model-parallel degree, then by the preferred kind.
-  for (int mp = 1; mp <= total; ++mp) {
-    if (total % mp != 0) continue;
-    bool found = false;
-    for (int tp = std::min(per_vm, mp); tp >= 1; --tp) {
-      if (mp % tp != 0 || per_vm % tp != 0 || w.model.heads % tp != 0) continue;
-      const int pp = mp / tp;
-      if (pp > w.model.layers) continue;
-      Layout l{tp, pp, total / mp};
-      MemoryBreakdown m = with_overhead(w, train_memory(w, l));
-      const double need = m.total();
-      const bool fits = need <= best.available;
-      // Prefer TP over NVLink, PP over PCIe, among layouts of equal degree.
-      const bool better =
-          !found || (fits && (size.nvlink ? tp > best.layout.tp : tp < best.layout.tp));
-      if (fits && better) {
-        best.fits = true;
-        best.layout = l;
-        best.memory = m;
-        best.needed = need;
-        found = true;
-      } else if (!best.fits && need < best_needed) {
-        best_needed = need;
-        best.layout = l;
-        best.memory = m;
-        best.needed = need;
-      }
-    }
-    if (found) break;
-  }
-  return best;
-}
+void explain_train(const Ctx& c, const TrainPlan& t, double f_model, double gb, double tokens_step);
 
 void estimate_train(const Ctx& c) {
   const workload::Workload& w = c.w;
   Estimate& e = c.e;
-  const TrainResult t = find_layout(w, c.size, c.dev, c.count);
-  e.layout = t.layout;
-  e.memory = t.memory;
-  e.memory_needed_gib = t.needed;
-  e.memory_available_gib = t.available;
   e.throughput_unit = "tokens/s";
-
+  e.memory_available_gib = usable_gib(w, c.dev.memory_gib);
   std::string rate_note;
   const double peak = peak_tflops(c.dev.gpu, w.precision, c.explain ? &rate_note : nullptr);
   if (c.explain) add_common(c, rate_note, peak);
   if (peak <= 0 || c.dev.gpu.memory_bw_gbs <= 0) {
-    e.fits = false;
     e.reason = c.dev.gpu.model + " has no known " + std::string(workload::to_string(w.precision)) +
                " rate";
     return;
   }
-  const Layout& l = t.layout;
-  const double phys_gpus = static_cast<double>(l.tp) * l.pp * l.dp;
-  const int seq = w.data.seq_len;
-  const double f_model = train_flops_per_token(w.model, seq, w.method);
-  const double fitted = train_mfu(peak, c.dev.gpu.memory_bw_gbs, w.model.hidden, phys_gpus,
-                                  w.recompute, w.model, seq, w.method) *
-                        (w.method == workload::Method::kQlora ? 0.75 : 1.0);
-  const double mfu = override_or(w, "mfu", fitted);
+  if (c.dev.per_vm < 1) {
+    e.reason = "a fraction (" + fixed(c.dev.per_vm, 4) + ") of one " + c.dev.gpu.model +
+               ": training and fine-tuning need whole GPUs (vGPU slices share the GPU's "
+               "memory and time with other VMs)";
+    return;
+  }
+  const int total = c.dev.whole_per_vm * c.count;
+  const double mfu = train_mfu_for(c, peak, total);
   e.mfu = mfu;
-
-  // Seconds per optimizer step, per the slowest GPU.
+  const TrainPlan t = plan_training(w, train_inputs(c, peak, mfu, c.count), c.explain);
+  e.layout = t.layout;
+  e.memory = t.memory;
+  e.memory.overhead = override_or(w, "memory_overhead_gib", kOverheadGiB);
+  e.memory_needed_gib = t.needed_gib;
+  e.rejected_layouts = t.rejected;
   const double gb = global_batch(w);
-  const double tokens_step = gb * seq;
-  const double t_compute = tokens_step * f_model / (phys_gpus * peak * 1e12 * mfu);
-  double t_step = t_compute;
+  const double tokens_step = gb * w.data.seq_len;
+  if (t.t_step > 0) {
+    e.throughput = tokens_step / t.t_step;
+    e.hours = w.total_tokens() / e.throughput / 3600.0;
+  }
+  e.fits = t.fits;
+  e.batch_bound = t.batch_bound;
+  e.reason = t.reason;
+  // The global batch bounds data parallelism. When the best layout here is
+  // starved by it — one micro-batch per replica, or fewer micro-batches than
+  // pipeline stages (bubble >= ~50 %) — extra GPUs only deepen the pipeline
+  // or widen tensor parallelism. If twice the GPUs are not at least 1.5x as
+  // fast as half of them (marginal efficiency below 50 %: each added GPU-hour
+  // buys less than half a GPU-hour of work), this count is not offered, so
+  // that `--objective time` stops adding VMs where the batch cannot use them.
+  const Layout& l = t.layout;
+  if (t.fits && c.count > 1 && (l.grad_accum == 1 || l.grad_accum < l.pp)) {
+    const int half = c.count / 2;
+    const TrainPlan h = plan_training(
+        w, train_inputs(c, peak, train_mfu_for(c, peak, c.dev.whole_per_vm * half), half), false);
+    const double speedup = h.fits ? h.t_step / t.t_step : 1e300;
+    const double ideal = static_cast<double>(c.count) / half;
+    if (speedup < 1 + 0.5 * (ideal - 1)) {
+      e.fits = false;
+      e.batch_bound = true;
+      e.reason = "global batch " + std::to_string(static_cast<int>(gb)) + " / micro-batch " +
+                 std::to_string(w.data.micro_batch) + " cannot keep " + std::to_string(total) +
+                 " GPUs busy (" + std::to_string(l.grad_accum) + " micro-batch" +
+                 (l.grad_accum == 1 ? "" : "es") + " per replica at tp=" + std::to_string(l.tp) +
+                 " pp=" + std::to_string(l.pp) + " dp=" + std::to_string(l.dp) +
+                 "): " + std::to_string(c.count) + " VMs are only " + fixed(speedup, 2) +
+                 "x as fast as " + std::to_string(half) + "; more VMs cannot help";
+    }
+  }
+  if (c.explain)
+    explain_train(c, t, train_flops_per_token(w.model, w.data.seq_len, w.method), gb, tokens_step);
+}
 
-  // Tensor parallel over PCIe (NVLink's cost is inside the fitted MFU).
-  double t_tp = 0;
-  if (l.tp > 1 && !c.size.nvlink) {
-    const double bytes_per_token = 4.0 * 2.0 * (l.tp - 1) / l.tp * w.model.hidden * 2.0 *
-                                   w.model.layers;
-    t_tp = tokens_step / (l.pp * l.dp) * bytes_per_token / (kPcieGBs * 1e9);
-    t_step += t_tp;
-  }
-  // Data-parallel gradient all-reduce, hidden behind the backward pass.
-  double t_dp = 0;
-  if (l.dp > 1) {
-    const double trainable = w.method == workload::Method::kFull
-                                 ? w.model.params_b * 1e9
-                                 : e.memory.gradients * kGiB / 2.0 * l.tp * l.pp;
-    const double grad_bytes = trainable * 2.0 / (l.tp * l.pp);
-    const double volume = 2.0 * (l.dp - 1) / l.dp * grad_bytes * (w.zero_stage >= 3 ? 1.5 : 1.0);
-    const bool one_vm = c.count == 1;
-    const double link = one_vm ? intra_vm_gbs(c.size, c.dev.gpu)
-                               : inter_vm_gbs(c.size, c.dev.per_vm);
-    t_dp = volume / (link * 1e9);
-    t_step += std::max(0.0, t_dp - 2.0 / 3.0 * t_compute);
-  }
-  // Pipeline bubble (1F1B).
-  double bubble = 0;
-  if (l.pp > 1) {
-    const double micro = std::max(1.0, gb / (static_cast<double>(l.dp) * w.data.micro_batch));
-    bubble = (l.pp - 1) / micro;
-    t_step += t_compute * bubble;
-  }
-  e.throughput = tokens_step / t_step;
-  const double total = w.total_tokens();
-  e.hours = total / e.throughput / 3600.0;
-
-  if (!t.fits) {
-    e.fits = false;
-    e.reason = "does not fit in GPU memory";
-    if (c.explain) e.reason = "needs " + gib(t.needed) + "/GPU at the smallest layout (tp=" +
-               std::to_string(l.tp) + " pp=" + std::to_string(l.pp) + " dp=" +
-               std::to_string(l.dp) + "), has " + gib(t.available) + " usable";
-  } else {
-    e.fits = true;
-  }
-
-  if (!c.explain) return;
-  c.add("tokens", fixed(total / 1e9, 3) + " B (" + fixed(w.data.epochs, 2) + " epochs)",
+void explain_train(const Ctx& c, const TrainPlan& t, double f_model, double gb,
+                   double tokens_step) {
+  const workload::Workload& w = c.w;
+  const Estimate& e = c.e;
+  c.add("tokens", fixed(w.total_tokens() / 1e9, 3) + " B (" + fixed(w.data.epochs, 2) + " epochs)",
         "workload file");
   c.add("flops_per_token",
         fixed(f_model / 1e9, 2) + " GFLOP (" +
             (w.method == workload::Method::kFull ? "6N" : "4N, frozen base") + " + 12·l·h·s)",
         "Narayanan et al. 2021 eq. 3; Kaplan et al. 2020 §2.1");
-  c.add("mfu", fixed(mfu * 100, 1) + " %",
+  c.add("mfu", fixed(e.mfu * 100, 1) + " %",
         w.overrides.count("mfu") ? "override (workload file)"
                                  : "fitted model e/(1+k·(FLOP:byte)/h)/(1+c·log2(G/8))/recompute, "
                                    "e=0.65 k=6.25 c=0.04 (docs/estimator.md)");
@@ -286,39 +234,49 @@ void estimate_train(const Ctx& c) {
   }
   c.add("global_batch",
         std::to_string(static_cast<int>(gb)) + " sequences (" + fixed(tokens_step / 1e6, 2) +
-            " M tokens/step)",
+            " M tokens/step), micro-batch " + std::to_string(w.data.micro_batch) + ", " +
+            std::to_string(e.layout.grad_accum) + " gradient-accumulation step" +
+            (e.layout.grad_accum == 1 ? "" : "s") + " per replica",
         w.data.global_batch > 0 ? "workload file"
                                 : "default 4 M tokens/step (Touvron et al. 2023, Table 1)");
-  c.add("optimizer", std::string(workload::to_string(w.optimizer)) + ", sharding zero" +
-                         std::to_string(w.zero_stage) + ", method " +
-                         std::string(workload::to_string(w.method)),
+  c.add("optimizer",
+        std::string(workload::to_string(w.optimizer)) + ", sharding zero" +
+            std::to_string(w.zero_stage) + ", method " + std::string(workload::to_string(w.method)),
         "bytes/param per Rajbhandari et al. 2020 (ZeRO) §3.1; LoRA: Hu et al. 2021");
-  c.add("activations", std::string(workload::to_string(w.recompute)) + " recompute, micro-batch " +
-                           std::to_string(w.data.micro_batch) + ", seq " + std::to_string(seq),
+  c.add("activations",
+        std::string(workload::to_string(w.recompute)) + " recompute, micro-batch " +
+            std::to_string(w.data.micro_batch) + ", seq " + std::to_string(w.data.seq_len),
         "Korthikanti et al. 2022 eq. 1-2");
   c.add("memory_overhead_gib", fixed(e.memory.overhead, 1),
-        w.overrides.count("memory_overhead_gib") ? "override (workload file)"
-                                                 : "CUDA context + NCCL + allocator (docs/estimator.md)");
+        w.overrides.count("memory_overhead_gib")
+            ? "override (workload file)"
+            : "CUDA context + NCCL + allocator (docs/estimator.md)");
   c.add("memory_headroom", fixed(override_or(w, "memory_headroom", kHeadroom) * 100, 0) + " %",
         w.overrides.count("memory_headroom") ? "override (workload file)"
                                              : "allocator fragmentation (docs/estimator.md)");
-  std::string links = c.size.nvlink ? "NVLink " + fixed(c.dev.gpu.interconnect_gbs, 0) + " GB/s"
-                                    : "PCIe ~" + fixed(kPcieGBs, 0) + " GB/s";
-  links += c.size.infiniband_gbps > 0
-               ? ", InfiniBand " + fixed(c.size.infiniband_gbps, 0) + " Gb/s per VM"
-               : ", Ethernet ~" + fixed(kEthernetGBs * 8, 0) + " Gb/s between VMs";
-  c.add("interconnect", links, "catalog (VM size); PCI-SIG PCIe 4.0 x16");
-  if (t_tp > 0) {
-    c.add("tp_over_pcie", fixed(100 * t_tp / t_step, 1) + " % of step time",
-          "4 all-reduces/layer/token (Shoeybi et al. 2019 §3)");
+  const Link intra = intra_vm_link(c.dev.gpu, c.size.nvlink);
+  const Link inter = inter_vm_link(c.size);
+  c.add("interconnect", "in a VM: " + intra.name + "; between VMs: " + inter.name,
+        intra.source + "; " + inter.source);
+  if (t.t_step <= 0) return;
+  if (t.t_tp > 0) {
+    c.add("tp_over_pcie", fixed(100 * t.t_tp / t.t_step, 1) + " % of step time",
+          "4 all-reduces/layer/micro-batch (Shoeybi et al. 2019 §3), NCCL ring latency + "
+          "bandwidth (tuning.cc)");
   }
-  if (t_dp > 0) {
-    c.add("gradient_allreduce",
-          fixed(t_dp, 2) + " s/step vs " + fixed(t_compute, 2) + " s compute (overlaps backward)",
-          "ring all-reduce 2(d-1)/d; ZeRO-3 x1.5 (Rajbhandari et al. 2020 §7)");
+  if (t.t_dp > 0) {
+    c.add(
+        "gradient_allreduce",
+        fixed(t.t_dp, 2) + " s/step vs " + fixed(t.t_compute, 2) + " s compute (overlaps backward)",
+        "ring all-reduce 2(d-1)/d·bytes/bw + 2(d-1)·latency in 25 MB buckets; ZeRO-3 x1.5 "
+        "(Rajbhandari et al. 2020 §7)");
   }
-  if (bubble > 0) {
-    c.add("pipeline_bubble", fixed(bubble * 100, 1) + " %", "1F1B (p-1)/m, Narayanan et al. 2021 §2.2");
+  if (e.layout.pp > 1) {
+    c.add("pipeline_bubble",
+          fixed(t.bubble * 100, 1) + " % (p=" + std::to_string(e.layout.pp) +
+              ", m=" + std::to_string(e.layout.grad_accum) + "); pipeline idle + sends " +
+              fixed(100 * t.t_pp / t.t_step, 1) + " % of step time",
+          "1F1B (p-1)/(m+p-1), Narayanan et al. 2021 §2.2");
   }
 }
 
@@ -393,17 +351,27 @@ void estimate_infer(const Ctx& c) {
   if (slo_ok) {
     const double needed = std::ceil(rate / s.capacity_rps_per_replica - 1e-9);
     s.replicas_needed = static_cast<int>(std::clamp(needed, 1.0, 1e9));
-    s.vms_needed = s.replicas_needed / replicas_per_vm + (s.replicas_needed % replicas_per_vm ? 1 : 0);
+    s.vms_needed =
+        s.replicas_needed / replicas_per_vm + (s.replicas_needed % replicas_per_vm ? 1 : 0);
     s.meets_slo = s.replicas >= s.replicas_needed;
-    const double load = rate / s.replicas;
-    ServingPoint at = s.meets_slo ? serving_point_at(choice.model, w, load) : choice.best;
+    // TTFT and TPOT at the concurrency the rate implies (Little's law) on
+    // the replicas that serve it: these VMs' when they are enough, else the
+    // replicas needed.
+    const double load = rate / std::max(s.replicas, s.replicas_needed);
+    const ServingPoint at = serving_point_at(choice.model, w, load);
+    s.concurrency = at.batch;
     s.ttft_ms = at.ttft_s * 1000;
     s.tpot_ms = at.tpot_s * 1000;
     e.memory.kv_cache = at.batch * (w.serving.input_tokens.mean + w.serving.output_tokens.mean) *
                         choice.model.kv_bytes_per_token / kGiB / tp;
   } else {
-    s.ttft_ms = choice.best.ttft_s * 1000;
-    s.tpot_ms = choice.best.tpot_s * 1000;
+    // The SLO is out of reach: say what the rate would see on these replicas
+    // (batch 1 when they cannot hold it at all).
+    const ServingPoint at = serving_point_at(choice.model, w, rate / s.replicas);
+    const ServingPoint& shown = at.overloaded ? choice.best : at;
+    s.concurrency = at.overloaded ? 0 : at.batch;
+    s.ttft_ms = shown.ttft_s * 1000;
+    s.tpot_ms = shown.tpot_s * 1000;
   }
   e.layout = {tp, 1, s.replicas};
   e.memory.weights = choice.model.weight_bytes / kGiB / tp;
@@ -414,21 +382,23 @@ void estimate_infer(const Ctx& c) {
   if (!slo_ok) {
     e.reason = why_not;
   } else if (!s.meets_slo) {
-    e.reason = "needs " + std::to_string(s.vms_needed) + " VMs (" + std::to_string(s.replicas_needed) +
-               " replicas of " + fixed(s.capacity_rps_per_replica, 2) + " req/s) for " +
-               fixed(rate, 2) + " req/s within the SLOs";
+    e.reason = "needs " + std::to_string(s.vms_needed) + " VMs (" +
+               std::to_string(s.replicas_needed) + " replicas of " +
+               fixed(s.capacity_rps_per_replica, 2) + " req/s) for " + fixed(rate, 2) +
+               " req/s within the SLOs";
   }
   e.serving = s;
   if (!c.explain) return;
   c.add("request_rate", fixed(rate, 2) + " req/s", "workload file");
-  c.add("tokens", "input mean " + fixed(w.serving.input_tokens.mean, 0) + " (p" +
-                      fixed(w.serving.percentile, 0) + " " +
-                      fixed(input_tokens_at_percentile(w), 0) + "), output mean " +
-                      fixed(w.serving.output_tokens.mean, 0),
+  c.add("tokens",
+        "input mean " + fixed(w.serving.input_tokens.mean, 0) + " (p" +
+            fixed(w.serving.percentile, 0) + " " + fixed(input_tokens_at_percentile(w), 0) +
+            "), output mean " + fixed(w.serving.output_tokens.mean, 0),
         "workload file");
-  c.add("slo", "TTFT " + (w.serving.ttft_ms > 0 ? fixed(w.serving.ttft_ms, 0) + " ms" : "none") +
-                   ", TPOT " + (w.serving.tpot_ms > 0 ? fixed(w.serving.tpot_ms, 0) + " ms" : "none") +
-                   " at p" + fixed(w.serving.percentile, 0),
+  c.add("slo",
+        "TTFT " + (w.serving.ttft_ms > 0 ? fixed(w.serving.ttft_ms, 0) + " ms" : "none") +
+            ", TPOT " + (w.serving.tpot_ms > 0 ? fixed(w.serving.tpot_ms, 0) + " ms" : "none") +
+            " at p" + fixed(w.serving.percentile, 0),
         "workload file");
   c.add("kv_cache_per_token", fixed(choice.model.kv_bytes_per_token / 1024, 1) + " KiB",
         "2·layers·kv_heads·head_dim·bytes (GQA-aware)");
@@ -437,6 +407,19 @@ void estimate_infer(const Ctx& c) {
             " % of peak, bandwidth " +
             fixed(choice.model.bytes_per_s / (c.dev.gpu.memory_bw_gbs * 1e9 * tp) * 100, 0) + " %",
         "fitted to TensorRT-LLM / lmdeploy measurements (docs/estimator.md)");
+  if (tp > 1) {
+    const Link link = intra_vm_link(c.dev.gpu, c.size.nvlink);
+    c.add("tensor_parallel_link",
+          link.name + ": " + fixed(choice.model.tp_comm_seconds(1) * 1e3, 2) +
+              " ms of all-reduces per decode step at batch 1",
+          "2 all-reduces/layer (Shoeybi et al. 2019 §3); NCCL ring latency + bandwidth "
+          "(tuning.cc); " +
+              link.source);
+  }
+  c.add("concurrency",
+        fixed(s.concurrency, 1) + " sequences in flight per replica at " +
+            fixed(rate / std::max(1, std::max(s.replicas, s.replicas_needed)), 2) + " req/s",
+        "Little's law, concurrency = rate x (TTFT + (output - 1) x TPOT), solved as a fixed point");
   c.add("serving_max_utilization", fixed(kServingMaxUtilization * 100, 0) + " %",
         "queueing knee (M/D/1); queueing delay itself: gpuplan simulate");
   c.add("duration_hours", fixed(e.hours, 0), "workload file (serving.duration_hours)");
@@ -480,8 +463,8 @@ void estimate_batch(const Ctx& c) {
   e.throughput = 3600.0 / w.batch.seconds_per_item * ratio * eff * gpus;
   e.hours = w.data.items.value_or(0) / e.throughput;
   if (w.batch.min_gpu_memory_gib > e.memory_available_gib) {
-    e.reason = "needs " + gib(w.batch.min_gpu_memory_gib) + " per GPU, has " +
-               gib(e.memory_available_gib);
+    e.reason =
+        "needs " + gib(w.batch.min_gpu_memory_gib) + " per GPU, has " + gib(e.memory_available_gib);
   } else {
     e.fits = true;
   }
@@ -489,13 +472,15 @@ void estimate_batch(const Ctx& c) {
   c.add("items", fixed(w.data.items.value_or(0), 0), "workload file");
   c.add("seconds_per_item", fixed(w.batch.seconds_per_item, 2) + " s on " + ref->model,
         "workload file");
-  c.add("spec_ratio", fixed(ratio, 3) + " (" + w.batch.scales_with + ": " +
-                          fixed(mine / (c.dev.per_vm < 1 ? c.dev.per_vm : 1.0), 1) + " vs " +
-                          fixed(theirs, 1) + ")",
+  c.add("spec_ratio",
+        fixed(ratio, 3) + " (" + w.batch.scales_with + ": " +
+            fixed(mine / (c.dev.per_vm < 1 ? c.dev.per_vm : 1.0), 1) + " vs " + fixed(theirs, 1) +
+            ")",
         "datasheet rates (catalog; reference: data/catalog/gpus.csv)");
   c.add("batch_efficiency", fixed(eff, 2),
-        w.overrides.count("batch_efficiency") ? "override (workload file)"
-                                              : "items scale linearly with GPUs (independent items)");
+        w.overrides.count("batch_efficiency")
+            ? "override (workload file)"
+            : "items scale linearly with GPUs (independent items)");
 }
 
 Estimate estimate_impl(const workload::Workload& w, const catalog::VmSize& size,
@@ -512,9 +497,15 @@ Estimate estimate_impl(const workload::Workload& w, const catalog::VmSize& size,
   Ctx c{w, size, dev, count, explain, e};
   switch (w.kind) {
     case Kind::kTrain:
-    case Kind::kFinetune: estimate_train(c); break;
-    case Kind::kInfer: estimate_infer(c); break;
-    case Kind::kBatch: estimate_batch(c); break;
+    case Kind::kFinetune:
+      estimate_train(c);
+      break;
+    case Kind::kInfer:
+      estimate_infer(c);
+      break;
+    case Kind::kBatch:
+      estimate_batch(c);
+      break;
   }
   return e;
 }
@@ -536,8 +527,8 @@ Estimate estimate_smallest(const workload::Workload& w, const catalog::VmSize& s
   int limit = max_count;
   if (w.constraints.max_nodes > 0) limit = std::min(limit, w.constraints.max_nodes);
   if (w.constraints.max_gpus > 0) {
-    limit = std::min(limit, static_cast<int>(std::floor(w.constraints.max_gpus / size.gpu_count +
-                                                        1e-9)));
+    limit = std::min(limit,
+                     static_cast<int>(std::floor(w.constraints.max_gpus / size.gpu_count + 1e-9)));
   }
   if (limit < 1) {
     Estimate e = estimate_impl(w, size, gpu, 1, true);
@@ -553,8 +544,10 @@ Estimate estimate_smallest(const workload::Workload& w, const catalog::VmSize& s
     Estimate one = estimate_impl(w, size, gpu, 1, false);
     if (one.serving && one.serving->vms_needed > 0) {
       const int need = one.serving->vms_needed;
-      if (need <= limit) chosen = need;
-      else first_fit = limit;
+      if (need <= limit)
+        chosen = need;
+      else
+        first_fit = limit;
     } else {
       first_fit = 1;  // the SLO or memory is out of reach: report one VM and why
     }
@@ -563,15 +556,19 @@ Estimate estimate_smallest(const workload::Workload& w, const catalog::VmSize& s
     // falls with it, so binary-search the smallest count that fits, then the
     // smallest that also meets the deadline (the predicate is re-checked at
     // the answer, so a non-monotone corner can only cost optimality).
+    // A count the global batch cannot use (batch_bound) still fits in
+    // memory and is no faster than one VM fewer: the searches treat it as
+    // fitting and step down from it at the end.
     auto probe = [&](int n) { return estimate_impl(w, size, gpu, n, false); };
+    auto runs = [](const Estimate& e) { return e.fits || e.batch_bound; };
     auto meets = [&](const Estimate& e) {
-      return e.fits && (!w.constraints.deadline_hours || e.hours <= *w.constraints.deadline_hours);
+      return runs(e) && (!w.constraints.deadline_hours || e.hours <= *w.constraints.deadline_hours);
     };
-    if (probe(limit).fits) {
+    if (runs(probe(limit))) {
       int lo = 0, hi = limit;  // probe(hi) fits; lo does not (0 = none)
       while (hi - lo > 1) {
         const int mid = (lo + hi) / 2;
-        (probe(mid).fits ? hi : lo) = mid;
+        (runs(probe(mid)) ? hi : lo) = mid;
       }
       first_fit = hi;
       if (meets(probe(first_fit))) {
@@ -591,6 +588,7 @@ Estimate estimate_smallest(const workload::Workload& w, const catalog::VmSize& s
     chosen = first_fit ? first_fit : (w.kind == Kind::kBatch ? 1 : limit);
   }
   Estimate e = estimate_impl(w, size, gpu, chosen, true);
+  while (e.batch_bound && chosen > 1) e = estimate_impl(w, size, gpu, --chosen, true);
   if (!e.fits && chosen > 1 && w.kind != Kind::kInfer && e.reason.rfind("needs ", 0) == 0) {
     e.reason = "even with " + std::to_string(chosen) + " VMs: " + e.reason;
   }

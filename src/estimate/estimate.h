@@ -28,6 +28,14 @@ struct Layout {
   int tp = 1;
   int pp = 1;
   int dp = 1;
+  int grad_accum = 1;  // train/finetune: micro-batches per replica per optimizer step
+};
+
+// A layout the estimator considered and could not use, and why
+// ("dp=488 > global batch 32 / micro-batch 1").
+struct RejectedLayout {
+  Layout layout;
+  std::string reason;
 };
 
 // Memory per GPU, GiB (2^30 bytes).
@@ -37,7 +45,7 @@ struct MemoryBreakdown {
   double optimizer = 0;
   double activations = 0;
   double kv_cache = 0;
-  double overhead = 0;   // CUDA context, allocator fragmentation, framework buffers
+  double overhead = 0;  // CUDA context, allocator fragmentation, framework buffers
   [[nodiscard]] double total() const {
     return weights + gradients + optimizer + activations + kv_cache + overhead;
   }
@@ -53,32 +61,39 @@ struct Assumption {
 
 // Serving figures of one option (kind infer).
 struct ServingEstimate {
-  int gpus_per_replica = 0;       // tp * pp
-  int replicas = 0;               // replicas that `count` VMs hold
-  int replicas_needed = 0;        // replicas to serve the request rate within the SLOs
-  int vms_needed = 0;             // VMs to hold replicas_needed
-  double max_batch = 0;           // concurrent sequences per replica (KV cache bound)
-  double batch_at_slo = 0;        // largest batch whose decode step meets the TPOT SLO
+  int gpus_per_replica = 0;             // tp * pp
+  int replicas = 0;                     // replicas that `count` VMs hold
+  int replicas_needed = 0;              // replicas to serve the request rate within the SLOs
+  int vms_needed = 0;                   // VMs to hold replicas_needed
+  double max_batch = 0;                 // concurrent sequences per replica (KV cache bound)
+  double batch_at_slo = 0;              // largest batch whose decode step meets the TPOT SLO
   double capacity_rps_per_replica = 0;  // sustainable requests/s within the SLOs
-  double ttft_ms = 0;             // predicted at the SLO percentile, at the offered load
-  double tpot_ms = 0;             // predicted at the operating batch
-  bool meets_slo = false;         // `count` VMs meet the rate within the SLOs
+  double concurrency = 0;               // mean sequences in flight per replica at the request rate
+                                        // (Little's law); 0 when the replicas cannot hold the rate
+  double ttft_ms = 0;                   // predicted at the SLO percentile, at the offered load
+  double tpot_ms = 0;                   // predicted at the operating batch
+  bool meets_slo = false;               // `count` VMs meet the rate within the SLOs
 };
 
 struct Estimate {
-  std::string size;               // VM size name
-  int count = 0;                  // VMs
-  double gpus = 0;                // GPUs in `count` VMs (fractional for vGPU slices)
-  bool fits = false;              // fits in memory AND (infer) meets the SLOs
-  std::string reason;             // why not, when !fits; "" otherwise
+  std::string size;    // VM size name
+  int count = 0;       // VMs
+  double gpus = 0;     // GPUs in `count` VMs (fractional for vGPU slices)
+  bool fits = false;   // fits in memory AND (infer) meets the SLOs
+  std::string reason;  // why not, when !fits; "" otherwise
   Layout layout;
-  double memory_needed_gib = 0;   // per GPU, at `layout`
+  double memory_needed_gib = 0;     // per GPU, at `layout`
   double memory_available_gib = 0;  // per GPU
   MemoryBreakdown memory;
-  double throughput = 0;          // in throughput_unit, whole option
-  std::string throughput_unit;    // "tokens/s" (train/finetune), "requests/s" (infer), "items/h" (batch)
-  double hours = 0;               // wall-clock to finish; infer: the serving duration
-  double mfu = 0;                 // model FLOPs utilization used (train/finetune), 0 otherwise
+  double throughput = 0;  // in throughput_unit, whole option
+  std::string
+      throughput_unit;  // "tokens/s" (train/finetune), "requests/s" (infer), "items/h" (batch)
+  double hours = 0;     // wall-clock to finish; infer: the serving duration
+  double mfu = 0;       // model FLOPs utilization used (train/finetune), 0 otherwise
+  // train/finetune: the global batch bounds data parallelism and this count
+  // is no faster than one VM fewer: more VMs cannot help (fits is false).
+  bool batch_bound = false;
+  std::vector<RejectedLayout> rejected_layouts;  // train/finetune, full estimates only
   std::vector<Assumption> assumptions;
   std::optional<ServingEstimate> serving;  // kind infer only
 };
@@ -119,16 +134,26 @@ struct Estimate {
 // One model replica on `gpus` GPUs of one kind, tensor-parallel. All times in
 // seconds. Built by replica_model(); plain data, cheap to copy.
 struct ReplicaModel {
-  int gpus = 1;                   // tp
-  double flops_per_s = 0;         // achieved dense FLOP/s of the replica (prefill)
-  double bytes_per_s = 0;         // achieved memory bandwidth of the replica (decode)
-  double weight_bytes = 0;        // read once per decode step
-  double active_weight_bytes = 0; // MoE: bytes read per token at batch 1
-  double flops_per_token = 0;     // 2 * active params (forward)
-  double attn_flops_per_token_ctx = 0;   // extra forward FLOPs per token per context token
-  double kv_bytes_per_token = 0;  // KV cache bytes per token of context
-  double kv_capacity_tokens = 0;  // KV tokens that fit beside weights and overhead
-  double step_overhead_s = 0;     // fixed per-step cost (kernel launch, sampling, TP all-reduce)
+  int gpus = 1;                         // tp
+  double flops_per_s = 0;               // achieved dense FLOP/s of the replica (prefill)
+  double bytes_per_s = 0;               // achieved memory bandwidth of the replica (decode)
+  double weight_bytes = 0;              // read once per decode step
+  double active_weight_bytes = 0;       // MoE: bytes read per token at batch 1
+  double flops_per_token = 0;           // 2 * active params (forward)
+  double attn_flops_per_token_ctx = 0;  // extra forward FLOPs per token per context token
+  double kv_bytes_per_token = 0;        // KV cache bytes per token of context
+  double kv_capacity_tokens = 0;        // KV tokens that fit beside weights and overhead
+  double step_overhead_s = 0;           // fixed per-forward cost (kernel launches, sampling)
+  // Tensor parallelism: all-reduces per forward pass (2 per layer), their
+  // bytes per token, and each all-reduce's cost as the cheaper of NCCL's
+  // low-latency and bulk protocols (latency + bytes x seconds per byte).
+  double tp_allreduces = 0;
+  double tp_bytes_per_token = 0;
+  double tp_ll_latency_s = 0, tp_ll_s_per_byte = 0;
+  double tp_bulk_latency_s = 0, tp_bulk_s_per_byte = 0;
+
+  // Tensor-parallel communication of one forward pass over `tokens` tokens.
+  [[nodiscard]] double tp_comm_seconds(double tokens) const;
 
   // Time to prefill `input_tokens` tokens of one request (compute-bound, with
   // the attention term), i.e. TTFT without queueing.
@@ -153,7 +178,7 @@ struct ValidationRow {
   std::string metric;
   double predicted = 0;
   double published = 0;
-  double error_percent = 0;       // 100 * (predicted - published) / published
+  double error_percent = 0;  // 100 * (predicted - published) / published
 };
 struct Skipped {
   std::string id;
@@ -168,6 +193,11 @@ struct Validation {
   std::vector<ValidationRow> rows;
   std::vector<Skipped> skipped;
   std::vector<MetricSummary> summary;  // sorted by metric name
+  // The same medians by group: "serving rows, original" / "serving rows, new"
+  // / "training rows, ..." (a row is new when its optional `set` column is not
+  // blank or "original"), then "source: PREFIX" per publisher (the id up to
+  // its first '-').
+  std::vector<MetricSummary> groups;
 };
 
 // Predicts every row of a published-measurements table (schema of

@@ -13,6 +13,7 @@ nlohmann::ordered_json to_json(const Estimate& e) {
   j["fits"] = e.fits;
   j["reason"] = e.reason;
   j["layout"] = {{"tp", e.layout.tp}, {"pp", e.layout.pp}, {"dp", e.layout.dp}};
+  if (e.throughput_unit == "tokens/s") j["layout"]["grad_accum"] = e.layout.grad_accum;
   j["memory_needed_gib"] = e.memory_needed_gib;
   j["memory_available_gib"] = e.memory_available_gib;
   j["memory"] = {{"weights", e.memory.weights},     {"gradients", e.memory.gradients},
@@ -31,11 +32,21 @@ nlohmann::ordered_json to_json(const Estimate& e) {
                     {"max_batch", s.max_batch},
                     {"batch_at_slo", s.batch_at_slo},
                     {"capacity_rps_per_replica", s.capacity_rps_per_replica},
+                    {"concurrency", s.concurrency},
                     {"ttft_ms", s.ttft_ms},
                     {"tpot_ms", s.tpot_ms},
                     {"meets_slo", s.meets_slo}};
   } else {
     j["serving"] = nullptr;
+  }
+  if (e.throughput_unit == "tokens/s") {
+    j["batch_bound"] = e.batch_bound;
+    nlohmann::ordered_json r = nlohmann::ordered_json::array();
+    for (const RejectedLayout& x : e.rejected_layouts) {
+      r.push_back(
+          {{"tp", x.layout.tp}, {"pp", x.layout.pp}, {"dp", x.layout.dp}, {"reason", x.reason}});
+    }
+    j["rejected_layouts"] = std::move(r);
   }
   nlohmann::ordered_json a = nlohmann::ordered_json::array();
   for (const auto& x : e.assumptions) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "estimate/internal/physics.h"
+#include "estimate/test_util.h"
 #include "workload/models.h"
 
 namespace gpuplan::estimate {
@@ -16,84 +17,6 @@ using workload::Kind;
 using workload::Method;
 using workload::Precision;
 using workload::Recompute;
-
-std::string src(const std::string& rel) { return std::string(GPUPLAN_SOURCE_DIR) + "/" + rel; }
-
-catalog::Gpu a100() {
-  catalog::Gpu g;
-  g.model = "A100-80GB-SXM";
-  g.fp32_tflops = 19.5;
-  g.tf32_tflops = 156;
-  g.fp16_tflops = 312;
-  g.bf16_tflops = 312;
-  g.memory_gib = 80;
-  g.memory_bw_gbs = 2039;
-  g.interconnect_gbs = 600;
-  return g;
-}
-catalog::Gpu h100() {
-  catalog::Gpu g = a100();
-  g.model = "H100-SXM";
-  g.fp32_tflops = 67;
-  g.fp16_tflops = g.bf16_tflops = 989.5;
-  g.fp8_tflops = 1979;
-  g.memory_bw_gbs = 3350;
-  g.interconnect_gbs = 900;
-  return g;
-}
-catalog::Gpu t4() {
-  catalog::Gpu g;
-  g.model = "T4";
-  g.fp32_tflops = 8.1;
-  g.fp16_tflops = 65;
-  g.memory_gib = 16;
-  g.memory_bw_gbs = 320;
-  return g;
-}
-catalog::Gpu a10() {
-  catalog::Gpu g;
-  g.model = "A10";
-  g.fp32_tflops = 31.2;
-  g.fp16_tflops = g.bf16_tflops = 125;
-  g.memory_gib = 24;
-  g.memory_bw_gbs = 600;
-  return g;
-}
-
-catalog::VmSize vm(const std::string& name, const catalog::Gpu& g, double count, bool nvlink,
-                   double ib_gbps) {
-  catalog::VmSize s;
-  s.name = name;
-  s.gpu_model = g.model;
-  s.gpu_count = count;
-  s.gpu_memory_gib = g.memory_gib * count;
-  s.nvlink = nvlink;
-  s.infiniband_gbps = ib_gbps;
-  return s;
-}
-
-workload::Workload train(const std::string& model, double tokens = 1e9) {
-  workload::Workload w;
-  w.kind = Kind::kTrain;
-  w.model = *workload::find_model(model);
-  w.data.tokens = tokens;
-  w.data.seq_len = 2048;
-  w.zero_stage = 0;
-  w.recompute = Recompute::kSelective;
-  return w;
-}
-
-workload::Workload serve(const std::string& model, double rate) {
-  workload::Workload w;
-  w.kind = Kind::kInfer;
-  w.model = *workload::find_model(model);
-  w.serving.request_rate = rate;
-  w.serving.input_tokens.mean = w.serving.input_tokens.max = 512;
-  w.serving.output_tokens.mean = w.serving.output_tokens.max = 128;
-  w.serving.ttft_ms = 1000;
-  w.serving.tpot_ms = 50;
-  return w;
-}
 
 // ---- Memory model, hand-computed from the papers ---------------------------
 
@@ -149,12 +72,12 @@ TEST(Memory, KorthikantiActivations) {
 TEST(Memory, KvCacheIsGqaAware) {
   // Llama 3 8B: 2 (K,V) x 32 layers x 8 KV heads x 128 x 2 bytes = 128 KiB/token;
   // Llama 2 7B (no GQA): 32 KV heads = 512 KiB/token.
-  EXPECT_DOUBLE_EQ(internal::kv_bytes_per_token(*workload::find_model("llama-3-8b"),
-                                                Precision::kBf16),
-                   128.0 * 1024);
-  EXPECT_DOUBLE_EQ(internal::kv_bytes_per_token(*workload::find_model("llama-2-7b"),
-                                                Precision::kFp16),
-                   512.0 * 1024);
+  EXPECT_DOUBLE_EQ(
+      internal::kv_bytes_per_token(*workload::find_model("llama-3-8b"), Precision::kBf16),
+      128.0 * 1024);
+  EXPECT_DOUBLE_EQ(
+      internal::kv_bytes_per_token(*workload::find_model("llama-2-7b"), Precision::kFp16),
+      512.0 * 1024);
 }
 
 TEST(Memory, LoraFreezesTheBase) {
@@ -191,7 +114,8 @@ TEST(Throughput, MfuHandComputed) {
   // A100 80GB SXM: 312 TFLOP/s, 2039 GB/s -> 153.0 FLOP/byte; h = 4096:
   // 0.65 / (1 + 6.25 * 153.0 / 4096) = 0.5270 on one node, no recompute.
   workload::Model m = *workload::find_model("llama-2-7b");
-  const double mfu = internal::train_mfu(312, 2039, 4096, 8, Recompute::kNone, m, 2048, Method::kFull);
+  const double mfu =
+      internal::train_mfu(312, 2039, 4096, 8, Recompute::kNone, m, 2048, Method::kFull);
   EXPECT_NEAR(mfu, 0.65 / (1 + 6.25 * (312e12 / 2039e9) / 4096), 1e-9);
   EXPECT_NEAR(mfu, 0.527, 1e-3);
   // 64 GPUs = 3 doublings past 8: / (1 + 0.04 * 3).

@@ -34,17 +34,14 @@ namespace {
 
 // Inverse standard normal CDF (Acklam's rational approximation, |error| < 1.2e-9).
 double normal_quantile(double p) {
-  static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,
-                             -2.759285104469687e+02, 1.383577518672690e+02,
-                             -3.066479806614716e+01, 2.506628277459239e+00};
-  static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02,
-                             -1.556989798598866e+02, 6.680131188771972e+01,
-                             -1.328068155288572e+01};
-  static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01,
-                             -2.400758277161838e+00, -2.549732539343734e+00,
-                             4.374664141464968e+00,  2.938163982698783e+00};
-  static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01,
-                             2.445134137142996e+00, 3.754408661907416e+00};
+  static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,  -2.759285104469687e+02,
+                             1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00};
+  static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+                             6.680131188771972e+01, -1.328068155288572e+01};
+  static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                             -2.549732539343734e+00, 4.374664141464968e+00,  2.938163982698783e+00};
+  static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                             3.754408661907416e+00};
   p = std::clamp(p, 1e-9, 1 - 1e-9);
   if (p < 0.02425) {
     double q = std::sqrt(-2 * std::log(p));
@@ -67,16 +64,22 @@ struct Traffic {
 };
 
 Traffic traffic(const workload::Workload& w) {
-  return {w.serving.input_tokens.mean, w.serving.output_tokens.mean,
-          input_tokens_at_percentile(w)};
+  return {w.serving.input_tokens.mean, w.serving.output_tokens.mean, input_tokens_at_percentile(w)};
+}
+
+// Prefill work of one request that stalls the decode steps (chunked prefill
+// interleaves it with them): its matmuls and attention, and its tensor-
+// parallel all-reduces.
+double prefill_work(const ReplicaModel& r, double in) {
+  return (r.flops_per_token * in + r.attn_flops_per_token_ctx * in * in / 2) / r.flops_per_s +
+         r.tp_comm_seconds(in);
 }
 
 ServingPoint point(const ReplicaModel& r, const Traffic& t, double batch) {
   ServingPoint p;
   p.batch = batch;
   const double d = r.decode_step_seconds(batch, t.in_mean + t.out_mean / 2);
-  const double tp = (r.flops_per_token * t.in_mean +
-                     r.attn_flops_per_token_ctx * t.in_mean * t.in_mean / 2) / r.flops_per_s;
+  const double tp = prefill_work(r, t.in_mean);
   p.rps = batch / (t.out_mean * d + batch * tp);
   const double busy = std::min(0.99, p.rps * tp);
   p.tpot_s = d / (1.0 - busy);
@@ -132,16 +135,42 @@ ServingPoint best_serving_point(const ReplicaModel& r, const workload::Workload&
 }
 
 ServingPoint serving_point_at(const ReplicaModel& r, const workload::Workload& w, double rps) {
+  // Little's law: the mean concurrency C is the arrival rate times the time
+  // a request spends in the replica, C = rps · (TTFT(C) + (O − 1) · TPOT(C)),
+  // where TPOT(C) = d(C) / (1 − rps · t_p) (decode steps stall for the
+  // prefill work t_p that chunked prefill interleaves with them). The right
+  // side grows with C more slowly than C itself up to the replica's
+  // capacity, so the fixed point is found by bisection on [0, KV capacity].
   const Traffic t = traffic(w);
   const double bmax = std::max(1.0, r.max_batch(t.in_mean + t.out_mean));
-  double lo = 1, hi = bmax;
-  if (point(r, t, lo).rps >= rps) return point(r, t, lo);
-  if (point(r, t, hi).rps < rps) return point(r, t, hi);
-  while (hi - lo > 1) {
-    const double mid = std::floor((lo + hi) / 2);
-    (point(r, t, mid).rps >= rps ? hi : lo) = mid;
+  const double t_p = prefill_work(r, t.in_mean);
+  const double busy = rps * t_p;
+  auto at = [&](double c) {
+    ServingPoint p;
+    p.batch = c;
+    p.rps = rps;
+    const double d = r.decode_step_seconds(std::max(1.0, c), t.in_mean + t.out_mean / 2);
+    p.tpot_s = d / (1.0 - std::min(0.99, busy));
+    p.ttft_s = r.prefill_seconds(t.in_p) + d;
+    return p;
+  };
+  auto excess = [&](double c) {
+    const ServingPoint p = at(c);
+    const double ttft_mean = r.prefill_seconds(t.in_mean) + p.tpot_s;
+    return rps * (ttft_mean + std::max(0.0, t.out_mean - 1) * p.tpot_s) - c;
+  };
+  if (rps <= 0) return at(0);
+  if (busy >= 1 || excess(bmax) > 0) {
+    ServingPoint p = at(bmax);
+    p.overloaded = true;
+    return p;
   }
-  return point(r, t, hi);
+  double lo = 0, hi = bmax;  // excess(lo) > 0 >= excess(hi)
+  for (int i = 0; i < 60 && hi - lo > 1e-6 * bmax; ++i) {
+    const double mid = (lo + hi) / 2;
+    (excess(mid) > 0 ? lo : hi) = mid;
+  }
+  return at(hi);
 }
 
 }  // namespace gpuplan::estimate::internal

@@ -81,7 +81,8 @@ double peak_tflops(const catalog::Gpu& gpu, Precision p, std::string* note) {
     case Precision::kInt8:
     case Precision::kInt4:
       // Weight-only quantisation: matmuls run in 16-bit after dequantising.
-      if (gpu.fp16_tflops > 0) return pick(gpu.fp16_tflops, "FP16 tensor (weight-only quantisation)");
+      if (gpu.fp16_tflops > 0)
+        return pick(gpu.fp16_tflops, "FP16 tensor (weight-only quantisation)");
       return pick(gpu.fp32_tflops, "FP32 (weight-only quantisation)");
   }
   return 0;
@@ -102,15 +103,17 @@ double train_flops_per_token(const workload::Model& m, int seq_len, Method metho
   return 4.0 * n + attn * 2.0 / 3.0;
 }
 
-double hardware_flops_per_token(const workload::Model& m, int seq_len, Method method,
-                                Recompute r) {
+double hardware_flops_per_token(const workload::Model& m, int seq_len, Method method, Recompute r) {
   const double n = matmul_params(m) * 1e9;
   const double fwd_attn = 4.0 * m.layers * m.hidden * static_cast<double>(seq_len);
   const double model = train_flops_per_token(m, seq_len, method);
   switch (r) {
-    case Recompute::kNone: return model;
-    case Recompute::kSelective: return model + fwd_attn;
-    case Recompute::kFull: return model + 2.0 * n + fwd_attn;
+    case Recompute::kNone:
+      return model;
+    case Recompute::kSelective:
+      return model + fwd_attn;
+    case Recompute::kFull:
+      return model + 2.0 * n + fwd_attn;
   }
   return model;
 }
@@ -121,8 +124,8 @@ double train_mfu(double peak, double bw_gbs, int hidden, double gpus, Recompute 
   const double flop_per_byte = peak * 1e12 / (bw_gbs * 1e9);
   const double hw = kTrainMatmulEfficiency / (1.0 + kMemoryBoundWork * flop_per_byte / hidden);
   const double scale = 1.0 + kScaleLossPerDoubling * std::log2(std::max(1.0, gpus / 8.0));
-  const double recompute = hardware_flops_per_token(m, seq_len, method, r) /
-                           train_flops_per_token(m, seq_len, method);
+  const double recompute =
+      hardware_flops_per_token(m, seq_len, method, r) / train_flops_per_token(m, seq_len, method);
   return hw / scale / recompute;
 }
 
@@ -135,16 +138,23 @@ using internal::kLayerOverheadS;
 double ReplicaModel::prefill_seconds(double input_tokens) const {
   const double n = std::max(1.0, input_tokens);
   const double flops = flops_per_token * n + attn_flops_per_token_ctx * n * n / 2.0;
-  return flops / flops_per_s + weight_bytes / bytes_per_s + step_overhead_s;
+  return flops / flops_per_s + weight_bytes / bytes_per_s + step_overhead_s + tp_comm_seconds(n);
+}
+
+double ReplicaModel::tp_comm_seconds(double tokens) const {
+  if (tp_allreduces <= 0) return 0;
+  const double bytes = tokens * tp_bytes_per_token;
+  return tp_allreduces * std::min(tp_ll_latency_s + bytes * tp_ll_s_per_byte,
+                                  tp_bulk_latency_s + bytes * tp_bulk_s_per_byte);
 }
 
 double ReplicaModel::decode_step_seconds(double batch, double context) const {
   const double b = std::max(1.0, batch);
   // MoE at small batch reads only the routed experts; at large batch all.
-  const double w = std::min(weight_bytes, std::max(active_weight_bytes,
-                                                   active_weight_bytes * b));
+  const double w = std::min(weight_bytes, std::max(active_weight_bytes, active_weight_bytes * b));
   return w / bytes_per_s + b * flops_per_token / flops_per_s +
-         b * std::max(0.0, context) * kv_bytes_per_token / bytes_per_s + step_overhead_s;
+         b * std::max(0.0, context) * kv_bytes_per_token / bytes_per_s + step_overhead_s +
+         tp_comm_seconds(b);
 }
 
 double ReplicaModel::max_batch(double context) const {
@@ -184,10 +194,20 @@ Result<ReplicaModel> replica_model(const workload::Workload& w, const catalog::G
   r.flops_per_token = 2.0 * matmul_params(m) * 1e9;
   r.attn_flops_per_token_ctx = 4.0 * m.layers * m.hidden;
   r.kv_bytes_per_token = kv_bytes_per_token(m, w.precision);
-  // Without NVLink the all-reduce crosses PCIe: scale its cost by the
-  // bandwidth ratio of NVLink (A100: 300 GB/s per direction) to PCIe.
-  const double allreduce = tp > 1 ? kTpAllReduceS * (nvlink ? 1.0 : 300.0 / kPcieGBs) : 0.0;
-  r.step_overhead_s = m.layers * (kLayerOverheadS + allreduce);
+  r.step_overhead_s = m.layers * kLayerOverheadS;
+  if (tp > 1) {
+    // Two all-reduces per layer (after attention and after the MLP, Shoeybi
+    // et al. 2019 §3) of h 16-bit activations per token, over NVLink or PCIe.
+    const Link link = intra_vm_link(gpu, nvlink);
+    const CollectiveCost ll = allreduce_cost(tp, link, true);
+    const CollectiveCost bulk = allreduce_cost(tp, link, false);
+    r.tp_allreduces = 2.0 * m.layers;
+    r.tp_bytes_per_token = 2.0 * m.hidden;
+    r.tp_ll_latency_s = ll.latency_s;
+    r.tp_ll_s_per_byte = ll.s_per_byte;
+    r.tp_bulk_latency_s = bulk.latency_s;
+    r.tp_bulk_s_per_byte = bulk.s_per_byte;
+  }
 
   double overhead_gib = kOverheadGiB;
   if (auto it = w.overrides.find("memory_overhead_gib"); it != w.overrides.end()) {
@@ -198,9 +218,9 @@ Result<ReplicaModel> replica_model(const workload::Workload& w, const catalog::G
   const double usable = tp * (gpu.memory_gib * (1.0 - headroom) - overhead_gib) * kGiB;
   const double free_bytes = usable - r.weight_bytes;
   if (free_bytes <= 0) {
-    return failed_precondition(
-        "weights need " + strings::fixed(r.weight_bytes / kGiB / tp, 1) + " GiB/GPU at tp=" +
-        std::to_string(tp) + ", " + gpu.model + " has " + strings::fixed(gpu.memory_gib, 0));
+    return failed_precondition("weights need " + strings::fixed(r.weight_bytes / kGiB / tp, 1) +
+                               " GiB/GPU at tp=" + std::to_string(tp) + ", " + gpu.model + " has " +
+                               strings::fixed(gpu.memory_gib, 0));
   }
   r.kv_capacity_tokens = free_bytes / r.kv_bytes_per_token;
   return r;
@@ -213,8 +233,7 @@ const catalog::Gpu* reference_gpu(const std::string& model) {
   // datasheets): model, fp32, fp16 tensor, bf16 tensor, memory GiB, GB/s.
   static const std::map<std::string, catalog::Gpu> kTable = [] {
     std::map<std::string, catalog::Gpu> t;
-    auto add = [&](const char* name, double fp32, double fp16, double bf16, double mem,
-                   double bw) {
+    auto add = [&](const char* name, double fp32, double fp16, double bf16, double mem, double bw) {
       catalog::Gpu g;
       g.model = name;
       g.fp32_tflops = fp32;

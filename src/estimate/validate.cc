@@ -23,7 +23,17 @@
 //  * inference rows: one replica, tensor parallel over gpu_count GPUs,
 //    static batching (TensorRT-LLM gptSessionBenchmark, lmdeploy static
 //    benchmark): prefill of the whole batch, then `output_tokens` decode
-//    steps over a growing context.
+//    steps over a growing context;
+//  * inference rows with a blank batch are max-load runs (vLLM/lmdeploy
+//    throughput benchmarks, offline scenarios): continuous batching at the
+//    concurrency that maximises throughput under memory — every sequence the
+//    KV cache left after weights and overhead holds, at its mean footprint of
+//    input + output/2 tokens rounded up to whole 16-token pages (vLLM's
+//    default block_size; PagedAttention, Kwon et al. SOSP 2023 §4), capped
+//    at the engines' default of 256 sequences in flight (vLLM max_num_seqs,
+//    TensorRT-LLM max_batch_size, lmdeploy max_batch_size) — with prefill
+//    chunks interleaved with decode steps (Sarathi-Serve, Agrawal et al.
+//    OSDI 2024): throughput = B·O / (O·d(B) + B·t_p).
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -68,8 +78,9 @@ Result<workload::Model> row_model(const Row& row) {
     // 2. A built-in model of that name; 3. a shape derived from params_b.
     if (const workload::Model* b = workload::find_model(m.name)) return *b;
     if (!params || *params <= 0) {
-      return invalid_argument("no architecture (layers, hidden, heads), no known model name "
-                              "and no params_b");
+      return invalid_argument(
+          "no architecture (layers, hidden, heads), no known model name "
+          "and no params_b");
     }
     m.params_b = *params;
     m.vocab = static_cast<int>(row.num("vocab").value_or(32000));
@@ -193,6 +204,21 @@ Result<double> predict(const Row& row, const catalog::Catalog& catalog) {
   const double batch = std::max(1.0, row.num("batch").value_or(1));
   const double in = std::max(1.0, row.num("input_tokens").value_or(1));
   const double out = std::max(1.0, row.num("output_tokens").value_or(1));
+  if (!row.num("batch") && metric != "ttft_ms" && metric != "decode_tokens_per_s_batch1") {
+    // Max load: continuous batching at the KV-cache-bound concurrency.
+    const double page = 16, max_seqs = 256;
+    const double footprint = std::ceil((in + out / 2) / page) * page + page / 2;
+    const double b = std::clamp(std::floor(r.kv_capacity_tokens / footprint), 1.0, max_seqs);
+    const double d = r.decode_step_seconds(b, in + out / 2);
+    const double t_p =
+        (r.flops_per_token * in + r.attn_flops_per_token_ctx * in * in / 2) / r.flops_per_s +
+        r.tp_comm_seconds(in);
+    const double rps = b / (out * d + b * t_p);
+    if (metric == "output_tokens_per_s") return rps * out;
+    if (metric == "requests_per_s") return rps;
+    if (metric == "total_tokens_per_s") return rps * (in + out);
+    if (metric == "tpot_ms") return 1000 * d / (1 - std::min(0.99, rps * t_p));
+  }
   if (metric == "ttft_ms") return 1000 * r.prefill_seconds(in);
   if (metric == "decode_tokens_per_s_batch1") return 1.0 / r.decode_step_seconds(1, in + out / 2);
   if (metric == "tpot_ms") return 1000 * r.decode_step_seconds(batch, in + out / 2);
@@ -200,9 +226,10 @@ Result<double> predict(const Row& row, const catalog::Catalog& catalog) {
     // Static batching: prefill all sequences (weights read once), then
     // `out` decode steps; the KV context grows linearly, so the sum of the
     // steps equals out x the step at the mean context.
-    const double compute = (r.flops_per_token * in + r.attn_flops_per_token_ctx * in * in / 2) /
-                           r.flops_per_s;
-    const double prefill = batch * compute + r.weight_bytes / r.bytes_per_s + r.step_overhead_s;
+    const double compute =
+        (r.flops_per_token * in + r.attn_flops_per_token_ctx * in * in / 2) / r.flops_per_s;
+    const double prefill = batch * compute + r.weight_bytes / r.bytes_per_s + r.step_overhead_s +
+                           r.tp_comm_seconds(batch * in);
     const double decode = out * r.decode_step_seconds(batch, in + (out - 1) / 2);
     return batch * out / (prefill + decode);
   }
@@ -221,13 +248,14 @@ double median(std::vector<double> v) {
 Result<Validation> validate(const csv::Table& table, const catalog::Catalog& catalog) {
   for (const std::string& col : kRequired) {
     if (!table.column(col)) {
-      return invalid_argument("missing column '" + col + "' (expected the schema of "
-                              "tests/data/published_measurements.csv)",
+      return invalid_argument("missing column '" + col +
+                                  "' (expected the schema of "
+                                  "tests/data/published_measurements.csv)",
                               Where{table.file, 1, 0, col});
     }
   }
   Validation v;
-  std::map<std::string, std::vector<double>> errors;
+  std::map<std::string, std::vector<double>> errors, groups, by_source;
   for (const csv::Row& r : table.rows) {
     Row row{table, r};
     const std::string id = row.get("id").empty() ? "line " + std::to_string(r.line) : row.get("id");
@@ -248,10 +276,20 @@ Result<Validation> validate(const csv::Table& table, const catalog::Catalog& cat
     out.published = *published;
     out.error_percent = 100.0 * (*p - *published) / *published;
     errors[out.metric].push_back(std::abs(out.error_percent));
+    const std::string set = strings::to_lower(row.get("set"));
+    const bool original = set.empty() || set == "original";
+    const std::string kind = row.get("kind") == "train" ? "training rows" : "serving rows";
+    groups[kind + ", " + (original ? "original" : "new")].push_back(std::abs(out.error_percent));
+    by_source["source: " + id.substr(0, id.find('-'))].push_back(std::abs(out.error_percent));
     v.rows.push_back(std::move(out));
   }
   for (auto& [metric, errs] : errors) {
     v.summary.push_back({metric, static_cast<int>(errs.size()), median(errs)});
+  }
+  for (auto* m : {&groups, &by_source}) {
+    for (auto& [name, errs] : *m) {
+      v.groups.push_back({name, static_cast<int>(errs.size()), median(errs)});
+    }
   }
   return v;
 }

@@ -32,27 +32,88 @@ inline constexpr double kMemoryBoundWork = 6.25;
 inline constexpr double kScaleLossPerDoubling = 0.04;
 // Inference: matmul efficiency (before the memory-bound term above), memory
 // bandwidth efficiency, fixed time per layer per forward pass (kernel
-// launches, sampling), and extra per layer for a tensor-parallel all-reduce.
+// launches, sampling). Tensor-parallel all-reduces are not fitted: they are
+// costed from the links (interconnect.cc).
 inline constexpr double kInferMatmulEfficiency = 0.95;
 inline constexpr double kInferBandwidthEfficiency = 0.95;
 inline constexpr double kLayerOverheadS = 80e-6;
-inline constexpr double kTpAllReduceS = 50e-6;
 
 // ---- Fixed physical assumptions (sources in docs/estimator.md) -----------
 // CUDA context + NCCL buffers + allocator slack per GPU.
 inline constexpr double kOverheadGiB = 2.0;
 // Fraction of GPU memory kept free against fragmentation (PyTorch caching allocator).
 inline constexpr double kHeadroom = 0.05;
-// PCIe 4.0 x16: 32 GB/s per direction (PCI-SIG), ~25 GB/s achieved.
-inline constexpr double kPcieGBs = 25.0;
-// VM network without InfiniBand: Azure NC-series accelerated networking,
-// 20-80 Gbps; take 40 Gbps = 5 GB/s per VM.
-inline constexpr double kEthernetGBs = 5.0;
 // Serving: target utilisation of a replica's capacity (queueing knee).
 inline constexpr double kServingMaxUtilization = 0.85;
 // Tokens per optimizer step when the workload gives no global batch
 // (Llama 2/3 pretraining: 4 M tokens per batch, Touvron et al. 2023 Table 1).
 inline constexpr double kDefaultTokensPerStep = 4e6;
+
+// ---- Interconnect (interconnect.cc) -----------------------------------------
+
+enum class LinkKind { kNvlink, kPcie, kInfiniband, kEthernet };
+// One link: achieved bandwidth per GPU and direction, and what it is.
+struct Link {
+  LinkKind kind = LinkKind::kPcie;
+  double gbs = 0;        // GB/s per GPU, one direction, achieved
+  bool assumed = false;  // the bandwidth is a default, not documented for the size
+  std::string name;      // "PCIe Gen5 x16 (128 GB/s bidirectional)"
+  std::string source;
+};
+// Between the GPUs of one VM: NVLink/Infinity Fabric when the size has it,
+// else the GPU's PCIe host interface.
+Link intra_vm_link(const catalog::Gpu& gpu, bool nvlink);
+// Between VMs, per GPU: InfiniBand where the size has it, else its Ethernet.
+Link inter_vm_link(const catalog::VmSize& size);
+// Cost of one collective as latency + bytes x seconds per byte.
+struct CollectiveCost {
+  double latency_s = 0;
+  double s_per_byte = 0;
+  [[nodiscard]] double at(double bytes) const { return latency_s + bytes * s_per_byte; }
+};
+// Ring all-reduce over `ranks` with NCCL's LL (`low_latency`) or Simple protocol:
+// base + 2(n-1)·hop latency, 2(n-1)/n of the bytes over the link.
+CollectiveCost allreduce_cost(int ranks, const Link& link, bool low_latency);
+// Ring all-reduce of `bytes` over `ranks` (NCCL's latency + bandwidth model,
+// the cheaper of its LL and Simple protocols), seconds.
+double allreduce_seconds(double bytes, int ranks, const Link& link);
+// One point-to-point send (pipeline activations), seconds.
+double send_seconds(double bytes, const Link& link);
+
+// ---- Training layouts (layout_model.cc) -------------------------------------
+
+// The fastest layout that can run, with its costs; or why none can.
+struct TrainPlan {
+  bool fits = false;
+  bool batch_bound = false;  // more GPUs than the global batch can use
+  Layout layout;             // chosen, or the closest to fitting
+  MemoryBreakdown memory;    // per GPU, without overhead
+  double needed_gib = 0;     // per GPU, with overhead
+  double available_gib = 0;  // per GPU, usable
+  double t_step = 0;         // seconds per optimizer step
+  double t_compute = 0;      // of which ideal compute of one pipeline (no bubble, no links)
+  double t_tp = 0;           // tensor-parallel collectives over PCIe
+  double t_pp = 0;           // pipeline sends
+  double t_dp = 0;           // gradient all-reduce (before overlap)
+  double bubble = 0;         // 1F1B bubble fraction (p-1)/(m+p-1)
+  std::string reason;        // when !fits
+  std::vector<RejectedLayout> rejected;  // filled when `explain`
+};
+struct TrainInputs {
+  double peak_flops = 0;  // per GPU, FLOP/s
+  double mfu = 0;
+  double memory_gib = 0;  // per GPU, usable (after headroom)
+  double overhead_gib = 0;
+  int gpus_per_vm = 1;
+  int count = 1;
+  bool nvlink = false;
+  Link intra, inter;
+};
+// Searches tp x pp x dp = GPUs: tp within a VM dividing the heads, pp <=
+// layers, dp <= global batch / micro-batch; picks the shortest step.
+TrainPlan plan_training(const workload::Workload& w, const TrainInputs& in, bool explain);
+// Sequences per optimizer step (the workload's, or 4 M tokens' worth).
+int global_batch(const workload::Workload& w);
 
 // Dense tensor rate in TFLOP/s at `p` (fp32 uses TF32 when the GPU has it;
 // bf16 falls back to fp16 where the GPU lacks bf16; fp8/int4 fall back to
@@ -73,9 +134,8 @@ double hardware_flops_per_token(const workload::Model& m, int seq_len, workload:
                                 workload::Recompute r);
 
 // Model FLOPs utilization for training on `gpus` GPUs of this rate/bandwidth.
-double train_mfu(double peak_tflops, double bw_gbs, int hidden, double gpus,
-                 workload::Recompute r, const workload::Model& m, int seq_len,
-                 workload::Method method);
+double train_mfu(double peak_tflops, double bw_gbs, int hidden, double gpus, workload::Recompute r,
+                 const workload::Model& m, int seq_len, workload::Method method);
 
 // Memory per GPU for training/finetuning at a layout.
 MemoryBreakdown train_memory(const workload::Workload& w, const Layout& layout);
@@ -87,15 +147,17 @@ double weight_bytes(const workload::Model& m, workload::Precision p);
 
 // The serving operating point of one replica for the workload's traffic.
 struct ServingPoint {
-  double batch = 0;          // concurrent sequences
-  double rps = 0;            // requests/s served at that batch
+  double batch = 0;  // concurrent sequences
+  double rps = 0;    // requests/s served at that batch
   double tpot_s = 0;
-  double ttft_s = 0;         // at the SLO percentile of input length
+  double ttft_s = 0;        // at the SLO percentile of input length
+  bool overloaded = false;  // the rate exceeds what the replica can hold (KV cache or compute)
 };
 // Largest-capacity point that meets the SLOs (batch >= 1), or batch 0 when
 // even batch 1 misses them.
 ServingPoint best_serving_point(const ReplicaModel& r, const workload::Workload& w);
-// The point at which a replica serves `rps` (<= capacity).
+// The point at which a replica serves `rps`: the mean concurrency that
+// Little's law implies (a fixed point), and TTFT/TPOT there.
 ServingPoint serving_point_at(const ReplicaModel& r, const workload::Workload& w, double rps);
 // Input tokens at the SLO percentile of the workload's distribution.
 double input_tokens_at_percentile(const workload::Workload& w);

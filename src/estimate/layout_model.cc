@@ -1,0 +1,220 @@
+// Training layouts: which tensor × pipeline × data-parallel split of the GPUs
+// can run a training or fine-tuning step, and how long the step takes.
+//
+// Problem: a layout that fits in memory is not yet one that can run, or one
+// anyone would run. Data parallelism is bounded by the batch (488 replicas
+// cannot share a global batch of 32 sequences); pipeline stages by the layers;
+// tensor parallelism by the VM (its collectives run after every layer) and
+// by the attention heads. And every split costs time on the links it uses.
+//
+// Approach: enumerate every tp × pp × dp = GPUs with
+//   * tp dividing the GPUs of one VM and the attention heads (tensor
+//     parallelism stays inside a VM: Shoeybi et al. 2019 §3 — two all-reduces
+//     per layer forward and two backward);
+//   * pp ≤ layers;
+//   * dp ≤ global batch ÷ micro-batch; each replica then runs
+//     m = ⌈global batch ÷ (dp · micro-batch)⌉ micro-batches per step
+//     (gradient accumulation, reported);
+//   * the memory of memory_model.cc within the GPU's usable memory;
+// and cost each survivor:
+//   * compute per micro-batch and stage: mb·s·F / (tp·pp·peak·MFU), the MFU of
+//     throughput_model.cc (which already holds NVLink tensor parallelism: the
+//     calibration runs used it);
+//   * tensor parallelism over PCIe: 4 all-reduces of s·mb·h 16-bit values per
+//     layer and micro-batch (NCCL ring model, interconnect.cc);
+//   * pipeline: 1F1B takes m + p − 1 slots of one micro-batch per stage, a
+//     bubble of (p − 1)/(m + p − 1) of the step (Narayanan et al. 2021 §2.2);
+//     every slot also waits for its activation send (s·mb·h/tp 16-bit values
+//     forward and the same gradient backward, scatter-gather of §4.1) over
+//     the VM-to-VM link when the job spans VMs;
+//   * data parallelism: ring all-reduce of the trainable gradients (16-bit;
+//     ZeRO-3 moves 1.5×, Rajbhandari et al. 2020 §7) in 25 MB buckets
+//     (PyTorch DDP's bucket_cap_mb default, Li et al. VLDB 2020), over the
+//     VM's links or InfiniBand/Ethernet between VMs, hidden behind the
+//     backward pass where it fits.
+// The shortest step wins. Every rejected layout keeps its reason.
+//
+// Trade-offs: ranks are placed tp-innermost (Megatron's order), so with more
+// than one VM the pipeline and data-parallel traffic is costed on the
+// VM-to-VM link even where some of it stays inside a VM (conservative);
+// interleaved 1F1B schedules (smaller bubbles) are not modelled.
+#include <algorithm>
+#include <cmath>
+
+#include "core/strings.h"
+#include "estimate/internal/physics.h"
+
+namespace gpuplan::estimate::internal {
+
+using strings::fixed;
+
+namespace {
+
+// PyTorch DDP / FSDP gradient bucket (bucket_cap_mb = 25).
+constexpr double kBucketBytes = 25e6;
+// Rejected layouts kept for the output: the reasons repeat beyond a few.
+constexpr size_t kMaxRejected = 24;
+
+struct Cost {
+  double t_step, t_compute, t_tp, t_pp, t_dp, bubble;
+};
+
+Cost step_cost(const workload::Workload& w, const TrainInputs& in, const Layout& l,
+               double trainable_params) {
+  const workload::Model& m = w.model;
+  const double seq = w.data.seq_len;
+  const double mb = w.data.micro_batch;
+  const double f = train_flops_per_token(m, w.data.seq_len, w.method);
+  Cost c{};
+  // One micro-batch on one stage.
+  const double t_mb = mb * seq * f / (static_cast<double>(l.tp) * l.pp * in.peak_flops * in.mfu);
+  double t_tp_mb = 0;
+  if (l.tp > 1 && in.intra.kind == LinkKind::kPcie) {
+    const double bytes = seq * mb * m.hidden * 2.0;
+    t_tp_mb = 4.0 * m.layers / l.pp * allreduce_seconds(bytes, l.tp, in.intra);
+  }
+  double t_send = 0;
+  if (l.pp > 1) {
+    const double bytes = seq * mb * m.hidden * 2.0 / l.tp;
+    t_send = 2.0 * send_seconds(bytes, in.count > 1 ? in.inter : in.intra);
+  }
+  const double slots = l.grad_accum + l.pp - 1;
+  c.t_compute = l.grad_accum * t_mb;
+  c.t_tp = slots * t_tp_mb;
+  c.t_pp = slots * t_send + (l.pp - 1) * t_mb;  // sends and the bubble's idle slots
+  c.bubble = (l.pp - 1) / slots;
+  const double t_pipeline = slots * (t_mb + t_tp_mb + t_send);
+  if (l.dp > 1) {
+    const double grad_bytes =
+        trainable_params * 2.0 / (l.tp * l.pp) * (w.zero_stage >= 3 ? 1.5 : 1.0);
+    const double buckets = std::max(1.0, std::ceil(grad_bytes / kBucketBytes));
+    c.t_dp =
+        buckets * allreduce_seconds(grad_bytes / buckets, l.dp, in.count > 1 ? in.inter : in.intra);
+  }
+  // The all-reduce overlaps the backward pass (all but the forward share).
+  const double fwd = 2.0 * matmul_params(m) * 1e9 + 4.0 * m.layers * m.hidden * seq;
+  const double backward = std::max(0.0, 1.0 - fwd / f) * c.t_compute;
+  c.t_step = t_pipeline + std::max(0.0, c.t_dp - backward);
+  return c;
+}
+
+std::string layout_text(const Layout& l) {
+  return "tp=" + std::to_string(l.tp) + " pp=" + std::to_string(l.pp) +
+         " dp=" + std::to_string(l.dp);
+}
+
+}  // namespace
+
+int global_batch(const workload::Workload& w) {
+  if (w.data.global_batch > 0) return w.data.global_batch;
+  return std::max(1, static_cast<int>(std::ceil(kDefaultTokensPerStep / w.data.seq_len)));
+}
+
+TrainPlan plan_training(const workload::Workload& w, const TrainInputs& in, bool explain) {
+  TrainPlan best;
+  best.available_gib = in.memory_gib;
+  const workload::Model& m = w.model;
+  const int per_vm = in.gpus_per_vm;
+  const int total = per_vm * in.count;
+  const int gb = global_batch(w);
+  const int max_dp = std::max(1, gb / std::max(1, w.data.micro_batch));
+  auto reject = [&](const Layout& l, const std::string& why) {
+    if (explain && best.rejected.size() < kMaxRejected) best.rejected.push_back({l, why});
+  };
+  // Trainable parameters: everything for full training, the adapters for LoRA.
+  double trainable = m.params_b * 1e9;
+  if (w.method != workload::Method::kFull) {
+    trainable = train_memory(w, Layout{1, 1, 1}).gradients * kGiB / 2.0;
+  }
+  double least_need = 1e300;  // closest to fitting, for the reason
+  bool memory_fit_somewhere = false;
+  bool batch_limited = false;
+  double best_time = 1e300;
+  // Ascending tp: on a tie the narrower tensor-parallel group wins (its
+  // NVLink collectives are in the fitted MFU, not costed here).
+  for (int tp = 1; tp <= per_vm; ++tp) {
+    if (per_vm % tp != 0) continue;
+    if (m.heads % tp != 0) {
+      reject({tp, 1, total / tp, 1}, "tp=" + std::to_string(tp) + " does not divide the " +
+                                         std::to_string(m.heads) + " attention heads");
+      continue;
+    }
+    for (int pp = 1; pp * tp <= total; ++pp) {
+      if ((total / tp) % pp != 0) continue;
+      Layout l{tp, pp, total / (tp * pp), 1};
+      if (pp > m.layers) {
+        reject(l, "pp=" + std::to_string(pp) + " > " + std::to_string(m.layers) + " layers");
+        break;
+      }
+      l.grad_accum = (gb + l.dp * w.data.micro_batch - 1) / (l.dp * w.data.micro_batch);
+      const MemoryBreakdown mem = train_memory(w, l);
+      const double need = mem.total() + in.overhead_gib;
+      const bool mem_ok = need <= in.memory_gib;
+      if (l.dp > max_dp) {
+        if (mem_ok && !batch_limited && !best.fits && least_need == 1e300) {
+          best.layout = l;
+          best.memory = mem;
+          best.needed_gib = need;
+        }
+        batch_limited = batch_limited || mem_ok;
+        reject(l, "dp=" + std::to_string(l.dp) + " > global batch " + std::to_string(gb) +
+                      " / micro-batch " + std::to_string(w.data.micro_batch));
+        continue;
+      }
+      if (!mem_ok) {
+        if (need < least_need && !best.fits) {
+          least_need = need;
+          best.layout = l;
+          best.memory = mem;
+          best.needed_gib = need;
+        }
+        reject(l, "needs " + fixed(need, 1) + " GiB/GPU, has " + fixed(in.memory_gib, 1));
+        continue;
+      }
+      memory_fit_somewhere = true;
+      const Cost c = step_cost(w, in, l, trainable);
+      if (c.t_step < best_time * (1 - 1e-12)) {
+        if (best.fits)
+          reject(best.layout, "slower: " + fixed(best.t_step, 3) + " s/step vs " +
+                                  fixed(c.t_step, 3) + " s at " + layout_text(l));
+        best_time = c.t_step;
+        best.fits = true;
+        best.layout = l;
+        best.memory = mem;
+        best.needed_gib = need;
+        best.t_step = c.t_step;
+        best.t_compute = c.t_compute;
+        best.t_tp = c.t_tp;
+        best.t_pp = c.t_pp;
+        best.t_dp = c.t_dp;
+        best.bubble = c.bubble;
+      } else {
+        reject(l, "slower: " + fixed(c.t_step, 3) + " s/step vs " + fixed(best_time, 3) + " s");
+      }
+    }
+  }
+  if (best.fits) return best;
+  if (batch_limited && !memory_fit_somewhere) {
+    best.batch_bound = true;
+    best.reason = std::to_string(total) + " GPUs need dp > " + std::to_string(max_dp) +
+                  " (global batch " + std::to_string(gb) + " / micro-batch " +
+                  std::to_string(w.data.micro_batch) +
+                  ") at every layout that fits: more VMs cannot help";
+  } else {
+    best.reason = "does not fit in GPU memory";
+    if (explain) {
+      best.reason = "needs " + fixed(best.needed_gib, 1) + " GiB/GPU at the smallest layout (" +
+                    layout_text(best.layout) + "), has " + fixed(in.memory_gib, 1) + " GiB usable";
+    }
+  }
+  // Costs of the closest layout, so the estimate still says how long it would
+  // take (not for a layout the batch rules out: it cannot run at all).
+  if (best.needed_gib > 0 && !best.batch_bound) {
+    const Cost c = step_cost(w, in, best.layout, trainable);
+    best.t_step = c.t_step;
+    best.t_compute = c.t_compute;
+  }
+  return best;
+}
+
+}  // namespace gpuplan::estimate::internal

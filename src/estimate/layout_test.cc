@@ -1,0 +1,237 @@
+// Layouts that can run (issue 10 item 3): data parallelism bounded by the
+// batch, pipeline bubbles, links costed by latency + bandwidth, no training
+// on GPU slices, tensor parallelism over PCIe at its real cost.
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "estimate/estimate.h"
+#include "estimate/internal/physics.h"
+#include "estimate/test_util.h"
+
+namespace gpuplan::estimate {
+namespace {
+
+catalog::Gpu h100_nvl() {
+  catalog::Gpu g = h100();
+  g.model = "H100-NVL";
+  g.fp16_tflops = g.bf16_tflops = 835.5;
+  g.fp8_tflops = 1670;
+  g.memory_gib = 94;
+  g.memory_bw_gbs = 3900;
+  g.interconnect_gbs = 0;
+  return g;
+}
+
+workload::Workload sft(const std::string& model, int global_batch) {
+  workload::Workload w = train(model, 2e9);
+  w.kind = Kind::kFinetune;
+  w.zero_stage = 3;
+  w.data.seq_len = 4096;
+  w.data.global_batch = global_batch;
+  return w;
+}
+
+TEST(Layout, DataParallelWidthIsBoundedByTheBatch) {
+  // The issue's reproduction: 61 ND H100 VMs (488 GPUs) for a global batch
+  // of 32 sequences cannot run 488 data-parallel replicas.
+  workload::Workload w = sft("llama-3-8b", 32);
+  const auto size = vm("Standard_ND96isr_H100_v5", h100(), 8, true, 3200);
+  Estimate e = estimate(w, size, h100(), 61);
+  EXPECT_FALSE(e.fits);
+  EXPECT_TRUE(e.batch_bound);
+  EXPECT_NE(e.reason.find("global batch 32"), std::string::npos) << e.reason;
+  bool saw_dp_rejection = false;
+  for (const RejectedLayout& r : e.rejected_layouts) {
+    if (r.reason.find("> global batch 32") != std::string::npos) saw_dp_rejection = true;
+  }
+  EXPECT_TRUE(saw_dp_rejection);
+  // Every layout the estimator chooses respects the bound, at every count.
+  for (int count : {1, 2, 3, 4, 5, 8, 16, 32}) {
+    Estimate x = estimate(w, size, h100(), count);
+    if (!x.fits) continue;
+    EXPECT_LE(x.layout.dp, 32) << count;
+    EXPECT_EQ(x.layout.grad_accum, (32 + x.layout.dp - 1) / x.layout.dp) << count;
+    EXPECT_EQ(x.layout.tp * x.layout.pp * x.layout.dp, 8 * count);
+  }
+}
+
+TEST(Layout, MoreVmsThanTheBatchCanUseAreNotOffered) {
+  // A LoRA with a global batch of 32 on 8-GPU VMs: at most 32 replicas of
+  // one VM's tensor-parallel group. Past that, VMs add no speed: the
+  // estimator says so (and `plan --objective time` stops there).
+  workload::Workload w = sft("llama-3.1-70b", 32);
+  w.method = Method::kLora;
+  w.recompute = Recompute::kFull;
+  const auto size = vm("Standard_ND96isr_H100_v5", h100(), 8, true, 3200);
+  Estimate at_bound = estimate(w, size, h100(), 32);
+  ASSERT_TRUE(at_bound.fits) << at_bound.reason;
+  Estimate beyond = estimate(w, size, h100(), 64);
+  EXPECT_FALSE(beyond.fits);
+  EXPECT_TRUE(beyond.batch_bound);
+  EXPECT_NE(beyond.reason.find("more VMs cannot help"), std::string::npos) << beyond.reason;
+  // With a large batch the same VMs are useful.
+  workload::Workload big = w;
+  big.data.global_batch = 1024;
+  EXPECT_TRUE(estimate(big, size, h100(), 64).fits);
+  // estimate_smallest never answers with a count the batch cannot use.
+  w.constraints.deadline_hours = 0.01;  // unreachable: it reports the most useful count
+  Estimate s = estimate_smallest(w, size, h100(), 64);
+  EXPECT_FALSE(s.batch_bound);
+}
+
+TEST(Layout, PipelineBubbleIsOneF1B) {
+  // Narayanan et al. 2021 §2.2: with p stages and m micro-batches the bubble
+  // is (p-1)/(m+p-1) of the step.
+  workload::Workload w = sft("llama-2-70b", 16);
+  w.zero_stage = 1;
+  w.recompute = Recompute::kFull;
+  internal::TrainInputs in;
+  in.peak_flops = 989.5e12;
+  in.mfu = 0.4;
+  in.memory_gib = 76;
+  in.overhead_gib = 2;
+  in.gpus_per_vm = 8;
+  in.count = 4;
+  in.nvlink = true;
+  in.intra = internal::intra_vm_link(h100(), true);
+  in.inter = internal::inter_vm_link(vm("Standard_ND96isr_H100_v5", h100(), 8, true, 3200));
+  internal::TrainPlan t = internal::plan_training(w, in, true);
+  ASSERT_TRUE(t.fits) << t.reason;
+  const Layout& l = t.layout;
+  EXPECT_EQ(l.grad_accum, (16 + l.dp - 1) / l.dp);
+  EXPECT_NEAR(t.bubble, (l.pp - 1.0) / (l.grad_accum + l.pp - 1.0), 1e-12);
+  EXPECT_LE(l.pp, w.model.layers);
+}
+
+TEST(Layout, TrainingNeedsWholeGpus) {
+  workload::Workload w = sft("llama-3.2-1b", 64);
+  auto slice = vm("Standard_NV6ads_A10_v5", a10(), 0.1667, false, 0);
+  slice.gpu_memory_gib = 4;
+  Estimate e = estimate(w, slice, a10(), 4);
+  EXPECT_FALSE(e.fits);
+  EXPECT_NE(e.reason.find("whole GPUs"), std::string::npos) << e.reason;
+}
+
+TEST(Layout, PipelineAcrossEthernetIsCostedByItsLink) {
+  // A 70B LoRA on one-GPU H100 NVL VMs joined only by Ethernet (NC40ads:
+  // 40 Gb/s): the estimator takes the fewest stages that fit, and a deeper
+  // pipeline pays its sends on the VM-to-VM link (slower than the same split
+  // over InfiniBand).
+  workload::Workload w = sft("llama-3.1-70b", 32);
+  w.method = Method::kLora;
+  w.recompute = Recompute::kFull;
+  w.zero_stage = 0;
+  const auto eth = vm("Standard_NC40ads_H100_v5", h100_nvl(), 1, false, 0);
+  Estimate smallest = estimate_smallest(w, eth, h100_nvl(), 64);
+  ASSERT_TRUE(smallest.fits) << smallest.reason;
+  EXPECT_EQ(smallest.layout.pp, 2);
+  EXPECT_EQ(smallest.count, 2);
+  auto ib = eth;
+  ib.name = "x-with-infiniband";
+  ib.infiniband_gbps = 400;
+  Estimate five_eth = estimate(w, eth, h100_nvl(), 5);
+  Estimate five_ib = estimate(w, ib, h100_nvl(), 5);
+  ASSERT_TRUE(five_eth.fits && five_ib.fits);
+  EXPECT_EQ(five_eth.layout.pp * five_eth.layout.dp, 5);
+  EXPECT_LT(five_eth.throughput, five_ib.throughput);
+  bool said = false;
+  for (const Assumption& a : five_eth.assumptions) {
+    if (a.name == "interconnect") said = a.value.find("Ethernet 40 Gb/s") != std::string::npos;
+  }
+  EXPECT_TRUE(said);
+}
+
+TEST(Interconnect, RingAllReduceIsLatencyPlusBandwidth) {
+  // 2(n-1)/n · bytes / bandwidth + base + 2(n-1) · hop (NCCL tuning.cc, Simple
+  // protocol for a large buffer; LL for a tiny one).
+  internal::Link l;
+  l.kind = internal::LinkKind::kInfiniband;
+  l.gbs = 40;
+  const double bytes = 1e9;
+  const int n = 16;
+  const double expect = 2.0 * (n - 1) / n * bytes / 40e9 + (8.4 + 2 * (n - 1) * 9.6) * 1e-6;
+  EXPECT_NEAR(internal::allreduce_seconds(bytes, n, l), expect, 1e-9);
+  const double tiny = (3.6 + 2 * (n - 1) * 2.7) * 1e-6 + 2.0 * (n - 1) / n * 1024 / (40e9 / 4);
+  EXPECT_NEAR(internal::allreduce_seconds(1024, n, l), tiny, 1e-12);
+  EXPECT_EQ(internal::allreduce_seconds(bytes, 1, l), 0);
+  // PCIe generations from the datasheets: H100 NVL Gen5, A100 PCIe Gen4, T4 Gen3.
+  EXPECT_NEAR(internal::intra_vm_link(h100_nvl(), false).gbs, 64 * 0.8, 1e-9);
+  EXPECT_NEAR(internal::intra_vm_link(t4(), false).gbs, 16 * 0.8, 1e-9);
+  EXPECT_NEAR(internal::intra_vm_link(h100(), true).gbs, 450 * 0.8, 1e-9);
+  // Ethernet from the size's documented bandwidth, shared by its GPUs.
+  const auto nc80 = vm("Standard_NC80adis_H100_v5", h100_nvl(), 2, false, 0);
+  EXPECT_NEAR(internal::inter_vm_link(nc80).gbs, 80.0 / 8 / 2 * 0.8, 1e-9);
+  EXPECT_FALSE(internal::inter_vm_link(nc80).assumed);
+  EXPECT_TRUE(internal::inter_vm_link(vm("unknown", h100_nvl(), 2, false, 0)).assumed);
+}
+
+// ---- Tensor parallelism over PCIe, and the request-rate operating point ----
+
+struct TpotCheck {
+  double weights_read_ms;  // weight bytes / (GPUs x datasheet bandwidth)
+  double tpot_batch1_ms;
+  Estimate at_5rps;
+};
+
+TpotCheck tpot_check(const std::string& size_name) {
+  auto cat = catalog::Catalog::load_embedded();
+  EXPECT_TRUE(cat.has_value());
+  const catalog::VmSize* size = (*cat)->find_size(size_name);
+  EXPECT_NE(size, nullptr) << size_name;
+  const catalog::Gpu* gpu = (*cat)->find_gpu(size->gpu_model);
+  workload::Workload w = serve("llama-3.1-70b", 5);
+  w.precision = Precision::kBf16;
+  w.serving.input_tokens.mean = w.serving.input_tokens.max = 1024;
+  w.serving.output_tokens.mean = w.serving.output_tokens.max = 256;
+  w.serving.ttft_ms = 3000;
+  w.serving.tpot_ms = 60;
+  const int tp = static_cast<int>(size->gpu_count);
+  auto r = replica_model(w, *gpu, size->nvlink, tp);
+  EXPECT_TRUE(r.has_value()) << r.error().message;
+  TpotCheck c;
+  c.weights_read_ms = w.model.params_b * 2e9 / (tp * gpu->memory_bw_gbs * 1e9) * 1e3;
+  c.tpot_batch1_ms = r->decode_step_seconds(1, 1024 + 128) * 1e3;
+  c.at_5rps = estimate_smallest(w, *size, *gpu, 64);
+  return c;
+}
+
+TEST(TensorParallel, SeventyBillionDecodeIsBoundByTheWeightReadOverPcie) {
+  // Issue 10: a 70B bf16 model on one NC80adis_H100_v5 (2 x H100 NVL, PCIe
+  // Gen5) decodes at batch 1 between the weight-read time (~141 GB / 2 x 3.9
+  // TB/s = 18 ms) and 1.5x that, and a 5 req/s workload fits a 60 ms TPOT.
+  // The same on one more 2-GPU size and a 4-GPU size.
+  for (const char* name : {"Standard_NC80adis_H100_v5", "Standard_NC48ads_A100_v4"}) {
+    const TpotCheck c = tpot_check(name);
+    EXPECT_GE(c.tpot_batch1_ms, c.weights_read_ms) << name;
+    EXPECT_LE(c.tpot_batch1_ms, 1.5 * c.weights_read_ms) << name;
+    const Estimate& e = c.at_5rps;
+    ASSERT_TRUE(e.serving) << name;
+    EXPECT_TRUE(e.fits) << name << ": " << e.reason;
+    EXPECT_LE(e.serving->tpot_ms, 60) << name;
+    // Reported at the concurrency 5 req/s implies (Little's law), not at the
+    // largest batch that fits.
+    const double per_replica = 5.0 / e.serving->replicas;
+    const double latency_s = (e.serving->ttft_ms + 255 * e.serving->tpot_ms) / 1000;
+    EXPECT_GT(e.serving->concurrency, 0) << name;
+    EXPECT_LT(e.serving->concurrency, e.serving->max_batch) << name;
+    EXPECT_NEAR(e.serving->concurrency, per_replica * latency_s, 0.15 * e.serving->concurrency)
+        << name;
+  }
+}
+
+TEST(TensorParallel, PcieCostsMoreThanNvlinkAndMoreGpusCostMore) {
+  workload::Workload w = serve("llama-3.1-70b", 1);
+  auto pcie = replica_model(w, h100(), false, 4);
+  auto nvl = replica_model(w, h100(), true, 4);
+  ASSERT_TRUE(pcie && nvl);
+  EXPECT_GT(pcie->tp_comm_seconds(1), nvl->tp_comm_seconds(1));
+  EXPECT_GT(pcie->tp_comm_seconds(4096), pcie->tp_comm_seconds(1));
+  // Tiny batches are latency-bound: 160 all-reduces of ~10 µs, not 680 µs per layer.
+  EXPECT_LT(pcie->tp_comm_seconds(1), 160 * 20e-6);
+  auto one = replica_model(w, h100(), false, 1);
+  ASSERT_FALSE(one.has_value());  // 141 GB do not fit in one 80 GB GPU
+}
+
+}  // namespace
+}  // namespace gpuplan::estimate
