@@ -1,4 +1,4 @@
-// `gpuplan catalog import retail-prices|skus|usage` and `gpuplan catalog
+// `gpuplan catalog import retail-prices|skus|usage|spot` and `gpuplan catalog
 // history`: parse flags, call the importers and the store, print what was
 // read, used and ignored (or --json). No arithmetic here.
 #include <memory>
@@ -12,6 +12,7 @@
 #include "catalog/lookup.h"
 #include "catalog/import_retail_prices.h"
 #include "catalog/import_skus.h"
+#include "catalog/import_spot.h"
 #include "catalog/import_usage.h"
 #include "catalog/store.h"
 #include "cli/command.h"
@@ -161,6 +162,34 @@ void add_usage(CLI::App& import, Context& ctx) {
   });
 }
 
+void add_spot(CLI::App& import, Context& ctx) {
+  auto files = std::make_shared<std::vector<std::string>>();
+  auto as_of = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  CLI::App* cmd = import.add_subcommand(
+      "spot",
+      "Import Azure Resource Graph spot data (az graph query -o json pages, in order): the\n"
+      "eviction-rate band of each GPU size per region (0-5, 5-10, 10-15, 15-20, 20+ percent of\n"
+      "VMs evicted within an hour) and spot price history per size, OS and region. The plan's\n"
+      "spot risk, its cost with evictions and the simulator's eviction model use the band.\n"
+      "The exact query, with paging through skip_token, is in docs/importers.md.\n"
+      "Example: az graph query -q \"SpotResources | where type in~ "
+      "('microsoft.compute/skuspotevictionrate/location', "
+      "'microsoft.compute/skuspotpricehistory/ostype/location') | ...\" --first 1000 -o json "
+      "> spot1.json && gpuplan catalog import spot spot1.json");
+  cmd->add_option("FILE", *files, "az graph query page(s), in order")->required();
+  cmd->add_option("--as-of", *as_of,
+                  "Day the pages were fetched, YYYY-MM-DD (default: today, UTC); dates the bands");
+  cmd->add_flag("--json", *json, "Print the import summary as JSON");
+  cmd->callback([files, as_of, json, &ctx] {
+    ctx.action = [files, as_of, json, &ctx]() -> int {
+      auto filter = size_filter();
+      if (!filter) return report(ctx, filter.error());
+      return store_and_print(ctx, catalog::import_spot_files(*files, *filter, *as_of), *json);
+    };
+  });
+}
+
 struct HistoryFlags {
   std::string size;
   std::string region;
@@ -281,6 +310,7 @@ void add_catalog_import_commands(CLI::App& catalog_cmd, Context& ctx) {
   add_retail_prices(*import, ctx);
   add_skus(*import, ctx);
   add_usage(*import, ctx);
+  add_spot(*import, ctx);
   add_history(catalog_cmd, ctx);
 }
 
