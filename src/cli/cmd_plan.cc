@@ -18,6 +18,27 @@
 namespace gpuplan::cli {
 namespace {
 
+// "spot risk high (Azure band 20+ %: 0.255 evictions per VM-hour; 9.9
+// evictions expected, 12.0% to miss the deadline)"; without a band the
+// default range and "unknown" are said.
+std::string spot_risk_text(const plan::SpotRisk& r) {
+  std::string basis;
+  if (r.band) {
+    basis = "Azure band " + *r.band + " %: ";
+  } else if (r.rate_basis == "default") {
+    basis = "no Azure eviction band imported; priced at " +
+            strings::fixed(r.eviction_rate_per_hour, 2) + "-" +
+            strings::fixed(r.eviction_rate_high_per_hour, 2) + " evictions per VM-hour; ";
+  } else {
+    basis = "--eviction-rate ";
+  }
+  if (r.rate_basis != "default")
+    basis += strings::fixed(r.eviction_rate_per_hour, 3) + " evictions per VM-hour; ";
+  return "spot risk " + r.level + " (" + basis + strings::fixed(r.expected_evictions, 1) +
+         " evictions expected, " + strings::fixed(r.deadline_miss_probability * 100, 1) +
+         "% to miss the deadline)";
+}
+
 constexpr size_t kWidth = 100;
 
 struct PlanFlags {
@@ -136,12 +157,7 @@ std::string options_table(const std::vector<plan::Option>& options, bool details
       d += " | range " + money(o.cost_low_usd) + "-" + money(o.cost_high_usd) + ", " +
            hours_cell(o.hours_low) + "-" + hours_cell(o.hours_high) + " h";
     }
-    if (o.spot_risk) {
-      d += " | spot risk " + o.spot_risk->level + " (" +
-           strings::fixed(o.spot_risk->expected_evictions, 1) + " evictions expected, " +
-           strings::fixed(o.spot_risk->deadline_miss_probability * 100, 1) +
-           "% to miss the deadline)";
-    }
+    if (o.spot_risk) d += " | " + spot_risk_text(*o.spot_risk);
     if (o.price.estimated) d += " | price estimated";
     if (o.quota_known) d += std::string(" | quota ") + (o.quota_ok ? "ok" : "short");
     out += wrap(d, 4);

@@ -56,6 +56,7 @@
 #include <unordered_map>
 
 #include "core/strings.h"
+#include "plan/spot_risk.h"
 
 namespace gpuplan::plan {
 
@@ -66,6 +67,11 @@ using catalog::Pricing;
 using strings::fixed;
 
 constexpr int kNumPricing = 6;
+// Spot hours depend on the eviction rate of the size in the region: class 0
+// is the default rate (no Azure band imported, or --eviction-rate given),
+// 1..5 Azure's five bands. Hours classes: 0 for non-spot, 1 + spot class.
+constexpr int kSpotClasses = 6;
+constexpr int kHoursClasses = 1 + kSpotClasses;
 int pricing_index(Pricing p) { return static_cast<int>(p); }
 
 enum Reason : int {
@@ -102,6 +108,7 @@ struct Cand {
   int count = 0;
   int r = -1;  // region index
   int p = 0;   // pricing index
+  int hc = 0;  // hours class: 0 not spot, 1 + spot eviction class (see kSpotClasses)
   bool in_data_region = false;
   // The tie-break order packed: not-in-data-region, size rank (by name),
   // count, region index (sorted by name), pricing.
@@ -248,6 +255,11 @@ class Planner {
   void consider(const Cand& c);
   // detailed: cost lines and the estimator's full output; else numbers only.
   Option materialise(const Cand& c, bool detailed = true);
+  // The eviction model of spot class `cls` (numbers only; no basis text).
+  void set_spot_rates(int cls);
+  // The eviction model of a spot option of size `si` in region `r`, with the
+  // basis the cost line prints and the band it comes from (nullptr: none).
+  const catalog::SpotEviction* set_spot_model(int si, int r);
   void finish(Plan& plan);
 
   const workload::Workload& w_;
@@ -268,6 +280,8 @@ class Planner {
   int max_count_ = 64;
   int max_gpus_ = 0;
   cost::Usage usage_;
+  cost::EvictionModel base_eviction_;        // the default (or --eviction-rate) model
+  bool rates_overridden_ = false;            // --eviction-rate or --eviction-rate-high given
   double licence_per_vcpu_ = 0;
   std::vector<Assumption> assumptions_;
   std::vector<std::string> warnings_;
@@ -282,13 +296,15 @@ class Planner {
   std::vector<PriceCell> prices_;            // [(s * R + r) * 6 + p]
   std::vector<char> restricted_;             // [s * R + r]
   std::vector<std::optional<double>> headroom_;  // [(s * R + r) * 2 + spot]
+  std::vector<signed char> spot_class_;      // [s * R + r]: 0 default, 1 + band index
+  int bands_used_ = 0;                       // (size, region) pairs with an Azure band
   std::vector<cost::RegionCosts> region_costs_;
   int data_region_index_ = -1;
 
   // Results of the pass.
   Order order_{Objective::kCost};
   std::vector<Cand> top_;
-  std::vector<Cand> group_best_;             // [(s * (max_count+1) + count) * 2 + spot]
+  std::vector<Cand> group_best_;             // [(s * (max_count+1) + count) * kHoursClasses + hc]
   std::vector<Cand> pair_best_;              // [s * R + r]
   std::vector<Cand> blocked_best_;           // [s * R + r]
   std::vector<DropStats> drops_;
@@ -372,7 +388,11 @@ Status Planner::settle() {
   usage_.eviction.rate_high_per_hour =
       std::max(usage_.eviction.rate_high_per_hour, usage_.eviction.rate_per_hour);
   if (opt_.restart_hours) usage_.eviction.restart_hours = *opt_.restart_hours;
-  if (opt_.checkpoint_hours) usage_.eviction.checkpoint_interval_hours = *opt_.checkpoint_hours;
+  if (opt_.checkpoint_hours) {
+    usage_.eviction.checkpoint_interval_hours = *opt_.checkpoint_hours;
+  } else if (k.checkpoint_hours) {
+    usage_.eviction.checkpoint_interval_hours = *k.checkpoint_hours;
+  }
   if (opt_.setup_hours) usage_.setup_hours = *opt_.setup_hours;
   if (opt_.data_disk_gib) usage_.data_disk_gib = *opt_.data_disk_gib;
   if (opt_.billing_minimum_seconds) usage_.billing_minimum_seconds = *opt_.billing_minimum_seconds;
@@ -382,22 +402,47 @@ Status Planner::settle() {
   usage_.eviction.gang = !independent;
   usage_.eviction.stretches_hours = !serving;
   if (serving) usage_.eviction.checkpoint_interval_hours = 0;
+  rates_overridden_ = opt_.eviction_rate || opt_.eviction_rate_high;
+  usage_.eviction.basis =
+      rates_overridden_
+          ? std::string("--eviction-rate / --eviction-rate-high (replaces Azure's bands)")
+          : "no Azure eviction band imported for this size and region: gpuplan's default, risk "
+            "unknown (gpuplan catalog import spot; --eviction-rate, --eviction-rate-high)";
+  base_eviction_ = usage_.eviction;
 
   add("setup_hours", hours_text(usage_.setup_hours) + " h per VM launch (billed, no work)",
       opt_.setup_hours ? "--setup-hours" : rate_src("setup_hours"));
   if (spot_allowed_) {
-    add("eviction_rate", fixed(usage_.eviction.rate_per_hour, 3) + " per VM-hour" +
-                             (usage_.eviction.gang ? " (any VM's eviction stops a multi-VM job)"
-                                                   : " (VMs evicted independently)"),
-        opt_.eviction_rate ? "--eviction-rate" : rate_src("spot_eviction_rate_per_hour"));
-    add("eviction_rate_high", fixed(usage_.eviction.rate_high_per_hour, 3) + " per VM-hour (cost_high)",
-        opt_.eviction_rate_high ? "--eviction-rate-high" : rate_src("spot_eviction_rate_high_per_hour"));
+    const std::string per_vm = usage_.eviction.gang ? " (any VM's eviction stops a multi-VM job)"
+                                                    : " (VMs evicted independently)";
+    if (rates_overridden_) {
+      add("eviction_rate", fixed(usage_.eviction.rate_per_hour, 3) + " per VM-hour" + per_vm +
+                               ", for every size and region (Azure's bands not used)",
+          opt_.eviction_rate ? "--eviction-rate" : rate_src("spot_eviction_rate_per_hour"));
+      add("eviction_rate_high",
+          fixed(usage_.eviction.rate_high_per_hour, 3) + " per VM-hour (cost_high)",
+          opt_.eviction_rate_high ? "--eviction-rate-high"
+                                  : rate_src("spot_eviction_rate_high_per_hour"));
+    } else {
+      add("eviction_rate",
+          "Azure's eviction band of each size and region where imported (percent of VMs "
+          "evicted within an hour; rate = -ln(1 - p) at the band's middle, its upper edge for "
+          "cost_high: docs/cost.md)" + per_vm,
+          "gpuplan catalog import spot (Azure Resource Graph SpotResources)");
+      add("eviction_rate_default",
+          fixed(usage_.eviction.rate_per_hour, 3) + "-" +
+              fixed(usage_.eviction.rate_high_per_hour, 3) +
+              " per VM-hour where no band was imported (spot risk 'unknown')",
+          rate_src("spot_eviction_rate_per_hour") + "; --eviction-rate, --eviction-rate-high");
+    }
     add("restart_hours", hours_text(usage_.eviction.restart_hours) + " h per eviction",
         opt_.restart_hours ? "--restart-hours" : rate_src("spot_restart_hours"));
     if (!serving) {
       add("checkpoint_interval", hours_text(usage_.eviction.checkpoint_interval_hours) +
                                      " h (half is lost per eviction on average)",
-          opt_.checkpoint_hours ? "--checkpoint-hours" : rate_src("checkpoint_interval_hours"));
+          opt_.checkpoint_hours ? "--checkpoint-hours"
+          : k.checkpoint_hours  ? wfile + " (constraints.checkpoint_hours)"
+                                : rate_src("checkpoint_interval_hours"));
     }
   }
   add("utilization", opt_.utilization
@@ -541,6 +586,18 @@ Status Planner::index() {
       }
     }
   }
+  // Azure's eviction band per (size, region), unless the user set the rates.
+  spot_class_.assign(sizes_.size() * R, 0);
+  if (!rates_overridden_ && !catalog_.spot_evictions().empty()) {
+    for (size_t s = 0; s < sizes_.size(); ++s) {
+      for (int r : size_regions_[s]) {
+        if (const catalog::SpotEviction* e = catalog_.spot_eviction(sizes_[s]->name, regions_[r])) {
+          spot_class_[s * R + r] = static_cast<signed char>(1 + static_cast<int>(e->band));
+          ++bands_used_;
+        }
+      }
+    }
+  }
   if (!quota_known_anywhere) {
     warnings_.push_back(
         "quota not imported: options are not checked against vCPU quota (new subscriptions often "
@@ -561,7 +618,7 @@ Status Planner::index() {
     d.regions.assign(R, 0);
     d.sizes.assign(sizes_.size(), 0);
   }
-  group_best_.assign(sizes_.size() * (max_count_ + 1) * 2, Cand{});
+  group_best_.assign(sizes_.size() * (max_count_ + 1) * kHoursClasses, Cand{});
   pair_best_.assign(sizes_.size() * R, Cand{});
   blocked_best_.assign(sizes_.size() * R, Cand{});
   return {};
@@ -673,7 +730,23 @@ void Planner::candidates(int si, int count, const estimate::Estimate& e) {
   const size_t R = regions_.size();
   usage_.count = count;
   usage_.work_hours = e.hours;
-  const cost::HoursModel hm[2] = {cost::hours_model(usage_, false), cost::hours_model(usage_, true)};
+  // Hours and cost factors per hours class, spot ones computed when a region
+  // of that eviction class comes up.
+  cost::HoursModel hm[kHoursClasses];
+  bool have_hm[kHoursClasses] = {};
+  hm[0] = cost::hours_model(usage_, false);
+  have_hm[0] = true;
+  cost::CostFactors spot_factors[kHoursClasses];
+  auto spot_hours = [&](int hc) -> const cost::HoursModel& {
+    if (!have_hm[hc]) {
+      set_spot_rates(hc - 1);
+      hm[hc] = cost::hours_model(usage_, true);
+      spot_factors[hc] =
+          cost::cost_factors(Pricing::kSpot, usage_, hm[hc].wall_hours, hm[hc].billed_hours);
+      have_hm[hc] = true;
+    }
+    return hm[hc];
+  };
   const double need = static_cast<double>(count) * size.vcpus;
   const long long per_region = static_cast<long long>(pricings_.size());
   auto name = [&](int r, int p) {
@@ -684,8 +757,9 @@ void Planner::candidates(int si, int count, const estimate::Estimate& e) {
   // per pricing model (cost::cost_factors, the arithmetic of cost_total).
   cost::CostFactors factors[kNumPricing];
   for (Pricing pricing : pricings_) {
-    const cost::HoursModel& h = hm[pricing == Pricing::kSpot ? 1 : 0];
-    factors[pricing_index(pricing)] = cost::cost_factors(pricing, usage_, h.wall_hours, h.billed_hours);
+    if (pricing == Pricing::kSpot) continue;  // per eviction class: spot_hours()
+    factors[pricing_index(pricing)] =
+        cost::cost_factors(pricing, usage_, hm[0].wall_hours, hm[0].billed_hours);
   }
   for (int r : size_regions_[si]) {
     const size_t pair = static_cast<size_t>(si) * R + r;
@@ -715,7 +789,8 @@ void Planner::candidates(int si, int count, const estimate::Estimate& e) {
         });
         continue;
       }
-      const cost::HoursModel& h = hm[spot ? 1 : 0];
+      const int hc = spot ? 1 + spot_class_[pair] : 0;
+      const cost::HoursModel& h = spot ? spot_hours(hc) : hm[0];
       if (spot && !h.finishes) {
         drop(kSpotNeverFinishes, 1, si, r, [&] {
           return name(r, p) + ": " + fixed(h.job_eviction_rate, 2) +
@@ -737,8 +812,8 @@ void Planner::candidates(int si, int count, const estimate::Estimate& e) {
         }
         continue;
       }
-      const double total =
-          cost::apply_factors(factors[p], cell.compute, cell.licence, region_costs_[r]);
+      const double total = cost::apply_factors(spot ? spot_factors[hc] : factors[p], cell.compute,
+                                               cell.licence, region_costs_[r]);
       if (budget_ && total > *budget_) {
         DropStats& d = drops_[kBudget];
         bool closer = d.count == 0 || total < d.best;
@@ -758,6 +833,7 @@ void Planner::candidates(int si, int count, const estimate::Estimate& e) {
       c.count = count;
       c.r = r;
       c.p = p;
+      c.hc = hc;
       c.in_data_region = r == data_region_index_;
       c.tie = tie_key(c.in_data_region, size_rank_[si], count, r, p);
       const std::optional<double>& room = headroom_[pair * 2 + (spot ? 1 : 0)];
@@ -787,13 +863,33 @@ void Planner::consider(const Cand& c) {
     if (top_.size() > n) top_.pop_back();
   }
   // Frontier group: same size, count and hours class; keep the cheapest.
-  const bool spot = catalog::kAllPricing[c.p] == Pricing::kSpot;
-  Cand& g = group_best_[(static_cast<size_t>(c.s) * (max_count_ + 1) + c.count) * 2 + (spot ? 1 : 0)];
+  Cand& g = group_best_[(static_cast<size_t>(c.s) * (max_count_ + 1) + c.count) * kHoursClasses + c.hc];
   Order by_cost{Objective::kCost};
   if (!g.valid() || by_cost(c, g)) g = c;
   // Fallbacks: best per (size, region).
   Cand& b = pair_best_[static_cast<size_t>(c.s) * regions_.size() + c.r];
   if (!b.valid() || order_(c, b)) b = c;
+}
+
+void Planner::set_spot_rates(int cls) {
+  if (cls == 0) {
+    usage_.eviction.rate_per_hour = base_eviction_.rate_per_hour;
+    usage_.eviction.rate_high_per_hour = base_eviction_.rate_high_per_hour;
+    return;
+  }
+  const cost::BandRates b = cost::band_rates(catalog::kAllEvictionBands[cls - 1]);
+  usage_.eviction.rate_per_hour = b.expected_per_hour;
+  usage_.eviction.rate_high_per_hour = b.high_per_hour;
+}
+
+const catalog::SpotEviction* Planner::set_spot_model(int si, int r) {
+  usage_.eviction.rate_per_hour = base_eviction_.rate_per_hour;
+  usage_.eviction.rate_high_per_hour = base_eviction_.rate_high_per_hour;
+  usage_.eviction.basis = base_eviction_.basis;
+  if (spot_class_[static_cast<size_t>(si) * regions_.size() + r] == 0) return nullptr;
+  const catalog::SpotEviction* e = catalog_.spot_eviction(sizes_[si]->name, regions_[r]);
+  if (e) cost::apply_band(usage_.eviction, *e);
+  return e;
 }
 
 Option Planner::materialise(const Cand& c, bool detailed) {
@@ -816,6 +912,7 @@ Option Planner::materialise(const Cand& c, bool detailed) {
   const estimate::Estimate& e = *found;
   usage_.count = c.count;
   usage_.work_hours = e.hours;
+  const catalog::SpotEviction* band = spot ? set_spot_model(c.s, c.r) : nullptr;
   cost::HoursModel h = cost::hours_model(usage_, spot);
   const size_t pair = static_cast<size_t>(c.s) * regions_.size() + c.r;
   const PriceCell& cell = prices_[pair * kNumPricing + c.p];
@@ -857,20 +954,7 @@ Option Planner::materialise(const Cand& c, bool detailed) {
   o.throughput_unit = e.throughput_unit;
   o.mfu = e.mfu;
   o.price = q;
-  if (spot) {
-    SpotRisk risk;
-    risk.eviction_rate_per_hour = usage_.eviction.rate_per_hour;
-    risk.job_eviction_rate_per_hour = h.job_eviction_rate;
-    risk.expected_evictions = h.expected_evictions;
-    risk.deadline_miss_probability =
-        deadline_ ? cost::deadline_miss_probability(usage_, h, *deadline_) : 0.0;
-    double p = risk.deadline_miss_probability;
-    risk.level = p < 0.05 ? "low" : p < 0.25 ? "medium" : "high";
-    if (!usage_.eviction.stretches_hours) {
-      risk.level = h.expected_evictions < 1 ? "low" : h.expected_evictions < 10 ? "medium" : "high";
-    }
-    o.spot_risk = risk;
-  }
+  if (spot) o.spot_risk = internal::spot_risk(usage_, h, deadline_, band, rates_overridden_);
   o.lines = std::move(b.lines);
   return o;
 }
@@ -1046,12 +1130,22 @@ void Planner::finish(Plan& plan) {
     if (best->price.estimated) {
       warnings_.push_back("the top option's price is estimated, not listed: " + best->price.rule);
     }
-    if (best->spot_risk && best->spot_risk->level != "low") {
+    if (best->spot_risk && best->spot_risk->level == "unknown") {
+      warnings_.push_back("the top option is spot with unknown risk: no Azure eviction band for " +
+                          best->size + " in " + best->region + " was imported, so it is priced at " +
+                          fixed(best->spot_risk->eviction_rate_per_hour, 2) + "-" +
+                          fixed(best->spot_risk->eviction_rate_high_per_hour, 2) +
+                          " evictions per VM-hour (--eviction-rate, --eviction-rate-high); "
+                          "`gpuplan catalog import spot` reads Azure's bands");
+    } else if (best->spot_risk && best->spot_risk->level != "low") {
       warnings_.push_back("the top option is spot with " + best->spot_risk->level +
                           " risk: " + percent(best->spot_risk->deadline_miss_probability) +
                           " chance to miss the deadline at " +
                           fixed(best->spot_risk->eviction_rate_per_hour, 3) +
-                          " evictions per VM-hour (--eviction-rate)");
+                          " evictions per VM-hour (" +
+                          (best->spot_risk->band ? "Azure band " + *best->spot_risk->band + " %"
+                                                 : std::string("--eviction-rate")) +
+                          ")");
     }
     materialise(top_.front());  // caches the winner's full estimate
     const estimate::Estimate* e = nullptr;

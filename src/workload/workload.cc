@@ -410,7 +410,7 @@ Status parse_constraints(const Reader& r, const YAML::Node& node, Constraints& c
   GPUPLAN_RETURN_IF_ERROR(r.check_map(
       node, field,
       {"deadline_hours", "budget_usd", "regions", "data_region", "os", "hybrid_benefit", "spot",
-       "max_gpus", "max_nodes", "series"}));
+       "max_gpus", "max_nodes", "series", "checkpoint_hours"}));
   return for_each(node, field, [&](const std::string& k, const YAML::Node& v,
                                    const std::string& f) -> Status {
     if (k == "deadline_hours") {
@@ -445,6 +445,9 @@ Status parse_constraints(const Reader& r, const YAML::Node& node, Constraints& c
       GPUPLAN_TRY(c.max_gpus, r.positive_int(v, f));
     } else if (k == "max_nodes") {
       GPUPLAN_TRY(c.max_nodes, r.positive_int(v, f));
+    } else if (k == "checkpoint_hours") {
+      GPUPLAN_TRY(double h, r.positive(v, f));
+      c.checkpoint_hours = h;
     } else if (k == "series") {
       if (v.IsScalar()) {
         c.series.push_back(v.Scalar());

@@ -123,6 +123,10 @@ struct Constraints {
   // Allowed VM families or series, matched ignoring case: "NV" (the family
   // letter), "NVadsA10_v5" (a series). Empty = any.
   std::vector<std::string> series;
+  // Hours between checkpoints of a training or fine-tuning job: on a spot
+  // eviction half of it is lost on average. Unset: rates.csv's default
+  // (plan's --checkpoint-hours overrides both).
+  std::optional<double> checkpoint_hours;
 };
 
 struct Workload {
