@@ -1,6 +1,7 @@
 // `gpuplan catalog import retail-prices|skus|usage|spot` and `gpuplan catalog
 // history`: parse flags, call the importers and the store, print what was
 // read, used and ignored (or --json). No arithmetic here.
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -190,6 +191,25 @@ void add_spot(CLI::App& import, Context& ctx) {
   });
 }
 
+// The Resource Graph spot price points of a size in a region, oldest first.
+void print_spot_history(Context& ctx, const catalog::VmSize& size, const std::string& region,
+                        const std::vector<catalog::SpotPriceHistoryEntry>& points) {
+  TextTable t;
+  t.add_column("EFFECTIVE");
+  t.add_column("OS");
+  t.add_column("$/HOUR", TextTable::Align::kRight);
+  t.add_column("SNAPSHOT", TextTable::Align::kRight);
+  for (const auto& e : points)
+    t.add_row({e.effective_date, std::string(catalog::to_string(e.os)),
+               strings::fixed(e.usd_per_hour, 4), std::to_string(e.snapshot)});
+  ctx.out << "Spot price history of " << size.name << " in " << region
+          << " (Azure Resource Graph, gpuplan catalog import spot)\n"
+          << t.render() << "Sources:\n";
+  std::map<int64_t, std::string> sources;
+  for (const auto& e : points) sources.emplace(e.snapshot, e.source);
+  for (const auto& [id, src] : sources) ctx.out << "  " << id << ": spot: " << src << "\n";
+}
+
 struct HistoryFlags {
   std::string size;
   std::string region;
@@ -241,6 +261,14 @@ void add_history(CLI::App& catalog_cmd, Context& ctx) {
       std::vector<catalog::PriceHistoryEntry> rows;
       for (auto& e : *all)
         if ((!os || e.os == *os) && (!pricing || e.pricing == *pricing)) rows.push_back(e);
+      // Resource Graph spot price points (gpuplan catalog import spot).
+      std::vector<catalog::SpotPriceHistoryEntry> spot;
+      if (!pricing || *pricing == catalog::Pricing::kSpot) {
+        auto points = catalog::spot_price_history(store_path(ctx), size->name, f->region);
+        if (!points) return report(ctx, points.error());
+        for (auto& e : *points)
+          if (!os || e.os == *os) spot.push_back(e);
+      }
       // 4. Format.
       if (f->json) {
         nlohmann::ordered_json j;
@@ -260,9 +288,21 @@ void add_history(CLI::App& catalog_cmd, Context& ctx) {
           arr.push_back(std::move(r));
         }
         j["prices"] = std::move(arr);
+        if (!pricing || *pricing == catalog::Pricing::kSpot) {
+          nlohmann::ordered_json pts = nlohmann::ordered_json::array();
+          for (const auto& e : spot)
+            pts.push_back({{"snapshot", e.snapshot},
+                           {"source", "spot: " + e.source},
+                           {"os", std::string(catalog::to_string(e.os))},
+                           {"effective_date", e.effective_date},
+                           {"usd_per_hour", e.usd_per_hour}});
+          j["spot_price_history"] = std::move(pts);
+        }
         ctx.out << j.dump(2) << "\n";
         return 0;
       }
+      if (!spot.empty()) print_spot_history(ctx, *size, f->region, spot);
+      if (rows.empty() && !spot.empty()) return 0;
       if (rows.empty()) {
         ctx.out << "No imported prices for " << size->name << " in " << f->region
                 << " (the embedded default is in use; import with "

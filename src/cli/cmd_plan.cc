@@ -261,11 +261,14 @@ void add_plan_command(CLI::App& app, Context& ctx) {
   cmd->add_option(
       "--utilization", f->utilization,
       "Share of a reservation/savings-plan term in use, (0,1] (default: this work only)");
-  cmd->add_option("--eviction-rate", f->eviction_rate, "Spot evictions per VM-hour (default 0.05)");
+  cmd->add_option("--eviction-rate", f->eviction_rate,
+                  "Spot evictions per VM-hour for every size and region, replacing Azure's "
+                  "imported bands (default where no band was imported: 0.05)");
   cmd->add_option("--eviction-rate-high", f->eviction_rate_high,
                   "Spot evictions per VM-hour for the high end of the range (default 0.20)");
   cmd->add_option("--restart-hours", f->restart_hours, "Hours lost restarting after an eviction");
-  cmd->add_option("--checkpoint-hours", f->checkpoint_hours, "Hours between checkpoints");
+  cmd->add_option("--checkpoint-hours", f->checkpoint_hours,
+                  "Hours between checkpoints (replaces the workload's constraints.checkpoint_hours)");
   cmd->add_option("--setup-hours", f->setup_hours, "Billed idle hours per VM launch");
   cmd->add_option("--data-disk-gib", f->data_disk_gib, "Premium SSD v2 data disk per VM, GiB");
   cmd->add_option("--egress-gb", f->egress_gb, "GB sent to the internet");
