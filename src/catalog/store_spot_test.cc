@@ -96,8 +96,11 @@ TEST(StoreSpot, ARetailSpotPriceWithALaterDateIsKept) {
   for (const Offer& o : c->offers) {
     if (o.pricing != Pricing::kSpot) continue;
     ++spot_offers;
-    if (o.region == "eastus") EXPECT_DOUBLE_EQ(*o.usd_per_hour, 0.80);  // retail is newer
-    if (o.region == "westus") EXPECT_DOUBLE_EQ(*o.usd_per_hour, 0.65);  // Resource Graph is
+    if (o.region == "eastus") {
+      EXPECT_DOUBLE_EQ(*o.usd_per_hour, 0.80);  // retail is newer
+    } else {
+      EXPECT_DOUBLE_EQ(*o.usd_per_hour, 0.65);  // Resource Graph is
+    }
   }
   EXPECT_EQ(spot_offers, 2);
 }

@@ -406,8 +406,8 @@ Status Planner::settle() {
   usage_.eviction.basis =
       rates_overridden_
           ? std::string("--eviction-rate / --eviction-rate-high (replaces Azure's bands)")
-          : "no Azure eviction band imported for this size and region: gpuplan's default, risk "
-            "unknown (gpuplan catalog import spot; --eviction-rate, --eviction-rate-high)";
+          : "gpuplan's default, no Azure eviction band imported for this size and region (risk "
+            "unknown)";
   base_eviction_ = usage_.eviction;
 
   add("setup_hours", hours_text(usage_.setup_hours) + " h per VM launch (billed, no work)",

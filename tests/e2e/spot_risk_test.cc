@@ -25,6 +25,10 @@ std::string scrub(std::string s, const std::string& tmp) {
                             "YYYY-MM-DDThh:mm:ssZ");
 }
 
+// The text output with its wrapped lines joined (option details wrap at the
+// terminal width).
+std::string flat(const std::string& s) { return std::regex_replace(s, std::regex(R"(\n +)"), " "); }
+
 struct Store {
   std::string dir = temp_dir();
   std::string db = dir + "/catalog.db";
@@ -102,6 +106,7 @@ TEST(SpotImportCli, AnImportedBandChangesThePlansRiskAndCost) {
   // 1. No band imported: risk unknown, priced at the default 0.05-0.20.
   auto text = s.run(plan);
   ASSERT_EQ(text.code, 0) << text.err;
+  text.out = flat(text.out);
   EXPECT_NE(text.out.find("spot risk unknown (no Azure eviction band imported; priced at "
                           "0.05-0.20 evictions per VM-hour"),
             std::string::npos)
@@ -126,6 +131,7 @@ TEST(SpotImportCli, AnImportedBandChangesThePlansRiskAndCost) {
             0);
   text = s.run(plan);
   ASSERT_EQ(text.code, 0) << text.err;
+  text.out = flat(text.out);
   EXPECT_NE(text.out.find("spot risk low (Azure band 0-5 %: 0.025 evictions per VM-hour"),
             std::string::npos)
       << text.out;
@@ -155,7 +161,7 @@ TEST(SpotImportCli, AnImportedBandChangesThePlansRiskAndCost) {
   EXPECT_GT(hi->at("spot_risk").at("expected_evictions").get<double>(),
             lo->at("spot_risk").at("expected_evictions").get<double>());
   text = s.run(plan);
-  EXPECT_NE(text.out.find("Azure band 20+ %"), std::string::npos) << text.out;
+  EXPECT_NE(flat(text.out).find("Azure band 20+ %"), std::string::npos) << text.out;
 
   // 4. --eviction-rate replaces the band and says so.
   std::vector<std::string> forced = plan;
