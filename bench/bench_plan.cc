@@ -81,7 +81,8 @@ void BM_PlanWholeCatalogWithBands(benchmark::State& state) {
   int i = 0;
   for (const catalog::VmSize& s : in.catalog->sizes())
     for (const std::string& r : in.catalog->regions_for(s.name))
-      bands.push_back({s.name, r, catalog::kAllEvictionBands[i++ % 5], "spot: bench", "2026-11-30"});
+      bands.push_back(
+          {s.name, r, catalog::kAllEvictionBands[i++ % 5], "spot: bench", "2026-11-30"});
   auto cat = catalog::Catalog::from_parts(in.catalog->gpus(), in.catalog->sizes(),
                                           in.catalog->offers(), {}, {}, bands);
   workload::Workload w = in.finetune;
@@ -97,6 +98,9 @@ void BM_PlanWholeCatalogWithBands(benchmark::State& state) {
   }
   state.counters["bands"] = static_cast<double>(bands.size());
 }
-BENCHMARK(BM_PlanWholeCatalogWithBands)->Unit(benchmark::kMillisecond)->Repetitions(15)->ReportAggregatesOnly(true);
+BENCHMARK(BM_PlanWholeCatalogWithBands)
+    ->Unit(benchmark::kMillisecond)
+    ->Repetitions(15)
+    ->ReportAggregatesOnly(true);
 
 }  // namespace

@@ -253,12 +253,10 @@ class Catalog {
   // wins; listed beats estimated). kUnavailable if the store can't be opened.
   [[nodiscard]] static Result<std::unique_ptr<Catalog>> load(const std::string& db_path);
   // A catalog built from parts (tests, random catalogs for the planner).
-  [[nodiscard]] static std::unique_ptr<Catalog> from_parts(std::vector<Gpu> gpus,
-                                                           std::vector<VmSize> sizes,
-                                                           std::vector<Offer> offers,
-                                                           std::vector<Quota> quotas = {},
-                                                           std::vector<Restriction> restrictions = {},
-                                                           std::vector<SpotEviction> spot = {});
+  [[nodiscard]] static std::unique_ptr<Catalog> from_parts(
+      std::vector<Gpu> gpus, std::vector<VmSize> sizes, std::vector<Offer> offers,
+      std::vector<Quota> quotas = {}, std::vector<Restriction> restrictions = {},
+      std::vector<SpotEviction> spot = {});
 
   [[nodiscard]] const std::vector<VmSize>& sizes() const;
   [[nodiscard]] const std::vector<Gpu>& gpus() const;

@@ -178,11 +178,11 @@ Status SpotImport::add_band(const nlohmann::json& row, const std::string& size,
   const std::string where = origin + ": " + path;
   if (auto it = bands_.find(key); it != bands_.end()) {
     if (report_.data.spot_bands[it->second.first].band != *band)
-      return invalid_argument("band \"" + text + "\" for " + size + " in " + region +
-                                  " conflicts with \"" +
-                                  std::string(to_string(report_.data.spot_bands[it->second.first].band)) +
-                                  "\" at " + it->second.second,
-                              Where{origin, 0, 0, path + ".evictionRate"});
+      return invalid_argument(
+          "band \"" + text + "\" for " + size + " in " + region + " conflicts with \"" +
+              std::string(to_string(report_.data.spot_bands[it->second.first].band)) + "\" at " +
+              it->second.second,
+          Where{origin, 0, 0, path + ".evictionRate"});
     ++duplicates_;
     ++report_.ignored["duplicate row"];
     return {};
@@ -215,18 +215,17 @@ Status SpotImport::add_prices(const nlohmann::json& row, const std::string& size
     const nlohmann::json& point = (*it)[k];
     const std::string ppath = path + ".spotPrices[" + std::to_string(k) + "]";
     if (!point.is_object())
-      return invalid_argument("expected an object {effectiveDate, priceUSD}, got " +
-                                  json_type_name(point),
-                              Where{origin, 0, 0, ppath});
+      return invalid_argument(
+          "expected an object {effectiveDate, priceUSD}, got " + json_type_name(point),
+          Where{origin, 0, 0, ppath});
     GPUPLAN_TRY(double usd, internal::require_non_negative(point, "priceUSD", origin, ppath));
     GPUPLAN_TRY(std::string when, require_string(point, "effectiveDate", origin, ppath));
     const std::string date = when.substr(0, 10);
     if (!is_iso_date(date) || (when.size() > 10 && when[10] != 'T' && when[10] != ' '))
-      return invalid_argument("expected an ISO date (2026-11-30 or 2026-11-30T00:00:00Z), got \"" +
-                                  when + "\"",
-                              Where{origin, 0, 0, ppath + ".effectiveDate"});
-    const std::string key =
-        size + "|" + region + "|" + std::string(to_string(*os)) + "|" + date;
+      return invalid_argument(
+          "expected an ISO date (2026-11-30 or 2026-11-30T00:00:00Z), got \"" + when + "\"",
+          Where{origin, 0, 0, ppath + ".effectiveDate"});
+    const std::string key = size + "|" + region + "|" + std::string(to_string(*os)) + "|" + date;
     if (auto d = prices_.find(key); d != prices_.end()) {
       if (report_.data.spot_prices[d->second.first].usd_per_hour != usd)
         return invalid_argument("two spot prices for " + size + " " + std::string(to_string(*os)) +

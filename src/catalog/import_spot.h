@@ -8,8 +8,8 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <utility>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "catalog/import_common.h"
@@ -53,8 +53,8 @@ class SpotImport {
   SizeFilter filter_;
   std::string as_of_;
   ImportReport report_;
-  int64_t rows_total_ = 0;                 // rows over all pages
-  std::optional<int64_t> total_records_;   // as the first page that gave it says
+  int64_t rows_total_ = 0;                // rows over all pages
+  std::optional<int64_t> total_records_;  // as the first page that gave it says
   std::string last_skip_token_;
   int64_t duplicates_ = 0;
   // Key -> (row index, JSON path it was read at), to refuse conflicting duplicates.

@@ -52,9 +52,9 @@ TEST(Spot, TwoPagesOfTheSample) {
 
 TEST(Spot, EveryDocumentedBandAndNothingElse) {
   for (EvictionBand band : kAllEvictionBands) {
-    std::string text = page({band_row("Standard_NC24ads_A100_v4", "East US",
-                                      std::string(to_string(band)))},
-                            ", \"skip_token\": null, \"total_records\": 1");
+    std::string text =
+        page({band_row("Standard_NC24ads_A100_v4", "East US", std::string(to_string(band)))},
+             ", \"skip_token\": null, \"total_records\": 1");
     auto r = import_spot_text(text, "p.json", gpus(), "2026-11-30");
     ASSERT_TRUE(r) << r.error().to_string();
     ASSERT_EQ(r->data.spot_bands.size(), 1u);
@@ -93,14 +93,14 @@ TEST(Spot, PagingEnvelopeMustAddUp) {
   ASSERT_FALSE(c);
   EXPECT_EQ(c.error().where.field, "count");
   // The same page twice: more rows than total_records.
-  auto twice = import_spot_files({fixture("spot_page1.json"), fixture("spot_page1.json")},
-                                 gpus(), "");
+  auto twice =
+      import_spot_files({fixture("spot_page1.json"), fixture("spot_page1.json")}, gpus(), "");
   ASSERT_FALSE(twice);
   EXPECT_EQ(twice.error().where.field, "total_records");
   EXPECT_NE(twice.error().message.find("given twice"), std::string::npos);
   // Pages of two different queries.
-  auto mixed = import_spot_files(
-      {fixture("spot_page1.json"), fixture("bad/spot_other_query.json")}, gpus(), "");
+  auto mixed = import_spot_files({fixture("spot_page1.json"), fixture("bad/spot_other_query.json")},
+                                 gpus(), "");
   ASSERT_FALSE(mixed);
   EXPECT_EQ(mixed.error().where.file, fixture("bad/spot_other_query.json"));
   EXPECT_EQ(mixed.error().where.field, "total_records");
@@ -108,12 +108,13 @@ TEST(Spot, PagingEnvelopeMustAddUp) {
   auto first = import_spot_files({fixture("spot_page1.json")}, gpus(), "2026-11-30");
   ASSERT_TRUE(first) << first.error().to_string();
   bool incomplete = false;
-  for (const std::string& n : first->notes) incomplete |= n.find("incomplete: the pages hold 4 of 7") == 0;
+  for (const std::string& n : first->notes)
+    incomplete |= n.find("incomplete: the pages hold 4 of 7") == 0;
   EXPECT_TRUE(incomplete);
   // skip_token must be a string or null.
-  auto token = import_spot_text(page({band_row("Standard_NC24ads_A100_v4", "eastus", "0-5")},
-                                     ", \"skip_token\": 5"),
-                                "p.json", gpus(), "");
+  auto token = import_spot_text(
+      page({band_row("Standard_NC24ads_A100_v4", "eastus", "0-5")}, ", \"skip_token\": 5"),
+      "p.json", gpus(), "");
   ASSERT_FALSE(token);
   EXPECT_EQ(token.error().where.field, "skip_token");
 }

@@ -17,11 +17,16 @@ namespace gpuplan::catalog {
 
 std::string_view to_string(EvictionBand b) {
   switch (b) {
-    case EvictionBand::k0To5: return "0-5";
-    case EvictionBand::k5To10: return "5-10";
-    case EvictionBand::k10To15: return "10-15";
-    case EvictionBand::k15To20: return "15-20";
-    case EvictionBand::k20Plus: return "20+";
+    case EvictionBand::k0To5:
+      return "0-5";
+    case EvictionBand::k5To10:
+      return "5-10";
+    case EvictionBand::k10To15:
+      return "10-15";
+    case EvictionBand::k15To20:
+      return "15-20";
+    case EvictionBand::k20Plus:
+      return "20+";
   }
   return "?";
 }
@@ -34,11 +39,16 @@ std::optional<EvictionBand> parse_eviction_band(std::string_view s) {
 
 double band_low_percent(EvictionBand b) {
   switch (b) {
-    case EvictionBand::k0To5: return 0;
-    case EvictionBand::k5To10: return 5;
-    case EvictionBand::k10To15: return 10;
-    case EvictionBand::k15To20: return 15;
-    case EvictionBand::k20Plus: return 20;
+    case EvictionBand::k0To5:
+      return 0;
+    case EvictionBand::k5To10:
+      return 5;
+    case EvictionBand::k10To15:
+      return 10;
+    case EvictionBand::k15To20:
+      return 15;
+    case EvictionBand::k20Plus:
+      return 20;
   }
   return 0;
 }

@@ -367,7 +367,8 @@ Status read_spot(sqlite3* h, const std::string& path, StoreContents& out) {
     e.size = column_text(b.get(), 0);
     e.region = column_text(b.get(), 1);
     auto band = parse_eviction_band(column_text(b.get(), 2));
-    if (!band) return unavailable("store holds an unknown eviction band for " + e.size, Where{path});
+    if (!band)
+      return unavailable("store holds an unknown eviction band for " + e.size, Where{path});
     e.band = *band;
     e.as_of = column_text(b.get(), 3);
     e.source = "spot: " + column_text(b.get(), 4);

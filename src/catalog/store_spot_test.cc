@@ -42,17 +42,16 @@ const Offer* spot_offer(const StoreContents& c, const std::string& size, Os os) 
 TEST(StoreSpot, NewestBandWinsAndPricesBecomeSpotOffers) {
   const std::string db = fresh_db("newest");
   const std::string a100 = "Standard_NC24ads_A100_v4";
-  auto s1 = write_snapshot(
-      db, spot({{a100, "eastus", EvictionBand::k20Plus, "2026-10-01"},
-                {a100, "westus", EvictionBand::k0To5, "2026-10-01"}},
-               {{a100, "eastus", Os::kLinux, "2026-09-01", 0.70},
-                {a100, "eastus", Os::kLinux, "2026-09-20", 0.72}},
-               "old.json"));
+  auto s1 = write_snapshot(db, spot({{a100, "eastus", EvictionBand::k20Plus, "2026-10-01"},
+                                     {a100, "westus", EvictionBand::k0To5, "2026-10-01"}},
+                                    {{a100, "eastus", Os::kLinux, "2026-09-01", 0.70},
+                                     {a100, "eastus", Os::kLinux, "2026-09-20", 0.72}},
+                                    "old.json"));
   ASSERT_TRUE(s1) << s1.error().to_string();
   EXPECT_EQ(s1->rows, 4);
-  auto s2 = write_snapshot(db, spot({{a100, "eastus", EvictionBand::k5To10, "2026-11-30"}},
-                                    {{a100, "eastus", Os::kWindows, "2026-11-28", 0.91}},
-                                    "new.json"));
+  auto s2 =
+      write_snapshot(db, spot({{a100, "eastus", EvictionBand::k5To10, "2026-11-30"}},
+                              {{a100, "eastus", Os::kWindows, "2026-11-28", 0.91}}, "new.json"));
   ASSERT_TRUE(s2) << s2.error().to_string();
   auto c = read_store(db);
   ASSERT_TRUE(c) << c.error().to_string();
@@ -87,8 +86,9 @@ TEST(StoreSpot, ARetailSpotPriceWithALaterDateIsKept) {
   retail.prices = {{a100, "eastus", Os::kLinux, Pricing::kSpot, 0.80, "2026-12-01"},
                    {a100, "westus", Os::kLinux, Pricing::kSpot, 0.60, "2026-01-01"}};
   ASSERT_TRUE(write_snapshot(db, retail));
-  ASSERT_TRUE(write_snapshot(db, spot({}, {{a100, "eastus", Os::kLinux, "2026-11-28", 0.79},
-                                           {a100, "westus", Os::kLinux, "2026-11-28", 0.65}},
+  ASSERT_TRUE(write_snapshot(db, spot({},
+                                      {{a100, "eastus", Os::kLinux, "2026-11-28", 0.79},
+                                       {a100, "westus", Os::kLinux, "2026-11-28", 0.65}},
                                       "arg.json")));
   auto c = read_store(db);
   ASSERT_TRUE(c);
@@ -138,9 +138,9 @@ TEST(StoreSpot, ASchemaOneStoreIsReadThenUpgradedOnWrite) {
   ASSERT_TRUE(before) << before.error().to_string();
   EXPECT_EQ(before->offers.size(), 1u);
   EXPECT_TRUE(before->spot_evictions.empty());
-  auto w = write_snapshot(db, spot({{"Standard_NC24ads_A100_v4", "eastus", EvictionBand::k10To15,
-                                     "2026-11-30"}},
-                                   {}, "spot.json"));
+  auto w = write_snapshot(
+      db, spot({{"Standard_NC24ads_A100_v4", "eastus", EvictionBand::k10To15, "2026-11-30"}}, {},
+               "spot.json"));
   ASSERT_TRUE(w) << w.error().to_string();
   EXPECT_EQ(w->id, 2);  // ids continue after the copied snapshots
   auto after = read_store(db);
@@ -156,8 +156,8 @@ TEST(StoreSpot, ASchemaOneStoreIsReadThenUpgradedOnWrite) {
   SnapshotData retail;
   retail.kind = SnapshotKind::kRetailPrices;
   retail.source = "page.json";
-  retail.prices = {{"Standard_NC24ads_A100_v4", "eastus", Os::kLinux, Pricing::kPayg, 3.6,
-                    "2026-11-01"}};
+  retail.prices = {
+      {"Standard_NC24ads_A100_v4", "eastus", Os::kLinux, Pricing::kPayg, 3.6, "2026-11-01"}};
   ASSERT_TRUE(write_snapshot(db, retail));
 }
 

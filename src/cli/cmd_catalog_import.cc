@@ -10,11 +10,11 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog/catalog.h"
-#include "catalog/lookup.h"
 #include "catalog/import_retail_prices.h"
 #include "catalog/import_skus.h"
 #include "catalog/import_spot.h"
 #include "catalog/import_usage.h"
+#include "catalog/lookup.h"
 #include "catalog/store.h"
 #include "cli/command.h"
 #include "core/strings.h"

@@ -267,8 +267,9 @@ void add_plan_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--eviction-rate-high", f->eviction_rate_high,
                   "Spot evictions per VM-hour for the high end of the range (default 0.20)");
   cmd->add_option("--restart-hours", f->restart_hours, "Hours lost restarting after an eviction");
-  cmd->add_option("--checkpoint-hours", f->checkpoint_hours,
-                  "Hours between checkpoints (replaces the workload's constraints.checkpoint_hours)");
+  cmd->add_option(
+      "--checkpoint-hours", f->checkpoint_hours,
+      "Hours between checkpoints (replaces the workload's constraints.checkpoint_hours)");
   cmd->add_option("--setup-hours", f->setup_hours, "Billed idle hours per VM launch");
   cmd->add_option("--data-disk-gib", f->data_disk_gib, "Premium SSD v2 data disk per VM, GiB");
   cmd->add_option("--egress-gb", f->egress_gb, "GB sent to the internet");

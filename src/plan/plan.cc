@@ -280,8 +280,8 @@ class Planner {
   int max_count_ = 64;
   int max_gpus_ = 0;
   cost::Usage usage_;
-  cost::EvictionModel base_eviction_;        // the default (or --eviction-rate) model
-  bool rates_overridden_ = false;            // --eviction-rate or --eviction-rate-high given
+  cost::EvictionModel base_eviction_;  // the default (or --eviction-rate) model
+  bool rates_overridden_ = false;      // --eviction-rate or --eviction-rate-high given
   double licence_per_vcpu_ = 0;
   std::vector<Assumption> assumptions_;
   std::vector<std::string> warnings_;
@@ -296,8 +296,8 @@ class Planner {
   std::vector<PriceCell> prices_;            // [(s * R + r) * 6 + p]
   std::vector<char> restricted_;             // [s * R + r]
   std::vector<std::optional<double>> headroom_;  // [(s * R + r) * 2 + spot]
-  std::vector<signed char> spot_class_;      // [s * R + r]: 0 default, 1 + band index
-  int bands_used_ = 0;                       // (size, region) pairs with an Azure band
+  std::vector<signed char> spot_class_;          // [s * R + r]: 0 default, 1 + band index
+  int bands_used_ = 0;                           // (size, region) pairs with an Azure band
   std::vector<cost::RegionCosts> region_costs_;
   int data_region_index_ = -1;
 
@@ -416,8 +416,9 @@ Status Planner::settle() {
     const std::string per_vm = usage_.eviction.gang ? " (any VM's eviction stops a multi-VM job)"
                                                     : " (VMs evicted independently)";
     if (rates_overridden_) {
-      add("eviction_rate", fixed(usage_.eviction.rate_per_hour, 3) + " per VM-hour" + per_vm +
-                               ", for every size and region (Azure's bands not used)",
+      add("eviction_rate",
+          fixed(usage_.eviction.rate_per_hour, 3) + " per VM-hour" + per_vm +
+              ", for every size and region (Azure's bands not used)",
           opt_.eviction_rate ? "--eviction-rate" : rate_src("spot_eviction_rate_per_hour"));
       add("eviction_rate_high",
           fixed(usage_.eviction.rate_high_per_hour, 3) + " per VM-hour (cost_high)",
@@ -427,7 +428,8 @@ Status Planner::settle() {
       add("eviction_rate",
           "Azure's eviction band of each size and region where imported (percent of VMs "
           "evicted within an hour; rate = -ln(1 - p) at the band's middle, its upper edge for "
-          "cost_high: docs/cost.md)" + per_vm,
+          "cost_high: docs/cost.md)" +
+              per_vm,
           "gpuplan catalog import spot (Azure Resource Graph SpotResources)");
       add("eviction_rate_default",
           fixed(usage_.eviction.rate_per_hour, 3) + "-" +
@@ -438,8 +440,9 @@ Status Planner::settle() {
     add("restart_hours", hours_text(usage_.eviction.restart_hours) + " h per eviction",
         opt_.restart_hours ? "--restart-hours" : rate_src("spot_restart_hours"));
     if (!serving) {
-      add("checkpoint_interval", hours_text(usage_.eviction.checkpoint_interval_hours) +
-                                     " h (half is lost per eviction on average)",
+      add("checkpoint_interval",
+          hours_text(usage_.eviction.checkpoint_interval_hours) +
+              " h (half is lost per eviction on average)",
           opt_.checkpoint_hours ? "--checkpoint-hours"
           : k.checkpoint_hours  ? wfile + " (constraints.checkpoint_hours)"
                                 : rate_src("checkpoint_interval_hours"));
@@ -863,7 +866,8 @@ void Planner::consider(const Cand& c) {
     if (top_.size() > n) top_.pop_back();
   }
   // Frontier group: same size, count and hours class; keep the cheapest.
-  Cand& g = group_best_[(static_cast<size_t>(c.s) * (max_count_ + 1) + c.count) * kHoursClasses + c.hc];
+  Cand& g =
+      group_best_[(static_cast<size_t>(c.s) * (max_count_ + 1) + c.count) * kHoursClasses + c.hc];
   Order by_cost{Objective::kCost};
   if (!g.valid() || by_cost(c, g)) g = c;
   // Fallbacks: best per (size, region).
@@ -1132,7 +1136,8 @@ void Planner::finish(Plan& plan) {
     }
     if (best->spot_risk && best->spot_risk->level == "unknown") {
       warnings_.push_back("the top option is spot with unknown risk: no Azure eviction band for " +
-                          best->size + " in " + best->region + " was imported, so it is priced at " +
+                          best->size + " in " + best->region +
+                          " was imported, so it is priced at " +
                           fixed(best->spot_risk->eviction_rate_per_hour, 2) + "-" +
                           fixed(best->spot_risk->eviction_rate_high_per_hour, 2) +
                           " evictions per VM-hour (--eviction-rate, --eviction-rate-high); "

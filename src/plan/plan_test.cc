@@ -126,7 +126,8 @@ World random_world(unsigned seed) {
   for (const catalog::VmSize& s : sizes)
     for (const std::string& r : regions)
       if (chance(0.5))
-        bands.push_back({s.name, r, catalog::kAllEvictionBands[pick(5)], "spot: test", "2026-11-30"});
+        bands.push_back(
+            {s.name, r, catalog::kAllEvictionBands[pick(5)], "spot: test", "2026-11-30"});
   std::vector<catalog::Quota> quotas;
   for (const std::string& r : regions) {
     if (!chance(0.5)) continue;
@@ -509,8 +510,8 @@ Result<Plan> spot_plan(const cost::Rates& rates, std::optional<catalog::Eviction
   offers.push_back(offer("Standard_S1", "eastus", Os::kLinux, Pricing::kSpot, 1.0));
   std::vector<catalog::SpotEviction> bands;
   if (band) bands.push_back({"Standard_S1", "eastus", *band, "spot: test.json", "2026-11-30"});
-  f.catalog = catalog::Catalog::from_parts(f.catalog->gpus(), f.catalog->sizes(), offers, {}, {},
-                                           bands);
+  f.catalog =
+      catalog::Catalog::from_parts(f.catalog->gpus(), f.catalog->sizes(), offers, {}, {}, bands);
   f.workload.constraints.deadline_hours = 13;
   f.workload.constraints.checkpoint_hours = checkpoint_hours;
   PlanOptions opt = o;

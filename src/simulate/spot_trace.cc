@@ -54,21 +54,23 @@ Result<SpotTrace> load_spot_trace(const std::string& path) {
 SpotModel spot_model_for(const SpotModel& model, bool mean_up_given,
                          const catalog::SpotEviction* band, std::string& basis) {
   if (mean_up_given) {
-    basis = "scenario file (spot.model.mean_up_hours; two-state Markov model, one trace drawn "
-            "per run)";
+    basis =
+        "scenario file (spot.model.mean_up_hours; two-state Markov model, one trace drawn "
+        "per run)";
     return model;
   }
   if (!band) {
-    basis = "gpuplan default mean up (no Azure eviction band imported for the scenario's size "
-            "and region: `gpuplan catalog import spot`, or set spot.model.mean_up_hours)";
+    basis =
+        "gpuplan default mean up (no Azure eviction band imported for the scenario's size "
+        "and region: `gpuplan catalog import spot`, or set spot.model.mean_up_hours)";
     return model;
   }
   const cost::BandRates r = cost::band_rates(band->band);
   SpotModel m = model;
   m.mean_up_hours = 1.0 / r.expected_per_hour;
-  basis = "Azure eviction band " + std::string(catalog::to_string(band->band)) +
-          " % per hour" + (r.open_ended ? " (taken as 20-25 %)" : "") + " (" + band->source +
-          ", " + band->as_of + "): " + strings::fixed(r.expected_per_hour, 4) +
+  basis = "Azure eviction band " + std::string(catalog::to_string(band->band)) + " % per hour" +
+          (r.open_ended ? " (taken as 20-25 %)" : "") + " (" + band->source + ", " + band->as_of +
+          "): " + strings::fixed(r.expected_per_hour, 4) +
           " evictions per hour at the band's middle, mean up = 1 / rate (docs/cost.md)";
   return m;
 }

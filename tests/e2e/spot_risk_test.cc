@@ -37,16 +37,16 @@ struct Store {
     return run_cli(args);
   }
   // One az graph query page holding the band of `size` in `region`.
-  std::string band_page(const std::string& name, const std::string& size,
-                        const std::string& region, const std::string& band) const {
+  std::string band_page(const std::string& name, const std::string& size, const std::string& region,
+                        const std::string& band) const {
     nlohmann::json row = {{"type", "microsoft.compute/skuspotevictionrate/location"},
                           {"skuName", size},
                           {"location", region},
                           {"evictionRate", band},
                           {"osType", ""},
                           {"spotPrices", nullptr}};
-    nlohmann::json page = {{"count", 1}, {"data", {row}}, {"skip_token", nullptr},
-                           {"total_records", 1}};
+    nlohmann::json page = {
+        {"count", 1}, {"data", {row}}, {"skip_token", nullptr}, {"total_records", 1}};
     std::string path = dir + "/" + name;
     std::ofstream(path) << page.dump(2);
     return path;
@@ -93,9 +93,11 @@ const nlohmann::json* option_of(const nlohmann::json& plan, const std::string& s
 
 TEST(SpotImportCli, AnImportedBandChangesThePlansRiskAndCost) {
   Store s;
-  const std::vector<std::string> plan = {"plan", source_path("examples/finetune-llama3-8b.yaml"),
-                                         "--region", "northcentralus", "--pricing", "spot",
-                                         "--top", "20"};
+  const std::vector<std::string> plan = {
+      "plan",      source_path("examples/finetune-llama3-8b.yaml"),
+      "--region",  "northcentralus",
+      "--pricing", "spot",
+      "--top",     "20"};
   auto with_json = [&] {
     std::vector<std::string> a = plan;
     a.push_back("--json");
@@ -124,9 +126,8 @@ TEST(SpotImportCli, AnImportedBandChangesThePlansRiskAndCost) {
   const double cost_default = before["options"][0].at("cost_usd");
 
   // 2. Azure says 0-5 % for that size there: lower rate, lower cost, risk low.
-  ASSERT_EQ(s.run({"catalog", "import", "spot", s.band_page("low.json", size, "northcentralus",
-                                                            "0-5"),
-                   "--as-of", "2026-11-30"})
+  ASSERT_EQ(s.run({"catalog", "import", "spot",
+                   s.band_page("low.json", size, "northcentralus", "0-5"), "--as-of", "2026-11-30"})
                 .code,
             0);
   text = s.run(plan);
@@ -147,10 +148,10 @@ TEST(SpotImportCli, AnImportedBandChangesThePlansRiskAndCost) {
 
   // 3. A newer import says 20+ %: the newest band wins, the rate and the
   //    cost rise and the risk is no longer low.
-  ASSERT_EQ(s.run({"catalog", "import", "spot", s.band_page("high.json", size, "northcentralus",
-                                                            "20+")})
-                .code,
-            0);
+  ASSERT_EQ(
+      s.run({"catalog", "import", "spot", s.band_page("high.json", size, "northcentralus", "20+")})
+          .code,
+      0);
   nlohmann::json high = with_json();
   const nlohmann::json* hi = option_of(high, size);
   ASSERT_NE(hi, nullptr);
@@ -205,9 +206,9 @@ seed: 1
   auto a = assumption(nlohmann::json::parse(r.out));
   EXPECT_NE(a.at("value").get<std::string>().find("mean up 10.00 h"), std::string::npos) << a;
   EXPECT_NE(a.at("source").get<std::string>().find("no Azure eviction band"), std::string::npos);
-  ASSERT_EQ(s.run({"catalog", "import", "spot", data("spot_page1.json"), data("spot_page2.json")})
-                .code,
-            0);
+  ASSERT_EQ(
+      s.run({"catalog", "import", "spot", data("spot_page1.json"), data("spot_page2.json")}).code,
+      0);
   r = s.run({"simulate", scenario, "--json"});
   ASSERT_EQ(r.code, 0) << r.err;
   a = assumption(nlohmann::json::parse(r.out));
