@@ -73,4 +73,34 @@ void BM_PlanFinetuneExample(benchmark::State& state) {
 }
 BENCHMARK(BM_PlanFinetuneExample)->Unit(benchmark::kMillisecond)->Repetitions(15)->ReportAggregatesOnly(true);
 
+// The whole catalog with an Azure eviction band imported for every (size,
+// region) pair (the five bands in turn): spot hours are computed per band.
+void BM_PlanWholeCatalogWithBands(benchmark::State& state) {
+  const Inputs& in = inputs();
+  std::vector<catalog::SpotEviction> bands;
+  int i = 0;
+  for (const catalog::VmSize& s : in.catalog->sizes())
+    for (const std::string& r : in.catalog->regions_for(s.name))
+      bands.push_back(
+          {s.name, r, catalog::kAllEvictionBands[i++ % 5], "spot: bench", "2026-11-30"});
+  auto cat = catalog::Catalog::from_parts(in.catalog->gpus(), in.catalog->sizes(),
+                                          in.catalog->offers(), {}, {}, bands);
+  workload::Workload w = in.finetune;
+  w.constraints.max_nodes = 0;
+  w.constraints.deadline_hours.reset();
+  plan::PlanOptions o;
+  o.max_count = 64;
+  o.allow_amd = true;
+  for (auto _ : state) {
+    auto p = plan::make_plan(w, *cat, in.rates, o);
+    if (!p) state.SkipWithError(p.error().to_string().c_str());
+    benchmark::DoNotOptimize(p);
+  }
+  state.counters["bands"] = static_cast<double>(bands.size());
+}
+BENCHMARK(BM_PlanWholeCatalogWithBands)
+    ->Unit(benchmark::kMillisecond)
+    ->Repetitions(15)
+    ->ReportAggregatesOnly(true);
+
 }  // namespace

@@ -165,6 +165,8 @@ struct Catalog::Impl {
   std::vector<Quota> quotas;
   std::vector<Restriction> restrictions;
   std::vector<SkuAvailability> availability;
+  std::vector<SpotEviction> spot;
+  std::unordered_map<std::string, size_t> spot_index;  // size_key|fold(region) -> spot[i]
 
   std::unordered_map<std::string, size_t> size_index;  // size_key -> sizes[i]
   std::unordered_map<std::string, size_t> gpu_index;   // fold(model) -> gpus[i]
@@ -236,6 +238,8 @@ struct Catalog::Impl {
     }
     for (const Quota& q : quotas)
       quota_keys.emplace_back(strings::fold(q.region), family_key(q.family));
+    for (size_t i = 0; i < spot.size(); ++i)
+      spot_index[size_key(spot[i].size) + "|" + strings::fold(spot[i].region)] = i;
   }
 };
 
@@ -374,6 +378,11 @@ Result<std::unique_ptr<Catalog>> Catalog::load(const std::string& db_path) {
     q.region = strings::to_lower(q.region);
     c->impl_->quotas.push_back(std::move(q));
   }
+  for (SpotEviction v : store.spot_evictions) {
+    if (const VmSize* s = canonical(v.size)) v.size = s->name;
+    v.region = strings::to_lower(v.region);
+    c->impl_->spot.push_back(std::move(v));
+  }
   c->impl_->sizes = std::move(e.sizes);
   c->impl_->build();
   return c;
@@ -381,8 +390,10 @@ Result<std::unique_ptr<Catalog>> Catalog::load(const std::string& db_path) {
 
 std::unique_ptr<Catalog> Catalog::from_parts(std::vector<Gpu> gpus, std::vector<VmSize> sizes,
                                              std::vector<Offer> offers, std::vector<Quota> quotas,
-                                             std::vector<Restriction> restrictions) {
+                                             std::vector<Restriction> restrictions,
+                                             std::vector<SpotEviction> spot) {
   std::unique_ptr<Catalog> c(new Catalog());
+  c->impl_->spot = std::move(spot);
   c->impl_->gpus = std::move(gpus);
   c->impl_->sizes = std::move(sizes);
   c->impl_->offers = std::move(offers);
@@ -400,6 +411,13 @@ const std::vector<Offer>& Catalog::offers() const { return impl_->offers; }
 const std::vector<std::string>& Catalog::regions() const { return impl_->regions; }
 const std::vector<Quota>& Catalog::quotas() const { return impl_->quotas; }
 const std::vector<Restriction>& Catalog::restrictions() const { return impl_->restrictions; }
+const std::vector<SpotEviction>& Catalog::spot_evictions() const { return impl_->spot; }
+
+const SpotEviction* Catalog::spot_eviction(std::string_view size, std::string_view region) const {
+  if (impl_->spot.empty()) return nullptr;
+  auto it = impl_->spot_index.find(size_key(size) + "|" + strings::fold(region));
+  return it == impl_->spot_index.end() ? nullptr : &impl_->spot[it->second];
+}
 
 const VmSize* Catalog::find_size(std::string_view name) const {
   auto it = impl_->size_index.find(size_key(name));

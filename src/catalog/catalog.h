@@ -160,6 +160,34 @@ struct Restriction {
   std::vector<std::string> zones;  // restricted zones; empty = whole region
 };
 
+// Azure's spot eviction-rate band for a size in a region (Resource Graph
+// SpotResources, type microsoft.compute/skuspotevictionrate/location,
+// properties.evictionRate): "0-5", "5-10", "10-15", "15-20" or "20+" percent.
+// Azure: "Eviction rates are quoted per hour. For example, an eviction rate of
+// 10% means a VM has a 10% chance of being evicted within the next hour"
+// (MicrosoftDocs/azure-compute-docs articles/virtual-machines/spot-vms.md,
+// ms.date 08/05/2024); cost::band_rates() turns a band into rates per hour.
+enum class EvictionBand { k0To5, k5To10, k10To15, k15To20, k20Plus };
+inline constexpr EvictionBand kAllEvictionBands[] = {EvictionBand::k0To5, EvictionBand::k5To10,
+                                                     EvictionBand::k10To15, EvictionBand::k15To20,
+                                                     EvictionBand::k20Plus};
+[[nodiscard]] std::string_view to_string(EvictionBand b);  // "0-5", ..., "20+"
+// Exactly one of Azure's five spellings; nullopt for anything else.
+[[nodiscard]] std::optional<EvictionBand> parse_eviction_band(std::string_view s);
+// Percent of VMs evicted within an hour at the band's edges; the open band
+// "20+" has no upper edge (nullopt).
+[[nodiscard]] double band_low_percent(EvictionBand b);
+[[nodiscard]] std::optional<double> band_high_percent(EvictionBand b);
+
+// The imported band of one size in one region.
+struct SpotEviction {
+  std::string size;
+  std::string region;
+  EvictionBand band = EvictionBand::k0To5;
+  std::string source;  // "spot: FILE" (the import)
+  std::string as_of;   // YYYY-MM-DD: the day the band was read from Azure
+};
+
 // A listing query (`gpuplan catalog`, the server's catalog route).
 // Sort orders: price and gpu-price ascending (rows without a price last),
 // size and region alphabetical, gpu-memory and gpus descending; ties by
@@ -225,11 +253,10 @@ class Catalog {
   // wins; listed beats estimated). kUnavailable if the store can't be opened.
   [[nodiscard]] static Result<std::unique_ptr<Catalog>> load(const std::string& db_path);
   // A catalog built from parts (tests, random catalogs for the planner).
-  [[nodiscard]] static std::unique_ptr<Catalog> from_parts(std::vector<Gpu> gpus,
-                                                           std::vector<VmSize> sizes,
-                                                           std::vector<Offer> offers,
-                                                           std::vector<Quota> quotas = {},
-                                                           std::vector<Restriction> restrictions = {});
+  [[nodiscard]] static std::unique_ptr<Catalog> from_parts(
+      std::vector<Gpu> gpus, std::vector<VmSize> sizes, std::vector<Offer> offers,
+      std::vector<Quota> quotas = {}, std::vector<Restriction> restrictions = {},
+      std::vector<SpotEviction> spot = {});
 
   [[nodiscard]] const std::vector<VmSize>& sizes() const;
   [[nodiscard]] const std::vector<Gpu>& gpus() const;
@@ -258,6 +285,11 @@ class Catalog {
   // in the region (whole region, not just some zones).
   [[nodiscard]] bool restricted(std::string_view size, std::string_view region) const;
   [[nodiscard]] const std::vector<Restriction>& restrictions() const;
+  // The imported spot eviction band of `size` in `region` (newest import),
+  // or nullptr when none was imported: the risk is then unknown.
+  [[nodiscard]] const SpotEviction* spot_eviction(std::string_view size,
+                                                  std::string_view region) const;
+  [[nodiscard]] const std::vector<SpotEviction>& spot_evictions() const;
   // Zones list-skus offers the size in within a region; empty when unknown
   // (nothing imported) or when the size has no zones there.
   [[nodiscard]] std::vector<std::string> zones(std::string_view size,

@@ -61,6 +61,20 @@ std::optional<std::string> SizeFilter::match_family(std::string_view value,
   return std::nullopt;
 }
 
+namespace {
+
+// The spot part of describe(): bands per size and region, price points.
+std::string describe_spot(const SnapshotData& d) {
+  std::string out = "  eviction bands stored: " + std::to_string(d.spot_bands.size()) +
+                    " (percent of VMs evicted within an hour, per Azure)\n";
+  for (const SpotBandRow& b : d.spot_bands)
+    out += "    " + b.size + " in " + b.region + ": " + std::string(to_string(b.band)) + " %\n";
+  out += "  spot price points stored: " + std::to_string(d.spot_prices.size()) + "\n";
+  return out;
+}
+
+}  // namespace
+
 std::string describe(const ImportReport& r) {
   std::string out;
   const SnapshotData& d = r.data;
@@ -98,6 +112,9 @@ std::string describe(const ImportReport& r) {
                strings::fixed(u.limit, 0) + "\n";
       }
       break;
+    case SnapshotKind::kSpot:
+      out += describe_spot(d);
+      break;
   }
   for (const std::string& n : r.notes) out += "  note: " + n + "\n";
   if (r.snapshot)
@@ -127,6 +144,10 @@ nlohmann::ordered_json to_json(const ImportReport& r) {
       break;
     case SnapshotKind::kUsage:
       j["quotas"] = r.data.usage.size();
+      break;
+    case SnapshotKind::kSpot:
+      j["eviction_bands"] = r.data.spot_bands.size();
+      j["spot_prices"] = r.data.spot_prices.size();
       break;
   }
   j["notes"] = r.notes;

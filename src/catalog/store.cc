@@ -44,14 +44,15 @@
 namespace gpuplan::catalog {
 namespace {
 
-constexpr int kSchemaVersion = 1;
+// 2 added the spot tables and the 'spot' snapshot kind (migrate_to_v2()).
+constexpr int kSchemaVersion = 2;
 constexpr int kBusyTimeoutMs = 5000;
 
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS snapshots(
   id INTEGER PRIMARY KEY AUTOINCREMENT,
-  kind TEXT NOT NULL CHECK (kind IN ('retail-prices', 'skus', 'usage')),
+  kind TEXT NOT NULL CHECK (kind IN ('retail-prices', 'skus', 'usage', 'spot')),
   source TEXT NOT NULL,
   imported_at TEXT NOT NULL,
   rows INTEGER NOT NULL DEFAULT 0);
@@ -84,6 +85,28 @@ CREATE TABLE IF NOT EXISTS usage(
   quota_limit REAL NOT NULL,
   used REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS usage_by_key ON usage(region, family, snapshot);
+)sql";
+
+// The spot import's tables (schema version 2): Azure Resource Graph
+// SpotResources eviction bands and spot price history points.
+constexpr const char* kSpotSchema = R"sql(
+CREATE TABLE IF NOT EXISTS spot_bands(
+  snapshot INTEGER NOT NULL REFERENCES snapshots(id),
+  size TEXT NOT NULL,
+  region TEXT NOT NULL,
+  band TEXT NOT NULL CHECK (band IN ('0-5', '5-10', '10-15', '15-20', '20+')),
+  as_of TEXT NOT NULL,
+  PRIMARY KEY (snapshot, size, region));
+CREATE INDEX IF NOT EXISTS spot_bands_by_key ON spot_bands(size, region, snapshot);
+CREATE TABLE IF NOT EXISTS spot_prices(
+  snapshot INTEGER NOT NULL REFERENCES snapshots(id),
+  size TEXT NOT NULL,
+  region TEXT NOT NULL,
+  os TEXT NOT NULL CHECK (os IN ('linux', 'windows')),
+  effective_date TEXT NOT NULL,
+  usd_per_hour REAL NOT NULL CHECK (usd_per_hour >= 0),
+  PRIMARY KEY (snapshot, size, region, os, effective_date));
+CREATE INDEX IF NOT EXISTS spot_prices_by_key ON spot_prices(size COLLATE NOCASE, region, os, snapshot);
 )sql";
 
 // Rows use the shared vocabulary: to_string() / parse_pricing() / parse_os().
@@ -162,6 +185,7 @@ Result<SnapshotKind> parse_kind(const std::string& s) {
   if (s == "retail-prices") return SnapshotKind::kRetailPrices;
   if (s == "skus") return SnapshotKind::kSkus;
   if (s == "usage") return SnapshotKind::kUsage;
+  if (s == "spot") return SnapshotKind::kSpot;
   return internal_error("store: unknown snapshot kind '" + s + "'");
 }
 
@@ -175,6 +199,35 @@ Result<int> table_count(sqlite3* db, const std::string& path) {
   StmtPtr q(raw);
   if (sqlite3_step(q.get()) != SQLITE_ROW) return db_error(db, path, "not a gpuplan store");
   return sqlite3_column_int(q.get(), 0);
+}
+
+// Schema 1 -> 2: the snapshots table's CHECK gains 'spot' (SQLite cannot
+// alter a CHECK, so the table is rebuilt as its documented ALTER TABLE
+// procedure says: create, copy, drop, rename, with foreign keys off) and the
+// spot tables are created. One transaction: a kill leaves schema 1 intact.
+Status migrate_to_v2(sqlite3* db, const std::string& path) {
+  GPUPLAN_RETURN_IF_ERROR(exec(db, path, "PRAGMA foreign_keys=OFF"));
+  GPUPLAN_RETURN_IF_ERROR(exec(db, path, "BEGIN IMMEDIATE"));
+  auto step = exec(db, path, R"sql(
+      CREATE TABLE snapshots_v2(
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        kind TEXT NOT NULL CHECK (kind IN ('retail-prices', 'skus', 'usage', 'spot')),
+        source TEXT NOT NULL,
+        imported_at TEXT NOT NULL,
+        rows INTEGER NOT NULL DEFAULT 0);
+      INSERT INTO snapshots_v2(id, kind, source, imported_at, rows)
+        SELECT id, kind, source, imported_at, rows FROM snapshots;
+      DROP TABLE snapshots;
+      ALTER TABLE snapshots_v2 RENAME TO snapshots;
+      UPDATE meta SET value = '2' WHERE key = 'schema_version';)sql");
+  if (step) step = exec(db, path, kSpotSchema);
+  if (step) step = exec(db, path, "COMMIT");
+  if (!step) {
+    (void)exec(db, path, "ROLLBACK");
+    (void)exec(db, path, "PRAGMA foreign_keys=ON");
+    return tl::unexpected(step.error());
+  }
+  return exec(db, path, "PRAGMA foreign_keys=ON");
 }
 
 // Opens (and with `create`, creates) the store and checks its schema. For
@@ -211,6 +264,7 @@ Result<DbPtr> open_store(const std::string& path, bool create) {
     GPUPLAN_RETURN_IF_ERROR(exec(db.get(), path, "PRAGMA journal_mode=WAL"));
     GPUPLAN_RETURN_IF_ERROR(exec(db.get(), path, "BEGIN IMMEDIATE"));
     auto schema = exec(db.get(), path, kSchema);
+    if (schema) schema = exec(db.get(), path, kSpotSchema);
     if (!schema) {
       (void)exec(db.get(), path, "ROLLBACK");
       return tl::unexpected(schema.error());
@@ -230,6 +284,13 @@ Result<DbPtr> open_store(const std::string& path, bool create) {
   if (sqlite3_step(q.get()) != SQLITE_ROW)
     return unavailable("not a gpuplan store (no schema version)", Where{path});
   std::string version = column_text(q.get(), 0);
+  q.reset();
+  if (version == "1") {
+    // A store written before spot imports existed: read as is, upgrade on write.
+    if (!create) return db;
+    GPUPLAN_RETURN_IF_ERROR(migrate_to_v2(db.get(), path));
+    version = std::to_string(kSchemaVersion);
+  }
   if (version != std::to_string(kSchemaVersion))
     return unavailable("store schema version " + version + " is not supported (expected " +
                            std::to_string(kSchemaVersion) + ")",
@@ -243,6 +304,111 @@ void maybe_pause_for_test() {
   if (marker == nullptr || *marker == '\0') return;
   { std::ofstream(marker) << getpid() << "\n"; }
   std::this_thread::sleep_for(std::chrono::seconds(60));
+}
+
+// ---- Spot (schema 2): Azure Resource Graph SpotResources -----------------
+
+bool has_table(sqlite3* db, const char* name) {
+  sqlite3_stmt* raw = nullptr;
+  if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", -1,
+                         &raw, nullptr) != SQLITE_OK)
+    return false;
+  StmtPtr q(raw);
+  bind_text(q.get(), 1, name);
+  return sqlite3_step(q.get()) == SQLITE_ROW;
+}
+
+template <typename Step>
+Status write_spot_rows(sqlite3* db, const std::string& path, int64_t id, const SnapshotData& data,
+                       Step& step) {
+  GPUPLAN_TRY(StmtPtr b, prepare(db, path,
+                                 "INSERT INTO spot_bands(snapshot, size, region, band, as_of) "
+                                 "VALUES (?,?,?,?,?)"));
+  for (const SpotBandRow& r : data.spot_bands) {
+    sqlite3_bind_int64(b.get(), 1, id);
+    bind_text(b.get(), 2, r.size);
+    bind_text(b.get(), 3, r.region);
+    bind_text(b.get(), 4, to_string(r.band));
+    bind_text(b.get(), 5, r.as_of);
+    GPUPLAN_RETURN_IF_ERROR(step(b.get()));
+  }
+  GPUPLAN_TRY(StmtPtr p, prepare(db, path,
+                                 "INSERT OR REPLACE INTO spot_prices(snapshot, size, region, os, "
+                                 "effective_date, usd_per_hour) VALUES (?,?,?,?,?,?)"));
+  for (const SpotPriceRow& r : data.spot_prices) {
+    if (!std::isfinite(r.usd_per_hour) || r.usd_per_hour < 0)
+      return invalid_argument("spot price is not a finite non-negative number",
+                              Where{data.source, 0, 0, r.size + " " + r.region});
+    sqlite3_bind_int64(p.get(), 1, id);
+    bind_text(p.get(), 2, r.size);
+    bind_text(p.get(), 3, r.region);
+    bind_text(p.get(), 4, to_string(r.os));
+    bind_text(p.get(), 5, r.effective_date);
+    sqlite3_bind_double(p.get(), 6, r.usd_per_hour);
+    GPUPLAN_RETURN_IF_ERROR(step(p.get()));
+  }
+  return {};
+}
+
+// The newest band per (size, region), and the newest spot price per (size,
+// region, os) — the latest effective date of the newest snapshot that has
+// the key — as a listed spot offer. A retail-prices spot offer with a later
+// effective date (as_of) is kept instead: among listed prices the newest wins.
+Status read_spot(sqlite3* h, const std::string& path, StoreContents& out) {
+  if (!has_table(h, "spot_bands")) return {};  // a schema-1 store read as is
+  GPUPLAN_TRY(StmtPtr b, prepare(h, path, R"sql(
+      SELECT b.size, b.region, b.band, b.as_of, s.source
+      FROM spot_bands b JOIN snapshots s ON s.id = b.snapshot
+      WHERE b.snapshot = (SELECT MAX(c.snapshot) FROM spot_bands c
+                          WHERE c.size = b.size AND c.region = b.region)
+      ORDER BY b.size, b.region)sql"));
+  while (sqlite3_step(b.get()) == SQLITE_ROW) {
+    SpotEviction e;
+    e.size = column_text(b.get(), 0);
+    e.region = column_text(b.get(), 1);
+    auto band = parse_eviction_band(column_text(b.get(), 2));
+    if (!band)
+      return unavailable("store holds an unknown eviction band for " + e.size, Where{path});
+    e.band = *band;
+    e.as_of = column_text(b.get(), 3);
+    e.source = "spot: " + column_text(b.get(), 4);
+    out.spot_evictions.push_back(std::move(e));
+  }
+  GPUPLAN_TRY(StmtPtr p, prepare(h, path, R"sql(
+      SELECT p.size, p.region, p.os, p.effective_date, p.usd_per_hour, s.source
+      FROM spot_prices p JOIN snapshots s ON s.id = p.snapshot
+      WHERE p.snapshot = (SELECT MAX(q.snapshot) FROM spot_prices q
+                          WHERE q.size = p.size AND q.region = p.region AND q.os = p.os)
+        AND p.effective_date = (SELECT MAX(r.effective_date) FROM spot_prices r
+                                WHERE r.snapshot = p.snapshot AND r.size = p.size
+                                  AND r.region = p.region AND r.os = p.os)
+      ORDER BY p.size, p.region, p.os)sql"));
+  std::map<std::string, size_t> retail_spot;  // lower(size|region|os) -> out.offers[i]
+  auto key = [](const std::string& size, const std::string& region, Os os) {
+    return strings::to_lower(size + "|" + region + "|") + std::string(to_string(os));
+  };
+  for (size_t i = 0; i < out.offers.size(); ++i)
+    if (out.offers[i].pricing == Pricing::kSpot)
+      retail_spot[key(out.offers[i].size, out.offers[i].region, out.offers[i].os)] = i;
+  while (sqlite3_step(p.get()) == SQLITE_ROW) {
+    Offer o;
+    o.size = column_text(p.get(), 0);
+    o.region = column_text(p.get(), 1);
+    auto os = parse_os(column_text(p.get(), 2));
+    if (!os) return unavailable("store holds an unknown os for " + o.size, Where{path});
+    o.os = *os;
+    o.pricing = Pricing::kSpot;
+    o.as_of = column_text(p.get(), 3);
+    o.usd_per_hour = sqlite3_column_double(p.get(), 4);
+    o.source = "spot: " + column_text(p.get(), 5) + " (Resource Graph spot price history)";
+    auto it = retail_spot.find(key(o.size, o.region, o.os));
+    if (it == retail_spot.end()) {
+      out.offers.push_back(std::move(o));
+    } else if (out.offers[it->second].as_of <= o.as_of) {
+      out.offers[it->second] = std::move(o);
+    }
+  }
+  return {};
 }
 
 Status write_rows(sqlite3* db, const std::string& path, int64_t id, const SnapshotData& data,
@@ -300,6 +466,8 @@ Status write_rows(sqlite3* db, const std::string& path, int64_t id, const Snapsh
       }
       break;
     }
+    case SnapshotKind::kSpot:
+      return write_spot_rows(db, path, id, data, step);
     case SnapshotKind::kUsage: {
       GPUPLAN_TRY(StmtPtr s, prepare(db, path,
                                      "INSERT INTO usage(snapshot, region, family, family_display, "
@@ -327,6 +495,8 @@ int64_t row_count(const SnapshotData& d) {
       return static_cast<int64_t>(d.availability.size() + d.restrictions.size());
     case SnapshotKind::kUsage:
       return static_cast<int64_t>(d.usage.size());
+    case SnapshotKind::kSpot:
+      return static_cast<int64_t>(d.spot_bands.size() + d.spot_prices.size());
   }
   return 0;
 }
@@ -346,6 +516,8 @@ std::string_view to_string(SnapshotKind k) {
       return "skus";
     case SnapshotKind::kUsage:
       return "usage";
+    case SnapshotKind::kSpot:
+      return "spot";
   }
   return "?";
 }
@@ -459,6 +631,7 @@ Result<StoreContents> read_store(const std::string& path) {
     out.restrictions.push_back(Restriction{column_text(r.get(), 0), column_text(r.get(), 1),
                                            column_text(r.get(), 2),
                                            split_nonempty(column_text(r.get(), 3), ',')});
+  GPUPLAN_RETURN_IF_ERROR(read_spot(h, path, out));
   (void)exec(h, path, "COMMIT");
   return out;
 }
@@ -522,6 +695,34 @@ Result<std::vector<PriceHistoryEntry>> price_history(const std::string& path,
                      return std::make_tuple(a.snapshot, a.os, a.pricing) <
                             std::make_tuple(b.snapshot, b.os, b.pricing);
                    });
+  return out;
+}
+
+Result<std::vector<SpotPriceHistoryEntry>> spot_price_history(const std::string& path,
+                                                              const std::string& size,
+                                                              const std::string& region) {
+  std::vector<SpotPriceHistoryEntry> out;
+  if (store_missing(path)) return out;
+  GPUPLAN_TRY(DbPtr db, open_store(path, /*create=*/false));
+  if (!db || !has_table(db.get(), "spot_prices")) return out;
+  GPUPLAN_TRY(StmtPtr s, prepare(db.get(), path, R"sql(
+      SELECT p.snapshot, s.source, p.os, p.effective_date, p.usd_per_hour
+      FROM spot_prices p JOIN snapshots s ON s.id = p.snapshot
+      WHERE p.size = ? COLLATE NOCASE AND p.region = ?
+      ORDER BY p.effective_date, p.os, p.snapshot)sql"));
+  bind_text(s.get(), 1, size);
+  bind_text(s.get(), 2, region);
+  while (sqlite3_step(s.get()) == SQLITE_ROW) {
+    SpotPriceHistoryEntry e;
+    e.snapshot = sqlite3_column_int64(s.get(), 0);
+    e.source = column_text(s.get(), 1);
+    auto os = parse_os(column_text(s.get(), 2));
+    if (!os) return unavailable("store holds an unknown os", Where{path});
+    e.os = *os;
+    e.effective_date = column_text(s.get(), 3);
+    e.usd_per_hour = sqlite3_column_double(s.get(), 4);
+    out.push_back(std::move(e));
+  }
   return out;
 }
 

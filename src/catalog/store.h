@@ -29,6 +29,10 @@ struct StoreContents {
   std::vector<Quota> quotas;                  // newest per (region, family)
   std::vector<Restriction> restrictions;      // from the newest list-skus snapshot
   std::vector<SkuAvailability> availability;  // from the newest list-skus snapshot
+  // Spot (Azure Resource Graph SpotResources): the newest band per (size,
+  // region); the newest spot price per (size, region, os) is in `offers`
+  // (pricing spot) unless a retail-prices import has a later effective date.
+  std::vector<SpotEviction> spot_evictions;
 };
 
 // Default store path: $XDG_DATA_HOME/gpuplan/catalog.db, else
@@ -43,8 +47,9 @@ struct StoreContents {
 // ---------------------------------------------------------------------------
 // Writing snapshots (the importers) and reading price history.
 
-enum class SnapshotKind { kRetailPrices, kSkus, kUsage };
-[[nodiscard]] std::string_view to_string(SnapshotKind k);  // "retail-prices", "skus", "usage"
+enum class SnapshotKind { kRetailPrices, kSkus, kUsage, kSpot };
+// "retail-prices", "skus", "usage", "spot"
+[[nodiscard]] std::string_view to_string(SnapshotKind k);
 
 // One listed price as an importer read it: per VM, per hour, in USD.
 struct PriceRow {
@@ -67,9 +72,28 @@ struct UsageRow {
   double used = 0;
 };
 
+// One eviction-rate row of a spot import (SpotResources type
+// microsoft.compute/skuspotevictionrate/location).
+struct SpotBandRow {
+  std::string size;
+  std::string region;
+  EvictionBand band = EvictionBand::k0To5;
+  std::string as_of;  // YYYY-MM-DD: when Azure reported it (the import day, or --as-of)
+};
+
+// One point of a spot price history (SpotResources type
+// microsoft.compute/skuspotpricehistory/ostype/location, properties.spotPrices[]).
+struct SpotPriceRow {
+  std::string size;
+  std::string region;
+  Os os = Os::kLinux;
+  std::string effective_date;  // YYYY-MM-DD
+  double usd_per_hour = 0;
+};
+
 // Everything one import writes. Only the vectors that belong to `kind` are
 // written (prices for kRetailPrices, availability + restrictions for kSkus,
-// usage for kUsage).
+// usage for kUsage, spot_bands + spot_prices for kSpot).
 struct SnapshotData {
   SnapshotKind kind = SnapshotKind::kRetailPrices;
   std::string source;  // the files or URL, as the user gave them
@@ -77,6 +101,8 @@ struct SnapshotData {
   std::vector<SkuAvailability> availability;
   std::vector<Restriction> restrictions;
   std::vector<UsageRow> usage;
+  std::vector<SpotBandRow> spot_bands;
+  std::vector<SpotPriceRow> spot_prices;
 };
 
 struct SnapshotInfo {
@@ -101,6 +127,19 @@ struct SnapshotInfo {
 // the process there).
 [[nodiscard]] Result<SnapshotInfo> write_snapshot(const std::string& path,
                                                   const SnapshotData& data);
+
+// Every spot price point imported for `size` in `region` (any snapshot),
+// oldest effective date first, then linux before windows; `snapshot` and
+// `source` name the import. Empty when none.
+struct SpotPriceHistoryEntry {
+  int64_t snapshot = 0;
+  std::string source;
+  Os os = Os::kLinux;
+  std::string effective_date;
+  double usd_per_hour = 0;
+};
+[[nodiscard]] Result<std::vector<SpotPriceHistoryEntry>> spot_price_history(
+    const std::string& path, const std::string& size, const std::string& region);
 
 // Every snapshot in the store, oldest first. Empty when the file is missing.
 [[nodiscard]] Result<std::vector<SnapshotInfo>> list_snapshots(const std::string& path);

@@ -1,6 +1,7 @@
-// `gpuplan catalog import retail-prices|skus|usage` and `gpuplan catalog
+// `gpuplan catalog import retail-prices|skus|usage|spot` and `gpuplan catalog
 // history`: parse flags, call the importers and the store, print what was
 // read, used and ignored (or --json). No arithmetic here.
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -9,10 +10,11 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog/catalog.h"
-#include "catalog/lookup.h"
 #include "catalog/import_retail_prices.h"
 #include "catalog/import_skus.h"
+#include "catalog/import_spot.h"
 #include "catalog/import_usage.h"
+#include "catalog/lookup.h"
 #include "catalog/store.h"
 #include "cli/command.h"
 #include "core/strings.h"
@@ -161,6 +163,53 @@ void add_usage(CLI::App& import, Context& ctx) {
   });
 }
 
+void add_spot(CLI::App& import, Context& ctx) {
+  auto files = std::make_shared<std::vector<std::string>>();
+  auto as_of = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  CLI::App* cmd = import.add_subcommand(
+      "spot",
+      "Import Azure Resource Graph spot data (az graph query -o json pages, in order): the\n"
+      "eviction-rate band of each GPU size per region (0-5, 5-10, 10-15, 15-20, 20+ percent of\n"
+      "VMs evicted within an hour) and spot price history per size, OS and region. The plan's\n"
+      "spot risk, its cost with evictions and the simulator's eviction model use the band.\n"
+      "The exact query, with paging through skip_token, is in docs/importers.md.\n"
+      "Example: az graph query -q \"SpotResources | where type in~ "
+      "('microsoft.compute/skuspotevictionrate/location', "
+      "'microsoft.compute/skuspotpricehistory/ostype/location') | ...\" --first 1000 -o json "
+      "> spot1.json && gpuplan catalog import spot spot1.json");
+  cmd->add_option("FILE", *files, "az graph query page(s), in order")->required();
+  cmd->add_option("--as-of", *as_of,
+                  "Day the pages were fetched, YYYY-MM-DD (default: today, UTC); dates the bands");
+  cmd->add_flag("--json", *json, "Print the import summary as JSON");
+  cmd->callback([files, as_of, json, &ctx] {
+    ctx.action = [files, as_of, json, &ctx]() -> int {
+      auto filter = size_filter();
+      if (!filter) return report(ctx, filter.error());
+      return store_and_print(ctx, catalog::import_spot_files(*files, *filter, *as_of), *json);
+    };
+  });
+}
+
+// The Resource Graph spot price points of a size in a region, oldest first.
+void print_spot_history(Context& ctx, const catalog::VmSize& size, const std::string& region,
+                        const std::vector<catalog::SpotPriceHistoryEntry>& points) {
+  TextTable t;
+  t.add_column("EFFECTIVE");
+  t.add_column("OS");
+  t.add_column("$/HOUR", TextTable::Align::kRight);
+  t.add_column("SNAPSHOT", TextTable::Align::kRight);
+  for (const auto& e : points)
+    t.add_row({e.effective_date, std::string(catalog::to_string(e.os)),
+               strings::fixed(e.usd_per_hour, 4), std::to_string(e.snapshot)});
+  ctx.out << "Spot price history of " << size.name << " in " << region
+          << " (Azure Resource Graph, gpuplan catalog import spot)\n"
+          << t.render() << "Sources:\n";
+  std::map<int64_t, std::string> sources;
+  for (const auto& e : points) sources.emplace(e.snapshot, e.source);
+  for (const auto& [id, src] : sources) ctx.out << "  " << id << ": spot: " << src << "\n";
+}
+
 struct HistoryFlags {
   std::string size;
   std::string region;
@@ -212,6 +261,14 @@ void add_history(CLI::App& catalog_cmd, Context& ctx) {
       std::vector<catalog::PriceHistoryEntry> rows;
       for (auto& e : *all)
         if ((!os || e.os == *os) && (!pricing || e.pricing == *pricing)) rows.push_back(e);
+      // Resource Graph spot price points (gpuplan catalog import spot).
+      std::vector<catalog::SpotPriceHistoryEntry> spot;
+      if (!pricing || *pricing == catalog::Pricing::kSpot) {
+        auto points = catalog::spot_price_history(store_path(ctx), size->name, f->region);
+        if (!points) return report(ctx, points.error());
+        for (auto& e : *points)
+          if (!os || e.os == *os) spot.push_back(e);
+      }
       // 4. Format.
       if (f->json) {
         nlohmann::ordered_json j;
@@ -231,9 +288,21 @@ void add_history(CLI::App& catalog_cmd, Context& ctx) {
           arr.push_back(std::move(r));
         }
         j["prices"] = std::move(arr);
+        if (!pricing || *pricing == catalog::Pricing::kSpot) {
+          nlohmann::ordered_json pts = nlohmann::ordered_json::array();
+          for (const auto& e : spot)
+            pts.push_back({{"snapshot", e.snapshot},
+                           {"source", "spot: " + e.source},
+                           {"os", std::string(catalog::to_string(e.os))},
+                           {"effective_date", e.effective_date},
+                           {"usd_per_hour", e.usd_per_hour}});
+          j["spot_price_history"] = std::move(pts);
+        }
         ctx.out << j.dump(2) << "\n";
         return 0;
       }
+      if (!spot.empty()) print_spot_history(ctx, *size, f->region, spot);
+      if (rows.empty() && !spot.empty()) return 0;
       if (rows.empty()) {
         ctx.out << "No imported prices for " << size->name << " in " << f->region
                 << " (the embedded default is in use; import with "
@@ -281,6 +350,7 @@ void add_catalog_import_commands(CLI::App& catalog_cmd, Context& ctx) {
   add_retail_prices(*import, ctx);
   add_skus(*import, ctx);
   add_usage(*import, ctx);
+  add_spot(*import, ctx);
   add_history(catalog_cmd, ctx);
 }
 

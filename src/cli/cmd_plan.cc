@@ -19,6 +19,27 @@
 namespace gpuplan::cli {
 namespace {
 
+// "spot risk high (Azure band 20+ %: 0.255 evictions per VM-hour; 9.9
+// evictions expected, 12.0% to miss the deadline)"; without a band the
+// default range and "unknown" are said.
+std::string spot_risk_text(const plan::SpotRisk& r) {
+  std::string basis;
+  if (r.band) {
+    basis = "Azure band " + *r.band + " %: ";
+  } else if (r.rate_basis == "default") {
+    basis = "no Azure eviction band imported; priced at " +
+            strings::fixed(r.eviction_rate_per_hour, 2) + "-" +
+            strings::fixed(r.eviction_rate_high_per_hour, 2) + " evictions per VM-hour; ";
+  } else {
+    basis = "--eviction-rate ";
+  }
+  if (r.rate_basis != "default")
+    basis += strings::fixed(r.eviction_rate_per_hour, 3) + " evictions per VM-hour; ";
+  return "spot risk " + r.level + " (" + basis + strings::fixed(r.expected_evictions, 1) +
+         " evictions expected, " + strings::fixed(r.deadline_miss_probability * 100, 1) +
+         "% to miss the deadline)";
+}
+
 constexpr size_t kWidth = 100;
 
 struct PlanFlags {
@@ -142,12 +163,7 @@ std::string options_table(const std::vector<plan::Option>& options, bool details
       d += " | range " + money(o.cost_low_usd) + "-" + money(o.cost_high_usd) + ", " +
            hours_cell(o.hours_low) + "-" + hours_cell(o.hours_high) + " h";
     }
-    if (o.spot_risk) {
-      d += " | spot risk " + o.spot_risk->level + " (" +
-           strings::fixed(o.spot_risk->expected_evictions, 1) + " evictions expected, " +
-           strings::fixed(o.spot_risk->deadline_miss_probability * 100, 1) +
-           "% to miss the deadline)";
-    }
+    if (o.spot_risk) d += " | " + spot_risk_text(*o.spot_risk);
     if (o.price.estimated) d += " | price estimated";
     if (o.quota_known) d += std::string(" | quota ") + (o.quota_ok ? "ok" : "short");
     if (o.confidential) d += " | confidential: true";
@@ -296,11 +312,15 @@ void add_plan_command(CLI::App& app, Context& ctx) {
   cmd->add_option(
       "--utilization", f->utilization,
       "Share of a reservation/savings-plan term in use, (0,1] (default: this work only)");
-  cmd->add_option("--eviction-rate", f->eviction_rate, "Spot evictions per VM-hour (default 0.05)");
+  cmd->add_option("--eviction-rate", f->eviction_rate,
+                  "Spot evictions per VM-hour for every size and region, replacing Azure's "
+                  "imported bands (default where no band was imported: 0.05)");
   cmd->add_option("--eviction-rate-high", f->eviction_rate_high,
                   "Spot evictions per VM-hour for the high end of the range (default 0.20)");
   cmd->add_option("--restart-hours", f->restart_hours, "Hours lost restarting after an eviction");
-  cmd->add_option("--checkpoint-hours", f->checkpoint_hours, "Hours between checkpoints");
+  cmd->add_option(
+      "--checkpoint-hours", f->checkpoint_hours,
+      "Hours between checkpoints (replaces the workload's constraints.checkpoint_hours)");
   cmd->add_option("--setup-hours", f->setup_hours, "Billed idle hours per VM launch");
   cmd->add_option("--data-disk-gib", f->data_disk_gib, "Premium SSD v2 data disk per VM, GiB");
   cmd->add_option("--egress-gb", f->egress_gb, "GB sent to the internet");

@@ -40,7 +40,8 @@
 // breakdown() splits the same numbers into lines with their arithmetic.
 //
 // Trade-offs: evictions are a Poisson process with a constant rate (Azure
-// publishes only 28-day bands), restarts are a constant, the 100 GB free
+// publishes only bands over a trailing window; spot_eviction.cc turns a band
+// into rates), restarts are a constant, the 100 GB free
 // internet egress is assumed fully available, disks are billed for the wall
 // clock only (created at the start, deleted at the end). Regions without a
 // disk rate use eastus's (said so in the line). Every constant is a row of
@@ -591,6 +592,7 @@ CostBreakdown breakdown(const PriceQuote& q, const Usage& u, const HoursModel& h
              " h + half a " + hrs(u.eviction.checkpoint_interval_hours) +
              " h checkpoint interval)" + (h.finishes ? "" : "; the work never finishes at this rate");
     }
+    if (!u.eviction.basis.empty()) text += "; rate: " + u.eviction.basis;
     b.lines.push_back({"spot eviction overhead", c.eviction_usd, text});
   }
   if (c.billing_rounding_usd > 0.005) {

@@ -82,7 +82,31 @@ struct EvictionModel {
   // False for serving: the service runs for a fixed duration; an eviction
   // drops capacity (an SLO risk) but does not stretch the hours.
   bool stretches_hours = true;
+  // Where the two rates come from, for the cost line: "" for the defaults,
+  // else e.g. "Azure band 10-15 % (spot: FILE, 2026-11-30)" (apply_band()).
+  std::string basis;
 };
+
+// Spot eviction rates per VM-hour from an Azure eviction-rate band
+// (spot_eviction.cc derives them; docs/cost.md): Azure quotes a band as the
+// chance that a VM is evicted within the next hour, and a Poisson process of
+// rate r evicts within an hour with probability 1 - exp(-r), so
+// r = -ln(1 - p). The expected rate is at the band's middle, the high one at
+// its upper edge; "20+" has no upper edge and is taken as 20-25 %
+// (`open_ended` true; the output says so).
+struct BandRates {
+  double low_per_hour = 0;       // at the band's lower edge
+  double expected_per_hour = 0;  // at its middle
+  double high_per_hour = 0;      // at its upper edge
+  bool open_ended = false;       // "20+"
+};
+[[nodiscard]] BandRates band_rates(catalog::EvictionBand band);
+// The eviction rate per hour that evicts within one hour with probability
+// `p` in [0, 1): -ln(1 - p).
+[[nodiscard]] double rate_from_hourly_probability(double p);
+// Sets the model's expected and high rates from the band and its basis text
+// from `e` (the imported band with its source and date).
+void apply_band(EvictionModel& model, const catalog::SpotEviction& e);
 
 // What is being costed besides the VM price. Every field has a default in
 // rates.csv (see default_usage()).

@@ -74,11 +74,19 @@ using EstimateFn = std::function<estimate::Estimate(const catalog::VmSize&, cons
                                                     int count)>;
 
 struct SpotRisk {
-  double eviction_rate_per_hour = 0;      // per VM
+  double eviction_rate_per_hour = 0;       // per VM, expected
+  double eviction_rate_high_per_hour = 0;  // per VM, for cost_high
   double job_eviction_rate_per_hour = 0;  // what interrupts the work
   double expected_evictions = 0;
   double deadline_miss_probability = 0;   // 0 without a deadline
-  std::string level;                      // "low" (< 5 %), "medium" (< 25 %), "high"
+  // "unknown" when no Azure band was imported for the size and region (and
+  // no --eviction-rate given): the rates are then gpuplan's default range.
+  // Else "low" / "medium" / "high" (spot_risk.h says how).
+  std::string level;
+  std::string rate_basis;           // "azure-band" | "default" | "override"
+  std::optional<std::string> band;  // Azure's band ("10-15"), when imported
+  std::string band_source;          // the import it came from
+  std::string band_as_of;           // YYYY-MM-DD
 };
 
 // One ranked option. Field meanings follow docs/plan.md's JSON.

@@ -39,7 +39,7 @@ Status Planner::index() {
     d.regions.assign(R, 0);
     d.sizes.assign(sizes_.size(), 0);
   }
-  group_best_.assign(sizes_.size() * (max_count_ + 1) * 2, Cand{});
+  group_best_.assign(sizes_.size() * (max_count_ + 1) * kHoursClasses, Cand{});
   pair_best_.assign(sizes_.size() * R, Cand{});
   blocked_best_.assign(sizes_.size() * R, Cand{});
   return {};
@@ -142,6 +142,18 @@ void Planner::index_prices() {
       if (quota_known_anywhere) {
         headroom_[pair * 2] = catalog_.quota_headroom_vcpus(*sizes_[s], regions_[r], false);
         headroom_[pair * 2 + 1] = catalog_.quota_headroom_vcpus(*sizes_[s], regions_[r], true);
+      }
+    }
+  }
+  // Azure's eviction band per (size, region), unless the user set the rates.
+  spot_class_.assign(sizes_.size() * R, 0);
+  if (!rates_overridden_ && !catalog_.spot_evictions().empty()) {
+    for (size_t s = 0; s < sizes_.size(); ++s) {
+      for (int r : size_regions_[s]) {
+        if (const catalog::SpotEviction* e = catalog_.spot_eviction(sizes_[s]->name, regions_[r])) {
+          spot_class_[s * R + r] = static_cast<signed char>(1 + static_cast<int>(e->band));
+          ++bands_used_;
+        }
       }
     }
   }

@@ -24,16 +24,30 @@ void Planner::candidates(int si, int count, const estimate::Estimate& e) {
   const size_t R = regions_.size();
   usage_.count = count;
   usage_.work_hours = e.hours;
-  const cost::HoursModel hm[2] = {cost::hours_model(usage_, false),
-                                  cost::hours_model(usage_, true)};
   const long long per_region = static_cast<long long>(pricings_.size());
+  // Hours per hours class: 0 is not spot; spot ones depend on the region's
+  // eviction class and are computed when a region of that class comes up.
+  cost::HoursModel hm[kHoursClasses];
+  bool have_hm[kHoursClasses] = {};
+  hm[0] = cost::hours_model(usage_, false);
+  have_hm[0] = true;
+  cost::CostFactors spot_factors[kHoursClasses];
+  auto spot_hours = [&](int hc) {
+    if (!have_hm[hc]) {
+      set_spot_rates(hc - 1);
+      hm[hc] = cost::hours_model(usage_, true);
+      spot_factors[hc] =
+          cost::cost_factors(Pricing::kSpot, usage_, hm[hc].wall_hours, hm[hc].billed_hours);
+      have_hm[hc] = true;
+    }
+  };
   // The cost of every region's price for this (size, count): one linear form
   // per pricing model (cost::cost_factors, the arithmetic of cost_total).
   cost::CostFactors factors[kNumPricing];
   for (Pricing pricing : pricings_) {
-    const cost::HoursModel& h = hm[pricing == Pricing::kSpot ? 1 : 0];
+    if (pricing == Pricing::kSpot) continue;  // per eviction class: spot_hours()
     factors[pricing_index(pricing)] =
-        cost::cost_factors(pricing, usage_, h.wall_hours, h.billed_hours);
+        cost::cost_factors(pricing, usage_, hm[0].wall_hours, hm[0].billed_hours);
   }
   for (int r : size_regions_[si]) {
     const size_t pair = static_cast<size_t>(si) * R + r;
@@ -48,12 +62,20 @@ void Planner::candidates(int si, int count, const estimate::Estimate& e) {
       });
       continue;
     }
-    for (Pricing pricing : pricings_) candidate(si, count, r, pricing, hm, factors);
+    for (Pricing pricing : pricings_) {
+      if (pricing == Pricing::kSpot) {
+        const int hc = 1 + spot_class_[pair];
+        spot_hours(hc);
+        candidate(si, count, r, pricing, hc, hm[hc], spot_factors[hc]);
+      } else {
+        candidate(si, count, r, pricing, 0, hm[0], factors[pricing_index(pricing)]);
+      }
+    }
   }
 }
 
-void Planner::candidate(int si, int count, int r, Pricing pricing, const cost::HoursModel* hm,
-                        const cost::CostFactors* factors) {
+void Planner::candidate(int si, int count, int r, Pricing pricing, int hc,
+                        const cost::HoursModel& h, const cost::CostFactors& f) {
   const catalog::VmSize& size = *sizes_[si];
   const size_t pair = static_cast<size_t>(si) * regions_.size() + r;
   const int p = pricing_index(pricing);
@@ -69,7 +91,6 @@ void Planner::candidate(int si, int count, int r, Pricing pricing, const cost::H
          [&] { return name() + ": no listed " + std::string(catalog::to_string(os_)) + " price"; });
     return;
   }
-  const cost::HoursModel& h = hm[spot ? 1 : 0];
   if (spot && !h.finishes) {
     drop(kSpotNeverFinishes, 1, si, r, [&] {
       return name() + ": " + fixed(h.job_eviction_rate, 2) + " evictions/h x " +
@@ -91,7 +112,7 @@ void Planner::candidate(int si, int count, int r, Pricing pricing, const cost::H
     return;
   }
   const double total =
-      cost::apply_factors(factors[p], cell.compute, cell.licence, region_costs_[r]);
+      cost::apply_factors(f, cell.compute, cell.licence, region_costs_[r]);
   if (budget_ && total > *budget_) {
     DropStats& d = drops_[kBudget];
     bool closer = d.count == 0 || total < d.best;
@@ -111,6 +132,7 @@ void Planner::candidate(int si, int count, int r, Pricing pricing, const cost::H
   c.count = count;
   c.r = r;
   c.p = p;
+  c.hc = hc;
   c.in_data_region = r == data_region_index_;
   c.suspect = cell.flags != 0;
   c.tie = tie_key(c.in_data_region, size_rank_[si], count, r, p);

@@ -105,12 +105,18 @@ nlohmann::ordered_json to_json(const Option& o) {
       {"estimated", o.price.estimated},
       {"rule", o.price.rule}};
   if (o.spot_risk) {
+    const SpotRisk& r = *o.spot_risk;
     j["spot_risk"] = {
-        {"eviction_rate_per_hour", o.spot_risk->eviction_rate_per_hour},
-        {"job_eviction_rate_per_hour", o.spot_risk->job_eviction_rate_per_hour},
-        {"expected_evictions", round_to(o.spot_risk->expected_evictions, 0.0001)},
-        {"deadline_miss_probability", round_to(o.spot_risk->deadline_miss_probability, 0.0001)},
-        {"level", o.spot_risk->level}};
+        {"eviction_rate_per_hour", round_to(r.eviction_rate_per_hour, 0.0001)},
+        {"eviction_rate_high_per_hour", round_to(r.eviction_rate_high_per_hour, 0.0001)},
+        {"job_eviction_rate_per_hour", round_to(r.job_eviction_rate_per_hour, 0.0001)},
+        {"expected_evictions", round_to(r.expected_evictions, 0.0001)},
+        {"deadline_miss_probability", round_to(r.deadline_miss_probability, 0.0001)},
+        {"level", r.level},
+        {"rate_basis", r.rate_basis},
+        {"band", r.band ? nlohmann::ordered_json(*r.band) : nlohmann::ordered_json()},
+        {"band_source", r.band ? nlohmann::ordered_json(r.band_source) : nlohmann::ordered_json()},
+        {"band_as_of", r.band ? nlohmann::ordered_json(r.band_as_of) : nlohmann::ordered_json()}};
   } else {
     j["spot_risk"] = nullptr;
   }

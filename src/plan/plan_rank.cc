@@ -12,6 +12,7 @@
 
 #include "core/strings.h"
 #include "plan/internal/planner.h"
+#include "plan/spot_risk.h"
 
 namespace gpuplan::plan::internal {
 
@@ -34,9 +35,8 @@ void Planner::consider(const Cand& c) {
   // Frontier group: same size, count and hours class; keep the cheapest. The
   // frontier is the plain cost-time trade-off: a price that looks wrong is
   // not demoted there (its warning travels with it).
-  const bool spot = catalog::kAllPricing[c.p] == Pricing::kSpot;
   Cand& g =
-      group_best_[(static_cast<size_t>(c.s) * (max_count_ + 1) + c.count) * 2 + (spot ? 1 : 0)];
+      group_best_[(static_cast<size_t>(c.s) * (max_count_ + 1) + c.count) * kHoursClasses + c.hc];
   Order by_cost{Objective::kCost, false};
   if (!g.valid() || by_cost(c, g)) g = c;
   // Fallbacks: best per (size, region).
@@ -60,21 +60,25 @@ const estimate::Estimate& Planner::estimate_for(const Cand& c, bool detailed,
   return quick;
 }
 
-// The risk column of a spot option: one place, so the eviction model can
-// change without touching the rest of the option.
-SpotRisk Planner::spot_risk(const cost::HoursModel& h) const {
-  SpotRisk risk;
-  risk.eviction_rate_per_hour = usage_.eviction.rate_per_hour;
-  risk.job_eviction_rate_per_hour = h.job_eviction_rate;
-  risk.expected_evictions = h.expected_evictions;
-  risk.deadline_miss_probability =
-      deadline_ ? cost::deadline_miss_probability(usage_, h, *deadline_) : 0.0;
-  double p = risk.deadline_miss_probability;
-  risk.level = p < 0.05 ? "low" : p < 0.25 ? "medium" : "high";
-  if (!usage_.eviction.stretches_hours) {
-    risk.level = h.expected_evictions < 1 ? "low" : h.expected_evictions < 10 ? "medium" : "high";
+void Planner::set_spot_rates(int cls) {
+  if (cls == 0) {
+    usage_.eviction.rate_per_hour = base_eviction_.rate_per_hour;
+    usage_.eviction.rate_high_per_hour = base_eviction_.rate_high_per_hour;
+    return;
   }
-  return risk;
+  const cost::BandRates b = cost::band_rates(catalog::kAllEvictionBands[cls - 1]);
+  usage_.eviction.rate_per_hour = b.expected_per_hour;
+  usage_.eviction.rate_high_per_hour = b.high_per_hour;
+}
+
+const catalog::SpotEviction* Planner::set_spot_model(int si, int r) {
+  usage_.eviction.rate_per_hour = base_eviction_.rate_per_hour;
+  usage_.eviction.rate_high_per_hour = base_eviction_.rate_high_per_hour;
+  usage_.eviction.basis = base_eviction_.basis;
+  if (spot_class_[static_cast<size_t>(si) * regions_.size() + r] == 0) return nullptr;
+  const catalog::SpotEviction* e = catalog_.spot_eviction(sizes_[si]->name, regions_[r]);
+  if (e) cost::apply_band(usage_.eviction, *e);
+  return e;
 }
 
 Option Planner::materialise(const Cand& c, bool detailed) {
@@ -85,6 +89,7 @@ Option Planner::materialise(const Cand& c, bool detailed) {
   const estimate::Estimate& e = estimate_for(c, detailed, quick);
   usage_.count = c.count;
   usage_.work_hours = e.hours;
+  const catalog::SpotEviction* band = spot ? set_spot_model(c.s, c.r) : nullptr;
   cost::HoursModel h = cost::hours_model(usage_, spot);
   const size_t pair = static_cast<size_t>(c.s) * regions_.size() + c.r;
   const PriceCell& cell = prices_[pair * kNumPricing + c.p];
@@ -126,7 +131,7 @@ Option Planner::materialise(const Cand& c, bool detailed) {
   o.throughput_unit = e.throughput_unit;
   o.mfu = e.mfu;
   o.price = q;
-  if (spot) o.spot_risk = spot_risk(h);
+  if (spot) o.spot_risk = internal::spot_risk(usage_, h, deadline_, band, rates_overridden_);
   o.confidential = is_confidential(size);
   if (o.confidential) o.caveats = confidential_caveats();
   o.price_warnings = price_warnings(c);
@@ -303,12 +308,23 @@ void Planner::finish_warnings(Plan& plan) {
     if (best->price.estimated) {
       warnings_.push_back("the top option's price is estimated, not listed: " + best->price.rule);
     }
-    if (best->spot_risk && best->spot_risk->level != "low") {
+    if (best->spot_risk && best->spot_risk->level == "unknown") {
+      warnings_.push_back("the top option is spot with unknown risk: no Azure eviction band for " +
+                          best->size + " in " + best->region +
+                          " was imported, so it is priced at " +
+                          fixed(best->spot_risk->eviction_rate_per_hour, 2) + "-" +
+                          fixed(best->spot_risk->eviction_rate_high_per_hour, 2) +
+                          " evictions per VM-hour (--eviction-rate, --eviction-rate-high); "
+                          "`gpuplan catalog import spot` reads Azure's bands");
+    } else if (best->spot_risk && best->spot_risk->level != "low") {
       warnings_.push_back("the top option is spot with " + best->spot_risk->level +
                           " risk: " + percent(best->spot_risk->deadline_miss_probability) +
                           " chance to miss the deadline at " +
                           fixed(best->spot_risk->eviction_rate_per_hour, 3) +
-                          " evictions per VM-hour (--eviction-rate)");
+                          " evictions per VM-hour (" +
+                          (best->spot_risk->band ? "Azure band " + *best->spot_risk->band + " %"
+                                                 : std::string("--eviction-rate")) +
+                          ")");
     }
     price_check_warnings(*best);
     estimate::Estimate unused;

@@ -139,7 +139,11 @@ Status Planner::settle_usage() {
   usage_.eviction.rate_high_per_hour =
       std::max(usage_.eviction.rate_high_per_hour, usage_.eviction.rate_per_hour);
   if (opt_.restart_hours) usage_.eviction.restart_hours = *opt_.restart_hours;
-  if (opt_.checkpoint_hours) usage_.eviction.checkpoint_interval_hours = *opt_.checkpoint_hours;
+  if (opt_.checkpoint_hours) {
+    usage_.eviction.checkpoint_interval_hours = *opt_.checkpoint_hours;
+  } else if (w_.constraints.checkpoint_hours) {
+    usage_.eviction.checkpoint_interval_hours = *w_.constraints.checkpoint_hours;
+  }
   if (opt_.setup_hours) usage_.setup_hours = *opt_.setup_hours;
   if (opt_.data_disk_gib) usage_.data_disk_gib = *opt_.data_disk_gib;
   if (opt_.billing_minimum_seconds) usage_.billing_minimum_seconds = *opt_.billing_minimum_seconds;
@@ -149,6 +153,13 @@ Status Planner::settle_usage() {
   usage_.eviction.gang = !independent;
   usage_.eviction.stretches_hours = !serving;
   if (serving) usage_.eviction.checkpoint_interval_hours = 0;
+  rates_overridden_ = opt_.eviction_rate || opt_.eviction_rate_high;
+  usage_.eviction.basis =
+      rates_overridden_
+          ? std::string("--eviction-rate / --eviction-rate-high (replaces Azure's bands)")
+          : "gpuplan's default, no Azure eviction band imported for this size and region (risk "
+            "unknown)";
+  base_eviction_ = usage_.eviction;
   settle_usage_assumptions();
   return {};
 }
@@ -159,16 +170,32 @@ void Planner::settle_usage_assumptions() {
                  hours_text(usage_.setup_hours) + " h per VM launch (billed, no work)",
                  opt_.setup_hours ? "--setup-hours" : rate_source("setup_hours"));
   if (spot_allowed_) {
-    add_assumption(
-        "eviction_rate",
-        fixed(usage_.eviction.rate_per_hour, 3) + " per VM-hour" +
-            (usage_.eviction.gang ? " (any VM's eviction stops a multi-VM job)"
-                                  : " (VMs evicted independently)"),
-        opt_.eviction_rate ? "--eviction-rate" : rate_source("spot_eviction_rate_per_hour"));
-    add_assumption("eviction_rate_high",
-                   fixed(usage_.eviction.rate_high_per_hour, 3) + " per VM-hour (cost_high)",
-                   opt_.eviction_rate_high ? "--eviction-rate-high"
-                                           : rate_source("spot_eviction_rate_high_per_hour"));
+    const std::string per_vm = usage_.eviction.gang ? " (any VM's eviction stops a multi-VM job)"
+                                                    : " (VMs evicted independently)";
+    if (rates_overridden_) {
+      add_assumption(
+          "eviction_rate",
+          fixed(usage_.eviction.rate_per_hour, 3) + " per VM-hour" + per_vm +
+              ", for every size and region (Azure's bands not used)",
+          opt_.eviction_rate ? "--eviction-rate" : rate_source("spot_eviction_rate_per_hour"));
+      add_assumption("eviction_rate_high",
+                     fixed(usage_.eviction.rate_high_per_hour, 3) + " per VM-hour (cost_high)",
+                     opt_.eviction_rate_high ? "--eviction-rate-high"
+                                             : rate_source("spot_eviction_rate_high_per_hour"));
+    } else {
+      add_assumption("eviction_rate",
+                     "Azure's eviction band of each size and region where imported (percent of "
+                     "VMs evicted within an hour; rate = -ln(1 - p) at the band's middle, its "
+                     "upper edge for cost_high: docs/cost.md)" +
+                         per_vm,
+                     "gpuplan catalog import spot (Azure Resource Graph SpotResources)");
+      add_assumption("eviction_rate_default",
+                     fixed(usage_.eviction.rate_per_hour, 3) + "-" +
+                         fixed(usage_.eviction.rate_high_per_hour, 3) +
+                         " per VM-hour where no band was imported (spot risk 'unknown')",
+                     rate_source("spot_eviction_rate_per_hour") +
+                         "; --eviction-rate, --eviction-rate-high");
+    }
     add_assumption("restart_hours", hours_text(usage_.eviction.restart_hours) + " h per eviction",
                    opt_.restart_hours ? "--restart-hours" : rate_source("spot_restart_hours"));
     if (!serving) {
@@ -176,7 +203,9 @@ void Planner::settle_usage_assumptions() {
           "checkpoint_interval",
           hours_text(usage_.eviction.checkpoint_interval_hours) +
               " h (half is lost per eviction on average)",
-          opt_.checkpoint_hours ? "--checkpoint-hours" : rate_source("checkpoint_interval_hours"));
+          opt_.checkpoint_hours              ? "--checkpoint-hours"
+          : w_.constraints.checkpoint_hours ? workload_source() + " (constraints.checkpoint_hours)"
+                                            : rate_source("checkpoint_interval_hours"));
     }
   }
   add_assumption("utilization",

@@ -123,6 +123,13 @@ World random_world(unsigned seed) {
       if (chance(0.1)) restrictions.push_back({s.name, r, "NotAvailableForSubscription", {}});
     }
   }
+  // Azure eviction bands for about half the (size, region) pairs.
+  std::vector<catalog::SpotEviction> bands;
+  for (const catalog::VmSize& s : sizes)
+    for (const std::string& r : regions)
+      if (chance(0.5))
+        bands.push_back(
+            {s.name, r, catalog::kAllEvictionBands[pick(5)], "spot: test", "2026-11-30"});
   std::vector<catalog::Quota> quotas;
   for (const std::string& r : regions) {
     if (!chance(0.5)) continue;
@@ -130,7 +137,7 @@ World random_world(unsigned seed) {
     quotas.push_back({r, "fam0", 24.0 * pick(10), 0, "test", "2026-05-20"});
     quotas.push_back({r, "lowPriorityCores", 48.0 * pick(10), 0, "test", "2026-05-20"});
   }
-  w.catalog = catalog::Catalog::from_parts({a, b}, sizes, offers, quotas, restrictions);
+  w.catalog = catalog::Catalog::from_parts({a, b}, sizes, offers, quotas, restrictions, bands);
 
   w.workload.name = "random";
   w.workload.kind = chance(0.7) ? workload::Kind::kFinetune : workload::Kind::kBatch;
@@ -264,6 +271,8 @@ std::vector<Naive> brute_force(const World& w, const cost::Rates& rates) {
           u.work_hours = e.hours;
           u.utilization = w.options.utilization;
           u.eviction.gang = w.workload.kind != workload::Kind::kBatch;
+          if (const catalog::SpotEviction* band = w.catalog->spot_eviction(size.name, region))
+            cost::apply_band(u.eviction, *band);
           auto b = cost::cost(*w.catalog, rates, size, region, pricing, u);
           if (!b) continue;  // no price
           if (spot && !b->hours.finishes) continue;
@@ -564,7 +573,10 @@ TEST_F(PlanTest, SpotCarriesItsRisk) {
   ASSERT_TRUE(best.spot_risk);
   // As in cost_test: 10 h work, 0.05/h, 0.75 h lost per eviction, 12 h deadline: 2.07 %
   EXPECT_NEAR(best.spot_risk->deadline_miss_probability, 0.0207177, 1e-6);
-  EXPECT_EQ(best.spot_risk->level, "low");
+  // No Azure band was imported: priced at the default, but the risk is not "low".
+  EXPECT_EQ(best.spot_risk->level, "unknown");
+  EXPECT_EQ(best.spot_risk->rate_basis, "default");
+  EXPECT_FALSE(best.spot_risk->band);
   EXPECT_GT(best.cost_high_usd, best.cost_usd);
   EXPECT_LT(best.cost_low_usd, best.cost_usd);
   // Spot never: it is dropped with a reason.
@@ -575,6 +587,85 @@ TEST_F(PlanTest, SpotCarriesItsRisk) {
   bool dropped = false;
   for (const Drop& d : never->dropped) dropped |= d.reason == "spot not allowed";
   EXPECT_TRUE(dropped);
+}
+
+// The spot option of S1 in eastus with Azure's band `band` (nullopt: none).
+Result<Plan> spot_plan(const cost::Rates& rates, std::optional<catalog::EvictionBand> band,
+                       const PlanOptions& o, std::optional<double> checkpoint_hours = {}) {
+  Fixed f = fixed_world();
+  std::vector<Offer> offers = f.catalog->offers();
+  offers.push_back(offer("Standard_S1", "eastus", Os::kLinux, Pricing::kSpot, 1.0));
+  std::vector<catalog::SpotEviction> bands;
+  if (band) bands.push_back({"Standard_S1", "eastus", *band, "spot: test.json", "2026-11-30"});
+  f.catalog =
+      catalog::Catalog::from_parts(f.catalog->gpus(), f.catalog->sizes(), offers, {}, {}, bands);
+  f.workload.constraints.deadline_hours = 13;
+  f.workload.constraints.checkpoint_hours = checkpoint_hours;
+  PlanOptions opt = o;
+  opt.max_count = 1;
+  opt.pricings = {Pricing::kSpot};
+  return make_plan(f.workload, *f.catalog, rates, opt, f.estimator);
+}
+
+TEST_F(PlanTest, SpotRiskFollowsTheImportedBand) {
+  auto low = spot_plan(rates_, catalog::EvictionBand::k0To5, {});
+  auto high = spot_plan(rates_, catalog::EvictionBand::k20Plus, {});
+  ASSERT_TRUE(low && high);
+  ASSERT_FALSE(low->options.empty());
+  ASSERT_FALSE(high->options.empty());
+  const Option& a = low->options.front();
+  const Option& b = high->options.front();
+  ASSERT_EQ(a.region, "eastus");
+  ASSERT_TRUE(a.spot_risk && b.spot_risk);
+  // 0-5 %: rate -ln(1 - 0.025) at the middle, -ln(0.95) at the upper edge.
+  EXPECT_NEAR(a.spot_risk->eviction_rate_per_hour, -std::log(1 - 0.025), 1e-12);
+  EXPECT_NEAR(a.spot_risk->eviction_rate_high_per_hour, -std::log(0.95), 1e-12);
+  EXPECT_EQ(a.spot_risk->band, "0-5");
+  EXPECT_EQ(a.spot_risk->rate_basis, "azure-band");
+  EXPECT_EQ(a.spot_risk->band_as_of, "2026-11-30");
+  EXPECT_EQ(a.spot_risk->level, "low");
+  // 20+ %, taken as 20-25 %: 10 h of work stretches to 12.6 h of the 13 h
+  // deadline (0.255/h x 0.75 h lost per eviction), so missing it is likely.
+  EXPECT_NEAR(b.spot_risk->eviction_rate_per_hour, -std::log(1 - 0.225), 1e-12);
+  EXPECT_EQ(b.spot_risk->band, "20+");
+  EXPECT_EQ(b.spot_risk->level, "high");
+  EXPECT_GT(b.spot_risk->deadline_miss_probability, 0.25);
+  EXPECT_GT(b.cost_usd, a.cost_usd);
+  EXPECT_GT(b.hours, a.hours);
+  bool line = false;
+  for (const auto& l : b.lines)
+    line |= l.name == "spot eviction overhead" &&
+            l.assumption.find("Azure band 20+ % evicted per hour (taken as 20-25 %)") !=
+                std::string::npos;
+  EXPECT_TRUE(line);
+  // --eviction-rate replaces the band everywhere and says so.
+  PlanOptions o;
+  o.eviction_rate = 0.05;
+  auto forced = spot_plan(rates_, catalog::EvictionBand::k20Plus, o);
+  ASSERT_TRUE(forced && !forced->options.empty());
+  EXPECT_EQ(forced->options.front().spot_risk->rate_basis, "override");
+  EXPECT_DOUBLE_EQ(forced->options.front().spot_risk->eviction_rate_per_hour, 0.05);
+  EXPECT_FALSE(forced->options.front().spot_risk->band);
+  EXPECT_EQ(forced->options.front().spot_risk->level, "low");
+}
+
+TEST_F(PlanTest, CheckpointHoursComeFromTheWorkloadUnlessTheFlagSaysOtherwise) {
+  auto base = spot_plan(rates_, catalog::EvictionBand::k5To10, {});
+  auto sparse = spot_plan(rates_, catalog::EvictionBand::k5To10, {}, 4.0);
+  PlanOptions o;
+  o.checkpoint_hours = 1.0;
+  auto flag = spot_plan(rates_, catalog::EvictionBand::k5To10, o, 4.0);
+  ASSERT_TRUE(base && sparse && flag);
+  // Half of a 4 h interval is lost per eviction instead of half of 1 h.
+  EXPECT_GT(sparse->options.front().hours, base->options.front().hours);
+  EXPECT_DOUBLE_EQ(flag->options.front().hours, base->options.front().hours);
+  auto source = [](const Plan& p) {
+    for (const Assumption& a : p.assumptions)
+      if (a.name == "checkpoint_interval") return a.source;
+    return std::string();
+  };
+  EXPECT_NE(source(*sparse).find("constraints.checkpoint_hours"), std::string::npos);
+  EXPECT_EQ(source(*flag), "--checkpoint-hours");
 }
 
 TEST_F(PlanTest, RegionsOutsideTheAllowedListAreDropped) {

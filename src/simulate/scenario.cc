@@ -175,6 +175,7 @@ Status parse_deadline(const Reader& r, const YAML::Node& root, Scenario& s) {
     SpotModel model;
     if (m["mean_up_hours"]) {
       GPUPLAN_TRY(model.mean_up_hours, r.positive(m["mean_up_hours"], "spot.model.mean_up_hours", kMaxHours));
+      s.spot_model_up_given = true;
     }
     if (m["mean_down_hours"]) {
       GPUPLAN_TRY(model.mean_down_hours,

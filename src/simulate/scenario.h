@@ -54,6 +54,7 @@ struct Scenario {
   DeadlineJob job;
   std::vector<std::string> spot_traces;  // resolved paths
   std::optional<SpotModel> spot_model;
+  bool spot_model_up_given = false;  // spot.model.mean_up_hours set (else Azure's band, if any)
   int64_t spot_model_steps = 0;  // length of each generated trace
 
   // serving

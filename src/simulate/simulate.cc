@@ -179,16 +179,20 @@ Result<SimReport> run_deadline_scenario(const Scenario& s, const catalog::Catalo
     }
   }
   const bool model = traces.empty();
+  SpotModel spot_model;
   if (model) {
+    std::string basis;
+    spot_model = spot_model_for(*s.spot_model, s.spot_model_up_given,
+                                cat ? cat->spot_eviction(s.vm_size, s.region) : nullptr, basis);
     rep.assumptions.push_back({"spot_model",
-                               "mean up " + num(s.spot_model->mean_up_hours, 2) + " h, mean down " +
-                                   num(s.spot_model->mean_down_hours, 2) + " h",
-                               "scenario file (two-state Markov model, one trace drawn per run)"});
+                               "mean up " + num(spot_model.mean_up_hours, 2) + " h, mean down " +
+                                   num(spot_model.mean_down_hours, 2) + " h",
+                               basis});
   }
   const size_t n_blocks = model ? 1 : traces.size();
   std::vector<PolicyRow> total(policies.size() + 1);
   for (size_t b = 0; b < n_blocks; ++b) {
-    const double gap = model ? s.spot_model->gap_seconds : traces[b].gap_seconds;
+    const double gap = model ? spot_model.gap_seconds : traces[b].gap_seconds;
     GPUPLAN_RETURN_IF_ERROR(validate(job, gap).map_error([&](Error e) {
       e.where.file = s.file;
       return e;
@@ -204,7 +208,7 @@ Result<SimReport> run_deadline_scenario(const Scenario& s, const catalog::Catalo
       const SpotTrace* trace;
       int64_t offset = 0;
       if (model) {
-        drawn = generate_spot_trace(*s.spot_model, std::max(s.spot_model_steps, steps + 1), rng);
+        drawn = generate_spot_trace(spot_model, std::max(s.spot_model_steps, steps + 1), rng);
         trace = &drawn;
       } else {
         trace = &traces[b];

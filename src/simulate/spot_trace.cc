@@ -3,6 +3,8 @@
 #include <cmath>
 
 #include "core/files.h"
+#include "core/strings.h"
+#include "cost/cost.h"
 
 namespace gpuplan::simulate {
 
@@ -47,6 +49,30 @@ Result<SpotTrace> parse_spot_trace(const std::string& text, const std::string& f
 Result<SpotTrace> load_spot_trace(const std::string& path) {
   GPUPLAN_TRY(std::string text, files::read_text(path));
   return parse_spot_trace(text, path);
+}
+
+SpotModel spot_model_for(const SpotModel& model, bool mean_up_given,
+                         const catalog::SpotEviction* band, std::string& basis) {
+  if (mean_up_given) {
+    basis =
+        "scenario file (spot.model.mean_up_hours; two-state Markov model, one trace drawn "
+        "per run)";
+    return model;
+  }
+  if (!band) {
+    basis =
+        "gpuplan default mean up (no Azure eviction band imported for the scenario's size "
+        "and region: `gpuplan catalog import spot`, or set spot.model.mean_up_hours)";
+    return model;
+  }
+  const cost::BandRates r = cost::band_rates(band->band);
+  SpotModel m = model;
+  m.mean_up_hours = 1.0 / r.expected_per_hour;
+  basis = "Azure eviction band " + std::string(catalog::to_string(band->band)) + " % per hour" +
+          (r.open_ended ? " (taken as 20-25 %)" : "") + " (" + band->source + ", " + band->as_of +
+          "): " + strings::fixed(r.expected_per_hour, 4) +
+          " evictions per hour at the band's middle, mean up = 1 / rate (docs/cost.md)";
+  return m;
 }
 
 SpotTrace generate_spot_trace(const SpotModel& model, int64_t steps, Rng& rng) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "catalog/catalog.h"
 #include "core/result.h"
 #include "simulate/rng.h"
 
@@ -46,6 +47,15 @@ struct SpotModel {
   double mean_down_hours = 2;
   double gap_seconds = 600;
 };
+// The model a scenario runs: `model` as the scenario gives it, except that
+// when the file does not set mean_up_hours and Azure's eviction band for the
+// scenario's size and region was imported (`band`), the mean time to an
+// eviction is 1 / the band's expected rate per hour (cost::band_rates:
+// Azure quotes a band as the chance to be evicted within the next hour).
+// `basis` is set to where mean_up_hours came from, for the report.
+[[nodiscard]] SpotModel spot_model_for(const SpotModel& model, bool mean_up_given,
+                                       const catalog::SpotEviction* band, std::string& basis);
+
 // A synthetic trace of `steps` steps drawn from the model with `rng`.
 [[nodiscard]] SpotTrace generate_spot_trace(const SpotModel& model, int64_t steps, Rng& rng);
 

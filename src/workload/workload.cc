@@ -421,7 +421,7 @@ Status parse_constraints(const Reader& r, const YAML::Node& node, Constraints& c
       node, field,
       {"deadline_hours", "budget_usd", "regions", "data_region", "os", "hybrid_benefit", "spot",
        "max_gpus", "max_nodes", "series", "confidential", "horizon_weeks", "repeat",
-       "budget_growth_per_week"}));
+       "budget_growth_per_week", "checkpoint_hours"}));
   return for_each(node, field, [&](const std::string& k, const YAML::Node& v,
                                    const std::string& f) -> Status {
     if (k == "deadline_hours") {
@@ -474,6 +474,9 @@ Status parse_constraints(const Reader& r, const YAML::Node& node, Constraints& c
       c.repeat = static_cast<Repeat>(i);
     } else if (k == "budget_growth_per_week") {
       GPUPLAN_TRY(c.budget_growth_per_week, r.non_negative(v, f));
+    } else if (k == "checkpoint_hours") {
+      GPUPLAN_TRY(double h, r.positive(v, f));
+      c.checkpoint_hours = h;
     } else if (k == "series") {
       if (v.IsScalar()) {
         c.series.push_back(v.Scalar());

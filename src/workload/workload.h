@@ -135,6 +135,10 @@ struct Constraints {
   Repeat repeat = Repeat::kNone;
   // The budget grows this fraction a week (0.1 = +10 %); checked week by week.
   double budget_growth_per_week = 0;
+  // Hours between checkpoints of a training or fine-tuning job: on a spot
+  // eviction half of it is lost on average. Unset: rates.csv's default
+  // (plan's --checkpoint-hours overrides both).
+  std::optional<double> checkpoint_hours;
 };
 
 // The longest growth horizon a workload may ask for, in weeks.

@@ -29,6 +29,11 @@
 namespace gpuplan::plan::internal {
 
 inline constexpr int kNumPricing = 6;
+// Spot hours depend on the eviction rate of the size in the region: class 0
+// is the default rate (no Azure band imported, or --eviction-rate given),
+// 1..5 Azure's five bands. Hours classes: 0 for non-spot, 1 + spot class.
+inline constexpr int kSpotClasses = 6;
+inline constexpr int kHoursClasses = 1 + kSpotClasses;
 inline int pricing_index(catalog::Pricing p) { return static_cast<int>(p); }
 
 // Why a candidate was dropped; the order is the filter order of the pass.
@@ -63,6 +68,7 @@ struct Cand {
   int count = 0;
   int r = -1;  // region index
   int p = 0;   // pricing index
+  int hc = 0;  // hours class: 0 not spot, 1 + spot eviction class (see kSpotClasses)
   bool in_data_region = false;
   // The price looks wrong (plan_price_check.cc): ranked after every
   // candidate whose price looks right.
@@ -188,9 +194,11 @@ class Planner {
 
   // plan_feasibility.cc: the filters per (region, pricing) of one (size, count).
   void candidates(int si, int count, const estimate::Estimate& e);
-  // The filters of one (size, count, region, pricing) after the region ones.
-  void candidate(int si, int count, int r, catalog::Pricing pricing, const cost::HoursModel* hm,
-                 const cost::CostFactors* factors);
+  // The filters of one (size, count, region, pricing) after the region ones:
+  // `h` and `f` are the hours and cost factors of its hours class `hc` (0:
+  // not spot; 1 + spot eviction class).
+  void candidate(int si, int count, int r, catalog::Pricing pricing, int hc,
+                 const cost::HoursModel& h, const cost::CostFactors& f);
   std::string candidate_name(int si, int count, int r, int p) const;
   // `example` is only called for a reason's first drop (it builds strings).
   template <typename F>
@@ -203,7 +211,11 @@ class Planner {
   // detailed: cost lines and the estimator's full output; else numbers only.
   Option materialise(const Cand& c, bool detailed = true);
   const estimate::Estimate& estimate_for(const Cand& c, bool detailed, estimate::Estimate& quick);
-  SpotRisk spot_risk(const cost::HoursModel& h) const;
+  // The eviction model of spot class `cls` (numbers only; no basis text).
+  void set_spot_rates(int cls);
+  // The eviction model of a spot option of size `si` in region `r`, with the
+  // basis the cost line prints and the band it comes from (nullptr: none).
+  const catalog::SpotEviction* set_spot_model(int si, int r);
   void finish(Plan& plan);
   void finish_options(Plan& plan);
   void finish_frontier(Plan& plan);
@@ -242,6 +254,8 @@ class Planner {
   int max_count_ = 64;
   int max_gpus_ = 0;
   cost::Usage usage_;
+  cost::EvictionModel base_eviction_;  // the default (or --eviction-rate) model
+  bool rates_overridden_ = false;      // --eviction-rate or --eviction-rate-high given
   double licence_per_vcpu_ = 0;
   std::vector<Assumption> assumptions_;
   std::vector<std::string> warnings_;
@@ -256,6 +270,8 @@ class Planner {
   std::vector<PriceCell> prices_;                // [(s * R + r) * 6 + p]
   std::vector<char> restricted_;                 // [s * R + r]
   std::vector<std::optional<double>> headroom_;  // [(s * R + r) * 2 + spot]
+  std::vector<signed char> spot_class_;          // [s * R + r]: 0 default, 1 + band index
+  int bands_used_ = 0;                           // (size, region) pairs with an Azure band
   std::vector<cost::RegionCosts> region_costs_;
   int data_region_index_ = -1;
   // Price checks (plan_price_check.cc): the lower fences derived from the
@@ -269,7 +285,7 @@ class Planner {
   // Results of the pass.
   Order order_{Objective::kCost};
   std::vector<Cand> top_;
-  std::vector<Cand> group_best_;    // [(s * (max_count+1) + count) * 2 + spot]
+  std::vector<Cand> group_best_;    // [(s * (max_count+1) + count) * kHoursClasses + hc]
   std::vector<Cand> pair_best_;     // [s * R + r]
   std::vector<Cand> blocked_best_;  // [s * R + r]
   Cand best_suspect_;               // the best candidate whose price looks wrong

@@ -1,0 +1,24 @@
+// The spot risk of one plan option (plan.cc calls it; not API).
+#pragma once
+
+#include <optional>
+
+#include "catalog/catalog.h"
+#include "cost/cost.h"
+#include "plan/plan.h"
+
+namespace gpuplan::plan::internal {
+
+// The risk of a spot option whose usage carries the option's eviction model
+// and whose hours `h` come from it. `band` is Azure's band for the size and
+// region (nullptr when none was imported); `overridden` when the user gave
+// --eviction-rate / --eviction-rate-high. Without a band and without an
+// override the level is "unknown" (never "low"): the rate is only gpuplan's
+// default. Otherwise the level is "low" / "medium" / "high" by the chance
+// to miss the deadline (< 5 %, < 25 %) when there is one and the work
+// stretches, else by the expected evictions (< 1, < 10).
+[[nodiscard]] SpotRisk spot_risk(const cost::Usage& usage, const cost::HoursModel& h,
+                                 std::optional<double> deadline_hours,
+                                 const catalog::SpotEviction* band, bool overridden);
+
+}  // namespace gpuplan::plan::internal
