@@ -89,14 +89,17 @@ TEST(Store, NewestSnapshotWinsAndHistoryKeepsOlder) {
       find_offer(*c, "Standard_NC24ads_A100_v4", "eastus", Os::kLinux, Pricing::kPayg);
   ASSERT_NE(payg, nullptr);
   EXPECT_DOUBLE_EQ(*payg->usd_per_hour, 3.5);
-  EXPECT_EQ(payg->source, "retail-prices: new.json");
+  const std::string day2 = s2->imported_at.substr(0, 10);
+  EXPECT_EQ(payg->source, "Azure Retail Prices API, imported " + day2 + " (new.json)");
+  EXPECT_EQ(payg->retrieved, day2);  // a price's age counts from its import
   EXPECT_EQ(payg->as_of, "2023-01-01");
   EXPECT_FALSE(payg->estimated);
   const Offer* ri =
       find_offer(*c, "Standard_NC24ads_A100_v4", "eastus", Os::kLinux, Pricing::kReserved1y);
   ASSERT_NE(ri, nullptr);  // untouched by the second import
   EXPECT_DOUBLE_EQ(*ri->usd_per_hour, 2.5);
-  EXPECT_EQ(ri->source, "retail-prices: old.json");
+  EXPECT_EQ(ri->source,
+            "Azure Retail Prices API, imported " + s1->imported_at.substr(0, 10) + " (old.json)");
 
   auto h = price_history(db, "standard_nc24ads_a100_v4", "eastus");  // case-insensitive size
   ASSERT_TRUE(h) << h.error().to_string();
@@ -299,7 +302,7 @@ TEST(Store, KillNineMidImportLeavesPreviousState) {
   ASSERT_TRUE(after) << after.error().to_string();
   ASSERT_EQ(after->offers.size(), 1u);
   EXPECT_DOUBLE_EQ(*after->offers[0].usd_per_hour, 3.673);
-  EXPECT_EQ(after->offers[0].source, "retail-prices: baseline.json");
+  EXPECT_NE(after->offers[0].source.find("(baseline.json)"), std::string::npos);
   auto snaps = list_snapshots(db);
   ASSERT_TRUE(snaps);
   ASSERT_EQ(snaps->size(), 1u);

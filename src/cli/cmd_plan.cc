@@ -31,6 +31,7 @@ struct PlanFlags {
   bool hybrid_benefit = false;
   bool no_spot = false;
   bool allow_amd = false;
+  bool include_restricted_regions = false;
   std::optional<double> utilization, eviction_rate, eviction_rate_high, restart_hours,
       checkpoint_hours, setup_hours, data_disk_gib, egress_gb, dataset_gb, billing_minimum_seconds,
       deadline_hours, budget;
@@ -62,6 +63,7 @@ Result<plan::PlanOptions> to_options(const PlanFlags& f) {
   if (f.hybrid_benefit) o.hybrid_benefit = true;
   if (f.no_spot) o.allow_spot = false;
   o.allow_amd = f.allow_amd;
+  o.include_restricted_regions = f.include_restricted_regions;
   o.utilization = f.utilization;
   o.eviction_rate = f.eviction_rate;
   o.eviction_rate_high = f.eviction_rate_high;
@@ -240,6 +242,8 @@ void add_plan_command(CLI::App& app, Context& ctx) {
   cmd->add_flag("--hybrid-benefit", f->hybrid_benefit,
                 "Windows with Azure Hybrid Benefit (pays the Linux rate)");
   cmd->add_flag("--no-spot", f->no_spot, "Do not consider spot");
+  cmd->add_flag("--include-restricted-regions", f->include_restricted_regions,
+                "Also consider access-restricted regions (e.g. jioindiawest, germanynorth)");
   cmd->add_flag("--allow-amd", f->allow_amd,
                 "Also consider AMD GPUs (MI300X, V620, V710, MI25: ROCm, not set up by deploy)");
   cmd->add_option(
