@@ -315,6 +315,8 @@ Result<std::vector<Offer>> read_latest_prices(sqlite3* db, const std::string& pa
       JOIN snapshots s ON s.id = p.snapshot)sql";
   GPUPLAN_TRY(StmtPtr p, prepare(db, path, sql));
   std::vector<Offer> out;
+  // A few snapshots hold thousands of rows each: their text once per snapshot.
+  std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>> by_snapshot;
   while (sqlite3_step(p.get()) == SQLITE_ROW) {
     Offer o;
     o.size = column_text(p.get(), 0);
@@ -327,9 +329,16 @@ Result<std::vector<Offer>> read_latest_prices(sqlite3* db, const std::string& pa
     o.pricing = *pricing;
     o.usd_per_hour = sqlite3_column_double(p.get(), 4);
     o.as_of = column_text(p.get(), 5);
-    o.retrieved = column_text(p.get(), 7).substr(0, 10);
-    o.source = "Azure Retail Prices API, imported " + o.retrieved + " (" +
-               column_text(p.get(), 6) + ")";
+    auto key = std::make_pair(column_text(p.get(), 6), column_text(p.get(), 7));
+    auto it = by_snapshot.find(key);
+    if (it == by_snapshot.end()) {
+      std::string day = key.second.substr(0, 10);
+      std::string src = "Azure Retail Prices API, imported " + day + " (" + key.first + ")";
+      it = by_snapshot.emplace(std::move(key), std::make_pair(std::move(day), std::move(src)))
+               .first;
+    }
+    o.retrieved = it->second.first;
+    o.source = it->second.second;
     o.estimated = false;
     out.push_back(std::move(o));
   }

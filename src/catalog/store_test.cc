@@ -329,3 +329,58 @@ TEST(Store, KillNineMidImportLeavesPreviousState) {
 
 }  // namespace
 }  // namespace gpuplan::catalog
+
+namespace gpuplan::catalog {
+namespace {
+
+// A store written by schema 1 (no price_latest) reads the same newest prices
+// with the fallback query, and its next import migrates it to schema 2.
+TEST(Store, SchemaOneStoreIsReadAndMigrated) {
+  std::string db = fresh_dir("schema1") + "/catalog.db";
+  const std::string size = "Standard_NC24ads_A100_v4";
+  ASSERT_TRUE(write_snapshot(db, prices({{size, "eastus", Os::kLinux, Pricing::kPayg, 3.0, "d"},
+                                         {size, "westus", Os::kLinux, Pricing::kPayg, 4.0, "d"}},
+                                        "a.json")));
+  ASSERT_TRUE(write_snapshot(
+      db, prices({{size, "eastus", Os::kLinux, Pricing::kPayg, 3.5, "d"}}, "b.json")));
+  // Turn it into what gpuplan wrote before price_latest existed.
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(h,
+                         "DROP TABLE price_latest; UPDATE meta SET value = '1' "
+                         "WHERE key = 'schema_version'",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(h);
+  auto check = [&](double eastus, double westus) {
+    auto c = read_store(db);
+    ASSERT_TRUE(c) << c.error().to_string();
+    ASSERT_EQ(c->offers.size(), 2u);
+    EXPECT_DOUBLE_EQ(*find_offer(*c, size, "eastus", Os::kLinux, Pricing::kPayg)->usd_per_hour,
+                     eastus);
+    EXPECT_DOUBLE_EQ(*find_offer(*c, size, "westus", Os::kLinux, Pricing::kPayg)->usd_per_hour,
+                     westus);
+  };
+  check(3.5, 4.0);  // fallback query
+  ASSERT_TRUE(write_snapshot(
+      db, prices({{size, "westus", Os::kLinux, Pricing::kPayg, 4.5, "d"}}, "c.json")));
+  check(3.5, 4.5);  // migrated: price_latest filled from the history, then updated
+  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+  sqlite3_stmt* q = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(h, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &q,
+                               nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(q), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(q, 0)), "2");
+  sqlite3_finalize(q);
+  sqlite3_close(h);
+  // History still has every snapshot, the newest marked in use.
+  auto hist = price_history(db, size, "eastus");
+  ASSERT_TRUE(hist);
+  ASSERT_EQ(hist->size(), 2u);
+  EXPECT_FALSE((*hist)[0].wins);
+  EXPECT_TRUE((*hist)[1].wins);
+}
+
+}  // namespace
+}  // namespace gpuplan::catalog
