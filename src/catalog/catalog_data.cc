@@ -37,8 +37,7 @@ Result<std::string> non_empty(const csv::RowReader& r, std::string_view col) {
 Result<std::string> date_or_empty(const csv::RowReader& r, std::string_view col) {
   GPUPLAN_TRY(std::string s, r.str(col));
   if (!s.empty() && !is_date(s)) {
-    return invalid_argument("expected a date YYYY-MM-DD or nothing, got '" + s + "'",
-                            r.where(col));
+    return invalid_argument("expected a date YYYY-MM-DD or nothing, got '" + s + "'", r.where(col));
   }
   return s;
 }

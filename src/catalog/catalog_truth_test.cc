@@ -174,10 +174,8 @@ TEST(Freshness, AgesPerKindAndTheRefreshCommand) {
   EXPECT_FALSE(ages[1].stale);  // <= 30
   auto lines = freshness_lines(ages, "eastus");
   ASSERT_GE(lines.size(), 3u);
-  EXPECT_EQ(lines[0],
-            "warning: prices retrieved 2026-05-20: 196 days old, past the 90-day limit for "
-            "pay-as-you-go prices.");
-  EXPECT_EQ(lines[1], "Spot prices retrieved 2026-11-20: 12 days old.");
+  EXPECT_EQ(lines[0], "warning: prices are 196 days old (retrieved 2026-05-20; limit 90 days).");
+  EXPECT_EQ(lines[1], "Spot prices are 12 days old (retrieved 2026-11-20).");
   EXPECT_EQ(lines[2], "Refresh them: gpuplan catalog import retail-prices --live --region eastus");
   // The thresholds are the policy's.
   policy.payg_days = 200;
@@ -212,8 +210,8 @@ struct Listed {
 };
 
 std::vector<Listed> listed_items() {
-  auto text = files::read_text(std::string(GPUPLAN_SOURCE_DIR) +
-                               "/tests/data/catalog/listed_items.csv");
+  auto text =
+      files::read_text(std::string(GPUPLAN_SOURCE_DIR) + "/tests/data/catalog/listed_items.csv");
   EXPECT_TRUE(text);
   auto t = csv::parse(*text, "listed_items.csv");
   EXPECT_TRUE(t);
@@ -249,8 +247,9 @@ std::optional<Offer> estimate(const Catalog& c, const Listed& l, bool drop_size_
   std::vector<internal::PricingRule> rules;
   for (const auto& r : embedded_rules())
     if (!drop_size_rule || r.applies_to != s.name) rules.push_back(r);
-  Offer base{s.name, l.region, Os::kLinux, l.kind == "windows_spot" ? Pricing::kSpot : Pricing::kPayg,
-             l.linux, "listed", "2026-01-01"};
+  Offer base{
+      s.name,  l.region, Os::kLinux,  l.kind == "windows_spot" ? Pricing::kSpot : Pricing::kPayg,
+      l.linux, "listed", "2026-01-01"};
   std::vector<Offer> listed = {base};
   if (l.kind == "windows_spot") {
     listed.push_back(Offer{s.name, l.region, Os::kLinux, Pricing::kPayg, l.linux * 5, "l", "d"});
@@ -325,9 +324,9 @@ TEST(RulesAgainstListed, CommitmentDiscounts) {
   // docs/catalog.md quotes these figures ("a few points").
   EXPECT_LT(worst_own, 0.05);
   EXPECT_LT(worst, 0.05);
-  std::cout << "commitment rules vs " << own << " listed prices: own rule worst "
-            << worst_own * 100 << "%, series/default fallback worst " << worst * 100 << "%, "
-            << under << " below the listing\n";
+  std::cout << "commitment rules vs " << own << " listed prices: own rule worst " << worst_own * 100
+            << "%, series/default fallback worst " << worst * 100 << "%, " << under
+            << " below the listing\n";
 }
 
 }  // namespace

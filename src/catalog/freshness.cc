@@ -58,27 +58,27 @@ std::vector<std::string> freshness_lines(const std::vector<PriceAge>& ages,
   std::vector<std::string> lines;
   bool any_stale = false;
   for (const PriceAge& a : ages) {
-    const std::string what = a.kind == "spot" ? "spot prices" : "prices";
     std::string dates = a.oldest_retrieved == a.newest_retrieved
                             ? a.oldest_retrieved
                             : a.oldest_retrieved + " to " + a.newest_retrieved;
-    std::string line = what + " retrieved " + dates + ": " + std::to_string(a.days) + " day" +
-                       (a.days == 1 ? "" : "s") + " old";
+    std::string line = std::string(a.kind == "spot" ? "spot prices" : "prices") + " are " +
+                       std::to_string(a.days) + " day" + (a.days == 1 ? "" : "s") +
+                       " old (retrieved " + dates;
     if (a.stale) {
-      line = "warning: " + line + ", past the " + std::to_string(a.threshold_days) +
-             "-day limit for " + (a.kind == "spot" ? "spot" : "pay-as-you-go") + " prices";
+      line = "warning: " + line + "; limit " + std::to_string(a.threshold_days) + " days)";
       any_stale = true;
     } else {
       line[0] = static_cast<char>(line[0] - 'a' + 'A');
+      line += ")";
     }
     lines.push_back(line + ".");
   }
   if (any_stale) {
     // The offline loop's URL is wider than a terminal: --help prints it.
     lines.push_back("Refresh them: " + refresh_command(region));
-    lines.push_back("No network here? `gpuplan catalog import retail-prices --help` shows the curl "
-                    "loop");
-    lines.push_back("  that saves the same pages on another machine.");
+    lines.push_back(
+        "Offline? `gpuplan catalog import retail-prices --help` shows how to save the pages "
+        "elsewhere.");
   }
   return lines;
 }

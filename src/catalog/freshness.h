@@ -26,12 +26,12 @@ struct FreshnessPolicy {
 // The prices one answer used, by kind ("spot", or "payg" for every other
 // pricing): the oldest retrieval date and its age in days.
 struct PriceAge {
-  std::string kind;             // "spot" | "payg"
+  std::string kind;              // "spot" | "payg"
   std::string oldest_retrieved;  // YYYY-MM-DD
   std::string newest_retrieved;
-  int days = 0;                 // today - oldest_retrieved
+  int days = 0;  // today - oldest_retrieved
   int threshold_days = 0;
-  bool stale = false;           // days > threshold_days
+  bool stale = false;  // days > threshold_days
 };
 
 // The ages of `offers` (nulls and offers without a price or a retrieval date
@@ -52,9 +52,11 @@ struct PriceAge {
 [[nodiscard]] std::string offline_refresh_command(std::string_view region);
 
 // Text lines for the end of a command's output, none wider than 100
-// columns: one line stating each kind's age ("Prices retrieved 2026-05-20:
-// 197 days old."), and for a stale kind a warning, the refresh command and
-// where to find the offline one. `region` narrows the command.
+// columns: one line stating each kind's age ("Prices are 12 days old
+// (retrieved 2026-11-20)."; "warning: spot prices are 196 days old (retrieved
+// 2026-05-20; limit 30 days)." when stale), then, if any is stale, the
+// refresh command and where to find the offline one. `region` narrows the
+// command.
 [[nodiscard]] std::vector<std::string> freshness_lines(const std::vector<PriceAge>& ages,
                                                        std::string_view region);
 

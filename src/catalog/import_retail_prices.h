@@ -64,7 +64,7 @@ struct LiveOptions {
   // hold every VM price in USD many times over (~600 pages; the GPU filter
   // ~20); `--max-pages` raises it.
   int max_pages = 10000;
-  long timeout_s = 60;                              // per request
+  long timeout_s = 60;                                    // per request
   std::function<void(int page, int64_t items)> progress;  // called after each page
   // The libcurl to load (dlopen) on first use; gpuplan does not link it, so
   // commands that never fetch do not pay for loading it and its ~30

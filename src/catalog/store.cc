@@ -277,8 +277,8 @@ ON CONFLICT(size, region, os, pricing) DO UPDATE SET
 WHERE excluded.snapshot >= price_latest.snapshot)sql";
 
 Result<bool> has_table(sqlite3* db, const std::string& path, const char* name) {
-  GPUPLAN_TRY(StmtPtr q, prepare(db, path,
-                                 "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"));
+  GPUPLAN_TRY(StmtPtr q,
+              prepare(db, path, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"));
   bind_text(q.get(), 1, name);
   return sqlite3_step(q.get()) == SQLITE_ROW;
 }
@@ -295,8 +295,8 @@ Status ensure_price_latest(sqlite3* db, const std::string& path) {
       INSERT INTO price_latest(size, region, os, pricing, snapshot, usd_per_hour, as_of)
       SELECT size, region, os, pricing, MAX(snapshot), usd_per_hour, as_of FROM prices
       GROUP BY size, region, os, pricing)sql"));
-  const std::string version =
-      "UPDATE meta SET value = '" + std::to_string(kSchemaVersion) + "' WHERE key = 'schema_version'";
+  const std::string version = "UPDATE meta SET value = '" + std::to_string(kSchemaVersion) +
+                              "' WHERE key = 'schema_version'";
   return exec(db, path, version.c_str());
 }
 
@@ -334,8 +334,8 @@ Result<std::vector<Offer>> read_latest_prices(sqlite3* db, const std::string& pa
     if (it == by_snapshot.end()) {
       std::string day = key.second.substr(0, 10);
       std::string src = "Azure Retail Prices API, imported " + day + " (" + key.first + ")";
-      it = by_snapshot.emplace(std::move(key), std::make_pair(std::move(day), std::move(src)))
-               .first;
+      it =
+          by_snapshot.emplace(std::move(key), std::make_pair(std::move(day), std::move(src))).first;
     }
     o.retrieved = it->second.first;
     o.source = it->second.second;

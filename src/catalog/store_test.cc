@@ -367,9 +367,9 @@ TEST(Store, SchemaOneStoreIsReadAndMigrated) {
   check(3.5, 4.5);  // migrated: price_latest filled from the history, then updated
   ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
   sqlite3_stmt* q = nullptr;
-  ASSERT_EQ(sqlite3_prepare_v2(h, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &q,
-                               nullptr),
-            SQLITE_OK);
+  ASSERT_EQ(
+      sqlite3_prepare_v2(h, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &q, nullptr),
+      SQLITE_OK);
   ASSERT_EQ(sqlite3_step(q), SQLITE_ROW);
   EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(q, 0)), "2");
   sqlite3_finalize(q);

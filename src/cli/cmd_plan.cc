@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "catalog/catalog.h"
+#include "catalog/freshness.h"
 #include "catalog/store.h"
 #include "cli/command.h"
 #include "core/strings.h"
@@ -217,6 +218,19 @@ void print_plan(std::ostream& os, const plan::Plan& p) {
   }
 }
 
+// How old the prices behind the ranked options are (catalog/freshness.h):
+// the Linux offer of each option's pricing, which any Windows price builds on.
+void print_price_age(std::ostream& os, const catalog::Catalog& cat, const plan::Plan& p) {
+  std::vector<const catalog::Offer*> offers;
+  for (const plan::Option& o : p.options) {
+    offers.push_back(cat.offer(o.size, o.region, catalog::Os::kLinux, o.pricing));
+  }
+  const auto ages = catalog::price_ages(offers, cat.today(), catalog::FreshnessPolicy{});
+  if (ages.empty()) return;
+  os << "\nPrices\n";
+  for (const std::string& line : catalog::freshness_lines(ages, "")) os << wrap(line, 2);
+}
+
 }  // namespace
 
 void add_plan_command(CLI::App& app, Context& ctx) {
@@ -284,6 +298,7 @@ void add_plan_command(CLI::App& app, Context& ctx) {
         ctx.out << plan::to_json(*p).dump(2) << "\n";
       } else {
         print_plan(ctx.out, *p);
+        print_price_age(ctx.out, **cat, *p);
       }
       if (p->options.empty()) {
         ctx.err << "gpuplan: no feasible option for " << p->workload_name

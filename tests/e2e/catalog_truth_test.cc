@@ -34,8 +34,8 @@ TEST(CatalogTruth, EveryPricedSizeAndTheRtxProSizesOnSale) {
   EXPECT_TRUE(priced.count("Standard_NG8ads_V620_v1"));
   EXPECT_TRUE(priced.count("Standard_NV4ads_V710_v5"));
   // The RTX PRO 6000 v6 names on sale, with no invented price.
-  for (const char* s : {"NC24lds", "NC36ds", "NC36lds", "NC72ds", "NC72lds", "NC144ds",
-                        "NC144lds", "NC288ds", "NC288lds"}) {
+  for (const char* s : {"NC24lds", "NC36ds", "NC36lds", "NC72ds", "NC72lds", "NC144ds", "NC144lds",
+                        "NC288ds", "NC288lds"}) {
     EXPECT_TRUE(unpriced.count(std::string("Standard_") + s + "_xl_RTXPRO6000BSE_v6")) << s;
   }
   for (const auto& r : rows) {
@@ -69,8 +69,7 @@ TEST(CatalogTruth, RetiredOnlyOnRequestAndNeverReservable) {
     }
   }
   EXPECT_GT(nv, 0);
-  auto cost = run_cli(
-      with_empty_db({"cost", "Standard_NV8as_v4", "--region", "eastus", "--json"}));
+  auto cost = run_cli(with_empty_db({"cost", "Standard_NV8as_v4", "--region", "eastus", "--json"}));
   EXPECT_EQ(cost.out.find("\"reserved-1y\": {"), std::string::npos);
 }
 
@@ -86,8 +85,8 @@ TEST(CatalogTruth, AccessRestrictedRegionsOnRequestMarked) {
     if (!r["region"].is_null()) all.insert(r["region"].get<std::string>());
   }
   EXPECT_TRUE(all.count("jioindiawest"));
-  auto text = run_cli(with_empty_db({"catalog", "--include-restricted-regions", "--region",
-                                     "jioindiawest", "--gpu", "A100"}));
+  auto text = run_cli(with_empty_db(
+      {"catalog", "--include-restricted-regions", "--region", "jioindiawest", "--gpu", "A100"}));
   EXPECT_NE(text.out.find("jioindiawest*"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("* access-restricted region"), std::string::npos);
   for (const auto& r : json_of({"regions", "--json", "--include-restricted-regions"})) {
@@ -95,18 +94,48 @@ TEST(CatalogTruth, AccessRestrictedRegionsOnRequestMarked) {
   }
 }
 
+TEST(CatalogTruth, PlanOffersRestrictedRegionsOnlyWhenNamedOrAsked) {
+  const std::set<std::string> restricted = {"australiacentral2", "germanynorth", "jioindiacentral",
+                                            "jioindiawest",      "norwaywest",   "southafricawest",
+                                            "switzerlandwest",   "uaecentral"};
+  auto regions_in = [](const nlohmann::json& plan) {
+    std::set<std::string> out;
+    for (const char* list : {"options", "frontier", "fallbacks"}) {
+      if (!plan.contains(list)) continue;
+      for (const auto& o : plan[list]) out.insert(o["region"].get<std::string>());
+    }
+    return out;
+  };
+  const std::string example = source_path("examples/finetune-llama3-8b.yaml");
+  for (const std::string& r : regions_in(json_of({"plan", example, "--json", "--top", "50"}))) {
+    EXPECT_FALSE(restricted.count(r)) << r;
+  }
+  auto named = run_cli(with_empty_db({"plan", example, "--region", "jioindiawest"}));
+  EXPECT_NE(named.out.find("jioindiawest is access-restricted"), std::string::npos) << named.out;
+  // Asked for, they are candidates: more feasible options, no region drops.
+  auto hidden = json_of({"plan", example, "--json", "--pricing", "payg"});
+  auto asked =
+      json_of({"plan", example, "--json", "--include-restricted-regions", "--pricing", "payg"});
+  EXPECT_GT(asked["feasible"].get<int>(), hidden["feasible"].get<int>());
+  for (const auto& d : asked["dropped"]) EXPECT_NE(d["reason"], "region not allowed");
+}
+
 TEST(CatalogTruth, PricesAgeAndTheCatalogDate) {
   auto r = run_cli(with_empty_db({"catalog", "--gpu", "H100", "--region", "eastus"}));
-  EXPECT_NE(r.out.find("prices retrieved 2026-05-20: 196 days old, past the 90-day limit"),
+  EXPECT_NE(r.out.find("warning: prices are 196 days old (retrieved 2026-05-20; limit 90 days)."),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("Refresh them: gpuplan catalog import retail-prices --live --region "
                        "eastus"),
             std::string::npos);
-  auto fresh = run_cli(with_empty_db({"catalog", "--gpu", "H100", "--region", "eastus",
-                                      "--stale-payg-days", "365"}));
-  EXPECT_NE(fresh.out.find("Prices retrieved 2026-05-20: 196 days old."), std::string::npos);
+  auto fresh = run_cli(with_empty_db(
+      {"catalog", "--gpu", "H100", "--region", "eastus", "--stale-payg-days", "365"}));
+  EXPECT_NE(fresh.out.find("Prices are 196 days old (retrieved 2026-05-20)."), std::string::npos);
   EXPECT_EQ(fresh.out.find("Refresh them"), std::string::npos);
+  auto plan = run_cli(with_empty_db({"plan", source_path("examples/finetune-llama3-8b.yaml")}));
+  EXPECT_NE(plan.out.find("spot prices are 196 days old (retrieved 2026-05-20; limit 30"),
+            std::string::npos)
+      << plan.out;
   auto v = run_cli({"--version"});
   EXPECT_EQ(v.code, 0);
   EXPECT_NE(v.out.find("embedded catalog: prices of 2026-05-20"), std::string::npos) << v.out;
