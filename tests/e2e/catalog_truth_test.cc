@@ -77,11 +77,15 @@ TEST(CatalogTruth, AccessRestrictedRegionsOnRequestMarked) {
   std::set<std::string> open, all;
   for (const auto& r : json_of({"catalog", "--json"})) {
     if (!r["region"].is_null()) open.insert(r["region"].get<std::string>());
-    if (!r["region"].is_null()) EXPECT_EQ(r["region_access"], "open");
+    if (!r["region"].is_null()) {
+      EXPECT_EQ(r["region_access"], "open");
+    }
   }
   EXPECT_FALSE(open.count("jioindiawest"));
   for (const auto& r : json_of({"catalog", "--json", "--include-restricted-regions"})) {
-    if (r["region"] == "jioindiawest") EXPECT_EQ(r["region_access"], "restricted");
+    if (r["region"] == "jioindiawest") {
+      EXPECT_EQ(r["region_access"], "restricted");
+    }
     if (!r["region"].is_null()) all.insert(r["region"].get<std::string>());
   }
   EXPECT_TRUE(all.count("jioindiawest"));
@@ -90,7 +94,9 @@ TEST(CatalogTruth, AccessRestrictedRegionsOnRequestMarked) {
   EXPECT_NE(text.out.find("jioindiawest*"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("* access-restricted region"), std::string::npos);
   for (const auto& r : json_of({"regions", "--json", "--include-restricted-regions"})) {
-    if (r["region"] == "germanynorth") EXPECT_EQ(r["region_access"], "restricted");
+    if (r["region"] == "germanynorth") {
+      EXPECT_EQ(r["region_access"], "restricted");
+    }
   }
 }
 
