@@ -69,8 +69,16 @@ TEST(CatalogTruth, RetiredOnlyOnRequestAndNeverReservable) {
     }
   }
   EXPECT_GT(nv, 0);
-  auto cost = run_cli(with_empty_db({"cost", "Standard_NV8as_v4", "--region", "eastus", "--json"}));
-  EXPECT_EQ(cost.out.find("\"reserved-1y\": {"), std::string::npos);
+  // cost offers no commitment for a retired size, and says why.
+  auto cost = json_of({"cost", "Standard_NV8as_v4", "--region", "eastus", "--json"});
+  int unoffered = 0;
+  for (const auto& row : cost["pricing"]) {
+    if (row["pricing"] == "payg" || row["pricing"] == "spot") continue;
+    EXPECT_FALSE(row["available"].get<bool>()) << row["pricing"];
+    EXPECT_EQ(row["missing"], "retired 2026-09-30: no reservations for Standard_NV8as_v4");
+    ++unoffered;
+  }
+  EXPECT_EQ(unoffered, 4);
 }
 
 TEST(CatalogTruth, AccessRestrictedRegionsOnRequestMarked) {
