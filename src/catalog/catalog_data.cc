@@ -33,14 +33,13 @@ Result<std::string> non_empty(const csv::RowReader& r, std::string_view col) {
   return s;
 }
 
-Result<SizeStatus> parse_status(const csv::RowReader& r, std::string_view col) {
+// An optional date column: "" or YYYY-MM-DD.
+Result<std::string> date_or_empty(const csv::RowReader& r, std::string_view col) {
   GPUPLAN_TRY(std::string s, r.str(col));
-  if (s == "current") return SizeStatus::kCurrent;
-  if (s == "preview") return SizeStatus::kPreview;
-  if (s == "retiring") return SizeStatus::kRetiring;
-  if (s == "retired") return SizeStatus::kRetired;
-  return invalid_argument(
-      "unknown status '" + s + "' (expected current, preview, retiring, retired)", r.where(col));
+  if (!s.empty() && !is_date(s)) {
+    return invalid_argument("expected a date YYYY-MM-DD or nothing, got '" + s + "'", r.where(col));
+  }
+  return s;
 }
 
 Result<DriverKind> parse_driver(const csv::RowReader& r, std::string_view col) {
@@ -93,9 +92,15 @@ Result<std::vector<VmSize>> parse_sizes(std::string_view text, const std::string
     GPUPLAN_TRY(s.name, non_empty(r, "name"));
     GPUPLAN_TRY(s.series, non_empty(r, "series"));
     GPUPLAN_TRY(s.family_letter, non_empty(r, "family_letter"));
-    GPUPLAN_TRY(s.status, parse_status(r, "status"));
-    GPUPLAN_TRY(s.status_date, r.str("status_date"));
-    GPUPLAN_TRY(s.reservable, boolean(r, "reservable"));
+    GPUPLAN_TRY(s.retire_date, date_or_empty(r, "retire_date"));
+    GPUPLAN_TRY(s.reservations_end, date_or_empty(r, "reservations_end"));
+    GPUPLAN_TRY(s.preview, boolean(r, "preview"));
+    GPUPLAN_TRY(s.ga_date, date_or_empty(r, "ga_date"));
+    GPUPLAN_TRY(s.status_source, r.str("status_source"));
+    if ((!s.retire_date.empty() || !s.reservations_end.empty() || s.preview) &&
+        strings::trim(s.status_source).empty()) {
+      return invalid_argument("a dated status fact needs its source", r.where("status_source"));
+    }
     GPUPLAN_TRY(long long vcpus, r.integer("vcpus"));
     if (vcpus <= 0) return invalid_argument("must be positive", r.where("vcpus"));
     s.vcpus = static_cast<int>(vcpus);
@@ -143,6 +148,8 @@ Result<std::vector<Offer>> parse_offers(std::string_view text, const std::string
     }
     GPUPLAN_TRY(o.source, non_empty(r, "source"));
     GPUPLAN_TRY(o.as_of, non_empty(r, "as_of"));
+    if (!is_date(o.as_of)) return invalid_argument("expected a date YYYY-MM-DD", r.where("as_of"));
+    o.retrieved = o.as_of;  // the embedded prices are one snapshot, dated as_of
     GPUPLAN_TRY(std::string notes, r.str("notes"));
     if (!notes.empty()) o.source += "; " + notes;
     out.push_back(std::move(o));
@@ -185,6 +192,65 @@ Result<std::vector<PricingRule>> parse_pricing_rules(std::string_view text,
     out.push_back(std::move(p));
   }
   return out;
+}
+
+Result<std::vector<RegionInfo>> parse_regions(std::string_view text, const std::string& file) {
+  GPUPLAN_TRY(csv::Table t, csv::parse(text, file));
+  std::vector<RegionInfo> out;
+  for (const csv::Row& row : t.rows) {
+    csv::RowReader r(t, row);
+    RegionInfo info;
+    GPUPLAN_TRY(info.region, non_empty(r, "region"));
+    info.region = strings::to_lower(info.region);
+    GPUPLAN_TRY(std::string access, r.str("access"));
+    if (access == "open") {
+      info.access = RegionAccess::kOpen;
+    } else if (access == "restricted") {
+      info.access = RegionAccess::kRestricted;
+    } else {
+      return invalid_argument("unknown access '" + access + "' (expected open or restricted)",
+                              r.where("access"));
+    }
+    GPUPLAN_TRY(info.source, non_empty(r, "source"));
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+bool is_date(std::string_view s) {
+  if (s.size() != 10 || s[4] != '-' || s[7] != '-') return false;
+  for (size_t i : {0, 1, 2, 3, 5, 6, 8, 9}) {
+    if (s[i] < '0' || s[i] > '9') return false;
+  }
+  const int y = std::stoi(std::string(s.substr(0, 4)));
+  const int m = std::stoi(std::string(s.substr(5, 2)));
+  const int d = std::stoi(std::string(s.substr(8, 2)));
+  static constexpr int kDays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (m < 1 || m > 12 || d < 1 || d > kDays[m - 1]) return false;
+  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  return !(m == 2 && d == 29 && !leap);
+}
+
+void apply_status(std::vector<VmSize>& sizes, std::string_view today) {
+  for (VmSize& s : sizes) {
+    // Dates compare as strings; a fact dated today has taken effect.
+    const bool retired = !s.retire_date.empty() && today >= s.retire_date;
+    const bool in_preview = s.preview && (s.ga_date.empty() || today < s.ga_date);
+    if (retired) {
+      s.status = SizeStatus::kRetired;
+    } else if (!s.retire_date.empty()) {
+      s.status = SizeStatus::kRetiring;
+    } else if (in_preview) {
+      s.status = SizeStatus::kPreview;
+    } else {
+      s.status = SizeStatus::kCurrent;
+    }
+    s.status_date = s.retire_date;
+    // Reservations are not sold for preview sizes (facts.md, "Reserved VM
+    // Instances"), nor for retired ones, nor after the announced end of sales.
+    const bool sales_ended = !s.reservations_end.empty() && today >= s.reservations_end;
+    s.reservable = !retired && !in_preview && !sales_ended;
+  }
 }
 
 }  // namespace gpuplan::catalog::internal

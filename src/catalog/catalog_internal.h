@@ -48,6 +48,22 @@ struct PricingRule {
 [[nodiscard]] Result<std::vector<PricingRule>> parse_pricing_rules(std::string_view text,
                                                                    const std::string& file);
 
+// One row of data/catalog/regions.csv: a region's access, with its source.
+struct RegionInfo {
+  std::string region;  // armRegionName, lower case
+  RegionAccess access = RegionAccess::kOpen;
+  std::string source;
+};
+[[nodiscard]] Result<std::vector<RegionInfo>> parse_regions(std::string_view text,
+                                                            const std::string& file);
+
+// True for a valid calendar date "YYYY-MM-DD" (dates compare as strings).
+[[nodiscard]] bool is_date(std::string_view s);
+
+// Sets each size's status, status_date and reservable from its dated facts
+// and `today` ("YYYY-MM-DD"), as VmSize documents.
+void apply_status(std::vector<VmSize>& sizes, std::string_view today);
+
 // The rule that gives the discount for (size, pricing): the size's own rule,
 // else its series', else the default; nullptr when there is none.
 [[nodiscard]] const PricingRule* find_discount_rule(const std::vector<PricingRule>& rules,
@@ -57,8 +73,8 @@ struct PricingRule {
 // for every (size, region) with a Linux payg price, each missing
 // (os, pricing) key gets an estimated offer by the rules, or a priceless
 // offer saying why there is none. Listed offers are never changed. Sizes
-// that are not reservable get no reserved or savings offer at all. The
-// estimates share ownership of `rules` (EstimateRule renders from them).
+// that are not reservable get no reserved or savings offer at all (listed
+// ones are dropped). The estimates share ownership of `rules` (EstimateRule renders from them).
 [[nodiscard]] std::vector<Offer> with_estimates(const std::vector<VmSize>& sizes,
                                                 std::vector<Offer> listed,
                                                 std::vector<PricingRule> rules);

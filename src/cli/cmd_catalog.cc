@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog/catalog.h"
+#include "catalog/freshness.h"
 #include "catalog/store.h"
 #include "cli/command.h"
 #include "core/csv.h"
@@ -42,6 +43,8 @@ struct CatalogFlags {
   std::string sort = "price";
   bool include_retired = false;
   bool include_restricted = false;
+  bool include_restricted_regions = false;
+  catalog::FreshnessPolicy freshness;
   bool json = false;
   bool csv = false;
 };
@@ -87,6 +90,7 @@ Result<CatalogQuery> to_query(const CatalogFlags& f) {
   q.max_usd_per_hour = f.max_price;
   q.include_retired = f.include_retired;
   q.include_restricted = f.include_restricted;
+  q.include_restricted_regions = f.include_restricted_regions;
   return q;
 }
 
@@ -104,7 +108,12 @@ std::string short_size(const std::string& name) {
   return strings::starts_with_icase(name, "Standard_") ? name.substr(9) : name;
 }
 
-nlohmann::ordered_json row_json(const CatalogRow& r, const CatalogQuery& q) {
+nlohmann::ordered_json optional_text(const std::string& s) {
+  return s.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s);
+}
+
+nlohmann::ordered_json row_json(const CatalogRow& r, const CatalogQuery& q,
+                                const std::string& today) {
   nlohmann::ordered_json j;
   const catalog::VmSize& s = *r.size;
   j["size"] = s.name;
@@ -122,6 +131,9 @@ nlohmann::ordered_json row_json(const CatalogRow& r, const CatalogQuery& q) {
   j["usd_per_gpu_hour"] =
       r.usd_per_gpu_hour ? nlohmann::ordered_json(*r.usd_per_gpu_hour) : nullptr;
   j["as_of"] = r.offer ? nlohmann::ordered_json(r.offer->as_of) : nullptr;
+  j["retrieved"] = r.offer ? optional_text(r.offer->retrieved) : nullptr;
+  auto age = r.offer ? catalog::days_between(r.offer->retrieved, today) : std::nullopt;
+  j["age_days"] = age ? nlohmann::ordered_json(*age) : nullptr;
   j["estimated"] = r.offer ? r.offer->estimated : false;
   j["rule"] = r.offer && r.offer->estimated ? nlohmann::ordered_json(r.offer->rule.text()) : nullptr;
   j["source"] = r.offer ? nlohmann::ordered_json(r.offer->source) : nullptr;
@@ -129,9 +141,14 @@ nlohmann::ordered_json row_json(const CatalogRow& r, const CatalogQuery& q) {
   j["quota_headroom_vcpus"] =
       r.quota_headroom_vcpus ? nlohmann::ordered_json(*r.quota_headroom_vcpus) : nullptr;
   j["restricted"] = r.restricted;
+  j["region_access"] = r.region.empty() ? nlohmann::ordered_json(nullptr)
+                                        : nlohmann::ordered_json(catalog::to_string(r.region_access));
   j["status"] = catalog::to_string(s.status);
-  j["status_date"] = s.status_date.empty() ? nlohmann::ordered_json(nullptr)
-                                           : nlohmann::ordered_json(s.status_date);
+  j["status_date"] = optional_text(s.status_date);
+  j["retire_date"] = optional_text(s.retire_date);
+  j["reservations_end"] = optional_text(s.reservations_end);
+  j["reservable"] = s.reservable;
+  j["status_source"] = optional_text(s.status_source);
   j["driver"] = catalog::to_string(s.driver);
   return j;
 }
@@ -139,7 +156,7 @@ nlohmann::ordered_json row_json(const CatalogRow& r, const CatalogQuery& q) {
 void print_csv(std::ostream& out, const std::vector<CatalogRow>& rows, const CatalogQuery& q) {
   out << "size,series,gpu,gpu_count,gpu_memory_gib,vcpus,memory_gib,region,pricing,os,"
          "usd_per_hour,usd_per_gpu_hour,as_of,estimated,rule,source,note,"
-         "quota_headroom_vcpus,restricted,status,status_date,driver\n";
+         "quota_headroom_vcpus,restricted,status,status_date,driver,retrieved,region_access\n";
   for (const CatalogRow& r : rows) {
     const catalog::VmSize& s = *r.size;
     std::vector<std::string> cells = {s.name,
@@ -163,7 +180,11 @@ void print_csv(std::ostream& out, const std::vector<CatalogRow>& rows, const Cat
                                       r.restricted ? "true" : "false",
                                       std::string(catalog::to_string(s.status)),
                                       s.status_date,
-                                      std::string(catalog::to_string(s.driver))};
+                                      std::string(catalog::to_string(s.driver)),
+                                      r.offer ? r.offer->retrieved : "",
+                                      r.region.empty() ? ""
+                                                       : std::string(catalog::to_string(
+                                                             r.region_access))};
     for (size_t i = 0; i < cells.size(); ++i) {
       out << (i ? "," : "") << csv::escape(cells[i]);
     }
@@ -189,13 +210,15 @@ std::string render_table(const std::vector<CatalogRow>& rows, bool with_series, 
   for (const CatalogRow& r : rows) {
     const catalog::VmSize& s = *r.size;
     std::vector<std::string> cells;
-    cells.push_back(short_size(s.name) + (r.restricted ? " (R)" : ""));
+    cells.push_back(short_size(s.name) + (r.restricted ? " (R)" : "") +
+                    (s.status == catalog::SizeStatus::kRetired ? " (retired)" : ""));
     if (with_series) cells.push_back(s.series);
     cells.push_back(num(s.gpu_count, 4) + "x " + s.gpu_model);
     cells.push_back(num(s.gpu_memory_gib, 1));
     cells.push_back(std::to_string(s.vcpus));
     cells.push_back(num(s.memory_gib, 1));
-    cells.push_back(r.region.empty() ? "-" : r.region);
+    cells.push_back(r.region.empty() ? "-"
+                    : r.region + (r.region_access == catalog::RegionAccess::kRestricted ? "*" : ""));
     const char* mark = r.offer && r.offer->estimated ? "~" : "";
     cells.push_back(r.usd_per_hour ? mark + strings::fixed(*r.usd_per_hour, 3) : "-");
     cells.push_back(r.usd_per_gpu_hour ? mark + strings::fixed(*r.usd_per_gpu_hour, 3) : "-");
@@ -240,10 +263,45 @@ std::string wrap(const std::string& prefix, const std::vector<std::string>& item
   return out + "\n";
 }
 
-void print_table(std::ostream& out, const std::vector<CatalogRow>& rows, const CatalogQuery& q) {
+// The footer lines about the rows' sizes and regions: retired sizes shown,
+// access-restricted regions shown.
+void print_marks(std::ostream& out, const std::vector<CatalogRow>& rows) {
+  bool any_restricted = false, any_retired = false, any_region = false;
+  for (const CatalogRow& r : rows) {
+    any_restricted = any_restricted || r.restricted;
+    any_retired = any_retired || r.size->status == catalog::SizeStatus::kRetired;
+    any_region = any_region || r.region_access == catalog::RegionAccess::kRestricted;
+  }
+  if (any_restricted) out << "(R) not available to this subscription in that region (list-skus).\n";
+  if (any_retired) {
+    out << "(retired) past its retirement date: cannot be deployed, no reservations (see "
+           "--json status_source).\n";
+  }
+  if (any_region) {
+    out << "* access-restricted region: open only to customers with a business need in that "
+           "country;\n  ask for access through Azure's region access request process.\n";
+  }
+}
+
+// Prices' age and, past the policy's limits, the refresh commands.
+void print_freshness(std::ostream& out, const std::vector<CatalogRow>& rows,
+                     const CatalogQuery& q, const std::string& today,
+                     const catalog::FreshnessPolicy& policy) {
+  std::vector<const catalog::Offer*> offers;
+  for (const CatalogRow& r : rows) offers.push_back(r.offer);
+  const std::string region = q.regions.size() == 1 ? q.regions.front() : "";
+  for (const std::string& line :
+       catalog::freshness_lines(catalog::price_ages(offers, today, policy), region)) {
+    out << line << "\n";
+  }
+}
+
+void print_table(std::ostream& out, const std::vector<CatalogRow>& rows, const CatalogQuery& q,
+                 const std::string& today, const catalog::FreshnessPolicy& policy) {
   if (rows.empty()) {
     out << "No sizes match (" << catalog::to_string(q.pricing) << ", " << catalog::to_string(q.os)
-        << "). Try --include-retired, --include-restricted or fewer filters.\n";
+        << "). Try --include-retired, --include-restricted, --include-restricted-regions or "
+           "fewer filters.\n";
     return;
   }
   // Columns that only show when they say something: QUOTA when any quota is
@@ -309,11 +367,11 @@ void print_table(std::ostream& out, const std::vector<CatalogRow>& rows, const C
   if (!nowhere.empty()) {
     out << wrap("No listed price in any region (" + std::to_string(nowhere.size()) + "): ",
                 nowhere);
+    out << "  Fetch their prices, if Azure lists any: " << catalog::refresh_command("") << "\n";
   }
   if (series_hidden) out << "SERIES column hidden to fit 100 columns; see --json or --csv.\n";
-  bool any_restricted = false;
-  for (const CatalogRow& r : rows) any_restricted = any_restricted || r.restricted;
-  if (any_restricted) out << "(R) not available to this subscription in that region (list-skus).\n";
+  print_marks(out, rows);
+  print_freshness(out, rows, q, today, policy);
 }
 
 void print_regions(std::ostream& out, const std::vector<catalog::RegionSummary>& regions) {
@@ -347,7 +405,8 @@ void print_regions(std::ostream& out, const std::vector<catalog::RegionSummary>&
     }
     for (size_t i = 0; i < lines.size(); ++i) {
       std::vector<std::string> cells;
-      cells.push_back(i == 0 ? r.region : "");
+      const char* mark = r.access == catalog::RegionAccess::kRestricted ? "*" : "";
+      cells.push_back(i == 0 ? r.region + mark : "");
       cells.push_back(i == 0 ? std::to_string(r.sizes) : "");
       if (with_quota) {
         cells.push_back(i == 0 && r.total_headroom_vcpus ? num(*r.total_headroom_vcpus, 0)
@@ -361,6 +420,16 @@ void print_regions(std::ostream& out, const std::vector<catalog::RegionSummary>&
   }
   out << t.render();
   out << regions.size() << " region(s); SIZES counts sizes that are not retired.";
+  bool any_restricted = false;
+  for (const auto& r : regions) {
+    any_restricted = any_restricted || r.access == catalog::RegionAccess::kRestricted;
+  }
+  if (any_restricted) {
+    out << "\n* access-restricted region: open only to customers with a business need in that "
+           "country.";
+  } else {
+    out << "\nAccess-restricted regions are hidden; --include-restricted-regions lists them.";
+  }
   if (!with_quota) {
     out << "\nQuota: import `az vm list-usage` with `gpuplan catalog import usage`.";
   }
@@ -396,6 +465,16 @@ void add_catalog_commands(CLI::App& app, Context& ctx) {
   cmd->add_flag("--include-retired", flags->include_retired, "Also list retired sizes");
   cmd->add_flag("--include-restricted", flags->include_restricted,
                 "Also list sizes list-skus says this subscription cannot use");
+  cmd->add_flag("--include-restricted-regions", flags->include_restricted_regions,
+                "Also list access-restricted regions (e.g. jioindiawest, germanynorth), marked *");
+  cmd->add_option("--stale-payg-days", flags->freshness.payg_days,
+                  "Warn when pay-as-you-go (and reserved/savings) prices are older than this")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 100000));
+  cmd->add_option("--stale-spot-days", flags->freshness.spot_days,
+                  "Warn when spot prices are older than this")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 100000));
   auto* json = cmd->add_flag("--json", flags->json, "Print a JSON array of rows");
   auto* csv_flag = cmd->add_flag("--csv", flags->csv, "Print CSV rows");
   json->excludes(csv_flag);
@@ -418,12 +497,12 @@ void add_catalog_commands(CLI::App& app, Context& ctx) {
       // 4. Format.
       if (flags->json) {
         nlohmann::ordered_json arr = nlohmann::ordered_json::array();
-        for (const CatalogRow& r : *rows) arr.push_back(row_json(r, *query));
+        for (const CatalogRow& r : *rows) arr.push_back(row_json(r, *query, (*cat)->today()));
         ctx.out << arr.dump(2) << "\n";
       } else if (flags->csv) {
         print_csv(ctx.out, *rows, *query);
       } else {
-        print_table(ctx.out, *rows, *query);
+        print_table(ctx.out, *rows, *query, (*cat)->today(), flags->freshness);
       }
       return 0;
     };
@@ -431,21 +510,26 @@ void add_catalog_commands(CLI::App& app, Context& ctx) {
 
   // ---- gpuplan regions
   auto regions_json = std::make_shared<bool>(false);
+  auto regions_restricted = std::make_shared<bool>(false);
   CLI::App* regions = app.add_subcommand(
       "regions",
       "List regions with the GPU models offered there and quota headroom when imported.\n"
       "Example: gpuplan regions --json");
   regions->add_flag("--json", *regions_json, "Print a JSON array");
-  regions->callback([regions_json, &ctx] {
-    ctx.action = [regions_json, &ctx]() -> int {
+  regions->add_flag("--include-restricted-regions", *regions_restricted,
+                    "Also list access-restricted regions (marked *)");
+  regions->callback([regions_json, regions_restricted, &ctx] {
+    ctx.action = [regions_json, regions_restricted, &ctx]() -> int {
       auto cat = load_catalog(ctx);
       if (!cat) return report(ctx, cat.error());
-      std::vector<catalog::RegionSummary> summaries = (*cat)->region_summaries();
+      std::vector<catalog::RegionSummary> summaries =
+          (*cat)->region_summaries(*regions_restricted);
       if (*regions_json) {
         nlohmann::ordered_json arr = nlohmann::ordered_json::array();
         for (const auto& r : summaries) {
           nlohmann::ordered_json j;
           j["region"] = r.region;
+          j["region_access"] = catalog::to_string(r.access);
           j["gpu_models"] = r.gpu_models;
           j["sizes"] = r.sizes;
           j["total_headroom_vcpus"] =

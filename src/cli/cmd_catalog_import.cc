@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog/catalog.h"
+#include "catalog/freshness.h"
 #include "catalog/import_retail_prices.h"
 #include "catalog/import_skus.h"
 #include "catalog/import_spot.h"
@@ -56,6 +57,7 @@ struct RetailFlags {
   std::string region;
   int max_attempts = 5;
   int backoff_ms = 1000;
+  int max_pages = catalog::LiveOptions{}.max_pages;
   bool json = false;
 };
 
@@ -69,7 +71,10 @@ void add_retail_prices(CLI::App& import, Context& ctx) {
       "(term price / 8760 h per year), savingsPlan -> savings-1y/3y, productName\n"
       "\"... Windows\" -> windows. Low Priority and DevTestConsumption are ignored and counted.\n"
       "Example: gpuplan catalog import retail-prices --live --region eastus\n"
-      "Example: gpuplan catalog import retail-prices page1.json page2.json");
+      "Example: gpuplan catalog import retail-prices page1.json page2.json\n"
+      "Offline machine: save the pages on a connected one (curl and jq), copy them over:\n" +
+          catalog::offline_refresh_command("") +
+          "\n  then: gpuplan catalog import retail-prices prices-*.json");
   cmd->add_option("FILE", f->files, "Retail Prices API page(s), in order");
   auto* live = cmd->add_flag("--live", f->live, "Fetch from the API (libcurl)");
   cmd->add_option("--endpoint", f->endpoint,
@@ -85,6 +90,11 @@ void add_retail_prices(CLI::App& import, Context& ctx) {
                   "Retry-After is honoured up to the cap)")
       ->capture_default_str()
       ->check(CLI::Range(0, 30000));
+  cmd->add_option("--max-pages", f->max_pages,
+                  "--live: stop with an error after this many pages (a NextPageLink loop); the "
+                  "GPU price list is ~20 pages, every VM price in USD ~600")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000000));
   cmd->add_flag("--json", f->json, "Print the import summary as JSON");
   cmd->callback([f, &ctx] {
     ctx.action = [f, &ctx]() -> int {
@@ -104,6 +114,7 @@ void add_retail_prices(CLI::App& import, Context& ctx) {
         o.region = f->region;
         o.max_attempts = f->max_attempts;
         o.initial_backoff = std::chrono::milliseconds(f->backoff_ms);
+        o.max_pages = f->max_pages;
         if (ctx.err_is_tty)
           o.progress = [&ctx](int page, int64_t) {
             ctx.err << "\rfetched page " << page << std::flush;

@@ -42,7 +42,8 @@ std::string bullet(const std::string& text) {
   return out + line + "\n";
 }
 
-void print(std::ostream& os, const cost::SizeCost& sc) {
+// `not_reservable`: catalog::reservation_note of the size ("" when it is).
+void print(std::ostream& os, const cost::SizeCost& sc, const std::string& not_reservable) {
   os << sc.size << " x" << sc.count << " in " << sc.region << ", " << catalog::to_string(sc.os)
      << (sc.hybrid_benefit ? " with Hybrid Benefit" : "") << ": "
      << strings::fixed(sc.hours, sc.hours >= 100 ? 0 : 2) << " h of use\n\n";
@@ -56,7 +57,8 @@ void print(std::ostream& os, const cost::SizeCost& sc) {
   for (const cost::PricingCost& r : sc.rows) {
     std::string name(catalog::to_string(r.pricing));
     if (!r.breakdown) {
-      t.add_row({name, "-", "-", "-", "-", "no listed price"});
+      const bool unoffered = catalog::commitment_hours(r.pricing) > 0 && !not_reservable.empty();
+      t.add_row({name, "-", "-", "-", "-", unoffered ? not_reservable : "no listed price"});
       continue;
     }
     const cost::CostBreakdown& b = *r.breakdown;
@@ -127,7 +129,7 @@ void add_cost_command(CLI::App& app, Context& ctx) {
       if (f->json) {
         ctx.out << cost::to_json(*sc).dump(2) << "\n";
       } else {
-        print(ctx.out, *sc);
+        print(ctx.out, *sc, catalog::reservation_note(*size));
       }
       return 0;
     };

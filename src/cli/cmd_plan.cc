@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "catalog/catalog.h"
+#include "catalog/freshness.h"
 #include "catalog/store.h"
 #include "cli/command.h"
 #include "core/strings.h"
@@ -53,6 +54,7 @@ struct PlanFlags {
   bool hybrid_benefit = false;
   bool no_spot = false;
   bool allow_amd = false;
+  bool include_restricted_regions = false;
   std::optional<double> utilization, eviction_rate, eviction_rate_high, restart_hours,
       checkpoint_hours, setup_hours, data_disk_gib, egress_gb, dataset_gb, billing_minimum_seconds,
       deadline_hours, budget;
@@ -85,6 +87,7 @@ Result<plan::PlanOptions> to_options(const PlanFlags& f) {
   if (f.hybrid_benefit) o.hybrid_benefit = true;
   if (f.no_spot) o.allow_spot = false;
   o.allow_amd = f.allow_amd;
+  o.include_restricted_regions = f.include_restricted_regions;
   o.utilization = f.utilization;
   o.eviction_rate = f.eviction_rate;
   o.eviction_rate_high = f.eviction_rate_high;
@@ -282,6 +285,19 @@ void print_plan(std::ostream& os, const plan::Plan& p) {
   }
 }
 
+// How old the prices behind the ranked options are (catalog/freshness.h):
+// the Linux offer of each option's pricing, which any Windows price builds on.
+void print_price_age(std::ostream& os, const catalog::Catalog& cat, const plan::Plan& p) {
+  std::vector<const catalog::Offer*> offers;
+  for (const plan::Option& o : p.options) {
+    offers.push_back(cat.offer(o.size, o.region, catalog::Os::kLinux, o.pricing));
+  }
+  const auto ages = catalog::price_ages(offers, cat.today(), catalog::FreshnessPolicy{});
+  if (ages.empty()) return;
+  os << "\nPrices\n";
+  for (const std::string& line : catalog::freshness_lines(ages, "")) os << wrap(line, 2);
+}
+
 }  // namespace
 
 void add_plan_command(CLI::App& app, Context& ctx) {
@@ -307,6 +323,8 @@ void add_plan_command(CLI::App& app, Context& ctx) {
   cmd->add_flag("--hybrid-benefit", f->hybrid_benefit,
                 "Windows with Azure Hybrid Benefit (pays the Linux rate)");
   cmd->add_flag("--no-spot", f->no_spot, "Do not consider spot");
+  cmd->add_flag("--include-restricted-regions", f->include_restricted_regions,
+                "Also consider access-restricted regions (e.g. jioindiawest, germanynorth)");
   cmd->add_flag("--allow-amd", f->allow_amd,
                 "Also consider AMD GPUs (MI300X, V620, V710, MI25: ROCm, not set up by deploy)");
   cmd->add_option(
@@ -353,6 +371,7 @@ void add_plan_command(CLI::App& app, Context& ctx) {
         ctx.out << plan::to_json(*p).dump(2) << "\n";
       } else {
         print_plan(ctx.out, *p);
+        print_price_age(ctx.out, **cat, *p);
       }
       if (p->options.empty()) {
         ctx.err << "gpuplan: no feasible option for " << p->workload_name

@@ -365,6 +365,10 @@ Result<PriceQuote> quote(const catalog::Catalog& catalog, const Rates& rates,
   }
   auto q = quote_offers(set, size, pricing, os, hybrid_benefit, per_vcpu->value, true);
   if (!q) {
+    // Not offered at all (retired, preview, reservation sales ended): say why.
+    if (is_commitment(pricing) && !size.reservable) {
+      return not_found(catalog::reservation_note(size) + " for " + size.name);
+    }
     Os missing = (os == Os::kWindows && !hybrid_benefit && !is_commitment(pricing)) ? os : Os::kLinux;
     return not_found("no listed " + std::string(catalog::to_string(pricing)) + " " +
                      std::string(catalog::to_string(missing)) + " price for " + size.name +

@@ -61,6 +61,9 @@ struct PlanOptions {
   // AMD GPUs (MI300X, MI25, V620, V710) need ROCm/AMD drivers, which
   // `gpuplan stack`/`deploy` do not set up; they are dropped unless allowed.
   bool allow_amd = false;
+  // Access-restricted regions (catalog::RegionAccess) are dropped unless
+  // this is set or the region is named (workload or --region), with a note.
+  bool include_restricted_regions = false;
 };
 
 // The most VMs one option may have: a Virtual Machine Scale Set holds up to

@@ -77,6 +77,21 @@ void Planner::index_sizes_and_regions() {
       warnings_.push_back("region '" + a + "' has no GPU offer in the catalog");
     }
   }
+  // Access-restricted regions: only when asked for, or named (with a note).
+  for (size_t r = 0; r < R; ++r) {
+    if (catalog_.region_access(regions_[r]) != catalog::RegionAccess::kRestricted) continue;
+    bool named = false;
+    for (const std::string& a : allowed_list) {
+      named = named || strings::to_lower(a) == strings::to_lower(regions_[r]);
+    }
+    if (named) {
+      warnings_.push_back("region " + regions_[r] +
+                          " is access-restricted: open only to customers with a business need "
+                          "in that country (Azure's region access request process)");
+    } else if (!opt_.include_restricted_regions) {
+      allowed_[r] = 0;
+    }
+  }
   if (!allowed_list.empty()) {
     std::string list;
     for (const std::string& a : allowed_list) list += (list.empty() ? "" : ", ") + a;

@@ -19,6 +19,10 @@ CliResult run_cli(const std::vector<std::string>& args) {
 }
 
 namespace {
+// Statuses (retired, retiring) and prices' ages are computed from today's
+// date: goldens are written for a fixed one (catalog::today()).
+const bool kFixedToday = [] { return ::setenv("GPUPLAN_TODAY", "2026-12-02", 1) == 0; }();
+
 // Every e2e test runs from the source root and names files relative to it, as
 // a user in a checkout would. Output then does not depend on where the
 // checkout lives: an absolute path's length would move the 100-column line
