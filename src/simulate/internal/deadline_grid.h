@@ -7,9 +7,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <numeric>
 
 #include "simulate/deadline.h"
+#include "simulate/policy.h"
 
 namespace gpuplan::simulate::internal {
 
@@ -85,5 +87,23 @@ inline Grid make_grid(const Exact& e) {
   gr.J = static_cast<int>((gr.du + gr.gu - 1) / gr.gu);
   return gr;
 }
+
+// The exact safety check of every spot-using policy: after this step, even if
+// spot is lost at the next one, the slack left must still cover one on-demand
+// changeover.
+inline bool unsafe_without_od(const PolicyInput& in, Capacity action) {
+  const double T = in.deadline_s - in.now_s;
+  const double W = in.work_total_s - in.work_done_s;
+  double prod = 0;
+  if (action == Capacity::kSpot) {
+    const double r = in.running == Capacity::kSpot ? in.overhead_left_s : in.changeover_s;
+    prod = std::max(0.0, in.step_s - r);
+  }
+  return (T - in.step_s) - (W - prod) < in.changeover_s + 1e-6;
+}
+
+// markov-lookahead (deadline_lookahead.cc).
+[[nodiscard]] std::unique_ptr<ScalingPolicy> make_markov_lookahead(const DeadlineJob& job,
+                                                                   double step_seconds);
 
 }  // namespace gpuplan::simulate::internal

@@ -53,6 +53,12 @@ void accumulate(PolicyRow& into, const PolicyRow& one);
                                                             const std::vector<std::string>& all,
                                                             SimReport& rep);
 
+// The deadline report's rows (per trace, then over all traces) from every
+// run's record, in run order: the same sums whether the runs came from one
+// process or from the partial reports of several.
+void finish_deadline_report(SimReport& rep, const std::vector<std::string>& names,
+                            const std::vector<RunRecord>& records);
+
 // The runners of each kind (run_deadline.cc, run_serving.cc, run_reserve.cc).
 [[nodiscard]] Result<SimReport> run_deadline_scenario(const Scenario& s,
                                                       const catalog::Catalog* cat,
