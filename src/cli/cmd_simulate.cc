@@ -1,6 +1,9 @@
 // `gpuplan simulate SCENARIO.yaml`: parse the scenario and the flags, load the
 // catalog (prices and sizes the scenario does not give), run every policy and
 // the optimal row, print the report and write the requested files.
+// `gpuplan simulate merge PARTIAL...`: the report of a sweep run as shards.
+#include <chrono>
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,7 +31,58 @@ struct SimulateFlags {
   std::string plot;
   std::string timeline;
   std::string events;
+  int threads = 0;
+  std::string shard;
+  std::vector<std::string> partials;  // merge
+  bool merge_json = false;
 };
+
+// "I/N" with 0 <= I < N.
+Result<simulate::RunOptions::Shard> parse_shard(const std::string& s) {
+  simulate::RunOptions::Shard sh;
+  char tail = 0;
+  if (std::sscanf(s.c_str(), "%d/%d%c", &sh.index, &sh.count, &tail) != 2 || sh.count < 1 ||
+      sh.index < 0 || sh.index >= sh.count)
+    return invalid_argument(
+        "expected I/N with 0 <= I < N (e.g. 0/8; Slurm: $SLURM_ARRAY_TASK_ID/N)",
+        Where{"", 0, 0, "--shard"});
+  return sh;
+}
+
+// "run 120 of 800, 2 s left" on one line of a terminal (stderr only). The
+// simulator never reads the clock; the estimate is the CLI's.
+std::function<void(int64_t, int64_t)> progress_line(Context& ctx) {
+  const auto start = std::chrono::steady_clock::now();
+  return [&ctx, start](int64_t done, int64_t total) {
+    const double spent =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double left = done > 0 ? spent * static_cast<double>(total - done) / done : 0;
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "\r  run %lld of %lld, %.0f s elapsed, ~%.0f s left   ",
+                  static_cast<long long>(done), static_cast<long long>(total), spent, left);
+    ctx.err << buf << std::flush;
+    if (done == total) ctx.err << "\n";
+  };
+}
+
+// `simulate merge`: read the partials, merge, print.
+int run_merge(Context& ctx, const SimulateFlags& f) {
+  std::vector<nlohmann::json> docs;
+  for (const std::string& file : f.partials) {
+    auto text = files::read_text(file);
+    if (!text) return report(ctx, text.error());
+    auto doc = files::parse_json(*text, file);
+    if (!doc) return report(ctx, doc.error());
+    docs.push_back(std::move(*doc));
+  }
+  auto rep = simulate::merge_partials(docs, f.partials);
+  if (!rep) return report(ctx, rep.error());
+  if (f.merge_json)
+    ctx.out << simulate::to_json(*rep).dump(2) << "\n";
+  else
+    ctx.out << simulate::to_text(*rep);
+  return 0;
+}
 
 }  // namespace
 
@@ -42,20 +96,37 @@ void add_simulate_command(CLI::App& app, Context& ctx) {
       "Example: gpuplan simulate examples/sim-deadline-spot.yaml --runs 50\n"
       "         gpuplan simulate examples/sim-serve-conv.yaml --json --plot serve.html\n"
       "         gpuplan simulate examples/sim-reserve-growth.yaml");
-  cmd->add_option("scenario", f->file, "Scenario YAML (docs/simulate.md)")->required();
+  cmd->add_option("scenario", f->file, "Scenario YAML (docs/simulate.md)");
   cmd->add_option("--policy", f->policy, "One policy by name, or all (default: the scenario's)");
-  cmd->add_option("--trace", f->trace, "Demand trace that replaces the scenario's (serving; reserve: a pods file)");
+  cmd->add_option("--trace", f->trace,
+                  "Demand trace that replaces the scenario's (serving; reserve: a pods file)");
   cmd->add_option("--spot-trace", f->spot_traces,
                   "Spot trace(s) that replace the scenario's; each file is one zone (deadline)");
-  cmd->add_option("--runs", f->runs, "Start offsets drawn within each spot trace (deadline); synthetic draws (reserve)");
+  cmd->add_option(
+      "--runs", f->runs,
+      "Start offsets drawn within each spot trace (deadline); synthetic draws (reserve)");
   cmd->add_option("--seed", f->seed, "Seed of every random draw");
   cmd->add_flag("--json", f->json, "Print the report as JSON");
   cmd->add_option("--plot", f->plot, "Write a self-contained HTML chart of the timeline");
   cmd->add_option("--timeline", f->timeline, "Write the timeline as CSV (.csv) or JSON (.json)");
   cmd->add_option("--events", f->events, "Write the event log (scale events, launches, evictions)");
-  cmd->callback([f, &ctx] {
+  cmd->add_option("--threads", f->threads, "Threads for independent runs (deadline; default: all)");
+  cmd->add_option("--shard", f->shard,
+                  "Run slice I of N (0-based) of the runs and print a partial report (deadline)");
+  CLI::App* merge = cmd->add_subcommand(
+      "merge", "Merge the partial reports of a sharded sweep into the report of the whole sweep");
+  merge->add_option("partials", f->partials, "Partial reports (simulate --shard I/N output)")
+      ->required();
+  merge->add_flag("--json", f->merge_json, "Print the report as JSON");
+  merge->callback([f, &ctx] { ctx.action = [f, &ctx]() -> int { return run_merge(ctx, *f); }; });
+  cmd->callback([f, &ctx, merge] {
+    if (merge->parsed()) return;
     ctx.action = [f, &ctx]() -> int {
       // 1. The scenario and the flags.
+      if (f->file.empty())
+        return report(ctx, Error{ErrorCode::kInvalidArgument,
+                                 "expected a scenario file (or: simulate merge PARTIAL...)",
+                                 {"", 0, 0, "scenario"}});
       auto scenario = simulate::parse_scenario_file(f->file);
       if (!scenario) return report(ctx, scenario.error());
       simulate::RunOptions opt;
@@ -77,16 +148,32 @@ void add_simulate_command(CLI::App& app, Context& ctx) {
                                  {"", 0, 0, "--timeline"}});
       opt.timeline = !f->plot.empty() || !f->timeline.empty();
       opt.event_log = !f->events.empty();
+      if (f->threads < 0)
+        return report(ctx, Error{ErrorCode::kInvalidArgument,
+                                 "expected a count >= 0 (0: all)",
+                                 {"", 0, 0, "--threads"}});
+      opt.threads = f->threads;
+      if (!f->shard.empty()) {
+        auto sh = parse_shard(f->shard);
+        if (!sh) return report(ctx, sh.error());
+        if (scenario->kind != simulate::ScenarioKind::kDeadline)
+          return report(ctx, Error{ErrorCode::kInvalidArgument,
+                                   "--shard applies to deadline scenarios (runs over spot traces)",
+                                   {"", 0, 0, "--shard"}});
+        if (opt.timeline || opt.event_log)
+          return report(ctx, Error{ErrorCode::kInvalidArgument,
+                                   "--shard writes a partial report only; run --events, "
+                                   "--timeline and --plot without it",
+                                   {"", 0, 0, "--shard"}});
+        opt.shard = *sh;
+      }
       // 2. The catalog (prices and sizes).
       auto cat = load_catalog(ctx);
       if (!cat) return report(ctx, cat.error());
       // 3. Simulate.
       if (ctx.err_is_tty) {
         ctx.err << "gpuplan: simulating " << scenario->name << " ...\n";
-        opt.progress = [&ctx](int64_t done, int64_t total) {
-          ctx.err << "\r  run " << done << " of " << total << std::flush;
-          if (done == total) ctx.err << "\n";
-        };
+        opt.progress = progress_line(ctx);
       }
       auto rep = simulate::run_scenario(*scenario, cat->get(), opt);
       if (!rep) return report(ctx, rep.error());
@@ -103,8 +190,10 @@ void add_simulate_command(CLI::App& app, Context& ctx) {
       if (!f->events.empty())
         if (auto s = files::write_atomic(f->events, rep->event_log); !s)
           return report(ctx, s.error());
-      // 5. Print.
-      if (f->json)
+      // 5. Print (a shard: its partial report, for simulate merge).
+      if (rep->partial)
+        ctx.out << simulate::partial_json(*rep).dump() << "\n";
+      else if (f->json)
         ctx.out << simulate::to_json(*rep).dump(2) << "\n";
       else
         ctx.out << simulate::to_text(*rep);

@@ -69,7 +69,7 @@ struct PolicyContext {
   double startup_s = 0;  // serving: VM start-up delay
   int min_replicas = 1;
   int max_replicas = 1;
-  int peak_replicas = 1;  // static-peak: replicas the trace's peak needs
+  int peak_replicas = 1;             // static-peak: replicas the trace's peak needs
   double reserved_usd_per_hour = 0;  // reserve: one reservation's price per hour of its term
   double term_hours = 0;             // reserve: the reservation term
 };

@@ -435,8 +435,8 @@ Status parse_serving(const Reader& r, const YAML::Node& root, Scenario& s) {
 
 Status parse_reserve(const Reader& r, const YAML::Node& root, Scenario& s) {
   if (const YAML::Node res = root["reservation"]) {
-    GPUPLAN_RETURN_IF_ERROR(r.keys(res, "reservation",
-                                   {"term", "review_hours", "lookback_hours", "projection_hours"}));
+    GPUPLAN_RETURN_IF_ERROR(
+        r.keys(res, "reservation", {"term", "review_hours", "lookback_hours", "projection_hours"}));
     if (res["term"]) {
       GPUPLAN_TRY(std::string term, r.str(res["term"], "reservation.term"));
       if (term == "1y")
@@ -518,8 +518,7 @@ Status parse_reserve(const Reader& r, const YAML::Node& root, Scenario& s) {
       return r.bad(syn["weeks"] ? syn["weeks"] : syn, f + ".weeks",
                    "longer than the reservation term: renewals are not modelled");
   }
-  if (sources != 1)
-    return r.bad(d, "demand", "expected exactly one of alibaba_pods, synthetic");
+  if (sources != 1) return r.bad(d, "demand", "expected exactly one of alibaba_pods, synthetic");
   return {};
 }
 
@@ -549,11 +548,10 @@ Result<Scenario> parse_scenario_string(const std::string& text, const std::strin
   Reader r(name);
   if (!root || !root.IsMap())
     return invalid_argument("expected a mapping of scenario keys", Where{name, 1, 1, ""});
-  GPUPLAN_RETURN_IF_ERROR(r.keys(
-      root, "",
-      {"name", "kind", "vm", "prices", "policies", "runs", "seed", "job", "spot", "model",
-       "precision", "tensor_parallel", "replica", "slo", "demand", "fleet", "hpa", "autoscale",
-       "reservation"}));
+  GPUPLAN_RETURN_IF_ERROR(r.keys(root, "",
+                                 {"name", "kind", "vm", "prices", "policies", "runs", "seed", "job",
+                                  "spot", "model", "precision", "tensor_parallel", "replica", "slo",
+                                  "demand", "fleet", "hpa", "autoscale", "reservation"}));
   Scenario s;
   s.file = name;
   s.dir = dir;
@@ -570,8 +568,7 @@ Result<Scenario> parse_scenario_string(const std::string& text, const std::strin
   else if (kind == "reserve")
     s.kind = ScenarioKind::kReserve;
   else
-    return r.bad(root["kind"], "kind",
-                 "expected deadline, serving or reserve, got '" + kind + "'");
+    return r.bad(root["kind"], "kind", "expected deadline, serving or reserve, got '" + kind + "'");
   if (const YAML::Node vm = root["vm"]) {
     GPUPLAN_RETURN_IF_ERROR(r.keys(vm, "vm", {"size", "region"}));
     if (vm["size"]) {
@@ -582,10 +579,9 @@ Result<Scenario> parse_scenario_string(const std::string& text, const std::strin
     }
   }
   if (const YAML::Node p = root["prices"]) {
-    GPUPLAN_RETURN_IF_ERROR(
-        r.keys(p, "prices",
-               {"on_demand_usd_per_hour", "spot_usd_per_hour", "spot_ratio",
-                "reserved_usd_per_hour", "source", "as_of"}));
+    GPUPLAN_RETURN_IF_ERROR(r.keys(p, "prices",
+                                   {"on_demand_usd_per_hour", "spot_usd_per_hour", "spot_ratio",
+                                    "reserved_usd_per_hour", "source", "as_of"}));
     if (p["on_demand_usd_per_hour"]) {
       GPUPLAN_TRY(double v,
                   r.positive(p["on_demand_usd_per_hour"], "prices.on_demand_usd_per_hour", kMaxUsdPerHour));

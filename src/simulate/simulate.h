@@ -26,8 +26,19 @@ struct RunOptions {
   bool event_log = false;  // fill SimReport::event_log
   bool timeline = false;   // fill SimReport::timeline
   // Called after each run (deadline: each start offset of each trace;
-  // reserve: each demand draw) with the runs done and the total. Optional.
+  // reserve: each demand draw) with the runs done and the total. Optional;
+  // never called by two threads at once.
   std::function<void(int64_t done, int64_t total)> progress;
+  // Deadline: threads running independent runs; 0 = the machine's hardware
+  // threads. The report does not depend on it (byte for byte).
+  int threads = 0;
+  // Deadline: run only slice `index` (0-based) of `count` deterministic
+  // slices of the runs and return a partial report (SimReport::partial).
+  struct Shard {
+    int index = 0;
+    int count = 1;
+  };
+  std::optional<Shard> shard;
 };
 
 // One row of the report: means over every run of every trace (top level) or
@@ -64,6 +75,25 @@ struct TimelineRow {
   double cost_usd = 0;   // cumulative
 };
 
+// One deadline run: the row of each policy, then the optimum's; what a
+// partial report carries so that merging reproduces the single run's sums.
+struct RunRecord {
+  int trace = 0;  // index of the trace (block) in the report
+  int run = 0;    // index of the run within it
+  std::vector<PolicyRow> rows;
+};
+
+// What a shard ran: its slice, the number of runs in all slices, and each
+// run's record in run order. Its SimReport has the header (scenario, seed,
+// assumptions, notes, trace files) but no rows; merge_partials adds them.
+struct Partial {
+  int index = 0;
+  int count = 1;
+  int64_t total_runs = 0;
+  std::vector<std::string> policies;  // in report order, "optimal" last
+  std::vector<RunRecord> records;
+};
+
 struct SimReport {
   std::string scenario;
   std::string kind;  // "deadline" | "serving" | "reserve"
@@ -75,7 +105,8 @@ struct SimReport {
   std::vector<std::string> notes;     // what readers dropped, caveats
   std::vector<TimelineRow> timeline;  // first run of the first trace, per policy
   std::string event_log;
-  int64_t events = 0;  // simulated events (serving)
+  int64_t events = 0;              // simulated events (serving)
+  std::optional<Partial> partial;  // set by a --shard run (deadline)
 };
 
 // Runs the scenario. `catalog` may be null when the scenario gives its prices
@@ -84,6 +115,15 @@ struct SimReport {
 [[nodiscard]] Result<SimReport> run_scenario(const Scenario& scenario,
                                              const catalog::Catalog* catalog,
                                              const RunOptions& options);
+
+// A shard's partial report as JSON (every number round-trips exactly), and
+// the report of the whole sweep from all partials of one sweep, identical to
+// the report of a single run. kInvalidArgument (naming the file) when a
+// partial is malformed, belongs to another sweep, repeats a slice or one is
+// missing.
+[[nodiscard]] nlohmann::ordered_json partial_json(const SimReport& report);
+[[nodiscard]] Result<SimReport> merge_partials(const std::vector<nlohmann::json>& partials,
+                                               const std::vector<std::string>& files);
 
 // Output formats (stable key order).
 [[nodiscard]] nlohmann::ordered_json to_json(const SimReport& report);

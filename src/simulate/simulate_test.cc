@@ -794,5 +794,60 @@ TEST(Determinism, SameInputsSameReportAndLog) {
   }
 }
 
+TEST(Determinism, ThreadsDoNotChangeTheReport) {
+  auto s = parse_scenario_file(fixture("deadline_small.yaml"));
+  ASSERT_TRUE(s) << s.error().to_string();
+  RunOptions o;
+  o.runs = 9;
+  o.event_log = true;
+  o.timeline = true;
+  o.threads = 1;
+  auto one = run_scenario(*s, nullptr, o);
+  ASSERT_TRUE(one) << one.error().to_string();
+  for (int threads : {2, 3, 8}) {
+    o.threads = threads;
+    auto many = run_scenario(*s, nullptr, o);
+    ASSERT_TRUE(many);
+    EXPECT_EQ(to_text(*one), to_text(*many)) << threads;
+    EXPECT_EQ(to_json(*one).dump(), to_json(*many).dump()) << threads;
+    EXPECT_EQ(one->event_log, many->event_log) << threads;
+    EXPECT_EQ(timeline_csv(*one), timeline_csv(*many)) << threads;
+  }
+}
+
+TEST(Shards, MergedPartialsEqualTheSingleRun) {
+  auto s = parse_scenario_file(fixture("deadline_small.yaml"));
+  ASSERT_TRUE(s) << s.error().to_string();
+  RunOptions o;
+  o.runs = 7;
+  auto single = run_scenario(*s, nullptr, o);
+  ASSERT_TRUE(single) << single.error().to_string();
+  for (int n : {1, 2, 3, 7, 10}) {  // 10 > 7 runs: some slices are empty
+    std::vector<nlohmann::json> parts;
+    std::vector<std::string> files;
+    for (int i = n - 1; i >= 0; --i) {  // any order
+      o.shard = RunOptions::Shard{i, n};
+      auto part = run_scenario(*s, nullptr, o);
+      ASSERT_TRUE(part) << part.error().to_string();
+      ASSERT_TRUE(part->partial);
+      parts.push_back(nlohmann::json::parse(partial_json(*part).dump()));  // through text
+      files.push_back("part" + std::to_string(i) + ".json");
+    }
+    auto merged = merge_partials(parts, files);
+    ASSERT_TRUE(merged) << merged.error().to_string();
+    EXPECT_EQ(to_text(*single), to_text(*merged)) << n;
+    EXPECT_EQ(to_json(*single).dump(), to_json(*merged).dump()) << n;
+    if (n == 3) {  // a missing or repeated slice is an error naming it
+      std::vector<nlohmann::json> two(parts.begin(), parts.begin() + 2);
+      auto missing = merge_partials(two, {files[0], files[1]});
+      ASSERT_FALSE(missing);
+      EXPECT_NE(missing.error().message.find("missing shard(s) 0 of 3"), std::string::npos);
+      auto twice = merge_partials({parts[0], parts[0]}, {files[0], "again.json"});
+      ASSERT_FALSE(twice);
+      EXPECT_EQ(twice.error().where.file, "again.json");
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gpuplan::simulate

@@ -1,0 +1,109 @@
+// Internal pieces of the deadline model shared by the run (deadline.cc), the
+// hindsight optimum (deadline_optimum.cc) and the policies
+// (deadline_policies.cc): the job in integer microseconds and the progress
+// grid of the dynamic programmes. Not API.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <numeric>
+
+#include "simulate/deadline.h"
+#include "simulate/policy.h"
+
+namespace gpuplan::simulate::internal {
+
+inline constexpr double kInf = 1e30;
+inline constexpr double kHoursPerMicro = 1.0 / 3.6e9;
+
+inline int64_t us(double seconds) { return static_cast<int64_t>(std::llround(seconds * 1e6)); }
+
+// The job in integer microseconds: step g, changeover d, work C, deadline D,
+// progress lost per eviction.
+struct Exact {
+  int64_t g = 0, d = 0, C = 0, D = 0, lost = 0;
+};
+
+inline Exact exact(const DeadlineJob& job, double step_s) {
+  Exact e;
+  e.g = us(step_s);
+  e.d = us(job.changeover_hours * 3600);
+  e.C = us(job.work_hours * 3600);
+  e.D = us(job.deadline_hours * 3600);
+  e.lost = std::max<int64_t>(0, us(job.checkpoint_s - job.eviction_notice_s));
+  return e;
+}
+
+// The progress grid of a dynamic programme: progress, changeover, work and
+// loss in units of u (a divisor of the step).
+struct Grid {
+  int64_t u = 1;      // grid unit, microseconds
+  int64_t gu = 0;     // step, units (exact)
+  int64_t du = 0;     // changeover, units (rounded down, or to nearest: make_policy_grid)
+  int64_t Cu = 0;     // work, units (rounded down)
+  int64_t lostu = 0;  // progress lost per eviction, units (rounded down)
+  int64_t D = 0;      // deadline, microseconds
+  int64_t g = 0;      // step, microseconds
+  int K = 0;          // steps before the deadline
+  int J = 0;          // steps until a launch's changeover is paid
+  // States of a programme that tracks the launch age: none, spot launched
+  // j = 0..J steps ago, on-demand launched j steps ago.
+  [[nodiscard]] int ns() const { return 1 + 2 * (J + 1); }
+  [[nodiscard]] int spot_state(int j) const { return 1 + j; }
+  [[nodiscard]] int od_state(int j) const { return 2 + J + j; }
+  // Units of time before the deadline in step k (the last may be partial).
+  [[nodiscard]] int64_t len(int k) const {
+    const int64_t left = D - static_cast<int64_t>(k) * g;
+    return std::min(gu, (left + u - 1) / u);
+  }
+  // Units of time from step k's start to the deadline.
+  [[nodiscard]] int64_t time_left(int k) const {
+    return (D - static_cast<int64_t>(k) * g + u - 1) / u;
+  }
+};
+
+// The hindsight optimum's grid: u = gcd(g, d), on which every reachable
+// progress value is a grid point (exact); when that is finer than g/120, a
+// divisor of g near g/120, with d and C rounded down (a lower bound).
+inline Grid make_grid(const Exact& e) {
+  Grid gr;
+  int64_t u = std::gcd(e.g, e.d > 0 ? e.d : e.g);
+  const int64_t finest = std::max<int64_t>(1, e.g / 120);
+  if (u < finest) {
+    int64_t n = 120;
+    while (n > 1 && e.g % n != 0) --n;
+    u = e.g / n;
+  }
+  gr.u = u;
+  gr.g = e.g;
+  gr.gu = e.g / u;
+  gr.du = e.d / u;
+  gr.Cu = e.C / u;
+  gr.lostu = e.lost / u;
+  gr.D = e.D;
+  gr.K = static_cast<int>((e.D + e.g - 1) / e.g);
+  gr.J = static_cast<int>((gr.du + gr.gu - 1) / gr.gu);
+  return gr;
+}
+
+// The exact safety check of every spot-using policy: after this step, even if
+// spot is lost at the next one, the slack left must still cover one on-demand
+// changeover.
+inline bool unsafe_without_od(const PolicyInput& in, Capacity action) {
+  const double T = in.deadline_s - in.now_s;
+  const double W = in.work_total_s - in.work_done_s;
+  double prod = 0;
+  if (action == Capacity::kSpot) {
+    const double r = in.running == Capacity::kSpot ? in.overhead_left_s : in.changeover_s;
+    prod = std::max(0.0, in.step_s - r);
+  }
+  return (T - in.step_s) - (W - prod) < in.changeover_s + 1e-6;
+}
+
+// markov-lookahead (deadline_lookahead.cc).
+[[nodiscard]] std::unique_ptr<ScalingPolicy> make_markov_lookahead(const DeadlineJob& job,
+                                                                   double step_seconds);
+
+}  // namespace gpuplan::simulate::internal

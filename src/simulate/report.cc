@@ -1,0 +1,276 @@
+// The report's formats: JSON (stable key order, numbers rounded to what
+// they mean), text tables of at most 100 columns, the timeline as CSV or
+// JSON, and a self-contained HTML page with inline-SVG charts (no scripts
+// from elsewhere). Nothing here computes; it prints a SimReport.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+#include "core/text_table.h"
+#include "simulate/internal/runner.h"
+#include "simulate/simulate.h"
+
+namespace gpuplan::simulate {
+
+namespace {
+
+using internal::num;
+
+nlohmann::ordered_json opt_json(const std::optional<double>& v, int digits) {
+  if (!v) return nullptr;
+  const double scale = std::pow(10.0, digits);
+  return std::round(*v * scale) / scale;
+}
+
+double rounded(double v, int digits) {
+  const double scale = std::pow(10.0, digits);
+  return std::round(v * scale) / scale;
+}
+
+nlohmann::ordered_json row_json(const PolicyRow& r) {
+  nlohmann::ordered_json j;
+  j["policy"] = r.policy;
+  j["cost_usd"] = rounded(r.cost_usd, 4);
+  j["cost_vs_optimal"] = opt_json(r.cost_vs_optimal, 4);
+  j["slo_attainment"] = opt_json(r.slo_attainment, 5);
+  j["p50_ttft_ms"] = opt_json(r.p50_ttft_ms, 2);
+  j["p99_ttft_ms"] = opt_json(r.p99_ttft_ms, 2);
+  j["deadline_met_fraction"] = opt_json(r.deadline_met_fraction, 4);
+  j["evictions"] = rounded(r.evictions, 3);
+  j["scale_events"] = rounded(r.scale_events, 3);
+  j["p99_tpot_ms"] = opt_json(r.p99_tpot_ms, 2);
+  j["gpu_hours"] = rounded(r.gpu_hours, 4);
+  if (r.reserved_usd) {
+    j["cost_by_pricing"] = {{"payg", rounded(r.on_demand_usd, 4)},
+                            {"reserved", rounded(*r.reserved_usd, 4)}};
+    j["committed_after_usd"] = opt_json(r.committed_after_usd, 4);
+  } else {
+    j["cost_by_pricing"] = {{"payg", rounded(r.on_demand_usd, 4)},
+                            {"spot", rounded(r.spot_usd, 4)}};
+  }
+  j["runs"] = r.runs;
+  return j;
+}
+
+std::string opt_text(const std::optional<double>& v, int digits, double scale = 1) {
+  return v ? num(*v * scale, digits) : "-";
+}
+
+// The table of one set of rows, with the columns of the report's kind.
+std::string rows_table(const std::string& kind, const std::vector<PolicyRow>& rows) {
+  TextTable t;
+  t.add_column("policy");
+  t.add_column("cost $", TextTable::Align::kRight);
+  t.add_column("vs opt", TextTable::Align::kRight);
+  if (kind == "reserve") {
+    t.add_column("payg $", TextTable::Align::kRight);
+    t.add_column("reserved $", TextTable::Align::kRight);
+    t.add_column("owed after $", TextTable::Align::kRight);
+  } else if (kind == "serving") {
+    t.add_column("SLO %", TextTable::Align::kRight);
+    t.add_column("p50 TTFT ms", TextTable::Align::kRight);
+    t.add_column("p99 TTFT ms", TextTable::Align::kRight);
+    t.add_column("p99 TPOT ms", TextTable::Align::kRight);
+  } else {
+    t.add_column("on time %", TextTable::Align::kRight);
+    t.add_column("spot $", TextTable::Align::kRight);
+    t.add_column("evictions", TextTable::Align::kRight);
+  }
+  t.add_column(kind == "reserve" ? "purchases" : "scale events", TextTable::Align::kRight);
+  t.add_column("GPU-h", TextTable::Align::kRight);
+  for (const auto& p : rows) {
+    if (kind == "reserve")
+      t.add_row({p.policy, num(p.cost_usd, 2), opt_text(p.cost_vs_optimal, 3),
+                 num(p.on_demand_usd, 2), opt_text(p.reserved_usd, 2),
+                 opt_text(p.committed_after_usd, 2), num(p.scale_events, 1), num(p.gpu_hours, 1)});
+    else if (kind == "serving")
+      t.add_row({p.policy, num(p.cost_usd, 2), opt_text(p.cost_vs_optimal, 3),
+                 opt_text(p.slo_attainment, 2, 100), opt_text(p.p50_ttft_ms, 0),
+                 opt_text(p.p99_ttft_ms, 0), opt_text(p.p99_tpot_ms, 1), num(p.scale_events, 1),
+                 num(p.gpu_hours, 2)});
+    else
+      t.add_row({p.policy, num(p.cost_usd, 2), opt_text(p.cost_vs_optimal, 3),
+                 opt_text(p.deadline_met_fraction, 1, 100), num(p.spot_usd, 2), num(p.evictions, 1),
+                 num(p.scale_events, 1), num(p.gpu_hours, 2)});
+  }
+  return t.render();
+}
+
+std::string esc(const std::string& s) {
+  std::string o;
+  for (char c : s)
+    o += c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : std::string(1, c);
+  return o;
+}
+
+// The plot's summary table: cost, vs optimal and the kind's service figure.
+void plot_summary(const SimReport& r, std::ostringstream& o) {
+  o << "<table border=\"1\" cellpadding=\"4\" "
+       "style=\"border-collapse:collapse\"><tr><th>policy</th><th>cost $</th><th>vs optimal</th>"
+    << (r.kind == "serving"   ? "<th>SLO %</th>"
+        : r.kind == "reserve" ? "<th>reserved $</th>"
+                              : "<th>on time %</th>")
+    << "</tr>\n";
+  for (const auto& p : r.policies)
+    o << "<tr><td>" << esc(p.policy) << "</td><td>" << num(p.cost_usd, 2) << "</td><td>"
+      << opt_text(p.cost_vs_optimal, 3) << "</td><td>"
+      << (r.kind == "serving"   ? opt_text(p.slo_attainment, 2, 100)
+          : r.kind == "reserve" ? opt_text(p.reserved_usd, 2)
+                                : opt_text(p.deadline_met_fraction, 1, 100))
+      << "</td></tr>\n";
+  o << "</table>\n";
+}
+
+// One chart of the plot: `which` 0 demand, 1 replicas, 2 cumulative cost.
+struct Panel {
+  const char* title;
+  int which;
+};
+
+// One inline-SVG chart: axes, their scale, one line per policy.
+void plot_panel(const SimReport& r, const Panel& p, const std::vector<std::string>& names,
+                double tmax, std::ostringstream& o) {
+  static const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"};
+  const int W = 900, H = 220, L = 60, B = 30;
+  double vmax = 0;
+  for (const auto& t : r.timeline)
+    vmax = std::max(vmax, p.which == 0 ? t.demand : p.which == 1 ? t.replicas : t.cost_usd);
+  if (vmax <= 0) vmax = 1;
+  o << "<h3>" << p.title << "</h3>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W
+    << "\" height=\"" << H + B << "\" style=\"background:#fafafa\">\n";
+  o << "<line x1=\"" << L << "\" y1=\"" << H << "\" x2=\"" << W << "\" y2=\"" << H
+    << "\" stroke=\"#999\"/>\n";
+  o << "<line x1=\"" << L << "\" y1=\"0\" x2=\"" << L << "\" y2=\"" << H
+    << "\" stroke=\"#999\"/>\n";
+  o << "<text x=\"5\" y=\"12\" font-size=\"11\">" << num(vmax, 2) << "</text><text x=\"5\" y=\""
+    << H << "\" font-size=\"11\">0</text>\n";
+  o << "<text x=\"" << W - 80 << "\" y=\"" << H + 20 << "\" font-size=\"11\">" << num(tmax, 2)
+    << " h</text>\n";
+  for (size_t n = 0; n < names.size(); ++n) {
+    if (p.which == 0 && r.kind == "serving" && n > 0) break;  // demand is the same for every policy
+    o << "<polyline fill=\"none\" stroke=\"" << kColors[n % 6]
+      << "\" stroke-width=\"1.5\" points=\"";
+    for (const auto& t : r.timeline) {
+      if (t.policy != names[n]) continue;
+      const double v = p.which == 0 ? t.demand : p.which == 1 ? t.replicas : t.cost_usd;
+      o << num(L + (W - L) * t.t_hours / tmax, 1) << "," << num(H - H * v / vmax, 1) << " ";
+    }
+    o << "\"/>\n";
+    o << "<text x=\"" << L + 10 + 150 * n << "\" y=\"" << H + 20 << "\" font-size=\"12\" fill=\""
+      << kColors[n % 6] << "\">" << esc(names[n]) << "</text>\n";
+  }
+  o << "</svg>\n";
+}
+
+}  // namespace
+
+nlohmann::ordered_json to_json(const SimReport& r) {
+  nlohmann::ordered_json j;
+  j["scenario"] = r.scenario;
+  j["kind"] = r.kind;
+  j["runs"] = r.runs;
+  j["seed"] = r.seed;
+  j["policies"] = nlohmann::ordered_json::array();
+  for (const auto& p : r.policies) j["policies"].push_back(row_json(p));
+  j["traces"] = nlohmann::ordered_json::array();
+  for (const auto& t : r.traces) {
+    nlohmann::ordered_json tj;
+    tj["file"] = t.file;
+    tj["spot_availability"] = t.spot_availability >= 0
+                                  ? nlohmann::ordered_json(rounded(t.spot_availability, 4))
+                                  : nlohmann::ordered_json(nullptr);
+    tj["policies"] = nlohmann::ordered_json::array();
+    for (const auto& p : t.policies) tj["policies"].push_back(row_json(p));
+    j["traces"].push_back(tj);
+  }
+  j["assumptions"] = nlohmann::ordered_json::array();
+  for (const auto& a : r.assumptions)
+    j["assumptions"].push_back({{"name", a.name}, {"value", a.value}, {"source", a.source}});
+  j["notes"] = r.notes;
+  return j;
+}
+
+std::string to_text(const SimReport& r) {
+  std::ostringstream o;
+  o << "Scenario " << r.scenario << " (" << r.kind << "), " << r.runs
+    << (r.runs == 1 ? " run" : " runs") << (r.kind == "deadline" ? " per trace" : "") << ", seed "
+    << r.seed << "\n\n";
+  o << "All traces and runs (means):\n" << rows_table(r.kind, r.policies);
+  if (r.traces.size() > 1) {
+    for (const auto& t : r.traces) {
+      o << "\n" << std::filesystem::path(t.file).filename().string();
+      if (t.spot_availability >= 0)
+        o << " (spot available " << num(t.spot_availability * 100, 1) << " % of steps)";
+      o << ":\n" << rows_table(r.kind, t.policies);
+    }
+  }
+  o << "\nAssumptions:\n";
+  // 100 columns: two spaces before each item, four before its continuation.
+  for (const auto& a : r.assumptions)
+    o << "  " << strings::wrap(a.name + " = " + a.value + "  [" + a.source + "]", 96, 4, 98)
+      << "\n";
+  o << "Notes:\n";
+  for (const auto& n : r.notes) o << "  " << strings::wrap(n, 96, 4, 98) << "\n";
+  return o.str();
+}
+
+std::string timeline_csv(const SimReport& r) {
+  std::string out = "policy,t_hours,demand,replicas,capacity,cost_usd\n";
+  char buf[256];
+  for (const auto& t : r.timeline) {
+    std::snprintf(buf, sizeof buf, "%s,%.4f,%.4f,%.0f,%s,%.4f\n", t.policy.c_str(), t.t_hours,
+                  t.demand, t.replicas, t.capacity.c_str(), t.cost_usd);
+    out += buf;
+  }
+  return out;
+}
+
+nlohmann::ordered_json timeline_json(const SimReport& r) {
+  nlohmann::ordered_json j;
+  j["scenario"] = r.scenario;
+  j["demand_unit"] = r.kind == "serving"   ? "requests/s"
+                     : r.kind == "reserve" ? "VMs in use"
+                                           : "progress hours";
+  j["points"] = nlohmann::ordered_json::array();
+  for (const auto& t : r.timeline)
+    j["points"].push_back({{"policy", t.policy},
+                           {"t_hours", rounded(t.t_hours, 4)},
+                           {"demand", rounded(t.demand, 4)},
+                           {"replicas", t.replicas},
+                           {"capacity", t.capacity},
+                           {"cost_usd", rounded(t.cost_usd, 4)}});
+  return j;
+}
+
+std::string plot_html(const SimReport& r) {
+  // Three stacked inline-SVG charts (demand, replicas, cumulative cost), one
+  // line per policy. No external scripts or styles.
+  std::vector<std::string> names;
+  for (const auto& t : r.timeline)
+    if (std::find(names.begin(), names.end(), t.policy) == names.end()) names.push_back(t.policy);
+  double tmax = 0;
+  for (const auto& t : r.timeline) tmax = std::max(tmax, t.t_hours);
+  if (tmax <= 0) tmax = 1;
+  std::ostringstream o;
+  o << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>gpuplan simulate: "
+    << esc(r.scenario) << "</title></head>\n<body style=\"font-family:sans-serif\">\n<h1>"
+    << esc(r.scenario) << " (" << r.kind << ")</h1>\n";
+  plot_summary(r, o);
+  const bool serving = r.kind == "serving", reserve = r.kind == "reserve";
+  const Panel panels[] = {{serving   ? "demand (requests/s)"
+                           : reserve ? "VMs in use"
+                                     : "progress (hours)",
+                           0},
+                          {serving   ? "replicas"
+                           : reserve ? "reservations held"
+                                     : "VM running (1) or not (0)",
+                           1},
+                          {"cumulative cost ($)", 2}};
+  for (const Panel& p : panels) plot_panel(r, p, names, tmax, o);
+  o << "</body></html>\n";
+  return o.str();
+}
+
+}  // namespace gpuplan::simulate

@@ -1,0 +1,403 @@
+// The serving scenario's runner: the price, the model replica (the
+// scenario's, or the estimator's at the demand's mean context in the layout a
+// deployment would choose), the fleet's settings, one replay of the demand
+// per policy (in parallel, gathered in policy order so that the report does
+// not depend on the schedule), the lower bound that is the `optimal` row,
+// and the rows. The engine and the policies are in serving.cc.
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <future>
+#include <memory>
+#include <thread>
+
+#include "catalog/lookup.h"
+#include "estimate/estimate.h"
+#include "simulate/demand.h"
+#include "simulate/internal/runner.h"
+#include "simulate/serving.h"
+#include "workload/models.h"
+
+namespace gpuplan::simulate::internal {
+
+namespace {
+
+Result<std::unique_ptr<DemandSource>> open_demand(const Scenario& s, const std::string& trace,
+                                                  uint64_t seed) {
+  if (s.demand_format == "azure-llm") return open_azure_llm_trace(trace, s.time_scale);
+  if (s.demand_format == "alibaba-qps")
+    return open_alibaba_qps(trace, s.time_scale, s.qps_bucket_s, s.qps_input, s.qps_output, seed);
+  return make_synthetic(s.synthetic, s.time_scale, seed);
+}
+
+// The demand's mean tokens: the estimator's context length (input + half
+// the output) and the means of input and output.
+struct MeanTokens {
+  double context = 0, input = 0, output = 0;
+};
+
+Result<MeanTokens> mean_tokens(const Scenario& s, const std::string& trace, uint64_t seed) {
+  GPUPLAN_TRY(auto src, open_demand(s, trace, seed));
+  Request r;
+  double in = 0, out = 0;
+  int64_t n = 0;
+  for (;;) {
+    GPUPLAN_TRY(bool more, src->next(r));
+    if (!more) break;
+    in += r.input_tokens;
+    out += r.output_tokens;
+    ++n;
+  }
+  if (n == 0) return invalid_argument("the demand has no requests", Where{trace, 0, 0, ""});
+  MeanTokens m;
+  m.context = (in + out / 2) / static_cast<double>(n);
+  m.input = in / static_cast<double>(n);
+  m.output = out / static_cast<double>(n);
+  return m;
+}
+
+std::string describe_replica(const ReplicaCapacity& c) {
+  return "prefill " + num(c.prefill_tokens_per_s, 0) + " tok/s, step " +
+         num(c.step_base_s * 1e3, 2) + " ms + " + num(c.step_per_seq_s * 1e3, 4) +
+         " ms/seq, max batch " + std::to_string(c.max_batch);
+}
+
+// The scenario's model at its precision as an inference workload.
+Result<workload::Workload> serving_workload(const Scenario& s, const workload::Model& m) {
+  workload::Workload w;
+  w.kind = workload::Kind::kInfer;
+  w.model = m;
+  bool prec_ok = false;
+  for (auto p :
+       {workload::Precision::kFp32, workload::Precision::kFp16, workload::Precision::kBf16,
+        workload::Precision::kFp8, workload::Precision::kInt8, workload::Precision::kInt4}) {
+    if (workload::to_string(p) == s.precision) w.precision = p, prec_ok = true;
+  }
+  if (!prec_ok)
+    return invalid_argument("unknown precision '" + s.precision + "'",
+                            Where{s.file, 0, 0, "precision"});
+  return w;
+}
+
+// The estimator's replica model reduced to the simulator's four numbers.
+ReplicaCapacity fit_replica(const estimate::ReplicaModel& rm, double mean_context) {
+  ReplicaCapacity c;
+  const double mb = std::max(1.0, std::floor(rm.max_batch(mean_context)));
+  const double b2 = std::min(mb, 64.0);
+  const double s1 = rm.decode_step_seconds(1, mean_context);
+  const double s2 = rm.decode_step_seconds(b2, mean_context);
+  c.step_per_seq_s = b2 > 1 ? std::max(0.0, (s2 - s1) / (b2 - 1)) : 0;
+  c.step_base_s = std::max(1e-6, s1 - c.step_per_seq_s);
+  const double p1 = rm.prefill_seconds(1000), p2 = rm.prefill_seconds(2000);
+  c.prefill_tokens_per_s = p2 > p1 ? 1000 / (p2 - p1) : 1000 / std::max(p1, 1e-9);
+  c.prefill_fixed_s = std::max(0.0, p1 - 1000 / c.prefill_tokens_per_s);
+  c.max_batch = static_cast<int>(mb);
+  return c;
+}
+
+// Among tp = 1, 2, 4, ... dividing the VM's GPUs and the model's heads whose
+// weights fit, the layout that serves the most requests per VM, preferring
+// layouts whose batch-1 step meets the TPOT; sets `*tp`.
+Result<ReplicaCapacity> best_layout(const Scenario& s, const workload::Workload& w,
+                                    const catalog::Gpu& gpu, const catalog::VmSize& size,
+                                    int vm_gpus, const MeanTokens& mean, double tpot_s, int* tp) {
+  ReplicaCapacity c;
+  *tp = 0;
+  double best_key = 0;
+  bool best_meets = false;
+  Error last =
+      invalid_argument("no tensor-parallel layout", Where{s.file, 0, 0, "vm.size"}).value();
+  for (int t = 1; t <= vm_gpus; t *= 2) {
+    if (vm_gpus % t != 0 || (w.model.heads > 0 && w.model.heads % t != 0)) continue;
+    auto rm = estimate::replica_model(w, gpu, size.nvlink, t);
+    if (!rm) {
+      last = rm.error();
+      continue;
+    }
+    const ReplicaCapacity cand = fit_replica(*rm, mean.context);
+    const bool meets = cand.step_s(1) <= tpot_s;
+    const double key = cand.work_s(mean.input, mean.output, tpot_s) * t;  // GPU-s per request
+    if (*tp == 0 || (meets && !best_meets) || (meets == best_meets && key < best_key)) {
+      *tp = t;
+      c = cand;
+      best_key = key;
+      best_meets = meets;
+    }
+  }
+  if (*tp == 0) return tl::unexpected<Error>(last);
+  return c;
+}
+
+// The model replica and its tensor-parallel size `*tp` (GPUs per replica).
+// Without tensor_parallel: an explicit replica: takes all GPUs of the VM; the
+// estimator's replica takes the layout a deployment would choose, as the
+// estimator does (estimate.cc): among tp = 1, 2, 4, ... dividing the VM's
+// GPUs and the model's heads whose weights fit, the one that serves the most
+// requests per VM — the least GPU-seconds of work per request at the
+// planning batch — preferring layouts whose batch-1 step meets the TPOT.
+Result<ReplicaCapacity> resolve_replica(const Scenario& s, const catalog::Catalog* cat,
+                                        const MeanTokens& mean, double tpot_s, int* tp,
+                                        std::vector<Assumed>& assumed) {
+  const catalog::VmSize* vm = cat && !s.vm_size.empty() ? cat->find_size(s.vm_size) : nullptr;
+  // Without a catalog size (explicit prices and replica), a VM is one replica.
+  const int vm_gpus = vm ? std::max(1, static_cast<int>(std::floor(vm->gpu_count)))
+                         : std::max(1, s.tensor_parallel);
+  if (s.tensor_parallel > vm_gpus)
+    return invalid_argument("tensor_parallel " + std::to_string(s.tensor_parallel) +
+                                " exceeds the " + std::to_string(vm_gpus) + " GPU(s) of " +
+                                (vm ? s.vm_size : std::string("the VM")),
+                            Where{s.file, 0, 0, "tensor_parallel"});
+  if (s.replica) {
+    *tp = s.tensor_parallel > 0 ? s.tensor_parallel : vm_gpus;
+    assumed.push_back({"replica", describe_replica(*s.replica), s.replica->source});
+    return *s.replica;
+  }
+  if (!cat)
+    return not_found("no catalog to size the replica; give replica: in the scenario",
+                     Where{s.file, 0, 0, "replica"});
+  GPUPLAN_TRY(const catalog::VmSize* size,
+              catalog::lookup_size(*cat, s.vm_size, Where{s.file, 0, 0, "vm.size"}));
+  const catalog::Gpu* gpu = cat->find_gpu(size->gpu_model);
+  if (!gpu)
+    return not_found("the catalog has no GPU '" + size->gpu_model + "'",
+                     Where{s.file, 0, 0, "vm.size"});
+  const workload::Model* m = workload::find_model(s.model);
+  if (!m) return not_found("unknown model '" + s.model + "'", Where{s.file, 0, 0, "model"});
+  GPUPLAN_TRY(const workload::Workload w, serving_workload(s, *m));
+  ReplicaCapacity c;
+  if (s.tensor_parallel > 0) {
+    *tp = s.tensor_parallel;
+    GPUPLAN_TRY(estimate::ReplicaModel rm, estimate::replica_model(w, *gpu, size->nvlink, *tp));
+    c = fit_replica(rm, mean.context);
+  } else {
+    GPUPLAN_TRY(c, best_layout(s, w, *gpu, *size, vm_gpus, mean, tpot_s, tp));
+  }
+  c.source = "estimator: " + std::string(m->name) + " " + s.precision + " on " +
+             std::to_string(*tp) + "x " + gpu->model + " at mean context " + num(mean.context, 0) +
+             " tokens (linear fit of the decode step at batch 1 and " +
+             num(std::min(c.max_batch, 64), 0) + ")";
+  assumed.push_back({"replica", describe_replica(c), c.source});
+  return c;
+}
+
+// The VMs: replicas per VM, start-up delay, fleet limits (the quota's cap
+// included), the policies' intervals and targets; each recorded in the
+// report's assumptions.
+void fleet_config(const Scenario& s, const catalog::Catalog* cat, int tp, ServingConfig& c,
+                  SimReport& rep) {
+  // A VM is the unit launched, billed and scaled; it runs floor(GPUs / tp)
+  // model replicas (serving.h, "Units").
+  const catalog::VmSize* size = cat && !s.vm_size.empty() ? cat->find_size(s.vm_size) : nullptr;
+  c.gpus_per_vm = size ? size->gpu_count : tp;
+  c.replicas_per_vm =
+      size ? std::max(1, static_cast<int>(std::floor(size->gpu_count + 1e-9)) / tp) : 1;
+  if (size)
+    rep.assumptions.push_back(
+        {"replicas_per_vm",
+         std::to_string(c.replicas_per_vm) + " (tensor_parallel " + std::to_string(tp) + " on " +
+             num(size->gpu_count, size->gpu_count == std::floor(size->gpu_count) ? 0 : 4) +
+             " GPU(s) per VM; fleet counts, scale events and static-peak are VMs)",
+         s.tensor_parallel > 0 ? "scenario file"
+                               : "the layout serving the most requests per VM (estimator)"});
+  if (s.startup_s) {
+    c.startup_s = *s.startup_s;
+    rep.assumptions.push_back({"startup_seconds", num(c.startup_s, 0), "scenario file"});
+  } else {
+    Assumed a = default_startup(s.vm_size);
+    c.startup_s = std::stod(a.value);
+    rep.assumptions.push_back(a);
+  }
+  c.min_replicas = s.min_replicas;
+  c.initial_replicas = s.initial_replicas;
+  c.max_replicas = s.max_replicas;
+  if (s.quota_vcpus && size && size->vcpus > 0) {
+    const int cap = static_cast<int>(std::floor(*s.quota_vcpus / size->vcpus));
+    rep.assumptions.push_back({"quota_cap_replicas", std::to_string(cap),
+                               "fleet.quota_vcpus " + num(*s.quota_vcpus, 0) + " / " +
+                                   std::to_string(size->vcpus) + " vCPUs per VM"});
+    c.max_replicas = std::max(1, std::min(c.max_replicas, cap));
+  }
+  c.interval_s = s.interval_s;
+  c.timeline_s = s.timeline_s;
+  c.target_utilization = s.target_utilization;
+  rep.assumptions.push_back(
+      {"slo", "TTFT <= " + num(s.ttft_ms, 0) + " ms and TPOT <= " + num(s.tpot_ms, 0) + " ms",
+       "scenario file"});
+  rep.assumptions.push_back({"planning_batch", std::to_string(c.replica.batch_at_slo(c.tpot_slo_s)),
+                             "largest batch whose decode step is <= half the TPOT target"});
+  rep.assumptions.push_back({"replicas",
+                             "min " + std::to_string(c.min_replicas) + ", initial " +
+                                 std::to_string(c.initial_replicas) + ", max " +
+                                 std::to_string(c.max_replicas),
+                             "scenario file"});
+}
+
+// The profile pass over the demand: static-peak's size and the bound.
+struct ProfileOut {
+  DemandProfile profile;
+  std::vector<std::string> notes;
+};
+
+// The replays: each policy's run and the profile pass.
+struct Replays {
+  std::vector<Result<ServingRun>> runs;  // in policy order
+  std::vector<std::string> logs;
+  Result<ProfileOut> profile;
+};
+
+// The profile pass and each policy's run are independent replays of the
+// same demand: they run on up to hardware_concurrency threads. Only
+// static-peak waits for the profile. Results, logs and errors are gathered
+// in policy order, so the report does not depend on the schedule.
+Replays replay_policies(const Scenario& s, const ServingConfig& c, const PolicyContext& ctx,
+                        const std::vector<std::string>& policies, const std::string& trace,
+                        uint64_t seed, bool event_log, bool timeline) {
+  const std::shared_future<Result<ProfileOut>> profile_f =
+      std::async(std::launch::async, [&]() -> Result<ProfileOut> {
+        ProfileOut out;
+        GPUPLAN_TRY(auto psrc, open_demand(s, trace, seed));
+        GPUPLAN_TRY(out.profile, profile_demand(*psrc, c));
+        if (out.profile.requests == 0)
+          return invalid_argument("the demand has no requests", Where{trace, 0, 0, ""});
+        for (const DropNote& d : psrc->drops())
+          out.notes.push_back(psrc->describe() + ": " + std::to_string(d.count) + " " + d.what);
+        return out;
+      }).share();
+  Replays out{std::vector<Result<ServingRun>>(policies.size(), ServingRun{}),
+              std::vector<std::string>(policies.size()), ProfileOut{}};
+  std::atomic<size_t> next_job{0};
+  const auto worker = [&] {
+    for (size_t i; (i = next_job++) < policies.size();) {
+      const std::string& name = policies[i];
+      PolicyContext pc = ctx;
+      if (name == "static-peak") {  // the only policy that reads peak_replicas
+        const Result<ProfileOut>& pr = profile_f.get();
+        if (!pr) {
+          out.runs[i] = tl::unexpected(pr.error());
+          continue;
+        }
+        pc.peak_replicas = std::min(
+            c.max_replicas, pr->profile.peak_replicas(c.target_utilization, c.replicas_per_vm));
+      }
+      std::unique_ptr<ScalingPolicy> pol;
+      if (name == "azure-autoscale")
+        pol = make_azure_autoscale_policy(s.autoscale);
+      else if (name == "hpa")
+        pol = make_hpa_policy(s.hpa);
+      else
+        pol = make_serving_policy(name, c);
+      auto src = open_demand(s, trace, seed);
+      if (!src) {
+        out.runs[i] = tl::unexpected(src.error());
+        continue;
+      }
+      out.runs[i] = run_serving(c, **src, *pol, pc, event_log ? &out.logs[i] : nullptr, timeline);
+    }
+  };
+  {
+    const size_t hw = std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::thread> pool;
+    for (size_t k = 1; k < std::min(hw, policies.size()); ++k) pool.emplace_back(worker);
+    worker();
+    for (std::thread& t : pool) t.join();
+  }
+  out.profile = profile_f.get();
+  return out;
+}
+
+// One policy's replay as a report row.
+PolicyRow row_of(const std::string& name, const ServingRun& r, const ServingBound& bound) {
+  PolicyRow row;
+  row.policy = name;
+  row.cost_usd = r.cost_usd;
+  row.cost_vs_optimal =
+      bound.cost_usd > 0 ? std::optional<double>(r.cost_usd / bound.cost_usd) : std::nullopt;
+  row.slo_attainment = r.slo_attainment();
+  row.p50_ttft_ms = r.ttft_ms.quantile(0.5);
+  row.p99_ttft_ms = r.ttft_ms.quantile(0.99);
+  row.p99_tpot_ms = r.tpot_ms.quantile(0.99);
+  row.scale_events = r.scale_events;
+  row.gpu_hours = r.gpu_hours;
+  row.on_demand_usd = r.cost_usd;
+  row.runs = 1;
+  return row;
+}
+
+}  // namespace
+
+Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog* cat,
+                                       const RunOptions& o) {
+  SimReport rep;
+  GPUPLAN_TRY(const auto policies, start_report(s, o, "serving", serving_policy_names(), rep));
+  rep.runs = 1;  // a demand trace is replayed once
+  GPUPLAN_TRY(Prices prices, resolve_prices(s, cat, false, rep.assumptions));
+  const std::string trace = o.trace.value_or(s.demand_trace);
+  if (o.trace && s.demand_format == "synthetic")
+    return invalid_argument(
+        "--trace replaces a trace file, but this scenario's demand is synthetic",
+        Where{s.file, 0, 0, "demand"});
+
+  // Mean tokens of the demand (the estimator's context length), then the
+  // replica model, then the fleet.
+  MeanTokens mean;
+  if (!s.replica) {
+    GPUPLAN_TRY(mean, mean_tokens(s, trace, rep.seed));
+  }
+  ServingConfig c;
+  c.ttft_slo_s = s.ttft_ms / 1e3;
+  c.tpot_slo_s = s.tpot_ms / 1e3;
+  int tp = 1;
+  GPUPLAN_TRY(c.replica, resolve_replica(s, cat, mean, c.tpot_slo_s, &tp, rep.assumptions));
+  c.usd_per_hour = prices.od;
+  fleet_config(s, cat, tp, c, rep);
+
+  // The replays, then the bound from the demand's profile.
+  PolicyContext ctx;
+  ctx.od_usd_per_hour = prices.od;
+  ctx.startup_s = c.startup_s;
+  ctx.min_replicas = c.min_replicas;
+  ctx.max_replicas = c.max_replicas;
+  Replays replays = replay_policies(s, c, ctx, policies, trace, rep.seed, o.event_log, o.timeline);
+  GPUPLAN_TRY(ProfileOut prof, std::move(replays.profile));
+  const DemandProfile& profile = prof.profile;
+  for (std::string& n : prof.notes) rep.notes.push_back(std::move(n));
+  const ServingBound bound = serving_lower_bound(profile, c);
+  ctx.peak_replicas =
+      std::min(c.max_replicas, profile.peak_replicas(c.target_utilization, c.replicas_per_vm));
+
+  // The rows, in policy order, then the bound's.
+  TraceRows tr;
+  tr.file = s.demand_format == "synthetic" ? "synthetic" : trace;
+  for (size_t i = 0; i < policies.size(); ++i) {
+    GPUPLAN_TRY(ServingRun r, std::move(replays.runs[i]));
+    rep.event_log += replays.logs[i];
+    rep.events += r.events;
+    tr.policies.push_back(row_of(policies[i], r, bound));
+    for (const TimelinePoint& p : r.timeline)
+      rep.timeline.push_back(
+          {policies[i], p.t_hours, p.demand_rps, p.replicas, "payg", p.cost_usd});
+  }
+  PolicyRow opt;
+  opt.policy = "optimal";
+  opt.cost_usd = bound.cost_usd;
+  opt.cost_vs_optimal = 1.0;
+  opt.gpu_hours = bound.vm_hours * c.gpus_per_vm;
+  opt.on_demand_usd = bound.cost_usd;
+  opt.runs = 1;
+  tr.policies.push_back(opt);
+  rep.policies = tr.policies;
+  rep.traces.push_back(std::move(tr));
+  rep.notes.push_back(
+      "optimal: a lower bound — every " + num(c.timeline_s, 0) +
+      " s exactly the VMs whose replicas carry that interval's work at full utilization (at "
+      "least min_replicas, at most max_replicas), each paying the start-up delay when first used "
+      "and min(gap, start-up) after an idle gap, billed up to the last arrival; it serves no "
+      "requests, so its latency fields are null");
+  rep.notes.push_back("requests " + std::to_string(profile.requests) + ", mean " +
+                      num(profile.mean_input, 0) + " input / " + num(profile.mean_output, 0) +
+                      " output tokens; static-peak holds " + std::to_string(ctx.peak_replicas) +
+                      (c.replicas_per_vm > 1 ? " VMs" : " replicas"));
+  return rep;
+}
+
+}  // namespace gpuplan::simulate::internal
