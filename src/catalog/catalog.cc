@@ -125,6 +125,8 @@ Result<CatalogSort> parse_catalog_sort(std::string_view s) {
                           "' (expected price, gpu-price, size, region, gpu-memory, gpus)");
 }
 
+bool is_confidential(const VmSize& s) { return strings::starts_with_icase(s.series, "NCC"); }
+
 std::string reservation_note(const VmSize& s) {
   if (s.reservable) return "";
   if (s.status == SizeStatus::kRetired) return "retired " + s.retire_date + ": no reservations";

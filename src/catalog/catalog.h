@@ -106,6 +106,11 @@ struct VmSize {
 // reservations"); "" when it is reservable.
 [[nodiscard]] std::string reservation_note(const VmSize& s);
 
+// A confidential-computing size (the NCC series: CPU and GPU in one trusted
+// execution environment, MicrosoftDocs nccadsh100v5-series.md). The planner
+// offers it only when asked; deploy builds it as a Confidential VM.
+[[nodiscard]] bool is_confidential(const VmSize& s);
+
 namespace internal {
 struct PricingRule;  // a row of data/catalog/pricing_rules.csv (catalog_internal.h)
 }  // namespace internal

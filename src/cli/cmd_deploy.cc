@@ -2,6 +2,7 @@
 // `gpuplan deploy` (write deploy.sh, template.json, cloud-init.yaml or
 // setup.ps1, and budget.json for one plan option). Parses flags, calls the
 // deploy library, formats.
+#include <cstdlib>
 #include <ctime>
 #include <memory>
 #include <optional>
@@ -15,6 +16,7 @@
 #include "catalog/store.h"
 #include "cli/command.h"
 #include "core/files.h"
+#include "core/names.h"
 #include "core/strings.h"
 #include "cost/cost.h"
 #include "deploy/deploy.h"
@@ -62,6 +64,8 @@ struct DeployFlags {
   std::string start_date;
   std::string ssh_public_key;
   std::optional<double> data_disk_gib;
+  std::string autostop;               // MINUTES or "off"; "" = the kind's default
+  std::string shutdown_time = "2300";
   bool json = false;
 };
 
@@ -96,6 +100,20 @@ int run_deploy(Context& ctx, const DeployFlags& f) {
   o.start_date = f.start_date.empty() ? deploy::first_of_month(std::time(nullptr)) : f.start_date;
   o.ssh_public_key_file = f.ssh_public_key;
   o.data_disk_gib = f.data_disk_gib;
+  if (f.autostop == "off") {
+    o.autostop_minutes = 0;
+  } else if (!f.autostop.empty()) {
+    char* end = nullptr;
+    const long m = std::strtol(f.autostop.c_str(), &end, 10);
+    if (end == f.autostop.c_str() || *end != '\0' || m < 1 || m > 7 * 24 * 60) {
+      return report(ctx, invalid_argument("'" + names::printable(f.autostop, 20) +
+                                              "' is not 1-10080 minutes or 'off'",
+                                          Where{"", 0, 0, "--autostop"})
+                             .value());
+    }
+    o.autostop_minutes = static_cast<int>(m);
+  }
+  o.shutdown_time = f.shutdown_time;
   auto spec = deploy::make_deploy_spec(*plan, **cat, **matrix, o);
   if (!spec) return report(ctx, spec.error());
   // 3. Generate everything in memory, then write it all at once.
@@ -116,6 +134,14 @@ int run_deploy(Context& ctx, const DeployFlags& f) {
     j["os"] = catalog::to_string(spec->option.os);
     j["resource_group"] = spec->resource_group;
     j["image"] = spec->image_urn;
+    j["autostop"] = {{"minutes", spec->autostop_minutes},
+                     {"shutdown_backstop", spec->shutdown_backstop},
+                     {"shutdown_time_utc", spec->shutdown_time}};
+    j["security"] = {{"type", deploy::to_string(spec->security_type)},
+                     {"secure_boot", spec->secure_boot},
+                     {"vtpm", spec->vtpm},
+                     {"boot_diagnostics", true},
+                     {"note", spec->security_note}};
     j["ssh_cidr"] = spec->ssh_cidr;
     j["budget_start"] = spec->start_date;
     j["files"] = nlohmann::ordered_json::array();
@@ -182,6 +208,13 @@ void add_deploy_commands(CLI::App& app, Context& ctx) {
                      "OpenSSH public key file deploy.sh uses (default ~/.ssh/id_rsa.pub)");
   deploy->add_option("--data-disk-gib", df->data_disk_gib,
                      "Premium SSD data disk per VM, GiB (default: the plan's, else 256)");
+  deploy->add_option("--autostop", df->autostop,
+                     "Deallocate after MINUTES without work, or 'off' (default: 60 for "
+                     "training, fine-tuning and rendering; off for serving)");
+  deploy->add_option("--shutdown-time", df->shutdown_time,
+                     "Daily auto-shutdown backstop, HHMM UTC (single VMs; enabled for jobs "
+                     "under 20 h)")
+      ->capture_default_str();
   deploy->add_flag("--json", df->json, "Print what was written as JSON (schema gpuplan.deploy/1)");
   deploy->callback([df, &ctx] { ctx.action = [df, &ctx] { return run_deploy(ctx, *df); }; });
 }

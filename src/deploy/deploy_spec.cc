@@ -18,22 +18,36 @@
 #include "core/strings.h"
 #include "cost/cost.h"
 #include "deploy/deploy.h"
+#include "deploy/generate_internal.h"
 
 namespace gpuplan::deploy {
 namespace {
 
 namespace fs = std::filesystem;
 
-// Marketplace images (publisher:offer:sku:version).
+// Marketplace images, pinned by version (publisher:offer:sku:version): a
+// deployment made today and one made next month boot the same bits. deploy.sh
+// checks the version is still offered (`az vm image show`) and says how to
+// pick the current one; IMAGE=... overrides it.
 // Ubuntu 22.04 LTS Gen2: CUDA 13 dropped Ubuntu 20.04 (cuda_driver.csv os_support),
 // and the GRID extension supports 22.04/24.04 (hpccompute-gpu-linux.md).
-constexpr const char* kUbuntuImage = "Canonical:0001-com-ubuntu-server-jammy:22_04-lts-gen2:latest";
+// Version 22.04.202510230: a release build seen deployed in Azure migration
+// output (2025-10); Canonical keeps release builds listed.
+constexpr const char* kUbuntuImage =
+    "Canonical:0001-com-ubuntu-server-jammy:22_04-lts-gen2:22.04.202510230";
+// Ubuntu 22.04 for Confidential VMs (the -cvm SKU; Azure/az-cgpu-onboarding
+// deploys NCCads_H100_v5 on it).
+constexpr const char* kUbuntuCvmImage =
+    "Canonical:0001-com-ubuntu-confidential-vm-jammy:22_04-lts-cvm:22.04.202510230";
 // Ubuntu-HPC 22.04: MOFED, HPC-X, NCCL, driver + fabric manager (Azure/azhpc-images).
-constexpr const char* kHpcImage = "microsoft-dsvm:ubuntu-hpc:2204:latest";
+// Version 22.04.2024102301: the one Microsoft's CycleCloud Slurm GPU guide pins.
+constexpr const char* kHpcImage = "microsoft-dsvm:ubuntu-hpc:2204:22.04.2024102301";
 constexpr const char* kHpcImageRow = "ubuntu-hpc-2204";
 // Windows Server 2022 Gen2: the newest Server the NvidiaGpuDriverWindows
 // extension lists (Server 2012 R2-2022, hpccompute-gpu-windows.md).
-constexpr const char* kWindowsImage = "MicrosoftWindowsServer:WindowsServer:2022-datacenter-g2:latest";
+// Version 20348.5622.260906: listed Active (x64, V2) in eastus2, 2026-09.
+constexpr const char* kWindowsImage =
+    "MicrosoftWindowsServer:WindowsServer:2022-datacenter-g2:20348.5622.260906";
 
 std::string sanitize_name(const std::string& name) {
   std::string out;
@@ -51,6 +65,47 @@ std::string sanitize_name(const std::string& name) {
   if (out.empty()) out = "gpuplan";
   if (out[0] >= '0' && out[0] <= '9') out = "w-" + out;
   return out;
+}
+
+// The security type (issue 15): Trusted Launch is Azure's default for new
+// Gen2 VMs (learn.microsoft.com trusted-launch: "Trusted Launch is selected
+// as the default state for newly created Azure VMs"); a confidential size is
+// a Confidential VM. Secure Boot stays off: the NVIDIA driver gpuplan
+// installs (Azure's driver extension, or NVIDIA's cuda-drivers package) is
+// built by DKMS and unsigned, and Secure Boot refuses unsigned kernel
+// modules (the extension "does not work with Secure Boot",
+// hpccompute-gpu-linux.md); vTPM stays on (measured boot, attestation).
+void decide_security(DeploySpec& spec) {
+  if (catalog::is_confidential(spec.size)) {
+    spec.security_type = SecurityType::kConfidentialVm;
+    spec.vtpm = true;  // required by a Confidential VM
+    spec.secure_boot = false;
+    spec.encryption_at_host = false;  // a CVM encrypts its guest state instead
+    if (spec.option.os == catalog::Os::kLinux) spec.image_urn = kUbuntuCvmImage;
+    spec.security_note =
+        "security: Confidential VM (VMGuestStateOnly, vTPM on, Secure Boot off: the NVIDIA "
+        "driver gpuplan installs is DKMS-built and unsigned); the GPU's confidential mode and "
+        "attestation follow Azure/az-cgpu-onboarding, which gpuplan does not run";
+    return;
+  }
+  spec.security_type = SecurityType::kTrustedLaunch;
+  spec.vtpm = true;
+  if (spec.option.os == catalog::Os::kWindows) {
+    // 64-bit Windows loads only signed kernel drivers anyway (driver signature
+    // enforcement), and the NvidiaGpuDriverWindows extension installs NVIDIA's
+    // signed driver: Secure Boot costs nothing there.
+    spec.secure_boot = true;
+    spec.security_note =
+        "security: Trusted Launch with Secure Boot and vTPM on (Windows loads only signed "
+        "drivers, and the NVIDIA driver extension installs a signed one); deploy.sh uses "
+        "Standard where `az vm list-skus` says the size has TrustedLaunchDisabled";
+    return;
+  }
+  spec.secure_boot = false;
+  spec.security_note =
+      "security: Trusted Launch with vTPM on and Secure Boot off (the NVIDIA driver gpuplan "
+      "installs is DKMS-built and unsigned, and Secure Boot would refuse to load it); deploy.sh "
+      "uses Standard where `az vm list-skus` says the size has TrustedLaunchDisabled";
 }
 
 // SSH/RDP source ranges broader than /8 need --allow-ssh-from-anywhere; broader
@@ -163,6 +218,15 @@ std::string first_of_month(long long unix_seconds) {
   return buf;
 }
 
+const char* to_string(SecurityType t) {
+  switch (t) {
+    case SecurityType::kStandard: return "Standard";
+    case SecurityType::kTrustedLaunch: return "TrustedLaunch";
+    case SecurityType::kConfidentialVm: return "ConfidentialVM";
+  }
+  return "Standard";
+}
+
 Result<DeploySpec> make_deploy_spec(const PlanDocument& plan, const catalog::Catalog& catalog,
                                     const StackMatrix& matrix, const DeployOptions& options) {
   // 1. The option.
@@ -251,6 +315,24 @@ Result<DeploySpec> make_deploy_spec(const PlanDocument& plan, const catalog::Cat
                    : spec.hpc_image            ? kHpcImage
                                                : kUbuntuImage;
   spec.encryption_at_host = size->encryption_at_host;
+  decide_security(spec);
+
+  // Autostop: on by default for jobs that end, off for serving (its
+  // autoscale settings govern it).
+  spec.autostop_minutes = options.autostop_minutes.value_or(spec.serving ? 0 : kDefaultAutostopMinutes);
+  if (spec.autostop_minutes < 0 || spec.autostop_minutes > 7 * 24 * 60) {
+    return invalid_argument("--autostop must be 1-10080 minutes or 'off'",
+                            Where{"", 0, 0, "--autostop"});
+  }
+  const std::string& t = options.shutdown_time;
+  if (t.size() != 4 || t.find_first_not_of("0123456789") != std::string::npos ||
+      std::stoi(t.substr(0, 2)) > 23 || std::stoi(t.substr(2)) > 59) {
+    return invalid_argument("'" + names::printable(t, 20) + "' is not a time HHMM (UTC), e.g. 2300",
+                            Where{"", 0, 0, "--shutdown-time"});
+  }
+  spec.shutdown_time = t;
+  spec.shutdown_backstop = !spec.serving && !spec.scale_set && spec.autostop_minutes > 0 &&
+                           spec.option.hours <= kShutdownBackstopMaxJobHours;
   spec.gpus_per_vm = size->gpu_count < 1 ? 1 : static_cast<int>(std::lround(size->gpu_count));
 
   // 5. The GPU stack.
@@ -309,7 +391,26 @@ Result<DeploySpec> make_deploy_spec(const PlanDocument& plan, const catalog::Cat
                             Where{"", 0, 0, "--data-disk-gib"});
   }
   spec.notes.push_back("OS disk: 128 GiB Premium SSD per VM (room for the CUDA toolkit and PyTorch)");
-  if (!spec.encryption_at_host) {
+  spec.notes.push_back(spec.security_note);
+  if (spec.autostop_minutes > 0) {
+    spec.notes.push_back(
+        "autostop: the VM deallocates itself after " + std::to_string(spec.autostop_minutes) +
+        " minutes without GPU work, a login or " + (spec.option.os == catalog::Os::kWindows ? std::string("C:\\gpuplan\\busy") : std::string(internal::kAutostopBusyFile)) +
+        " (--autostop MINUTES|off); its identity gets Virtual Machine Contributor on itself only");
+  } else {
+    spec.notes.push_back(spec.serving ? "autostop: off for serving (autoscale.json governs the fleet)"
+                                      : "autostop: off (--autostop off)");
+  }
+  if (!spec.scale_set && spec.autostop_minutes > 0) {
+    spec.notes.push_back(
+        std::string("daily auto-shutdown at ") + spec.shutdown_time + " UTC (backstop): " +
+        (spec.shutdown_backstop
+             ? "enabled (the job is expected to end within " +
+                   strings::fixed(kShutdownBackstopMaxJobHours, 0) + " h)"
+             : "in the template but disabled: the job runs " + strings::fixed(spec.option.hours, 0) +
+                   " h and a daily shutdown would cut it; set autoShutdownStatus=Enabled to use it"));
+  }
+  if (!spec.encryption_at_host && spec.security_type != SecurityType::kConfidentialVm) {
     spec.notes.push_back(size->name + " does not support encryption at host; disks use "
                          "platform-managed encryption at rest only");
   }

@@ -2,17 +2,22 @@
 // and refusals, plan reading, the deployment spec's secure defaults and the
 // generated files' content.
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <sstream>
 #include <cstdlib>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "core/files.h"
+#include "core/names.h"
 #include "deploy/deploy.h"
+#include "deploy/generate_internal.h"
 #include "deploy/plan_input.h"
 #include "deploy/stack.h"
 #include "deploy/stack_matrix.h"
@@ -368,10 +373,13 @@ std::unique_ptr<catalog::Catalog> small_catalog() {
   catalog::VmSize nv{.name = "Standard_NV12ads_A10_v5", .series = "NVadsA10_v5",
                      .family_letter = "NV", .vcpus = 12, .gpu_model = "A10", .gpu_count = 0.3333,
                      .driver = DriverKind::kGrid, .encryption_at_host = false};
+  catalog::VmSize ncc{.name = "Standard_NCC40ads_H100_v5", .series = "NCCads_H100_v5",
+                      .family_letter = "NC", .vcpus = 40, .gpu_model = "H100-NVL",
+                      .gpu_count = 1, .gpu_memory_gib = 94};
   catalog::VmSize amd{.name = "Standard_ND96isr_MI300X_v5", .series = "ND_MI300X_v5",
                       .family_letter = "ND", .vcpus = 96, .gpu_model = "MI300X", .gpu_count = 8,
                       .driver = DriverKind::kAmd};
-  return catalog::Catalog::from_parts({h100, h100sxm, a10, mi300}, {nc, nd, nv, amd}, {});
+  return catalog::Catalog::from_parts({h100, h100sxm, a10, mi300}, {nc, nd, nv, ncc, amd}, {});
 }
 
 PlanDocument plan_for(const std::string& size, int count, catalog::Pricing pricing,
@@ -493,7 +501,7 @@ TEST(DeploySpec, LayoutFollowsSizeAndCount) {
   EXPECT_TRUE(ib->scale_set);
   EXPECT_TRUE(ib->proximity_group);
   EXPECT_TRUE(ib->hpc_image);
-  EXPECT_EQ(ib->image_urn, "microsoft-dsvm:ubuntu-hpc:2204:latest");
+  EXPECT_EQ(ib->image_urn.rfind("microsoft-dsvm:ubuntu-hpc:2204:", 0), 0u);
   EXPECT_EQ(ib->gpus_per_vm, 8);
   EXPECT_EQ(ib->stack.driver_source, DriverSource::kImage);
 
@@ -689,7 +697,10 @@ TEST(Generate, WindowsHybridBenefitUsesLicenceTypeAndNoInlinePassword) {
   DeploySpec win = spec_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg, Os::kWindows, true);
   const std::string sh = render_deploy_script(win);
   EXPECT_NE(sh.find("--license-type Windows_Server"), std::string::npos);
-  EXPECT_NE(sh.find("--admin-password \"$ADMIN_PASSWORD\""), std::string::npos);
+  // The password reaches az through a 0600 file, never a command line.
+  EXPECT_NE(sh.find("--admin-password \"@$password_file\""), std::string::npos);
+  EXPECT_EQ(sh.find("--admin-password \"$ADMIN_PASSWORD\""), std::string::npos);
+  EXPECT_NE(sh.find("password_file=\"$(umask 077 && mktemp)\""), std::string::npos);
   EXPECT_NE(sh.find("NvidiaGpuDriverWindows"), std::string::npos);
   EXPECT_NE(sh.find("CustomScriptExtension"), std::string::npos);
   EXPECT_NE(sh.find("--destination-port-ranges 3389"), std::string::npos);
@@ -715,7 +726,9 @@ TEST(Generate, ArmTemplateLinuxHasKeyOnlyLoginIdentityAndEncryption) {
   EXPECT_EQ(lc["ssh"]["publicKeys"][0]["keyData"], "[parameters('adminPublicKey')]");
   EXPECT_FALSE(t["parameters"]["adminPublicKey"].contains("defaultValue"));
   EXPECT_EQ((*vm)["identity"]["type"], "SystemAssigned");
-  EXPECT_EQ((*vm)["properties"]["securityProfile"]["encryptionAtHost"], true);
+  // securityProfile is an ARM expression (Trusted Launch or, by parameter, Standard).
+  const std::string sp = (*vm)["properties"]["securityProfile"];
+  EXPECT_NE(sp.find("createObject('encryptionAtHost', true()"), std::string::npos);
   EXPECT_EQ((*vm)["properties"]["priority"], "Spot");
   EXPECT_EQ((*vm)["properties"]["evictionPolicy"], "Deallocate");
   EXPECT_EQ((*vm)["properties"]["billingProfile"]["maxPrice"], -1);
@@ -792,6 +805,285 @@ TEST(WriteFiles, FreshDirectoryAppearsWholeWithExecutableScript) {
   auto clash = write_files(dir + "/budget.json", {{"x", "y", false}});
   EXPECT_FALSE(clash.has_value());
   std::filesystem::remove_all(base);
+}
+
+}  // namespace
+}  // namespace gpuplan::deploy
+
+namespace gpuplan::deploy {
+namespace {
+
+// Issue 15 item 5: the security type per size, boot diagnostics, pinned
+// images and checked downloads.
+TEST(Generate, SecurityTypeFollowsTheSize) {
+  DeploySpec nc = spec_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg);
+  EXPECT_EQ(nc.security_type, SecurityType::kTrustedLaunch);
+  EXPECT_FALSE(nc.secure_boot);  // the DKMS-built driver is unsigned
+  EXPECT_TRUE(nc.vtpm);
+  const std::string sh = render_deploy_script(nc);
+  EXPECT_NE(sh.find("security_args=(--security-type TrustedLaunch --enable-secure-boot false "
+                    "--enable-vtpm true)"),
+            std::string::npos);
+  EXPECT_NE(sh.find("TrustedLaunchDisabled"), std::string::npos);  // Standard where Azure says so
+  EXPECT_NE(sh.find("\"${security_args[@]}\""), std::string::npos);
+  EXPECT_EQ(sh.find("--security-type Standard \\"), std::string::npos);
+  const auto t = nlohmann::json::parse(render_arm_template(nc));
+  EXPECT_EQ(t["parameters"]["securityType"]["defaultValue"], "TrustedLaunch");
+  const std::string arm = t.dump();
+  EXPECT_NE(arm.find("'secureBootEnabled', false()"), std::string::npos);
+  EXPECT_NE(arm.find("\"bootDiagnostics\":{\"enabled\":true}"), std::string::npos);
+
+  DeploySpec ncc = spec_for("Standard_NCC40ads_H100_v5", 1, catalog::Pricing::kPayg);
+  EXPECT_EQ(ncc.security_type, SecurityType::kConfidentialVm);
+  EXPECT_FALSE(ncc.encryption_at_host);
+  EXPECT_NE(ncc.image_urn.find("confidential-vm"), std::string::npos);
+  const std::string csh = render_deploy_script(ncc);
+  EXPECT_NE(csh.find("--security-type ConfidentialVM --os-disk-security-encryption-type "
+                     "VMGuestStateOnly"),
+            std::string::npos);
+  EXPECT_EQ(csh.find("--encryption-at-host true"), std::string::npos);
+  const auto ct = nlohmann::json::parse(render_arm_template(ncc));
+  EXPECT_FALSE(ct["parameters"].contains("securityType"));
+  EXPECT_NE(ct.dump().find("\"securityEncryptionType\":\"VMGuestStateOnly\""), std::string::npos);
+}
+
+TEST(Generate, BootDiagnosticsPinnedImagesAndCheckedDownloads) {
+  for (const auto& [size, count] : {std::pair{"Standard_NC40ads_H100_v5", 1},
+                                    std::pair{"Standard_ND96isr_H100_v5", 2}}) {
+    DeploySpec s = spec_for(size, count, catalog::Pricing::kPayg);
+    const std::string sh = render_deploy_script(s);
+    EXPECT_TRUE(sh.find("az vm boot-diagnostics enable") != std::string::npos ||
+                sh.find("bootDiagnostics.enabled=true") != std::string::npos)
+        << size;
+    EXPECT_EQ(s.image_urn.find(":latest"), std::string::npos) << size;
+    EXPECT_NE(sh.find("az vm image show --location \"$LOCATION\" --urn \"$IMAGE\""),
+              std::string::npos);
+  }
+  DeploySpec win = spec_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg, Os::kWindows);
+  EXPECT_EQ(win.image_urn.find(":latest"), std::string::npos);
+  const auto files = generate_files(win);
+  const std::string ps1 = files[2].content;
+  EXPECT_NE(ps1.find("Assert-Signed C:\\gpuplan\\cuda.exe 'NVIDIA Corporation'"), std::string::npos);
+  EXPECT_NE(ps1.find("Assert-Signed C:\\gpuplan\\python.exe 'Python Software Foundation'"),
+            std::string::npos);
+  DeploySpec nc = spec_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg);
+  std::string cloud_init;
+  for (const auto& f : generate_files(nc)) {
+    if (f.name == "cloud-init.yaml") cloud_init = f.content;
+  }
+  EXPECT_NE(cloud_init.find("sha256sum -c -"), std::string::npos);
+  EXPECT_NE(cloud_init.find("d93190d50b98ad4699ff40f4f7af50f16a76dac3bb8da1eaaf366d47898ff8df"),
+            std::string::npos);
+}
+
+// The generated script refuses an IMAGE override that is not pinned.
+TEST(Generate, AnUnpinnedImageOverrideIsRefusedByTheScript) {
+  DeploySpec nc = spec_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg);
+  const std::string sh = render_deploy_script(nc);
+  const size_t at = sh.find("[[ \"$IMAGE\" =~");
+  ASSERT_NE(at, std::string::npos);
+  const std::string check = sh.substr(at, sh.find('\n', at) - at);
+  auto run = [&](const std::string& image) {
+    const std::string script = "die() { exit 3; }\nIMAGE=" + names::shell_quote(image) + "\n" +
+                               check + "\nexit 0\n";
+    const std::string path = testing::TempDir() + "/image_check.sh";
+    { std::ofstream(path) << script; }
+    return WEXITSTATUS(std::system(("bash " + path).c_str()));
+  };
+  EXPECT_EQ(run("Canonical:0001-com-ubuntu-server-jammy:22_04-lts-gen2:22.04.202510230"), 0);
+  EXPECT_EQ(run("Canonical:0001-com-ubuntu-server-jammy:22_04-lts-gen2:latest"), 3);
+  EXPECT_EQ(run("x:y:z:1;touch /tmp/pwned"), 3);
+}
+
+}  // namespace
+}  // namespace gpuplan::deploy
+
+namespace gpuplan::deploy {
+namespace {
+
+// ---- Autostop (issue 17 item 1) ---------------------------------------------
+
+std::string autostop_script_of(const DeploySpec& spec) {
+  for (const auto& f : generate_files(spec)) {
+    if (f.name != "cloud-init.yaml") continue;
+    // The script is a write_files entry indented by six spaces.
+    const size_t at = f.content.find("  - path: /opt/gpuplan/autostop.sh");
+    if (at == std::string::npos) return "";
+    const size_t body = f.content.find("content: |\n", at) + 11;
+    std::string out;
+    std::istringstream in(f.content.substr(body));
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("      ", 0) != 0 && !line.empty()) break;
+      out += (line.size() >= 6 ? line.substr(6) : "") + "\n";
+    }
+    return out;
+  }
+  return "";
+}
+
+struct Sandbox {
+  std::string dir = testing::TempDir() + "/autostop-" + std::to_string(::getpid()) + "-" +
+                    std::to_string(counter++);
+  static inline int counter = 0;
+  Sandbox() { std::filesystem::create_directories(dir + "/bin"); }
+  void tool(const std::string& name, const std::string& body) const {
+    const std::string path = dir + "/bin/" + name;
+    { std::ofstream(path) << "#!/bin/bash\n" << body; }
+    ::chmod(path.c_str(), 0755);
+  }
+  // Runs `autostop.sh ARGS` with the fakes first on PATH; stdout+stderr.
+  std::pair<int, std::string> run(const std::string& script, const std::string& args) const {
+    { std::ofstream(dir + "/autostop.sh") << script; }
+    const std::string cmd = "cd " + dir + " && PATH=" + dir + "/bin:/usr/bin:/bin GPUPLAN_AUTOSTOP_CONF=" +
+                            dir + "/conf GPUPLAN_AUTOSTOP_STATE=" + dir + "/state bash autostop.sh " +
+                            args + " > out.txt 2>&1";
+    const int code = WEXITSTATUS(std::system(cmd.c_str()));
+    std::ifstream in(dir + "/out.txt");
+    std::stringstream s;
+    s << in.rdbuf();
+    return {code, s.str()};
+  }
+};
+
+TEST(Autostop, TrainingGetsItServingDoesNotAndOffTurnsItOff) {
+  DeploySpec train = spec_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg);
+  EXPECT_EQ(train.autostop_minutes, kDefaultAutostopMinutes);
+  EXPECT_FALSE(autostop_script_of(train).empty());
+  std::string cloud_init;
+  for (const auto& f : generate_files(train)) {
+    if (f.name == "cloud-init.yaml") cloud_init = f.content;
+  }
+  EXPECT_NE(cloud_init.find("/etc/systemd/system/gpuplan-autostop.timer"), std::string::npos);
+  EXPECT_NE(cloud_init.find("[systemctl, enable, --now, gpuplan-autostop.timer]"), std::string::npos);
+  EXPECT_NE(cloud_init.find("MINUTES=60"), std::string::npos);
+  const std::string sh = render_deploy_script(train);
+  EXPECT_NE(sh.find("az role assignment create"), std::string::npos);
+  EXPECT_NE(sh.find(std::string("--role ") + internal::kVmContributorRoleId + " --scope \"$target_id\""),
+            std::string::npos);
+  EXPECT_NE(sh.find("az vm auto-shutdown"), std::string::npos);  // 10 h job: backstop on
+  const auto t = nlohmann::json::parse(render_arm_template(train));
+  bool role = false, schedule = false;
+  for (const auto& r : t["resources"]) {
+    role |= r["type"] == "Microsoft.Authorization/roleAssignments";
+    schedule |= r["type"] == "Microsoft.DevTestLab/schedules";
+  }
+  EXPECT_TRUE(role);
+  EXPECT_TRUE(schedule);
+  EXPECT_EQ(t["parameters"]["autoShutdownStatus"]["defaultValue"], "Enabled");
+
+  static auto cat = small_catalog();
+  auto serve = make_deploy_spec(plan_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg,
+                                         Os::kLinux, false, "infer"),
+                                *cat, matrix(), opts());
+  ASSERT_TRUE(serve) << serve.error().message;
+  EXPECT_EQ(serve->autostop_minutes, 0);
+  EXPECT_TRUE(autostop_script_of(*serve).empty());
+  EXPECT_EQ(render_deploy_script(*serve).find("az role assignment create"), std::string::npos);
+
+  DeployOptions off = opts();
+  off.autostop_minutes = 0;
+  auto none = make_deploy_spec(plan_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg),
+                               *cat, matrix(), off);
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(autostop_script_of(*none).empty());
+
+  // A long job keeps the daily shutdown in the template but disabled.
+  PlanDocument long_plan = plan_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg);
+  long_plan.options[0].hours = 300;
+  auto long_job = make_deploy_spec(long_plan, *cat, matrix(), opts());
+  ASSERT_TRUE(long_job);
+  EXPECT_FALSE(long_job->shutdown_backstop);
+  EXPECT_EQ(render_deploy_script(*long_job).find("az vm auto-shutdown"), std::string::npos);
+  EXPECT_EQ(nlohmann::json::parse(render_arm_template(*long_job))["parameters"]["autoShutdownStatus"]
+                                                                       ["defaultValue"],
+            "Disabled");
+  DeployOptions bad = opts();
+  bad.shutdown_time = "2500";
+  EXPECT_FALSE(make_deploy_spec(plan_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg),
+                                *cat, matrix(), bad));
+}
+
+// The decision on recorded samples: NOW LAST MINUTES THRESHOLD UTILS SESSIONS BUSY SETUP.
+TEST(Autostop, DecideOnRecordedSamples) {
+  if (std::system("command -v bash >/dev/null 2>&1") != 0) GTEST_SKIP() << "no bash";
+  const std::string script = autostop_script_of(spec_for("Standard_NC40ads_H100_v5", 1,
+                                                         catalog::Pricing::kPayg));
+  ASSERT_FALSE(script.empty());
+  Sandbox box;
+  auto decide = [&](const std::string& args) {
+    auto [code, out] = box.run(script, "decide " + args);
+    EXPECT_EQ(code, 0) << out;
+    return out.substr(0, out.find('\n'));
+  };
+  // Busy GPUs (one of eight at 97 %), a login, the busy file, setup running.
+  EXPECT_EQ(decide("10000 1000 60 5 '0 0 0 97 0 0 0 0' 0 0 0"), "busy gpu=97%");
+  EXPECT_EQ(decide("10000 1000 60 5 '0' 1 0 0"), "busy sessions=1");
+  EXPECT_EQ(decide("10000 1000 60 5 '0' 0 1 0"), "busy busy-file");
+  EXPECT_EQ(decide("10000 1000 60 5 '0' 0 0 1"), "busy setup");
+  // Idle: 4 % is below the 5 % threshold; 59 of 60 minutes idle, then 60.
+  EXPECT_EQ(decide("4540 1000 60 5 '4 0' 0 0 0"), "idle 3540 60");
+  EXPECT_EQ(decide("4600 1000 60 5 '4 0' 0 0 0"), "stop 3600");
+  // No GPU reading (driver gone) counts as idle.
+  EXPECT_EQ(decide("4600 1000 60 5 '' 0 0 0"), "stop 3600");
+}
+
+// A whole tick with fake nvidia-smi, who, cloud-init and curl: an idle VM
+// past its minutes makes exactly the deallocate call, with the identity's
+// token, on itself; a busy one makes none and moves its clock.
+TEST(Autostop, TickDeallocatesThroughImdsAndTheComputeApi) {
+  if (std::system("command -v bash >/dev/null 2>&1") != 0) GTEST_SKIP() << "no bash";
+  const std::string script = autostop_script_of(spec_for("Standard_NC40ads_H100_v5", 1,
+                                                         catalog::Pricing::kPayg));
+  Sandbox box;
+  { std::ofstream(box.dir + "/conf") << "MINUTES=60\nTHRESHOLD=5\nBUSY_FILE=" << box.dir << "/busy\n"; }
+  box.tool("who", "true\n");
+  box.tool("cloud-init", "echo 'status: done'\n");
+  box.tool("curl",
+           "echo \"$*\" >> \"$(dirname \"$0\")/../curl.log\"\n"
+           "case \"$*\" in\n"
+           "  *subscriptionId*) printf sub-1 ;;\n"
+           "  *resourceGroupName*) printf rg-1 ;;\n"
+           "  *vmScaleSetName*) printf '' ;;\n"
+           "  *compute/name*) printf vm-1 ;;\n"
+           "  *oauth2/token*) printf '{\"access_token\":\"tok-123\",\"expires_in\":\"3599\"}' ;;\n"
+           "  *) printf '' ;;\n"
+           "esac\n");
+  std::filesystem::create_directories(box.dir + "/state");
+  // First a busy sample (the idle clock never starts before boot, so the
+  // idle case below uses a zero-minute limit rather than a faked clock).
+  box.tool("nvidia-smi", "printf '45\\n0\\n'\n");
+  auto [busy_code, busy_out] = box.run(script, "tick");
+  EXPECT_EQ(busy_code, 0) << busy_out;
+  std::ifstream decision(box.dir + "/state/last_decision");
+  std::string line;
+  std::getline(decision, line);
+  EXPECT_NE(line.find("busy gpu=45%"), std::string::npos) << line;
+  EXPECT_FALSE(std::filesystem::exists(box.dir + "/curl.log"));
+
+  // Idle for longer than MINUTES: the clock is moved back past the limit but
+  // not before boot (tick clamps it), so use a zero-minute conf.
+  { std::ofstream(box.dir + "/conf") << "MINUTES=0\nTHRESHOLD=5\nBUSY_FILE=" << box.dir << "/busy\n"; }
+  box.tool("nvidia-smi", "printf '0\\n0\\n'\n");
+  auto [idle_code, idle_out] = box.run(script, "tick");
+  EXPECT_EQ(idle_code, 0) << idle_out;
+  std::ifstream log(box.dir + "/curl.log");
+  std::stringstream calls;
+  calls << log.rdbuf();
+  const std::string c = calls.str();
+  EXPECT_NE(c.find("metadata/identity/oauth2/token?api-version=2018-02-01&resource=https://"
+                   "management.azure.com/"),
+            std::string::npos)
+      << c;
+  EXPECT_NE(c.find("-X POST -H Authorization: Bearer tok-123"), std::string::npos) << c;
+  EXPECT_NE(c.find("https://management.azure.com/subscriptions/sub-1/resourceGroups/rg-1/providers/"
+                   "Microsoft.Compute/virtualMachines/vm-1/deallocate?api-version=2024-07-01"),
+            std::string::npos)
+      << c;
+  // The busy file keeps it up: no further call.
+  { std::ofstream(box.dir + "/busy") << ""; }
+  std::filesystem::remove(box.dir + "/curl.log");
+  box.run(script, "tick");
+  EXPECT_FALSE(std::filesystem::exists(box.dir + "/curl.log"));
 }
 
 }  // namespace

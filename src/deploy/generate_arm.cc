@@ -31,7 +31,11 @@ ordered_json storage_profile(const DeploySpec& spec) {
       {"osDisk",
        {{"createOption", "FromImage"},
         {"diskSizeGB", kOsDiskGib},
-        {"managedDisk", {{"storageAccountType", "Premium_LRS"}}},
+        {"managedDisk", spec.security_type == SecurityType::kConfidentialVm
+                            ? ordered_json{{"storageAccountType", "Premium_LRS"},
+                                           {"securityProfile",
+                                            {{"securityEncryptionType", "VMGuestStateOnly"}}}}
+                            : ordered_json{{"storageAccountType", "Premium_LRS"}}},
         {"deleteOption", "Delete"}}},
       {"dataDisks", ordered_json::array({ordered_json{
                         {"lun", 0},
@@ -66,9 +70,27 @@ ordered_json os_profile(const DeploySpec& spec) {
   return p;
 }
 
-// Spot, Hybrid Benefit and encryption at host, shared by VM and scale set.
+// Spot, Hybrid Benefit, encryption at host, the security type and boot
+// diagnostics, shared by VM and scale set. Trusted Launch is a parameter
+// (Standard where `az vm list-skus` says TrustedLaunchDisabled); its UEFI
+// settings exist only when it is on.
 void add_pricing_and_security(const DeploySpec& spec, ordered_json& props) {
-  if (spec.encryption_at_host) props["securityProfile"] = {{"encryptionAtHost", true}};
+  const std::string uefi = std::string("createObject('secureBootEnabled', ") +
+                           (spec.secure_boot ? "true()" : "false()") + ", 'vTpmEnabled', " +
+                           (spec.vtpm ? "true()" : "false()") + ")";
+  if (spec.security_type == SecurityType::kConfidentialVm) {
+    props["securityProfile"] = {
+        {"securityType", "ConfidentialVM"},
+        {"uefiSettings", {{"secureBootEnabled", spec.secure_boot}, {"vTpmEnabled", spec.vtpm}}}};
+  } else {
+    // encryptionAtHost only where the size supports it (absent, not false).
+    const std::string eah = spec.encryption_at_host ? "'encryptionAtHost', true()" : "";
+    props["securityProfile"] = "[if(equals(parameters('securityType'), 'Standard'), createObject(" +
+                               eah + "), createObject(" + eah + (eah.empty() ? "" : ", ") +
+                               "'securityType', parameters('securityType'), 'uefiSettings', " +
+                               uefi + "))]";
+  }
+  props["diagnosticsProfile"] = {{"bootDiagnostics", {{"enabled", true}}}};
   if (spec.option.pricing == catalog::Pricing::kSpot) {
     props["priority"] = "Spot";
     props["evictionPolicy"] = "Deallocate";
@@ -97,6 +119,44 @@ ordered_json setup_extension_properties() {
 
 std::string rid(const std::string& type, const std::string& name_expr) {
   return "[resourceId('" + type + "', " + name_expr + ")]";
+}
+
+// Autostop's Azure side: the machine's identity may deallocate the machine
+// (Virtual Machine Contributor scoped to it alone), and for a single VM
+// Azure's daily auto-shutdown as a backstop (Microsoft.DevTestLab/schedules,
+// which deallocates; scale sets have no such schedule).
+void add_autostop_resources(const DeploySpec& spec, ordered_json& resources) {
+  const std::string type = spec.scale_set ? "Microsoft.Compute/virtualMachineScaleSets"
+                                          : "Microsoft.Compute/virtualMachines";
+  const std::string target = rid(type, "parameters('vmName')");
+  const std::string target_expr = target.substr(1, target.size() - 2);  // without [ ]
+  resources.push_back(
+      {{"type", "Microsoft.Authorization/roleAssignments"},
+       {"apiVersion", "2022-04-01"},
+       {"name", "[guid(" + target_expr + ", 'gpuplan-autostop')]"},
+       {"scope", "[" + target_expr + "]"},
+       {"dependsOn", ordered_json::array({target})},
+       {"properties",
+        {{"roleDefinitionId", std::string("[subscriptionResourceId('Microsoft.Authorization/"
+                                          "roleDefinitions', '") +
+                                  kVmContributorRoleId + "')]"},
+         {"principalId", "[reference(" + target_expr + ", '" + kComputeApi +
+                             "', 'full').identity.principalId]"},
+         {"principalType", "ServicePrincipal"}}}});
+  if (spec.scale_set) return;
+  resources.push_back(
+      {{"type", "Microsoft.DevTestLab/schedules"},
+       {"apiVersion", "2018-09-15"},
+       {"name", "[format('shutdown-computevm-{0}', parameters('vmName'))]"},
+       {"location", "[parameters('location')]"},
+       {"dependsOn", ordered_json::array({target})},
+       {"properties",
+        {{"status", "[parameters('autoShutdownStatus')]"},
+         {"taskType", "ComputeVmShutdownTask"},
+         {"dailyRecurrence", {{"time", "[parameters('autoShutdownTime')]"}}},
+         {"timeZoneId", "UTC"},
+         {"targetResourceId", target},
+         {"notificationSettings", {{"status", "Disabled"}}}}}});
 }
 
 }  // namespace
@@ -130,6 +190,15 @@ std::string render_arm_template(const DeploySpec& spec) {
         {"metadata", {{"description", "OpenSSH public key for the admin user (contents of "
                                       "~/.ssh/id_rsa.pub); password login is disabled"}}}};
   }
+  if (spec.security_type != SecurityType::kConfidentialVm) {
+    params["securityType"] = {
+        {"type", "string"},
+        {"defaultValue", "TrustedLaunch"},
+        {"allowedValues", ordered_json::array({"TrustedLaunch", "Standard"})},
+        {"metadata",
+         {{"description", "Standard only where `az vm list-skus` lists the size with "
+                          "TrustedLaunchDisabled; " + spec.security_note}}}};
+  }
   params["sshSourceCidr"] = {
       {"type", "string"},
       {"defaultValue", spec.ssh_cidr},
@@ -141,6 +210,21 @@ std::string render_arm_template(const DeploySpec& spec) {
                            {"maxValue", 32767}};
   if (spec.scale_set) {
     params["instanceCount"] = {{"type", "int"}, {"defaultValue", spec.option.count}, {"minValue", 1}};
+  }
+  if (spec.autostop_minutes > 0 && !spec.scale_set) {
+    params["autoShutdownTime"] = {
+        {"type", "string"},
+        {"defaultValue", spec.shutdown_time},
+        {"metadata", {{"description", "daily auto-shutdown (deallocate) backstop, HHMM UTC"}}}};
+    params["autoShutdownStatus"] = {
+        {"type", "string"},
+        {"defaultValue", spec.shutdown_backstop ? "Enabled" : "Disabled"},
+        {"allowedValues", ordered_json::array({"Enabled", "Disabled"})},
+        {"metadata",
+         {{"description", spec.shutdown_backstop
+                              ? "enabled: the job is expected to end within a day"
+                              : "disabled: the job runs longer than a day and a daily shutdown "
+                                "would cut it"}}}};
   }
   t["parameters"] = params;
 
@@ -324,6 +408,7 @@ std::string render_arm_template(const DeploySpec& spec) {
                          {"dependsOn", depends},
                          {"properties", props}});
   }
+  if (spec.autostop_minutes > 0) add_autostop_resources(spec, resources);
   for (const ordered_json& r : deferred) resources.push_back(r);
   t["resources"] = resources;
   t["outputs"] = ordered_json::object();

@@ -15,6 +15,15 @@ using namespace internal;
 
 namespace {
 
+// SHA-256 of NVIDIA's cuda-keyring_1.1-1_all.deb per repository (as pinned by
+// GoogleCloudPlatform/compute-gpu-installation's NVIDIA_KEYRING_SHA256_SUMS
+// and by Dockerfiles that verify the same download).
+constexpr const char* kCudaKeyringSha256Ubuntu2204 =
+    "d93190d50b98ad4699ff40f4f7af50f16a76dac3bb8da1eaaf366d47898ff8df";
+constexpr const char* kCudaKeyringSha256Ubuntu2404 =
+    "d2a6b11c096396d868758b86dab1823b25e14d70333f1dfa74da5ddaf6a06dba";
+
+
 // Indents every line of a block for a YAML literal (`content: |`).
 std::string indent(const std::string& text, int spaces) {
   std::string pad(static_cast<size_t>(spaces), ' ');
@@ -36,13 +45,22 @@ std::string linux_install_script(const DeploySpec& spec) {
     << "set -euo pipefail\n"
     << "export DEBIAN_FRONTEND=noninteractive\n"
     << "log() { echo \"gpuplan-stack: $*\"; }\n\n"
-    << "# NVIDIA's CUDA apt repository, signed (cuda-keyring).\n"
+    << "# NVIDIA's CUDA apt repository, signed (cuda-keyring). The keyring package\n"
+    << "# itself is checked against its known SHA-256 before it is installed (the\n"
+    << "# sums GoogleCloudPlatform/compute-gpu-installation pins for the same file).\n"
     << "# shellcheck source=/dev/null\n"
     << ". /etc/os-release\n"
     << "repo=\"ubuntu${VERSION_ID//./}\"\n"
+    << "case \"$repo\" in\n"
+    << "  ubuntu2204) keyring_sha256=" << kCudaKeyringSha256Ubuntu2204 << " ;;\n"
+    << "  ubuntu2404) keyring_sha256=" << kCudaKeyringSha256Ubuntu2404 << " ;;\n"
+    << "  *) log \"no known cuda-keyring checksum for $repo\"; exit 1 ;;\n"
+    << "esac\n"
     << "if ! dpkg -s cuda-keyring >/dev/null 2>&1; then\n"
-    << "  curl -fsSL -o /tmp/cuda-keyring.deb \\\n"
+    << "  curl -fsSL --proto '=https' -o /tmp/cuda-keyring.deb \\\n"
     << "    \"https://developer.download.nvidia.com/compute/cuda/repos/${repo}/x86_64/cuda-keyring_1.1-1_all.deb\"\n"
+    << "  echo \"${keyring_sha256}  /tmp/cuda-keyring.deb\" | sha256sum -c - \\\n"
+    << "    || { log \"cuda-keyring checksum mismatch: not installing it\"; exit 1; }\n"
     << "  dpkg -i /tmp/cuda-keyring.deb\n"
     << "fi\n"
     << "apt-get update -q\n\n";
@@ -161,9 +179,32 @@ std::string render_cloud_init(const DeploySpec& spec) {
     << "  - path: /opt/gpuplan/check-stack.sh\n"
     << "    permissions: '0755'\n"
     << "    content: |\n"
-    << indent(linux_check_script(spec), 6)
-    << "runcmd:\n"
-    << "  - [bash, -c, \"set -o pipefail; /opt/gpuplan/install-stack.sh 2>&1 | tee "
+    << indent(linux_check_script(spec), 6);
+  if (spec.autostop_minutes > 0) {
+    o << "  - path: /opt/gpuplan/autostop.sh\n"
+      << "    permissions: '0755'\n"
+      << "    content: |\n"
+      << indent(linux_autostop_script(), 6)
+      << "  - path: /etc/gpuplan/autostop.conf\n"
+      << "    permissions: '0644'\n"
+      << "    content: |\n"
+      << indent(autostop_conf(spec), 6)
+      << "  - path: /etc/systemd/system/gpuplan-autostop.service\n"
+      << "    permissions: '0644'\n"
+      << "    content: |\n"
+      << indent(autostop_service(), 6)
+      << "  - path: /etc/systemd/system/gpuplan-autostop.timer\n"
+      << "    permissions: '0644'\n"
+      << "    content: |\n"
+      << indent(autostop_timer(), 6);
+  }
+  o << "runcmd:\n";
+  if (spec.autostop_minutes > 0) {
+    // First: the timer counts first-boot setup as work, so it may start now.
+    o << "  - [systemctl, daemon-reload]\n"
+      << "  - [systemctl, enable, --now, gpuplan-autostop.timer]\n";
+  }
+  o << "  - [bash, -c, \"set -o pipefail; /opt/gpuplan/install-stack.sh 2>&1 | tee "
        "/var/log/gpuplan-install.log\"]\n"
     << "  - [bash, -c, \"set -o pipefail; /opt/gpuplan/check-stack.sh 2>&1 | tee "
        "/var/log/gpuplan-check.log\"]\n";
@@ -186,6 +227,14 @@ std::string render_setup_ps1(const DeploySpec& spec) {
     << "$ProgressPreference = 'SilentlyContinue'\n"
     << "New-Item -ItemType Directory -Force -Path C:\\gpuplan | Out-Null\n"
     << "Start-Transcript -Path C:\\gpuplan\\setup.log -Append | Out-Null\n\n"
+    << "# Every downloaded installer must carry a valid Authenticode signature from\n"
+    << "# its publisher before it runs (Get-AuthenticodeSignature).\n"
+    << "function Assert-Signed([string]$Path, [string]$Publisher) {\n"
+    << "  $sig = Get-AuthenticodeSignature -FilePath $Path\n"
+    << "  if ($sig.Status -ne 'Valid' -or $sig.SignerCertificate.Subject -notlike \"*$Publisher*\") {\n"
+    << "    throw \"$Path is not signed by $Publisher ($($sig.Status)); not running it\"\n"
+    << "  }\n"
+    << "}\n\n"
     << "# 1. The data disk: initialise and format any raw disk.\n"
     << "Get-Disk | Where-Object PartitionStyle -eq 'RAW' |\n"
     << "  Initialize-Disk -PartitionStyle GPT -PassThru |\n"
@@ -199,6 +248,7 @@ std::string render_setup_ps1(const DeploySpec& spec) {
     << "$cudaUrl = 'https://developer.download.nvidia.com/compute/cuda/" << cuda_full
     << "/network_installers/cuda_" << cuda_full << "_windows_network.exe'\n"
     << "Invoke-WebRequest -Uri $cudaUrl -OutFile C:\\gpuplan\\cuda.exe -UseBasicParsing\n"
+    << "Assert-Signed C:\\gpuplan\\cuda.exe 'NVIDIA Corporation'\n"
     << "Start-Process -FilePath C:\\gpuplan\\cuda.exe -ArgumentList '-s', 'nvcc_" << cuda
     << "', 'cudart_" << cuda << "' -Wait\n"
     << "$cudaBin = 'C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v" << cuda << "\\bin'\n"
@@ -207,13 +257,27 @@ std::string render_setup_ps1(const DeploySpec& spec) {
     << ").\n"
     << "$pyUrl = 'https://www.python.org/ftp/python/" << py << "/python-" << py << "-amd64.exe'\n"
     << "Invoke-WebRequest -Uri $pyUrl -OutFile C:\\gpuplan\\python.exe -UseBasicParsing\n"
+    << "Assert-Signed C:\\gpuplan\\python.exe 'Python Software Foundation'\n"
     << "Start-Process -FilePath C:\\gpuplan\\python.exe -ArgumentList '/quiet', 'InstallAllUsers=1', "
        "'PrependPath=1' -Wait\n"
     << "$python = 'C:\\Program Files\\" << py_dir << "\\python.exe'\n"
     << "& $python -m pip install --quiet 'torch==" << st.pytorch.to_string() << ".*' --index-url "
     << st.pytorch_index_url << "\n"
-    << "if ($LASTEXITCODE -ne 0) { throw 'pip install torch failed' }\n\n"
-    << "# 5. Checks: gpuplan doctor when installed, else nvidia-smi, nvcc and torch.\n"
+    << "if ($LASTEXITCODE -ne 0) { throw 'pip install torch failed' }\n\n";
+  if (spec.autostop_minutes > 0) {
+    o << "# Autostop: a scheduled task (SYSTEM, once a minute) deallocates the VM after "
+      << spec.autostop_minutes << " idle minutes.\n"
+      << "$autostop = @'\n"
+      << windows_autostop_script(spec) << "'@\n"
+      << "Set-Content -Path C:\\gpuplan\\autostop.ps1 -Value $autostop\n"
+      << "$action = New-ScheduledTaskAction -Execute 'powershell.exe' -Argument '-NoProfile "
+         "-ExecutionPolicy Bypass -File C:\\gpuplan\\autostop.ps1'\n"
+      << "$trigger = New-ScheduledTaskTrigger -Once -At (Get-Date) -RepetitionInterval "
+         "(New-TimeSpan -Minutes 1)\n"
+      << "Register-ScheduledTask -TaskName gpuplan-autostop -Action $action -Trigger $trigger "
+         "-User SYSTEM -RunLevel Highest -Force | Out-Null\n\n";
+  }
+  o     << "# 5. Checks: gpuplan doctor when installed, else nvidia-smi, nvcc and torch.\n"
     << "if (Get-Command gpuplan -ErrorAction SilentlyContinue) {\n"
     << "  & gpuplan doctor --expect-gpus " << n << " --expect-cuda " << cuda << "\n"
     << "  $code = $LASTEXITCODE\n"

@@ -33,6 +33,22 @@ inline constexpr const char* kWindowsPython = "3.12.8";
 // Where the guest scripts keep their Python environment.
 inline constexpr const char* kVenv = "/opt/gpuplan/venv";
 
+// Autostop (generate_autostop.cc): a GPU at or above this utilization is
+// working (nvidia-smi utilization.gpu: the share of the sample period with a
+// kernel running; idle reads 0). The busy file any user may touch to keep
+// the VM up (/var/tmp: world-writable, sticky, kept across reboots).
+inline constexpr int kAutostopGpuThresholdPercent = 5;
+inline constexpr const char* kAutostopBusyFile = "/var/tmp/gpuplan-busy";
+// The built-in role the VM's identity gets on itself, to deallocate itself:
+// Virtual Machine Contributor (Azure built-in roles, id 9980e02c-...).
+inline constexpr const char* kVmContributorRoleId = "9980e02c-c2be-4d73-94e8-173b1dc7cf3c";
+
+[[nodiscard]] std::string autostop_conf(const DeploySpec& spec);
+[[nodiscard]] std::string linux_autostop_script();
+[[nodiscard]] std::string autostop_service();
+[[nodiscard]] std::string autostop_timer();
+[[nodiscard]] std::string windows_autostop_script(const DeploySpec& spec);
+
 [[nodiscard]] bool is_windows(const DeploySpec& spec);
 [[nodiscard]] bool uses_driver_extension(const DeploySpec& spec);
 // "1 x Standard_NC40ads_H100_v5 in eastus, spot, linux"

@@ -31,6 +31,36 @@ void fixed_var(std::ostringstream& o, const char* name, const std::string& value
   o << name << "=" << names::shell_quote(value) << "\n";
 }
 
+// The security type and its flags as a bash array, security_args. Trusted
+// Launch falls back to Standard where Azure's own SKU list says the size
+// cannot run it (capability TrustedLaunchDisabled; learn.microsoft.com
+// trusted-launch FAQ "How can I find VM sizes that support Trusted Launch").
+void emit_security(std::ostringstream& o, const DeploySpec& spec) {
+  const std::string sb = spec.secure_boot ? "true" : "false";
+  const std::string tpm = spec.vtpm ? "true" : "false";
+  std::string note = strings::wrap(names::printable(spec.security_note, 400), 90, 0);
+  for (size_t at = note.find('\n'); at != std::string::npos; at = note.find('\n', at + 1)) {
+    note.insert(at + 1, "#    ");
+  }
+  o << "#    " << note << "\n";
+  if (spec.security_type == SecurityType::kConfidentialVm) {
+    o << "security_args=(--security-type ConfidentialVM --os-disk-security-encryption-type "
+         "VMGuestStateOnly --enable-secure-boot "
+      << sb << " --enable-vtpm " << tpm << ")\n";
+    return;
+  }
+  o << "security_args=(--security-type TrustedLaunch --enable-secure-boot " << sb
+    << " --enable-vtpm " << tpm << ")\n"
+    << "tl_disabled=\"$(az vm list-skus --location \"$LOCATION\" --resource-type virtualMachines "
+       "--all --query \"[?name=='$VM_SIZE'] | [0].capabilities[?name=='TrustedLaunchDisabled'].value "
+       "| [0]\" --output tsv 2>/dev/null || true)\"\n"
+    << "if [[ \"$tl_disabled\" == \"True\" ]]; then\n"
+    << "  echo \"deploy.sh: $VM_SIZE cannot run Trusted Launch in $LOCATION (TrustedLaunchDisabled): "
+       "security type Standard\" >&2\n"
+    << "  security_args=(--security-type Standard)\n"
+    << "fi\n";
+}
+
 }  // namespace
 
 std::string render_deploy_script(const DeploySpec& spec) {
@@ -49,7 +79,7 @@ std::string render_deploy_script(const DeploySpec& spec) {
     << "#\n"
     << "# Safe to run again: creates are guarded by `az ... show` checks or are\n"
     << "# idempotent PUTs. No secret is stored in this directory: "
-    << (win ? "the Windows admin password\n# comes from $ADMIN_PASSWORD"
+    << (win ? "the Windows admin password\n# comes from $ADMIN_PASSWORD and reaches az through a file only it can read\n# (never a command line)"
             : "SSH logs in with your\n# public key only (password login is off)")
     << "; " << (win ? "RDP" : "SSH") << " is open only to $SSH_CIDR.\n"
     << "# The same resources as an ARM template: template.json.\n"
@@ -73,7 +103,7 @@ std::string render_deploy_script(const DeploySpec& spec) {
   }
   fixed_var(o, "VM_SIZE", spec.size.name);
   fixed_var(o, spec.scale_set ? "VMSS_NAME" : "VM_NAME", spec.vm_name);
-  fixed_var(o, "IMAGE", spec.image_urn);
+  default_var(o, "IMAGE", spec.image_urn);
   fixed_var(o, "VNET_NAME", vnet_name(spec));
   fixed_var(o, "SUBNET_NAME", "default");
   fixed_var(o, "NSG_NAME", nsg_name(spec));
@@ -98,11 +128,29 @@ std::string render_deploy_script(const DeploySpec& spec) {
          "that is meant\"\n"
       << "fi\n";
   }
+  // A pinned image: publisher:offer:sku:version with a numeric version
+  // ("latest" would change what boots from one run to the next).
+  o << "[[ \"$IMAGE\" =~ ^[A-Za-z0-9._-]+:[A-Za-z0-9._-]+:[A-Za-z0-9._-]+:[0-9][0-9.]*$ ]] || "
+       "die \"IMAGE must be publisher:offer:sku:version with a pinned version number, not $IMAGE\"\n";
   o << "command -v az >/dev/null 2>&1 || die \"the Azure CLI (az) is not installed\"\n"
-    << "az account show --output none || die \"not logged in: run 'az login' first\"\n";
+    << "az account show --output none || die \"not logged in: run 'az login' first\"\n"
+    << "if ! az vm image show --location \"$LOCATION\" --urn \"$IMAGE\" --output none 2>/dev/null; then\n"
+    << "  IFS=: read -r img_publisher img_offer img_sku _ <<< \"$IMAGE\"\n"
+    << "  die \"image $IMAGE is not offered in $LOCATION any more; the newest is: az vm image list "
+       "--location $LOCATION --publisher $img_publisher --offer $img_offer --sku $img_sku --all "
+       "--query '[-1].urn' --output tsv (then run again with IMAGE=that)\"\n"
+    << "fi\n"
+    << "tmp_files=()\n"
+    << "trap 'rm -f \"${tmp_files[@]}\"' EXIT\n";
   if (win) {
     o << "[[ -n \"${ADMIN_PASSWORD:-}\" ]] || die \"set ADMIN_PASSWORD in the environment (Windows "
-         "VMs need one; it is never written to a file)\"\n";
+         "VMs need one; it is never written to this directory)\"\n"
+      << "# az reads the password from a file only this user can read (az's @file\n"
+      << "# argument syntax), so it never appears in a process list; printf is a\n"
+      << "# shell builtin (no process either). Removed on exit.\n"
+      << "password_file=\"$(umask 077 && mktemp)\"\n"
+      << "tmp_files+=(\"$password_file\")\n"
+      << "printf '%s' \"$ADMIN_PASSWORD\" > \"$password_file\"\n";
   } else {
     o << "[[ -f \"$SSH_PUBLIC_KEY_FILE\" ]] || die \"no SSH public key at $SSH_PUBLIC_KEY_FILE "
          "(set SSH_PUBLIC_KEY_FILE)\"\n"
@@ -181,8 +229,7 @@ std::string render_deploy_script(const DeploySpec& spec) {
     << ", " << spec.image_urn << ".\n";
   if (spot) o << "#    Spot: evicted VMs are deallocated (disks kept); -1 = never evicted for price.\n";
   if (spec.option.hybrid_benefit) o << "#    Azure Hybrid Benefit: your Windows Server licence, no licence meter.\n";
-  o << "#    Security type Standard: Secure Boot would block the unsigned NVIDIA kernel modules\n"
-    << "#    (the driver extension does not support Secure Boot).\n";
+  emit_security(o, spec);
   const std::string show = spec.scale_set ? "az vmss show" : "az vm show";
   o << "if ! " << show << " --resource-group \"$RESOURCE_GROUP\" --name \"" << name_var
     << "\" --output none 2>/dev/null; then\n"
@@ -212,7 +259,7 @@ std::string render_deploy_script(const DeploySpec& spec) {
   arg(o, "--admin-username \"$ADMIN_USERNAME\"");
   if (win) {
     arg(o, "--authentication-type password");
-    arg(o, "--admin-password \"$ADMIN_PASSWORD\"");
+    arg(o, "--admin-password \"@$password_file\"");
     if (spec.option.hybrid_benefit) arg(o, "--license-type Windows_Server");
   } else {
     arg(o, "--authentication-type ssh");
@@ -220,7 +267,7 @@ std::string render_deploy_script(const DeploySpec& spec) {
   }
   arg(o, "--assign-identity \"[system]\"");
   if (spec.encryption_at_host) arg(o, "--encryption-at-host true");
-  arg(o, "--security-type Standard");
+  arg(o, "\"${security_args[@]}\"");
   arg(o, "--os-disk-size-gb " + std::to_string(kOsDiskGib));
   arg(o, "--storage-sku Premium_LRS");
   arg(o, "--data-disk-sizes-gb " + strings::fixed(spec.data_disk_gib, 0));
@@ -230,6 +277,42 @@ std::string render_deploy_script(const DeploySpec& spec) {
   o << "    --output none\n"
     << "fi\n\n";
 
+  o << "# " << step++ << ". Boot diagnostics on (managed storage): the serial console and boot\n"
+    << "#    screenshot when a VM does not come up (a PUT: idempotent).\n";
+  if (spec.scale_set) {
+    o << "az vmss update --resource-group \"$RESOURCE_GROUP\" --name \"$VMSS_NAME\" "
+         "--set virtualMachineProfile.diagnosticsProfile.bootDiagnostics.enabled=true --output none\n\n";
+  } else {
+    o << "az vm boot-diagnostics enable --resource-group \"$RESOURCE_GROUP\" --name \"$VM_NAME\" "
+         "--output none\n\n";
+  }
+  if (spec.autostop_minutes > 0) {
+    const std::string kind = spec.scale_set ? "vmss" : "vm";
+    o << "# " << step++ << ". Autostop: the " << (spec.scale_set ? "scale set" : "VM")
+      << "'s identity may deallocate it (Virtual Machine Contributor on\n"
+      << "#    it alone); the guest deallocates itself after " << spec.autostop_minutes
+      << " idle minutes.\n"
+      << "principal_id=\"$(az " << kind << " show --resource-group \"$RESOURCE_GROUP\" --name \""
+      << name_var << "\" --query identity.principalId --output tsv)\"\n"
+      << "target_id=\"$(az " << kind << " show --resource-group \"$RESOURCE_GROUP\" --name \""
+      << name_var << "\" --query id --output tsv)\"\n"
+      << "if [[ -z \"$(az role assignment list --assignee \"$principal_id\" --scope \"$target_id\" "
+         "--role " << kVmContributorRoleId << " --query '[0].id' --output tsv)\" ]]; then\n"
+      << "  az role assignment create --assignee-object-id \"$principal_id\" "
+         "--assignee-principal-type ServicePrincipal \\\n"
+      << "    --role " << kVmContributorRoleId << " --scope \"$target_id\" --output none\n"
+      << "fi\n";
+    if (!spec.scale_set) {
+      o << "# Backstop: Azure's daily auto-shutdown (deallocates) at " << spec.shutdown_time
+        << " UTC"
+        << (spec.shutdown_backstop ? ".\n" : ": not set, the job runs longer than a day.\n");
+      if (spec.shutdown_backstop) {
+        o << "az vm auto-shutdown --resource-group \"$RESOURCE_GROUP\" --name \"$VM_NAME\" "
+             "--time " << spec.shutdown_time << " --output none\n";
+      }
+    }
+    o << "\n";
+  }
   const std::string ext_cmd = spec.scale_set ? "az vmss extension set" : "az vm extension set";
   const std::string ext_target = spec.scale_set ? "--vmss-name \"$VMSS_NAME\"" : "--vm-name \"$VM_NAME\"";
   if (uses_driver_extension(spec)) {
@@ -274,8 +357,9 @@ std::string render_deploy_script(const DeploySpec& spec) {
                "\"}'");
     o << "    --output none\n\n";
   }
-  if (spec.scale_set && uses_driver_extension(spec)) {
-    o << "# Manual upgrade policy: roll the extension out to the running instances.\n"
+  if (spec.scale_set) {
+    o << "# Manual upgrade policy: roll the model (boot diagnostics, extensions) out to the\n"
+      << "# running instances.\n"
       << "az vmss update-instances --resource-group \"$RESOURCE_GROUP\" --name \"$VMSS_NAME\" "
          "--instance-ids \"*\" --output none\n\n";
   }
@@ -284,7 +368,7 @@ std::string render_deploy_script(const DeploySpec& spec) {
     o << "# " << step++ << ". Autoscale (the simulated azure-autoscale policy), from autoscale.json,\n"
       << "#    as a one-resource template deployment (a PUT: idempotent).\n"
       << "autoscale_template=\"$(mktemp)\"\n"
-      << "trap 'rm -f \"$autoscale_template\"' EXIT\n"
+      << "tmp_files+=(\"$autoscale_template\")\n"
       << "# shellcheck disable=SC2016  # \"$schema\" is a JSON key, not a shell variable\n"
       << "printf '{\"$schema\": \"%s\", \"contentVersion\": \"1.0.0.0\", \"resources\": [%s]}' \\\n"
       << "  \"https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#\" \\\n"

@@ -25,6 +25,9 @@
 #include "doctor/doctor.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
 #include <sstream>
 
 #include "core/strings.h"
@@ -88,8 +91,89 @@ std::string gpu_model_for_name(std::string_view device_name) {
   return "";
 }
 
+namespace {
+
+// Reads KEY=VALUE lines (the autostop settings file); "" when absent.
+std::string conf_value(const std::string& text, const std::string& key) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(key + "=", 0) == 0) return std::string(strings::trim(line.substr(key.size() + 1)));
+  }
+  return "";
+}
+
+std::string read_small(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return "";
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string utc(int64_t t) {
+  std::time_t tt = static_cast<std::time_t>(t);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
+  return buf;
+}
+
+DoctorReport diagnose_gpus(const Loaders& loaders, const deploy::StackMatrix& matrix,
+                           const catalog::Catalog* catalog, const DoctorOptions& options);
+
+}  // namespace
+
+Check autostop_check(const DoctorOptions& options, int64_t now) {
+  const std::string conf = read_small(options.autostop_conf);
+  if (conf.empty()) {
+    return {"autostop", CheckStatus::kPass,
+            "off: no " + options.autostop_conf + " (serving, or deployed with --autostop off)"};
+  }
+  const std::string minutes_text = conf_value(conf, "MINUTES");
+  char* end = nullptr;
+  const long minutes = std::strtol(minutes_text.c_str(), &end, 10);
+  if (minutes_text.empty() || *end != '\0' || minutes <= 0) {
+    return {"autostop", CheckStatus::kWarn,
+            options.autostop_conf + " has no valid MINUTES ('" + minutes_text + "')"};
+  }
+  const std::string last_text(strings::trim(read_small(options.autostop_state + "/last_busy")));
+  const std::string decision(strings::trim(read_small(options.autostop_state + "/last_decision")));
+  if (last_text.empty() || decision.empty()) {
+    return {"autostop", CheckStatus::kWarn,
+            "installed (" + std::to_string(minutes) +
+                " min) but it has not run yet: systemctl status gpuplan-autostop.timer"};
+  }
+  const int64_t last = std::strtoll(last_text.c_str(), nullptr, 10);
+  const int64_t decided = std::strtoll(decision.c_str(), nullptr, 10);
+  const int64_t fire = last + minutes * 60;
+  std::string detail = "active: deallocates after " + std::to_string(minutes) +
+                       " min without work; last work " + utc(last) + "; fires at " + utc(fire) +
+                       " if idle until then (last check: " +
+                       decision.substr(decision.find(' ') == std::string::npos
+                                           ? decision.size()
+                                           : decision.find(' ') + 1) +
+                       ")";
+  // The timer runs once a minute: a check older than 5 minutes means it stopped.
+  if (now - decided > 5 * 60) {
+    return {"autostop", CheckStatus::kWarn,
+            detail + "; but the last check was " + std::to_string((now - decided) / 60) +
+                " min ago: is gpuplan-autostop.timer running?"};
+  }
+  return {"autostop", CheckStatus::kPass, detail};
+}
+
 DoctorReport diagnose(const Loaders& loaders, const deploy::StackMatrix& matrix,
                       const catalog::Catalog* catalog, const DoctorOptions& options) {
+  DoctorReport r = diagnose_gpus(loaders, matrix, catalog, options);
+  if (options.autostop) r.checks.push_back(autostop_check(options, std::time(nullptr)));
+  return r;
+}
+
+namespace {
+
+DoctorReport diagnose_gpus(const Loaders& loaders, const deploy::StackMatrix& matrix,
+                           const catalog::Catalog* catalog, const DoctorOptions& options) {
   DoctorReport r;
   // 1. The driver: NVML loads and starts.
   auto nvml = loaders.nvml();
@@ -265,6 +349,8 @@ DoctorReport diagnose(const Loaders& loaders, const deploy::StackMatrix& matrix,
   }
   return r;
 }
+
+}  // namespace
 
 std::string render_text(const DoctorReport& r) {
   std::ostringstream o;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -58,7 +59,15 @@ struct DoctorOptions {
   bool bandwidth = true;                        // run the copy probe
   size_t probe_bytes = size_t{256} << 20;       // per buffer (two are allocated)
   int probe_iterations = 20;
+  // Autostop (gpuplan deploy): its settings and state on the machine.
+  bool autostop = true;
+  std::string autostop_conf = "/etc/gpuplan/autostop.conf";
+  std::string autostop_state = "/var/lib/gpuplan/autostop";
 };
+
+// Whether autostop is installed and when it would deallocate the machine
+// (`now` in seconds since the epoch).
+[[nodiscard]] Check autostop_check(const DoctorOptions& options, int64_t now);
 
 // How the doctor reaches the machine: the real dlopen loaders by default,
 // fakes in tests. The CUDA loader is only called when the probe runs.

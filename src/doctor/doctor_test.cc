@@ -1,6 +1,11 @@
 // The doctor's logic through a fake NVML/CUDA layer (no GPU needed): every
 // check's pass/warn/fail boundary, the exit codes, the bandwidth arithmetic
 // and the probe's use of the CUDA driver API.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 #include "doctor/doctor.h"
@@ -376,6 +381,40 @@ TEST(Doctor, RealLoadersOnThisMachine) {
   } else {
     EXPECT_TRUE((*nvml)->driver_version().has_value());
   }
+}
+
+}  // namespace
+}  // namespace gpuplan::doctor
+
+namespace gpuplan::doctor {
+namespace {
+
+// `gpuplan doctor` says whether autostop is installed and when it fires.
+TEST(DoctorAutostop, SaysWhetherItIsActiveAndWhenItFires) {
+  const std::string dir = testing::TempDir() + "/doctor-autostop-" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir + "/state");
+  DoctorOptions o;
+  o.autostop_conf = dir + "/autostop.conf";
+  o.autostop_state = dir + "/state";
+  Check off = autostop_check(o, 1000000);
+  EXPECT_EQ(off.status, CheckStatus::kPass);
+  EXPECT_NE(off.detail.find("off"), std::string::npos);
+  { std::ofstream(o.autostop_conf) << "# shellcheck shell=bash\nMINUTES=60\nTHRESHOLD=5\n"; }
+  Check not_run = autostop_check(o, 1000000);
+  EXPECT_EQ(not_run.status, CheckStatus::kWarn);
+  EXPECT_NE(not_run.detail.find("has not run"), std::string::npos);
+  // Last work at 2026-12-03 10:00 UTC (1796292000), checked a minute ago.
+  { std::ofstream(o.autostop_state + "/last_busy") << "1796292000\n"; }
+  { std::ofstream(o.autostop_state + "/last_decision") << "1796292600 idle 600 3000\n"; }
+  Check active = autostop_check(o, 1796292660);
+  EXPECT_EQ(active.status, CheckStatus::kPass) << active.detail;
+  EXPECT_NE(active.detail.find("fires at 2026-12-03 11:00 UTC"), std::string::npos) << active.detail;
+  EXPECT_NE(active.detail.find("idle 600 3000"), std::string::npos);
+  // The timer stopped: the last check is an hour old.
+  Check stale = autostop_check(o, 1796292600 + 3600);
+  EXPECT_EQ(stale.status, CheckStatus::kWarn);
+  EXPECT_NE(stale.detail.find("is gpuplan-autostop.timer running?"), std::string::npos);
 }
 
 }  // namespace

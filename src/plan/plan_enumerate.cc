@@ -210,7 +210,7 @@ bool Planner::drop_whole_size(int si) {
     });
     return true;
   }
-  if (is_confidential(size) != confidential_) {
+  if (catalog::is_confidential(size) != confidential_) {
     drop_bulk(confidential_ ? kNotConfidential : kConfidentialNotAsked, per_region, si, max_count_,
               [&] {
                 return confidential_ ? size.name +

@@ -71,10 +71,6 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
-bool is_confidential(const catalog::VmSize& size) {
-  return strings::starts_with_icase(size.series, "NCC");
-}
-
 void Planner::flag_prices() {
   flag_spot_discounts();
   flag_below_siblings();

@@ -132,7 +132,7 @@ Option Planner::materialise(const Cand& c, bool detailed) {
   o.mfu = e.mfu;
   o.price = q;
   if (spot) o.spot_risk = internal::spot_risk(usage_, h, deadline_, band, rates_overridden_);
-  o.confidential = is_confidential(size);
+  o.confidential = catalog::is_confidential(size);
   if (o.confidential) o.caveats = confidential_caveats();
   o.price_warnings = price_warnings(c);
   o.lines = std::move(b.lines);

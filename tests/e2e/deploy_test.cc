@@ -131,6 +131,13 @@ std::string eval_arg(const std::string& expr, const json& t) {
     }
     return f;
   }
+  // guid(...) and resourceId(...): a deterministic stand-in built from the
+  // evaluated arguments (a name only has to be resolvable and stable).
+  if (std::regex_match(expr, m, std::regex(R"((guid|resourceId)\((.*)\))"))) {
+    std::string out = m[1].str() + "(";
+    for (const std::string& a : split_args(m[2])) out += eval_arg(a, t) + ";";
+    return out + ")";
+  }
   ADD_FAILURE() << "cannot evaluate " << expr;
   return "?";
 }
@@ -219,7 +226,15 @@ TEST(Deploy, ArmTemplatesAreStructurallySound) {
       EXPECT_EQ(r["identity"]["type"], "SystemAssigned");
       const json& props = type == "Microsoft.Compute/virtualMachines" ? r["properties"]
                                                                         : r["properties"]["virtualMachineProfile"];
-      EXPECT_EQ(props["securityProfile"]["encryptionAtHost"], true);
+      // Trusted Launch by parameter (Standard only where list-skus says so),
+      // encryption at host, Secure Boot off (unsigned DKMS driver), boot diagnostics.
+      const std::string sp = props["securityProfile"];
+      EXPECT_NE(sp.find("'encryptionAtHost', true()"), std::string::npos);
+      // Secure Boot only where the driver is signed (Windows); vTPM always.
+      EXPECT_NE(sp.find(windows ? "'secureBootEnabled', true(), 'vTpmEnabled', true()"
+                                : "'secureBootEnabled', false(), 'vTpmEnabled', true()"),
+                std::string::npos);
+      EXPECT_EQ(props["diagnosticsProfile"]["bootDiagnostics"]["enabled"], true);
       if (!windows) {
         EXPECT_EQ(props["osProfile"]["linuxConfiguration"]["disablePasswordAuthentication"], true);
         EXPECT_EQ(props["osProfile"]["linuxConfiguration"]["ssh"]["publicKeys"][0]["keyData"],
@@ -286,7 +301,8 @@ TEST(Deploy, SecureDefaultsInTheGoldenScripts) {
   EXPECT_NE(golden("win_hybrid", "deploy.sh").find("--license-type Windows_Server"), std::string::npos);
   // Multi-node InfiniBand: HPC image, scale set, proximity placement group.
   const std::string nd = golden("nd_multinode_ib", "deploy.sh");
-  EXPECT_NE(nd.find("IMAGE='microsoft-dsvm:ubuntu-hpc:2204:latest'"), std::string::npos);
+  EXPECT_NE(nd.find("IMAGE=${IMAGE:-'microsoft-dsvm:ubuntu-hpc:2204:22.04.2024102301'}"), std::string::npos);
+  EXPECT_EQ(nd.find(":latest"), std::string::npos);  // images are pinned
   EXPECT_NE(nd.find("az vmss create"), std::string::npos);
   EXPECT_NE(nd.find("--ppg \"$PPG_NAME\""), std::string::npos);
   EXPECT_NE(nd.find("--instance-count 4"), std::string::npos);
@@ -316,6 +332,10 @@ TEST(Deploy, GuestScriptsInCloudInitAreShellcheckClean) {
     const YAML::Node doc = YAML::LoadFile(source_path(std::string("tests/e2e/golden/deploy_") + c + "/cloud-init.yaml"));
     ASSERT_TRUE(doc["write_files"].IsSequence());
     for (const YAML::Node& f : doc["write_files"]) {
+      // Scripts only: systemd units are not shell; the autostop settings
+      // (shell, sourced) are checked together with the script that reads them.
+      const std::string name = f["path"].as<std::string>();
+      if (name.size() < 3 || name.substr(name.size() - 3) != ".sh") continue;
       const std::string path = temp_dir() + "/script.sh";
       std::ofstream(path) << f["content"].as<std::string>();
       EXPECT_EQ(std::system(("shellcheck " + path + " >&2").c_str()), 0) << c << " " << f["path"].as<std::string>();
@@ -416,7 +436,10 @@ TEST(Deploy, JsonSummary) {
   const json j = json::parse(r.out);
   EXPECT_EQ(j["schema"], "gpuplan.deploy/1");
   EXPECT_EQ(j["count"], 4);
-  EXPECT_EQ(j["image"], "microsoft-dsvm:ubuntu-hpc:2204:latest");
+  EXPECT_EQ(j["image"], "microsoft-dsvm:ubuntu-hpc:2204:22.04.2024102301");
+  EXPECT_EQ(j["security"]["type"], "TrustedLaunch");
+  EXPECT_EQ(j["security"]["secure_boot"], false);
+  EXPECT_EQ(j["security"]["boot_diagnostics"], true);
   EXPECT_EQ(j["stack"]["driver_source"], "image");
   EXPECT_EQ(j["files"].size(), 4u);
 }

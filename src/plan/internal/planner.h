@@ -130,10 +130,7 @@ struct PriceCell {
 inline constexpr uint8_t kDeepSpotDiscount = 1;
 inline constexpr uint8_t kBelowSiblings = 2;
 
-// Confidential-computing GPU sizes: the NCC series (NCCads_H100_v5), whose
-// extra "C" is Azure's confidential-computing letter (Microsoft Learn,
-// "NCCads_H100_v5 sizes series", ms.date 2024-08-06).
-bool is_confidential(const catalog::VmSize& size);
+// Confidential-computing sizes: catalog::is_confidential (the NCC series).
 
 struct DropStats {
   long long count = 0;

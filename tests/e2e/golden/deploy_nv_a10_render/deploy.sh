@@ -17,7 +17,7 @@ ADMIN_USERNAME=${ADMIN_USERNAME:-'azureuser'}
 SSH_PUBLIC_KEY_FILE="${SSH_PUBLIC_KEY_FILE:-$HOME/.ssh/id_rsa.pub}"
 VM_SIZE='Standard_NV36ads_A10_v5'
 VMSS_NAME='animation-frames-vmss'
-IMAGE='Canonical:0001-com-ubuntu-server-jammy:22_04-lts-gen2:latest'
+IMAGE=${IMAGE:-'Canonical:0001-com-ubuntu-server-jammy:22_04-lts-gen2:22.04.202510230'}
 VNET_NAME='animation-frames-vnet'
 SUBNET_NAME='default'
 NSG_NAME='animation-frames-nsg'
@@ -32,8 +32,15 @@ die() { echo "deploy.sh: $*" >&2; exit 1; }
 if [[ "$SSH_CIDR" == */* ]] && (( 10#${SSH_CIDR##*/} < 8 )); then
   die "SSH_CIDR $SSH_CIDR opens SSH to a large part of the internet; generate again with --allow-ssh-from-anywhere if that is meant"
 fi
+[[ "$IMAGE" =~ ^[A-Za-z0-9._-]+:[A-Za-z0-9._-]+:[A-Za-z0-9._-]+:[0-9][0-9.]*$ ]] || die "IMAGE must be publisher:offer:sku:version with a pinned version number, not $IMAGE"
 command -v az >/dev/null 2>&1 || die "the Azure CLI (az) is not installed"
 az account show --output none || die "not logged in: run 'az login' first"
+if ! az vm image show --location "$LOCATION" --urn "$IMAGE" --output none 2>/dev/null; then
+  IFS=: read -r img_publisher img_offer img_sku _ <<< "$IMAGE"
+  die "image $IMAGE is not offered in $LOCATION any more; the newest is: az vm image list --location $LOCATION --publisher $img_publisher --offer $img_offer --sku $img_sku --all --query '[-1].urn' --output tsv (then run again with IMAGE=that)"
+fi
+tmp_files=()
+trap 'rm -f "${tmp_files[@]}"' EXIT
 [[ -f "$SSH_PUBLIC_KEY_FILE" ]] || die "no SSH public key at $SSH_PUBLIC_KEY_FILE (set SSH_PUBLIC_KEY_FILE)"
 if grep -q "PRIVATE KEY" "$SSH_PUBLIC_KEY_FILE"; then
   die "$SSH_PUBLIC_KEY_FILE is a private key; point SSH_PUBLIC_KEY_FILE at the .pub file"
@@ -84,9 +91,16 @@ if [[ "$(feature_state)" != "Registered" ]]; then
   az provider register --namespace Microsoft.Compute --output none
 fi
 
-# 5. The scale set: 2 x Standard_NV36ads_A10_v5, Canonical:0001-com-ubuntu-server-jammy:22_04-lts-gen2:latest.
-#    Security type Standard: Secure Boot would block the unsigned NVIDIA kernel modules
-#    (the driver extension does not support Secure Boot).
+# 5. The scale set: 2 x Standard_NV36ads_A10_v5, Canonical:0001-com-ubuntu-server-jammy:22_04-lts-gen2:22.04.202510230.
+#    security: Trusted Launch with vTPM on and Secure Boot off (the NVIDIA driver gpuplan
+#    installs is DKMS-built and unsigned, and Secure Boot would refuse to load it); deploy.sh
+#    uses Standard where `az vm list-skus` says the size has TrustedLaunchDisabled
+security_args=(--security-type TrustedLaunch --enable-secure-boot false --enable-vtpm true)
+tl_disabled="$(az vm list-skus --location "$LOCATION" --resource-type virtualMachines --all --query "[?name=='$VM_SIZE'] | [0].capabilities[?name=='TrustedLaunchDisabled'].value | [0]" --output tsv 2>/dev/null || true)"
+if [[ "$tl_disabled" == "True" ]]; then
+  echo "deploy.sh: $VM_SIZE cannot run Trusted Launch in $LOCATION (TrustedLaunchDisabled): security type Standard" >&2
+  security_args=(--security-type Standard)
+fi
 if ! az vmss show --resource-group "$RESOURCE_GROUP" --name "$VMSS_NAME" --output none 2>/dev/null; then
   az vmss create \
     --resource-group "$RESOURCE_GROUP" \
@@ -109,7 +123,7 @@ if ! az vmss show --resource-group "$RESOURCE_GROUP" --name "$VMSS_NAME" --outpu
     --ssh-key-values "$SSH_PUBLIC_KEY_FILE" \
     --assign-identity "[system]" \
     --encryption-at-host true \
-    --security-type Standard \
+    "${security_args[@]}" \
     --os-disk-size-gb 128 \
     --storage-sku Premium_LRS \
     --data-disk-sizes-gb 512 \
@@ -118,7 +132,20 @@ if ! az vmss show --resource-group "$RESOURCE_GROUP" --name "$VMSS_NAME" --outpu
     --output none
 fi
 
-# 6. NVIDIA driver: Azure's extension (GRID driver, licence included) (idempotent).
+# 6. Boot diagnostics on (managed storage): the serial console and boot
+#    screenshot when a VM does not come up (a PUT: idempotent).
+az vmss update --resource-group "$RESOURCE_GROUP" --name "$VMSS_NAME" --set virtualMachineProfile.diagnosticsProfile.bootDiagnostics.enabled=true --output none
+
+# 7. Autostop: the scale set's identity may deallocate it (Virtual Machine Contributor on
+#    it alone); the guest deallocates itself after 60 idle minutes.
+principal_id="$(az vmss show --resource-group "$RESOURCE_GROUP" --name "$VMSS_NAME" --query identity.principalId --output tsv)"
+target_id="$(az vmss show --resource-group "$RESOURCE_GROUP" --name "$VMSS_NAME" --query id --output tsv)"
+if [[ -z "$(az role assignment list --assignee "$principal_id" --scope "$target_id" --role 9980e02c-c2be-4d73-94e8-173b1dc7cf3c --query '[0].id' --output tsv)" ]]; then
+  az role assignment create --assignee-object-id "$principal_id" --assignee-principal-type ServicePrincipal \
+    --role 9980e02c-c2be-4d73-94e8-173b1dc7cf3c --scope "$target_id" --output none
+fi
+
+# 8. NVIDIA driver: Azure's extension (GRID driver, licence included) (idempotent).
 #    installCUDA false: the extension's CUDA targets Ubuntu 20.04, which CUDA 13
 #    dropped; cloud-init installs the pinned toolkit instead.
 az vmss extension set \
@@ -130,10 +157,11 @@ az vmss extension set \
     --settings '{"updateOS": false, "installCUDA": false}' \
     --output none
 
-# Manual upgrade policy: roll the extension out to the running instances.
+# Manual upgrade policy: roll the model (boot diagnostics, extensions) out to the
+# running instances.
 az vmss update-instances --resource-group "$RESOURCE_GROUP" --name "$VMSS_NAME" --instance-ids "*" --output none
 
-# 7. Budget with alerts (a PUT: idempotent), from budget.json. Alerts go to
+# 9. Budget with alerts (a PUT: idempotent), from budget.json. Alerts go to
 #    $BUDGET_EMAIL (default: the signed-in account) and the resource group's owners.
 SUBSCRIPTION_ID="$(az account show --query id --output tsv)"
 BUDGET_EMAIL="${BUDGET_EMAIL:-$(az account show --query user.name --output tsv)}"

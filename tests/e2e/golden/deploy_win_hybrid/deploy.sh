@@ -6,7 +6,8 @@
 #
 # Safe to run again: creates are guarded by `az ... show` checks or are
 # idempotent PUTs. No secret is stored in this directory: the Windows admin password
-# comes from $ADMIN_PASSWORD; RDP is open only to $SSH_CIDR.
+# comes from $ADMIN_PASSWORD and reaches az through a file only it can read
+# (never a command line); RDP is open only to $SSH_CIDR.
 # The same resources as an ARM template: template.json.
 set -euo pipefail
 
@@ -16,7 +17,7 @@ SSH_CIDR=${SSH_CIDR:-'203.0.113.0/24'}
 ADMIN_USERNAME=${ADMIN_USERNAME:-'azureuser'}
 VM_SIZE='Standard_NC24ads_A100_v4'
 VM_NAME='mistral-7b-lora-windows-vm'
-IMAGE='MicrosoftWindowsServer:WindowsServer:2022-datacenter-g2:latest'
+IMAGE=${IMAGE:-'MicrosoftWindowsServer:WindowsServer:2022-datacenter-g2:20348.5622.260906'}
 VNET_NAME='mistral-7b-lora-windows-vnet'
 SUBNET_NAME='default'
 NSG_NAME='mistral-7b-lora-windows-nsg'
@@ -31,9 +32,22 @@ die() { echo "deploy.sh: $*" >&2; exit 1; }
 if [[ "$SSH_CIDR" == */* ]] && (( 10#${SSH_CIDR##*/} < 8 )); then
   die "SSH_CIDR $SSH_CIDR opens RDP to a large part of the internet; generate again with --allow-ssh-from-anywhere if that is meant"
 fi
+[[ "$IMAGE" =~ ^[A-Za-z0-9._-]+:[A-Za-z0-9._-]+:[A-Za-z0-9._-]+:[0-9][0-9.]*$ ]] || die "IMAGE must be publisher:offer:sku:version with a pinned version number, not $IMAGE"
 command -v az >/dev/null 2>&1 || die "the Azure CLI (az) is not installed"
 az account show --output none || die "not logged in: run 'az login' first"
-[[ -n "${ADMIN_PASSWORD:-}" ]] || die "set ADMIN_PASSWORD in the environment (Windows VMs need one; it is never written to a file)"
+if ! az vm image show --location "$LOCATION" --urn "$IMAGE" --output none 2>/dev/null; then
+  IFS=: read -r img_publisher img_offer img_sku _ <<< "$IMAGE"
+  die "image $IMAGE is not offered in $LOCATION any more; the newest is: az vm image list --location $LOCATION --publisher $img_publisher --offer $img_offer --sku $img_sku --all --query '[-1].urn' --output tsv (then run again with IMAGE=that)"
+fi
+tmp_files=()
+trap 'rm -f "${tmp_files[@]}"' EXIT
+[[ -n "${ADMIN_PASSWORD:-}" ]] || die "set ADMIN_PASSWORD in the environment (Windows VMs need one; it is never written to this directory)"
+# az reads the password from a file only this user can read (az's @file
+# argument syntax), so it never appears in a process list; printf is a
+# shell builtin (no process either). Removed on exit.
+password_file="$(umask 077 && mktemp)"
+tmp_files+=("$password_file")
+printf '%s' "$ADMIN_PASSWORD" > "$password_file"
 
 # 1. Resource group (idempotent).
 az group create --name "$RESOURCE_GROUP" --location "$LOCATION" --output none
@@ -80,10 +94,17 @@ if [[ "$(feature_state)" != "Registered" ]]; then
   az provider register --namespace Microsoft.Compute --output none
 fi
 
-# 5. The VM: Standard_NC24ads_A100_v4, MicrosoftWindowsServer:WindowsServer:2022-datacenter-g2:latest.
+# 5. The VM: Standard_NC24ads_A100_v4, MicrosoftWindowsServer:WindowsServer:2022-datacenter-g2:20348.5622.260906.
 #    Azure Hybrid Benefit: your Windows Server licence, no licence meter.
-#    Security type Standard: Secure Boot would block the unsigned NVIDIA kernel modules
-#    (the driver extension does not support Secure Boot).
+#    security: Trusted Launch with Secure Boot and vTPM on (Windows loads only signed drivers,
+#    and the NVIDIA driver extension installs a signed one); deploy.sh uses Standard where `az
+#    vm list-skus` says the size has TrustedLaunchDisabled
+security_args=(--security-type TrustedLaunch --enable-secure-boot true --enable-vtpm true)
+tl_disabled="$(az vm list-skus --location "$LOCATION" --resource-type virtualMachines --all --query "[?name=='$VM_SIZE'] | [0].capabilities[?name=='TrustedLaunchDisabled'].value | [0]" --output tsv 2>/dev/null || true)"
+if [[ "$tl_disabled" == "True" ]]; then
+  echo "deploy.sh: $VM_SIZE cannot run Trusted Launch in $LOCATION (TrustedLaunchDisabled): security type Standard" >&2
+  security_args=(--security-type Standard)
+fi
 if ! az vm show --resource-group "$RESOURCE_GROUP" --name "$VM_NAME" --output none 2>/dev/null; then
   az vm create \
     --resource-group "$RESOURCE_GROUP" \
@@ -98,11 +119,11 @@ if ! az vm show --resource-group "$RESOURCE_GROUP" --name "$VM_NAME" --output no
     --subnet "$SUBNET_NAME" \
     --admin-username "$ADMIN_USERNAME" \
     --authentication-type password \
-    --admin-password "$ADMIN_PASSWORD" \
+    --admin-password "@$password_file" \
     --license-type Windows_Server \
     --assign-identity "[system]" \
     --encryption-at-host true \
-    --security-type Standard \
+    "${security_args[@]}" \
     --os-disk-size-gb 128 \
     --storage-sku Premium_LRS \
     --data-disk-sizes-gb 512 \
@@ -111,7 +132,21 @@ if ! az vm show --resource-group "$RESOURCE_GROUP" --name "$VM_NAME" --output no
     --output none
 fi
 
-# 6. NVIDIA driver: Azure's extension (idempotent).
+# 6. Boot diagnostics on (managed storage): the serial console and boot
+#    screenshot when a VM does not come up (a PUT: idempotent).
+az vm boot-diagnostics enable --resource-group "$RESOURCE_GROUP" --name "$VM_NAME" --output none
+
+# 7. Autostop: the VM's identity may deallocate it (Virtual Machine Contributor on
+#    it alone); the guest deallocates itself after 60 idle minutes.
+principal_id="$(az vm show --resource-group "$RESOURCE_GROUP" --name "$VM_NAME" --query identity.principalId --output tsv)"
+target_id="$(az vm show --resource-group "$RESOURCE_GROUP" --name "$VM_NAME" --query id --output tsv)"
+if [[ -z "$(az role assignment list --assignee "$principal_id" --scope "$target_id" --role 9980e02c-c2be-4d73-94e8-173b1dc7cf3c --query '[0].id' --output tsv)" ]]; then
+  az role assignment create --assignee-object-id "$principal_id" --assignee-principal-type ServicePrincipal \
+    --role 9980e02c-c2be-4d73-94e8-173b1dc7cf3c --scope "$target_id" --output none
+fi
+# Backstop: Azure's daily auto-shutdown (deallocates) at 2300 UTC: not set, the job runs longer than a day.
+
+# 8. NVIDIA driver: Azure's extension (idempotent).
 az vm extension set \
     --resource-group "$RESOURCE_GROUP" \
     --vm-name "$VM_NAME" \
@@ -120,7 +155,7 @@ az vm extension set \
     --version 1.10 \
     --output none
 
-# 7. setup.ps1 (passed as custom data) through the Custom Script Extension:
+# 9. setup.ps1 (passed as custom data) through the Custom Script Extension:
 #    CUDA, Python, PyTorch, then the checks (log: C:\gpuplan\setup.log).
 az vm extension set \
     --resource-group "$RESOURCE_GROUP" \
@@ -131,7 +166,7 @@ az vm extension set \
     --settings '{"commandToExecute": "powershell -ExecutionPolicy Bypass -NoProfile -Command \"Copy-Item -Force C:/AzureData/CustomData.bin C:/AzureData/gpuplan-setup.ps1; & C:/AzureData/gpuplan-setup.ps1\""}' \
     --output none
 
-# 8. Budget with alerts (a PUT: idempotent), from budget.json. Alerts go to
+# 10. Budget with alerts (a PUT: idempotent), from budget.json. Alerts go to
 #    $BUDGET_EMAIL (default: the signed-in account) and the resource group's owners.
 SUBSCRIPTION_ID="$(az account show --query id --output tsv)"
 BUDGET_EMAIL="${BUDGET_EMAIL:-$(az account show --query user.name --output tsv)}"

@@ -6,6 +6,15 @@ $ProgressPreference = 'SilentlyContinue'
 New-Item -ItemType Directory -Force -Path C:\gpuplan | Out-Null
 Start-Transcript -Path C:\gpuplan\setup.log -Append | Out-Null
 
+# Every downloaded installer must carry a valid Authenticode signature from
+# its publisher before it runs (Get-AuthenticodeSignature).
+function Assert-Signed([string]$Path, [string]$Publisher) {
+  $sig = Get-AuthenticodeSignature -FilePath $Path
+  if ($sig.Status -ne 'Valid' -or $sig.SignerCertificate.Subject -notlike "*$Publisher*") {
+    throw "$Path is not signed by $Publisher ($($sig.Status)); not running it"
+  }
+}
+
 # 1. The data disk: initialise and format any raw disk.
 Get-Disk | Where-Object PartitionStyle -eq 'RAW' |
   Initialize-Disk -PartitionStyle GPT -PassThru |
@@ -20,6 +29,7 @@ if (-not (Test-Path $smi)) { throw 'no NVIDIA driver after 30 minutes (NvidiaGpu
 # 3. CUDA toolkit 12.6 (NVIDIA's network installer: compiler and runtime only).
 $cudaUrl = 'https://developer.download.nvidia.com/compute/cuda/12.6.0/network_installers/cuda_12.6.0_windows_network.exe'
 Invoke-WebRequest -Uri $cudaUrl -OutFile C:\gpuplan\cuda.exe -UseBasicParsing
+Assert-Signed C:\gpuplan\cuda.exe 'NVIDIA Corporation'
 Start-Process -FilePath C:\gpuplan\cuda.exe -ArgumentList '-s', 'nvcc_12.6', 'cudart_12.6' -Wait
 $cudaBin = 'C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v12.6\bin'
 $env:Path = "$cudaBin;$env:Path"
@@ -27,10 +37,43 @@ $env:Path = "$cudaBin;$env:Path"
 # 4. Python 3.12.8 and PyTorch 2.14 (cu126).
 $pyUrl = 'https://www.python.org/ftp/python/3.12.8/python-3.12.8-amd64.exe'
 Invoke-WebRequest -Uri $pyUrl -OutFile C:\gpuplan\python.exe -UseBasicParsing
+Assert-Signed C:\gpuplan\python.exe 'Python Software Foundation'
 Start-Process -FilePath C:\gpuplan\python.exe -ArgumentList '/quiet', 'InstallAllUsers=1', 'PrependPath=1' -Wait
 $python = 'C:\Program Files\Python312\python.exe'
 & $python -m pip install --quiet 'torch==2.14.*' --index-url https://download.pytorch.org/whl/cu126
 if ($LASTEXITCODE -ne 0) { throw 'pip install torch failed' }
+
+# Autostop: a scheduled task (SYSTEM, once a minute) deallocates the VM after 60 idle minutes.
+$autostop = @'
+# gpuplan autostop (scheduled task, once a minute): deallocates this VM after 60 minutes
+# without GPU work, an interactive session or C:\gpuplan\busy. Deallocated, not
+# stopped: a stopped VM still bills its compute.
+$ErrorActionPreference = 'Stop'
+$minutes = 60; $threshold = 5
+$state = 'C:\gpuplan\autostop'; New-Item -ItemType Directory -Force -Path $state | Out-Null
+$now = [DateTimeOffset]::UtcNow.ToUnixTimeSeconds()
+$boot = [DateTimeOffset]::new((Get-CimInstance Win32_OperatingSystem).LastBootUpTime).ToUnixTimeSeconds()
+$last = $now; if (Test-Path "$state\last_busy") { $last = [int64](Get-Content "$state\last_busy") }
+if ($last -lt $boot) { $last = $boot }
+$smi = Join-Path $env:WINDIR 'System32\nvidia-smi.exe'
+$utils = @(); if (Test-Path $smi) { $utils = @(& $smi --query-gpu=utilization.gpu --format=csv,noheader,nounits | ForEach-Object { [int]$_ }) }
+$sessions = @(quser 2>$null | Select-Object -Skip 1).Count
+$busy = (Test-Path 'C:\gpuplan\busy') -or ($sessions -gt 0) -or (@($utils | Where-Object { $_ -ge $threshold }).Count -gt 0)
+if ($busy) { Set-Content "$state\last_busy" $now; exit 0 }
+Set-Content "$state\last_busy" $last
+if (($now - $last) -lt ($minutes * 60)) { exit 0 }
+$h = @{ Metadata = 'true' }
+$c = Invoke-RestMethod -Headers $h -Uri 'http://169.254.169.254/metadata/instance/compute?api-version=2021-02-01'
+$t = Invoke-RestMethod -Headers $h -Uri 'http://169.254.169.254/metadata/identity/oauth2/token?api-version=2018-02-01&resource=https://management.azure.com/'
+$base = "https://management.azure.com/subscriptions/$($c.subscriptionId)/resourceGroups/$($c.resourceGroupName)/providers/Microsoft.Compute"
+if ($c.vmScaleSetName) { $url = "$base/virtualMachineScaleSets/$($c.vmScaleSetName)/virtualMachines/$($c.name.Split('_')[-1])/deallocate" }
+else { $url = "$base/virtualMachines/$($c.name)/deallocate" }
+Invoke-RestMethod -Method Post -Headers @{ Authorization = "Bearer $($t.access_token)" } -Uri "$url?api-version=2024-07-01"
+'@
+Set-Content -Path C:\gpuplan\autostop.ps1 -Value $autostop
+$action = New-ScheduledTaskAction -Execute 'powershell.exe' -Argument '-NoProfile -ExecutionPolicy Bypass -File C:\gpuplan\autostop.ps1'
+$trigger = New-ScheduledTaskTrigger -Once -At (Get-Date) -RepetitionInterval (New-TimeSpan -Minutes 1)
+Register-ScheduledTask -TaskName gpuplan-autostop -Action $action -Trigger $trigger -User SYSTEM -RunLevel Highest -Force | Out-Null
 
 # 5. Checks: gpuplan doctor when installed, else nvidia-smi, nvcc and torch.
 if (Get-Command gpuplan -ErrorAction SilentlyContinue) {
