@@ -257,6 +257,31 @@ TEST(Realism, Llama2_70bFullFinetune) {
   // Weights, gradients and Adam states of 70 B parameters (16 bytes each,
   // Rajbhandari et al. 2020 §3.1) are ~1.1 TB: never one 8-GPU VM of 80 GB.
   EXPECT_GE(top(p)["gpus"].get<double>() * 80, 1100);
+
+  // The whole bill: the dataset and a checkpoint (69 B params x (2 + 12) B of
+  // bf16 weights and Adam states = 0.97 TB)
+  // sit in Blob storage. Without a price the line says so and adds
+  // nothing; with --blob-usd-per-gb-month it is GB x price x wall h / 730.
+  auto blob_line = [](const json& o) {
+    for (const json& l : o["cost_lines"]) {
+      if (l["name"] == "blob storage") return l;
+    }
+    return json();
+  };
+  const json unpriced = blob_line(top(p));
+  ASSERT_TRUE(unpriced.is_object());
+  EXPECT_EQ(unpriced["usd"].get<double>(), 0);
+  EXPECT_NE(unpriced["assumption"].get<std::string>().find("no listed price"), std::string::npos);
+  json priced = plan(name, {"--blob-usd-per-gb-month", "0.02"});
+  const json& o = top(priced);
+  const json line = blob_line(o);
+  ASSERT_TRUE(line.is_object());
+  std::smatch m;
+  const std::string text = line["assumption"];
+  ASSERT_TRUE(std::regex_search(text, m, std::regex(R"(^([0-9.]+) GB hot Blob)")));
+  EXPECT_GT(std::stod(m[1]), 960);
+  EXPECT_NEAR(line["usd"].get<double>(), std::stod(m[1]) * 0.02 * o["hours"].get<double>() / 730,
+              0.01);
 }
 
 // LoRA on a 70B base: one VM (two H100 NVL hold the 141 GB base); never a
