@@ -57,7 +57,8 @@ struct PlanFlags {
   bool include_restricted_regions = false;
   std::optional<double> utilization, eviction_rate, eviction_rate_high, restart_hours,
       checkpoint_hours, setup_hours, data_disk_gib, egress_gb, dataset_gb, billing_minimum_seconds,
-      deadline_hours, budget;
+      deadline_hours, budget, blob_gb, blob_usd_per_gb_month;
+  std::optional<std::string> blob_tier;
   std::optional<int> max_nodes;
   std::optional<int> horizon_weeks;
 };
@@ -97,6 +98,9 @@ Result<plan::PlanOptions> to_options(const PlanFlags& f) {
   o.data_disk_gib = f.data_disk_gib;
   o.egress_gb = f.egress_gb;
   o.dataset_gb = f.dataset_gb;
+  o.blob_gb = f.blob_gb;
+  o.blob_tier = f.blob_tier;
+  o.blob_usd_per_gb_month = f.blob_usd_per_gb_month;
   o.billing_minimum_seconds = f.billing_minimum_seconds;
   o.deadline_hours = f.deadline_hours;
   o.budget_usd = f.budget;
@@ -340,9 +344,17 @@ void add_plan_command(CLI::App& app, Context& ctx) {
       "--checkpoint-hours", f->checkpoint_hours,
       "Hours between checkpoints (replaces the workload's constraints.checkpoint_hours)");
   cmd->add_option("--setup-hours", f->setup_hours, "Billed idle hours per VM launch");
-  cmd->add_option("--data-disk-gib", f->data_disk_gib, "Premium SSD v2 data disk per VM, GiB");
+  cmd->add_option("--data-disk-gib", f->data_disk_gib,
+                  "Premium SSD data disk per VM, GiB (Premium_LRS, the disk deploy builds)");
   cmd->add_option("--egress-gb", f->egress_gb, "GB sent to the internet");
   cmd->add_option("--dataset-gb", f->dataset_gb, "GB moved from the workload's data_region");
+  cmd->add_option("--blob-gb", f->blob_gb,
+                  "GB kept in Blob storage while the job runs (default: dataset + latest "
+                  "checkpoint, or the served model's weights)");
+  cmd->add_option("--blob-tier", f->blob_tier, "Blob access tier: hot (default) or cool");
+  cmd->add_option("--blob-usd-per-gb-month", f->blob_usd_per_gb_month,
+                  "Blob price per GB-month for the tier (none: shown as 'no listed price', "
+                  "left out of the total)");
   cmd->add_option("--billing-minimum-seconds", f->billing_minimum_seconds,
                   "Billed minimum per VM launch");
   cmd->add_option("--deadline-hours", f->deadline_hours, "Deadline (replaces the workload's)");

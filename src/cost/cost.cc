@@ -153,6 +153,7 @@ CostFactors cost_factors(catalog::Pricing pricing, const Usage& u, double wall_h
   f.licence_mult = n * billed_hours;
   f.compute_mult = f.licence_mult / util;
   f.disk_mult = n * wall_hours / kHoursPerMonth;
+  f.storage_months = wall_hours / kHoursPerMonth;
   return f;
 }
 
@@ -491,6 +492,7 @@ Result<RegionCosts> region_costs(const Rates& rates, const Usage& u, std::string
                     r->confidence + ")");
   }
   for (size_t i = 0; i < parts.size(); ++i) rc.egress_basis += (i ? "; " : "") + parts[i];
+  GPUPLAN_TRY(rc.blob, blob_storage(u));
   return rc;
 }
 
@@ -517,6 +519,7 @@ void expected_components(const PriceQuote& q, const Usage& u, const HoursModel& 
   c.os_disk_usd = n * rc.os_disk_usd_per_vm_month * h.wall_hours / kHoursPerMonth;
   c.data_disk_usd = n * rc.data_disk_usd_per_vm_month * h.wall_hours / kHoursPerMonth;
   c.egress_usd = rc.egress_usd;
+  c.blob_usd = rc.blob.usd_per_month * h.wall_hours / kHoursPerMonth;
   // The total is the same closed form as the low and high ends (the lines
   // above split it; they sum to it within rounding).
   c.total_usd = total_at(q, u, h.wall_hours, h.billed_hours, rc);
@@ -614,6 +617,11 @@ CostBreakdown breakdown(const PriceQuote& q, const Usage& u, const HoursModel& h
                        vms + " x " + rc.data_disk_basis + " x " + hrs(h.wall_hours) + " h / 730"});
   }
   if (!rc.egress_basis.empty()) b.lines.push_back({"data transfer", c.egress_usd, rc.egress_basis});
+  if (rc.blob.gb > 0) {
+    b.lines.push_back({"blob storage", c.blob_usd,
+                       rc.blob.priced ? rc.blob.basis + " x " + hrs(h.wall_hours) + " h / 730"
+                                      : rc.blob.basis});
+  }
   return b;
 }
 

@@ -129,6 +129,15 @@ struct Usage {
   double egress_internet_gb = 0;          // to the internet, this month
   double transfer_gb = 0;                 // moved from data_region to the compute region
   std::string data_region;                // "" = data already where the VMs run
+  // Blob storage for the dataset and checkpoints while the job runs
+  // (blob_storage(), storage.cc). 0 GB = none.
+  double blob_gb = 0;
+  std::string blob_what;                  // what the GB are, for the cost line
+  std::string blob_tier = "hot";          // "hot" | "cool" access tier
+  // Per GB-month for the tier; nullopt = no listed price: the line says so
+  // and the total leaves it out (never a made-up number).
+  std::optional<double> blob_usd_per_gb_month;
+  std::string blob_price_source;          // where the price came from
   EvictionModel eviction;
 };
 
@@ -145,6 +154,21 @@ struct DataDisk {
 // kInvalidArgument (field --data-disk-gib) for a negative size or one above
 // the largest tier; kInternal when rates.csv lacks data_disk_gib.
 [[nodiscard]] Result<DataDisk> data_disk(const Rates& rates, std::optional<double> gib);
+
+// Blob storage for the dataset and checkpoints: the GB, the access tier and
+// the monthly bill when a price is known. Azure bills Blob capacity per
+// GB-month (Azure Blob Storage pricing page; hot and cool tiers differ), so
+// the cost is usd_per_month x wall hours / 730. Without a price (`priced`
+// false) usd_per_month is 0 and `basis` says "no listed price".
+struct BlobStorage {
+  double gb = 0;
+  std::string tier;
+  bool priced = false;
+  double usd_per_month = 0;
+  std::string basis;
+};
+// kInvalidArgument for negative GB or price, or a tier other than hot/cool.
+[[nodiscard]] Result<BlobStorage> blob_storage(const Usage& usage);
 
 // Usage with every default read from rates.csv (eviction, restart, checkpoint,
 // setup, billing minimum, OS disk tier, data disk size). kInternal if a rate is
@@ -218,6 +242,7 @@ struct RegionCosts {
   std::string os_disk_basis;
   std::string data_disk_basis;
   std::string egress_basis;
+  BlobStorage blob;                  // once per job, not per VM
 };
 // kInternal when a rate the usage needs is missing; kInvalidArgument for an
 // unknown OS disk tier or negative sizes.
@@ -235,6 +260,7 @@ struct CostNumbers {
   double os_disk_usd = 0;
   double data_disk_usd = 0;
   double egress_usd = 0;
+  double blob_usd = 0;             // 0 when Blob has no price (the line says so)
   double total_usd = 0;            // expected
   double low_usd = 0;
   double high_usd = 0;
@@ -256,6 +282,7 @@ struct CostFactors {
   double compute_mult = 0;
   double licence_mult = 0;
   double disk_mult = 0;
+  double storage_months = 0;       // wall hours / 730: Blob GB-months per GB
 };
 [[nodiscard]] CostFactors cost_factors(catalog::Pricing pricing, const Usage& usage,
                                        double wall_hours, double billed_hours);
@@ -263,7 +290,7 @@ struct CostFactors {
                                           double licence_usd_per_hour, const RegionCosts& region) {
   return f.compute_mult * compute_usd_per_hour + f.licence_mult * licence_usd_per_hour +
          f.disk_mult * (region.os_disk_usd_per_vm_month + region.data_disk_usd_per_vm_month) +
-         region.egress_usd;
+         f.storage_months * region.blob.usd_per_month + region.egress_usd;
 }
 
 // cost_numbers(...).total_usd without the other fields: apply_factors() of

@@ -495,3 +495,38 @@ TEST(Growth, ReservationPaysForCapacityReachedEarlyEnough) {
 
 }  // namespace
 }  // namespace gpuplan::cost
+
+namespace gpuplan::cost {
+namespace {
+
+// Blob storage is priced only from a given price; without one it says so and
+// adds nothing (never a made-up number). Capacity is billed per GB-month, so
+// 1,000 GB at $0.02 for half a month (365 h) is $10.
+TEST(BlobStorage, PricedOnlyWhenAPriceIsGiven) {
+  Usage u;
+  u.blob_gb = 1000;
+  u.blob_what = "dataset";
+  auto none = blob_storage(u);
+  ASSERT_TRUE(none) << none.error().to_string();
+  EXPECT_FALSE(none->priced);
+  EXPECT_EQ(none->usd_per_month, 0);
+  EXPECT_NE(none->basis.find("no listed price"), std::string::npos);
+  u.blob_usd_per_gb_month = 0.02;
+  u.blob_price_source = "--blob-usd-per-gb-month";
+  auto priced = blob_storage(u);
+  ASSERT_TRUE(priced);
+  EXPECT_TRUE(priced->priced);
+  EXPECT_DOUBLE_EQ(priced->usd_per_month, 20);
+  const CostFactors f = cost_factors(catalog::Pricing::kPayg, u, 365, 365);
+  RegionCosts rc;
+  rc.blob = *priced;
+  EXPECT_NEAR(apply_factors(f, 0, 0, rc), 10, 1e-9);
+  u.blob_tier = "archive";
+  EXPECT_FALSE(blob_storage(u));
+  u.blob_tier = "cool";
+  u.blob_gb = -1;
+  EXPECT_FALSE(blob_storage(u));
+}
+
+}  // namespace
+}  // namespace gpuplan::cost

@@ -9,6 +9,16 @@
 // whose capacity holds it (rates.csv disk_premium_ssd_tier_gib, the managed
 // disks size table), so the plan prices that tier. data_disk() is the one
 // function both sides call, so the disk priced is the disk built.
+//
+// Blob storage: the dataset and the checkpoints live in a storage account
+// for as long as the job runs. Azure bills Blob capacity per GB-month, at a
+// price that depends on the access tier (hot, cool, cold, archive) and the
+// redundancy (Azure Blob Storage pricing page; Microsoft Learn, "Access
+// tiers for blob data": cool suits data "accessed or modified infrequently"
+// and stored at least 30 days). gpuplan ships no Blob price — no listed
+// figure with a source and a date was available to embed — so the price
+// comes from --blob-usd-per-gb-month, and without it the line says "no
+// listed price" and leaves Blob out of the total rather than guess.
 #include <cmath>
 
 #include "core/strings.h"
@@ -44,6 +54,37 @@ Result<DataDisk> data_disk(const Rates& rates, std::optional<double> gib) {
   d.tier = best->key;
   d.tier_gib = best->value;
   return d;
+}
+
+Result<BlobStorage> blob_storage(const Usage& u) {
+  BlobStorage b;
+  b.gb = u.blob_gb;
+  b.tier = u.blob_tier;
+  if (!std::isfinite(u.blob_gb) || u.blob_gb < 0) {
+    return invalid_argument("Blob storage cannot be negative", Where{"", 0, 0, "--blob-gb"});
+  }
+  if (u.blob_tier != "hot" && u.blob_tier != "cool") {
+    return invalid_argument("Blob access tier '" + u.blob_tier + "': expected hot or cool",
+                            Where{"", 0, 0, "--blob-tier"});
+  }
+  if (b.gb == 0) return b;
+  const std::string what =
+      strings::fixed(b.gb, b.gb < 10 ? 1 : 0) + " GB " + b.tier + " Blob" +
+      (u.blob_what.empty() ? "" : " (" + u.blob_what + ")");
+  if (!u.blob_usd_per_gb_month) {
+    b.basis = what + ": no listed price, not in the total (--blob-usd-per-gb-month prices it)";
+    return b;
+  }
+  const double price = *u.blob_usd_per_gb_month;
+  if (!std::isfinite(price) || price < 0) {
+    return invalid_argument("a Blob price cannot be negative",
+                            Where{"", 0, 0, "--blob-usd-per-gb-month"});
+  }
+  b.priced = true;
+  b.usd_per_month = b.gb * price;
+  b.basis = what + " x $" + strings::fixed(price, 4) + "/GB-month (" +
+            (u.blob_price_source.empty() ? "given" : u.blob_price_source) + ")";
+  return b;
 }
 
 }  // namespace gpuplan::cost

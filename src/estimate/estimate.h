@@ -205,6 +205,13 @@ struct Validation {
 // up in `catalog` by the shared vocabulary. Rows it cannot interpret go to
 // `skipped` with the reason. kInvalidArgument (file:line: column) when a
 // required column is missing from the header.
+// Bytes of one training checkpoint of `workload` (train/finetune): the
+// trainable parameters' weights at the training precision and their
+// optimizer states (memory_model.cc's bytes per parameter, Rajbhandari et al.
+// 2020 §3.1: Adam in mixed precision 2 + 12 B/param); LoRA and QLoRA save
+// only the adapters. 0 for serving and batch work.
+[[nodiscard]] double checkpoint_bytes(const workload::Workload& workload);
+
 [[nodiscard]] Result<Validation> validate(const csv::Table& table, const catalog::Catalog& catalog);
 
 // ---- JSON (estimate_json.cc) -----------------------------------------------

@@ -49,8 +49,6 @@ using workload::Optimizer;
 using workload::Precision;
 using workload::Recompute;
 
-namespace {
-
 double optimizer_bytes(Optimizer o, bool fp32) {
   switch (o) {
     case Optimizer::kAdamW:
@@ -72,7 +70,26 @@ double lora_params(const workload::Model& m, int rank) {
   return m.layers * (attn + ffn);
 }
 
-}  // namespace
+}  // namespace gpuplan::estimate::internal
+
+namespace gpuplan::estimate {
+
+double checkpoint_bytes(const workload::Workload& w) {
+  using workload::Kind;
+  using workload::Method;
+  using workload::Precision;
+  if (w.kind != Kind::kTrain && w.kind != Kind::kFinetune) return 0;
+  const bool fp32 = w.precision == Precision::kFp32;
+  const double weight = fp32 ? 4 : 2;  // fp8 training keeps bf16 weights
+  const double trainable = w.kind == Kind::kFinetune && w.method != Method::kFull
+                               ? internal::lora_params(w.model, w.lora_rank)
+                               : w.model.params_b * 1e9;
+  return trainable * (weight + internal::optimizer_bytes(w.optimizer, fp32));
+}
+
+}  // namespace gpuplan::estimate
+
+namespace gpuplan::estimate::internal {
 
 double weight_bytes(const workload::Model& m, Precision p) {
   return m.params_b * 1e9 * workload::bytes_per_value(p);

@@ -53,6 +53,12 @@ struct PlanOptions {
   std::optional<double> data_disk_gib;
   std::optional<double> egress_gb;          // to the internet
   std::optional<double> dataset_gb;         // moved from the workload's data_region
+  // Blob storage for the dataset and checkpoints (docs/cost.md, "Blob
+  // storage"): GB (default: derived from the workload), access tier, and the
+  // price per GB-month (none: the line says "no listed price").
+  std::optional<double> blob_gb;
+  std::optional<std::string> blob_tier;     // "hot" (default) | "cool"
+  std::optional<double> blob_usd_per_gb_month;
   std::optional<double> billing_minimum_seconds;
   std::optional<double> deadline_hours;     // replaces the workload's
   std::optional<double> budget_usd;         // replaces the workload's

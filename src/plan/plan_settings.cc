@@ -20,6 +20,7 @@ Status Planner::settle() {
   GPUPLAN_RETURN_IF_ERROR(settle_os_spot_limits());
   GPUPLAN_RETURN_IF_ERROR(settle_usage());
   GPUPLAN_RETURN_IF_ERROR(settle_data_moved());
+  GPUPLAN_RETURN_IF_ERROR(settle_blob());
   add_assumption("hours",
                  "wall-clock = setup + the estimator's hours of work (+ spot eviction stretch)",
                  "docs/cost.md");
@@ -50,6 +51,8 @@ Status Planner::check_options() const {
                                 {"--data-disk-gib", opt_.data_disk_gib},
                                 {"--egress-gb", opt_.egress_gb},
                                 {"--dataset-gb", opt_.dataset_gb},
+                                {"--blob-gb", opt_.blob_gb},
+                                {"--blob-usd-per-gb-month", opt_.blob_usd_per_gb_month},
                                 {"--billing-minimum-seconds", opt_.billing_minimum_seconds},
                                 {"--eviction-rate-high", opt_.eviction_rate_high}}) {
     if (v && (*v < 0 || !std::isfinite(*v))) {
@@ -265,6 +268,50 @@ Status Planner::settle_data_moved() {
                        " to other regions (" + fixed(w_.total_tokens() / 1e9, 2) + " B tokens x " +
                        fixed(bpt->value, 0) + " bytes)",
                    rate_source("bytes_per_token"));
+  }
+  return {};
+}
+
+// Blob storage for the job's data while it runs: for training and
+// fine-tuning the dataset (one epoch's tokens at bytes_per_token) and the
+// latest checkpoint (estimate::checkpoint_bytes: trainable weights and
+// optimizer states); for serving the model's weights, which every replica
+// loads from the account. Batch work says nothing about its items' size, so
+// it has Blob only with --blob-gb. Priced only by --blob-usd-per-gb-month:
+// otherwise a warning and the line say "no listed price".
+Status Planner::settle_blob() {
+  using workload::Kind;
+  usage_.blob_tier = opt_.blob_tier.value_or("hot");
+  usage_.blob_usd_per_gb_month = opt_.blob_usd_per_gb_month;
+  if (opt_.blob_usd_per_gb_month) usage_.blob_price_source = "--blob-usd-per-gb-month";
+  std::string source;
+  if (opt_.blob_gb) {
+    usage_.blob_gb = *opt_.blob_gb;
+    usage_.blob_what = "given";
+    source = "--blob-gb";
+  } else if (w_.kind == Kind::kTrain || w_.kind == Kind::kFinetune) {
+    GPUPLAN_TRY(const cost::Rate* bpt, rates_.require("bytes_per_token"));
+    const double epochs = w_.data.epochs > 0 ? w_.data.epochs : 1;
+    const double dataset_gb =
+        opt_.dataset_gb ? *opt_.dataset_gb : w_.total_tokens() / epochs * bpt->value / 1e9;
+    const double checkpoint_gb = estimate::checkpoint_bytes(w_) / 1e9;
+    usage_.blob_gb = dataset_gb + checkpoint_gb;
+    usage_.blob_what = "dataset " + fixed(dataset_gb, 1) + " GB + latest checkpoint " +
+                       fixed(checkpoint_gb, 1) + " GB";
+    source = (opt_.dataset_gb ? std::string("--dataset-gb; ") : rate_source("bytes_per_token") + "; ") +
+             "checkpoint = trainable weights + optimizer states (Rajbhandari et al. 2020 §3.1)";
+  } else if (w_.kind == Kind::kInfer) {
+    usage_.blob_gb = w_.model.params_b * workload::bytes_per_value(w_.precision);
+    usage_.blob_what = "model weights";
+    source = "parameters x bytes at the serving precision";
+  }
+  if (usage_.blob_gb <= 0) return {};
+  GPUPLAN_TRY(cost::BlobStorage blob, cost::blob_storage(usage_));
+  add_assumption("blob_storage", blob.basis, source);
+  if (!blob.priced) {
+    warnings_.push_back("Blob storage (" + fixed(blob.gb, 0) + " GB " + blob.tier +
+                        ") has no listed price and is not in the costs; pass "
+                        "--blob-usd-per-gb-month to include it");
   }
   return {};
 }

@@ -144,6 +144,10 @@ MemoryBreakdown train_memory(const workload::Workload& w, const Layout& layout);
 double kv_bytes_per_token(const workload::Model& m, workload::Precision p);
 // Weight bytes of the model at precision (total params).
 double weight_bytes(const workload::Model& m, workload::Precision p);
+// Bytes per parameter of the optimizer's states (memory_model.cc).
+double optimizer_bytes(workload::Optimizer o, bool fp32);
+// Trainable LoRA parameters at rank r (memory_model.cc).
+double lora_params(const workload::Model& m, int rank);
 
 // The serving operating point of one replica for the workload's traffic.
 struct ServingPoint {

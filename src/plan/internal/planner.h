@@ -167,6 +167,7 @@ class Planner {
   Status settle_usage();
   void settle_usage_assumptions();
   Status settle_data_moved();
+  Status settle_blob();
   void add_assumption(std::string name, std::string value, std::string source);
   std::string rate_source(std::string_view name, std::string_view key = "") const;
   std::string workload_source() const;
