@@ -602,7 +602,7 @@ CostBreakdown breakdown(const PriceQuote& q, const Usage& u, const HoursModel& h
     if (!u.eviction.basis.empty()) text += "; rate: " + u.eviction.basis;
     b.lines.push_back({"spot eviction overhead", c.eviction_usd, text});
   }
-  if (c.billing_rounding_usd > 0.005) {
+  if (c.billing_rounding_usd > 0) {  // every cent-fraction too: the lines sum to the total
     b.lines.push_back({"billing minimum", c.billing_rounding_usd,
                        vms + " x " + rate_text(with_lic) + " x " +
                            hrs(h.billed_hours - h.wall_hours) + " h: per-second billing with a " +
