@@ -1,7 +1,12 @@
 // `gpuplan plan WORKLOAD.yaml`: parse the workload and the flags, call
 // plan::make_plan, print the ranked table, the frontier, fallbacks, quota
 // requests, drops, warnings and assumptions (or the JSON of docs/plan.md).
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -41,7 +46,26 @@ std::string spot_risk_text(const plan::SpotRisk& r) {
          "% to miss the deadline)";
 }
 
-constexpr size_t kWidth = 100;
+// The text's width (issue 14, "fit the terminal"): COLUMNS, else the
+// terminal's width when the output is the process's own stdout and that is
+// a terminal, else 100; clamped to 60..200 so a table row still fits. Set
+// once per command by run_plan (tests writing to a string get 100 unless
+// they set COLUMNS).
+size_t g_width = 100;
+
+size_t text_width() { return g_width; }
+
+size_t width_for(const Context& ctx) {
+  long w = 0;
+  if (const char* c = std::getenv("COLUMNS"); c != nullptr && *c != '\0') {
+    w = std::strtol(c, nullptr, 10);
+  } else if (&ctx.out == &std::cout && ::isatty(STDOUT_FILENO)) {
+    winsize ws{};
+    if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0) w = ws.ws_col;
+  }
+  if (w <= 0) w = 100;
+  return static_cast<size_t>(std::clamp(w, 60L, 200L));
+}
 
 struct PlanFlags {
   std::string file;
@@ -112,11 +136,11 @@ Result<plan::PlanOptions> to_options(const PlanFlags& f) {
   return o;
 }
 
-// `text` wrapped at kWidth, `indent` spaces before its first line and two
+// `text` wrapped at text_width(), `indent` spaces before its first line and two
 // more before the others, with a trailing newline.
 std::string wrap(const std::string& text, size_t indent) {
   return std::string(indent, ' ') +
-         strings::wrap(text, kWidth - indent - 2, indent + 2, kWidth - indent) + "\n";
+         strings::wrap(text, text_width() - indent - 2, indent + 2, text_width() - indent) + "\n";
 }
 
 std::string short_size(const std::string& s) {
@@ -140,23 +164,44 @@ std::string gpus_text(double g) {
 // One table of options; under each row, its details (why, GPUs, range, risk).
 std::string options_table(const std::vector<plan::Option>& options, bool details,
                           size_t limit = 0) {
-  TextTable t;
-  t.add_column("#", TextTable::Align::kRight);
-  t.add_column("size");
-  t.add_column("VMs", TextTable::Align::kRight);
-  t.add_column("region");
-  t.add_column("pricing");
-  t.add_column("hours", TextTable::Align::kRight);
-  t.add_column("cost", TextTable::Align::kRight);
-  t.add_column("$/GPU-h", TextTable::Align::kRight);
-  size_t n = limit ? std::min(limit, options.size()) : options.size();
-  for (size_t i = 0; i < n; ++i) {
-    const plan::Option& o = options[i];
-    t.add_row({std::to_string(o.rank), short_size(o.size), std::to_string(o.count), o.region,
-               std::string(catalog::to_string(o.pricing)), hours_cell(o.hours), money(o.cost_usd),
-               strings::fixed(o.usd_per_gpu_hour, 2)});
+  // Narrow terminals drop the lowest-value columns first ($/GPU-h, then the
+  // pricing model's column, which the row's details repeat), never wrap a row.
+  const size_t n = limit ? std::min(limit, options.size()) : options.size();
+  auto render = [&](bool per_gpu, bool pricing) {
+    TextTable t;
+    t.add_column("#", TextTable::Align::kRight);
+    t.add_column("size");
+    t.add_column("VMs", TextTable::Align::kRight);
+    t.add_column("region");
+    if (pricing) t.add_column("pricing");
+    t.add_column("hours", TextTable::Align::kRight);
+    t.add_column("cost", TextTable::Align::kRight);
+    if (per_gpu) t.add_column("$/GPU-h", TextTable::Align::kRight);
+    for (size_t i = 0; i < n; ++i) {
+      const plan::Option& o = options[i];
+      std::vector<std::string> row = {std::to_string(o.rank), short_size(o.size),
+                                      std::to_string(o.count), o.region};
+      if (pricing) row.push_back(std::string(catalog::to_string(o.pricing)));
+      row.push_back(hours_cell(o.hours));
+      row.push_back(money(o.cost_usd));
+      if (per_gpu) row.push_back(strings::fixed(o.usd_per_gpu_hour, 2));
+      t.add_row(row);
+    }
+    return t.render();
+  };
+  auto widest = [](const std::string& text) {
+    size_t w = 0;
+    for (const std::string& l : strings::split(text, '\n')) w = std::max(w, l.size());
+    return w;
+  };
+  std::string table = render(true, true);
+  bool pricing_shown = true;
+  if (widest(table) > text_width()) table = render(false, true);
+  if (widest(table) > text_width()) {
+    table = render(false, false);
+    pricing_shown = false;
   }
-  std::vector<std::string> lines = strings::split(t.render(), '\n');
+  std::vector<std::string> lines = strings::split(table, '\n');
   std::string out;
   size_t row = 0;
   for (size_t i = 0; i < lines.size(); ++i) {
@@ -165,6 +210,7 @@ std::string options_table(const std::vector<plan::Option>& options, bool details
     if (i < 2 || !details) continue;
     const plan::Option& o = options[row++];
     std::string d = o.why + " | " + gpus_text(o.gpus) + " " + o.gpu_model;
+    if (!pricing_shown) d = std::string(catalog::to_string(o.pricing)) + " | " + d;
     if (!o.layout.empty()) d += " (" + o.layout + ")";
     if (o.cost_high_usd > o.cost_low_usd + 0.005) {
       d += " | range " + money(o.cost_low_usd) + "-" + money(o.cost_high_usd) + ", " +
@@ -208,10 +254,12 @@ void print_growth(std::ostream& os, const plan::Growth& g) {
 }
 
 void print_plan(std::ostream& os, const plan::Plan& p) {
-  os << "gpuplan plan: " << p.workload_name << " (" << p.kind << "), objective "
-     << plan::to_string(p.objective) << "\n"
-     << p.feasible << " feasible of " << p.considered
-     << " options considered (size x VMs x region x pricing)\n";
+  os << wrap("gpuplan plan: " + p.workload_name + " (" + p.kind + "), objective " +
+                 std::string(plan::to_string(p.objective)),
+             0)
+     << wrap(std::to_string(p.feasible) + " feasible of " + std::to_string(p.considered) +
+                 " options considered (size x VMs x region x pricing)",
+             0);
   if (!p.options.empty()) {
     os << "\nRanked options\n" << options_table(p.options, true);
     std::vector<std::string> caveats;  // each once, in option order
@@ -223,8 +271,11 @@ void print_plan(std::ostream& os, const plan::Plan& p) {
     if (!caveats.empty()) os << "\nCaveats\n";
     for (const std::string& c : caveats) os << wrap("- " + c, 2);
     const plan::Option& best = p.options.front();
-    os << "\nCost of #1 (" << short_size(best.size) << " x" << best.count << ", " << best.region
-       << ", " << catalog::to_string(best.pricing) << "; price as of " << best.price.as_of << ")\n";
+    os << "\n"
+       << wrap("Cost of #1 (" + short_size(best.size) + " x" + std::to_string(best.count) + ", " +
+                   best.region + ", " + std::string(catalog::to_string(best.pricing)) +
+                   "; price as of " + best.price.as_of + ")",
+               0);
     for (const cost::CostLine& l : best.lines) {
       std::string head =
           "  " + l.name + std::string(l.name.size() < 24 ? 24 - l.name.size() : 1, ' ');
@@ -234,14 +285,15 @@ void print_plan(std::ostream& os, const plan::Plan& p) {
     }
   }
   if (!p.frontier.empty()) {
-    os << "\nCost-time Pareto frontier, fastest first";
+    std::string title = "Cost-time Pareto frontier, fastest first";
     std::vector<plan::Option> shown = p.frontier;
     if (shown.size() > 8) {
       // The fastest four and the cheapest four; every point is in --json.
-      os << " (the 4 fastest and 4 cheapest of " << shown.size() << "; all in --json)";
+      title += " (the 4 fastest and 4 cheapest of " + std::to_string(shown.size()) +
+               "; all in --json)";
       shown.erase(shown.begin() + 4, shown.end() - 4);
     }
-    os << "\n" << options_table(shown, false);
+    os << "\n" << wrap(title, 0) << options_table(shown, false);
   }
   if (!p.fallbacks.empty()) {
     os << "\nFallbacks for #1 (other regions, then other sizes)\n"
@@ -283,7 +335,7 @@ void print_plan(std::ostream& os, const plan::Plan& p) {
     os << "\nWarnings\n";
     for (const std::string& w : p.warnings) os << wrap("- " + w, 2);
   }
-  os << "\nAssumptions (override with flags or the workload's assumptions:)\n";
+  os << "\n" << wrap("Assumptions (override with flags or the workload's assumptions:)", 0);
   for (const plan::Assumption& a : p.assumptions) {
     os << wrap(a.name + " = " + a.value + " [" + a.source + "]", 2);
   }
@@ -379,6 +431,7 @@ void add_plan_command(CLI::App& app, Context& ctx) {
       auto p = plan::make_plan(*w, **cat, *rates, *options);
       if (!p) return report(ctx, p.error());
       // 5. Print.
+      g_width = width_for(ctx);
       if (f->json) {
         ctx.out << plan::to_json(*p).dump(2) << "\n";
       } else {

@@ -3,6 +3,10 @@
 // and the 100-column limit.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <sstream>
+
 #include <nlohmann/json.hpp>
 
 #include "e2e/e2e_util.h"
@@ -145,6 +149,34 @@ TEST(PlanCli, BadInputIsExitTwo) {
                                   "5000"}));
   EXPECT_EQ(nodes.code, 2);
   EXPECT_NE(nodes.err.find("--max-nodes 5000 is above 1000"), std::string::npos) << nodes.err;
+}
+
+}  // namespace
+}  // namespace gpuplan::e2e
+
+namespace gpuplan::e2e {
+namespace {
+
+// Issue 14: the text fits the terminal. COLUMNS=80 (and 100, the default
+// when there is no terminal) prints no longer line; narrow tables drop
+// $/GPU-h first and say the pricing model in the row's details instead.
+TEST(PlanCli, TextFitsColumns) {
+  for (const char* width : {"80", "100"}) {
+    ::setenv("COLUMNS", width, 1);
+    const CliResult r = run_cli(plan_args({source_path("examples/finetune-llama3-8b.yaml")}));
+    ::unsetenv("COLUMNS");
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::istringstream in(r.out);
+    size_t widest = 0;
+    for (std::string line; std::getline(in, line);) widest = std::max(widest, line.size());
+    EXPECT_LE(widest, static_cast<size_t>(std::stoi(width))) << width;
+    EXPECT_NE(r.out.find("Ranked options"), std::string::npos);
+  }
+  ::setenv("COLUMNS", "66", 1);
+  const CliResult narrow = run_cli(plan_args({source_path("examples/finetune-llama3-8b.yaml")}));
+  ::unsetenv("COLUMNS");
+  EXPECT_EQ(narrow.out.find("$/GPU-h"), std::string::npos);
+  EXPECT_NE(narrow.out.find("spot | cheapest within"), std::string::npos);
 }
 
 }  // namespace
