@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <exception>
 #include <iostream>
 #include <sstream>
@@ -36,6 +37,44 @@ int report(Context& ctx, const Error& error) {
   ctx.err << "gpuplan: error: " << error.to_string() << "\n";
   return exit_code_for(error.code);
 }
+
+namespace {
+
+// "did you mean" for a misspelt command or flag (issue 14): the first word
+// that names no subcommand of the command chain so far, or the first flag
+// the chosen command does not have, against the names it could have been.
+std::string did_you_mean(CLI::App& app, const std::vector<std::string>& args) {
+  CLI::App* cmd = &app;
+  for (const std::string& a : args) {
+    if (a.rfind("--", 0) == 0) {
+      const std::string flag = a.substr(0, a.find('='));
+      std::vector<std::string> names;
+      for (const CLI::Option* o : cmd->get_options()) {
+        for (const std::string& l : o->get_lnames()) names.push_back("--" + l);
+      }
+      if (std::find(names.begin(), names.end(), flag) != names.end()) continue;
+      if (auto c = strings::closest(flag, names)) return "Did you mean " + *c + "?\n";
+      return "";
+    }
+    if (a.empty() || a[0] == '-') continue;
+    std::vector<std::string> subs;
+    CLI::App* next = nullptr;
+    for (CLI::App* sub : cmd->get_subcommands([](CLI::App*) { return true; })) {
+      subs.push_back(sub->get_name());
+      if (sub->get_name() == a) next = sub;
+    }
+    if (next != nullptr) {
+      cmd = next;
+      continue;
+    }
+    if (subs.empty()) continue;  // a positional argument of the command
+    if (auto c = strings::closest(a, subs)) return "Did you mean '" + *c + "'?\n";
+    return "";
+  }
+  return "";
+}
+
+}  // namespace
 
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   Context ctx{out, err, {}, {}, ::isatty(STDERR_FILENO) != 0};
@@ -82,7 +121,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       out << o.str() << er.str();
       return 0;
     }
-    err << "gpuplan: error: " << e.what() << "\n"
+    err << "gpuplan: error: " << e.what() << "\n" << did_you_mean(app, args)
         << "Run 'gpuplan --help' (or 'gpuplan COMMAND --help') for usage.\n";
     return 2;
   }

@@ -24,3 +24,25 @@ TEST(Cli, NoCommandIsExit2) {
 
 }  // namespace
 }  // namespace gpuplan::e2e
+
+namespace gpuplan::e2e {
+namespace {
+
+// Issue 14: a misspelt command or flag is exit 2 with "did you mean".
+TEST(CliBasics, MisspeltCommandsAndFlagsGetASuggestion) {
+  const CliResult cmd = run_cli({"plna"});
+  EXPECT_EQ(cmd.code, 2);
+  EXPECT_NE(cmd.err.find("Did you mean 'plan'?"), std::string::npos) << cmd.err;
+  const CliResult sub = run_cli({"catalog", "improt"});
+  EXPECT_EQ(sub.code, 2);
+  EXPECT_NE(sub.err.find("Did you mean 'import'?"), std::string::npos) << sub.err;
+  const CliResult flag = run_cli({"plan", source_path("examples/render-nv.yaml"), "--objetive", "time"});
+  EXPECT_EQ(flag.code, 2);
+  EXPECT_NE(flag.err.find("Did you mean --objective?"), std::string::npos) << flag.err;
+  const CliResult far = run_cli({"zzzzzzzz"});
+  EXPECT_EQ(far.code, 2);
+  EXPECT_EQ(far.err.find("Did you mean"), std::string::npos) << far.err;
+}
+
+}  // namespace
+}  // namespace gpuplan::e2e
