@@ -24,6 +24,7 @@
 #include "catalog/catalog_internal.h"
 #include "catalog/store.h"
 #include "core/csv.h"
+#include "core/names.h"
 #include "core/strings.h"
 
 namespace gpuplan::catalog {
@@ -553,6 +554,28 @@ std::string Catalog::region_access_source(std::string_view region) const {
   return it == impl_->region_info.end() ? std::string() : it->second.source;
 }
 
+Status Catalog::check_region_name(std::string_view region, const Where& where) const {
+  if (impl_->region_info.empty()) return {};
+  if (impl_->region_info.count(strings::fold(region)) > 0) return {};
+  std::vector<std::string> names;
+  names.reserve(impl_->region_info.size());
+  for (const auto& entry : impl_->region_info) names.push_back(entry.first);
+  std::sort(names.begin(), names.end());  // ties resolve the same way every run
+  const std::optional<std::string> near = strings::closest(strings::fold(region), names);
+  return invalid_argument("'" + names::printable(region, 60) + "' is not an Azure region" +
+                              (near ? "; did you mean '" + *near + "'?"
+                                    : " (`gpuplan catalog regions` lists the ones with GPU sizes)"),
+                          where);
+}
+
+bool Catalog::has_gpu_offers(std::string_view region) const {
+  const std::string r = strings::fold(region);
+  for (const std::string& known : impl_->regions) {
+    if (strings::fold(known) == r) return true;
+  }
+  return false;
+}
+
 const std::vector<VmSize>& Catalog::sizes() const { return impl_->sizes; }
 const std::vector<Gpu>& Catalog::gpus() const { return impl_->gpus; }
 const std::vector<Offer>& Catalog::offers() const { return impl_->offers; }
@@ -695,6 +718,11 @@ Result<std::vector<CatalogRow>> Catalog::query(const CatalogQuery& q) const {
     std::string k = strings::fold(r);
     bool any = false;
     for (const std::string& known : d.regions) any = any || strings::fold(known) == k;
+    if (!any && d.region_info.count(k) > 0) {
+      // A real Azure region that has no GPU size: nothing to list (exit 1).
+      return failed_precondition("region '" + r + "' is an Azure region but has no GPU sizes in "
+                                 "the catalog (`gpuplan catalog regions` lists those that do)");
+    }
     if (!any) return unknown("region", r, d.regions);
     region_want.insert(k);
   }

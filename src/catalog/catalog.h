@@ -318,6 +318,13 @@ class Catalog {
   [[nodiscard]] RegionAccess region_access(std::string_view region) const;
   // Where the access fact comes from ("" when the region is not listed).
   [[nodiscard]] std::string region_access_source(std::string_view region) const;
+  // Bad input unless `region` is an Azure region (data/catalog/regions.csv,
+  // Microsoft Learn's regions list): "'eastsu' is not an Azure region; did
+  // you mean 'eastus'?" at `where`. A catalog without the list (from_parts)
+  // accepts every name.
+  [[nodiscard]] Status check_region_name(std::string_view region, const Where& where) const;
+  // True when the catalog prices at least one GPU size in `region`.
+  [[nodiscard]] bool has_gpu_offers(std::string_view region) const;
 
   [[nodiscard]] const std::vector<VmSize>& sizes() const;
   [[nodiscard]] const std::vector<Gpu>& gpus() const;

@@ -76,6 +76,24 @@ std::string did_you_mean(CLI::App& app, const std::vector<std::string>& args) {
 
 }  // namespace
 
+Status check_regions(const catalog::Catalog& catalog, const std::vector<std::string>& regions,
+                     const Where& where) {
+  for (const std::string& r : regions) {
+    GPUPLAN_RETURN_IF_ERROR(catalog.check_region_name(r, where));
+  }
+  return {};
+}
+
+Status check_workload_regions(const catalog::Catalog& catalog, const workload::Workload& w) {
+  GPUPLAN_RETURN_IF_ERROR(
+      check_regions(catalog, w.constraints.regions, Where{w.file, 0, 0, "constraints.regions"}));
+  if (!w.constraints.data_region.empty()) {
+    GPUPLAN_RETURN_IF_ERROR(catalog.check_region_name(
+        w.constraints.data_region, Where{w.file, 0, 0, "constraints.data_region"}));
+  }
+  return {};
+}
+
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   Context ctx{out, err, {}, {}, ::isatty(STDERR_FILENO) != 0};
   CLI::App app{"gpuplan: plan, price, deploy and right-size GPU work on Azure.\n"

@@ -175,6 +175,7 @@ int run_estimate(Context& ctx, const EstimateFlags& f) {
   if (!w) return report(ctx, w.error());
   auto cat = load_catalog(ctx);
   if (!cat) return report(ctx, cat.error());
+  if (auto bad = check_workload_regions(**cat, *w); !bad) return report(ctx, bad.error());
   std::vector<Estimate> results;
   if (!f.size.empty()) {
     auto found = catalog::lookup_size(**cat, f.size, Where{"", 0, 0, "--size"});

@@ -425,6 +425,11 @@ void add_plan_command(CLI::App& app, Context& ctx) {
       // 3. The catalog and the cost rates.
       auto cat = load_catalog(ctx);
       if (!cat) return report(ctx, cat.error());
+      if (auto bad = check_regions(**cat, split_list(f->regions), Where{"", 0, 0, "--region"});
+          !bad) {
+        return report(ctx, bad.error());
+      }
+      if (auto bad = check_workload_regions(**cat, *w); !bad) return report(ctx, bad.error());
       auto rates = cost::Rates::load_embedded();
       if (!rates) return report(ctx, rates.error());
       // 4. Plan.

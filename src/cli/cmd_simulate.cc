@@ -170,6 +170,13 @@ void add_simulate_command(CLI::App& app, Context& ctx) {
       // 2. The catalog (prices and sizes).
       auto cat = load_catalog(ctx);
       if (!cat) return report(ctx, cat.error());
+      if (!scenario->region.empty()) {
+        if (auto bad = (*cat)->check_region_name(scenario->region,
+                                                 Where{scenario->file, 0, 0, "region"});
+            !bad) {
+          return report(ctx, bad.error());
+        }
+      }
       // 3. Simulate.
       if (ctx.err_is_tty) {
         ctx.err << "gpuplan: simulating " << scenario->name << " ...\n";

@@ -13,6 +13,7 @@
 
 #include "catalog/catalog.h"
 #include "core/result.h"
+#include "workload/workload.h"
 
 namespace gpuplan::cli {
 
@@ -35,6 +36,12 @@ int report(Context& ctx, const Error& error);
 std::string store_path(const Context& ctx);
 // The catalog the commands work on: the embedded default overlaid with the store.
 Result<std::unique_ptr<catalog::Catalog>> load_catalog(const Context& ctx);
+// Every name in `regions` is an Azure region (else exit 2 with "did you
+// mean"); `where` names the flag or file field they came from.
+Status check_regions(const catalog::Catalog& catalog, const std::vector<std::string>& regions,
+                     const Where& where);
+// The same for a workload's constraints.regions and data_region.
+Status check_workload_regions(const catalog::Catalog& catalog, const workload::Workload& w);
 // Flag values given as "a,b" and as repeated flags alike, trimmed, empties dropped.
 std::vector<std::string> split_list(const std::vector<std::string>& values);
 

@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <string>
+#include <vector>
+
 #include "e2e/e2e_util.h"
 
 namespace gpuplan::e2e {
@@ -42,6 +46,46 @@ TEST(CliBasics, MisspeltCommandsAndFlagsGetASuggestion) {
   const CliResult far = run_cli({"zzzzzzzz"});
   EXPECT_EQ(far.code, 2);
   EXPECT_EQ(far.err.find("Did you mean"), std::string::npos) << far.err;
+}
+
+}  // namespace
+}  // namespace gpuplan::e2e
+
+namespace gpuplan::e2e {
+namespace {
+
+// Issue 14: a misspelt region is exit 2 suggesting the real one, on every
+// command and in workload and scenario files; a real region without GPU
+// sizes is exit 1 saying so.
+TEST(CliBasics, RegionsAreCheckedAgainstAzuresList) {
+  const std::string dir = temp_dir();
+  const std::vector<std::vector<std::string>> flags = {
+      {"plan", source_path("examples/render-nv.yaml"), "--region", "eastsu"},
+      {"cost", "Standard_NC40ads_H100_v5", "--region", "eastsu"},
+      {"catalog", "--region", "eastsu"}};
+  for (const auto& args : flags) {
+    const CliResult r = run_cli(args);
+    EXPECT_EQ(r.code, 2) << args[0] << r.err;
+    EXPECT_NE(r.err.find("did you mean 'eastus'?"), std::string::npos) << args[0] << r.err;
+  }
+  {
+    std::ofstream(dir + "/w.yaml") << "kind: finetune\nname: w\nmodel: llama-3-8b\nmethod: lora\n"
+                                      "data:\n  tokens: 100000000\nconstraints:\n  regions: [eastsu]\n";
+  }
+  for (const char* cmd : {"plan", "estimate"}) {
+    const CliResult r = run_cli({cmd, dir + "/w.yaml"});
+    EXPECT_EQ(r.code, 2) << cmd << r.err;
+    EXPECT_NE(r.err.find("constraints.regions"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("did you mean 'eastus'?"), std::string::npos) << r.err;
+  }
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"plan", source_path("examples/render-nv.yaml"), "--region", "newzealandnorth"},
+           {"cost", "Standard_NC40ads_H100_v5", "--region", "newzealandnorth"},
+           {"catalog", "--region", "newzealandnorth"}}) {
+    const CliResult r = run_cli(args);
+    EXPECT_EQ(r.code, 1) << args[0] << r.err << r.out;
+    EXPECT_NE((r.err + r.out).find("no GPU"), std::string::npos) << args[0] << r.err;
+  }
 }
 
 }  // namespace
