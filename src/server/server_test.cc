@@ -305,7 +305,10 @@ TEST_F(ServerTest, BadInputIs400WithLineAndField) {
 TEST_F(ServerTest, ServesOverLoopbackAndRefusesHugeBodies) {
   auto cat = catalog::Catalog::load_embedded();
   ASSERT_TRUE(cat);
-  auto s = Server::create(std::move(*cat), ServerOptions{"127.0.0.1", 0, 4096});
+  ServerOptions options;
+  options.port = 0;
+  options.limits.max_body_bytes = 4096;
+  auto s = Server::create(std::move(*cat), options);
   ASSERT_TRUE(s) << s.error().to_string();
   auto port = (*s)->bind();
   ASSERT_TRUE(port) << port.error().to_string();
