@@ -1,9 +1,12 @@
 #include "core/files.h"
 
+#include "core/strings.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -13,12 +16,41 @@
 
 namespace gpuplan::files {
 
+namespace {
+std::atomic<size_t> g_max_input_bytes{kDefaultMaxInputBytes};
+
+std::string mib(size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+}  // namespace
+
+void set_max_input_bytes(size_t bytes) { g_max_input_bytes = bytes; }
+size_t max_input_bytes() { return g_max_input_bytes; }
+
 Result<std::string> read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return not_found("cannot open file: " + std::string(std::strerror(errno)), Where{path});
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  const size_t cap = max_input_bytes();
+  const std::string too_big = "larger than the " + mib(cap) +
+                              " an input read whole may be (raise with --max-input-mib)";
+  struct stat st{};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    return invalid_argument("a directory, not a file", Where{path});
+  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && static_cast<size_t>(st.st_size) > cap)
+    return invalid_argument(too_big, Where{path});
+  // Read in blocks up to one byte past the cap: devices and pipes have no size.
+  std::string text;
+  char block[1 << 16];
+  while (in && text.size() <= cap) {
+    in.read(block, sizeof block);
+    text.append(block, static_cast<size_t>(in.gcount()));
+  }
+  if (text.size() > cap) return invalid_argument(too_big, Where{path});
+  if (in.bad()) return unavailable("cannot read: " + std::string(std::strerror(errno)), Where{path});
+  if (auto bad = strings::invalid_utf8_at(text)) {
+    const auto [line, column] = strings::line_column(text, *bad);
+    return invalid_argument("not UTF-8 text (byte 0x" + strings::hex_byte(text[*bad]) + ")",
+                            Where{path, line, column, ""});
+  }
+  return text;
 }
 
 Result<nlohmann::json> parse_json(std::string_view text, const std::string& file) {

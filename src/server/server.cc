@@ -181,6 +181,9 @@ Response cost_route(const catalog::Catalog& catalog, const cost::Rates& rates,
   if (!hb.empty() && hb != "true" && hb != "false")
     return error_response(invalid_argument("expected true or false, found '" + hb + "'",
                                            Where{"", 0, 0, "hybrid_benefit"}));
+  if (hb == "true" && *os != catalog::Os::kWindows)
+    return error_response(invalid_argument("Azure Hybrid Benefit applies to Windows VMs only",
+                                           Where{"", 0, 0, "hybrid_benefit"}));
   auto size = catalog::lookup_size(catalog, text_param(request, "size"), Where{"", 0, 0, "size"});
   if (!size) return error_response(size.error());
   auto sc =
