@@ -215,6 +215,13 @@ TEST(Strings, Utf8ValidationFollowsRfc3629) {
 
 // `cost --hours 1e300` once exited 4: fixed() cut the text at 64 bytes and
 // format_usd found no decimal point.
+TEST(Json, NumbersBeyondADoubleAreAnErrorWithTheirPlace) {
+  auto j = files::parse_json("{\n  \"count\": 1e400\n}", "p.json");
+  ASSERT_FALSE(j);
+  EXPECT_EQ(j.error().to_string(),
+            "p.json:2:12: number 1e400 is out of range (larger than a double holds)");
+}
+
 TEST(Strings, FixedPrintsHugeNumbersWhole) {
   EXPECT_EQ(strings::fixed(1e300, 2).size(), 301u + 3u);
   EXPECT_EQ(strings::fixed(2.5, 1), "2.5");

@@ -77,6 +77,18 @@ Result<nlohmann::json> parse_json(std::string_view text, const std::string& file
     auto pos = msg.find("parse error");
     if (pos != std::string::npos) msg = msg.substr(pos);
     return invalid_argument("invalid JSON (" + msg + ")", Where{file, line, col, ""});
+  } catch (const nlohmann::json::out_of_range& e) {
+    // A number beyond a double ("1e400", issue 15): the parser names the
+    // text, not its place, so find the first occurrence for line:column.
+    std::string msg = e.what();
+    const size_t q1 = msg.find('\'');
+    const size_t q2 = q1 == std::string::npos ? q1 : msg.find('\'', q1 + 1);
+    const std::string number = q2 == std::string::npos ? "" : msg.substr(q1 + 1, q2 - q1 - 1);
+    const size_t at = number.empty() ? std::string::npos : text.find(number);
+    const auto [line, col] =
+        at == std::string::npos ? std::pair<int, int>{0, 0} : strings::line_column(text, at);
+    return invalid_argument("number " + number + " is out of range (larger than a double holds)",
+                            Where{file, line, col, ""});
   }
 }
 
