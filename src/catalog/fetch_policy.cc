@@ -23,7 +23,8 @@ Result<UrlOrigin> url_origin(std::string_view url, const std::string& field) {
   UrlOrigin o;
   o.scheme = strings::to_lower(url.substr(0, colon));
   if (o.scheme != "https" && o.scheme != "http")
-    return bad("only https (or http on loopback) is fetched, not " + names::printable(o.scheme, 20));
+    return bad("only https (or http on loopback) is fetched, not " +
+               names::printable(o.scheme, 20));
   std::string_view rest = url.substr(colon + 3);
   const std::string_view authority = rest.substr(0, rest.find_first_of("/?#"));
   if (authority.find('@') != std::string_view::npos) return bad("a URL with user info");

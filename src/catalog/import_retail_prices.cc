@@ -38,9 +38,8 @@
 #include <thread>
 #include <type_traits>
 
-#include <dlfcn.h>
-
 #include <curl/curl.h>
+#include <dlfcn.h>
 
 #include "catalog/fetch_policy.h"
 #include "core/dates.h"
@@ -491,11 +490,11 @@ Response http_get(const CurlApi& api, const std::string& url, const LiveOptions&
   api.easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");
   r.transport = api.easy_perform(curl);
   if (r.body.over) {
-    r.transport_error = "the page is larger than " +
-                        (o.max_page_bytes >= (size_t{1} << 20)
-                             ? std::to_string(o.max_page_bytes >> 20) + " MiB"
-                             : std::to_string(o.max_page_bytes) + " bytes") +
-                        " (raise with --max-page-mib)";
+    r.transport_error =
+        "the page is larger than " +
+        (o.max_page_bytes >= (size_t{1} << 20) ? std::to_string(o.max_page_bytes >> 20) + " MiB"
+                                               : std::to_string(o.max_page_bytes) + " bytes") +
+        " (raise with --max-page-mib)";
   } else if (r.transport != CURLE_OK) {
     r.transport_error = errbuf[0] != '\0' ? errbuf : api.easy_strerror(r.transport);
   } else {

@@ -9,9 +9,9 @@
 #include <iostream>
 #include <sstream>
 
-#include "cli/command.h"
 #include "catalog/catalog.h"
 #include "catalog/store.h"
+#include "cli/command.h"
 #include "core/files.h"
 #include "core/strings.h"
 
@@ -27,8 +27,8 @@ Result<std::unique_ptr<catalog::Catalog>> load_catalog(const Context& ctx) {
   // immutable); say so, since an import elsewhere would not be seen and
   // `catalog import` cannot write to it.
   if (::access(path.c_str(), F_OK) == 0 && ::access(path.c_str(), W_OK) != 0)
-    ctx.err << "gpuplan: warning: the store " << path << " is read-only ("
-            << std::strerror(errno) << "): reading it as it is; imports need a writable --db\n";
+    ctx.err << "gpuplan: warning: the store " << path << " is read-only (" << std::strerror(errno)
+            << "): reading it as it is; imports need a writable --db\n";
   return catalog::Catalog::load(path);
 }
 

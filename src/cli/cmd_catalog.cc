@@ -458,8 +458,7 @@ void add_catalog_commands(CLI::App& app, Context& ctx) {
       ->check(number_in(0, 1e6));
   cmd->add_option("--gpus-min", flags->gpus_min, "Minimum GPUs per VM (fractions allowed)")
       ->check(number_in(0, 1024));
-  cmd->add_option("--gpus-max", flags->gpus_max, "Maximum GPUs per VM")
-      ->check(number_in(0, 1024));
+  cmd->add_option("--gpus-max", flags->gpus_max, "Maximum GPUs per VM")->check(number_in(0, 1024));
   cmd->add_option("--max-price", flags->max_price, "Maximum USD per VM-hour (drops unpriced rows)")
       ->check(number_in(0, range::kMaxUsd));
   cmd->add_option("--pricing", flags->pricing,

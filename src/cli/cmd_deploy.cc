@@ -207,8 +207,9 @@ void add_deploy_commands(CLI::App& app, Context& ctx) {
                      "Budget start, YYYY-MM-01 (default: this month)");
   deploy->add_option("--ssh-public-key", df->ssh_public_key,
                      "OpenSSH public key file deploy.sh uses (default ~/.ssh/id_rsa.pub)");
-  deploy->add_option("--data-disk-gib", df->data_disk_gib,
-                     "Premium SSD data disk per VM, GiB (default: the plan's, else 256)")
+  deploy
+      ->add_option("--data-disk-gib", df->data_disk_gib,
+                   "Premium SSD data disk per VM, GiB (default: the plan's, else 256)")
       ->check(number_in(0, range::kMaxDiskGib));
   deploy->add_option("--autostop", df->autostop,
                      "Deallocate after MINUTES without work, or 'off' (default: 60 for "

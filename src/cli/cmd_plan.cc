@@ -385,8 +385,8 @@ void add_plan_command(CLI::App& app, Context& ctx) {
   cmd->add_flag("--allow-amd", f->allow_amd,
                 "Also consider AMD GPUs (MI300X, V620, V710, MI25: ROCm, not set up by deploy)");
   cmd->add_option(
-      "--utilization", f->utilization,
-      "Share of a reservation/savings-plan term in use, (0,1] (default: this work only)")
+         "--utilization", f->utilization,
+         "Share of a reservation/savings-plan term in use, (0,1] (default: this work only)")
       ->check(number_in(0, 1, Low::kOpen));
   cmd->add_option("--eviction-rate", f->eviction_rate,
                   "Spot evictions per VM-hour for every size and region, replacing Azure's "
@@ -398,8 +398,8 @@ void add_plan_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--restart-hours", f->restart_hours, "Hours lost restarting after an eviction")
       ->check(number_in(0, range::kMaxHours));
   cmd->add_option(
-      "--checkpoint-hours", f->checkpoint_hours,
-      "Hours between checkpoints (replaces the workload's constraints.checkpoint_hours)")
+         "--checkpoint-hours", f->checkpoint_hours,
+         "Hours between checkpoints (replaces the workload's constraints.checkpoint_hours)")
       ->check(number_in(0, range::kMaxHours, Low::kOpen));
   cmd->add_option("--setup-hours", f->setup_hours, "Billed idle hours per VM launch")
       ->check(number_in(0, range::kMaxHours));
@@ -442,11 +442,11 @@ void add_plan_command(CLI::App& app, Context& ctx) {
       const bool windows =
           options->os ? *options->os == catalog::Os::kWindows : w->constraints.os == "windows";
       if (options->hybrid_benefit.value_or(w->constraints.hybrid_benefit) && !windows)
-        return report(ctx, invalid_argument("Azure Hybrid Benefit applies to Windows VMs only; "
-                                            "add --os windows (or os: windows in the workload)",
-                                            Where{"", 0, 0, f->hybrid_benefit ? "--hybrid-benefit"
-                                                                              : "--os"})
-                               .value());
+        return report(
+            ctx, invalid_argument("Azure Hybrid Benefit applies to Windows VMs only; "
+                                  "add --os windows (or os: windows in the workload)",
+                                  Where{"", 0, 0, f->hybrid_benefit ? "--hybrid-benefit" : "--os"})
+                     .value());
       // 3. The catalog and the cost rates.
       auto cat = load_catalog(ctx);
       if (!cat) return report(ctx, cat.error());

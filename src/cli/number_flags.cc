@@ -16,8 +16,8 @@ std::string show(double v) {
 }  // namespace
 
 CLI::Validator number_in(double lo, double hi, Low low, bool integer) {
-  const std::string range = std::string(low == Low::kOpen ? "(" : "[") + show(lo) + ", " +
-                            show(hi) + "]";
+  const std::string range =
+      std::string(low == Low::kOpen ? "(" : "[") + show(lo) + ", " + show(hi) + "]";
   const std::string what = integer ? "a whole number" : "a number";
   return CLI::Validator(
       [=](std::string& text) -> std::string {

@@ -1,11 +1,5 @@
 #include "core/files.h"
 
-#include "core/strings.h"
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <atomic>
 #include <cctype>
 #include <cerrno>
@@ -13,6 +7,12 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/strings.h"
 
 namespace gpuplan::files {
 
@@ -29,12 +29,13 @@ Result<std::string> read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return not_found("cannot open file: " + std::string(std::strerror(errno)), Where{path});
   const size_t cap = max_input_bytes();
-  const std::string too_big = "larger than the " + mib(cap) +
-                              " an input read whole may be (raise with --max-input-mib)";
-  struct stat st{};
+  const std::string too_big =
+      "larger than the " + mib(cap) + " an input read whole may be (raise with --max-input-mib)";
+  struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
     return invalid_argument("a directory, not a file", Where{path});
-  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && static_cast<size_t>(st.st_size) > cap)
+  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+      static_cast<size_t>(st.st_size) > cap)
     return invalid_argument(too_big, Where{path});
   // Read in blocks up to one byte past the cap: devices and pipes have no size.
   std::string text;
@@ -44,7 +45,8 @@ Result<std::string> read_text(const std::string& path) {
     text.append(block, static_cast<size_t>(in.gcount()));
   }
   if (text.size() > cap) return invalid_argument(too_big, Where{path});
-  if (in.bad()) return unavailable("cannot read: " + std::string(std::strerror(errno)), Where{path});
+  if (in.bad())
+    return unavailable("cannot read: " + std::string(std::strerror(errno)), Where{path});
   if (auto bad = strings::invalid_utf8_at(text)) {
     const auto [line, column] = strings::line_column(text, *bad);
     return invalid_argument("not UTF-8 text (byte 0x" + strings::hex_byte(text[*bad]) + ")",

@@ -9,13 +9,6 @@
 // O(connections) a wake-up; with max_connections at 512 that is microseconds.
 #include "server/http_listener.h"
 
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <netdb.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -25,7 +18,13 @@
 #include <unordered_map>
 #include <vector>
 
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
 #include <nlohmann/json.hpp>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 namespace gpuplan::server {
 namespace {
@@ -174,8 +173,8 @@ void HttpListener::Impl::accept_all() {
 
 void HttpListener::Impl::on_readable(uint64_t id, Conn& c) {
   // Read no further than this request's end: pipelined bytes stay in the kernel.
-  const size_t want = c.head ? c.head_bytes + c.head->content_length
-                             : options.limits.max_head_bytes + 1;
+  const size_t want =
+      c.head ? c.head_bytes + c.head->content_length : options.limits.max_head_bytes + 1;
   char buf[65536];
   const size_t room = std::min(sizeof buf, want > c.in.size() ? want - c.in.size() : size_t{1});
   const ssize_t n = ::recv(c.fd, buf, room, 0);
@@ -195,8 +194,9 @@ void HttpListener::Impl::process_input(uint64_t id, Conn& c) {
     c.scanned = c.in.size();
     if (!end) {
       if (c.in.size() > options.limits.max_head_bytes)
-        answer(c, error_answer(431, "request head over " +
-                                        std::to_string(options.limits.max_head_bytes) + " bytes"),
+        answer(c,
+               error_answer(431, "request head over " +
+                                     std::to_string(options.limits.max_head_bytes) + " bytes"),
                true);
       return;
     }
@@ -212,8 +212,8 @@ void HttpListener::Impl::process_input(uint64_t id, Conn& c) {
   const size_t total = c.head_bytes + c.head->content_length;
   if (c.in.size() < total) return;
   HttpHead head = std::move(*c.head);
-  Request request{head.method, head.path, std::move(head.params), c.in.substr(c.head_bytes,
-                                                                               head.content_length)};
+  Request request{head.method, head.path, std::move(head.params),
+                  c.in.substr(c.head_bytes, head.content_length)};
   c.in.erase(0, total);
   buffered -= total;
   c.head.reset();
@@ -253,8 +253,8 @@ void HttpListener::Impl::answer(Conn& c, const Response& r, bool close, int retr
 
 void HttpListener::Impl::on_writable(uint64_t id, Conn& c) {
   while (c.out_offset < c.out.size()) {
-    const ssize_t n = ::send(c.fd, c.out.data() + c.out_offset, c.out.size() - c.out_offset,
-                             MSG_NOSIGNAL);
+    const ssize_t n =
+        ::send(c.fd, c.out.data() + c.out_offset, c.out.size() - c.out_offset, MSG_NOSIGNAL);
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
     if (n <= 0) return close_conn(id);
     c.out_offset += static_cast<size_t>(n);
@@ -263,8 +263,8 @@ void HttpListener::Impl::on_writable(uint64_t id, Conn& c) {
   if (c.close_after) return close_conn(id);
   c.out.clear();
   c.state = Conn::State::kReading;
-  c.deadline = Clock::now() + std::chrono::milliseconds(
-                                  c.in.empty() ? options.idle_timeout_ms : options.request_timeout_ms);
+  c.deadline = Clock::now() + std::chrono::milliseconds(c.in.empty() ? options.idle_timeout_ms
+                                                                     : options.request_timeout_ms);
   if (!c.in.empty()) process_input(id, c);  // a pipelined request
 }
 

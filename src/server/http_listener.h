@@ -39,15 +39,15 @@ struct ListenerOptions {
   std::string host = "127.0.0.1";
   int port = 8080;  // 0: any free port
   HttpLimits limits;
-  int workers = 0;                      // 0: the machine's hardware threads, at least 2
-  size_t max_queued = 64;               // requests waiting beyond the busy workers
-  size_t max_connections = 512;         // open sockets
+  int workers = 0;                       // 0: the machine's hardware threads, at least 2
+  size_t max_queued = 64;                // requests waiting beyond the busy workers
+  size_t max_connections = 512;          // open sockets
   size_t max_buffered_bytes = 64 << 20;  // request bytes held across connections
-  int backlog = 1024;                   // listen(2); the kernel caps it at somaxconn
-  int request_timeout_ms = 10000;       // a request's first byte to its last
-  int write_timeout_ms = 10000;         // one answer, sent
-  int idle_timeout_ms = 5000;           // keep-alive, between requests
-  int retry_after_s = 1;                // the Retry-After of a 503 when busy
+  int backlog = 1024;                    // listen(2); the kernel caps it at somaxconn
+  int request_timeout_ms = 10000;        // a request's first byte to its last
+  int write_timeout_ms = 10000;          // one answer, sent
+  int idle_timeout_ms = 5000;            // keep-alive, between requests
+  int retry_after_s = 1;                 // the Retry-After of a 503 when busy
 };
 
 // Counters, for tests and the log.

@@ -3,20 +3,19 @@
 // that leave, heads and bodies over the caps. And the head parser alone.
 #include "server/http_listener.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
-#include <gtest/gtest.h>
-
 #include <chrono>
 #include <condition_variable>
 #include <fstream>
 #include <iostream>
 #include <mutex>
 #include <thread>
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "catalog/catalog.h"
 #include "server/server.h"
@@ -302,9 +301,11 @@ TEST(HttpListener, SlowClientsDoNotStarveTheHealthProbe) {
   for (int i = 0; i < 4; ++i)
     planners.emplace_back([&] {
       while (!done) {
-        const std::string r = fetch(*port, "POST /api/plan HTTP/1.1\r\nContent-Length: " +
-                                               std::to_string(body.size()) + "\r\n\r\n" + body,
-                                    30000);
+        const std::string r =
+            fetch(*port,
+                  "POST /api/plan HTTP/1.1\r\nContent-Length: " + std::to_string(body.size()) +
+                      "\r\n\r\n" + body,
+                  30000);
         if (status_of(r) == 200) ++plans_ok;
       }
     });
@@ -332,8 +333,8 @@ TEST(HttpListener, SlowClientsDoNotStarveTheHealthProbe) {
   std::cout << "health probe under load: p50 " << latencies_ms[49] << " ms, p99 "
             << latencies_ms[98] << " ms, max " << latencies_ms.back() << " ms\n";
   EXPECT_LT(latencies_ms.back(), 2000.0);
-  EXPECT_LT(rss_kib() - rss_before, 256 * 1024) << "RSS grew by " << rss_kib() - rss_before
-                                                << " KiB";
+  EXPECT_LT(rss_kib() - rss_before, 256 * 1024)
+      << "RSS grew by " << rss_kib() - rss_before << " KiB";
   EXPECT_GE((*s)->stats().timed_out, 50u);
   (*s)->stop();
   serving.join();

@@ -81,8 +81,7 @@ bool parse_request_line(std::string_view line, HttpHead* head, HttpRefusal* r, b
   if (version != "HTTP/1.1" && version != "HTTP/1.0")
     return fail(r, 505, "only HTTP/1.0 and HTTP/1.1 are served");
   *http10 = version == "HTTP/1.0";
-  if (target.empty() || target[0] != '/')
-    return fail(r, 400, "the request target must be a path");
+  if (target.empty() || target[0] != '/') return fail(r, 400, "the request target must be a path");
   for (char c : target)
     if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f)
       return fail(r, 400, "control character in the request target");
@@ -200,20 +199,34 @@ std::optional<std::string> percent_decode(std::string_view s, bool plus_is_space
 
 const char* status_text(int status) {
   switch (status) {
-    case 100: return "Continue";
-    case 200: return "OK";
-    case 400: return "Bad Request";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 408: return "Request Timeout";
-    case 411: return "Length Required";
-    case 413: return "Content Too Large";
-    case 417: return "Expectation Failed";
-    case 431: return "Request Header Fields Too Large";
-    case 500: return "Internal Server Error";
-    case 503: return "Service Unavailable";
-    case 505: return "HTTP Version Not Supported";
-    default: return "Unknown";
+    case 100:
+      return "Continue";
+    case 200:
+      return "OK";
+    case 400:
+      return "Bad Request";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 408:
+      return "Request Timeout";
+    case 411:
+      return "Length Required";
+    case 413:
+      return "Content Too Large";
+    case 417:
+      return "Expectation Failed";
+    case 431:
+      return "Request Header Fields Too Large";
+    case 500:
+      return "Internal Server Error";
+    case 503:
+      return "Service Unavailable";
+    case 505:
+      return "HTTP Version Not Supported";
+    default:
+      return "Unknown";
   }
 }
 

@@ -42,7 +42,7 @@ struct HttpHead {
   std::string path;                           // percent-decoded, "/api/plan"
   std::map<std::string, std::string> params;  // decoded query parameters
   size_t content_length = 0;
-  bool keep_alive = true;       // HTTP/1.1 unless "Connection: close"
+  bool keep_alive = true;        // HTTP/1.1 unless "Connection: close"
   bool expect_continue = false;  // "Expect: 100-continue"
 };
 

@@ -345,8 +345,7 @@ Result<int> Server::bind() {
     return handle(*impl->catalog, impl->rates, r);
   };
   auto at_once = [impl](const Request& r) -> std::optional<Response> {
-    if (r.method == "GET" && r.path == "/api/health")
-      return handle(*impl->catalog, impl->rates, r);
+    if (r.method == "GET" && r.path == "/api/health") return handle(*impl->catalog, impl->rates, r);
     return std::nullopt;
   };
   GPUPLAN_TRY(impl->listener, HttpListener::bind(impl->options, worker, at_once));

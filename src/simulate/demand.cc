@@ -78,8 +78,9 @@ bool parse_timestamp(std::string_view s, int64_t& out_us) {
       !parse_int(s.substr(8, 2), d) || !parse_int(s.substr(11, 2), h) ||
       !parse_int(s.substr(14, 2), mi) || !parse_int(s.substr(17, 2), se))
     return false;
-  if (mo < 1 || mo > 12 || d < 1 || static_cast<int>(d) > dates::days_in_month(y, static_cast<int>(mo)) ||
-      h > 23 || mi > 59 || se > 60)
+  if (mo < 1 || mo > 12 || d < 1 ||
+      static_cast<int>(d) > dates::days_in_month(y, static_cast<int>(mo)) || h > 23 || mi > 59 ||
+      se > 60)
     return false;  // 2024-02-30 names no day
   int64_t frac_us = 0;
   if (s.size() > 19) {
@@ -126,8 +127,9 @@ class LineReader {
         any = true;
         pos_ += take + (nl ? 1 : 0);
         if (line.size() > kMaxLineBytes)
-          return invalid_argument("a line longer than 1 MiB (trace rows are short; is this a trace?)",
-                                  Where{path_, line_no_ + 1, 0, ""});
+          return invalid_argument(
+              "a line longer than 1 MiB (trace rows are short; is this a trace?)",
+              Where{path_, line_no_ + 1, 0, ""});
         if (nl) break;
       }
       if (!any) return false;
@@ -317,10 +319,12 @@ class AlibabaQps final : public DemandSource {
                               Where{path_, reader_.line(), 0, "value"});
     row_t_ = static_cast<int64_t>(*t * 1e6);
     if (!first_t_) first_t_ = row_t_;
-    if (static_cast<double>(row_t_ - *first_t_) / time_scale_ > static_cast<double>(kMaxTraceSpanUs))
-      return invalid_argument("this row is more than a year of replay after the first; a replay "
-                              "covers at most 366 days",
-                              Where{path_, reader_.line(), 1, "timestamp_anon"});
+    if (static_cast<double>(row_t_ - *first_t_) / time_scale_ >
+        static_cast<double>(kMaxTraceSpanUs))
+      return invalid_argument(
+          "this row is more than a year of replay after the first; a replay "
+          "covers at most 366 days",
+          Where{path_, reader_.line(), 1, "timestamp_anon"});
     if (row_t_ < last_t_)
       return invalid_argument("rows must be in time order",
                               Where{path_, reader_.line(), 1, "timestamp_anon"});

@@ -27,11 +27,10 @@ struct Walk {
 // Every mapping under `node` with its keys unique; `path` is the dotted field.
 Status check_unique_keys(const YAML::Node& node, Walk& walk, const std::string& path, int depth) {
   if (depth > kMaxDepth || ++walk.nodes > kMaxNodes)
-    return invalid_argument(depth > kMaxDepth
-                                ? "nested deeper than " + std::to_string(kMaxDepth) +
-                                      " levels (or an alias that contains itself)"
-                                : "more than " + std::to_string(kMaxNodes) +
-                                      " values once aliases are expanded",
+    return invalid_argument(depth > kMaxDepth ? "nested deeper than " + std::to_string(kMaxDepth) +
+                                                    " levels (or an alias that contains itself)"
+                                              : "more than " + std::to_string(kMaxNodes) +
+                                                    " values once aliases are expanded",
                             where_of(node.Mark(), walk.file, path));
   if (node.IsSequence()) {
     for (size_t i = 0; i < node.size(); ++i)

@@ -1,14 +1,13 @@
 // Issue 15, items 4 and 7: extreme numbers, impossible dates, repeated keys,
 // unknown versions and inputs that never end are exit 2 naming the file,
 // line and field (or the flag), never exit 1 or 4 and never a crash.
-#include <unistd.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "e2e/e2e_util.h"
 
@@ -51,12 +50,12 @@ TEST(HostileInput, PlanFlagsOutOfRangeAreExit2NotInfeasible) {
   EXPECT_EQ(neg.code, 2) << neg.err;  // was exit 1, "no feasible option"
   EXPECT_EQ(first_line(neg.err),
             "gpuplan: error: --budget: expected a number in (0, 1000000000000], got -5");
-  for (auto [flag, value] : std::vector<std::pair<std::string, std::string>>{
-           {"--deadline-hours", "-1"},
-           {"--deadline-hours", "inf"},
-           {"--egress-gb", "1e308"},
-           {"--setup-hours", "1e300"},
-           {"--restart-hours", "nan"}}) {
+  for (auto [flag, value] :
+       std::vector<std::pair<std::string, std::string>>{{"--deadline-hours", "-1"},
+                                                        {"--deadline-hours", "inf"},
+                                                        {"--egress-gb", "1e308"},
+                                                        {"--setup-hours", "1e300"},
+                                                        {"--restart-hours", "nan"}}) {
     auto r = run_cli({"plan", w, flag, value});
     EXPECT_EQ(r.code, 2) << flag << " " << value << ": " << r.err;
     EXPECT_NE(r.err.find(flag + ": expected a number"), std::string::npos) << r.err;
@@ -125,15 +124,15 @@ TEST(HostileInput, ImpossibleDatesAreRefused) {
   const std::string trace = write(dir, "feb30.csv",
                                   "TIMESTAMP,ContextTokens,GeneratedTokens\n"
                                   "2024-02-28 10:00:00.0,100,10\n2024-02-30 10:00:00.0,100,10\n");
-  auto r = run_cli(
-      {"simulate", source_path("tests/data/sim/serving_small.yaml"), "--trace", trace});
+  auto r =
+      run_cli({"simulate", source_path("tests/data/sim/serving_small.yaml"), "--trace", trace});
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_EQ(first_line(r.err), "gpuplan: error: " + trace +
                                    ":3:1: TIMESTAMP: expected a time like 2023-11-16 "
                                    "18:15:46.6805900");
-  auto spot = run_cli({"--db", dir + "/c.db", "catalog", "import", "spot",
-                       source_path("tests/fuzz/corpus/spot/spot_malformed.json"), "--as-of",
-                       "2024-02-30"});
+  auto spot =
+      run_cli({"--db", dir + "/c.db", "catalog", "import", "spot",
+               source_path("tests/fuzz/corpus/spot/spot_malformed.json"), "--as-of", "2024-02-30"});
   EXPECT_EQ(spot.code, 2) << spot.err;
   EXPECT_NE(spot.err.find("expected a date YYYY-MM-DD, got \"2024-02-30\""), std::string::npos)
       << spot.err;
@@ -146,8 +145,8 @@ TEST(HostileInput, TraceSpanningMillenniaIsExit2) {
   const std::string trace = write(dir, "epochs.csv",
                                   "TIMESTAMP,ContextTokens,GeneratedTokens\n"
                                   "1970-01-01 00:00:00.0,374,44\n9999-12-31 23:59:59.0,396,109\n");
-  auto r = run_cli(
-      {"simulate", source_path("tests/data/sim/serving_small.yaml"), "--trace", trace});
+  auto r =
+      run_cli({"simulate", source_path("tests/data/sim/serving_small.yaml"), "--trace", trace});
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(first_line(r.err).find(trace + ":3:1: TIMESTAMP: this row is more than a year"),
             std::string::npos)
@@ -190,8 +189,7 @@ TEST(HostileInput, AReadOnlyStoreIsReadWithAWarning) {
     fs::copy_file(db, ro + "/c.db");
     fs::permissions(ro + "/c.db", fs::perms::owner_read);
     fs::permissions(ro, fs::perms::owner_read | fs::perms::owner_exec);
-  } else if (std::system(("mount -t tmpfs -o size=8m tmpfs " + ro + " 2>/dev/null").c_str()) ==
-             0) {
+  } else if (std::system(("mount -t tmpfs -o size=8m tmpfs " + ro + " 2>/dev/null").c_str()) == 0) {
     mounted = true;
     fs::copy_file(db, ro + "/c.db");
     if (std::system(("mount -o remount,ro " + ro).c_str()) != 0) {
@@ -201,10 +199,12 @@ TEST(HostileInput, AReadOnlyStoreIsReadWithAWarning) {
   } else {
     GTEST_SKIP() << "root without mount: no read-only storage to test on";
   }
-  auto r = run_cli({"--db", ro + "/c.db", "cost", "Standard_NC24ads_A100_v4", "--region", "eastus",
-                    "--json"});
-  if (mounted) (void)std::system(("umount " + ro).c_str());
-  else fs::permissions(ro, fs::perms::owner_all);
+  auto r = run_cli(
+      {"--db", ro + "/c.db", "cost", "Standard_NC24ads_A100_v4", "--region", "eastus", "--json"});
+  if (mounted)
+    (void)std::system(("umount " + ro).c_str());
+  else
+    fs::permissions(ro, fs::perms::owner_all);
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("gpuplan: warning: the store " + ro + "/c.db is read-only"),
             std::string::npos)

@@ -24,8 +24,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (drip != whole) __builtin_trap();
   gpuplan::server::HttpRefusal refusal;
-  auto head = gpuplan::server::parse_head(buf.substr(0, whole.value_or(buf.size())), limits,
-                                          &refusal);
+  auto head =
+      gpuplan::server::parse_head(buf.substr(0, whole.value_or(buf.size())), limits, &refusal);
   if (!head) {
     if (refusal.status < 400 || refusal.status > 599) __builtin_trap();
     return 0;

@@ -3,12 +3,12 @@
 // a temporary file and read to the end with both readers. Every row gives a
 // request with a finite, non-decreasing arrival within a year, or an Error
 // naming the file; nothing crashes or hangs.
-#include <unistd.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <string>
+
+#include <unistd.h>
 
 #include "simulate/demand.h"
 
