@@ -222,6 +222,15 @@ TEST(Json, NumbersBeyondADoubleAreAnErrorWithTheirPlace) {
             "p.json:2:12: number 1e400 is out of range (larger than a double holds)");
 }
 
+TEST(Csv, IntegersBeyondTwoToThe53AreRefused) {
+  auto t = csv::parse("n\n1e300\n", "n.csv");
+  ASSERT_TRUE(t);
+  csv::RowReader r(*t, t->rows[0]);
+  auto n = r.integer("n");
+  ASSERT_FALSE(n);
+  EXPECT_EQ(n.error().to_string(), "n.csv:2: n: expected an integer of at most 2^53 in size");
+}
+
 TEST(Strings, FixedPrintsHugeNumbersWhole) {
   EXPECT_EQ(strings::fixed(1e300, 2).size(), 301u + 3u);
   EXPECT_EQ(strings::fixed(2.5, 1), "2.5");
