@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build test bench sanitize format clean
+.PHONY: all build test bench sanitize fuzz format clean
 
 all: build
 
@@ -24,8 +24,16 @@ bench: build
 sanitize:
 	$(MAKE) test BUILD=build-asan CMAKE_FLAGS="-DGPUPLAN_SANITIZE=ON -DGPUPLAN_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo"
 
+# libFuzzer runs of every tests/fuzz harness (clang), FUZZ_SECONDS each.
+FUZZ_SECONDS ?= 60
+fuzz:
+	cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+	  -DGPUPLAN_FUZZ=ON -DGPUPLAN_BUILD_BENCH=OFF
+	cmake --build build-fuzz -j $(JOBS)
+	./scripts/fuzz.sh build-fuzz $(FUZZ_SECONDS)
+
 format:
 	git ls-files '*.cc' '*.h' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD) build-asan
+	rm -rf $(BUILD) build-asan build-fuzz

@@ -9,6 +9,7 @@ packages=(
   libexpected-dev libcurl4-openssl-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   shellcheck cloud-init python3
+  wrk
 )
 
 missing=()

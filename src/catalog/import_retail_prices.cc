@@ -38,10 +38,11 @@
 #include <thread>
 #include <type_traits>
 
+#include <curl/curl.h>
 #include <dlfcn.h>
 
-#include <curl/curl.h>
-
+#include "catalog/fetch_policy.h"
+#include "core/dates.h"
 #include "core/files.h"
 #include "core/names.h"
 #include "core/strings.h"
@@ -71,6 +72,7 @@ std::optional<std::string> date_part(std::string_view s) {
     if ((i == 4 || i == 7) ? c != '-' : !digit) return std::nullopt;
   }
   if (s.size() > 10 && s[10] != 'T' && s[10] != ' ') return std::nullopt;
+  if (!dates::is_calendar_date(s.substr(0, 10))) return std::nullopt;  // 2024-02-30
   return std::string(s.substr(0, 10));
 }
 
@@ -419,8 +421,21 @@ const CurlApi& curl_api(const std::string& name) {
   return *slot;
 }
 
+// The body so far and its cap: returning short makes libcurl stop with
+// CURLE_WRITE_ERROR, so a page never grows past the cap in memory.
+struct Body {
+  std::string text;
+  size_t cap = 0;
+  bool over = false;
+};
+
 size_t append_body(char* data, size_t size, size_t n, void* user) {
-  static_cast<std::string*>(user)->append(data, size * n);
+  auto* body = static_cast<Body*>(user);
+  if (body->text.size() + size * n > body->cap) {
+    body->over = true;
+    return 0;
+  }
+  body->text.append(data, size * n);
   return size * n;
 }
 
@@ -442,11 +457,12 @@ struct Response {
   std::string transport_error;
   long status = 0;
   long retry_after_s = -1;
-  std::string body;
+  Body body;
 };
 
-Response http_get(const CurlApi& api, const std::string& url, long timeout_s) {
+Response http_get(const CurlApi& api, const std::string& url, const LiveOptions& o) {
   Response r;
+  r.body.cap = o.max_page_bytes;
   CURL* curl = api.easy_init();
   if (curl == nullptr) {
     r.transport = CURLE_FAILED_INIT;
@@ -461,15 +477,25 @@ Response http_get(const CurlApi& api, const std::string& url, long timeout_s) {
   api.easy_setopt(curl, CURLOPT_HEADERFUNCTION, read_header);
   api.easy_setopt(curl, CURLOPT_HEADERDATA, &headers);
   api.easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
-  api.easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
-  api.easy_setopt(curl, CURLOPT_MAXREDIRS, 5L);
-  api.easy_setopt(curl, CURLOPT_TIMEOUT, timeout_s);
+  // No redirects (a Location could name any host) and HTTP(S) only, even if
+  // a URL slipped past fetch_policy.h.
+  api.easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
+#if LIBCURL_VERSION_NUM >= 0x075500
+  api.easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+#endif
+  api.easy_setopt(curl, CURLOPT_TIMEOUT, o.timeout_s);
   api.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, 15L);
   api.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
   api.easy_setopt(curl, CURLOPT_USERAGENT, "gpuplan/0.1");
   api.easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");
   r.transport = api.easy_perform(curl);
-  if (r.transport != CURLE_OK) {
+  if (r.body.over) {
+    r.transport_error =
+        "the page is larger than " +
+        (o.max_page_bytes >= (size_t{1} << 20) ? std::to_string(o.max_page_bytes >> 20) + " MiB"
+                                               : std::to_string(o.max_page_bytes) + " bytes") +
+        " (raise with --max-page-mib)";
+  } else if (r.transport != CURLE_OK) {
     r.transport_error = errbuf[0] != '\0' ? errbuf : api.easy_strerror(r.transport);
   } else {
     api.easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &r.status);
@@ -485,23 +511,26 @@ Result<std::string> fetch_page(const CurlApi& api, const std::string& url, const
   std::string last_problem;
   const int attempts = std::max(1, o.max_attempts);
   for (int attempt = 1; attempt <= attempts; ++attempt) {
-    Response r = http_get(api, url, o.timeout_s);
+    Response r = http_get(api, url, o);
     bool retry = false;
     std::chrono::milliseconds wait = backoff;
+    if (r.body.over) return unavailable(r.transport_error, Where{names::printable(url, 200)});
     if (r.transport != CURLE_OK) {
       last_problem = "network error: " + r.transport_error;
       retry = true;
     } else if (r.status == 200) {
-      return std::move(r.body);
+      return std::move(r.body.text);
     } else if (r.status == 429 || r.status >= 500) {
       last_problem = "HTTP " + std::to_string(r.status);
       retry = true;
       if (r.retry_after_s >= 0) wait = std::chrono::seconds(r.retry_after_s);
     } else {
-      std::string snippet = r.body.substr(0, 200);
+      // A short excerpt, bytes outside printable ASCII escaped: an error
+      // never replays a response body.
+      std::string snippet = names::printable(r.body.text, 120);
       return unavailable("HTTP " + std::to_string(r.status) + " from the price API" +
                              (snippet.empty() ? "" : ": " + snippet),
-                         Where{url});
+                         Where{names::printable(url, 200)});
     }
     if (!retry || attempt == attempts) break;
     wait = std::min(wait, o.max_backoff);
@@ -519,6 +548,8 @@ Result<ImportReport> import_retail_prices_live(const LiveOptions& options,
                                                const SizeFilter& filter) {
   const std::string first =
       options.endpoint.empty() ? default_retail_prices_endpoint(options.region) : options.endpoint;
+  // The fetch policy first: nothing is fetched from a URL it refuses.
+  GPUPLAN_TRY(const UrlOrigin origin, check_first_url(first, !options.endpoint.empty()));
   const CurlApi& api = curl_api(options.libcurl);
   if (!api.error.empty()) {
     return unavailable("cannot fetch live prices: libcurl could not be loaded (" + api.error +
@@ -532,10 +563,12 @@ Result<ImportReport> import_retail_prices_live(const LiveOptions& options,
   while (!url.empty()) {
     if (++page > options.max_pages)
       return unavailable("more than " + std::to_string(options.max_pages) +
-                             " pages: stopping (a NextPageLink loop?)",
+                             " pages: stopping (a NextPageLink loop? raise with --max-pages)",
                          Where{first});
     GPUPLAN_TRY(std::string body, fetch_page(api, url, options));
-    GPUPLAN_TRY(url, import.add_page(body, url + " (page " + std::to_string(page) + ")"));
+    const std::string label = names::printable(url, 200) + " (page " + std::to_string(page) + ")";
+    GPUPLAN_TRY(url, import.add_page(body, label));
+    if (!url.empty()) GPUPLAN_RETURN_IF_ERROR(check_next_url(url, origin, label));
     if (options.progress) options.progress(page, 0);
   }
   return import.finish(first);

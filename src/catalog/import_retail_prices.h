@@ -64,6 +64,9 @@ struct LiveOptions {
   // hold every VM price in USD many times over (~600 pages; the GPU filter
   // ~20); `--max-pages` raises it.
   int max_pages = 10000;
+  // One page's body: 64 MiB, ~60 times the API's 1,000-item page (~1 MB);
+  // `--max-page-mib` raises it. Larger is an error, not a truncated page.
+  size_t max_page_bytes = size_t{64} << 20;
   long timeout_s = 60;                                    // per request
   std::function<void(int page, int64_t items)> progress;  // called after each page
   // The libcurl to load (dlopen) on first use; gpuplan does not link it, so
@@ -77,7 +80,10 @@ struct LiveOptions {
 // HTTP 429 and 5xx and on transport errors. kUnavailable when a page still
 // fails after max_attempts or the host is unreachable, or when libcurl
 // (Debian package libcurl4) cannot be loaded; kInvalidArgument when a
-// page is not a valid Retail Prices page (naming "URL (page N)" and the path).
+// page is not a valid Retail Prices page (naming "URL (page N)" and the path),
+// or when a URL breaks the fetch policy (fetch_policy.h: https to the API's
+// host, a user's --endpoint over https or http on loopback, NextPageLink on
+// the first page's origin, no redirects).
 [[nodiscard]] Result<ImportReport> import_retail_prices_live(const LiveOptions& options,
                                                              const SizeFilter& filter);
 

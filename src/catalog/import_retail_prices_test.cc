@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include "catalog/fetch_policy.h"
 #include "catalog/import_test_util.h"
 #include "core/files.h"
 
@@ -144,6 +145,8 @@ INSTANTIATE_TEST_SUITE_P(
                 "expected a number, got a string"},
         BadCase{"rp_eur.json", "Items[0].currencyCode", "price in EUR"},
         BadCase{"rp_bad_date.json", "Items[0].effectiveStartDate", "'March 2024' is not a date"},
+        BadCase{"rp_feb30.json", "Items[0].effectiveStartDate",
+                "'2024-02-30T00:00:00Z' is not a date"},
         BadCase{"rp_items_not_array.json", "Items", "expected an array, got an object"}));
 
 TEST(RetailPrices, NothingUsableIsAnError) {
@@ -347,6 +350,89 @@ TEST(RetailPricesLive, DefaultEndpointFiltersGpuVmsAndRegion) {
   EXPECT_EQ(all.find("armRegionName"), std::string::npos);
   EXPECT_NE(default_retail_prices_endpoint("East US").find("armRegionName%20eq%20%27eastus%27"),
             std::string::npos);
+}
+
+// ---- the fetch policy (issue 15, item 3) ----------------------------------
+
+TEST(FetchPolicy, OriginsOfUrls) {
+  auto o = url_origin("HTTPS://Prices.Azure.com:443/api?x=1", "f");
+  ASSERT_TRUE(o) << o.error().to_string();
+  EXPECT_EQ(*o, (UrlOrigin{"https", "prices.azure.com", 443}));
+  EXPECT_EQ(*url_origin("https://prices.azure.com/api", "f"), *o);  // the default port
+  auto v6 = url_origin("http://[::1]:8080/p", "f");
+  ASSERT_TRUE(v6);
+  EXPECT_TRUE(v6->loopback());
+  EXPECT_EQ(v6->port, 8080);
+  for (const char* bad : {"file:///etc/passwd", "gopher://x/", "https://user:pw@prices.azure.com/",
+                          "https://prices.azure.com:99999/", "https://prices.azure.com/a b",
+                          "https:///nohost", "prices.azure.com/api"})
+    EXPECT_FALSE(url_origin(bad, "f")) << bad;
+}
+
+TEST(FetchPolicy, EndpointsMustBeHttpsOrLoopbackHttp) {
+  EXPECT_TRUE(check_first_url(default_retail_prices_endpoint("eastus"), false));
+  EXPECT_TRUE(check_first_url("https://mirror.example.org/prices", true));  // a user's mirror
+  EXPECT_TRUE(check_first_url("http://127.0.0.1:8080/prices", true));
+  auto plain = check_first_url("http://mirror.example.org/prices", true);
+  ASSERT_FALSE(plain);
+  EXPECT_EQ(plain.error().where.field, "--endpoint");
+}
+
+// `--endpoint file:///etc/passwd` printed the file in its error.
+TEST(RetailPricesLive, FileUrlsAreRefusedBeforeAnythingIsRead) {
+  auto r = import_retail_prices_live(fast("file:///etc/passwd"), fixture_filter());
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(r.error().to_string(),
+            "--endpoint: only https (or http on loopback) is fetched, not file: "
+            "'file:///etc/passwd'");
+}
+
+TEST(RetailPricesLive, NextPageLinkToAnotherOriginIsNotFollowed) {
+  LoopbackServer s;
+  std::atomic<int> hits{0};
+  auto p1 = files::read_json(fixture("retail_prices_page1.json"));
+  ASSERT_TRUE(p1);
+  for (const std::string next :
+       {std::string("https://evil.example/prices?page=2"),
+        "http://127.0.0.1:" + std::to_string(s.port() + 1) + "/prices?page=2",
+        std::string("file:///etc/passwd")}) {
+    (*p1)["NextPageLink"] = next;
+    const std::string page1 = p1->dump();
+    s.server().Get("/first", [&hits, page1](const httplib::Request&, httplib::Response& res) {
+      ++hits;
+      res.set_content(page1, "application/json");
+    });
+    hits = 0;
+    auto r = import_retail_prices_live(fast(s.url("/first")), fixture_filter());
+    ASSERT_FALSE(r) << next;
+    EXPECT_EQ(r.error().code, ErrorCode::kInvalidArgument);
+    EXPECT_EQ(r.error().where.field, "NextPageLink") << r.error().to_string();
+    EXPECT_EQ(hits.load(), 1);
+  }
+}
+
+TEST(RetailPricesLive, PagesOverTheCapAndErrorBodiesAreCut) {
+  LoopbackServer s;
+  const std::string page = *files::read_text(fixture("retail_prices_page2.json"));
+  s.server().Get("/big", [&](const httplib::Request&, httplib::Response& res) {
+    res.set_content(page, "application/json");
+  });
+  s.server().Get("/secret", [](const httplib::Request&, httplib::Response& res) {
+    res.status = 404;
+    res.set_content("root:x:0:0\n\x1b[31m" + std::string(10000, 's'), "text/plain");
+  });
+  LiveOptions o = fast(s.url("/big"));
+  o.max_page_bytes = 1000;
+  auto big = import_retail_prices_live(o, fixture_filter());
+  ASSERT_FALSE(big);
+  EXPECT_NE(big.error().message.find("larger than 1000 bytes (raise with --max-page-mib)"),
+            std::string::npos)
+      << big.error().message;
+  auto secret = import_retail_prices_live(fast(s.url("/secret")), fixture_filter());
+  ASSERT_FALSE(secret);
+  EXPECT_LT(secret.error().message.size(), 200u) << secret.error().message;
+  EXPECT_EQ(secret.error().message.find('\x1b'), std::string::npos);
 }
 
 }  // namespace

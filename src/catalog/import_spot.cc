@@ -32,6 +32,7 @@
 #include <ctime>
 #include <tuple>
 
+#include "core/dates.h"
 #include "core/files.h"
 #include "core/strings.h"
 
@@ -66,19 +67,7 @@ Result<int64_t> envelope_count(const nlohmann::json& page, const char* key,
 
 }  // namespace
 
-bool is_iso_date(std::string_view s) {
-  if (s.size() != 10 || s[4] != '-' || s[7] != '-') return false;
-  for (size_t i : {0, 1, 2, 3, 5, 6, 8, 9})
-    if (s[i] < '0' || s[i] > '9') return false;
-  const int y = std::stoi(std::string(s.substr(0, 4)));
-  const int m = (s[5] - '0') * 10 + (s[6] - '0');
-  const int d = (s[8] - '0') * 10 + (s[9] - '0');
-  if (m < 1 || m > 12 || d < 1) return false;
-  static constexpr int kDays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-  if (m == 2 && d == 29) return leap;
-  return d <= kDays[m - 1];
-}
+bool is_iso_date(std::string_view s) { return dates::is_calendar_date(s); }
 
 SpotImport::SpotImport(SizeFilter filter, std::string as_of)
     : filter_(std::move(filter)), as_of_(as_of.empty() ? today_utc() : std::move(as_of)) {

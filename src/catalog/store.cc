@@ -263,6 +263,29 @@ Status upgrade_schema(sqlite3* db, const std::string& path) {
   return exec(db, path, "PRAGMA foreign_keys=ON");
 }
 
+// The store opened read-only as an immutable file (SQLite URI parameter
+// immutable=1): for storage SQLite cannot write its lock files on.
+std::optional<DbPtr> open_immutable(const std::string& path) {
+  std::string uri = "file:";
+  for (char c : path) {
+    if (c == '?' || c == '#' || c == '%') {
+      static constexpr char kHex[] = "0123456789ABCDEF";
+      uri += '%';
+      uri += kHex[static_cast<unsigned char>(c) >> 4];
+      uri += kHex[static_cast<unsigned char>(c) & 15];
+    } else {
+      uri += c;
+    }
+  }
+  uri += "?immutable=1";
+  sqlite3* raw = nullptr;
+  const int rc =
+      sqlite3_open_v2(uri.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
+  DbPtr db(raw);
+  if (rc != SQLITE_OK) return std::nullopt;
+  return db;
+}
+
 // Opens (and with `create`, creates) the store and checks its schema. For
 // reading, a file without any table yet (created, then the first import was
 // killed before its schema committed) yields a null DbPtr: an empty store.
@@ -285,7 +308,18 @@ Result<DbPtr> open_store(const std::string& path, bool create) {
   if (rc != SQLITE_OK)
     return db_error(raw, path, create ? "store not writable" : "cannot open the store");
   sqlite3_busy_timeout(db.get(), kBusyTimeoutMs);
-  GPUPLAN_TRY(int tables, table_count(db.get(), path));
+  auto counted = table_count(db.get(), path);
+  // A WAL store on read-only storage cannot be read normally: SQLite must
+  // create its -shm file (sqlite.org/wal.html, "Read-Only Databases"), and
+  // every command failed with "unable to open database file" (issue 15).
+  // Read it as immutable instead: no locks, no -shm, the committed pages.
+  if (!counted && !create && sqlite3_errcode(db.get()) == SQLITE_CANTOPEN) {
+    if (auto ro = open_immutable(path)) {
+      db = std::move(*ro);
+      counted = table_count(db.get(), path);
+    }
+  }
+  GPUPLAN_TRY(int tables, counted);
   if (tables == 0 && !create) return DbPtr();
   if (create) {
     // Per connection: fsync at every commit; WAL (persistent) so readers keep

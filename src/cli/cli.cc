@@ -3,13 +3,16 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <exception>
 #include <iostream>
 #include <sstream>
 
-#include "cli/command.h"
 #include "catalog/catalog.h"
 #include "catalog/store.h"
+#include "cli/command.h"
+#include "core/files.h"
 #include "core/strings.h"
 
 namespace gpuplan::cli {
@@ -19,7 +22,14 @@ std::string store_path(const Context& ctx) {
 }
 
 Result<std::unique_ptr<catalog::Catalog>> load_catalog(const Context& ctx) {
-  return catalog::Catalog::load(store_path(ctx));
+  const std::string path = store_path(ctx);
+  // A store on read-only storage is read as it is (store.cc opens it
+  // immutable); say so, since an import elsewhere would not be seen and
+  // `catalog import` cannot write to it.
+  if (::access(path.c_str(), F_OK) == 0 && ::access(path.c_str(), W_OK) != 0)
+    ctx.err << "gpuplan: warning: the store " << path << " is read-only (" << std::strerror(errno)
+            << "): reading it as it is; imports need a writable --db\n";
+  return catalog::Catalog::load(path);
 }
 
 std::vector<std::string> split_list(const std::vector<std::string>& values) {
@@ -108,6 +118,10 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   app.add_option("--db", ctx.db_path,
                  "SQLite store with imported prices, SKUs and quota "
                  "(default: $XDG_DATA_HOME/gpuplan/catalog.db)");
+  size_t max_input_mib = files::kDefaultMaxInputBytes >> 20;
+  app.add_option("--max-input-mib", max_input_mib,
+                 "Largest input file read whole, MiB (workloads, scenarios, plans, imports)")
+      ->check(CLI::Range(1, 1 << 20));
 
   // The commands, in pipeline order.
   add_catalog_commands(app, ctx);
@@ -143,6 +157,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
         << "Run 'gpuplan --help' (or 'gpuplan COMMAND --help') for usage.\n";
     return 2;
   }
+  files::set_max_input_bytes(max_input_mib << 20);
   if (!ctx.action) {
     err << "gpuplan: error: no command given\n";
     return 2;

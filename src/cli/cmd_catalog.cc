@@ -16,6 +16,7 @@
 #include "catalog/freshness.h"
 #include "catalog/store.h"
 #include "cli/command.h"
+#include "cli/number_flags.h"
 #include "core/csv.h"
 #include "core/strings.h"
 #include "core/text_table.h"
@@ -451,11 +452,15 @@ void add_catalog_commands(CLI::App& app, Context& ctx) {
   cmd->add_option("--gpu", flags->gpu,
                   "GPU model, e.g. H100-SXM; a prefix matches all its parts (H100)");
   cmd->add_option("--region", flags->regions, "Region, e.g. eastus; repeatable or comma-separated");
-  cmd->add_option("--min-vram", flags->min_vram, "Minimum GPU memory per GPU, GiB");
-  cmd->add_option("--min-total-vram", flags->min_total_vram, "Minimum GPU memory per VM, GiB");
-  cmd->add_option("--gpus-min", flags->gpus_min, "Minimum GPUs per VM (fractions allowed)");
-  cmd->add_option("--gpus-max", flags->gpus_max, "Maximum GPUs per VM");
-  cmd->add_option("--max-price", flags->max_price, "Maximum USD per VM-hour (drops unpriced rows)");
+  cmd->add_option("--min-vram", flags->min_vram, "Minimum GPU memory per GPU, GiB")
+      ->check(number_in(0, 1e6));
+  cmd->add_option("--min-total-vram", flags->min_total_vram, "Minimum GPU memory per VM, GiB")
+      ->check(number_in(0, 1e6));
+  cmd->add_option("--gpus-min", flags->gpus_min, "Minimum GPUs per VM (fractions allowed)")
+      ->check(number_in(0, 1024));
+  cmd->add_option("--gpus-max", flags->gpus_max, "Maximum GPUs per VM")->check(number_in(0, 1024));
+  cmd->add_option("--max-price", flags->max_price, "Maximum USD per VM-hour (drops unpriced rows)")
+      ->check(number_in(0, range::kMaxUsd));
   cmd->add_option("--pricing", flags->pricing,
                   "payg, spot, reserved-1y, reserved-3y, savings-1y, savings-3y")
       ->capture_default_str();

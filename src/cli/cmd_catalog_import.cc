@@ -58,6 +58,7 @@ struct RetailFlags {
   int max_attempts = 5;
   int backoff_ms = 1000;
   int max_pages = catalog::LiveOptions{}.max_pages;
+  int max_page_mib = static_cast<int>(catalog::LiveOptions{}.max_page_bytes >> 20);
   bool json = false;
 };
 
@@ -95,6 +96,10 @@ void add_retail_prices(CLI::App& import, Context& ctx) {
                   "GPU price list is ~20 pages, every VM price in USD ~600")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--max-page-mib", f->max_page_mib,
+                  "--live: largest page body, MiB (a 1,000-item page is ~1 MiB)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 4096));
   cmd->add_flag("--json", f->json, "Print the import summary as JSON");
   cmd->callback([f, &ctx] {
     ctx.action = [f, &ctx]() -> int {
@@ -115,6 +120,7 @@ void add_retail_prices(CLI::App& import, Context& ctx) {
         o.max_attempts = f->max_attempts;
         o.initial_backoff = std::chrono::milliseconds(f->backoff_ms);
         o.max_pages = f->max_pages;
+        o.max_page_bytes = static_cast<size_t>(f->max_page_mib) << 20;
         if (ctx.err_is_tty)
           o.progress = [&ctx](int page, int64_t) {
             ctx.err << "\rfetched page " << page << std::flush;

@@ -11,6 +11,7 @@
 #include "catalog/lookup.h"
 #include "catalog/store.h"
 #include "cli/command.h"
+#include "cli/number_flags.h"
 #include "core/strings.h"
 #include "core/text_table.h"
 #include "cost/cost.h"
@@ -103,19 +104,28 @@ void add_cost_command(CLI::App& app, Context& ctx) {
       ->required();
   cmd->add_option("--region", f->region, "Region, e.g. eastus")->required();
   auto* hours = cmd->add_option("--hours", f->hours,
-                                "Hours of use (a commitment then serves only these hours)");
+                                "Hours of use (a commitment then serves only these hours)")
+                    ->check(number_in(0, range::kMaxHours));
   auto* util = cmd->add_option("--utilization", f->utilization,
-                               "Share of the month in use, (0,1]; commitments amortised at it");
+                               "Share of the month in use, (0,1]; commitments amortised at it")
+                   ->check(number_in(0, 1, Low::kOpen));
   hours->excludes(util);
   cmd->add_option("--os", f->os, "linux or windows")->capture_default_str();
   cmd->add_flag("--hybrid-benefit", f->hybrid_benefit,
                 "Windows with Azure Hybrid Benefit (pays the Linux rate)");
-  cmd->add_option("--count", f->count, "Number of VMs")->capture_default_str();
+  cmd->add_option("--count", f->count, "Number of VMs")
+      ->check(number_in(1, 10000, Low::kClosed, true))
+      ->capture_default_str();
   cmd->add_flag("--json", f->json, "Print JSON");
   cmd->callback([f, &ctx] {
     ctx.action = [f, &ctx]() -> int {
       auto os = catalog::parse_os(f->os, Where{"", 0, 0, "--os"});
       if (!os) return report(ctx, os.error());
+      if (f->hybrid_benefit && *os != catalog::Os::kWindows)
+        return report(ctx, invalid_argument("Azure Hybrid Benefit applies to Windows VMs only; "
+                                            "add --os windows or drop the flag",
+                                            Where{"", 0, 0, "--hybrid-benefit"})
+                               .value());
       auto cat = load_catalog(ctx);
       if (!cat) return report(ctx, cat.error());
       if (auto bad = (*cat)->check_region_name(f->region, Where{"", 0, 0, "--region"}); !bad) {

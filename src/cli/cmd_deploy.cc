@@ -15,6 +15,7 @@
 #include "catalog/lookup.h"
 #include "catalog/store.h"
 #include "cli/command.h"
+#include "cli/number_flags.h"
 #include "core/files.h"
 #include "core/names.h"
 #include "core/strings.h"
@@ -206,8 +207,10 @@ void add_deploy_commands(CLI::App& app, Context& ctx) {
                      "Budget start, YYYY-MM-01 (default: this month)");
   deploy->add_option("--ssh-public-key", df->ssh_public_key,
                      "OpenSSH public key file deploy.sh uses (default ~/.ssh/id_rsa.pub)");
-  deploy->add_option("--data-disk-gib", df->data_disk_gib,
-                     "Premium SSD data disk per VM, GiB (default: the plan's, else 256)");
+  deploy
+      ->add_option("--data-disk-gib", df->data_disk_gib,
+                   "Premium SSD data disk per VM, GiB (default: the plan's, else 256)")
+      ->check(number_in(0, range::kMaxDiskGib));
   deploy->add_option("--autostop", df->autostop,
                      "Deallocate after MINUTES without work, or 'off' (default: 60 for "
                      "training, fine-tuning and rendering; off for serving)");

@@ -16,6 +16,7 @@
 #include "catalog/freshness.h"
 #include "catalog/store.h"
 #include "cli/command.h"
+#include "cli/number_flags.h"
 #include "core/strings.h"
 #include "core/text_table.h"
 #include "cost/cost.h"
@@ -384,33 +385,47 @@ void add_plan_command(CLI::App& app, Context& ctx) {
   cmd->add_flag("--allow-amd", f->allow_amd,
                 "Also consider AMD GPUs (MI300X, V620, V710, MI25: ROCm, not set up by deploy)");
   cmd->add_option(
-      "--utilization", f->utilization,
-      "Share of a reservation/savings-plan term in use, (0,1] (default: this work only)");
+         "--utilization", f->utilization,
+         "Share of a reservation/savings-plan term in use, (0,1] (default: this work only)")
+      ->check(number_in(0, 1, Low::kOpen));
   cmd->add_option("--eviction-rate", f->eviction_rate,
                   "Spot evictions per VM-hour for every size and region, replacing Azure's "
-                  "imported bands (default where no band was imported: 0.05)");
+                  "imported bands (default where no band was imported: 0.05)")
+      ->check(number_in(0, range::kMaxEvictionsPerHour));
   cmd->add_option("--eviction-rate-high", f->eviction_rate_high,
-                  "Spot evictions per VM-hour for the high end of the range (default 0.20)");
-  cmd->add_option("--restart-hours", f->restart_hours, "Hours lost restarting after an eviction");
+                  "Spot evictions per VM-hour for the high end of the range (default 0.20)")
+      ->check(number_in(0, range::kMaxEvictionsPerHour));
+  cmd->add_option("--restart-hours", f->restart_hours, "Hours lost restarting after an eviction")
+      ->check(number_in(0, range::kMaxHours));
   cmd->add_option(
-      "--checkpoint-hours", f->checkpoint_hours,
-      "Hours between checkpoints (replaces the workload's constraints.checkpoint_hours)");
-  cmd->add_option("--setup-hours", f->setup_hours, "Billed idle hours per VM launch");
+         "--checkpoint-hours", f->checkpoint_hours,
+         "Hours between checkpoints (replaces the workload's constraints.checkpoint_hours)")
+      ->check(number_in(0, range::kMaxHours, Low::kOpen));
+  cmd->add_option("--setup-hours", f->setup_hours, "Billed idle hours per VM launch")
+      ->check(number_in(0, range::kMaxHours));
   cmd->add_option("--data-disk-gib", f->data_disk_gib,
-                  "Premium SSD data disk per VM, GiB (Premium_LRS, the disk deploy builds)");
-  cmd->add_option("--egress-gb", f->egress_gb, "GB sent to the internet");
-  cmd->add_option("--dataset-gb", f->dataset_gb, "GB moved from the workload's data_region");
+                  "Premium SSD data disk per VM, GiB (Premium_LRS, the disk deploy builds)")
+      ->check(number_in(0, range::kMaxDiskGib));
+  cmd->add_option("--egress-gb", f->egress_gb, "GB sent to the internet")
+      ->check(number_in(0, range::kMaxGb));
+  cmd->add_option("--dataset-gb", f->dataset_gb, "GB moved from the workload's data_region")
+      ->check(number_in(0, range::kMaxGb));
   cmd->add_option("--blob-gb", f->blob_gb,
                   "GB kept in Blob storage while the job runs (default: dataset + latest "
-                  "checkpoint, or the served model's weights)");
+                  "checkpoint, or the served model's weights)")
+      ->check(number_in(0, range::kMaxGb));
   cmd->add_option("--blob-tier", f->blob_tier, "Blob access tier: hot (default) or cool");
   cmd->add_option("--blob-usd-per-gb-month", f->blob_usd_per_gb_month,
                   "Blob price per GB-month for the tier (none: shown as 'no listed price', "
-                  "left out of the total)");
+                  "left out of the total)")
+      ->check(number_in(0, range::kMaxUsd));
   cmd->add_option("--billing-minimum-seconds", f->billing_minimum_seconds,
-                  "Billed minimum per VM launch");
-  cmd->add_option("--deadline-hours", f->deadline_hours, "Deadline (replaces the workload's)");
-  cmd->add_option("--budget", f->budget, "Budget in USD (replaces the workload's)");
+                  "Billed minimum per VM launch")
+      ->check(number_in(0, 86400));
+  cmd->add_option("--deadline-hours", f->deadline_hours, "Deadline (replaces the workload's)")
+      ->check(number_in(0, range::kMaxHours, Low::kOpen));
+  cmd->add_option("--budget", f->budget, "Budget in USD (replaces the workload's)")
+      ->check(number_in(0, range::kMaxUsd, Low::kOpen));
   cmd->add_option("--max-nodes", f->max_nodes, "Most VMs per option (default 64)");
   cmd->add_option("--horizon-weeks", f->horizon_weeks,
                   "Weeks to look ahead when data.growth_per_week > 0 (default 4)");
@@ -422,6 +437,16 @@ void add_plan_command(CLI::App& app, Context& ctx) {
       // 2. The workload.
       auto w = workload::parse_file(f->file);
       if (!w) return report(ctx, w.error());
+      // Hybrid Benefit is a Windows licence: refused on Linux, from a flag or
+      // from --os overriding a Windows workload that asks for it.
+      const bool windows =
+          options->os ? *options->os == catalog::Os::kWindows : w->constraints.os == "windows";
+      if (options->hybrid_benefit.value_or(w->constraints.hybrid_benefit) && !windows)
+        return report(
+            ctx, invalid_argument("Azure Hybrid Benefit applies to Windows VMs only; "
+                                  "add --os windows (or os: windows in the workload)",
+                                  Where{"", 0, 0, f->hybrid_benefit ? "--hybrid-benefit" : "--os"})
+                     .value());
       // 3. The catalog and the cost rates.
       auto cat = load_catalog(ctx);
       if (!cat) return report(ctx, cat.error());

@@ -1,6 +1,6 @@
 // `gpuplan serve`: the HTTP API and web page of src/server over the catalog.
 // The server lives in gpuplan-serve.so beside the binary, loaded here with
-// dlopen, so that no other command loads cpp-httplib and OpenSSL at start
+// dlopen, so that no other command loads its code at start
 // (server/serve_module.h says why).
 #include <dlfcn.h>
 #include <unistd.h>
@@ -33,8 +33,7 @@ Result<GpuplanServeMain> load_serve_module() {
   if (lib == nullptr) {
     const char* why = ::dlerror();
     return unavailable(std::string("cannot load the server module (") + (why ? why : path) +
-                       "); it is built beside the gpuplan binary and needs the Debian package "
-                       "libcpp-httplib0.11");
+                       "); it is built beside the gpuplan binary");
   }
   auto fn = reinterpret_cast<GpuplanServeMain>(::dlsym(lib, server::kServeMainSymbol));
   if (fn == nullptr) return unavailable(path + " lacks " + server::kServeMainSymbol);
@@ -47,6 +46,8 @@ void add_serve_command(CLI::App& app, Context& ctx) {
   struct Options {
     std::string host = "127.0.0.1";
     int port = 8080;
+    int workers = 0;
+    int max_queued = 64;
   };
   auto opts = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
@@ -55,9 +56,17 @@ void add_serve_command(CLI::App& app, Context& ctx) {
       "Example: gpuplan serve --port 8080   (then open http://127.0.0.1:8080/)");
   cmd->add_option("--host", opts->host, "Address to listen on (loopback by default)");
   cmd->add_option("--port", opts->port, "Port (0 = any free port)")->check(CLI::Range(0, 65535));
+  cmd->add_option("--workers", opts->workers,
+                  "Threads running requests (0 = the machine's hardware threads)")
+      ->check(CLI::Range(0, 1024));
+  cmd->add_option("--max-queued", opts->max_queued,
+                  "Requests waiting beyond the busy workers; more are answered 503 with "
+                  "Retry-After")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 100000));
   cmd->callback([&ctx, opts] {
     ctx.action = [&ctx, opts]() -> int {
-      // 1. The server module (cpp-httplib and what it needs load only now).
+      // 1. The server module (loaded only now).
       auto serve = load_serve_module();
       if (!serve) return report(ctx, serve.error());
       // 2. It loads the catalog, binds, says where and serves until SIGINT/SIGTERM.
@@ -67,6 +76,8 @@ void add_serve_command(CLI::App& app, Context& ctx) {
       args.db_path = db.c_str();
       args.host = opts->host.c_str();
       args.port = opts->port;
+      args.workers = opts->workers;
+      args.max_queued = opts->max_queued;
       return (*serve)(&args);
     };
   });

@@ -177,3 +177,64 @@ TEST(Names, ShellQuoteIsInertInBash) {
 
 }  // namespace
 }  // namespace gpuplan
+
+namespace gpuplan {
+namespace {
+
+// Issue 15, item 4: inputs read whole are capped and must be UTF-8.
+TEST(Files, ReadTextRefusesDevicesOverTheCapDirectoriesAndNonUtf8) {
+  files::set_max_input_bytes(size_t{1} << 20);
+  auto zero = files::read_text("/dev/zero");
+  files::set_max_input_bytes(files::kDefaultMaxInputBytes);
+  ASSERT_FALSE(zero);
+  EXPECT_EQ(zero.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(zero.error().to_string(),
+            "/dev/zero: larger than the 1 MiB an input read whole may be "
+            "(raise with --max-input-mib)");
+  auto dir = files::read_text("/");
+  ASSERT_FALSE(dir);
+  EXPECT_EQ(dir.error().code, ErrorCode::kInvalidArgument);
+  const std::string path = ::testing::TempDir() + "/latin1.yaml";
+  std::ofstream(path) << "kind: train\nname: caf\xe9\n";
+  auto latin1 = files::read_text(path);
+  ASSERT_FALSE(latin1);
+  EXPECT_EQ(latin1.error().to_string(), path + ":2:10: not UTF-8 text (byte 0xe9)");
+  std::ofstream(path) << "name: caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\n";
+  EXPECT_TRUE(files::read_text(path));
+}
+
+TEST(Strings, Utf8ValidationFollowsRfc3629) {
+  EXPECT_FALSE(strings::invalid_utf8_at("plain, caf\xc3\xa9, \xe2\x82\xac, \xf0\x9f\x98\x80"));
+  EXPECT_EQ(strings::invalid_utf8_at("ab\xc0\xaf"), 2u);          // overlong '/'
+  EXPECT_EQ(strings::invalid_utf8_at("\xed\xa0\x80"), 0u);        // a UTF-16 surrogate
+  EXPECT_EQ(strings::invalid_utf8_at("x\xe2\x82"), 1u);            // cut short
+  EXPECT_EQ(strings::invalid_utf8_at("\xf4\x90\x80\x80"), 0u);    // above U+10FFFF
+  EXPECT_EQ(strings::invalid_utf8_at("\x80"), 0u);                // a lone continuation
+  EXPECT_EQ(strings::line_column("a\nbc", 3), (std::pair<int, int>{2, 2}));
+}
+
+// `cost --hours 1e300` once exited 4: fixed() cut the text at 64 bytes and
+// format_usd found no decimal point.
+TEST(Json, NumbersBeyondADoubleAreAnErrorWithTheirPlace) {
+  auto j = files::parse_json("{\n  \"count\": 1e400\n}", "p.json");
+  ASSERT_FALSE(j);
+  EXPECT_EQ(j.error().to_string(),
+            "p.json:2:12: number 1e400 is out of range (larger than a double holds)");
+}
+
+TEST(Csv, IntegersBeyondTwoToThe53AreRefused) {
+  auto t = csv::parse("n\n1e300\n", "n.csv");
+  ASSERT_TRUE(t);
+  csv::RowReader r(*t, t->rows[0]);
+  auto n = r.integer("n");
+  ASSERT_FALSE(n);
+  EXPECT_EQ(n.error().to_string(), "n.csv:2: n: expected an integer of at most 2^53 in size");
+}
+
+TEST(Strings, FixedPrintsHugeNumbersWhole) {
+  EXPECT_EQ(strings::fixed(1e300, 2).size(), 301u + 3u);
+  EXPECT_EQ(strings::fixed(2.5, 1), "2.5");
+}
+
+}  // namespace
+}  // namespace gpuplan

@@ -1,5 +1,7 @@
 #include "core/csv.h"
 
+#include "core/files.h"
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -119,11 +121,9 @@ Result<Table> parse(std::string_view text, std::string file) {
 }
 
 Result<Table> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return not_found("cannot open file", Where{path});
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse(ss.str(), path);
+  // Capped and checked as UTF-8 like every input read whole (files.h).
+  GPUPLAN_TRY(std::string text, files::read_text(path));
+  return parse(text, path);
 }
 
 Where RowReader::where(std::string_view column) const {
@@ -154,6 +154,10 @@ Result<std::optional<double>> RowReader::optional_number(std::string_view column
 Result<long long> RowReader::integer(std::string_view column) const {
   GPUPLAN_TRY(double v, number(column));
   if (v != std::floor(v)) return invalid_argument("expected an integer", where(column));
+  // Beyond 2^53 a double no longer holds every integer, and beyond 2^63 the
+  // conversion is undefined.
+  if (std::fabs(v) > 9007199254740992.0)
+    return invalid_argument("expected an integer of at most 2^53 in size", where(column));
   return static_cast<long long>(v);
 }
 

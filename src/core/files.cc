@@ -1,9 +1,6 @@
 #include "core/files.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -11,14 +8,51 @@
 #include <fstream>
 #include <sstream>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/strings.h"
+
 namespace gpuplan::files {
+
+namespace {
+std::atomic<size_t> g_max_input_bytes{kDefaultMaxInputBytes};
+
+std::string mib(size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+}  // namespace
+
+void set_max_input_bytes(size_t bytes) { g_max_input_bytes = bytes; }
+size_t max_input_bytes() { return g_max_input_bytes; }
 
 Result<std::string> read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return not_found("cannot open file: " + std::string(std::strerror(errno)), Where{path});
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  const size_t cap = max_input_bytes();
+  const std::string too_big =
+      "larger than the " + mib(cap) + " an input read whole may be (raise with --max-input-mib)";
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    return invalid_argument("a directory, not a file", Where{path});
+  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+      static_cast<size_t>(st.st_size) > cap)
+    return invalid_argument(too_big, Where{path});
+  // Read in blocks up to one byte past the cap: devices and pipes have no size.
+  std::string text;
+  char block[1 << 16];
+  while (in && text.size() <= cap) {
+    in.read(block, sizeof block);
+    text.append(block, static_cast<size_t>(in.gcount()));
+  }
+  if (text.size() > cap) return invalid_argument(too_big, Where{path});
+  if (in.bad())
+    return unavailable("cannot read: " + std::string(std::strerror(errno)), Where{path});
+  if (auto bad = strings::invalid_utf8_at(text)) {
+    const auto [line, column] = strings::line_column(text, *bad);
+    return invalid_argument("not UTF-8 text (byte 0x" + strings::hex_byte(text[*bad]) + ")",
+                            Where{path, line, column, ""});
+  }
+  return text;
 }
 
 Result<nlohmann::json> parse_json(std::string_view text, const std::string& file) {
@@ -45,6 +79,18 @@ Result<nlohmann::json> parse_json(std::string_view text, const std::string& file
     auto pos = msg.find("parse error");
     if (pos != std::string::npos) msg = msg.substr(pos);
     return invalid_argument("invalid JSON (" + msg + ")", Where{file, line, col, ""});
+  } catch (const nlohmann::json::out_of_range& e) {
+    // A number beyond a double ("1e400", issue 15): the parser names the
+    // text, not its place, so find the first occurrence for line:column.
+    std::string msg = e.what();
+    const size_t q1 = msg.find('\'');
+    const size_t q2 = q1 == std::string::npos ? q1 : msg.find('\'', q1 + 1);
+    const std::string number = q2 == std::string::npos ? "" : msg.substr(q1 + 1, q2 - q1 - 1);
+    const size_t at = number.empty() ? std::string::npos : text.find(number);
+    const auto [line, col] =
+        at == std::string::npos ? std::pair<int, int>{0, 0} : strings::line_column(text, at);
+    return invalid_argument("number " + number + " is out of range (larger than a double holds)",
+                            Where{file, line, col, ""});
   }
 }
 

@@ -12,7 +12,19 @@
 
 namespace gpuplan::files {
 
-// kNotFound when the file cannot be opened.
+// Inputs read whole are capped (issue 15): a file over the cap, or a device
+// that never ends (/dev/zero), is refused instead of filling memory. The
+// default, 256 MiB, is far above any input read whole (a workload, a scenario,
+// a plan, a list-skus export of every region, one price page, a spot trace);
+// the global flag --max-input-mib raises it. Streamed inputs (request traces)
+// have a per-line cap instead.
+inline constexpr size_t kDefaultMaxInputBytes = size_t{256} << 20;
+void set_max_input_bytes(size_t bytes);
+[[nodiscard]] size_t max_input_bytes();
+
+// The whole of a text file. kNotFound when it cannot be opened;
+// kInvalidArgument naming the path when it is larger than max_input_bytes()
+// or not UTF-8 (with the line and column of the first bad byte).
 [[nodiscard]] Result<std::string> read_text(const std::string& path);
 
 // Parses JSON text; on a syntax error kInvalidArgument with file, line and

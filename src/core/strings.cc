@@ -109,9 +109,64 @@ std::optional<std::string> closest(std::string_view word,
 }
 
 std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
+  // 1e300 prints 301 digits: size the buffer to the text, never truncate it.
+  const int n = std::snprintf(nullptr, 0, "%.*f", digits, v);
+  if (n <= 0) return "?";
+  std::string out(static_cast<size_t>(n) + 1, '\0');
+  std::snprintf(out.data(), out.size(), "%.*f", digits, v);
+  out.pop_back();
+  return out;
+}
+
+std::optional<size_t> invalid_utf8_at(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const size_t n = s.size();
+  for (size_t i = 0; i < n;) {
+    const unsigned char c = p[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t len = 0;
+    unsigned char lo = 0x80, hi = 0xbf;  // the second byte's range (RFC 3629 section 4)
+    if (c >= 0xc2 && c <= 0xdf) {
+      len = 2;
+    } else if (c >= 0xe0 && c <= 0xef) {
+      len = 3;
+      if (c == 0xe0) lo = 0xa0;
+      if (c == 0xed) hi = 0x9f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      len = 4;
+      if (c == 0xf0) lo = 0x90;
+      if (c == 0xf4) hi = 0x8f;
+    } else {
+      return i;
+    }
+    if (i + len > n || p[i + 1] < lo || p[i + 1] > hi) return i;
+    for (size_t k = 2; k < len; ++k)
+      if (p[i + k] < 0x80 || p[i + k] > 0xbf) return i;
+    i += len;
+  }
+  return std::nullopt;
+}
+
+std::pair<int, int> line_column(std::string_view s, size_t offset) {
+  int line = 1, column = 1;
+  for (size_t i = 0; i < offset && i < s.size(); ++i) {
+    if (s[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return {line, column};
+}
+
+std::string hex_byte(char c) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  const auto b = static_cast<unsigned char>(c);
+  return {kHex[b >> 4], kHex[b & 15]};
 }
 
 }  // namespace gpuplan::strings

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace gpuplan::strings {
@@ -33,5 +34,13 @@ namespace gpuplan::strings {
 // newline.
 [[nodiscard]] std::string wrap(std::string_view text, size_t width, size_t indent,
                                std::optional<size_t> first_width = std::nullopt);
+
+// The offset of the first byte of `s` that is not part of well-formed UTF-8
+// (RFC 3629: no overlongs, no surrogates, at most U+10FFFF), or nullopt.
+[[nodiscard]] std::optional<size_t> invalid_utf8_at(std::string_view s);
+// The 1-based line and column of byte `offset` of `s`.
+[[nodiscard]] std::pair<int, int> line_column(std::string_view s, size_t offset);
+// "ff" for the byte 0xff.
+[[nodiscard]] std::string hex_byte(char c);
 
 }  // namespace gpuplan::strings

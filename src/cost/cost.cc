@@ -748,6 +748,7 @@ std::string format_usd(double usd) {
   if (usd != 0 && std::fabs(usd) < 0.01) return "$" + strings::fixed(usd, 4);
   std::string digits = strings::fixed(std::fabs(usd), 2);
   size_t dot = digits.find('.');
+  if (dot == std::string::npos) return "$" + digits;  // NaN or inf: a bug upstream, printed
   std::string whole = digits.substr(0, dot);
   std::string grouped;
   for (size_t i = 0; i < whole.size(); ++i) {

@@ -101,9 +101,11 @@ Result<PlanDocument> parse_plan_json(std::string_view text, const std::string& f
   PlanDocument plan;
   plan.file = file;
   auto schema = doc.find("schema");
-  if (schema != doc.end() && (!schema->is_string() ||
-                              !strings::starts_with_icase(schema->get<std::string>(), "gpuplan.plan/"))) {
-    return invalid_argument("expected \"gpuplan.plan/1\" (output of `gpuplan plan --json`)",
+  // Only the version this gpuplan writes: a newer one may mean fields this
+  // reader would misread (issue 15, item 7).
+  if (schema != doc.end() && (!schema->is_string() || *schema != "gpuplan.plan/1")) {
+    return invalid_argument("expected \"gpuplan.plan/1\" (output of `gpuplan plan --json`), got " +
+                                names::printable(schema->dump(), 40),
                             at(file, "schema"));
   }
   auto wl = doc.find("workload");

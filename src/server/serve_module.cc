@@ -40,6 +40,8 @@ extern "C" __attribute__((visibility("default"))) int gpuplan_serve_main(
   server::ServerOptions opts;
   opts.host = args->host;
   opts.port = args->port;
+  opts.workers = args->workers;
+  opts.max_queued = static_cast<size_t>(args->max_queued);
   auto s = server::Server::create(std::move(*cat), opts);
   if (!s) return fail(s.error());
   auto port = (*s)->bind();

@@ -2,7 +2,6 @@
 
 #include <cmath>
 
-#include <httplib.h>
 #include <nlohmann/json.hpp>
 
 #include "catalog/lookup.h"
@@ -182,6 +181,9 @@ Response cost_route(const catalog::Catalog& catalog, const cost::Rates& rates,
   if (!hb.empty() && hb != "true" && hb != "false")
     return error_response(invalid_argument("expected true or false, found '" + hb + "'",
                                            Where{"", 0, 0, "hybrid_benefit"}));
+  if (hb == "true" && *os != catalog::Os::kWindows)
+    return error_response(invalid_argument("Azure Hybrid Benefit applies to Windows VMs only",
+                                           Where{"", 0, 0, "hybrid_benefit"}));
   auto size = catalog::lookup_size(catalog, text_param(request, "size"), Where{"", 0, 0, "size"});
   if (!size) return error_response(size.error());
   auto sc =
@@ -320,8 +322,7 @@ struct Server::Impl {
   std::unique_ptr<catalog::Catalog> catalog;
   cost::Rates rates;
   ServerOptions options;
-  httplib::Server http;
-  int port = 0;
+  std::unique_ptr<HttpListener> listener;
 };
 
 Server::Server() = default;
@@ -332,48 +333,35 @@ Result<std::unique_ptr<Server>> Server::create(std::unique_ptr<catalog::Catalog>
   auto rates = cost::Rates::load_embedded();
   if (!rates) return tl::unexpected(rates.error());
   std::unique_ptr<Server> s(new Server());
-  s->impl_ = std::make_unique<Impl>(std::move(catalog), std::move(*rates), options);
-  Impl* impl = s->impl_.get();
-  impl->http.set_payload_max_length(options.max_body_bytes);
-  impl->http.set_read_timeout(10, 0);
-  impl->http.set_write_timeout(10, 0);
-  auto route = [impl](const httplib::Request& req, httplib::Response& res) {
-    Request r;
-    r.method = req.method;
-    r.path = req.path;
-    for (const auto& [k, v] : req.params) r.params[k] = v;
-    r.body = req.body;
-    Response out = handle(*impl->catalog, impl->rates, r);
-    res.status = out.status;
-    res.set_content(out.body, out.content_type);
-    res.set_header("X-Content-Type-Options", "nosniff");
-    res.set_header("Cache-Control", "no-store");
-  };
-  impl->http.Get(".*", route);
-  impl->http.Post(".*", route);
-  impl->http.set_exception_handler(
-      [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
-        res.status = 500;
-        res.set_content("{\"error\": {\"message\": \"internal error\"}}\n", "application/json");
-      });
+  s->impl_ = std::make_unique<Impl>(std::move(catalog), std::move(*rates), std::move(options));
   return s;
 }
 
 Result<int> Server::bind() {
-  int port = impl_->options.port == 0
-                 ? impl_->http.bind_to_any_port(impl_->options.host)
-                 : (impl_->http.bind_to_port(impl_->options.host, impl_->options.port)
-                        ? impl_->options.port
-                        : -1);
-  if (port < 0)
-    return unavailable("cannot listen on " + impl_->options.host + ":" +
-                       std::to_string(impl_->options.port));
-  impl_->port = port;
-  return port;
+  Impl* impl = impl_.get();
+  // Every route but the health probe runs on a worker; the probe is answered
+  // by the I/O thread, so it answers while the workers are all busy.
+  auto worker = [impl](const Request& r, const std::atomic<bool>&) {
+    return handle(*impl->catalog, impl->rates, r);
+  };
+  auto at_once = [impl](const Request& r) -> std::optional<Response> {
+    if (r.method == "GET" && r.path == "/api/health") return handle(*impl->catalog, impl->rates, r);
+    return std::nullopt;
+  };
+  GPUPLAN_TRY(impl->listener, HttpListener::bind(impl->options, worker, at_once));
+  return impl->listener->port();
 }
 
-void Server::listen() { impl_->http.listen_after_bind(); }
+void Server::listen() {
+  if (impl_->listener) impl_->listener->run();
+}
 
-void Server::stop() { impl_->http.stop(); }
+void Server::stop() {
+  if (impl_->listener) impl_->listener->stop();
+}
+
+ListenerStats Server::stats() const {
+  return impl_->listener ? impl_->listener->stats() : ListenerStats{};
+}
 
 }  // namespace gpuplan::server

@@ -28,8 +28,11 @@
 //                               empty options[] and the drops)
 //
 // The server holds one catalog loaded at start; requests are served
-// concurrently (cpp-httplib's thread pool) and only read it. Limits: request
-// bodies over 1 MiB are refused, reads time out after 10 s.
+// concurrently by a fixed pool of workers and only read it. The socket side
+// (http_listener.h) bounds what a client can hold: a request must arrive whole
+// within 10 s, heads over 16 KiB and bodies over 1 MiB are refused, at most 64
+// requests wait beyond the busy workers (503 with Retry-After beyond), and
+// /api/health is answered by the I/O thread without queueing.
 #pragma once
 
 #include <map>
@@ -39,14 +42,12 @@
 #include "catalog/catalog.h"
 #include "core/result.h"
 #include "cost/cost.h"
+#include "server/http_listener.h"
 
 namespace gpuplan::server {
 
-struct ServerOptions {
-  std::string host = "127.0.0.1";
-  int port = 8080;          // 0 = any free port (tests)
-  size_t max_body_bytes = 1 << 20;
-};
+// Host, port and every limit of the socket side, with defaults: http_listener.h.
+using ServerOptions = ListenerOptions;
 
 class Server {
  public:
@@ -59,7 +60,10 @@ class Server {
   [[nodiscard]] Result<int> bind();
   // Serves until stop() (blocking). Call bind() first.
   void listen();
+  // Async-signal-safe.
   void stop();
+  // The socket side's counters (zero before bind()).
+  [[nodiscard]] ListenerStats stats() const;
 
  private:
   Server();
@@ -67,19 +71,8 @@ class Server {
   std::unique_ptr<Impl> impl_;
 };
 
-// One request and its answer, without a socket: the routes call handle(),
-// and so do the tests.
-struct Request {
-  std::string method;                        // "GET", "POST"
-  std::string path;                          // "/api/plan"
-  std::map<std::string, std::string> params;  // query parameters
-  std::string body;
-};
-struct Response {
-  int status = 200;
-  std::string content_type = "application/json";
-  std::string body;
-};
+// The routes, without a socket (Request and Response: http_request.h): the
+// listener's workers call handle(), and so do the tests.
 [[nodiscard]] Response handle(const catalog::Catalog& catalog, const cost::Rates& rates,
                               const Request& request);
 

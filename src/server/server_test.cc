@@ -124,7 +124,11 @@ TEST_F(ServerTest, CostMatchesTheLibrary) {
             "utilization"},
            {{{"size", "NC40ads_H100_v5"}, {"region", "eastus"}, {"os", "mac"}}, "os"},
            {{{"size", "NC40ads_H100_v5"}, {"region", "eastus"}, {"hybrid_benefit", "yes"}},
-            "hybrid_benefit"}}) {
+            "hybrid_benefit"},
+           // Hybrid Benefit is a Windows licence (issue 15, item 7).
+           {{{"size", "NC40ads_H100_v5"}, {"region", "eastus"}, {"hybrid_benefit", "true"}},
+            "hybrid_benefit"},
+           {{{"size", "NC40ads_H100_v5"}, {"region", "eastus"}, {"hours", "1e300"}}, "hours"}}) {
     auto e = call("GET", "/api/cost", params);
     EXPECT_EQ(e.status, 400) << field;
     EXPECT_EQ(nlohmann::json::parse(e.body)["error"]["field"], field);
@@ -305,7 +309,10 @@ TEST_F(ServerTest, BadInputIs400WithLineAndField) {
 TEST_F(ServerTest, ServesOverLoopbackAndRefusesHugeBodies) {
   auto cat = catalog::Catalog::load_embedded();
   ASSERT_TRUE(cat);
-  auto s = Server::create(std::move(*cat), ServerOptions{"127.0.0.1", 0, 4096});
+  ServerOptions options;
+  options.port = 0;
+  options.limits.max_body_bytes = 4096;
+  auto s = Server::create(std::move(*cat), options);
   ASSERT_TRUE(s) << s.error().to_string();
   auto port = (*s)->bind();
   ASSERT_TRUE(port) << port.error().to_string();

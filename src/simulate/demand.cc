@@ -3,10 +3,14 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstring>
+#include <fstream>
 #include <map>
+#include <optional>
 #include <string_view>
 
 #include "core/csv.h"
+#include "core/dates.h"
 #include "core/strings.h"
 
 namespace gpuplan::simulate {
@@ -74,7 +78,10 @@ bool parse_timestamp(std::string_view s, int64_t& out_us) {
       !parse_int(s.substr(8, 2), d) || !parse_int(s.substr(11, 2), h) ||
       !parse_int(s.substr(14, 2), mi) || !parse_int(s.substr(17, 2), se))
     return false;
-  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60) return false;
+  if (mo < 1 || mo > 12 || d < 1 ||
+      static_cast<int>(d) > dates::days_in_month(y, static_cast<int>(mo)) || h > 23 || mi > 59 ||
+      se > 60)
+    return false;  // 2024-02-30 names no day
   int64_t frac_us = 0;
   if (s.size() > 19) {
     if (s[19] != '.') return false;
@@ -92,27 +99,60 @@ bool parse_timestamp(std::string_view s, int64_t& out_us) {
 }
 
 // Reads a file line by line with a large buffer; tracks the line number.
+// Streamed, so a trace of any length works, but one line may hold at most
+// kMaxLineBytes (issue 15: a file without newlines, /dev/zero, was read into
+// one string without bound). Trace rows are under 100 bytes.
 class LineReader {
  public:
-  explicit LineReader(const std::string& path) : in_(path, std::ios::binary) {
-    in_.rdbuf()->pubsetbuf(buf_.data(), static_cast<std::streamsize>(buf_.size()));
-  }
+  static constexpr size_t kMaxLineBytes = size_t{1} << 20;
+  explicit LineReader(const std::string& path) : path_(path), in_(path, std::ios::binary) {}
   bool ok() const { return in_.is_open(); }
-  bool next(std::string& line) {
-    while (std::getline(in_, line)) {
+  // The next non-blank line; false at the end; kInvalidArgument on a line
+  // over the cap.
+  Result<bool> next(std::string& line) {
+    for (;;) {
+      line.clear();
+      bool any = false;
+      for (;;) {
+        if (pos_ == end_) {
+          in_.read(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+          end_ = static_cast<size_t>(in_.gcount());
+          pos_ = 0;
+          if (end_ == 0) break;
+        }
+        const char* start = buf_.data() + pos_;
+        const auto* nl = static_cast<const char*>(std::memchr(start, '\n', end_ - pos_));
+        const size_t take = nl ? static_cast<size_t>(nl - start) : end_ - pos_;
+        line.append(start, take);
+        any = true;
+        pos_ += take + (nl ? 1 : 0);
+        if (line.size() > kMaxLineBytes)
+          return invalid_argument(
+              "a line longer than 1 MiB (trace rows are short; is this a trace?)",
+              Where{path_, line_no_ + 1, 0, ""});
+        if (nl) break;
+      }
+      if (!any) return false;
       ++line_no_;
       if (!line.empty() && line.back() == '\r') line.pop_back();
       if (!strings::trim(line).empty()) return true;
     }
-    return false;
   }
   int line() const { return line_no_; }
 
  private:
+  std::string path_;
   std::vector<char> buf_ = std::vector<char>(1 << 16);
+  size_t pos_ = 0, end_ = 0;
   std::ifstream in_;
   int line_no_ = 0;
 };
+
+// The longest span a trace may cover once replayed: a year. Published traces
+// span a week (Azure LLM inference 2023) to two months (Alibaba GPU cluster
+// 2023); the timeline and the fleet's rows grow with the span, and timestamps
+// from 1970 to 9999 once asked for a timeline of 8,000 years (bad_alloc).
+constexpr SimTime kMaxTraceSpanUs = SimTime{366} * 24 * 3600 * 1'000'000;
 
 class AzureLlmTrace final : public DemandSource {
  public:
@@ -121,7 +161,8 @@ class AzureLlmTrace final : public DemandSource {
   Status open() {
     if (!reader_.ok()) return not_found("cannot open the trace", Where{path_, 0, 0, ""});
     std::string header;
-    if (!reader_.next(header)) return invalid_argument("empty trace", Where{path_, 1, 0, ""});
+    GPUPLAN_TRY(bool any, reader_.next(header));
+    if (!any) return invalid_argument("empty trace", Where{path_, 1, 0, ""});
     if (strings::trim(header) != "TIMESTAMP,ContextTokens,GeneratedTokens")
       return invalid_argument(
           "expected the header TIMESTAMP,ContextTokens,GeneratedTokens (Azure LLM trace)",
@@ -129,7 +170,8 @@ class AzureLlmTrace final : public DemandSource {
     return {};
   }
   Result<bool> next(Request& out) override {
-    if (!reader_.next(line_)) return false;
+    GPUPLAN_TRY(bool more, reader_.next(line_));
+    if (!more) return false;
     const size_t c1 = line_.find(',');
     const size_t c2 = c1 == std::string::npos ? c1 : line_.find(',', c1 + 1);
     if (c2 == std::string::npos)
@@ -159,7 +201,13 @@ class AzureLlmTrace final : public DemandSource {
       ++zero_output_;
       outt = 1;
     }
-    out.arrival = static_cast<SimTime>(static_cast<double>(rel) / time_scale_);
+    const double arrival = static_cast<double>(rel) / time_scale_;
+    if (arrival > static_cast<double>(kMaxTraceSpanUs))
+      return invalid_argument("this row is more than a year of replay after the first (" +
+                                  std::to_string(rel / 86'400'000'000LL) +
+                                  " days); a replay covers at most 366 days",
+                              Where{path_, reader_.line(), 1, "TIMESTAMP"});
+    out.arrival = static_cast<SimTime>(arrival);
     out.input_tokens = static_cast<float>(std::max<int64_t>(in, 1));
     out.output_tokens = static_cast<float>(outt);
     return true;
@@ -195,7 +243,8 @@ class AlibabaQps final : public DemandSource {
   Status open() {
     if (!reader_.ok()) return not_found("cannot open the trace", Where{path_, 0, 0, ""});
     std::string header;
-    if (!reader_.next(header)) return invalid_argument("empty trace", Where{path_, 1, 0, ""});
+    GPUPLAN_TRY(bool any, reader_.next(header));
+    if (!any) return invalid_argument("empty trace", Where{path_, 1, 0, ""});
     if (strings::trim(header) != "timestamp_anon,value,container_ip,request_type")
       return invalid_argument("expected the header timestamp_anon,value,container_ip,request_type",
                               Where{path_, reader_.line(), 1, "header"});
@@ -251,18 +300,31 @@ class AlibabaQps final : public DemandSource {
   }
   Result<bool> read_row() {
     have_row_ = false;
-    if (!reader_.next(line_)) return false;
+    GPUPLAN_TRY(bool more, reader_.next(line_));
+    if (!more) return false;
     auto f = strings::split(line_, ',');
     if (f.size() != 4)
       return invalid_argument("expected 4 fields", Where{path_, reader_.line(), 1, ""});
     auto t = strings::parse_double(strings::trim(f[0]));
     auto v = strings::parse_double(strings::trim(f[1]));
-    if (!t)
+    // Seconds within +-1e12 (31,700 years) convert to microseconds exactly
+    // enough and without overflow; the span check below is the real bound.
+    if (!t || std::fabs(*t) > 1e12)
       return invalid_argument("expected seconds",
                               Where{path_, reader_.line(), 1, "timestamp_anon"});
-    if (!v || *v < 0)
-      return invalid_argument("expected a rate >= 0", Where{path_, reader_.line(), 0, "value"});
+    // A rate above 1e7 requests/s for one container is no service's; larger
+    // values overflowed the arrival count.
+    if (!v || *v < 0 || *v > 1e7)
+      return invalid_argument("expected a rate from 0 to 1e7 requests/s",
+                              Where{path_, reader_.line(), 0, "value"});
     row_t_ = static_cast<int64_t>(*t * 1e6);
+    if (!first_t_) first_t_ = row_t_;
+    if (static_cast<double>(row_t_ - *first_t_) / time_scale_ >
+        static_cast<double>(kMaxTraceSpanUs))
+      return invalid_argument(
+          "this row is more than a year of replay after the first; a replay "
+          "covers at most 366 days",
+          Where{path_, reader_.line(), 1, "timestamp_anon"});
     if (row_t_ < last_t_)
       return invalid_argument("rows must be in time order",
                               Where{path_, reader_.line(), 1, "timestamp_anon"});
@@ -281,6 +343,7 @@ class AlibabaQps final : public DemandSource {
   Rng rng_;
   std::string line_;
   std::map<std::string, double> latest_;  // one entry per container: bounded by the fleet
+  std::optional<int64_t> first_t_;
   int64_t origin_ = 0, bucket_start_ = -1, pending_ = 0, no_ip_ = 0, row_t_ = 0,
           last_t_ = INT64_MIN;
   double row_v_ = 0, cursor_ = 0;

@@ -13,6 +13,7 @@
 #include "core/files.h"
 #include "core/strings.h"
 #include "core/units.h"
+#include "workload/yaml_load.h"
 
 namespace gpuplan::simulate {
 
@@ -539,12 +540,8 @@ Assumed default_startup(const std::string& vm_size) {
 
 Result<Scenario> parse_scenario_string(const std::string& text, const std::string& name,
                                        const std::string& dir) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    return invalid_argument(e.msg, Where{name, e.mark.line + 1, e.mark.column + 1, ""});
-  }
+  // Syntax, UTF-8 and keys given twice: workload/yaml_load.h.
+  GPUPLAN_TRY(YAML::Node root, workload::load_yaml(text, name));
   Reader r(name);
   if (!root || !root.IsMap())
     return invalid_argument("expected a mapping of scenario keys", Where{name, 1, 1, ""});

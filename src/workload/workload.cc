@@ -22,6 +22,7 @@
 #include "core/names.h"
 #include "core/strings.h"
 #include "workload/models.h"
+#include "workload/yaml_load.h"
 
 namespace gpuplan::workload {
 
@@ -752,14 +753,7 @@ Result<Workload> parse_root(const Reader& r, const YAML::Node& root) {
 
 Result<Workload> parse_string(std::string_view text, const std::string& name) {
   Reader r(name);
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(text));
-  } catch (const YAML::Exception& e) {
-    Where w{name, e.mark.line >= 0 ? e.mark.line + 1 : 0,
-            e.mark.column >= 0 ? e.mark.column + 1 : 0, ""};
-    return invalid_argument("YAML syntax: " + e.msg, w);
-  }
+  GPUPLAN_TRY(YAML::Node root, load_yaml(text, name));
   try {
     GPUPLAN_TRY(Workload w, parse_root(r, root));
     w.file = name;

@@ -266,3 +266,32 @@ TEST(BadInput, GarbageNeverCrashes) {
 
 }  // namespace
 }  // namespace gpuplan::workload
+
+namespace gpuplan::workload {
+namespace {
+
+// Issue 15, item 7: yaml-cpp keeps both entries of a repeated key and
+// node[key] answers the first, so the second was silently ignored.
+TEST(Parse, AKeyGivenTwiceIsAnErrorAtItsSecondMention) {
+  auto w = parse_string(
+      "kind: finetune\nmodel: llama-3-8b\ndata: {tokens: 1e8}\nconstraints:\n"
+      "  deadline_hours: 48\n  budget_usd: 100\n  deadline_hours: 4\n",
+      "dup.yaml");
+  ASSERT_FALSE(w);
+  EXPECT_EQ(w.error().to_string(),
+            "dup.yaml:7:3: constraints.deadline_hours: key 'deadline_hours' is given twice in "
+            "this mapping (YAML keys are unique; which one was meant?)");
+  auto top = parse_string("kind: finetune\nkind: train\n", "t.yaml");
+  ASSERT_FALSE(top);
+  EXPECT_EQ(top.error().where.line, 2);
+  EXPECT_EQ(top.error().where.field, "kind");
+}
+
+TEST(Parse, TextThatIsNotUtf8IsRefusedWithItsPlace) {
+  auto w = parse_string("kind: finetune\nname: r\xe9sum\xe9\n", "l1.yaml");
+  ASSERT_FALSE(w);
+  EXPECT_EQ(w.error().to_string(), "l1.yaml:2:8: not UTF-8 text (byte 0xe9)");
+}
+
+}  // namespace
+}  // namespace gpuplan::workload

@@ -109,7 +109,7 @@ TEST(CatalogCli, BadFlagsExit2) {
            {{"catalog", "--gpu", "H1000"}, "did you mean"},
            {{"catalog", "--region", "eastu"}, "did you mean 'eastus'"},
            {{"catalog", "--series", "NX"}, "no series 'NX'"},
-           {{"catalog", "--min-vram", "-1"}, "--min-vram: must be a finite number"},
+           {{"catalog", "--min-vram", "-1"}, "--min-vram: expected a number in [0, 1000000], got -1"},
            {{"catalog", "--max-price", "abc"}, "gpuplan: error:"},
            {{"catalog", "--gpus-min", "8", "--gpus-max", "2"}, "--gpus-min"},
            {{"catalog", "--json", "--csv"}, "gpuplan: error:"},

@@ -1,0 +1,22 @@
+#include "core/dates.h"
+
+namespace gpuplan::dates {
+
+int days_in_month(int64_t year, int month) {
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (month < 1 || month > 12) return 0;
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  return kDays[month - 1] + (month == 2 && leap ? 1 : 0);
+}
+
+bool is_calendar_date(std::string_view s) {
+  if (s.size() != 10 || s[4] != '-' || s[7] != '-') return false;
+  for (size_t i : {0, 1, 2, 3, 5, 6, 8, 9})
+    if (s[i] < '0' || s[i] > '9') return false;
+  const int year = (s[0] - '0') * 1000 + (s[1] - '0') * 100 + (s[2] - '0') * 10 + (s[3] - '0');
+  const int month = (s[5] - '0') * 10 + (s[6] - '0');
+  const int day = (s[8] - '0') * 10 + (s[9] - '0');
+  return day >= 1 && day <= days_in_month(year, month);
+}
+
+}  // namespace gpuplan::dates

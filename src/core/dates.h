@@ -1,0 +1,17 @@
+// Calendar dates, checked: "2024-02-30" has the shape of a date and names no
+// day (issue 15, item 7). One check for every parser that reads dates.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace gpuplan::dates {
+
+// Days in month `month` (1..12) of `year` in the proleptic Gregorian
+// calendar; 0 for a month outside 1..12.
+[[nodiscard]] int days_in_month(int64_t year, int month);
+
+// True when `s` is exactly YYYY-MM-DD and names a real day.
+[[nodiscard]] bool is_calendar_date(std::string_view s);
+
+}  // namespace gpuplan::dates
