@@ -51,6 +51,37 @@ double SyntheticDemand::rate_at(double t_s) const {
 
 namespace {
 
+uint64_t splitmix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+double lognormal_sigma(double cv) { return std::sqrt(std::log1p(cv * cv)); }
+
+}  // namespace
+
+double SyntheticDemand::noise_max() const {
+  if (noise_cv <= 0) return 1;
+  const double sigma = lognormal_sigma(noise_cv);
+  return std::exp(-sigma * sigma / 2 + 4 * sigma);
+}
+
+double SyntheticDemand::noise_at(double t_s, uint64_t seed) const {
+  if (noise_cv <= 0) return 1;
+  const auto k = static_cast<uint64_t>(std::max(0.0, std::floor(t_s / noise_period_s)));
+  const uint64_t h1 = splitmix64(seed ^ splitmix64(k)), h2 = splitmix64(h1);
+  const double u1 = (static_cast<double>(h1 >> 11) + 0.5) * 0x1.0p-53;
+  const double u2 = static_cast<double>(h2 >> 11) * 0x1.0p-53;
+  constexpr double kTwoPi = 6.283185307179586;
+  const double z = std::sqrt(-2 * std::log(u1)) * std::cos(kTwoPi * u2);
+  const double sigma = lognormal_sigma(noise_cv);
+  return std::min(std::exp(-sigma * sigma / 2 + sigma * z), noise_max());
+}
+
+namespace {
+
 // Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
 int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
   y -= m <= 2;
@@ -365,7 +396,8 @@ class Synthetic final : public DemandSource {
     for (const auto& b : spec.bursts) burst = std::max(burst, b.multiplier);
     const double weeks = spec.duration_hours / 168.0;
     const double growth = spec.growth_per_week >= 0 ? std::pow(1 + spec.growth_per_week, weeks) : 1;
-    max_rate_ = spec.rate_rps * (1 + amp) * burst * growth;
+    max_rate_ = spec.rate_rps * (1 + amp) * burst * growth * spec.noise_max();
+    noise_seed_ = splitmix64(seed ^ 0x6e6f697365ULL);  // independent of the arrival stream
     end_s_ = spec.duration_hours * 3600;
     // A bound on |d rate / dt| (per second) for the thinning shortcut:
     // rate = r D(t) G(t), D = 1 + A cos(2 pi t / 24 h), G = (1 + g)^(t / 168 h);
@@ -384,7 +416,15 @@ class Synthetic final : public DemandSource {
     for (;;) {
       t_s_ += rng_.exponential(1.0 / max_rate_);
       if (t_s_ >= end_s_) return false;
-      if (accept(rng_.uniform() * max_rate_)) break;
+      const double u = rng_.uniform() * max_rate_;
+      if (spec_.noise_cv > 0) {
+        // u <= smooth(t) x noise(t)  <=>  u / noise(t) <= smooth(t).
+        const auto k = static_cast<int64_t>(t_s_ / spec_.noise_period_s);
+        if (k != noise_k_) noise_k_ = k, noise_ = spec_.noise_at(t_s_, noise_seed_);
+        if (accept(u / noise_)) break;
+      } else if (accept(u)) {
+        break;
+      }
     }
     out.arrival = static_cast<SimTime>(t_s_ * 1e6 / time_scale_);
     out.input_tokens = static_cast<float>(TokenDist::draw(in_, rng_));
@@ -421,6 +461,9 @@ class Synthetic final : public DemandSource {
   double max_rate_ = 0, end_s_ = 0, t_s_ = 0;
   double lip_ = -1, slack_ = 0;  // lip_ < 0: no shortcut
   double win_t0_ = 0, win_end_ = -1, win_rate_ = 0;
+  uint64_t noise_seed_ = 0;
+  int64_t noise_k_ = -1;
+  double noise_ = 1;
 };
 
 }  // namespace

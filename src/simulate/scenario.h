@@ -64,6 +64,8 @@ struct Scenario {
   std::optional<ReplicaCapacity> replica;  // explicit; else from the estimator
   double ttft_ms = 1000;
   double tpot_ms = 50;
+  double slo_attainment = 0.99;  // slo.attainment: the share the bound and slo-guard aim at
+  bool slo_attainment_given = false;
   std::string demand_format;  // "azure-llm" | "alibaba-qps" | "synthetic"
   std::string demand_trace;   // resolved path
   SyntheticDemand synthetic;
@@ -78,6 +80,10 @@ struct Scenario {
   double interval_s = 15;
   double timeline_s = 60;
   double target_utilization = 0.8;
+  Routing routing = Routing::kShortestQueue;  // fleet.routing
+  bool routing_given = false;
+  int64_t max_queue = 0;  // fleet.max_queue (0: no limit)
+  SloGuardSettings slo_guard;
   AutoscaleSettings autoscale = default_autoscale_settings();
   HpaSettings hpa;
 

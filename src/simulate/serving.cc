@@ -59,7 +59,7 @@
 //                     peak, and provisions for it at target utilization ahead
 //                     of the start-up delay (the idea of AWS predictive scaling
 //                     and SkyServe, EuroSys'25); scale-down waits 5 minutes.
-//   optimal         — not a policy: serving_lower_bound(), see serving.h.
+//   optimal         — not a policy: the lower bound of serving_bound.cc.
 #include "simulate/serving.h"
 
 #include <algorithm>
@@ -103,6 +103,10 @@ Result<DemandProfile> profile_demand(DemandSource& source, const ServingConfig& 
   double in_sum = 0, out_sum = 0;
   const double b = config.replica.batch_at_slo(config.tpot_slo_s);
   const double step_b = config.replica.step_s(b);
+  const ReplicaCapacity& rc = config.replica;
+  const double ttft = config.ttft_slo_s, step1 = rc.step_s(1);
+  const bool decode_ok = step1 <= config.tpot_slo_s;
+  p.bins.bin_s = std::min(1.0, ttft / 2);
   for (;;) {
     GPUPLAN_TRY(bool more, source.next(r));
     if (!more) break;
@@ -114,6 +118,13 @@ Result<DemandProfile> profile_demand(DemandSource& source, const ServingConfig& 
     p.work_s[i] += config.replica.work_s_at(r.input_tokens, r.output_tokens, b, step_b);
     p.arrivals[i] += 1;
     p.last_arrival_s = to_seconds(r.arrival);
+    const double a = to_seconds(r.arrival), pf = rc.prefill_s(r.input_tokens);
+    if (!decode_ok || pf > ttft + 1e-6) {
+      ++p.hopeless;
+    } else {
+      p.bins.add(a, pf, a + ttft - pf,
+                 a + pf + std::max(0.0, static_cast<double>(r.output_tokens) - 1) * step1);
+    }
     in_sum += r.input_tokens;
     out_sum += r.output_tokens;
     ++p.requests;
@@ -123,46 +134,6 @@ Result<DemandProfile> profile_demand(DemandSource& source, const ServingConfig& 
     p.mean_output = out_sum / static_cast<double>(p.requests);
   }
   return p;
-}
-
-ServingBound serving_lower_bound(const DemandProfile& profile, const ServingConfig& config) {
-  ServingBound b;
-  const double iv = profile.interval_s;
-  // Per replica slot: end of its last busy interval (-1: never started). The
-  // policies start the replay with the initial fleet already ready (no
-  // start-up billed), so the bound does the same for those slots — otherwise
-  // it could exceed a policy's cost and stop being a lower bound.
-  std::vector<double> last_end(
-      static_cast<size_t>(std::max(0, std::max(config.min_replicas, config.initial_replicas))),
-      0.0);
-  const double per_vm = std::max(1, config.replicas_per_vm);
-  const int cap = std::max(config.min_replicas, config.max_replicas);
-  double vm_s = 0;
-  for (size_t i = 0; i < profile.work_s.size(); ++i) {
-    // VMs this interval's work needs; no policy can run more than the cap.
-    const int need = std::min(
-        cap, std::max(config.min_replicas,
-                      static_cast<int>(std::ceil(profile.work_s[i] / iv / per_vm - 1e-9))));
-    b.peak_replicas = std::max(b.peak_replicas, need);
-    const double t0 = static_cast<double>(i) * iv;
-    // The last interval ends at the last arrival: a policy's run may end
-    // there (nothing running), so billing the whole interval could exceed it.
-    const double len =
-        i + 1 == profile.work_s.size() ? std::clamp(profile.last_arrival_s - t0, 0.0, iv) : iv;
-    for (int j = 0; j < need; ++j) {
-      if (static_cast<size_t>(j) >= last_end.size()) last_end.push_back(-1);
-      double& le = last_end[static_cast<size_t>(j)];
-      if (le < 0)
-        vm_s += config.startup_s;  // first start
-      else if (le < t0)
-        vm_s += std::min(t0 - le, config.startup_s);  // kept or restarted
-      vm_s += len;
-      le = t0 + len;
-    }
-  }
-  b.vm_hours = vm_s / 3600;
-  b.cost_usd = b.vm_hours * config.usd_per_hour;
-  return b;
 }
 
 namespace {
@@ -340,15 +311,27 @@ class Engine {
     }
   }
 
-  // The admitting replica with the fewest running sequences (lowest index
-  // on ties); -1 when none admits.
-  int pick() const {
+  // The admitting replica a request goes to; -1 when none admits.
+  // kLeastSequences: the fewest running sequences (lowest index on ties).
+  // kShortestQueue: the shortest prefill queue — the replica whose queued
+  // prefills end first (an idle one at once), then the fewest sequences.
+  int pick(SimTime now) const {
     int best = -1, best_load = kFull;
     const int n = static_cast<int>(load_.size());
+    if (c_.routing == Routing::kLeastSequences) {
+      for (int i = 0; i < n; ++i) {
+        const int l = load_[static_cast<size_t>(i)];
+        best = l < best_load ? i : best;
+        best_load = l < best_load ? l : best_load;
+      }
+      return best;
+    }
+    SimTime best_free = std::numeric_limits<SimTime>::max();
     for (int i = 0; i < n; ++i) {
       const int l = load_[static_cast<size_t>(i)];
-      best = l < best_load ? i : best;
-      best_load = l < best_load ? l : best_load;
+      if (l == kFull) continue;
+      const SimTime f = std::max(now, reps_[static_cast<size_t>(i)].prefill_free);
+      if (f < best_free || (f == best_free && l < best_load)) best = i, best_free = f, best_load = l;
     }
     return best;
   }
@@ -357,8 +340,17 @@ class Engine {
     ++arrivals_iv_;
     ++arrivals_tl_;
     work_iv_ += c_.replica.work_s_at(req.input_tokens, req.output_tokens, batch_slo_, step_slo_);
-    const int i = pick();
+    observe_prefill(now, c_.replica.prefill_s(req.input_tokens));
+    const int i = pick(now);
     if (i < 0 || !waiting_.empty()) {
+      // Admission: when every replica is full and the queue holds max_queue
+      // requests, the request is turned away (a 429): counted, never met.
+      if (c_.max_queue > 0 && static_cast<int64_t>(waiting_.size()) >= c_.max_queue) {
+        ++out_.requests;
+        ++out_.rejected;
+        ++rejected_iv_;
+        return;
+      }
       waiting_.push_back(req);
       if (i >= 0) drain_queue(now);
       return;
@@ -366,9 +358,23 @@ class Engine {
     admit(now, static_cast<uint32_t>(i), req);
   }
 
+  // Prefill seconds arriving per second: the policies see the interval's
+  // peak second (the SLO's time scale), not only its mean.
+  void observe_prefill(SimTime now, double prefill_s) {
+    const int64_t sec = now / kMicrosPerSecond;
+    if (sec != sec_) {
+      peak_sec_iv_ = std::max(peak_sec_iv_, sec_sum_);
+      sec_ = sec;
+      sec_sum_ = 0;
+    }
+    sec_sum_ += prefill_s;
+    prefill_iv_ += prefill_s;
+    prefill_sq_iv_ += prefill_s * prefill_s;
+  }
+
   void drain_queue(SimTime now) {
     while (!waiting_.empty()) {
-      const int i = pick();
+      const int i = pick(now);
       if (i < 0) return;
       const Request req = waiting_.front();
       waiting_.pop_front();
@@ -395,7 +401,10 @@ class Engine {
     out_.ttft_ms.add(ttft_ms);
     out_.tpot_ms.add(tpot_ms);
     ++out_.requests;
-    if (ttft_s <= c_.ttft_slo_s && tpot_s <= c_.tpot_slo_s) ++out_.slo_met;
+    if (ttft_s <= c_.ttft_slo_s && tpot_s <= c_.tpot_slo_s)
+      ++out_.slo_met;
+    else
+      ++missed_iv_;
   }
 
   void complete(SimTime now, uint32_t i) {
@@ -435,6 +444,15 @@ class Engine {
     in.capacity_rps_per_replica =
         work_iv_ > 0 ? static_cast<double>(arrivals_iv_) / work_iv_ * per_vm : 0;
     in.queued = static_cast<int>(waiting_.size());
+    in.prefill_peak_s = std::max(peak_sec_iv_, sec_sum_);
+    in.prefill_mean_s = prefill_iv_ / iv_s;
+    in.prefill_sq_s = prefill_sq_iv_ / iv_s;
+    in.sequences = static_cast<int>(in_flight_);
+    in.missed = missed_iv_ + rejected_iv_;
+    in.arrivals = arrivals_iv_;
+    peak_sec_iv_ = 0;
+    prefill_iv_ = prefill_sq_iv_ = 0;
+    missed_iv_ = rejected_iv_ = 0;
     arrivals_iv_ = 0;
     work_iv_ = 0;
     const int current = ready_ + starting_;
@@ -503,7 +521,12 @@ class Engine {
   std::deque<Request> waiting_;
   int ready_ = 0, starting_ = 0, draining_ = 0;
   int64_t in_flight_ = 0, arrivals_iv_ = 0, arrivals_tl_ = 0;
+  int64_t missed_iv_ = 0, rejected_iv_ = 0;  // this interval: admitted and missed, turned away
   double work_iv_ = 0;
+  // Prefill seconds arriving: this interval, the current second, the
+  // largest whole second of this interval.
+  double prefill_iv_ = 0, prefill_sq_iv_ = 0, sec_sum_ = 0, peak_sec_iv_ = 0;
+  int64_t sec_ = -1;
   ServingRun out_;
 };
 
@@ -737,12 +760,13 @@ std::unique_ptr<ScalingPolicy> make_serving_policy(const std::string& name,
   if (name == "azure-autoscale") return make_azure_autoscale_policy(default_autoscale_settings());
   if (name == "hpa") return make_hpa_policy(HpaSettings{});
   if (name == "predictive") return std::make_unique<PredictivePolicy>(config.target_utilization);
+  if (name == "slo-guard") return make_slo_guard_policy(SloGuardSettings{});
   return nullptr;
 }
 
 const std::vector<std::string>& serving_policy_names() {
   static const std::vector<std::string> kNames = {"static-peak", "azure-autoscale", "hpa",
-                                                  "predictive"};
+                                                  "predictive", "slo-guard"};
   return kNames;
 }
 
