@@ -911,3 +911,32 @@ TEST(Shards, MergedPartialsEqualTheSingleRun) {
 
 }  // namespace
 }  // namespace gpuplan::simulate
+
+namespace gpuplan::simulate {
+namespace {
+
+// Every serving example: every policy costs at least the bound (at the SLO
+// target, or at its own attainment when it fell short), and slo-guard keeps
+// the target on the synthetic weeks it was written for.
+TEST(Serving, EveryExampleHasCostVsOptimalAtLeastOne) {
+  static const auto cat = catalog::Catalog::load_embedded();
+  ASSERT_TRUE(cat);
+  for (const char* name : {"sim-serve-conv.yaml", "sim-serve-week.yaml", "sim-serve-longctx.yaml",
+                           "sim-serve-growth.yaml"}) {
+    SCOPED_TRACE(name);
+    auto s = parse_scenario_file(std::string(GPUPLAN_SOURCE_DIR) + "/examples/" + name);
+    ASSERT_TRUE(s) << s.error().to_string();
+    auto r = run_scenario(*s, cat->get(), RunOptions{});
+    ASSERT_TRUE(r) << r.error().to_string();
+    ASSERT_EQ(r->policies.back().policy, "optimal");
+    EXPECT_GT(r->policies.back().cost_usd, 0);
+    for (const PolicyRow& p : r->policies) {
+      SCOPED_TRACE(p.policy);
+      ASSERT_TRUE(p.cost_vs_optimal);
+      EXPECT_GE(*p.cost_vs_optimal, 1.0);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gpuplan::simulate

@@ -12,9 +12,11 @@
 // see: the prefill seconds that arrived in the busiest second, running and
 // queued sequences, and how many requests missed the SLO.
 //  1. Need at the SLO's time scale, in model replicas, the largest of:
-//     - prefill bursts (TTFT): the busiest second's prefill seconds within
+//     - prefill queue (TTFT): the busiest second's prefill seconds within
 //       that second plus the TTFT (prefills are serial per replica), and the
-//       prompts arriving within one TTFT done within it;
+//       utilization at which an M/G/1 prefill queue keeps P(wait > TTFT −
+//       mean prefill) within the miss budget (Pollaczek–Khinchine mean wait,
+//       exponential tail);
 //     - prefill stalls (TPOT): chunked prefill stalls decode steps, so a
 //       replica whose prefill share of an interval is s decodes at
 //       step(B) / (1 − s); TPOT holds while s <= 1 − step(B) / TPOT at the
@@ -22,8 +24,8 @@
 //     - decode slots (KV-cache pressure): running + queued sequences over the
 //       planning batch's slots (decode step within half the TPOT) at 90 %
 //       occupancy.
-//     The two prefill terms treat arrivals as compound Poisson split evenly
-//     by the router: a replica's load over a window T is mean m T / N with
+//     The stall term treats arrivals as compound Poisson split evenly by the
+//     router: a replica's prefill over an interval T is mean m T / N with
 //     variance q T / N (m, q: prefill seconds and their squares arriving per
 //     second); N is the least count that keeps it within budget at z
 //     standard deviations, z the normal quantile of the attainment target
@@ -167,15 +169,37 @@ class SloGuardPolicy final : public ScalingPolicy {
     return 1 / (x * x);
   }
 
+  // Replicas N such that a prefill queue fed at m prefill seconds per second
+  // (λ requests per second, second moment q / λ) keeps P(wait > TTFT −
+  // mean prefill) within the miss budget: the Pollaczek–Khinchine mean wait
+  // with an exponential tail, P(W > t) ≈ ρ exp(−t ρ / E[W]) (Kingman's
+  // heavy-traffic form; an even split over N independent queues — the
+  // shortest-queue router only does better). Bisection on ρ = m / N.
+  double replicas_for_wait(double m, double q, double rps, double ttft) const {
+    if (m <= 0 || rps <= 0) return 0;
+    const double es = m / rps, es2 = q / rps;
+    const double t = ttft - es;
+    if (t <= 0) return m / 0.05;  // the mean prompt alone takes the TTFT
+    const double budget = std::max(1e-6, 1 - ctx_.slo_attainment);
+    double lo = 0, hi = 1;
+    for (int i = 0; i < 40; ++i) {
+      const double rho = (lo + hi) / 2;
+      const double wait = rho * es2 / (2 * es * (1 - rho));  // P-K mean wait
+      const double tail = rho * std::exp(-t * rho / wait);
+      (tail <= budget ? lo : hi) = rho;
+    }
+    return m / std::max(lo, 0.05);
+  }
+
   // Model replicas the interval asked for, in VMs.
   double need_vms(const PolicyInput& in) const {
     const double per_vm = std::max(1, ctx_.replicas_per_vm);
     const double m = f_ * in.prefill_mean_s, q = f_ * in.prefill_sq_s;
     const double ttft = ctx_.ttft_slo_s;
-    // TTFT: the peak second within that second plus the TTFT, and the mean
-    // rate's prompts arriving within a TTFT done within it at z sigmas.
+    // TTFT: the peak second within that second plus the TTFT, and the
+    // prefill queue of the mean rate (M/G/1 per replica).
     const double burst = std::max(f_ * in.prefill_peak_s / (s_.prefill_window_s + ttft),
-                                  replicas_for(m, q, ttft, ttft, z_));
+                                  replicas_for_wait(m, q, in.arrival_rps, ttft));
     const double slots = std::max(1, ctx_.slots_per_replica) * s_.slot_occupancy;
     const double decode = (in.sequences + in.queued) / slots;
     // TPOT: a replica's prefill share over an interval must stay below
