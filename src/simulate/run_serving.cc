@@ -13,6 +13,7 @@
 
 #include "catalog/lookup.h"
 #include "estimate/estimate.h"
+#include "simulate/autoscale_export.h"
 #include "simulate/demand.h"
 #include "simulate/internal/runner.h"
 #include "simulate/serving.h"
@@ -301,6 +302,11 @@ Replays replay_policies(const Scenario& s, const ServingConfig& c, const PolicyC
         pol = make_hpa_policy(s.hpa);
       else if (name == "slo-guard")
         pol = make_slo_guard_policy(s.slo_guard);
+      else if (name == "slo-guard-autoscale")
+        pol = make_slo_guard_autoscale_policy(
+            slo_guard_autoscale_settings(s.slo_guard, c.startup_s, c.interval_s, AutoscaleTarget{})
+                .rules,
+            s.slo_guard);
       else
         pol = make_serving_policy(name, c);
       auto src = open_demand(s, trace, seed);

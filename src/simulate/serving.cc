@@ -68,6 +68,7 @@
 #include <deque>
 #include <limits>
 
+#include "simulate/autoscale_export.h"
 #include "simulate/event_queue.h"
 
 namespace gpuplan::simulate {
@@ -544,11 +545,16 @@ class StaticPeakPolicy final : public ScalingPolicy {
 
 class AzureAutoscalePolicy final : public ScalingPolicy {
  public:
-  explicit AzureAutoscalePolicy(AutoscaleSettings s) : s_(std::move(s)) {}
-  std::string_view name() const override { return "azure-autoscale"; }
-  void reset(const PolicyContext&) override {
+  explicit AzureAutoscalePolicy(AutoscaleSettings s, std::unique_ptr<ScalingPolicy> deficit = {},
+                                std::string name = "azure-autoscale")
+      : s_(std::move(s)), deficit_src_(std::move(deficit)), name_(std::move(name)) {}
+  std::string_view name() const override { return name_; }
+  void reset(const PolicyContext& ctx) override {
+    if (deficit_src_) deficit_src_->reset(ctx);
     grain_util_.clear();
     grain_queue_.clear();
+    grain_deficit_.clear();
+    acc_deficit_ = -1e300;
     acc_util_ = acc_queue_ = 0;
     acc_n_ = 0;
     last_action_s_ = -1e18;
@@ -561,6 +567,11 @@ class AzureAutoscalePolicy final : public ScalingPolicy {
     acc_util_ += in.utilization * 100;
     acc_queue_ += in.queued;
     ++acc_n_;
+    // The custom metric SloGuardDeficitVms: what the router's slo-guard wants
+    // minus the count, at its Maximum over the grain (autoscale_export.h).
+    if (deficit_src_)
+      acc_deficit_ = std::max(acc_deficit_,
+                              static_cast<double>(deficit_src_->decide(in).replicas - current));
     // Metrics are aggregated per time grain; rules run once per grain.
     const double grain_end = (std::floor(in.now_s / s_.time_grain_s + 1e-9)) * s_.time_grain_s;
     if (in.now_s + 1e-9 < grain_end || grain_end <= last_grain_)
@@ -568,10 +579,13 @@ class AzureAutoscalePolicy final : public ScalingPolicy {
     last_grain_ = grain_end;
     grain_util_.push_back(acc_util_ / acc_n_);
     grain_queue_.push_back(acc_queue_ / acc_n_);
+    grain_deficit_.push_back(acc_deficit_);
     acc_util_ = acc_queue_ = 0;
+    acc_deficit_ = -1e300;
     acc_n_ = 0;
     const size_t keep = static_cast<size_t>(max_window_grains()) + 1;
-    while (grain_util_.size() > keep) grain_util_.pop_front(), grain_queue_.pop_front();
+    while (grain_util_.size() > keep)
+      grain_util_.pop_front(), grain_queue_.pop_front(), grain_deficit_.pop_front();
     if (in.now_s - last_action_s_ < cooldown_s_) return {target_, Capacity::kOnDemand};
     target_ = current;
     // Scale out when any scale-out rule fires.
@@ -610,7 +624,9 @@ class AzureAutoscalePolicy final : public ScalingPolicy {
     return static_cast<int>(std::ceil(w / s_.time_grain_s));
   }
   bool fires(const AutoscaleRule& r, double scale, double* value) const {
-    const auto& series = r.metric == "queue" ? grain_queue_ : grain_util_;
+    const auto& series = r.metric == "queue"     ? grain_queue_
+                         : r.metric == "deficit" ? grain_deficit_
+                                                 : grain_util_;
     const size_t n = static_cast<size_t>(std::ceil(r.window_s / s_.time_grain_s - 1e-9));
     if (series.size() < n || n == 0) return false;
     double agg = r.time_aggregation == "Maximum"   ? -1e300
@@ -641,8 +657,10 @@ class AzureAutoscalePolicy final : public ScalingPolicy {
     return {target_, Capacity::kOnDemand};
   }
   AutoscaleSettings s_;
-  std::deque<double> grain_util_, grain_queue_;
-  double acc_util_ = 0, acc_queue_ = 0;
+  std::unique_ptr<ScalingPolicy> deficit_src_;  // slo-guard, for the "deficit" metric
+  std::string name_;
+  std::deque<double> grain_util_, grain_queue_, grain_deficit_;
+  double acc_util_ = 0, acc_queue_ = 0, acc_deficit_ = -1e300;
   int acc_n_ = 0;
   double last_grain_ = -1, last_action_s_ = -1e18, cooldown_s_ = 0;
   int target_ = -1;
@@ -750,6 +768,11 @@ AutoscaleSettings default_autoscale_settings() {
 std::unique_ptr<ScalingPolicy> make_azure_autoscale_policy(const AutoscaleSettings& s) {
   return std::make_unique<AzureAutoscalePolicy>(s);
 }
+std::unique_ptr<ScalingPolicy> make_slo_guard_autoscale_policy(const AutoscaleSettings& rules,
+                                                               const SloGuardSettings& guard) {
+  return std::make_unique<AzureAutoscalePolicy>(rules, make_slo_guard_policy(guard),
+                                                "slo-guard-autoscale");
+}
 std::unique_ptr<ScalingPolicy> make_hpa_policy(const HpaSettings& s) {
   return std::make_unique<HpaPolicy>(s);
 }
@@ -761,12 +784,19 @@ std::unique_ptr<ScalingPolicy> make_serving_policy(const std::string& name,
   if (name == "hpa") return make_hpa_policy(HpaSettings{});
   if (name == "predictive") return std::make_unique<PredictivePolicy>(config.target_utilization);
   if (name == "slo-guard") return make_slo_guard_policy(SloGuardSettings{});
+  if (name == "slo-guard-autoscale")
+    return make_slo_guard_autoscale_policy(
+        slo_guard_autoscale_settings(SloGuardSettings{}, config.startup_s, config.interval_s,
+                                     AutoscaleTarget{})
+            .rules,
+        SloGuardSettings{});
   return nullptr;
 }
 
 const std::vector<std::string>& serving_policy_names() {
   static const std::vector<std::string> kNames = {"static-peak", "azure-autoscale", "hpa",
-                                                  "predictive", "slo-guard"};
+                                                  "predictive", "slo-guard",
+                                                  "slo-guard-autoscale"};
   return kNames;
 }
 

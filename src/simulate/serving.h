@@ -201,7 +201,9 @@ class ServingBoundModel {
 
 // Parameters of the azure-autoscale policy (also what autoscale_export.h writes).
 struct AutoscaleRule {
-  std::string metric = "utilization";  // "utilization" (percent) or "queue"
+  // "utilization" (percent), "queue" (requests waiting) or "deficit"
+  // (slo-guard's wanted VMs minus the count; slo-guard-autoscale only)
+  std::string metric = "utilization";
   std::string op = "GreaterThan";      // GreaterThan | LessThan
   double threshold = 70;
   double window_s = 300;                     // timeWindow
@@ -240,6 +242,11 @@ struct SloGuardSettings {
     const AutoscaleSettings& s);
 [[nodiscard]] std::unique_ptr<ScalingPolicy> make_hpa_policy(const HpaSettings& s);
 [[nodiscard]] std::unique_ptr<ScalingPolicy> make_slo_guard_policy(const SloGuardSettings& s);
+// The azure-autoscale engine running `rules` whose "deficit" metric is what
+// slo-guard wants minus the count: slo-guard as Azure autoscale can run it
+// (autoscale_export.h), reported as "slo-guard-autoscale".
+[[nodiscard]] std::unique_ptr<ScalingPolicy> make_slo_guard_autoscale_policy(
+    const AutoscaleSettings& rules, const SloGuardSettings& guard);
 [[nodiscard]] const std::vector<std::string>& serving_policy_names();
 
 }  // namespace gpuplan::simulate

@@ -940,3 +940,25 @@ TEST(Serving, EveryExampleHasCostVsOptimalAtLeastOne) {
 
 }  // namespace
 }  // namespace gpuplan::simulate
+
+namespace gpuplan::simulate {
+namespace {
+
+TEST(AutoscaleExport, SloGuardExportsTieredRulesOnItsDeficitAndSaysWhatItCannotExpress) {
+  AutoscaleTarget t;
+  t.target_resource_uri = "vmss";
+  const SloGuardExport e = slo_guard_autoscale_settings(SloGuardSettings{}, 300, 15, t);
+  const auto& rules = e.resource["properties"]["profiles"][0]["rules"];
+  ASSERT_EQ(rules.size(), 5u);  // Azure allows at most 10 per profile
+  EXPECT_EQ(rules[0]["metricTrigger"]["metricName"], "SloGuardDeficitVms");
+  EXPECT_EQ(rules[0]["metricTrigger"]["timeGrain"], "PT1M");
+  EXPECT_EQ(rules[3]["scaleAction"]["value"], "11");
+  // Scale-in over the ski-rental hold: 2 x start-up = 10 minutes.
+  EXPECT_EQ(rules[4]["metricTrigger"]["timeWindow"], "PT10M");
+  EXPECT_EQ(rules[4]["scaleAction"]["direction"], "Decrease");
+  ASSERT_EQ(e.not_expressed.size(), 4u);
+  EXPECT_NE(e.not_expressed[1].find("15 s"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpuplan::simulate
