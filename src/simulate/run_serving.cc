@@ -35,18 +35,23 @@ Result<std::unique_ptr<DemandSource>> open_demand(const Scenario& s, const std::
 // the output) and the means of input and output.
 struct MeanTokens {
   double context = 0, input = 0, output = 0;
+  double input_sd = 0, output_sd = 0, input_max = 1, output_max = 1;
 };
 
 Result<MeanTokens> mean_tokens(const Scenario& s, const std::string& trace, uint64_t seed) {
   GPUPLAN_TRY(auto src, open_demand(s, trace, seed));
   Request r;
-  double in = 0, out = 0;
+  double in = 0, out = 0, in2 = 0, out2 = 0, in_max = 1, out_max = 1;
   int64_t n = 0;
   for (;;) {
     GPUPLAN_TRY(bool more, src->next(r));
     if (!more) break;
     in += r.input_tokens;
     out += r.output_tokens;
+    in2 += static_cast<double>(r.input_tokens) * r.input_tokens;
+    out2 += static_cast<double>(r.output_tokens) * r.output_tokens;
+    in_max = std::max(in_max, static_cast<double>(r.input_tokens));
+    out_max = std::max(out_max, static_cast<double>(r.output_tokens));
     ++n;
   }
   if (n == 0) return invalid_argument("the demand has no requests", Where{trace, 0, 0, ""});
@@ -54,6 +59,11 @@ Result<MeanTokens> mean_tokens(const Scenario& s, const std::string& trace, uint
   m.context = (in + out / 2) / static_cast<double>(n);
   m.input = in / static_cast<double>(n);
   m.output = out / static_cast<double>(n);
+  const double dn = static_cast<double>(n);
+  m.input_sd = std::sqrt(std::max(0.0, in2 / dn - m.input * m.input));
+  m.output_sd = std::sqrt(std::max(0.0, out2 / dn - m.output * m.output));
+  m.input_max = in_max;
+  m.output_max = out_max;
   return m;
 }
 
@@ -96,46 +106,11 @@ ReplicaCapacity fit_replica(const estimate::ReplicaModel& rm, double mean_contex
   return c;
 }
 
-// Among tp = 1, 2, 4, ... dividing the VM's GPUs and the model's heads whose
-// weights fit, the layout that serves the most requests per VM, preferring
-// layouts whose batch-1 step meets the TPOT; sets `*tp`.
-Result<ReplicaCapacity> best_layout(const Scenario& s, const workload::Workload& w,
-                                    const catalog::Gpu& gpu, const catalog::VmSize& size,
-                                    int vm_gpus, const MeanTokens& mean, double tpot_s, int* tp) {
-  ReplicaCapacity c;
-  *tp = 0;
-  double best_key = 0;
-  bool best_meets = false;
-  Error last =
-      invalid_argument("no tensor-parallel layout", Where{s.file, 0, 0, "vm.size"}).value();
-  for (int t = 1; t <= vm_gpus; t *= 2) {
-    if (vm_gpus % t != 0 || (w.model.heads > 0 && w.model.heads % t != 0)) continue;
-    auto rm = estimate::replica_model(w, gpu, size.nvlink, t);
-    if (!rm) {
-      last = rm.error();
-      continue;
-    }
-    const ReplicaCapacity cand = fit_replica(*rm, mean.context);
-    const bool meets = cand.step_s(1) <= tpot_s;
-    const double key = cand.work_s(mean.input, mean.output, tpot_s) * t;  // GPU-s per request
-    if (*tp == 0 || (meets && !best_meets) || (meets == best_meets && key < best_key)) {
-      *tp = t;
-      c = cand;
-      best_key = key;
-      best_meets = meets;
-    }
-  }
-  if (*tp == 0) return tl::unexpected<Error>(last);
-  return c;
-}
-
 // The model replica and its tensor-parallel size `*tp` (GPUs per replica).
 // Without tensor_parallel: an explicit replica: takes all GPUs of the VM; the
-// estimator's replica takes the layout a deployment would choose, as the
-// estimator does (estimate.cc): among tp = 1, 2, 4, ... dividing the VM's
-// GPUs and the model's heads whose weights fit, the one that serves the most
-// requests per VM — the least GPU-seconds of work per request at the
-// planning batch — preferring layouts whose batch-1 step meets the TPOT.
+// estimator's replica takes the layout the estimator's one layout search
+// (estimate::choose_serving_layout) picks for the demand's token moments and
+// the scenario's SLO: the most requests per GPU within the SLO.
 Result<ReplicaCapacity> resolve_replica(const Scenario& s, const catalog::Catalog* cat,
                                         const MeanTokens& mean, double tpot_s, int* tp,
                                         std::vector<Assumed>& assumed) {
@@ -171,7 +146,24 @@ Result<ReplicaCapacity> resolve_replica(const Scenario& s, const catalog::Catalo
     GPUPLAN_TRY(estimate::ReplicaModel rm, estimate::replica_model(w, *gpu, size->nvlink, *tp));
     c = fit_replica(rm, mean.context);
   } else {
-    GPUPLAN_TRY(c, best_layout(s, w, *gpu, *size, vm_gpus, mean, tpot_s, tp));
+    workload::Workload ws = w;
+    ws.serving.input_tokens = {"lognormal", mean.input, mean.input_sd, 1, mean.input_max};
+    ws.serving.output_tokens = {"lognormal", mean.output, mean.output_sd, 1, mean.output_max};
+    ws.serving.ttft_ms = s.ttft_ms;
+    ws.serving.tpot_ms = tpot_s * 1e3;
+    ws.serving.percentile = s.slo_attainment * 100;
+    const estimate::ServingLayout lay =
+        estimate::choose_serving_layout(ws, *gpu, size->nvlink, vm_gpus);
+    if (lay.tp == 0)
+      return failed_precondition("no tensor-parallel layout of " + s.vm_size + " holds " +
+                                     m->name + ": " + lay.why_not,
+                                 Where{s.file, 0, 0, "vm.size"});
+    if (!lay.meets_slo)
+      assumed.push_back({"layout_misses_slo", lay.why_not,
+                         "estimator: no layout meets the SLO at the demand's token moments; "
+                         "the smallest that holds the weights is simulated"});
+    *tp = lay.tp;
+    c = fit_replica(lay.model, mean.context);
   }
   c.source = "estimator: " + std::string(m->name) + " " + s.precision + " on " +
              std::to_string(*tp) + "x " + gpu->model + " at mean context " + num(mean.context, 0) +
