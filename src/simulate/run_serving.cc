@@ -103,6 +103,7 @@ ReplicaCapacity fit_replica(const estimate::ReplicaModel& rm, double mean_contex
   c.prefill_tokens_per_s = p2 > p1 ? 1000 / (p2 - p1) : 1000 / std::max(p1, 1e-9);
   c.prefill_fixed_s = std::max(0.0, p1 - 1000 / c.prefill_tokens_per_s);
   c.max_batch = static_cast<int>(mb);
+  c.weight_bytes = rm.weight_bytes;
   return c;
 }
 
@@ -173,6 +174,28 @@ Result<ReplicaCapacity> resolve_replica(const Scenario& s, const catalog::Catalo
   return c;
 }
 
+// Allocation, boot and GPU driver start of a GPU VM in a scale set.
+// Microsoft Q&A (learn.microsoft.com/answers, 2025: "5-10 min scale-out
+// latency for A100 (Standard_NC96ads_A100_v4) on AKS is expected"; ~10-11
+// min observed before a new GPU node is ready, driver and device plugin
+// included) — we take the lower end for a VM whose image has the driver
+// baked in: 3 min for NC/NV, 7 min for ND (8 GPUs, InfiniBand).
+constexpr const char* kBootSource =
+    "estimate: 3 min NC/NV, 7 min ND (Microsoft Q&A 2025: 5-10 min GPU scale-out on AKS, driver "
+    "included)";
+// Weights from Blob storage: a single block blob reads up to the storage
+// account's egress limit (learn.microsoft.com, "Scalability and performance
+// targets for Blob storage", 2026), so the VM's network and the download
+// tool bound it; 1 GB/s (8 Gbit/s) is within the 20+ Gbit/s NICs of the
+// NC A100/H100 sizes.
+constexpr const char* kWeightsSource =
+    "Blob single-blob throughput up to the account's egress limit (Azure Blob scalability "
+    "targets); 1 GB/s default";
+double default_boot_seconds(const std::string& vm_size) {
+  const std::string f = strings::fold(vm_size);
+  return f.rfind("standardnd", 0) == 0 || f.rfind("nd", 0) == 0 ? 420 : 180;
+}
+
 // The VMs: replicas per VM, start-up delay, fleet limits (the quota's cap
 // included), the policies' intervals and targets; each recorded in the
 // report's assumptions.
@@ -195,6 +218,19 @@ void fleet_config(const Scenario& s, const catalog::Catalog* cat, int tp, Servin
   if (s.startup_s) {
     c.startup_s = *s.startup_s;
     rep.assumptions.push_back({"startup_seconds", num(c.startup_s, 0), "scenario file"});
+  } else if (c.replica.weight_bytes > 0) {
+    // Scale-out latency: allocation, boot and driver, the serving image, and
+    // every replica's weights over the VM's network at weights_gbps.
+    const double boot = s.boot_s.value_or(default_boot_seconds(s.vm_size));
+    const double gb = c.replica.weight_bytes * c.replicas_per_vm / 1e9;
+    c.startup_s = boot + s.image_s + gb / s.weights_gbps;
+    rep.assumptions.push_back(
+        {"startup_seconds",
+         num(c.startup_s, 0) + " = boot " + num(boot, 0) + " s + image " + num(s.image_s, 0) +
+             " s + " + num(gb, 1) + " GB of weights at " + num(s.weights_gbps, 2) + " GB/s",
+         std::string(s.boot_s ? "fleet.boot_seconds" : kBootSource) +
+             "; image pull and weights: fleet.image_seconds, fleet.weights_gbps (" +
+             kWeightsSource + ")"});
   } else {
     Assumed a = default_startup(s.vm_size);
     c.startup_s = std::stod(a.value);

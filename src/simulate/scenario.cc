@@ -344,7 +344,18 @@ Status parse_serving(const Reader& r, const YAML::Node& root, Scenario& s) {
         r.keys(fl, "fleet",
                {"startup_seconds", "min_replicas", "initial_replicas", "max_replicas",
                 "quota_vcpus", "interval_seconds", "timeline_seconds", "target_utilization",
-                "routing", "max_queue"}));
+                "routing", "max_queue", "boot_seconds", "image_seconds", "weights_gbps"}));
+    if (fl["boot_seconds"]) {
+      GPUPLAN_TRY(double v, r.num(fl["boot_seconds"], "fleet.boot_seconds", 0, 86400));
+      s.boot_s = v;
+    }
+    if (fl["image_seconds"]) {
+      GPUPLAN_TRY(s.image_s, r.num(fl["image_seconds"], "fleet.image_seconds", 0, 86400));
+    }
+    if (fl["weights_gbps"]) {
+      // From a slow disk (0.01 GB/s) to a node-local NVMe array (100 GB/s).
+      GPUPLAN_TRY(s.weights_gbps, r.num(fl["weights_gbps"], "fleet.weights_gbps", 0.01, 100));
+    }
     if (fl["routing"]) {
       GPUPLAN_TRY(std::string v, r.str(fl["routing"], "fleet.routing"));
       if (v == "shortest-queue")

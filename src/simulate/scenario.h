@@ -72,7 +72,10 @@ struct Scenario {
   TokenDist qps_input{1000, 0, 1, 1e6}, qps_output{200, 0, 1, 1e6};
   double qps_bucket_s = 60;
   double time_scale = 1;
-  std::optional<double> startup_s;  // fleet.startup_seconds; else the series default
+  std::optional<double> startup_s;  // fleet.startup_seconds; else boot + image + weights
+  std::optional<double> boot_s;     // fleet.boot_seconds; else per series
+  double image_s = 60;              // fleet.image_seconds: pull and start the serving image
+  double weights_gbps = 1;          // fleet.weights_gbps: GB/s the weights load at
   int min_replicas = 1;
   int initial_replicas = 1;
   int max_replicas = 32;

@@ -25,6 +25,7 @@ struct ReplicaCapacity {
   double step_per_seq_s = 0.0001;       // added per sequence in the batch (its KV read)
   int max_batch = 256;                  // concurrent sequences whose KV cache fits
   std::string source = "scenario";      // where the numbers come from
+  double weight_bytes = 0;              // the model's weights (0: unknown), loaded at start-up
 
   [[nodiscard]] double prefill_s(double tokens) const {
     return prefill_fixed_s + tokens / prefill_tokens_per_s;
