@@ -266,10 +266,11 @@ class Engine {
       vms_.emplace_back();
       reps_.resize(reps_.size() + per_vm_);
       load_.resize(reps_.size(), kFull);
+      free_.resize(reps_.size(), 0);
     }
     vms_[v] = Vm{};
     vms_[v].billed_from = now;
-    for (uint32_t i = v * per_vm_; i < (v + 1) * per_vm_; ++i) reps_[i] = Replica{};
+    for (uint32_t i = v * per_vm_; i < (v + 1) * per_vm_; ++i) reps_[i] = Replica{}, free_[i] = 0;
     if (ready_now) {
       set_state(v, RState::kReady);
       ++ready_;
@@ -298,7 +299,7 @@ class Engine {
     set_state(v, RState::kReady);
     --starting_;
     ++ready_;
-    for (uint32_t i = v * per_vm_; i < (v + 1) * per_vm_; ++i) reps_[i].prefill_free = now;
+    for (uint32_t i = v * per_vm_; i < (v + 1) * per_vm_; ++i) reps_[i].prefill_free = free_[i] = now;
     emit(now, "replica %d ready (%d ready)", static_cast<int>(v), ready_, 0);
     // The waiting queue goes to the new VM's replicas, least loaded first.
     while (!waiting_.empty()) {
@@ -327,11 +328,12 @@ class Engine {
       }
       return best;
     }
+    // Dense arrays: free_ mirrors each replica's prefill_free.
     SimTime best_free = std::numeric_limits<SimTime>::max();
     for (int i = 0; i < n; ++i) {
       const int l = load_[static_cast<size_t>(i)];
       if (l == kFull) continue;
-      const SimTime f = std::max(now, reps_[static_cast<size_t>(i)].prefill_free);
+      const SimTime f = std::max(now, free_[static_cast<size_t>(i)]);
       if (f < best_free || (f == best_free && l < best_load)) best = i, best_free = f, best_load = l;
     }
     return best;
@@ -391,7 +393,7 @@ class Engine {
     ++in_flight_;
     const SimTime start = std::max(now, r.prefill_free);
     const SimTime pf = seconds(c_.replica.prefill_s(req.input_tokens));
-    r.prefill_free = start + pf;
+    r.prefill_free = free_[i] = start + pf;
     r.prefill_busy += pf;
     const double ttft_s = to_seconds(r.prefill_free - req.arrival);
     const double share = std::min(r.prefill_share, 0.95);
@@ -518,7 +520,8 @@ class Engine {
   EventQueue q_;
   std::vector<Vm> vms_;
   std::vector<Replica> reps_;
-  std::vector<int> load_;  // per replica, see refresh()
+  std::vector<int> load_;      // per replica, see refresh()
+  std::vector<SimTime> free_;  // per replica: prefill_free, for the shortest-queue router
   std::deque<Request> waiting_;
   int ready_ = 0, starting_ = 0, draining_ = 0;
   int64_t in_flight_ = 0, arrivals_iv_ = 0, arrivals_tl_ = 0;
