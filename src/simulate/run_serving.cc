@@ -372,6 +372,9 @@ PolicyRow row_of(const std::string& name, const ServingRun& r, const ServingBoun
   row.p50_ttft_ms = r.ttft_ms.quantile(0.5);
   row.p99_ttft_ms = r.ttft_ms.quantile(0.99);
   row.p99_tpot_ms = r.tpot_ms.quantile(0.99);
+  row.p50_tpot_ms = r.tpot_ms.quantile(0.5);
+  row.vm_hours = r.vm_hours;
+  row.rejected = static_cast<double>(r.rejected);
   row.scale_events = r.scale_events;
   row.gpu_hours = r.gpu_hours;
   row.on_demand_usd = r.cost_usd;
@@ -447,6 +450,7 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
   opt.cost_usd = bound.cost_usd;
   opt.cost_vs_optimal = 1.0;
   opt.gpu_hours = bound.vm_hours * c.gpus_per_vm;
+  opt.vm_hours = bound.vm_hours;
   opt.on_demand_usd = bound.cost_usd;
   opt.runs = 1;
   tr.policies.push_back(opt);
