@@ -300,9 +300,9 @@ ServingLayout choose_serving_layout(const workload::Workload& w, const catalog::
     if (p.batch < 1) {
       if (out.why_not.empty() || best_tp == 0) {
         const ServingPoint one = serving_point_at(*r, w, 0);
-        out.why_not = "misses the SLO even at batch 1 with tp=" + std::to_string(tp) +
-                      " (TTFT " + fixed(one.ttft_s * 1000, 0) + " ms, TPOT " +
-                      fixed(one.tpot_s * 1000, 1) + " ms)";
+        out.why_not = "misses the SLO even at batch 1 with tp=" + std::to_string(tp) + " (TTFT " +
+                      fixed(one.ttft_s * 1000, 0) + " ms, TPOT " + fixed(one.tpot_s * 1000, 1) +
+                      " ms)";
       }
       if (best_tp == 0) {
         best_tp = -tp;

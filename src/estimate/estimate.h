@@ -180,12 +180,12 @@ struct ReplicaModel {
 // layout search of the project: estimate(), the planner (through it) and
 // the simulator's replica all call it.
 struct ServingLayout {
-  int tp = 0;                   // GPUs per replica; 0 when no layout holds the weights
-  ReplicaModel model;           // the replica at that tp
+  int tp = 0;          // GPUs per replica; 0 when no layout holds the weights
+  ReplicaModel model;  // the replica at that tp
   bool meets_slo = false;
-  double batch_at_slo = 0;      // concurrent sequences at the best operating point
-  double rps_per_replica = 0;   // sustainable requests/s within the SLOs (0 when none)
-  std::string why_not;          // why no layout meets the SLOs, or none holds the weights
+  double batch_at_slo = 0;     // concurrent sequences at the best operating point
+  double rps_per_replica = 0;  // sustainable requests/s within the SLOs (0 when none)
+  std::string why_not;         // why no layout meets the SLOs, or none holds the weights
 };
 [[nodiscard]] ServingLayout choose_serving_layout(const workload::Workload& workload,
                                                   const catalog::Gpu& gpu, bool nvlink,

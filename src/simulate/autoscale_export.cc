@@ -23,8 +23,8 @@ nlohmann::ordered_json azure_autoscale_settings(const AutoscaleSettings& setting
   for (const AutoscaleRule& r : settings.rules) {
     nlohmann::ordered_json trigger;
     trigger["metricName"] = r.metric == "queue"     ? "QueuedRequests"
-                          : r.metric == "deficit" ? "SloGuardDeficitVms"
-                                                  : "ReplicaUtilization";
+                            : r.metric == "deficit" ? "SloGuardDeficitVms"
+                                                    : "ReplicaUtilization";
     trigger["metricNamespace"] = target.metric_namespace;
     trigger["metricResourceUri"] = target.target_resource_uri;
     trigger["timeGrain"] = iso8601_duration(settings.time_grain_s);

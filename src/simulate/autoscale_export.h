@@ -54,8 +54,8 @@ struct AutoscaleTarget {
 //        applies the rule with the largest increase when several fire);
 //   in:  Maximum over 2 x start-up (the ski-rental hold) <= -1 -> -1.
 struct SloGuardExport {
-  nlohmann::ordered_json resource;      // the Microsoft.Insights/autoscaleSettings resource
-  AutoscaleSettings rules;              // the same rules, for the simulator (metric "deficit")
+  nlohmann::ordered_json resource;         // the Microsoft.Insights/autoscaleSettings resource
+  AutoscaleSettings rules;                 // the same rules, for the simulator (metric "deficit")
   std::vector<std::string> not_expressed;  // what the rule set cannot say, one line each
 };
 [[nodiscard]] SloGuardExport slo_guard_autoscale_settings(const SloGuardSettings& guard,

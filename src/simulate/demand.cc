@@ -456,7 +456,8 @@ class Synthetic final : public DemandSource {
     const double hours = t_s / 3600.0;
     double r = spec_.rate_rps;
     if (spec_.diurnal_amplitude != 0)
-      r *= 1 + spec_.diurnal_amplitude * std::cos(2 * kPi * (hours - spec_.diurnal_peak_hour) / 24.0);
+      r *= 1 +
+           spec_.diurnal_amplitude * std::cos(2 * kPi * (hours - spec_.diurnal_peak_hour) / 24.0);
     if (spec_.growth_per_week != 0) r *= std::pow(1 + spec_.growth_per_week, hours / 168.0);
     return std::max(r, 0.0);
   }

@@ -75,7 +75,7 @@ struct PolicyContext {
   double startup_s = 0;  // serving: VM start-up delay
   int min_replicas = 1;
   int max_replicas = 1;
-  int peak_replicas = 1;             // static-peak: replicas the trace's peak needs
+  int peak_replicas = 1;  // static-peak: replicas the trace's peak needs
   // serving: the SLO and one VM's model replicas and their decode slots
   double ttft_slo_s = 1, tpot_slo_s = 0.05, slo_attainment = 0.99;
   int replicas_per_vm = 1;

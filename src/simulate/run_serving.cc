@@ -156,9 +156,9 @@ Result<ReplicaCapacity> resolve_replica(const Scenario& s, const catalog::Catalo
     const estimate::ServingLayout lay =
         estimate::choose_serving_layout(ws, *gpu, size->nvlink, vm_gpus);
     if (lay.tp == 0)
-      return failed_precondition("no tensor-parallel layout of " + s.vm_size + " holds " +
-                                     m->name + ": " + lay.why_not,
-                                 Where{s.file, 0, 0, "vm.size"});
+      return failed_precondition(
+          "no tensor-parallel layout of " + s.vm_size + " holds " + m->name + ": " + lay.why_not,
+          Where{s.file, 0, 0, "vm.size"});
     if (!lay.meets_slo)
       assumed.push_back({"layout_misses_slo", lay.why_not,
                          "estimator: no layout meets the SLO at the demand's token moments; "
@@ -251,17 +251,17 @@ void fleet_config(const Scenario& s, const catalog::Catalog* cat, int tp, Servin
   c.target_utilization = s.target_utilization;
   c.routing = s.routing;
   c.max_queue = s.max_queue;
-  rep.assumptions.push_back(
-      {"routing",
-       c.routing == Routing::kShortestQueue
-           ? "shortest queue (the replica whose queued prefills end first)"
-           : "fewest running sequences",
-       s.routing_given ? "scenario file" : "default"});
+  rep.assumptions.push_back({"routing",
+                             c.routing == Routing::kShortestQueue
+                                 ? "shortest queue (the replica whose queued prefills end first)"
+                                 : "fewest running sequences",
+                             s.routing_given ? "scenario file" : "default"});
   if (c.max_queue > 0)
-    rep.assumptions.push_back({"max_queue",
-                               std::to_string(c.max_queue) +
-                                   " requests wait when all replicas are full; more are turned away",
-                               "scenario file"});
+    rep.assumptions.push_back(
+        {"max_queue",
+         std::to_string(c.max_queue) +
+             " requests wait when all replicas are full; more are turned away",
+         "scenario file"});
   rep.assumptions.push_back(
       {"slo", "TTFT <= " + num(s.ttft_ms, 0) + " ms and TPOT <= " + num(s.tpot_ms, 0) + " ms",
        "scenario file"});
@@ -465,9 +465,8 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
       "requests, so its latency fields are null; a policy below the target is compared with the "
       "bound at its own attainment");
   if (bound.max_attainment < c.slo_attainment)
-    rep.notes.push_back("no fleet within max_replicas reaches " +
-                        num(c.slo_attainment * 100, 1) + " %: at most " +
-                        num(bound.max_attainment * 100, 2) + " % (" +
+    rep.notes.push_back("no fleet within max_replicas reaches " + num(c.slo_attainment * 100, 1) +
+                        " %: at most " + num(bound.max_attainment * 100, 2) + " % (" +
                         std::to_string(profile.hopeless) +
                         " requests cannot meet the SLO on any fleet of this size)");
   rep.notes.push_back("requests " + std::to_string(profile.requests) + ", mean " +

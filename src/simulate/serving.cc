@@ -299,7 +299,8 @@ class Engine {
     set_state(v, RState::kReady);
     --starting_;
     ++ready_;
-    for (uint32_t i = v * per_vm_; i < (v + 1) * per_vm_; ++i) reps_[i].prefill_free = free_[i] = now;
+    for (uint32_t i = v * per_vm_; i < (v + 1) * per_vm_; ++i)
+      reps_[i].prefill_free = free_[i] = now;
     emit(now, "replica %d ready (%d ready)", static_cast<int>(v), ready_, 0);
     // The waiting queue goes to the new VM's replicas, least loaded first.
     while (!waiting_.empty()) {
@@ -334,7 +335,8 @@ class Engine {
       const int l = load_[static_cast<size_t>(i)];
       if (l == kFull) continue;
       const SimTime f = std::max(now, free_[static_cast<size_t>(i)]);
-      if (f < best_free || (f == best_free && l < best_load)) best = i, best_free = f, best_load = l;
+      if (f < best_free || (f == best_free && l < best_load))
+        best = i, best_free = f, best_load = l;
     }
     return best;
   }
@@ -573,8 +575,8 @@ class AzureAutoscalePolicy final : public ScalingPolicy {
     // The custom metric SloGuardDeficitVms: what the router's slo-guard wants
     // minus the count, at its Maximum over the grain (autoscale_export.h).
     if (deficit_src_)
-      acc_deficit_ = std::max(acc_deficit_,
-                              static_cast<double>(deficit_src_->decide(in).replicas - current));
+      acc_deficit_ =
+          std::max(acc_deficit_, static_cast<double>(deficit_src_->decide(in).replicas - current));
     // Metrics are aggregated per time grain; rules run once per grain.
     const double grain_end = (std::floor(in.now_s / s_.time_grain_s + 1e-9)) * s_.time_grain_s;
     if (in.now_s + 1e-9 < grain_end || grain_end <= last_grain_)
@@ -797,9 +799,8 @@ std::unique_ptr<ScalingPolicy> make_serving_policy(const std::string& name,
 }
 
 const std::vector<std::string>& serving_policy_names() {
-  static const std::vector<std::string> kNames = {"static-peak", "azure-autoscale", "hpa",
-                                                  "predictive", "slo-guard",
-                                                  "slo-guard-autoscale"};
+  static const std::vector<std::string> kNames = {
+      "static-peak", "azure-autoscale", "hpa", "predictive", "slo-guard", "slo-guard-autoscale"};
   return kNames;
 }
 

@@ -205,7 +205,7 @@ struct AutoscaleRule {
   // "utilization" (percent), "queue" (requests waiting) or "deficit"
   // (slo-guard's wanted VMs minus the count; slo-guard-autoscale only)
   std::string metric = "utilization";
-  std::string op = "GreaterThan";      // GreaterThan | LessThan
+  std::string op = "GreaterThan";  // GreaterThan | LessThan
   double threshold = 70;
   double window_s = 300;                     // timeWindow
   std::string statistic = "Average";         // over the time grain
@@ -228,11 +228,11 @@ struct HpaSettings {
 
 // Parameters of slo-guard (slo_guard.cc has the essay).
 struct SloGuardSettings {
-  double prefill_window_s = 1;    // arrivals whose prefills must fit in window + TTFT
-  double slot_occupancy = 0.9;    // of the planning batch's decode slots
-  double calibration_s = 3600;    // misses are compared with the budget over this
-  double hold_s = 0;              // scale-in waits this long below; 0: the start-up delay
-  double forecast_s = 0;          // look-ahead of the trend; 0: start-up + one interval
+  double prefill_window_s = 1;  // arrivals whose prefills must fit in window + TTFT
+  double slot_occupancy = 0.9;  // of the planning batch's decode slots
+  double calibration_s = 3600;  // misses are compared with the budget over this
+  double hold_s = 0;            // scale-in waits this long below; 0: the start-up delay
+  double forecast_s = 0;        // look-ahead of the trend; 0: start-up + one interval
 };
 
 // Serving policies by report name: "static-peak", "azure-autoscale", "hpa",

@@ -198,8 +198,7 @@ ServingBoundModel::ServingBoundModel(const DemandProfile& p, const ServingConfig
         if (static_cast<double>(b) * bin + ext > tick_end + 1e-9) break;
         // Windows of 1, 2, 4, ... bins and the longest that fits.
         const bool pow2 = (len & (len - 1)) == 0;
-        const bool last =
-            e + 1 == b1 || static_cast<double>(b) * bin + ext + bin > tick_end + 1e-9;
+        const bool last = e + 1 == b1 || static_cast<double>(b) * bin + ext + bin > tick_end + 1e-9;
         if ((pow2 || last) && mx > 0 && sum > floor_ * per_vm * ext)
           cs.push_back({sum, per_vm * ext, mx});
       }
@@ -230,7 +229,7 @@ ServingBoundModel::ServingBoundModel(const DemandProfile& p, const ServingConfig
 double ServingBoundModel::level_cost(const std::vector<LevelTick>& ticks, bool initial,
                                      double lambda) const {
   // dp = least cost with this tick the last kept; skipped ticks pay lambda x delta.
-  double skipped = 0;                // lambda x deltas of ticks before i
+  double skipped = 0;  // lambda x deltas of ticks before i
   double dp_prev = kInf, restart = kInf, best = kInf;
   double total = 0;
   for (const LevelTick& t : ticks) total += t.delta;

@@ -4,9 +4,9 @@
 // autoscale export and determinism.
 #include "simulate/simulate.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <algorithm>
 #include <functional>
 #include <limits>
 #include <set>
@@ -340,8 +340,8 @@ TEST(Serving, LowerBoundSeesASecondsBurst) {
   c.max_replicas = 4;
   // Three 800-token prompts at once: 2.4 s of prefill within 0.5 s + TTFT
   // needs 2 VMs at that instant (the minute's mean work needs 0.04).
-  const DemandProfile p = profile_of({{seconds(100), 800, 2}, {seconds(100), 800, 2},
-                                      {seconds(100.1), 800, 2}}, c);
+  const DemandProfile p =
+      profile_of({{seconds(100), 800, 2}, {seconds(100), 800, 2}, {seconds(100.1), 800, 2}}, c);
   EXPECT_EQ(p.hopeless, 0);
   const ServingBound all = serving_lower_bound(p, c, 1.0);
   EXPECT_EQ(all.peak_replicas, 2);
@@ -357,8 +357,9 @@ TEST(Serving, LowerBoundCountsHopelessRequestsAndTheCap) {
   ServingConfig c = small_config();
   c.max_replicas = 1;  // min 1, initial 1
   // A 1,500-token prompt takes 1.5 s: no fleet meets TTFT 1 s for it.
-  const DemandProfile p = profile_of({{seconds(10), 1500, 2}, {seconds(20), 100, 2},
-                                      {seconds(30), 900, 2}, {seconds(30), 900, 2}}, c);
+  const DemandProfile p = profile_of(
+      {{seconds(10), 1500, 2}, {seconds(20), 100, 2}, {seconds(30), 900, 2}, {seconds(30), 900, 2}},
+      c);
   EXPECT_EQ(p.hopeless, 1);
   const ServingBound b = serving_lower_bound(p, c, 1.0);
   // One of the two 900-token prompts at 30 s misses on one VM: at most 2/4.
@@ -397,10 +398,12 @@ std::vector<Request> bursty_requests(uint64_t seed, double seconds_long) {
   for (int b = 0; b < 3; ++b) {
     const double at = 50 + rng.uniform() * (seconds_long - 60);
     for (int i = 0; i < 8; ++i)
-      v.push_back({seconds(at + 0.06 * i), static_cast<float>(200 + std::floor(rng.uniform() * 500)),
+      v.push_back({seconds(at + 0.06 * i),
+                   static_cast<float>(200 + std::floor(rng.uniform() * 500)),
                    static_cast<float>(5 + std::floor(rng.uniform() * 60))});
   }
-  std::sort(v.begin(), v.end(), [](const Request& a, const Request& b) { return a.arrival < b.arrival; });
+  std::sort(v.begin(), v.end(),
+            [](const Request& a, const Request& b) { return a.arrival < b.arrival; });
   return v;
 }
 
@@ -447,8 +450,9 @@ TEST(Serving, LowerBoundHoldsAgainstEveryScheduleOfSmallTraces) {
       for (const auto& [a, cost] : runs)
         if (a >= target) best = std::min(best, cost);
       const ServingBound b = bound.at(target);
-      std::printf("seed %d: %zu requests, attainment %.4f: best schedule $%.5f, bound $%.5f (%.2fx)\n",
-                  static_cast<int>(seed), reqs.size(), target, best, b.cost_usd, best / b.cost_usd);
+      std::printf(
+          "seed %d: %zu requests, attainment %.4f: best schedule $%.5f, bound $%.5f (%.2fx)\n",
+          static_cast<int>(seed), reqs.size(), target, best, b.cost_usd, best / b.cost_usd);
       EXPECT_LE(best, 1.75 * b.cost_usd);
     }
     EXPECT_GT(bound.at(top).peak_replicas, 1);  // the bursts need more than the floor

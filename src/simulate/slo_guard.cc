@@ -262,7 +262,8 @@ class SloGuardPolicy final : public ScalingPolicy {
     if (in.arrivals > 0 &&
         static_cast<double>(in.missed) > 0.5 * budget_share * static_cast<double>(in.arrivals))
       f_ = std::min(kMaxF, f_ * 1.05);
-    else if (static_cast<double>(missed_w_) < 0.25 * budget_share * static_cast<double>(arrivals_w_))
+    else if (static_cast<double>(missed_w_) <
+             0.25 * budget_share * static_cast<double>(arrivals_w_))
       f_ = std::max(kMinF, f_ * 0.999);
   }
   static constexpr double kMinF = 0.8, kMaxF = 2;
