@@ -282,6 +282,51 @@ void explain_train(const Ctx& c, const TrainPlan& t, double f_model, double gb,
 
 // ----------------------------------------------------------------- serving
 
+}  // namespace
+
+ServingLayout choose_serving_layout(const workload::Workload& w, const catalog::Gpu& gpu,
+                                    bool nvlink, int gpus_per_vm) {
+  ServingLayout out;
+  int best_tp = 0;  // < 0: the smallest layout that holds the weights, missing the SLOs
+  double best_per_gpu = 0;
+  for (int tp = 1; tp <= gpus_per_vm; tp *= 2) {
+    if (gpus_per_vm % tp != 0 || w.model.heads % tp != 0) continue;
+    auto r = replica_model(w, gpu, nvlink, tp);
+    if (!r) {
+      out.why_not = r.error().message;
+      continue;
+    }
+    const ServingPoint p = best_serving_point(*r, w);
+    if (p.batch < 1) {
+      if (out.why_not.empty() || best_tp == 0) {
+        const ServingPoint one = serving_point_at(*r, w, 0);
+        out.why_not = "misses the SLO even at batch 1 with tp=" + std::to_string(tp) + " (TTFT " +
+                      fixed(one.ttft_s * 1000, 0) + " ms, TPOT " + fixed(one.tpot_s * 1000, 1) +
+                      " ms)";
+      }
+      if (best_tp == 0) {
+        best_tp = -tp;
+        out.model = *r;
+      }
+      continue;
+    }
+    const double per_gpu = p.rps / tp;
+    if (best_tp <= 0 || per_gpu > best_per_gpu) {
+      best_tp = tp;
+      best_per_gpu = per_gpu;
+      out.model = *r;
+      out.batch_at_slo = p.batch;
+      out.rps_per_replica = p.rps;
+    }
+  }
+  out.tp = std::abs(best_tp);
+  out.meets_slo = best_tp > 0;
+  if (out.meets_slo) out.why_not.clear();
+  return out;
+}
+
+namespace {
+
 void estimate_infer(const Ctx& c) {
   const workload::Workload& w = c.w;
   Estimate& e = c.e;
@@ -293,40 +338,18 @@ void estimate_infer(const Ctx& c) {
   if (c.explain) add_common(c, rate_note, peak);
 
   const int per_vm = c.dev.whole_per_vm;
+  const ServingLayout layout = choose_serving_layout(w, c.dev.gpu, c.size.nvlink, per_vm);
   struct Choice {
-    int tp = 0;
+    int tp = 0;  // < 0: the smallest layout that holds the weights, missing the SLOs
     ReplicaModel model;
     ServingPoint best;
-    double rps_per_gpu = 0;
   };
-  Choice choice;
-  std::string why_not;
-  for (int tp = 1; tp <= per_vm; tp *= 2) {
-    if (per_vm % tp != 0 || w.model.heads % tp != 0) continue;
-    auto r = replica_model(w, c.dev.gpu, c.size.nvlink, tp);
-    if (!r) {
-      why_not = r.error().message;
-      continue;
-    }
-    ServingPoint p = best_serving_point(*r, w);
-    if (p.batch < 1) {
-      if (why_not.empty() || choice.tp == 0) {
-        ServingPoint one = serving_point_at(*r, w, 0);
-        why_not = "misses the SLO even at batch 1 with tp=" + std::to_string(tp) + " (TTFT " +
-                  fixed(one.ttft_s * 1000, 0) + " ms, TPOT " + fixed(one.tpot_s * 1000, 1) + " ms)";
-      }
-      if (choice.tp == 0) {
-        choice.tp = -tp;  // remember the smallest layout that holds the weights
-        choice.model = *r;
-        choice.best = serving_point_at(*r, w, 0);
-      }
-      continue;
-    }
-    const double per_gpu = p.rps / tp;
-    if (choice.tp <= 0 || per_gpu > choice.rps_per_gpu) {
-      choice = {tp, *r, p, per_gpu};
-    }
+  Choice choice{layout.meets_slo ? layout.tp : -layout.tp, layout.model, {}};
+  if (layout.tp > 0) {
+    choice.best = layout.meets_slo ? best_serving_point(layout.model, w)
+                                   : serving_point_at(layout.model, w, 0);
   }
+  const std::string why_not = layout.why_not;
   ServingEstimate s;
   if (choice.tp == 0) {
     e.fits = false;

@@ -171,6 +171,26 @@ struct ReplicaModel {
 [[nodiscard]] Result<ReplicaModel> replica_model(const workload::Workload& workload,
                                                  const catalog::Gpu& gpu, bool nvlink, int tp);
 
+// The serving layout a deployment would choose: among tensor-parallel sizes
+// tp = 1, 2, 4, ... that divide the VM's whole GPUs and the model's
+// attention heads and hold the weights, the one that serves the most
+// requests per second per GPU within the workload's SLOs (TTFT, TPOT at its
+// percentile, its token distributions); when none meets them, the smallest
+// that holds the weights (meets_slo false, why_not says why). The one
+// layout search of the project: estimate(), the planner (through it) and
+// the simulator's replica all call it.
+struct ServingLayout {
+  int tp = 0;          // GPUs per replica; 0 when no layout holds the weights
+  ReplicaModel model;  // the replica at that tp
+  bool meets_slo = false;
+  double batch_at_slo = 0;     // concurrent sequences at the best operating point
+  double rps_per_replica = 0;  // sustainable requests/s within the SLOs (0 when none)
+  std::string why_not;         // why no layout meets the SLOs, or none holds the weights
+};
+[[nodiscard]] ServingLayout choose_serving_layout(const workload::Workload& workload,
+                                                  const catalog::Gpu& gpu, bool nvlink,
+                                                  int gpus_per_vm);
+
 // ---- Calibration -----------------------------------------------------------
 
 struct ValidationRow {

@@ -1,6 +1,8 @@
 #include "simulate/autoscale_export.h"
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace gpuplan::simulate {
 
@@ -20,7 +22,9 @@ nlohmann::ordered_json azure_autoscale_settings(const AutoscaleSettings& setting
   nlohmann::ordered_json rules = nlohmann::ordered_json::array();
   for (const AutoscaleRule& r : settings.rules) {
     nlohmann::ordered_json trigger;
-    trigger["metricName"] = r.metric == "queue" ? "QueuedRequests" : "ReplicaUtilization";
+    trigger["metricName"] = r.metric == "queue"     ? "QueuedRequests"
+                            : r.metric == "deficit" ? "SloGuardDeficitVms"
+                                                    : "ReplicaUtilization";
     trigger["metricNamespace"] = target.metric_namespace;
     trigger["metricResourceUri"] = target.target_resource_uri;
     trigger["timeGrain"] = iso8601_duration(settings.time_grain_s);
@@ -52,6 +56,36 @@ nlohmann::ordered_json azure_autoscale_settings(const AutoscaleSettings& setting
                        {"targetResourceUri", target.target_resource_uri},
                        {"profiles", nlohmann::ordered_json::array({profile})}};
   return res;
+}
+
+SloGuardExport slo_guard_autoscale_settings(const SloGuardSettings& guard, double startup_s,
+                                            double interval_s, const AutoscaleTarget& target) {
+  SloGuardExport out;
+  AutoscaleSettings& s = out.rules;
+  s.time_grain_s = 60;  // Azure Monitor autoscale's finest time grain (PT1M)
+  // Scale-out tiers: the deficit's maximum over one grain above a threshold
+  // adds threshold + 1 VMs; the largest increase wins when several fire.
+  for (const auto& [above, add] : {std::pair{0, 1}, {2, 3}, {5, 6}, {10, 11}})
+    s.rules.push_back({"deficit", "GreaterThan", static_cast<double>(above), 60, "Maximum",
+                       "Maximum", true, add, 60});
+  // Scale-in: the deficit (whole VMs) stayed at -1 or below — a VM too many —
+  // over the hold window slo-guard uses (2 x start-up); one VM at a time.
+  const double hold = guard.hold_s > 0 ? guard.hold_s : 2 * std::max(startup_s, 60.0);
+  const double window = std::max(60.0, std::ceil(hold / 60) * 60);
+  s.rules.push_back({"deficit", "LessThan", -0.5, window, "Maximum", "Maximum", false, 1, 60});
+  out.resource = azure_autoscale_settings(s, target);
+  out.not_expressed = {
+      "the need itself (per-second prefill peaks, the prefill queue and stall models, decode "
+      "slots, the learned start-up headroom, the miss calibration) is computed outside Azure "
+      "Monitor: the router must publish it as the custom metric SloGuardDeficitVms",
+      "slo-guard decides every " + std::to_string(static_cast<int>(interval_s)) +
+          " s; Azure autoscale evaluates at a 1-minute time grain at best",
+      "slo-guard sets the count it computes; autoscale changes it by fixed steps: tiers of +1, +3, "
+      "+6 and +11 VMs for deficits above 0, 2, 5 and 10 (at most 10 rules per profile)",
+      "scale-in to the largest need of the hold window in one step becomes -1 VM per minute while "
+      "the window's largest deficit stays at -1 or below",
+  };
+  return out;
 }
 
 }  // namespace gpuplan::simulate

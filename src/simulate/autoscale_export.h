@@ -15,6 +15,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -42,5 +43,23 @@ struct AutoscaleTarget {
 // capacity and every rule). Pure; never fails.
 [[nodiscard]] nlohmann::ordered_json azure_autoscale_settings(const AutoscaleSettings& settings,
                                                               const AutoscaleTarget& target);
+
+// slo-guard as Azure autoscale: the nearest rule set, and what it cannot say.
+// Azure Monitor autoscale compares metrics with fixed thresholds and changes
+// the count by fixed steps; slo-guard computes a count. So the serving
+// router publishes slo-guard's deficit — the VMs it wants minus the scale
+// set's count — as the custom metric `SloGuardDeficitVms` (namespace
+// target.metric_namespace), and the rules act on it in tiers:
+//   out: Maximum over 1 min > 0, > 2, > 5, > 10 -> +1, +3, +6, +11 (Azure
+//        applies the rule with the largest increase when several fire);
+//   in:  Maximum over 2 x start-up (the ski-rental hold) <= -1 -> -1.
+struct SloGuardExport {
+  nlohmann::ordered_json resource;         // the Microsoft.Insights/autoscaleSettings resource
+  AutoscaleSettings rules;                 // the same rules, for the simulator (metric "deficit")
+  std::vector<std::string> not_expressed;  // what the rule set cannot say, one line each
+};
+[[nodiscard]] SloGuardExport slo_guard_autoscale_settings(const SloGuardSettings& guard,
+                                                          double startup_s, double interval_s,
+                                                          const AutoscaleTarget& target);
 
 }  // namespace gpuplan::simulate

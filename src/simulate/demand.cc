@@ -51,6 +51,37 @@ double SyntheticDemand::rate_at(double t_s) const {
 
 namespace {
 
+uint64_t splitmix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+double lognormal_sigma(double cv) { return std::sqrt(std::log1p(cv * cv)); }
+
+}  // namespace
+
+double SyntheticDemand::noise_max() const {
+  if (noise_cv <= 0) return 1;
+  const double sigma = lognormal_sigma(noise_cv);
+  return std::exp(-sigma * sigma / 2 + 4 * sigma);
+}
+
+double SyntheticDemand::noise_at(double t_s, uint64_t seed) const {
+  if (noise_cv <= 0) return 1;
+  const auto k = static_cast<uint64_t>(std::max(0.0, std::floor(t_s / noise_period_s)));
+  const uint64_t h1 = splitmix64(seed ^ splitmix64(k)), h2 = splitmix64(h1);
+  const double u1 = (static_cast<double>(h1 >> 11) + 0.5) * 0x1.0p-53;
+  const double u2 = static_cast<double>(h2 >> 11) * 0x1.0p-53;
+  constexpr double kTwoPi = 6.283185307179586;
+  const double z = std::sqrt(-2 * std::log(u1)) * std::cos(kTwoPi * u2);
+  const double sigma = lognormal_sigma(noise_cv);
+  return std::min(std::exp(-sigma * sigma / 2 + sigma * z), noise_max());
+}
+
+namespace {
+
 // Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
 int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
   y -= m <= 2;
@@ -366,13 +397,16 @@ class Synthetic final : public DemandSource {
     const double weeks = spec.duration_hours / 168.0;
     const double growth = spec.growth_per_week >= 0 ? std::pow(1 + spec.growth_per_week, weeks) : 1;
     max_rate_ = spec.rate_rps * (1 + amp) * burst * growth;
+    bound_ = max_rate_;
+    noise_seed_ = splitmix64(seed ^ 0x6e6f697365ULL);  // independent of the arrival stream
     end_s_ = spec.duration_hours * 3600;
     // A bound on |d rate / dt| (per second) for the thinning shortcut:
     // rate = r D(t) G(t), D = 1 + A cos(2 pi t / 24 h), G = (1 + g)^(t / 168 h);
-    // |(DG)'| <= |D'| max G + max D |G'|. Bursts are steps: no shortcut.
+    // |(DG)'| <= |D'| max G + max D |G'|. Bursts and noise are steps: they
+    // divide the candidate instead (u <= smooth x m  <=>  u / m <= smooth).
     constexpr double kTwoPi = 6.283185307179586;
     const double g = spec.growth_per_week;
-    if (spec.bursts.empty() && g > -1 && max_rate_ > 0) {
+    if (g > -1 && max_rate_ > 0) {
       const double g_max = std::max(1.0, growth);
       lip_ = 1.001 * std::abs(spec.rate_rps) * g_max *
              (amp * kTwoPi / 86400 + (1 + amp) * std::abs(std::log1p(g)) / (168 * 3600.0));
@@ -381,10 +415,26 @@ class Synthetic final : public DemandSource {
   }
   Result<bool> next(Request& out) override {
     if (max_rate_ <= 0) return false;
+    const bool noisy = spec_.noise_cv > 0;
+    if (noisy && noise_k_ < 0) enter_period(0);
     for (;;) {
-      t_s_ += rng_.exponential(1.0 / max_rate_);
+      const double dt = rng_.exponential(1.0 / bound_);
+      // Thinning against a bound per noise period: at a period's end the
+      // clock restarts there (exact: exponential gaps are memoryless).
+      if (noisy && t_s_ + dt >= period_end_) {
+        t_s_ = period_end_;
+        if (t_s_ >= end_s_) return false;
+        enter_period(noise_k_ + 1);
+        continue;
+      }
+      t_s_ += dt;
       if (t_s_ >= end_s_) return false;
-      if (accept(rng_.uniform() * max_rate_)) break;
+      const double u = rng_.uniform() * bound_;
+      double m = noisy ? noise_ : 1;
+      for (const auto& b : spec_.bursts)
+        if (t_s_ >= b.start_hour * 3600 && t_s_ < (b.start_hour + b.duration_hours) * 3600)
+          m *= b.multiplier;
+      if (m > 0 && accept(m == 1 ? u : u / m)) break;
     }
     out.arrival = static_cast<SimTime>(t_s_ * 1e6 / time_scale_);
     out.input_tokens = static_cast<float>(TokenDist::draw(in_, rng_));
@@ -394,6 +444,23 @@ class Synthetic final : public DemandSource {
   std::string describe() const override { return "synthetic"; }
 
  private:
+  void enter_period(int64_t k) {
+    noise_k_ = k;
+    period_end_ = static_cast<double>(k + 1) * spec_.noise_period_s;
+    noise_ = spec_.noise_at(static_cast<double>(k) * spec_.noise_period_s, noise_seed_);
+    bound_ = max_rate_ * noise_;
+  }
+  // The rate without bursts and noise (they divide the candidate instead).
+  double smooth_at(double t_s) const {
+    constexpr double kPi = 3.141592653589793;
+    const double hours = t_s / 3600.0;
+    double r = spec_.rate_rps;
+    if (spec_.diurnal_amplitude != 0)
+      r *= 1 +
+           spec_.diurnal_amplitude * std::cos(2 * kPi * (hours - spec_.diurnal_peak_hour) / 24.0);
+    if (spec_.growth_per_week != 0) r *= std::pow(1 + spec_.growth_per_week, hours / 168.0);
+    return std::max(r, 0.0);
+  }
   // Thinning accepts a candidate at t when u <= rate(t). Within a window of
   // kWindowS seconds after t0 the rate stays within lip_ * (t - t0) of
   // rate(t0), so a u clearly below or above that band decides without
@@ -402,16 +469,16 @@ class Synthetic final : public DemandSource {
   // for a 30 % diurnal swing). slack_ covers rounding in rate_at().
   static constexpr double kWindowS = 60;
   bool accept(double u) {
-    if (lip_ < 0) return u <= spec_.rate_at(t_s_);
+    if (lip_ < 0) return u <= smooth_at(t_s_);
     if (t_s_ >= win_end_) {
       win_t0_ = t_s_;
       win_end_ = t_s_ + kWindowS;
-      win_rate_ = spec_.rate_at(t_s_);
+      win_rate_ = smooth_at(t_s_);
     }
     const double band = lip_ * (t_s_ - win_t0_) + slack_;
     if (u <= win_rate_ - band) return true;
     if (u > win_rate_ + band) return false;
-    return u <= spec_.rate_at(t_s_);
+    return u <= smooth_at(t_s_);
   }
 
   SyntheticDemand spec_;
@@ -421,6 +488,9 @@ class Synthetic final : public DemandSource {
   double max_rate_ = 0, end_s_ = 0, t_s_ = 0;
   double lip_ = -1, slack_ = 0;  // lip_ < 0: no shortcut
   double win_t0_ = 0, win_end_ = -1, win_rate_ = 0;
+  uint64_t noise_seed_ = 0;
+  int64_t noise_k_ = -1;
+  double noise_ = 1, bound_ = 0, period_end_ = 0;
 };
 
 }  // namespace

@@ -66,9 +66,20 @@ struct SyntheticDemand {
     double multiplier = 1;
   };
   std::vector<Burst> bursts;
+  // Rate noise: the rate is also multiplied by an independent lognormal
+  // factor of mean 1 and this coefficient of variation, constant over each
+  // period of noise_period_s (a doubly stochastic Poisson process: real
+  // traffic's counts vary more than Poisson's from minute to minute). The
+  // factor of period k depends only on (seed, k), clamped to 4 sigma.
+  double noise_cv = 0;
+  double noise_period_s = 60;
+  // The factor of the period holding `t_s` for `seed` (1 when noise_cv is 0),
+  // and its upper clamp.
+  [[nodiscard]] double noise_at(double t_s, uint64_t seed) const;
+  [[nodiscard]] double noise_max() const;
   TokenDist input{1000, 0, 1, 1e6};
   TokenDist output{200, 0, 1, 1e6};
-  // The rate at `t_s` seconds.
+  // The rate at `t_s` seconds, without the noise factor.
   [[nodiscard]] double rate_at(double t_s) const;
 };
 

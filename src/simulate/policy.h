@@ -36,6 +36,12 @@ struct PolicyInput {
   double utilization = 0;               // busy share of ready replicas' batch slots, last interval
   double capacity_rps_per_replica = 0;  // sustainable rate of one replica within the SLOs
   int queued = 0;                       // requests waiting for a batch slot
+  double prefill_peak_s = 0;  // prefill seconds arriving in the busiest second of the interval
+  double prefill_mean_s = 0;  // prefill seconds arriving per second, interval mean
+  double prefill_sq_s = 0;    // sum of squared prefill seconds arriving per second, interval mean
+  int sequences = 0;          // sequences admitted and not finished (all replicas)
+  int64_t arrivals = 0;       // requests that arrived in the interval
+  int64_t missed = 0;         // admitted in the interval and missed the SLO, or turned away
 
   // --- deadline ---
   double work_done_s = 0;  // compute finished (checkpointed)
@@ -69,7 +75,12 @@ struct PolicyContext {
   double startup_s = 0;  // serving: VM start-up delay
   int min_replicas = 1;
   int max_replicas = 1;
-  int peak_replicas = 1;             // static-peak: replicas the trace's peak needs
+  int peak_replicas = 1;  // static-peak: replicas the trace's peak needs
+  // serving: the SLO and one VM's model replicas and their decode slots
+  double ttft_slo_s = 1, tpot_slo_s = 0.05, slo_attainment = 0.99;
+  int replicas_per_vm = 1;
+  int slots_per_replica = 1;  // the planning batch (decode step within half the TPOT)
+  double step_base_s = 0, step_per_seq_s = 0;  // a replica's decode step at batch B: base + per x B
   double reserved_usd_per_hour = 0;  // reserve: one reservation's price per hour of its term
   double term_hours = 0;             // reserve: the reservation term
 };

@@ -41,6 +41,11 @@ nlohmann::ordered_json row_json(const PolicyRow& r) {
   j["evictions"] = rounded(r.evictions, 3);
   j["scale_events"] = rounded(r.scale_events, 3);
   j["p99_tpot_ms"] = opt_json(r.p99_tpot_ms, 2);
+  if (r.vm_hours) {
+    j["p50_tpot_ms"] = opt_json(r.p50_tpot_ms, 2);
+    j["vm_hours"] = rounded(*r.vm_hours, 4);
+    j["rejected"] = opt_json(r.rejected, 0);
+  }
   j["gpu_hours"] = rounded(r.gpu_hours, 4);
   if (r.reserved_usd) {
     j["cost_by_pricing"] = {{"payg", rounded(r.on_demand_usd, 4)},

@@ -13,6 +13,7 @@
 
 #include "catalog/lookup.h"
 #include "estimate/estimate.h"
+#include "simulate/autoscale_export.h"
 #include "simulate/demand.h"
 #include "simulate/internal/runner.h"
 #include "simulate/serving.h"
@@ -34,18 +35,23 @@ Result<std::unique_ptr<DemandSource>> open_demand(const Scenario& s, const std::
 // the output) and the means of input and output.
 struct MeanTokens {
   double context = 0, input = 0, output = 0;
+  double input_sd = 0, output_sd = 0, input_max = 1, output_max = 1;
 };
 
 Result<MeanTokens> mean_tokens(const Scenario& s, const std::string& trace, uint64_t seed) {
   GPUPLAN_TRY(auto src, open_demand(s, trace, seed));
   Request r;
-  double in = 0, out = 0;
+  double in = 0, out = 0, in2 = 0, out2 = 0, in_max = 1, out_max = 1;
   int64_t n = 0;
   for (;;) {
     GPUPLAN_TRY(bool more, src->next(r));
     if (!more) break;
     in += r.input_tokens;
     out += r.output_tokens;
+    in2 += static_cast<double>(r.input_tokens) * r.input_tokens;
+    out2 += static_cast<double>(r.output_tokens) * r.output_tokens;
+    in_max = std::max(in_max, static_cast<double>(r.input_tokens));
+    out_max = std::max(out_max, static_cast<double>(r.output_tokens));
     ++n;
   }
   if (n == 0) return invalid_argument("the demand has no requests", Where{trace, 0, 0, ""});
@@ -53,6 +59,11 @@ Result<MeanTokens> mean_tokens(const Scenario& s, const std::string& trace, uint
   m.context = (in + out / 2) / static_cast<double>(n);
   m.input = in / static_cast<double>(n);
   m.output = out / static_cast<double>(n);
+  const double dn = static_cast<double>(n);
+  m.input_sd = std::sqrt(std::max(0.0, in2 / dn - m.input * m.input));
+  m.output_sd = std::sqrt(std::max(0.0, out2 / dn - m.output * m.output));
+  m.input_max = in_max;
+  m.output_max = out_max;
   return m;
 }
 
@@ -92,49 +103,15 @@ ReplicaCapacity fit_replica(const estimate::ReplicaModel& rm, double mean_contex
   c.prefill_tokens_per_s = p2 > p1 ? 1000 / (p2 - p1) : 1000 / std::max(p1, 1e-9);
   c.prefill_fixed_s = std::max(0.0, p1 - 1000 / c.prefill_tokens_per_s);
   c.max_batch = static_cast<int>(mb);
-  return c;
-}
-
-// Among tp = 1, 2, 4, ... dividing the VM's GPUs and the model's heads whose
-// weights fit, the layout that serves the most requests per VM, preferring
-// layouts whose batch-1 step meets the TPOT; sets `*tp`.
-Result<ReplicaCapacity> best_layout(const Scenario& s, const workload::Workload& w,
-                                    const catalog::Gpu& gpu, const catalog::VmSize& size,
-                                    int vm_gpus, const MeanTokens& mean, double tpot_s, int* tp) {
-  ReplicaCapacity c;
-  *tp = 0;
-  double best_key = 0;
-  bool best_meets = false;
-  Error last =
-      invalid_argument("no tensor-parallel layout", Where{s.file, 0, 0, "vm.size"}).value();
-  for (int t = 1; t <= vm_gpus; t *= 2) {
-    if (vm_gpus % t != 0 || (w.model.heads > 0 && w.model.heads % t != 0)) continue;
-    auto rm = estimate::replica_model(w, gpu, size.nvlink, t);
-    if (!rm) {
-      last = rm.error();
-      continue;
-    }
-    const ReplicaCapacity cand = fit_replica(*rm, mean.context);
-    const bool meets = cand.step_s(1) <= tpot_s;
-    const double key = cand.work_s(mean.input, mean.output, tpot_s) * t;  // GPU-s per request
-    if (*tp == 0 || (meets && !best_meets) || (meets == best_meets && key < best_key)) {
-      *tp = t;
-      c = cand;
-      best_key = key;
-      best_meets = meets;
-    }
-  }
-  if (*tp == 0) return tl::unexpected<Error>(last);
+  c.weight_bytes = rm.weight_bytes;
   return c;
 }
 
 // The model replica and its tensor-parallel size `*tp` (GPUs per replica).
 // Without tensor_parallel: an explicit replica: takes all GPUs of the VM; the
-// estimator's replica takes the layout a deployment would choose, as the
-// estimator does (estimate.cc): among tp = 1, 2, 4, ... dividing the VM's
-// GPUs and the model's heads whose weights fit, the one that serves the most
-// requests per VM — the least GPU-seconds of work per request at the
-// planning batch — preferring layouts whose batch-1 step meets the TPOT.
+// estimator's replica takes the layout the estimator's one layout search
+// (estimate::choose_serving_layout) picks for the demand's token moments and
+// the scenario's SLO: the most requests per GPU within the SLO.
 Result<ReplicaCapacity> resolve_replica(const Scenario& s, const catalog::Catalog* cat,
                                         const MeanTokens& mean, double tpot_s, int* tp,
                                         std::vector<Assumed>& assumed) {
@@ -170,7 +147,24 @@ Result<ReplicaCapacity> resolve_replica(const Scenario& s, const catalog::Catalo
     GPUPLAN_TRY(estimate::ReplicaModel rm, estimate::replica_model(w, *gpu, size->nvlink, *tp));
     c = fit_replica(rm, mean.context);
   } else {
-    GPUPLAN_TRY(c, best_layout(s, w, *gpu, *size, vm_gpus, mean, tpot_s, tp));
+    workload::Workload ws = w;
+    ws.serving.input_tokens = {"lognormal", mean.input, mean.input_sd, 1, mean.input_max};
+    ws.serving.output_tokens = {"lognormal", mean.output, mean.output_sd, 1, mean.output_max};
+    ws.serving.ttft_ms = s.ttft_ms;
+    ws.serving.tpot_ms = tpot_s * 1e3;
+    ws.serving.percentile = s.slo_attainment * 100;
+    const estimate::ServingLayout lay =
+        estimate::choose_serving_layout(ws, *gpu, size->nvlink, vm_gpus);
+    if (lay.tp == 0)
+      return failed_precondition(
+          "no tensor-parallel layout of " + s.vm_size + " holds " + m->name + ": " + lay.why_not,
+          Where{s.file, 0, 0, "vm.size"});
+    if (!lay.meets_slo)
+      assumed.push_back({"layout_misses_slo", lay.why_not,
+                         "estimator: no layout meets the SLO at the demand's token moments; "
+                         "the smallest that holds the weights is simulated"});
+    *tp = lay.tp;
+    c = fit_replica(lay.model, mean.context);
   }
   c.source = "estimator: " + std::string(m->name) + " " + s.precision + " on " +
              std::to_string(*tp) + "x " + gpu->model + " at mean context " + num(mean.context, 0) +
@@ -178,6 +172,28 @@ Result<ReplicaCapacity> resolve_replica(const Scenario& s, const catalog::Catalo
              num(std::min(c.max_batch, 64), 0) + ")";
   assumed.push_back({"replica", describe_replica(c), c.source});
   return c;
+}
+
+// Allocation, boot and GPU driver start of a GPU VM in a scale set.
+// Microsoft Q&A (learn.microsoft.com/answers, 2025: "5-10 min scale-out
+// latency for A100 (Standard_NC96ads_A100_v4) on AKS is expected"; ~10-11
+// min observed before a new GPU node is ready, driver and device plugin
+// included) — we take the lower end for a VM whose image has the driver
+// baked in: 3 min for NC/NV, 7 min for ND (8 GPUs, InfiniBand).
+constexpr const char* kBootSource =
+    "estimate: 3 min NC/NV, 7 min ND (Microsoft Q&A 2025: 5-10 min GPU scale-out on AKS, driver "
+    "included)";
+// Weights from Blob storage: a single block blob reads up to the storage
+// account's egress limit (learn.microsoft.com, "Scalability and performance
+// targets for Blob storage", 2026), so the VM's network and the download
+// tool bound it; 1 GB/s (8 Gbit/s) is within the 20+ Gbit/s NICs of the
+// NC A100/H100 sizes.
+constexpr const char* kWeightsSource =
+    "Blob single-blob throughput up to the account's egress limit (Azure Blob scalability "
+    "targets); 1 GB/s default";
+double default_boot_seconds(const std::string& vm_size) {
+  const std::string f = strings::fold(vm_size);
+  return f.rfind("standardnd", 0) == 0 || f.rfind("nd", 0) == 0 ? 420 : 180;
 }
 
 // The VMs: replicas per VM, start-up delay, fleet limits (the quota's cap
@@ -202,6 +218,19 @@ void fleet_config(const Scenario& s, const catalog::Catalog* cat, int tp, Servin
   if (s.startup_s) {
     c.startup_s = *s.startup_s;
     rep.assumptions.push_back({"startup_seconds", num(c.startup_s, 0), "scenario file"});
+  } else if (c.replica.weight_bytes > 0) {
+    // Scale-out latency: allocation, boot and driver, the serving image, and
+    // every replica's weights over the VM's network at weights_gbps.
+    const double boot = s.boot_s.value_or(default_boot_seconds(s.vm_size));
+    const double gb = c.replica.weight_bytes * c.replicas_per_vm / 1e9;
+    c.startup_s = boot + s.image_s + gb / s.weights_gbps;
+    rep.assumptions.push_back(
+        {"startup_seconds",
+         num(c.startup_s, 0) + " = boot " + num(boot, 0) + " s + image " + num(s.image_s, 0) +
+             " s + " + num(gb, 1) + " GB of weights at " + num(s.weights_gbps, 2) + " GB/s",
+         std::string(s.boot_s ? "fleet.boot_seconds" : kBootSource) +
+             "; image pull and weights: fleet.image_seconds, fleet.weights_gbps (" +
+             kWeightsSource + ")"});
   } else {
     Assumed a = default_startup(s.vm_size);
     c.startup_s = std::stod(a.value);
@@ -220,9 +249,24 @@ void fleet_config(const Scenario& s, const catalog::Catalog* cat, int tp, Servin
   c.interval_s = s.interval_s;
   c.timeline_s = s.timeline_s;
   c.target_utilization = s.target_utilization;
+  c.routing = s.routing;
+  c.max_queue = s.max_queue;
+  rep.assumptions.push_back({"routing",
+                             c.routing == Routing::kShortestQueue
+                                 ? "shortest queue (the replica whose queued prefills end first)"
+                                 : "fewest running sequences",
+                             s.routing_given ? "scenario file" : "default"});
+  if (c.max_queue > 0)
+    rep.assumptions.push_back(
+        {"max_queue",
+         std::to_string(c.max_queue) +
+             " requests wait when all replicas are full; more are turned away",
+         "scenario file"});
   rep.assumptions.push_back(
       {"slo", "TTFT <= " + num(s.ttft_ms, 0) + " ms and TPOT <= " + num(s.tpot_ms, 0) + " ms",
        "scenario file"});
+  rep.assumptions.push_back({"slo_attainment_target", num(c.slo_attainment * 100, 1) + " %",
+                             s.slo_attainment_given ? "scenario file" : "default (issue 11)"});
   rep.assumptions.push_back({"planning_batch", std::to_string(c.replica.batch_at_slo(c.tpot_slo_s)),
                              "largest batch whose decode step is <= half the TPOT target"});
   rep.assumptions.push_back({"replicas",
@@ -284,6 +328,13 @@ Replays replay_policies(const Scenario& s, const ServingConfig& c, const PolicyC
         pol = make_azure_autoscale_policy(s.autoscale);
       else if (name == "hpa")
         pol = make_hpa_policy(s.hpa);
+      else if (name == "slo-guard")
+        pol = make_slo_guard_policy(s.slo_guard);
+      else if (name == "slo-guard-autoscale")
+        pol = make_slo_guard_autoscale_policy(
+            slo_guard_autoscale_settings(s.slo_guard, c.startup_s, c.interval_s, AutoscaleTarget{})
+                .rules,
+            s.slo_guard);
       else
         pol = make_serving_policy(name, c);
       auto src = open_demand(s, trace, seed);
@@ -305,17 +356,25 @@ Replays replay_policies(const Scenario& s, const ServingConfig& c, const PolicyC
   return out;
 }
 
-// One policy's replay as a report row.
-PolicyRow row_of(const std::string& name, const ServingRun& r, const ServingBound& bound) {
+// One policy's replay as a report row. cost_vs_optimal divides by the bound
+// at the SLO target, or at the policy's own attainment when it fell short
+// (what the cheapest fleet serving as many requests within the SLO costs):
+// no policy can be below 1.
+PolicyRow row_of(const std::string& name, const ServingRun& r, const ServingBoundModel& bounds,
+                 double target) {
   PolicyRow row;
   row.policy = name;
   row.cost_usd = r.cost_usd;
+  const ServingBound bound = bounds.at(std::min(target, r.slo_attainment()));
   row.cost_vs_optimal =
       bound.cost_usd > 0 ? std::optional<double>(r.cost_usd / bound.cost_usd) : std::nullopt;
   row.slo_attainment = r.slo_attainment();
   row.p50_ttft_ms = r.ttft_ms.quantile(0.5);
   row.p99_ttft_ms = r.ttft_ms.quantile(0.99);
   row.p99_tpot_ms = r.tpot_ms.quantile(0.99);
+  row.p50_tpot_ms = r.tpot_ms.quantile(0.5);
+  row.vm_hours = r.vm_hours;
+  row.rejected = static_cast<double>(r.rejected);
   row.scale_events = r.scale_events;
   row.gpu_hours = r.gpu_hours;
   row.on_demand_usd = r.cost_usd;
@@ -346,6 +405,7 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
   ServingConfig c;
   c.ttft_slo_s = s.ttft_ms / 1e3;
   c.tpot_slo_s = s.tpot_ms / 1e3;
+  c.slo_attainment = s.slo_attainment;
   int tp = 1;
   GPUPLAN_TRY(c.replica, resolve_replica(s, cat, mean, c.tpot_slo_s, &tp, rep.assumptions));
   c.usd_per_hour = prices.od;
@@ -357,11 +417,19 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
   ctx.startup_s = c.startup_s;
   ctx.min_replicas = c.min_replicas;
   ctx.max_replicas = c.max_replicas;
+  ctx.ttft_slo_s = c.ttft_slo_s;
+  ctx.tpot_slo_s = c.tpot_slo_s;
+  ctx.slo_attainment = c.slo_attainment;
+  ctx.replicas_per_vm = c.replicas_per_vm;
+  ctx.slots_per_replica = c.replica.batch_at_slo(c.tpot_slo_s);
+  ctx.step_base_s = c.replica.step_base_s;
+  ctx.step_per_seq_s = c.replica.step_per_seq_s;
   Replays replays = replay_policies(s, c, ctx, policies, trace, rep.seed, o.event_log, o.timeline);
   GPUPLAN_TRY(ProfileOut prof, std::move(replays.profile));
   const DemandProfile& profile = prof.profile;
   for (std::string& n : prof.notes) rep.notes.push_back(std::move(n));
-  const ServingBound bound = serving_lower_bound(profile, c);
+  const ServingBoundModel bounds(profile, c);
+  const ServingBound bound = bounds.at(c.slo_attainment);
   ctx.peak_replicas =
       std::min(c.max_replicas, profile.peak_replicas(c.target_utilization, c.replicas_per_vm));
 
@@ -372,7 +440,7 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
     GPUPLAN_TRY(ServingRun r, std::move(replays.runs[i]));
     rep.event_log += replays.logs[i];
     rep.events += r.events;
-    tr.policies.push_back(row_of(policies[i], r, bound));
+    tr.policies.push_back(row_of(policies[i], r, bounds, c.slo_attainment));
     for (const TimelinePoint& p : r.timeline)
       rep.timeline.push_back(
           {policies[i], p.t_hours, p.demand_rps, p.replicas, "payg", p.cost_usd});
@@ -382,17 +450,25 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
   opt.cost_usd = bound.cost_usd;
   opt.cost_vs_optimal = 1.0;
   opt.gpu_hours = bound.vm_hours * c.gpus_per_vm;
+  opt.vm_hours = bound.vm_hours;
   opt.on_demand_usd = bound.cost_usd;
   opt.runs = 1;
   tr.policies.push_back(opt);
   rep.policies = tr.policies;
   rep.traces.push_back(std::move(tr));
   rep.notes.push_back(
-      "optimal: a lower bound — every " + num(c.timeline_s, 0) +
-      " s exactly the VMs whose replicas carry that interval's work at full utilization (at "
-      "least min_replicas, at most max_replicas), each paying the start-up delay when first used "
-      "and min(gap, start-up) after an idle gap, billed up to the last arrival; it serves no "
-      "requests, so its latency fields are null");
+      "optimal: a lower bound on any fleet of this size meeting the SLO for " +
+      num(bound.attainment * 100, 1) +
+      " % of requests under the same physics (serial prefills within the TTFT at every "
+      "second's peak, at most " +
+      "the TPOT-bound batch per replica, the same start-up delay and fleet limits); it serves no "
+      "requests, so its latency fields are null; a policy below the target is compared with the "
+      "bound at its own attainment");
+  if (bound.max_attainment < c.slo_attainment)
+    rep.notes.push_back("no fleet within max_replicas reaches " + num(c.slo_attainment * 100, 1) +
+                        " %: at most " + num(bound.max_attainment * 100, 2) + " % (" +
+                        std::to_string(profile.hopeless) +
+                        " requests cannot meet the SLO on any fleet of this size)");
   rep.notes.push_back("requests " + std::to_string(profile.requests) + ", mean " +
                       num(profile.mean_input, 0) + " input / " + num(profile.mean_output, 0) +
                       " output tokens; static-peak holds " + std::to_string(ctx.peak_replicas) +

@@ -38,6 +38,9 @@ constexpr double kMinTimeScale = 1e-6;
 constexpr double kMaxTimeScale = 1e6;
 constexpr double kMaxVms = 1e5;
 constexpr double kMaxUsdPerHour = 1e5;
+// Rate noise: a CV of 2 already makes most periods near-silent and a few
+// 10x busier (its 4-sigma clamp is ~13x the mean).
+constexpr double kMaxNoiseCv = 2;
 
 class Reader {
  public:
@@ -233,7 +236,12 @@ Status parse_serving(const Reader& r, const YAML::Node& root, Scenario& s) {
     s.replica = c;
   }
   if (const YAML::Node slo = root["slo"]) {
-    GPUPLAN_RETURN_IF_ERROR(r.keys(slo, "slo", {"ttft_ms", "tpot_ms"}));
+    GPUPLAN_RETURN_IF_ERROR(r.keys(slo, "slo", {"ttft_ms", "tpot_ms", "attainment"}));
+    if (slo["attainment"]) {
+      // At least half: below, "the SLO" describes the exception, not the rule.
+      GPUPLAN_TRY(s.slo_attainment, r.num(slo["attainment"], "slo.attainment", 0.5, 1));
+      s.slo_attainment_given = true;
+    }
     if (slo["ttft_ms"]) {
       GPUPLAN_TRY(s.ttft_ms, r.positive(slo["ttft_ms"], "slo.ttft_ms", 1e7));
     }
@@ -279,7 +287,8 @@ Status parse_serving(const Reader& r, const YAML::Node& root, Scenario& s) {
     GPUPLAN_RETURN_IF_ERROR(
         r.keys(syn, f,
                {"rate_rps", "duration_hours", "diurnal_amplitude", "diurnal_peak_hour",
-                "growth_per_week", "bursts", "input_tokens", "output_tokens"}));
+                "growth_per_week", "bursts", "input_tokens", "output_tokens", "noise_cv",
+                "noise_period_seconds"}));
     SyntheticDemand& sd = s.synthetic;
     if (!syn["rate_rps"]) return r.bad(syn, f + ".rate_rps", "required");
     GPUPLAN_TRY(sd.rate_rps, r.num(syn["rate_rps"], f + ".rate_rps", kMinRateRps, kMaxRateRps));
@@ -297,6 +306,13 @@ Status parse_serving(const Reader& r, const YAML::Node& root, Scenario& s) {
     if (syn["growth_per_week"]) {
       GPUPLAN_TRY(sd.growth_per_week,
                   r.num(syn["growth_per_week"], f + ".growth_per_week", -0.99, 100));
+    }
+    if (syn["noise_cv"]) {
+      GPUPLAN_TRY(sd.noise_cv, r.num(syn["noise_cv"], f + ".noise_cv", 0, kMaxNoiseCv));
+    }
+    if (syn["noise_period_seconds"]) {
+      GPUPLAN_TRY(sd.noise_period_s, r.num(syn["noise_period_seconds"],
+                                           f + ".noise_period_seconds", 1, kSecondsPerDay));
     }
     if (syn["input_tokens"])
       GPUPLAN_RETURN_IF_ERROR(parse_tokens(r, syn["input_tokens"], f + ".input_tokens", sd.input));
@@ -327,7 +343,34 @@ Status parse_serving(const Reader& r, const YAML::Node& root, Scenario& s) {
     GPUPLAN_RETURN_IF_ERROR(
         r.keys(fl, "fleet",
                {"startup_seconds", "min_replicas", "initial_replicas", "max_replicas",
-                "quota_vcpus", "interval_seconds", "timeline_seconds", "target_utilization"}));
+                "quota_vcpus", "interval_seconds", "timeline_seconds", "target_utilization",
+                "routing", "max_queue", "boot_seconds", "image_seconds", "weights_gbps"}));
+    if (fl["boot_seconds"]) {
+      GPUPLAN_TRY(double v, r.num(fl["boot_seconds"], "fleet.boot_seconds", 0, 86400));
+      s.boot_s = v;
+    }
+    if (fl["image_seconds"]) {
+      GPUPLAN_TRY(s.image_s, r.num(fl["image_seconds"], "fleet.image_seconds", 0, 86400));
+    }
+    if (fl["weights_gbps"]) {
+      // From a slow disk (0.01 GB/s) to a node-local NVMe array (100 GB/s).
+      GPUPLAN_TRY(s.weights_gbps, r.num(fl["weights_gbps"], "fleet.weights_gbps", 0.01, 100));
+    }
+    if (fl["routing"]) {
+      GPUPLAN_TRY(std::string v, r.str(fl["routing"], "fleet.routing"));
+      if (v == "shortest-queue")
+        s.routing = Routing::kShortestQueue;
+      else if (v == "least-sequences")
+        s.routing = Routing::kLeastSequences;
+      else
+        return r.bad(fl["routing"], "fleet.routing",
+                     "expected shortest-queue or least-sequences, got '" + v + "'");
+      s.routing_given = true;
+    }
+    if (fl["max_queue"]) {
+      GPUPLAN_TRY(int v, r.integer(fl["max_queue"], "fleet.max_queue", 0, 10000000));
+      s.max_queue = v;
+    }
     if (fl["startup_seconds"]) {
       GPUPLAN_TRY(double v, r.num(fl["startup_seconds"], "fleet.startup_seconds", 0, 86400));
       s.startup_s = v;
@@ -710,7 +753,7 @@ double max_requests(const SyntheticDemand& d) {
     const double grown = std::abs(g) < 1e-12 ? b - a : (std::exp(g * b) - std::exp(g * a)) / g;
     hours += mult * grown;
   }
-  return d.rate_rps * (1 + d.diurnal_amplitude) * hours * 3600;
+  return d.rate_rps * (1 + d.diurnal_amplitude) * d.noise_max() * hours * 3600;
 }
 
 }  // namespace

@@ -64,13 +64,18 @@ struct Scenario {
   std::optional<ReplicaCapacity> replica;  // explicit; else from the estimator
   double ttft_ms = 1000;
   double tpot_ms = 50;
+  double slo_attainment = 0.99;  // slo.attainment: the share the bound and slo-guard aim at
+  bool slo_attainment_given = false;
   std::string demand_format;  // "azure-llm" | "alibaba-qps" | "synthetic"
   std::string demand_trace;   // resolved path
   SyntheticDemand synthetic;
   TokenDist qps_input{1000, 0, 1, 1e6}, qps_output{200, 0, 1, 1e6};
   double qps_bucket_s = 60;
   double time_scale = 1;
-  std::optional<double> startup_s;  // fleet.startup_seconds; else the series default
+  std::optional<double> startup_s;  // fleet.startup_seconds; else boot + image + weights
+  std::optional<double> boot_s;     // fleet.boot_seconds; else per series
+  double image_s = 60;              // fleet.image_seconds: pull and start the serving image
+  double weights_gbps = 1;          // fleet.weights_gbps: GB/s the weights load at
   int min_replicas = 1;
   int initial_replicas = 1;
   int max_replicas = 32;
@@ -78,6 +83,10 @@ struct Scenario {
   double interval_s = 15;
   double timeline_s = 60;
   double target_utilization = 0.8;
+  Routing routing = Routing::kShortestQueue;  // fleet.routing
+  bool routing_given = false;
+  int64_t max_queue = 0;  // fleet.max_queue (0: no limit)
+  SloGuardSettings slo_guard;
   AutoscaleSettings autoscale = default_autoscale_settings();
   HpaSettings hpa;
 

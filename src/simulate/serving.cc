@@ -59,7 +59,7 @@
 //                     peak, and provisions for it at target utilization ahead
 //                     of the start-up delay (the idea of AWS predictive scaling
 //                     and SkyServe, EuroSys'25); scale-down waits 5 minutes.
-//   optimal         — not a policy: serving_lower_bound(), see serving.h.
+//   optimal         — not a policy: the lower bound of serving_bound.cc.
 #include "simulate/serving.h"
 
 #include <algorithm>
@@ -68,6 +68,7 @@
 #include <deque>
 #include <limits>
 
+#include "simulate/autoscale_export.h"
 #include "simulate/event_queue.h"
 
 namespace gpuplan::simulate {
@@ -103,6 +104,10 @@ Result<DemandProfile> profile_demand(DemandSource& source, const ServingConfig& 
   double in_sum = 0, out_sum = 0;
   const double b = config.replica.batch_at_slo(config.tpot_slo_s);
   const double step_b = config.replica.step_s(b);
+  const ReplicaCapacity& rc = config.replica;
+  const double ttft = config.ttft_slo_s, step1 = rc.step_s(1);
+  const bool decode_ok = step1 <= config.tpot_slo_s;
+  p.bins.bin_s = std::min(1.0, ttft / 2);
   for (;;) {
     GPUPLAN_TRY(bool more, source.next(r));
     if (!more) break;
@@ -114,6 +119,13 @@ Result<DemandProfile> profile_demand(DemandSource& source, const ServingConfig& 
     p.work_s[i] += config.replica.work_s_at(r.input_tokens, r.output_tokens, b, step_b);
     p.arrivals[i] += 1;
     p.last_arrival_s = to_seconds(r.arrival);
+    const double a = to_seconds(r.arrival), pf = rc.prefill_s(r.input_tokens);
+    if (!decode_ok || pf > ttft + 1e-6) {
+      ++p.hopeless;
+    } else {
+      p.bins.add(a, pf, a + ttft - pf,
+                 a + pf + std::max(0.0, static_cast<double>(r.output_tokens) - 1) * step1);
+    }
     in_sum += r.input_tokens;
     out_sum += r.output_tokens;
     ++p.requests;
@@ -123,46 +135,6 @@ Result<DemandProfile> profile_demand(DemandSource& source, const ServingConfig& 
     p.mean_output = out_sum / static_cast<double>(p.requests);
   }
   return p;
-}
-
-ServingBound serving_lower_bound(const DemandProfile& profile, const ServingConfig& config) {
-  ServingBound b;
-  const double iv = profile.interval_s;
-  // Per replica slot: end of its last busy interval (-1: never started). The
-  // policies start the replay with the initial fleet already ready (no
-  // start-up billed), so the bound does the same for those slots — otherwise
-  // it could exceed a policy's cost and stop being a lower bound.
-  std::vector<double> last_end(
-      static_cast<size_t>(std::max(0, std::max(config.min_replicas, config.initial_replicas))),
-      0.0);
-  const double per_vm = std::max(1, config.replicas_per_vm);
-  const int cap = std::max(config.min_replicas, config.max_replicas);
-  double vm_s = 0;
-  for (size_t i = 0; i < profile.work_s.size(); ++i) {
-    // VMs this interval's work needs; no policy can run more than the cap.
-    const int need = std::min(
-        cap, std::max(config.min_replicas,
-                      static_cast<int>(std::ceil(profile.work_s[i] / iv / per_vm - 1e-9))));
-    b.peak_replicas = std::max(b.peak_replicas, need);
-    const double t0 = static_cast<double>(i) * iv;
-    // The last interval ends at the last arrival: a policy's run may end
-    // there (nothing running), so billing the whole interval could exceed it.
-    const double len =
-        i + 1 == profile.work_s.size() ? std::clamp(profile.last_arrival_s - t0, 0.0, iv) : iv;
-    for (int j = 0; j < need; ++j) {
-      if (static_cast<size_t>(j) >= last_end.size()) last_end.push_back(-1);
-      double& le = last_end[static_cast<size_t>(j)];
-      if (le < 0)
-        vm_s += config.startup_s;  // first start
-      else if (le < t0)
-        vm_s += std::min(t0 - le, config.startup_s);  // kept or restarted
-      vm_s += len;
-      le = t0 + len;
-    }
-  }
-  b.vm_hours = vm_s / 3600;
-  b.cost_usd = b.vm_hours * config.usd_per_hour;
-  return b;
 }
 
 namespace {
@@ -294,10 +266,11 @@ class Engine {
       vms_.emplace_back();
       reps_.resize(reps_.size() + per_vm_);
       load_.resize(reps_.size(), kFull);
+      free_.resize(reps_.size(), 0);
     }
     vms_[v] = Vm{};
     vms_[v].billed_from = now;
-    for (uint32_t i = v * per_vm_; i < (v + 1) * per_vm_; ++i) reps_[i] = Replica{};
+    for (uint32_t i = v * per_vm_; i < (v + 1) * per_vm_; ++i) reps_[i] = Replica{}, free_[i] = 0;
     if (ready_now) {
       set_state(v, RState::kReady);
       ++ready_;
@@ -326,7 +299,8 @@ class Engine {
     set_state(v, RState::kReady);
     --starting_;
     ++ready_;
-    for (uint32_t i = v * per_vm_; i < (v + 1) * per_vm_; ++i) reps_[i].prefill_free = now;
+    for (uint32_t i = v * per_vm_; i < (v + 1) * per_vm_; ++i)
+      reps_[i].prefill_free = free_[i] = now;
     emit(now, "replica %d ready (%d ready)", static_cast<int>(v), ready_, 0);
     // The waiting queue goes to the new VM's replicas, least loaded first.
     while (!waiting_.empty()) {
@@ -340,15 +314,29 @@ class Engine {
     }
   }
 
-  // The admitting replica with the fewest running sequences (lowest index
-  // on ties); -1 when none admits.
-  int pick() const {
+  // The admitting replica a request goes to; -1 when none admits.
+  // kLeastSequences: the fewest running sequences (lowest index on ties).
+  // kShortestQueue: the shortest prefill queue — the replica whose queued
+  // prefills end first (an idle one at once), then the fewest sequences.
+  int pick(SimTime now) const {
     int best = -1, best_load = kFull;
     const int n = static_cast<int>(load_.size());
+    if (c_.routing == Routing::kLeastSequences) {
+      for (int i = 0; i < n; ++i) {
+        const int l = load_[static_cast<size_t>(i)];
+        best = l < best_load ? i : best;
+        best_load = l < best_load ? l : best_load;
+      }
+      return best;
+    }
+    // Dense arrays: free_ mirrors each replica's prefill_free.
+    SimTime best_free = std::numeric_limits<SimTime>::max();
     for (int i = 0; i < n; ++i) {
       const int l = load_[static_cast<size_t>(i)];
-      best = l < best_load ? i : best;
-      best_load = l < best_load ? l : best_load;
+      if (l == kFull) continue;
+      const SimTime f = std::max(now, free_[static_cast<size_t>(i)]);
+      if (f < best_free || (f == best_free && l < best_load))
+        best = i, best_free = f, best_load = l;
     }
     return best;
   }
@@ -357,8 +345,17 @@ class Engine {
     ++arrivals_iv_;
     ++arrivals_tl_;
     work_iv_ += c_.replica.work_s_at(req.input_tokens, req.output_tokens, batch_slo_, step_slo_);
-    const int i = pick();
+    observe_prefill(now, c_.replica.prefill_s(req.input_tokens));
+    const int i = pick(now);
     if (i < 0 || !waiting_.empty()) {
+      // Admission: when every replica is full and the queue holds max_queue
+      // requests, the request is turned away (a 429): counted, never met.
+      if (c_.max_queue > 0 && static_cast<int64_t>(waiting_.size()) >= c_.max_queue) {
+        ++out_.requests;
+        ++out_.rejected;
+        ++rejected_iv_;
+        return;
+      }
       waiting_.push_back(req);
       if (i >= 0) drain_queue(now);
       return;
@@ -366,9 +363,23 @@ class Engine {
     admit(now, static_cast<uint32_t>(i), req);
   }
 
+  // Prefill seconds arriving per second: the policies see the interval's
+  // peak second (the SLO's time scale), not only its mean.
+  void observe_prefill(SimTime now, double prefill_s) {
+    const int64_t sec = now / kMicrosPerSecond;
+    if (sec != sec_) {
+      peak_sec_iv_ = std::max(peak_sec_iv_, sec_sum_);
+      sec_ = sec;
+      sec_sum_ = 0;
+    }
+    sec_sum_ += prefill_s;
+    prefill_iv_ += prefill_s;
+    prefill_sq_iv_ += prefill_s * prefill_s;
+  }
+
   void drain_queue(SimTime now) {
     while (!waiting_.empty()) {
-      const int i = pick();
+      const int i = pick(now);
       if (i < 0) return;
       const Request req = waiting_.front();
       waiting_.pop_front();
@@ -384,7 +395,7 @@ class Engine {
     ++in_flight_;
     const SimTime start = std::max(now, r.prefill_free);
     const SimTime pf = seconds(c_.replica.prefill_s(req.input_tokens));
-    r.prefill_free = start + pf;
+    r.prefill_free = free_[i] = start + pf;
     r.prefill_busy += pf;
     const double ttft_s = to_seconds(r.prefill_free - req.arrival);
     const double share = std::min(r.prefill_share, 0.95);
@@ -395,7 +406,10 @@ class Engine {
     out_.ttft_ms.add(ttft_ms);
     out_.tpot_ms.add(tpot_ms);
     ++out_.requests;
-    if (ttft_s <= c_.ttft_slo_s && tpot_s <= c_.tpot_slo_s) ++out_.slo_met;
+    if (ttft_s <= c_.ttft_slo_s && tpot_s <= c_.tpot_slo_s)
+      ++out_.slo_met;
+    else
+      ++missed_iv_;
   }
 
   void complete(SimTime now, uint32_t i) {
@@ -435,6 +449,15 @@ class Engine {
     in.capacity_rps_per_replica =
         work_iv_ > 0 ? static_cast<double>(arrivals_iv_) / work_iv_ * per_vm : 0;
     in.queued = static_cast<int>(waiting_.size());
+    in.prefill_peak_s = std::max(peak_sec_iv_, sec_sum_);
+    in.prefill_mean_s = prefill_iv_ / iv_s;
+    in.prefill_sq_s = prefill_sq_iv_ / iv_s;
+    in.sequences = static_cast<int>(in_flight_);
+    in.missed = missed_iv_ + rejected_iv_;
+    in.arrivals = arrivals_iv_;
+    peak_sec_iv_ = 0;
+    prefill_iv_ = prefill_sq_iv_ = 0;
+    missed_iv_ = rejected_iv_ = 0;
     arrivals_iv_ = 0;
     work_iv_ = 0;
     const int current = ready_ + starting_;
@@ -499,11 +522,17 @@ class Engine {
   EventQueue q_;
   std::vector<Vm> vms_;
   std::vector<Replica> reps_;
-  std::vector<int> load_;  // per replica, see refresh()
+  std::vector<int> load_;      // per replica, see refresh()
+  std::vector<SimTime> free_;  // per replica: prefill_free, for the shortest-queue router
   std::deque<Request> waiting_;
   int ready_ = 0, starting_ = 0, draining_ = 0;
   int64_t in_flight_ = 0, arrivals_iv_ = 0, arrivals_tl_ = 0;
+  int64_t missed_iv_ = 0, rejected_iv_ = 0;  // this interval: admitted and missed, turned away
   double work_iv_ = 0;
+  // Prefill seconds arriving: this interval, the current second, the
+  // largest whole second of this interval.
+  double prefill_iv_ = 0, prefill_sq_iv_ = 0, sec_sum_ = 0, peak_sec_iv_ = 0;
+  int64_t sec_ = -1;
   ServingRun out_;
 };
 
@@ -521,11 +550,16 @@ class StaticPeakPolicy final : public ScalingPolicy {
 
 class AzureAutoscalePolicy final : public ScalingPolicy {
  public:
-  explicit AzureAutoscalePolicy(AutoscaleSettings s) : s_(std::move(s)) {}
-  std::string_view name() const override { return "azure-autoscale"; }
-  void reset(const PolicyContext&) override {
+  explicit AzureAutoscalePolicy(AutoscaleSettings s, std::unique_ptr<ScalingPolicy> deficit = {},
+                                std::string name = "azure-autoscale")
+      : s_(std::move(s)), deficit_src_(std::move(deficit)), name_(std::move(name)) {}
+  std::string_view name() const override { return name_; }
+  void reset(const PolicyContext& ctx) override {
+    if (deficit_src_) deficit_src_->reset(ctx);
     grain_util_.clear();
     grain_queue_.clear();
+    grain_deficit_.clear();
+    acc_deficit_ = -1e300;
     acc_util_ = acc_queue_ = 0;
     acc_n_ = 0;
     last_action_s_ = -1e18;
@@ -538,6 +572,11 @@ class AzureAutoscalePolicy final : public ScalingPolicy {
     acc_util_ += in.utilization * 100;
     acc_queue_ += in.queued;
     ++acc_n_;
+    // The custom metric SloGuardDeficitVms: what the router's slo-guard wants
+    // minus the count, at its Maximum over the grain (autoscale_export.h).
+    if (deficit_src_)
+      acc_deficit_ =
+          std::max(acc_deficit_, static_cast<double>(deficit_src_->decide(in).replicas - current));
     // Metrics are aggregated per time grain; rules run once per grain.
     const double grain_end = (std::floor(in.now_s / s_.time_grain_s + 1e-9)) * s_.time_grain_s;
     if (in.now_s + 1e-9 < grain_end || grain_end <= last_grain_)
@@ -545,10 +584,13 @@ class AzureAutoscalePolicy final : public ScalingPolicy {
     last_grain_ = grain_end;
     grain_util_.push_back(acc_util_ / acc_n_);
     grain_queue_.push_back(acc_queue_ / acc_n_);
+    grain_deficit_.push_back(acc_deficit_);
     acc_util_ = acc_queue_ = 0;
+    acc_deficit_ = -1e300;
     acc_n_ = 0;
     const size_t keep = static_cast<size_t>(max_window_grains()) + 1;
-    while (grain_util_.size() > keep) grain_util_.pop_front(), grain_queue_.pop_front();
+    while (grain_util_.size() > keep)
+      grain_util_.pop_front(), grain_queue_.pop_front(), grain_deficit_.pop_front();
     if (in.now_s - last_action_s_ < cooldown_s_) return {target_, Capacity::kOnDemand};
     target_ = current;
     // Scale out when any scale-out rule fires.
@@ -587,7 +629,9 @@ class AzureAutoscalePolicy final : public ScalingPolicy {
     return static_cast<int>(std::ceil(w / s_.time_grain_s));
   }
   bool fires(const AutoscaleRule& r, double scale, double* value) const {
-    const auto& series = r.metric == "queue" ? grain_queue_ : grain_util_;
+    const auto& series = r.metric == "queue"     ? grain_queue_
+                         : r.metric == "deficit" ? grain_deficit_
+                                                 : grain_util_;
     const size_t n = static_cast<size_t>(std::ceil(r.window_s / s_.time_grain_s - 1e-9));
     if (series.size() < n || n == 0) return false;
     double agg = r.time_aggregation == "Maximum"   ? -1e300
@@ -618,8 +662,10 @@ class AzureAutoscalePolicy final : public ScalingPolicy {
     return {target_, Capacity::kOnDemand};
   }
   AutoscaleSettings s_;
-  std::deque<double> grain_util_, grain_queue_;
-  double acc_util_ = 0, acc_queue_ = 0;
+  std::unique_ptr<ScalingPolicy> deficit_src_;  // slo-guard, for the "deficit" metric
+  std::string name_;
+  std::deque<double> grain_util_, grain_queue_, grain_deficit_;
+  double acc_util_ = 0, acc_queue_ = 0, acc_deficit_ = -1e300;
   int acc_n_ = 0;
   double last_grain_ = -1, last_action_s_ = -1e18, cooldown_s_ = 0;
   int target_ = -1;
@@ -727,6 +773,11 @@ AutoscaleSettings default_autoscale_settings() {
 std::unique_ptr<ScalingPolicy> make_azure_autoscale_policy(const AutoscaleSettings& s) {
   return std::make_unique<AzureAutoscalePolicy>(s);
 }
+std::unique_ptr<ScalingPolicy> make_slo_guard_autoscale_policy(const AutoscaleSettings& rules,
+                                                               const SloGuardSettings& guard) {
+  return std::make_unique<AzureAutoscalePolicy>(rules, make_slo_guard_policy(guard),
+                                                "slo-guard-autoscale");
+}
 std::unique_ptr<ScalingPolicy> make_hpa_policy(const HpaSettings& s) {
   return std::make_unique<HpaPolicy>(s);
 }
@@ -737,12 +788,19 @@ std::unique_ptr<ScalingPolicy> make_serving_policy(const std::string& name,
   if (name == "azure-autoscale") return make_azure_autoscale_policy(default_autoscale_settings());
   if (name == "hpa") return make_hpa_policy(HpaSettings{});
   if (name == "predictive") return std::make_unique<PredictivePolicy>(config.target_utilization);
+  if (name == "slo-guard") return make_slo_guard_policy(SloGuardSettings{});
+  if (name == "slo-guard-autoscale")
+    return make_slo_guard_autoscale_policy(
+        slo_guard_autoscale_settings(SloGuardSettings{}, config.startup_s, config.interval_s,
+                                     AutoscaleTarget{})
+            .rules,
+        SloGuardSettings{});
   return nullptr;
 }
 
 const std::vector<std::string>& serving_policy_names() {
-  static const std::vector<std::string> kNames = {"static-peak", "azure-autoscale", "hpa",
-                                                  "predictive"};
+  static const std::vector<std::string> kNames = {
+      "static-peak", "azure-autoscale", "hpa", "predictive", "slo-guard", "slo-guard-autoscale"};
   return kNames;
 }
 

@@ -25,6 +25,7 @@ struct ReplicaCapacity {
   double step_per_seq_s = 0.0001;       // added per sequence in the batch (its KV read)
   int max_batch = 256;                  // concurrent sequences whose KV cache fits
   std::string source = "scenario";      // where the numbers come from
+  double weight_bytes = 0;              // the model's weights (0: unknown), loaded at start-up
 
   [[nodiscard]] double prefill_s(double tokens) const {
     return prefill_fixed_s + tokens / prefill_tokens_per_s;
@@ -48,6 +49,15 @@ struct ReplicaCapacity {
   }
 };
 
+// How the router picks a replica for a request (among those that admit: ready,
+// below max_batch). kShortestQueue: join the shortest queue, measured as the
+// prefill work queued on the replica (the time its queued prefills end),
+// then the fewest running sequences — what a router that knows each
+// engine's waiting prompts does (SGLang's shortest-queue, vLLM production
+// stack's least-loaded). kLeastSequences: the fewest running sequences,
+// i.e. the least KV cache in sequences.
+enum class Routing : uint8_t { kShortestQueue, kLeastSequences };
+
 // Units. The fleet is counted in VMs — what is launched, billed, started up
 // and scaled (a scale set's instance count). Each VM runs `replicas_per_vm`
 // model replicas (floor(GPUs per VM / tensor_parallel): an 8B model on a
@@ -59,6 +69,7 @@ struct ServingConfig {
   ReplicaCapacity replica;  // one model replica
   double ttft_slo_s = 1.0;
   double tpot_slo_s = 0.05;
+  double slo_attainment = 0.99;     // share of requests that must meet both (the bound's target)
   double startup_s = 300;           // VM start-up to first token served
   double usd_per_hour = 0;          // per VM, pay-as-you-go
   double gpus_per_vm = 1;           // GPU-hours = VM-hours x gpus_per_vm
@@ -69,6 +80,10 @@ struct ServingConfig {
   double interval_s = 15;           // policy evaluation period
   double timeline_s = 60;           // timeline point spacing (also the optimum's interval)
   double target_utilization = 0.8;  // static-peak, predictive
+  Routing routing = Routing::kShortestQueue;
+  // Requests that may wait when every replica is full; the next is turned
+  // away (counted, never meets the SLO). 0: no limit.
+  int64_t max_queue = 0;
 };
 
 struct TimelinePoint {
@@ -82,9 +97,10 @@ struct ServingRun {
   double cost_usd = 0;
   double vm_hours = 0;
   double gpu_hours = 0;
-  int64_t requests = 0;
+  int64_t requests = 0;  // rejected ones included
   int64_t slo_met = 0;
-  Histogram ttft_ms;
+  int64_t rejected = 0;  // turned away by admission (max_queue)
+  Histogram ttft_ms;     // admitted requests
   Histogram tpot_ms;
   int scale_events = 0;
   int peak_replicas = 0;  // VMs
@@ -98,14 +114,39 @@ struct ServingRun {
   }
 };
 
+// What the lower bound reads from the demand (serving_bound.cc), per bin of
+// `bin_s` seconds: the prefill seconds of the requests arriving in the bin
+// that some fleet could serve within the SLO, the longest of them, and the
+// number of such requests certainly running at the bin's start (a difference
+// array: the count at bin i is the sum of cover_diff[0..i]). Bins start at
+// min(1 s, TTFT / 2) and double in length when there would be more than
+// kMaxBins, so memory stays bounded whatever the trace's length.
+struct BoundBins {
+  static constexpr size_t kMaxBins = size_t{1} << 21;
+  double bin_s = 1;
+  std::vector<float> prefill_s_sum, prefill_s_max;
+  std::vector<int32_t> cover_diff;
+  // A request arriving at `arrival_s` whose prefill takes `prefill_s` and
+  // that, if it meets the SLO, certainly runs during [from, to).
+  void add(double arrival_s, double prefill_s, double certain_from_s, double certain_to_s);
+
+ private:
+  void coarsen();
+};
+
 // What the demand asks of the fleet, per `timeline_s` interval (one pass over
-// the source): work in model-replica-seconds at batch_at_slo, and arrivals.
+// the source): work in model-replica-seconds at batch_at_slo, and arrivals;
+// and what the lower bound needs (BoundBins).
 struct DemandProfile {
   double interval_s = 60;
   std::vector<double> work_s;     // per interval
   std::vector<int64_t> arrivals;  // per interval
   double mean_input = 0, mean_output = 0;
   int64_t requests = 0;
+  // Requests no fleet serves within the SLO: prefill alone longer than the
+  // TTFT target, or (all of them) a decode step at batch 1 above the TPOT.
+  int64_t hopeless = 0;
+  BoundBins bins;
   // Every policy's fleet runs at least until then; infinity (unknown) bills
   // the last interval whole.
   double last_arrival_s = std::numeric_limits<double>::infinity();
@@ -116,21 +157,42 @@ struct DemandProfile {
 [[nodiscard]] Result<DemandProfile> profile_demand(DemandSource& source,
                                                    const ServingConfig& config);
 
-// The documented lower bound ("optimal" row): in every interval exactly
-// ceil(work / (interval x replicas_per_vm)) VMs (full utilization), at least
-// min_replicas and at most max_replicas (no policy may run more), each VM slot
-// paying the start-up delay once when first used and, after an idle gap, the
-// lesser of the gap (kept running) and the start-up delay (restarted). The
-// initial fleet is ready at time 0, as it is for the policies: its slots pay
-// no start-up and count as running since 0. The last interval is billed only
-// up to the last arrival (the policies' runs end no earlier).
+// The lower bound ("optimal" row; serving_bound.cc has the essay and the
+// proof): no fleet of this VM size that meets the SLO for a share
+// `attainment` of the requests, under the engine's physics (serial prefills
+// within the TTFT, at most K sequences per replica whose step meets the
+// TPOT, the same start-up delay, min/initial/max replicas), can cost less.
+// It reads the per-second prefill peaks and certain decode concurrency, not
+// a minute's mean. `max_attainment` is the most any fleet within the cap can
+// reach; the bound is computed at min(attainment, max_attainment).
 struct ServingBound {
   double cost_usd = 0;
   double vm_hours = 0;
-  int peak_replicas = 0;  // VMs
+  int peak_replicas = 0;  // VMs some tick needs without misses (capped)
+  double attainment = 1;
+  double max_attainment = 1;
+};
+class ServingBoundModel {
+ public:
+  ServingBoundModel(const DemandProfile& profile, const ServingConfig& config);
+  [[nodiscard]] ServingBound at(double attainment) const;
+
+ private:
+  struct LevelTick {
+    int32_t tick;
+    double delta;  // misses that dropping this level in this tick costs
+  };
+  [[nodiscard]] double level_cost(const std::vector<LevelTick>& ticks, bool initial,
+                                  double lambda) const;
+  double startup_s_, usd_per_hour_;
+  int64_t requests_;
+  double tick_s_ = 1, last_s_ = 0, hopeless_ = 0, forced_ = 0;
+  int floor_ = 0, initial_ = 0, peak_ = 0;
+  std::vector<std::vector<LevelTick>> levels_;  // levels floor+1 .. cap
 };
 [[nodiscard]] ServingBound serving_lower_bound(const DemandProfile& profile,
-                                               const ServingConfig& config);
+                                               const ServingConfig& config,
+                                               double attainment = 1.0);
 
 // Runs one replay. The policy is reset with `context` first. Appends scale
 // and fleet events to `log` when non-null; fills the timeline when asked.
@@ -140,8 +202,10 @@ struct ServingBound {
 
 // Parameters of the azure-autoscale policy (also what autoscale_export.h writes).
 struct AutoscaleRule {
-  std::string metric = "utilization";  // "utilization" (percent) or "queue"
-  std::string op = "GreaterThan";      // GreaterThan | LessThan
+  // "utilization" (percent), "queue" (requests waiting) or "deficit"
+  // (slo-guard's wanted VMs minus the count; slo-guard-autoscale only)
+  std::string metric = "utilization";
+  std::string op = "GreaterThan";  // GreaterThan | LessThan
   double threshold = 70;
   double window_s = 300;                     // timeWindow
   std::string statistic = "Average";         // over the time grain
@@ -162,13 +226,28 @@ struct HpaSettings {
   double scale_down_stabilization_s = 300;
 };
 
+// Parameters of slo-guard (slo_guard.cc has the essay).
+struct SloGuardSettings {
+  double prefill_window_s = 1;  // arrivals whose prefills must fit in window + TTFT
+  double slot_occupancy = 0.9;  // of the planning batch's decode slots
+  double calibration_s = 3600;  // misses are compared with the budget over this
+  double hold_s = 0;            // scale-in waits this long below; 0: the start-up delay
+  double forecast_s = 0;        // look-ahead of the trend; 0: start-up + one interval
+};
+
 // Serving policies by report name: "static-peak", "azure-autoscale", "hpa",
-// "predictive". nullptr for another name.
+// "predictive", "slo-guard". nullptr for another name.
 [[nodiscard]] std::unique_ptr<ScalingPolicy> make_serving_policy(const std::string& name,
                                                                  const ServingConfig& config);
 [[nodiscard]] std::unique_ptr<ScalingPolicy> make_azure_autoscale_policy(
     const AutoscaleSettings& s);
 [[nodiscard]] std::unique_ptr<ScalingPolicy> make_hpa_policy(const HpaSettings& s);
+[[nodiscard]] std::unique_ptr<ScalingPolicy> make_slo_guard_policy(const SloGuardSettings& s);
+// The azure-autoscale engine running `rules` whose "deficit" metric is what
+// slo-guard wants minus the count: slo-guard as Azure autoscale can run it
+// (autoscale_export.h), reported as "slo-guard-autoscale".
+[[nodiscard]] std::unique_ptr<ScalingPolicy> make_slo_guard_autoscale_policy(
+    const AutoscaleSettings& rules, const SloGuardSettings& guard);
 [[nodiscard]] const std::vector<std::string>& serving_policy_names();
 
 }  // namespace gpuplan::simulate

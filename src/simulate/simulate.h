@@ -49,6 +49,10 @@ struct PolicyRow {
   std::optional<double> cost_vs_optimal;  // mean of per-run cost / optimal cost
   std::optional<double> slo_attainment;
   std::optional<double> p50_ttft_ms, p99_ttft_ms, p99_tpot_ms;
+  // Serving rows only (the JSON has them there, null where a field does not
+  // apply): median TPOT, VM-hours (replica-hours of the fleet), requests
+  // turned away by admission.
+  std::optional<double> p50_tpot_ms, vm_hours, rejected;
   std::optional<double> deadline_met_fraction;
   double evictions = 0;
   double scale_events = 0;
