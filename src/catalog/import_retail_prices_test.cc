@@ -393,7 +393,7 @@ TEST(RetailPricesLive, NextPageLinkToAnotherOriginIsNotFollowed) {
   std::atomic<int> hits{0};
   auto p1 = files::read_json(fixture("retail_prices_page1.json"));
   ASSERT_TRUE(p1);
-  for (const std::string next :
+  for (const std::string& next :
        {std::string("https://evil.example/prices?page=2"),
         "http://127.0.0.1:" + std::to_string(s.port() + 1) + "/prices?page=2",
         std::string("file:///etc/passwd")}) {

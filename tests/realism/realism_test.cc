@@ -123,7 +123,9 @@ void expect_signable(const std::string& name, const json& option, Asked asked = 
     EXPECT_FALSE(option.value("confidential", false));
     EXPECT_NE(size->name.rfind("Standard_NCC", 0), 0u) << "confidential size unasked";
   }
-  if (!asked.amd) EXPECT_FALSE(is_amd(size->gpu_model)) << size->gpu_model;
+  if (!asked.amd) {
+    EXPECT_FALSE(is_amd(size->gpu_model)) << size->gpu_model;
+  }
   if (!asked.restricted_region) {
     EXPECT_EQ(cat.region_access(option.at("region").get<std::string>()),
               catalog::RegionAccess::kOpen);
@@ -145,8 +147,12 @@ void expect_signable(const std::string& name, const json& option, Asked asked = 
   // around the expectation.
   const double hours = option.at("hours").get<double>();
   EXPECT_GT(hours, 0);
-  if (w.constraints.deadline_hours) EXPECT_LE(hours, *w.constraints.deadline_hours);
-  if (w.constraints.budget_usd) EXPECT_LE(option.at("cost_usd").get<double>(), *w.constraints.budget_usd);
+  if (w.constraints.deadline_hours) {
+    EXPECT_LE(hours, *w.constraints.deadline_hours);
+  }
+  if (w.constraints.budget_usd) {
+    EXPECT_LE(option.at("cost_usd").get<double>(), *w.constraints.budget_usd);
+  }
   EXPECT_LE(option.at("cost_low_usd").get<double>(), option.at("cost_usd").get<double>());
   EXPECT_LE(option.at("cost_usd").get<double>(), option.at("cost_high_usd").get<double>());
 
@@ -160,11 +166,15 @@ void expect_signable(const std::string& name, const json& option, Asked asked = 
   EXPECT_EQ(l.tp * l.pp * l.dp, static_cast<int>(std::lround(size->gpu_count * count)));
   EXPECT_LE(l.tp, size->gpu_count) << "tensor parallelism across VMs";
   EXPECT_LE(l.pp, w.model.layers);
-  if (w.data.global_batch > 0) EXPECT_LE(l.dp, w.data.global_batch / w.data.micro_batch);
+  if (w.data.global_batch > 0) {
+    EXPECT_LE(l.dp, w.data.global_batch / w.data.micro_batch);
+  }
   // A model split across VMs (pipeline stages on different VMs) goes over
   // InfiniBand, never over Ethernet.
   const int gpus_per_vm = static_cast<int>(size->gpu_count);
-  if (count > 1 && l.tp * l.pp > gpus_per_vm) EXPECT_GT(size->infiniband_gbps, 0);
+  if (count > 1 && l.tp * l.pp > gpus_per_vm) {
+    EXPECT_GT(size->infiniband_gbps, 0);
+  }
 }
 
 void expect_within(double actual, double published, double tolerance, const std::string& what) {
@@ -401,7 +411,9 @@ TEST(Realism, WindowsVisualisation) {
   EXPECT_EQ(o["os"], "windows");
   EXPECT_TRUE(o["hybrid_benefit"].get<bool>());
   for (const json& l : o["cost_lines"]) {
-    if (l["name"] == "windows licence") EXPECT_EQ(l["usd"].get<double>(), 0);
+    if (l["name"] == "windows licence") {
+      EXPECT_EQ(l["usd"].get<double>(), 0);
+    }
   }
   const std::string region = o["region"];
   EXPECT_TRUE(region == "westeurope" || region == "northeurope") << region;
