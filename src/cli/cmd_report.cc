@@ -1,0 +1,174 @@
+// `gpuplan report COSTS.csv [--plan PLAN.json]`: a FOCUS or Azure cost
+// export read back against the plan. Parses flags, calls report::read_export_file,
+// formats (no arithmetic here).
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/command.h"
+#include "core/files.h"
+#include "core/strings.h"
+#include "core/text_table.h"
+#include "cost/cost.h"
+#include "deploy/plan_input.h"
+#include "report/report.h"
+
+namespace gpuplan::cli {
+namespace {
+
+struct ReportFlags {
+  std::string file;
+  std::string plan;
+  int option = 1;
+  bool json = false;
+  report::AnomalyRule rule;
+};
+
+std::string money(double v) { return cost::format_usd(v); }
+std::string per_hour(const std::optional<double>& v) {
+  return v ? "$" + strings::fixed(*v, 2) : "-";
+}
+
+Result<report::Options> options(const ReportFlags& f) {
+  report::Options o;
+  o.rule = f.rule;
+  if (!(f.rule.k > 0)) return invalid_argument("must be > 0", Where{"", 0, 0, "--anomaly-k"});
+  if (f.rule.window_days < 1)
+    return invalid_argument("must be >= 1 day", Where{"", 0, 0, "--anomaly-window"});
+  if (!(f.rule.min_excess_hours >= 0))
+    return invalid_argument("must be >= 0", Where{"", 0, 0, "--anomaly-min-hours"});
+  if (f.plan.empty()) return o;
+  GPUPLAN_TRY(std::string text, files::read_text(f.plan));
+  GPUPLAN_TRY(deploy::PlanDocument doc, deploy::parse_plan_json(text, f.plan));
+  if (f.option < 1 || static_cast<size_t>(f.option) > doc.options.size()) {
+    return invalid_argument("the plan has " + std::to_string(doc.options.size()) +
+                                " option(s); --option " + std::to_string(f.option) +
+                                " is not one of them",
+                            Where{f.plan, 0, 0, "--option"});
+  }
+  o.plan = doc.options[static_cast<size_t>(f.option) - 1];
+  o.plan_file = f.plan;
+  o.plan_option = f.option;
+  return o;
+}
+
+void print_vms(std::ostream& os, const report::Report& r) {
+  TextTable t;
+  t.add_column("vm");
+  t.add_column("size");
+  t.add_column("days", TextTable::Align::kRight);
+  t.add_column("hours", TextTable::Align::kRight);
+  t.add_column("on-demand", TextTable::Align::kRight);
+  t.add_column("spot", TextTable::Align::kRight);
+  t.add_column("committed", TextTable::Align::kRight);
+  t.add_column("total", TextTable::Align::kRight);
+  t.add_column("$/GPU-h", TextTable::Align::kRight);
+  t.add_column("list", TextTable::Align::kRight);
+  for (const report::VmReport& v : r.vms) {
+    t.add_row({v.name, v.size, std::to_string(v.days_running), strings::fixed(v.hours_billed, 0),
+               money(v.usd_by_category[0]), money(v.usd_by_category[1]),
+               money(v.usd_by_category[2]), money(v.usd_total),
+               per_hour(v.effective_usd_per_gpu_hour), per_hour(v.list_usd_per_gpu_hour)});
+  }
+  os << t.render();
+}
+
+void print_commitments(std::ostream& os, const report::Report& r) {
+  if (r.commitments.empty()) return;
+  os << "\nCommitments\n";
+  TextTable t;
+  t.add_column("name");
+  t.add_column("type");
+  t.add_column("size");
+  t.add_column("hours used", TextTable::Align::kRight);
+  t.add_column("used", TextTable::Align::kRight);
+  t.add_column("unused", TextTable::Align::kRight);
+  for (const report::CommitmentReport& c : r.commitments) {
+    t.add_row({c.name.empty() ? c.id : c.name, c.type, c.size.empty() ? "-" : c.size,
+               strings::fixed(c.used_hours, 0),
+               c.utilization ? strings::fixed(*c.utilization * 100, 0) + "%" : "unknown",
+               money(c.unused_usd)});
+  }
+  os << t.render();
+}
+
+void print(std::ostream& os, const report::Report& r) {
+  os << r.file << ": " << (r.format == report::ExportFormat::kFocus ? "FOCUS" : "Azure cost")
+     << " export, " << r.rows << " rows, " << r.first_day << " .. " << r.last_day << "; total "
+     << money(r.usd_total) << (r.currency.empty() || r.currency == "USD" ? "" : " " + r.currency)
+     << ", GPU VMs " << money(r.usd_gpu_vms) << "\n";
+  if (r.plan) {
+    os << "plan: " << r.plan_file << " option " << r.plan_option << ": " << r.plan->count << " x "
+       << r.plan->size << " in " << r.plan->region << ", "
+       << catalog::to_string(r.plan->pricing) << ", " << strings::fixed(r.plan->hours, 1)
+       << " h\n";
+  }
+  os << "\n";
+  if (r.vms.empty()) {
+    os << "No GPU VM in this export (no Virtual Machines meter names a GPU size of the "
+          "catalog).\n";
+  } else {
+    print_vms(os, r);
+  }
+  print_commitments(os, r);
+  os << "\nFindings (" << r.findings.size() << ")\n";
+  if (r.findings.empty()) os << "none\n";
+  int i = 0;
+  for (const report::Finding& f : r.findings) {
+    os << ++i << ". [" << report::to_string(f.kind) << "] " << f.subject << ": "
+       << strings::wrap(f.what, 96, 3) << "\n   -> " << strings::wrap(f.recommendation, 93, 6)
+       << "\n";
+  }
+  os << "\n";
+  for (const std::string& a : r.assumptions) os << "- " << strings::wrap(a, 98, 2) << "\n";
+  for (const report::VmReport& v : r.vms) {
+    if (!v.list_source.empty()) {
+      os << "- " << strings::wrap("list price: " + v.list_source + ", " + v.list_as_of, 98, 2)
+         << "\n";
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+void add_report_command(CLI::App& app, Context& ctx) {
+  auto f = std::make_shared<ReportFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "report",
+      "Read a cost export (FOCUS 1.x or Azure's actual/amortized cost CSV) back against the\n"
+      "plan: per GPU VM days, hours, cost by pricing and $/GPU-hour against list; anomalous\n"
+      "days; hours beyond the plan; unused reservations; a recommendation per finding.\n"
+      "Example: gpuplan report costs-2026-11.csv --plan plan.json");
+  cmd->add_option("costs", f->file, "COSTS.csv: the export")->required();
+  cmd->add_option("--plan", f->plan, "PLAN.json (gpuplan plan --json) to read the bill against");
+  cmd->add_option("--option", f->option, "1-based option of the plan")->capture_default_str();
+  cmd->add_option("--anomaly-k", f->rule.k, "Robust standard deviations above the median")
+      ->capture_default_str();
+  cmd->add_option("--anomaly-window", f->rule.window_days, "Trailing days for the median")
+      ->capture_default_str();
+  cmd->add_option("--anomaly-min-hours", f->rule.min_excess_hours,
+                  "Smallest excess, in hours of the VM's rate")
+      ->capture_default_str();
+  cmd->add_flag("--json", f->json, "Print JSON (schema gpuplan.report/1, docs/report.md)");
+  cmd->callback([f, &ctx] {
+    ctx.action = [f, &ctx]() -> int {
+      auto o = options(*f);
+      if (!o) return report(ctx, o.error());
+      auto cat = load_catalog(ctx);
+      if (!cat) return report(ctx, cat.error());
+      auto r = report::read_export_file(f->file, **cat, *o);
+      if (!r) return report(ctx, r.error());
+      if (f->json) {
+        ctx.out << report::to_json(*r).dump(2) << "\n";
+      } else {
+        print(ctx.out, *r);
+      }
+      return 0;
+    };
+  });
+}
+
+}  // namespace gpuplan::cli
