@@ -97,13 +97,14 @@ void print_commitments(std::ostream& os, const report::Report& r) {
 void print(std::ostream& os, const report::Report& r) {
   os << r.file << ": " << (r.format == report::ExportFormat::kFocus ? "FOCUS" : "Azure cost")
      << " export, " << r.rows << " rows, " << r.first_day << " .. " << r.last_day << "; total "
-     << money(r.usd_total) << (r.currency.empty() || r.currency == "USD" ? "" : " " + r.currency)
-     << ", GPU VMs " << money(r.usd_gpu_vms) << "\n";
+     << money(r.usd_total) << " ("
+     << (r.format == report::ExportFormat::kFocus ? "EffectiveCost" : "cost column") << ")"
+     << (r.currency.empty() || r.currency == "USD" ? "" : " " + r.currency) << ", GPU VMs "
+     << money(r.usd_gpu_vms) << "\n";
   if (r.plan) {
     os << "plan: " << r.plan_file << " option " << r.plan_option << ": " << r.plan->count << " x "
-       << r.plan->size << " in " << r.plan->region << ", "
-       << catalog::to_string(r.plan->pricing) << ", " << strings::fixed(r.plan->hours, 1)
-       << " h\n";
+       << r.plan->size << " in " << r.plan->region << ", " << catalog::to_string(r.plan->pricing)
+       << ", " << strings::fixed(r.plan->hours, 1) << " h\n";
   }
   os << "\n";
   if (r.vms.empty()) {
@@ -117,9 +118,11 @@ void print(std::ostream& os, const report::Report& r) {
   if (r.findings.empty()) os << "none\n";
   int i = 0;
   for (const report::Finding& f : r.findings) {
-    os << ++i << ". [" << report::to_string(f.kind) << "] " << f.subject << ": "
-       << strings::wrap(f.what, 96, 3) << "\n   -> " << strings::wrap(f.recommendation, 93, 6)
-       << "\n";
+    const std::string head = std::to_string(++i) + ". [" + std::string(report::to_string(f.kind)) +
+                             "] " + f.subject + ": ";
+    const size_t first = head.size() < 60 ? 97 - head.size() : 40;
+    os << head << strings::wrap(f.what, 94, 3, first) << "\n   -> "
+       << strings::wrap(f.recommendation, 91, 6) << "\n";
   }
   os << "\n";
   for (const std::string& a : r.assumptions) os << "- " << strings::wrap(a, 98, 2) << "\n";

@@ -33,6 +33,7 @@
 //    -> Standard, Spot -> Dynamic, Reservation/SavingsPlan -> Committed;
 //    ChargeType UnusedReservation/UnusedSavingsPlan -> status Unused.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "core/strings.h"
@@ -40,6 +41,8 @@
 
 namespace gpuplan::report::internal {
 namespace {
+
+constexpr double kMaxMagnitude = 1e12;
 
 // Appends the fields of `line` starting at `pos`; returns true when a quoted
 // field is still open at the end of the line (the record continues).
@@ -141,6 +144,16 @@ std::string_view service_type(std::string_view details) {
   return details.substr(open + 1, close - open - 1);
 }
 
+// A purchase row has no meter; its product name may name the size
+// ("Reserved VM Instance, Standard_NC40ads_H100_v5, US East, 1 Year"):
+// the "Standard_..." token, else "".
+std::string_view size_in_product(std::string_view product) {
+  size_t at = product.find("Standard_");
+  if (at == std::string_view::npos) return {};
+  size_t end = product.find_first_of(", ", at);
+  return product.substr(at, end == std::string_view::npos ? end : end - at);
+}
+
 Category fold_category(std::string_view s) {
   s = strings::trim(s);
   // FOCUS PricingCategory values (spec 1.0 section 3.x PricingCategory) and
@@ -177,6 +190,13 @@ Result<double> number(const ColumnMap& map, const std::vector<std::string>& f, i
   if (!v) {
     return tl::unexpected(field_error(
         map, file, line, col, "expected a number, got '" + std::string(s.substr(0, 40)) + "'"));
+  }
+  // No single charge or quantity comes near a trillion; beyond it the file
+  // is damaged, and sums of such values could overflow to infinity.
+  if (std::fabs(*v) > kMaxMagnitude) {
+    return tl::unexpected(field_error(
+        map, file, line, col,
+        "implausible value " + std::string(s.substr(0, 40)) + " (more than 1e12 in magnitude)"));
   }
   return *v;
 }
@@ -313,6 +333,7 @@ Result<ColumnMap> map_header(const std::vector<std::string>& header_in, const st
     m.charge = find_column(h, {"ChargeType"});
     m.frequency = find_column(h, {"Frequency"});
     m.currency = find_column(h, {"BillingCurrency", "BillingCurrencyCode", "Currency"});
+    m.product = find_column(h, {"ProductName", "Product"});
     if (m.resource < 0) {
       return invalid_argument("Azure cost export without a ResourceId column",
                               Where{file, 1, 0, "ResourceId"});
@@ -328,19 +349,18 @@ Result<ColumnMap> map_header(const std::vector<std::string>& header_in, const st
 Result<CostRow> fold_row(const ColumnMap& map, const std::vector<std::string>& f, int line,
                          const std::string& file) {
   if (f.size() != map.header.size()) {
-    return invalid_argument("has " + std::to_string(f.size()) + " fields, the header " +
-                                std::to_string(map.header.size()),
-                            Where{file, line, static_cast<int>(std::min(f.size(),
-                                                                        map.header.size())) + 1,
-                                  ""});
+    return invalid_argument(
+        "has " + std::to_string(f.size()) + " fields; the header has " +
+            std::to_string(map.header.size()),
+        Where{file, line, static_cast<int>(std::min(f.size(), map.header.size())) + 1, ""});
   }
   CostRow r;
   auto day = parse_day(cell(f, map.date));
   if (!day) {
-    return tl::unexpected(field_error(
-        map, file, line, map.date,
-        "expected a date YYYY-MM-DD[Thh:mm:ssZ] or MM/DD/YYYY, got '" +
-            std::string(cell(f, map.date).substr(0, 40)) + "'"));
+    return tl::unexpected(
+        field_error(map, file, line, map.date,
+                    "expected a date YYYY-MM-DD[Thh:mm:ssZ] or MM/DD/YYYY, got '" +
+                        std::string(cell(f, map.date).substr(0, 40)) + "'"));
   }
   r.day = *day;
   GPUPLAN_TRY(r.cost, number(map, f, map.cost, file, line, false));
@@ -357,6 +377,7 @@ Result<CostRow> fold_row(const ColumnMap& map, const std::vector<std::string>& f
                iequals(cell(f, map.resource_type), "Virtual machine");
   r.size_hint = service_type(cell(f, map.details));
   if (r.size_hint.empty()) r.size_hint = cell(f, map.meter_name);
+  if (r.size_hint.empty()) r.size_hint = size_in_product(cell(f, map.product));
   r.region = cell(f, map.region);
   if (r.region.empty()) r.region = cell(f, map.region_name);
   r.category = fold_category(cell(f, map.pricing));

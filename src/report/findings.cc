@@ -42,12 +42,13 @@
 // 1-year reservation of its size, when the plan (if given) runs at least
 // that share of the term, would cost less reserved; the finding says by how
 // much a month (730 h, Azure's month).
+#include "report/internal/findings.h"
+
 #include <algorithm>
 #include <cmath>
 
 #include "core/strings.h"
 #include "cost/cost.h"
-#include "report/internal/findings.h"
 
 namespace gpuplan::report {
 
@@ -61,11 +62,16 @@ std::string AnomalyRule::text() const {
 
 std::string_view to_string(FindingKind k) {
   switch (k) {
-    case FindingKind::kAnomaly: return "anomaly";
-    case FindingKind::kBeyondPlan: return "beyond-plan";
-    case FindingKind::kNotInPlan: return "not-in-plan";
-    case FindingKind::kUnusedCommitment: return "unused-commitment";
-    case FindingKind::kBuyReservation: return "buy-reservation";
+    case FindingKind::kAnomaly:
+      return "anomaly";
+    case FindingKind::kBeyondPlan:
+      return "beyond-plan";
+    case FindingKind::kNotInPlan:
+      return "not-in-plan";
+    case FindingKind::kUnusedCommitment:
+      return "unused-commitment";
+    case FindingKind::kBuyReservation:
+      return "buy-reservation";
   }
   return "anomaly";
 }
@@ -73,9 +79,9 @@ std::string_view to_string(FindingKind k) {
 namespace internal {
 namespace {
 
-constexpr double kMadToSigma = 1.4826;     // Rousseeuw & Croux 1993
-constexpr double kHoursPerMonth = 730;     // Azure's month (DESIGN.md)
-constexpr int kMinDaysForReservation = 28; // a month of history before "buy"
+constexpr double kMadToSigma = 1.4826;      // Rousseeuw & Croux 1993
+constexpr double kHoursPerMonth = 730;      // Azure's month (DESIGN.md)
+constexpr int kMinDaysForReservation = 28;  // a month of history before "buy"
 
 std::string usd(double v) { return cost::format_usd(v); }
 std::string pct(double v) { return strings::fixed(v * 100, 0) + "%"; }
@@ -113,8 +119,8 @@ void anomalies(const VmReport& vm, const AnomalyRule& rule, std::vector<Finding>
     f.subject = vm.name;
     f.date = day.date;
     f.usd = day.usd - med;
-    f.what = day.date + " cost " + usd(day.usd) + " against a median " + usd(med) +
-             " (threshold " + usd(threshold) + "); " + hours(day.hours) + " billed, typically " +
+    f.what = day.date + " cost " + usd(day.usd) + " against a median " + usd(med) + " (threshold " +
+             usd(threshold) + "); " + hours(day.hours) + " billed, typically " +
              hours(typical_hours);
     if (day.hours > typical_hours + rule.min_excess_hours) {
       f.recommendation =
@@ -165,8 +171,8 @@ void beyond_plan(const VmReport& vm, const deploy::PlanOption& plan, std::vector
   out.push_back(std::move(f));
 }
 
-void plan_checks(const Report& rep, const catalog::Catalog& catalog,
-                 const deploy::PlanOption& plan, std::vector<Finding>& out) {
+void plan_checks(const Report& rep, const catalog::Catalog& catalog, const deploy::PlanOption& plan,
+                 std::vector<Finding>& out) {
   const catalog::VmSize* plan_size = catalog.find_size(plan.size);
   const std::string plan_name = plan_size ? plan_size->name : plan.size;
   std::vector<const VmReport*> same;
@@ -219,8 +225,8 @@ void plan_checks(const Report& rep, const catalog::Catalog& catalog,
 void measure(CommitmentReport& c, int period_days) {
   if (c.unused_usd > 0 || c.used_usd > 0) {
     c.utilization = c.used_usd / (c.used_usd + c.unused_usd);
-    c.basis = "amortized cost: used " + usd(c.used_usd) + " / (used + unused " +
-              usd(c.unused_usd) + ")";
+    c.basis =
+        "amortized cost: used " + usd(c.used_usd) + " / (used + unused " + usd(c.unused_usd) + ")";
     return;
   }
   if (c.purchase_usd > 0 && c.purchase_quantity > 0 && !c.one_time_purchase && period_days > 0) {
@@ -229,23 +235,23 @@ void measure(CommitmentReport& c, int period_days) {
     c.unused_usd = c.purchase_usd * (1 - *c.utilization);
     c.basis = "actual cost: " + hours(c.used_hours) + " used of " +
               strings::fixed(c.purchase_quantity, 0) + " instance(s) x " +
-              std::to_string(period_days) + " days x 24 h (monthly payment " +
-              usd(c.purchase_usd) + "; instance size flexibility not counted)";
+              std::to_string(period_days) + " days x 24 h (monthly payment " + usd(c.purchase_usd) +
+              "; instance size flexibility not counted)";
     return;
   }
   c.basis = "unknown: no unused rows and no monthly purchase row; export amortized cost or FOCUS";
 }
 
-void commitment_finding(const CommitmentReport& c, const catalog::Catalog& catalog,
-                        int period_days, std::vector<Finding>& out) {
+void commitment_finding(const CommitmentReport& c, const catalog::Catalog& catalog, int period_days,
+                        std::vector<Finding>& out) {
   if (!c.utilization || c.unused_usd < 0.01) return;
   const double u = *c.utilization;
   Finding f;
   f.kind = FindingKind::kUnusedCommitment;
   f.subject = c.name.empty() ? c.id : c.name;
   f.usd = c.unused_usd;
-  f.what = (c.type.empty() ? std::string("commitment") : c.type) + " " + pct(u) + " used: " +
-           usd(c.unused_usd) + " paid for nothing (" + c.basis + ")";
+  f.what = (c.type.empty() ? std::string("commitment") : c.type) + " " + pct(u) +
+           " used: " + usd(c.unused_usd) + " paid for nothing (" + c.basis + ")";
   // Its own rate per committed hour, else the catalog's 1-year price.
   std::optional<double> rate;
   if (u > 0 && c.used_hours > 0) {
@@ -264,8 +270,8 @@ void commitment_finding(const CommitmentReport& c, const catalog::Catalog& catal
   if (rate && payg && *payg > 0) {
     const double b = cost::break_even_utilization(*rate, *payg);
     if (u < b) {
-      f.recommendation = "stop buying it: at " + pct(u) + " use it costs more than payg " +
-                         c.size + " (break-even " + pct(b) + "); do not renew it";
+      f.recommendation = "stop buying it: at " + pct(u) + " use it costs more than payg " + c.size +
+                         " (break-even " + pct(b) + "); do not renew it";
     } else {
       f.recommendation = "keep it (above its break-even " + pct(b) + ") and move on-demand " +
                          c.size + " work onto it to use the " + usd(c.unused_usd) + " unused";
@@ -281,8 +287,8 @@ void buy_reservation(const VmReport& vm, const catalog::Catalog& catalog, int pe
   const int od = static_cast<int>(Category::kOnDemand);
   if (period_days < kMinDaysForReservation || vm.hours_by_category[od] <= 0) return;
   auto payg = list_price(catalog, vm.size, vm.region, catalog::Pricing::kPayg);
-  const catalog::Offer* res = catalog.offer(vm.size, vm.region, catalog::Os::kLinux,
-                                            catalog::Pricing::kReserved1y);
+  const catalog::Offer* res =
+      catalog.offer(vm.size, vm.region, catalog::Os::kLinux, catalog::Pricing::kReserved1y);
   if (!payg || res == nullptr || !res->usd_per_hour) return;
   const double b = cost::break_even_utilization(*res->usd_per_hour, *payg);
   const double share = vm.hours_by_category[od] / (period_days * 24.0);
@@ -296,8 +302,8 @@ void buy_reservation(const VmReport& vm, const catalog::Catalog& catalog, int pe
   f.subject = vm.name;
   f.usd = saving;
   f.what = hours(vm.hours_by_category[od]) + " on demand in " + std::to_string(period_days) +
-           " days (" + pct(share) + " of the time; a 1-year reservation breaks even at " +
-           pct(b) + ")";
+           " days (" + pct(share) + " of the time; a 1-year reservation breaks even at " + pct(b) +
+           ")";
   f.recommendation = "buy a 1-year reservation for " + vm.size + " in " + vm.region + " at " +
                      usd(*res->usd_per_hour) + "/h (" +
                      (res->estimated ? "estimated: " + res->rule.text() : res->source) +
@@ -318,8 +324,7 @@ double median(std::vector<double> v) {
   return m;
 }
 
-void judge(Report& rep, const catalog::Catalog& catalog, const Options& options,
-           int period_days) {
+void judge(Report& rep, const catalog::Catalog& catalog, const Options& options, int period_days) {
   rep.rule = options.rule;
   rep.plan = options.plan;
   rep.plan_file = options.plan_file;

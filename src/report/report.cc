@@ -24,10 +24,14 @@ std::string_view to_string(ExportFormat f) {
 
 std::string_view to_string(Category c) {
   switch (c) {
-    case Category::kOnDemand: return "on-demand";
-    case Category::kSpot: return "spot";
-    case Category::kCommitted: return "committed";
-    case Category::kOther: break;
+    case Category::kOnDemand:
+      return "on-demand";
+    case Category::kSpot:
+      return "spot";
+    case Category::kCommitted:
+      return "committed";
+    case Category::kOther:
+      break;
   }
   return "other";
 }
@@ -35,6 +39,8 @@ std::string_view to_string(Category c) {
 namespace {
 
 using internal::CommitmentStatus;
+
+constexpr int kMaxSpanDays = 3 * 366;
 using internal::CostRow;
 
 struct DayAcc {
@@ -74,7 +80,10 @@ class Accumulator {
     ++rows_;
     first_ = std::min(first_, r.day);
     last_ = std::max(last_, r.day);
-    total_ += r.purchase ? r.billed_cost : r.cost;
+    // EffectiveCost (FOCUS: purchases are 0, their amortized share is on the
+    // usage rows) or the Azure cost column (actual: purchases included): each
+    // is the whole bill once.
+    total_ += r.cost;
     if (currency_.empty() && !r.currency.empty()) currency_ = r.currency;
     if (!r.commitment_id.empty()) add_commitment(r);
     if (r.commitment_status == CommitmentStatus::kUnused || r.purchase) return;
@@ -111,8 +120,7 @@ class Accumulator {
       rep.usd_gpu_vms += acc.usd_total;
     }
     std::sort(rep.vms.begin(), rep.vms.end(), [](const VmReport& a, const VmReport& b) {
-      return a.usd_total != b.usd_total ? a.usd_total > b.usd_total
-                                        : a.resource_id < b.resource_id;
+      return a.usd_total != b.usd_total ? a.usd_total > b.usd_total : a.resource_id < b.resource_id;
     });
     for (auto& [id, c] : commitments_) {
       const catalog::VmSize* size = c.unused_size;
@@ -129,14 +137,24 @@ class Accumulator {
   [[nodiscard]] int period_days() const { return rows_ > 0 ? last_ - first_ + 1 : 0; }
 
  private:
+  // Azure resource ids are case-insensitive, and exports do spell one id in
+  // several casings: the folded id is the key. Folding every row was a third
+  // of the reading time, so the id as spelled is looked up first.
   ResourceAcc& resource(std::string_view id) {
-    std::string key = strings::to_lower(id);  // Azure resource ids are case-insensitive
+    if (auto exact = spelled_.find(id); exact != spelled_.end()) return resources_[exact->second];
+    std::string key = strings::to_lower(id);
     auto it = index_.find(key);
-    if (it != index_.end()) return resources_[it->second];
-    index_.emplace(key, resources_.size());
-    resources_.push_back(ResourceAcc{});
-    resources_.back().id = std::string(id);
-    return resources_.back();
+    size_t i = 0;
+    if (it != index_.end()) {
+      i = it->second;
+    } else {
+      i = resources_.size();
+      index_.emplace(std::move(key), i);
+      resources_.push_back(ResourceAcc{});
+      resources_.back().id = std::string(id);
+    }
+    spelled_.emplace(std::string(id), i);
+    return resources_[i];
   }
 
   // The GPU size a meter names ("Standard_NC40ads_H100_v5", "NC40ads H100 v5",
@@ -207,8 +225,8 @@ class Accumulator {
     }
     if (acc.hours > 0 && v.gpu_count > 0)
       v.effective_usd_per_gpu_hour = acc.usd_compute / (acc.hours * v.gpu_count);
-    if (const catalog::Offer* o = catalog_.offer(v.size, v.region, catalog::Os::kLinux,
-                                                 catalog::Pricing::kPayg);
+    if (const catalog::Offer* o =
+            catalog_.offer(v.size, v.region, catalog::Os::kLinux, catalog::Pricing::kPayg);
         o != nullptr && o->usd_per_hour && v.gpu_count > 0) {
       v.list_usd_per_gpu_hour = *o->usd_per_hour / v.gpu_count;
       v.list_source = o->source;
@@ -230,7 +248,8 @@ class Accumulator {
   double total_ = 0;
   std::string currency_;
   std::vector<ResourceAcc> resources_;
-  Index index_;
+  Index index_;    // folded id -> resources_
+  Index spelled_;  // id as spelled in the file -> resources_
   std::unordered_map<std::string, const catalog::VmSize*, Hash, std::equal_to<>> sizes_;
   std::map<std::string, CommitmentAcc> commitments_;
 };
@@ -247,10 +266,23 @@ Result<Report> read_export(std::istream& in, const std::string& file,
   GPUPLAN_TRY(internal::ColumnMap map, internal::map_header(fields, file));
   // 2. Fold and accumulate every row.
   Accumulator acc(catalog);
+  int first = 1 << 30, last = -(1 << 30);
   while (true) {
     GPUPLAN_TRY(bool more, csv.next(fields));
     if (!more) break;
     GPUPLAN_TRY(CostRow row, internal::fold_row(map, fields, csv.line(), file));
+    // Memory is resources x days: a span of centuries (a damaged date) would
+    // make it unbounded. Cost Details keeps 13 months of history
+    // (get-small-usage-datasets-on-demand.md); three years is plenty.
+    first = std::min(first, row.day);
+    last = std::max(last, row.day);
+    if (last - first >= kMaxSpanDays) {
+      return invalid_argument(
+          "the export would span " + std::to_string(last - first + 1) + " days (" +
+              internal::format_day(first) + " .. " + internal::format_day(last) +
+              "); gpuplan reads at most " + std::to_string(kMaxSpanDays) + " (three years)",
+          Where{file, csv.line(), map.date + 1, map.header[static_cast<size_t>(map.date)]});
+    }
     acc.add(row);
   }
   // 3. GPU VMs and commitments; 4. findings.

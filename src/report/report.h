@@ -65,16 +65,16 @@ struct DayCost {
 // One GPU VM (a ResourceId whose compute meter is a GPU size of the catalog).
 struct VmReport {
   std::string resource_id;
-  std::string name;          // last segment of the resource id
-  std::string size;          // "Standard_NC40ads_H100_v5"
-  std::string region;        // "eastus"
+  std::string name;    // last segment of the resource id
+  std::string size;    // "Standard_NC40ads_H100_v5"
+  std::string region;  // "eastus"
   std::string gpu_model;
-  double gpu_count = 0;      // per VM
-  int days_running = 0;      // days with compute hours billed
-  double hours_billed = 0;   // compute hours
-  double usd_total = 0;      // all meters of the resource
-  double usd_compute = 0;    // the compute meter
-  double usd_by_category[kCategories] = {0, 0, 0, 0};   // compute meter
+  double gpu_count = 0;                                // per VM
+  int days_running = 0;                                // days with compute hours billed
+  double hours_billed = 0;                             // compute hours
+  double usd_total = 0;                                // all meters of the resource
+  double usd_compute = 0;                              // the compute meter
+  double usd_by_category[kCategories] = {0, 0, 0, 0};  // compute meter
   double hours_by_category[kCategories] = {0, 0, 0, 0};
   std::optional<double> effective_usd_per_gpu_hour;  // compute usd / (hours x GPUs)
   std::optional<double> list_usd_per_gpu_hour;       // catalog payg, linux
@@ -88,15 +88,15 @@ struct VmReport {
 struct CommitmentReport {
   std::string id;
   std::string name;
-  std::string type;            // "Reservation" | "Savings Plan" | ""
-  std::string size;            // the size its usage ran on, when one
-  std::string region;          // where that usage ran
-  double used_hours = 0;       // compute hours it covered
-  double used_usd = 0;         // amortized cost of those hours (0 in actual-cost data)
-  double unused_usd = 0;       // unused rows (amortized data)
-  double purchase_usd = 0;     // purchase rows (actual-cost data)
+  std::string type;         // "Reservation" | "Savings Plan" | ""
+  std::string size;         // the size its usage ran on, when one
+  std::string region;       // where that usage ran
+  double used_hours = 0;    // compute hours it covered
+  double used_usd = 0;      // amortized cost of those hours (0 in actual-cost data)
+  double unused_usd = 0;    // unused rows (amortized data)
+  double purchase_usd = 0;  // purchase rows (actual-cost data)
   double purchase_quantity = 0;
-  bool one_time_purchase = false;  // paid upfront (Frequency OneTime), not monthly
+  bool one_time_purchase = false;     // paid upfront (Frequency OneTime), not monthly
   std::optional<double> utilization;  // used share of the commitment, [0, 1]
   std::string basis;                  // how utilization was found
 };
@@ -124,12 +124,12 @@ struct Report {
   ExportFormat format = ExportFormat::kFocus;
   long long rows = 0;
   std::string first_day, last_day;
-  std::string currency;      // BillingCurrency / billingCurrency, "" when absent
-  double usd_total = 0;      // every row's cost
-  double usd_gpu_vms = 0;    // rows billed to the GPU VMs
-  std::vector<VmReport> vms;                   // by cost, descending
-  std::vector<CommitmentReport> commitments;   // by id
-  std::vector<Finding> findings;               // by usd, descending
+  std::string currency;       // BillingCurrency / billingCurrency, "" when absent
+  double usd_total = 0;       // every row's cost: EffectiveCost (FOCUS) or the cost column (Azure)
+  double usd_gpu_vms = 0;     // rows billed to the GPU VMs
+  std::vector<VmReport> vms;  // by cost, descending
+  std::vector<CommitmentReport> commitments;  // by id
+  std::vector<Finding> findings;              // by usd, descending
   AnomalyRule rule;
   std::optional<deploy::PlanOption> plan;
   std::string plan_file;

@@ -55,9 +55,9 @@ nlohmann::ordered_json to_json(const Report& r) {
   j["cost_usd"] = round4(r.usd_total);
   j["gpu_vm_cost_usd"] = round4(r.usd_gpu_vms);
   if (r.plan) {
-    j["plan"] = {{"file", r.plan_file},       {"option", r.plan_option},
-                 {"size", r.plan->size},      {"count", r.plan->count},
-                 {"region", r.plan->region},  {"pricing", catalog::to_string(r.plan->pricing)},
+    j["plan"] = {{"file", r.plan_file},           {"option", r.plan_option},
+                 {"size", r.plan->size},          {"count", r.plan->count},
+                 {"region", r.plan->region},      {"pricing", catalog::to_string(r.plan->pricing)},
                  {"hours", round4(r.plan->hours)}};
   } else {
     j["plan"] = nullptr;

@@ -2,7 +2,7 @@
 // fully used reservation, a training VM left running over the weekend after
 // its plan's hours, a dev VM with one anomalous day, a reservation nobody
 // uses) read in both formats; the findings must be exactly those.
-#include <gtest/gtest.h>
+#include "report/report.h"
 
 #include <algorithm>
 #include <memory>
@@ -10,9 +10,10 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "report/internal/export_row.h"
 #include "report/internal/findings.h"
-#include "report/report.h"
 
 namespace gpuplan::report {
 namespace {
@@ -43,12 +44,14 @@ struct Charge {
   std::string size;
   std::string pricing = "payg";  // payg | spot | committed
   double hours = 0;
-  double cost = 0;               // amortized (FOCUS EffectiveCost)
-  std::string commitment;        // id suffix
+  double cost = 0;         // amortized (FOCUS EffectiveCost)
+  std::string commitment;  // id suffix
   enum Kind { kUsage, kUnused, kPurchase } kind = kUsage;
 };
 
-std::string date(int day) { return "2026-11-" + std::string(day < 10 ? "0" : "") + std::to_string(day); }
+std::string date(int day) {
+  return "2026-11-" + std::string(day < 10 ? "0" : "") + std::to_string(day);
+}
 std::string meter(const std::string& size) {  // "NC40ads H100 v5"
   std::string m = size.substr(9);
   for (char& c : m) c = c == '_' ? ' ' : c;
@@ -99,23 +102,26 @@ std::string focus(const std::vector<Charge>& charges) {
   for (const Charge& c : charges) {
     const bool committed = c.pricing == "committed";
     const std::string cat = committed ? "Committed" : c.pricing == "spot" ? "Dynamic" : "Standard";
-    const std::string rid =
-        c.vm.empty() ? res_id(c.commitment) : kSub + std::string("Microsoft.Compute/virtualMachines/") + c.vm;
+    const std::string rid = c.vm.empty()
+                                ? res_id(c.commitment)
+                                : kSub + std::string("Microsoft.Compute/virtualMachines/") + c.vm;
     const std::string cid = c.commitment.empty() ? "" : res_id(c.commitment);
     const std::string details = "\"{\"\"ServiceType\"\":\"\"" + c.size + "\"\"}\"";
     if (c.kind == Charge::kPurchase) {
-      o << c.cost << ",0,USD,Purchase,Recurring," << date(c.day) << "T00:00:00Z,,"
-        << cid << "," << c.commitment << ",,Reservation,1,,Committed,eastus," << rid
-        << ",,Virtual Machines," << meter(c.size) << "," << details << "\n";
+      o << c.cost << ",0,USD,Purchase,Recurring," << date(c.day) << "T00:00:00Z,," << cid << ","
+        << c.commitment << ",,Reservation,1,,Committed,eastus," << rid << ",,Virtual Machines,"
+        << meter(c.size) << "," << details << "\n";
       continue;
     }
     const double billed = committed ? 0 : c.cost;
     o << billed << "," << c.cost << ",USD,Usage,Usage-Based," << date(c.day) << "T00:00:00Z,"
       << date(c.day) << "T23:59:59Z," << cid << "," << c.commitment << ","
-      << (c.commitment.empty() ? "" : c.kind == Charge::kUnused ? "Unused" : "Used") << ","
-      << (c.commitment.empty() ? "" : "Reservation") << "," << (c.kind == Charge::kUnused ? 24 : c.hours)
-      << ",Hours," << cat << ",eastus," << rid << ",Virtual machine,Virtual Machines,"
-      << meter(c.size) << "," << details << "\n";
+      << (c.commitment.empty()        ? ""
+          : c.kind == Charge::kUnused ? "Unused"
+                                      : "Used")
+      << "," << (c.commitment.empty() ? "" : "Reservation") << ","
+      << (c.kind == Charge::kUnused ? 24 : c.hours) << ",Hours," << cat << ",eastus," << rid
+      << ",Virtual machine,Virtual Machines," << meter(c.size) << "," << details << "\n";
   }
   return o.str();
 }
@@ -130,13 +136,14 @@ std::string azure_actual(const std::vector<Charge>& charges) {
        "ReservationId,ReservationName,AdditionalInfo\n";
   for (const Charge& c : charges) {
     if (c.kind == Charge::kUnused) continue;
-    const std::string mdy = "11/" + std::string(c.day < 10 ? "0" : "") + std::to_string(c.day) + "/2026";
+    const std::string mdy =
+        "11/" + std::string(c.day < 10 ? "0" : "") + std::to_string(c.day) + "/2026";
     const bool committed = c.pricing == "committed";
     const std::string model = committed ? "Reservation" : c.pricing == "spot" ? "Spot" : "OnDemand";
     if (c.kind == Charge::kPurchase) {
-      o << mdy << ",,,," << res_id(c.commitment) << ",eastus,1,,"
-        << c.cost << ",USD,Reservation,Purchase,Recurring," << res_id(c.commitment) << ","
-        << c.commitment << ",\n";
+      o << mdy << ",,,," << res_id(c.commitment) << ",eastus,1,," << c.cost
+        << ",USD,Reservation,Purchase,Recurring," << res_id(c.commitment) << "," << c.commitment
+        << ",\n";
       continue;
     }
     o << mdy << ",Virtual Machines,NC Series," << meter(c.size) << "," << kSub
@@ -315,6 +322,16 @@ TEST(Report, BadInputNamesFileLineAndColumn) {
   ASSERT_FALSE(open_quote);
   EXPECT_EQ(open_quote.error().where.line, 2);
   EXPECT_NE(open_quote.error().message.find("never closes"), std::string::npos);
+}
+
+TEST(Report, DamagedDatesAndAmountsAreRefusedNotAccumulated) {
+  auto centuries = read("Date,CostInBillingCurrency,ResourceId\n2026-11-01,1,x\n9999-01-01,1,x\n");
+  ASSERT_FALSE(centuries);
+  EXPECT_EQ(centuries.error().where.line, 3);
+  EXPECT_EQ(centuries.error().where.field, "Date");
+  auto huge = read("Date,CostInBillingCurrency,ResourceId\n2026-11-01,1e300,x\n");
+  ASSERT_FALSE(huge);
+  EXPECT_EQ(huge.error().where.field, "CostInBillingCurrency");
 }
 
 TEST(Report, CsvStreamHandlesQuotesNewlinesAndCrlf) {

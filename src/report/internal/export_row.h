@@ -37,22 +37,22 @@ enum class CommitmentStatus { kNone, kUsed, kUnused };
 
 // One row, folded. Views point into the reader's fields (valid until the next row).
 struct CostRow {
-  int day = 0;                    // days since 1970-01-01 (UTC date of the charge)
-  double cost = 0;                // EffectiveCost (FOCUS) / CostInBillingCurrency (Azure)
-  double billed_cost = 0;         // BilledCost (FOCUS) / the same cost (Azure)
+  int day = 0;             // days since 1970-01-01 (UTC date of the charge)
+  double cost = 0;         // EffectiveCost (FOCUS) / CostInBillingCurrency (Azure)
+  double billed_cost = 0;  // BilledCost (FOCUS) / the same cost (Azure)
   std::string_view resource_id;
-  bool vm_meter = false;          // a Virtual Machines meter
-  std::string_view size_hint;     // ServiceType from the details, else the meter name
+  bool vm_meter = false;       // a Virtual Machines meter
+  std::string_view size_hint;  // ServiceType from the details, else the meter name
   std::string_view region;
   Category category = Category::kOther;
-  double hours = 0;               // consumed quantity when its unit is hours, else 0
+  double hours = 0;  // consumed quantity when its unit is hours, else 0
   std::string_view commitment_id;
   std::string_view commitment_name;
   std::string_view commitment_type;
   CommitmentStatus commitment_status = CommitmentStatus::kNone;
-  bool purchase = false;          // a purchase (ChargeCategory/ChargeType "Purchase")
-  double quantity = 0;            // raw quantity (purchases: instances reserved)
-  bool recurring = false;         // Frequency / ChargeFrequency "Recurring"
+  bool purchase = false;   // a purchase (ChargeCategory/ChargeType "Purchase")
+  double quantity = 0;     // raw quantity (purchases: instances reserved)
+  bool recurring = false;  // Frequency / ChargeFrequency "Recurring"
   std::string_view currency;
 };
 
@@ -63,7 +63,7 @@ struct ColumnMap {
   int date = -1, cost = -1, billed = -1, resource = -1, service = -1, resource_type = -1;
   int meter_name = -1, details = -1, region = -1, region_name = -1, pricing = -1;
   int quantity = -1, unit = -1, commit_id = -1, commit_name = -1, commit_type = -1;
-  int commit_status = -1, charge = -1, frequency = -1, currency = -1;
+  int commit_status = -1, charge = -1, frequency = -1, currency = -1, product = -1;
 };
 
 // Recognises the format from the header. kInvalidArgument (file:1) naming
@@ -73,9 +73,8 @@ struct ColumnMap {
 
 // Folds one record. kInvalidArgument naming file:line:column and the column
 // name for a wrong field count, an unparsable date or a non-numeric number.
-[[nodiscard]] Result<CostRow> fold_row(const ColumnMap& map,
-                                       const std::vector<std::string>& fields, int line,
-                                       const std::string& file);
+[[nodiscard]] Result<CostRow> fold_row(const ColumnMap& map, const std::vector<std::string>& fields,
+                                       int line, const std::string& file);
 
 // Days since 1970-01-01 for "YYYY-MM-DD[...]" or "MM/DD/YYYY[...]"; nullopt otherwise.
 [[nodiscard]] std::optional<int> parse_day(std::string_view s);
