@@ -313,7 +313,7 @@ Status Planner::settle_blob() {
     usage_.blob_gb = dataset_gb + checkpoint_gb;
     usage_.blob_what = "dataset " + fixed(dataset_gb, 1) + " GB + latest checkpoint " +
                        fixed(checkpoint_gb, 1) + " GB";
-    source = (opt_.dataset_gb                ? std::string("--dataset-gb; ")
+    source = (opt_.dataset_gb            ? std::string("--dataset-gb; ")
               : w_.data.bytes_per_sample ? std::string("data.bytes_per_sample; ")
                                          : rate_source("bytes_per_token") + "; ") +
              "checkpoint = trainable weights + optimizer states (Rajbhandari et al. 2020 §3.1)";

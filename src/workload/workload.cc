@@ -644,9 +644,10 @@ Result<Workload> parse_root(const Reader& r, const YAML::Node& root) {
       GPUPLAN_TRY(size_t i, r.choice(v, f, {"none", "selective", "full"}));
       w.recompute = static_cast<Recompute>(i);
     } else if (k == "data") {
-      GPUPLAN_RETURN_IF_ERROR(r.check_map(v, f, {"tokens", "samples", "seq_len", "epochs",
-                                                 "global_batch", "micro_batch", "items",
-                                                 "growth_per_week", "bytes_per_sample"}));
+      GPUPLAN_RETURN_IF_ERROR(
+          r.check_map(v, f,
+                      {"tokens", "samples", "seq_len", "epochs", "global_batch", "micro_batch",
+                       "items", "growth_per_week", "bytes_per_sample"}));
       return for_each(v, f, [&](const std::string& dk, const YAML::Node& dv,
                                 const std::string& df) -> Status {
         if (dk == "tokens") {
