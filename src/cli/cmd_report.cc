@@ -1,9 +1,13 @@
 // `gpuplan report COSTS.csv [--plan PLAN.json]`: a FOCUS or Azure cost
 // export read back against the plan. Parses flags, calls report::read_export_file,
 // formats (no arithmetic here).
+#include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -54,25 +58,58 @@ Result<report::Options> options(const ReportFlags& f) {
   return o;
 }
 
-void print_vms(std::ostream& os, const report::Report& r) {
-  TextTable t;
-  t.add_column("vm");
-  t.add_column("size");
-  t.add_column("days", TextTable::Align::kRight);
-  t.add_column("hours", TextTable::Align::kRight);
-  t.add_column("on-demand", TextTable::Align::kRight);
-  t.add_column("spot", TextTable::Align::kRight);
-  t.add_column("committed", TextTable::Align::kRight);
-  t.add_column("total", TextTable::Align::kRight);
-  t.add_column("$/GPU-h", TextTable::Align::kRight);
-  t.add_column("list", TextTable::Align::kRight);
-  for (const report::VmReport& v : r.vms) {
-    t.add_row({v.name, v.size, std::to_string(v.days_running), strings::fixed(v.hours_billed, 0),
-               money(v.usd_by_category[0]), money(v.usd_by_category[1]),
-               money(v.usd_by_category[2]), money(v.usd_total),
-               per_hour(v.effective_usd_per_gpu_hour), per_hour(v.list_usd_per_gpu_hour)});
+// The text's width: COLUMNS when set, else 100, clamped to 60..200 (DESIGN:
+// tables fit the terminal, at least 60 columns).
+size_t text_width() {
+  size_t w = 100;
+  if (const char* c = std::getenv("COLUMNS"); c != nullptr && *c != '\0') {
+    if (auto v = strings::parse_double(c); v && *v > 0) w = static_cast<size_t>(*v);
   }
-  os << t.render();
+  return std::clamp<size_t>(w, 60, 200);
+}
+
+size_t widest_line(const std::string& text) {
+  size_t widest = 0;
+  for (const std::string& line : strings::split(text, '\n')) widest = std::max(widest, line.size());
+  return widest;
+}
+
+// The VM table; columns that would overflow `width` are dropped, least
+// useful first: pricing categories nobody used, then list, then size.
+void print_vms(std::ostream& os, const report::Report& r, size_t width) {
+  bool used[report::kCategories] = {false, false, false, false};
+  for (const report::VmReport& v : r.vms)
+    for (int i = 0; i < 3; ++i) used[i] = used[i] || v.usd_by_category[i] != 0;
+  std::string out;
+  for (int level = 0; level < 4; ++level) {
+    const bool all_categories = level == 0, list = level < 2, size = level < 3;
+    TextTable t;
+    t.add_column("vm");
+    if (size) t.add_column("size");
+    t.add_column("days", TextTable::Align::kRight);
+    t.add_column("hours", TextTable::Align::kRight);
+    const char* names[] = {"on-demand", "spot", "committed"};
+    for (int i = 0; i < 3; ++i)
+      if (all_categories || used[i]) t.add_column(names[i], TextTable::Align::kRight);
+    t.add_column("total", TextTable::Align::kRight);
+    t.add_column("$/GPU-h", TextTable::Align::kRight);
+    if (list) t.add_column("list", TextTable::Align::kRight);
+    for (const report::VmReport& v : r.vms) {
+      std::vector<std::string> row = {v.name};
+      if (size) row.push_back(v.size);
+      row.push_back(std::to_string(v.days_running));
+      row.push_back(strings::fixed(v.hours_billed, 0));
+      for (int i = 0; i < 3; ++i)
+        if (all_categories || used[i]) row.push_back(money(v.usd_by_category[i]));
+      row.push_back(money(v.usd_total));
+      row.push_back(per_hour(v.effective_usd_per_gpu_hour));
+      if (list) row.push_back(per_hour(v.list_usd_per_gpu_hour));
+      t.add_row(std::move(row));
+    }
+    out = t.render();
+    if (widest_line(out) <= width) break;
+  }
+  os << out;
 }
 
 void print_commitments(std::ostream& os, const report::Report& r) {
@@ -95,40 +132,46 @@ void print_commitments(std::ostream& os, const report::Report& r) {
 }
 
 void print(std::ostream& os, const report::Report& r) {
-  os << r.file << ": " << (r.format == report::ExportFormat::kFocus ? "FOCUS" : "Azure cost")
-     << " export, " << r.rows << " rows, " << r.first_day << " .. " << r.last_day << "; total "
-     << money(r.usd_total) << " ("
-     << (r.format == report::ExportFormat::kFocus ? "EffectiveCost" : "cost column") << ")"
-     << (r.currency.empty() || r.currency == "USD" ? "" : " " + r.currency) << ", GPU VMs "
-     << money(r.usd_gpu_vms) << "\n";
+  const size_t width = text_width();
+  std::ostringstream head;
+  head << r.file << ": " << (r.format == report::ExportFormat::kFocus ? "FOCUS" : "Azure cost")
+       << " export, " << r.rows << " rows, " << r.first_day << " .. " << r.last_day << "; total "
+       << money(r.usd_total) << " ("
+       << (r.format == report::ExportFormat::kFocus ? "EffectiveCost" : "cost column") << ")"
+       << (r.currency.empty() || r.currency == "USD" ? "" : " " + r.currency) << ", GPU VMs "
+       << money(r.usd_gpu_vms);
+  os << strings::wrap(head.str(), width - 2, 2, width) << "\n";
   if (r.plan) {
-    os << "plan: " << r.plan_file << " option " << r.plan_option << ": " << r.plan->count << " x "
-       << r.plan->size << " in " << r.plan->region << ", " << catalog::to_string(r.plan->pricing)
-       << ", " << strings::fixed(r.plan->hours, 1) << " h\n";
+    std::ostringstream plan;
+    plan << "plan: " << r.plan_file << " option " << r.plan_option << ": " << r.plan->count << " x "
+         << r.plan->size << " in " << r.plan->region << ", " << catalog::to_string(r.plan->pricing)
+         << ", " << strings::fixed(r.plan->hours, 1) << " h";
+    os << strings::wrap(plan.str(), width - 2, 2, width) << "\n";
   }
   os << "\n";
   if (r.vms.empty()) {
     os << "No GPU VM in this export (no Virtual Machines meter names a GPU size of the "
           "catalog).\n";
   } else {
-    print_vms(os, r);
+    print_vms(os, r, width);
   }
   print_commitments(os, r);
   os << "\nFindings (" << r.findings.size() << ")\n";
   if (r.findings.empty()) os << "none\n";
   int i = 0;
   for (const report::Finding& f : r.findings) {
-    const std::string head = std::to_string(++i) + ". [" + std::string(report::to_string(f.kind)) +
+    const std::string lead = std::to_string(++i) + ". [" + std::string(report::to_string(f.kind)) +
                              "] " + f.subject + ": ";
-    const size_t first = head.size() < 60 ? 97 - head.size() : 40;
-    os << head << strings::wrap(f.what, 94, 3, first) << "\n   -> "
-       << strings::wrap(f.recommendation, 91, 6) << "\n";
+    const size_t first = lead.size() + 20 < width ? width - lead.size() : 20;
+    os << lead << strings::wrap(f.what, width - 3, 3, first) << "\n   -> "
+       << strings::wrap(f.recommendation, width - 6, 6) << "\n";
   }
   os << "\n";
-  for (const std::string& a : r.assumptions) os << "- " << strings::wrap(a, 98, 2) << "\n";
+  for (const std::string& a : r.assumptions) os << "- " << strings::wrap(a, width - 2, 2) << "\n";
   for (const report::VmReport& v : r.vms) {
     if (!v.list_source.empty()) {
-      os << "- " << strings::wrap("list price: " + v.list_source + ", " + v.list_as_of, 98, 2)
+      os << "- "
+         << strings::wrap("list price: " + v.list_source + ", " + v.list_as_of, width - 2, 2)
          << "\n";
       break;
     }

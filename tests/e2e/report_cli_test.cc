@@ -1,7 +1,10 @@
 // `gpuplan report` end to end: the month fixtures of tests/data/report
 // (generate.py says what is in them) read against a plan, in both formats,
 // as a table and as JSON; bad exports exit 2 naming file, line and column.
+#include <algorithm>
+#include <cstdlib>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -26,6 +29,21 @@ TEST(ReportCli, FocusMonthAgainstThePlan) {
   auto r = run_cli({"report", data("focus_month.csv"), "--plan", data("plan_train.json")});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(check_golden("report_focus_plan.txt", r.out), "");
+}
+
+TEST(ReportCli, TextFitsColumns) {
+  for (const char* columns : {"80", "100"}) {
+    ::setenv("COLUMNS", columns, 1);
+    auto r = run_cli({"report", data("focus_month.csv"), "--plan", data("plan_train.json")});
+    ::unsetenv("COLUMNS");
+    ASSERT_EQ(r.code, 0) << r.err;
+    size_t widest = 0;
+    std::string line;
+    for (std::istringstream in(r.out); std::getline(in, line);)
+      widest = std::max(widest, line.size());
+    EXPECT_LE(widest, std::stoul(columns)) << r.out;
+    EXPECT_NE(r.out.find("dev-a100"), std::string::npos);
+  }
 }
 
 TEST(ReportCli, BothFormatsFindTheSameThreeThingsAndNothingOnTheSteadyVm) {
