@@ -131,6 +131,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   add_simulate_command(app, ctx);
   add_deploy_commands(app, ctx);
   add_doctor_command(app, ctx);
+  add_report_command(app, ctx);
   add_serve_command(app, ctx);
 
   try {

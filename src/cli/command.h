@@ -56,5 +56,6 @@ void add_simulate_command(CLI::App& app, Context& ctx);   // simulate
 void add_deploy_commands(CLI::App& app, Context& ctx);    // stack, deploy
 void add_doctor_command(CLI::App& app, Context& ctx);     // doctor
 void add_serve_command(CLI::App& app, Context& ctx);      // serve
+void add_report_command(CLI::App& app, Context& ctx);     // report
 
 }  // namespace gpuplan::cli

@@ -146,6 +146,7 @@ void Planner::finish(Plan& plan) {
   finish_quota_requests(plan);
   finish_growth(plan);
   finish_drops(plan);
+  check_data_pipeline(plan);
   finish_warnings(plan);
 }
 

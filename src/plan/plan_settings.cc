@@ -4,6 +4,7 @@
 // the cost model's Usage (setup, evictions, disks, billing, data moved) — and
 // each value used recorded as an Assumption with where it came from, so no
 // number in a plan is silently assumed.
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -262,6 +263,16 @@ Status Planner::settle_data_moved() {
                    "--dataset-gb");
   } else if (w_.kind == workload::Kind::kTrain || w_.kind == workload::Kind::kFinetune) {
     GPUPLAN_TRY(const cost::Rate* bpt, rates_.require("bytes_per_token"));
+    if (w_.data.bytes_per_sample) {
+      const double samples = w_.total_tokens() / std::max(1, w_.data.seq_len);
+      usage_.transfer_gb = samples * *w_.data.bytes_per_sample / 1e9;
+      add_assumption("dataset",
+                     fixed(usage_.transfer_gb, 1) + " GB moved from " + data_region_ +
+                         " to other regions (" + fixed(samples / 1e6, 2) + " M samples x " +
+                         fixed(*w_.data.bytes_per_sample, 0) + " bytes)",
+                     "data.bytes_per_sample");
+      return {};
+    }
     usage_.transfer_gb = w_.total_tokens() * bpt->value / 1e9;
     add_assumption("dataset",
                    fixed(usage_.transfer_gb, 1) + " GB moved from " + data_region_ +
@@ -292,13 +303,19 @@ Status Planner::settle_blob() {
   } else if (w_.kind == Kind::kTrain || w_.kind == Kind::kFinetune) {
     GPUPLAN_TRY(const cost::Rate* bpt, rates_.require("bytes_per_token"));
     const double epochs = w_.data.epochs > 0 ? w_.data.epochs : 1;
-    const double dataset_gb =
-        opt_.dataset_gb ? *opt_.dataset_gb : w_.total_tokens() / epochs * bpt->value / 1e9;
+    // One epoch's data: samples x data.bytes_per_sample when given, else tokens x bytes_per_token.
+    const double epoch_bytes =
+        w_.data.bytes_per_sample
+            ? w_.total_tokens() / epochs / std::max(1, w_.data.seq_len) * *w_.data.bytes_per_sample
+            : w_.total_tokens() / epochs * bpt->value;
+    const double dataset_gb = opt_.dataset_gb ? *opt_.dataset_gb : epoch_bytes / 1e9;
     const double checkpoint_gb = estimate::checkpoint_bytes(w_) / 1e9;
     usage_.blob_gb = dataset_gb + checkpoint_gb;
     usage_.blob_what = "dataset " + fixed(dataset_gb, 1) + " GB + latest checkpoint " +
                        fixed(checkpoint_gb, 1) + " GB";
-    source = (opt_.dataset_gb ? std::string("--dataset-gb; ") : rate_source("bytes_per_token") + "; ") +
+    source = (opt_.dataset_gb            ? std::string("--dataset-gb; ")
+              : w_.data.bytes_per_sample ? std::string("data.bytes_per_sample; ")
+                                         : rate_source("bytes_per_token") + "; ") +
              "checkpoint = trainable weights + optimizer states (Rajbhandari et al. 2020 §3.1)";
   } else if (w_.kind == Kind::kInfer) {
     usage_.blob_gb = w_.model.params_b * workload::bytes_per_value(w_.precision);

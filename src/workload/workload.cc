@@ -644,9 +644,10 @@ Result<Workload> parse_root(const Reader& r, const YAML::Node& root) {
       GPUPLAN_TRY(size_t i, r.choice(v, f, {"none", "selective", "full"}));
       w.recompute = static_cast<Recompute>(i);
     } else if (k == "data") {
-      GPUPLAN_RETURN_IF_ERROR(r.check_map(v, f, {"tokens", "samples", "seq_len", "epochs",
-                                                 "global_batch", "micro_batch", "items",
-                                                 "growth_per_week"}));
+      GPUPLAN_RETURN_IF_ERROR(
+          r.check_map(v, f,
+                      {"tokens", "samples", "seq_len", "epochs", "global_batch", "micro_batch",
+                       "items", "growth_per_week", "bytes_per_sample"}));
       return for_each(v, f, [&](const std::string& dk, const YAML::Node& dv,
                                 const std::string& df) -> Status {
         if (dk == "tokens") {
@@ -668,6 +669,9 @@ Result<Workload> parse_root(const Reader& r, const YAML::Node& root) {
           w.data.items = it;
         } else if (dk == "growth_per_week") {
           GPUPLAN_TRY(w.data.growth_per_week, r.non_negative(dv, df));
+        } else if (dk == "bytes_per_sample") {
+          GPUPLAN_TRY(double b, r.positive(dv, df));
+          w.data.bytes_per_sample = b;
         }
         return {};
       });

@@ -86,6 +86,11 @@ struct Data {
   double epochs = 1;
   int global_batch = 0;                // sequences per step; 0 = estimator picks
   int micro_batch = 1;                 // sequences per GPU per micro-step
+  // Bytes read from storage per sample (sequence) for training and
+  // fine-tuning: an image, a clip, a document. nullopt: tokens x
+  // rates.csv's bytes_per_token (pre-tokenized text). The plan checks that
+  // the storage can feed the GPUs this fast (docs/plan.md, "Data pipeline").
+  std::optional<double> bytes_per_sample;
   // Batch kind: items to process.
   std::optional<double> items;
   // Growth of the data (or, for infer, the request rate) per week, as a

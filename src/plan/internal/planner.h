@@ -12,6 +12,7 @@
 //   plan_quota.cc        the quota requests that would unlock a better option
 //   plan_price_check.cc  prices that look wrong, and confidential sizes
 //   plan_growth.cc       growth over a horizon: weekly fleet, cost, deadline
+//   plan_data_pipeline.cc  the input bandwidth the GPUs need vs the storage's
 #pragma once
 
 #include <cstdint>
@@ -221,6 +222,9 @@ class Planner {
   void finish_drops(Plan& plan);
   void finish_warnings(Plan& plan);
   void price_check_warnings(const Option& best);
+
+  // plan_data_pipeline.cc: can the storage feed the winner's GPUs?
+  void check_data_pipeline(const Plan& plan);
 
   // plan_growth.cc: growth over the horizon.
   void finish_growth(Plan& plan);
