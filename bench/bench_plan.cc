@@ -1,11 +1,11 @@
 // Planning over the whole embedded catalog: every GPU size (AMD included) x
 // region x pricing model x node counts 1..64, in-process. DESIGN.md's target
 // is a p50 under 5 ms; the median of the repetitions is the p50 to read.
-#include <benchmark/benchmark.h>
-
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+
+#include <benchmark/benchmark.h>
 
 #include "catalog/catalog.h"
 #include "cost/cost.h"
@@ -27,8 +27,8 @@ const Inputs& inputs() {
     auto* i = new Inputs;
     auto cat = catalog::Catalog::load_embedded();
     auto rates = cost::Rates::load_embedded();
-    auto w = workload::parse_file(std::string(GPUPLAN_SOURCE_DIR) +
-                                  "/examples/finetune-llama3-8b.yaml");
+    auto w =
+        workload::parse_file(std::string(GPUPLAN_SOURCE_DIR) + "/examples/finetune-llama3-8b.yaml");
     if (!cat || !rates || !w) {
       std::cerr << "bench_plan: cannot load the embedded catalog, rates or the example\n";
       std::exit(1);
@@ -59,7 +59,10 @@ void BM_PlanWholeCatalog(benchmark::State& state) {
   }
   state.counters["candidates"] = static_cast<double>(considered);
 }
-BENCHMARK(BM_PlanWholeCatalog)->Unit(benchmark::kMillisecond)->Repetitions(15)->ReportAggregatesOnly(true);
+BENCHMARK(BM_PlanWholeCatalog)
+    ->Unit(benchmark::kMillisecond)
+    ->Repetitions(15)
+    ->ReportAggregatesOnly(true);
 
 // The README's first command as the CLI runs it (max_nodes 8, 48 h deadline).
 void BM_PlanFinetuneExample(benchmark::State& state) {
@@ -71,7 +74,10 @@ void BM_PlanFinetuneExample(benchmark::State& state) {
     benchmark::DoNotOptimize(p);
   }
 }
-BENCHMARK(BM_PlanFinetuneExample)->Unit(benchmark::kMillisecond)->Repetitions(15)->ReportAggregatesOnly(true);
+BENCHMARK(BM_PlanFinetuneExample)
+    ->Unit(benchmark::kMillisecond)
+    ->Repetitions(15)
+    ->ReportAggregatesOnly(true);
 
 // The whole catalog with an Azure eviction band imported for every (size,
 // region) pair (the five bands in turn): spot hours are computed per band.

@@ -720,7 +720,8 @@ Result<std::vector<CatalogRow>> Catalog::query(const CatalogQuery& q) const {
     for (const std::string& known : d.regions) any = any || strings::fold(known) == k;
     if (!any && d.region_info.count(k) > 0) {
       // A real Azure region that has no GPU size: nothing to list (exit 1).
-      return failed_precondition("region '" + r + "' is an Azure region but has no GPU sizes in "
+      return failed_precondition("region '" + r +
+                                 "' is an Azure region but has no GPU sizes in "
                                  "the catalog (`gpuplan catalog regions` lists those that do)");
     }
     if (!any) return unknown("region", r, d.regions);

@@ -34,9 +34,9 @@ enum class RegionAccess { kOpen, kRestricted };
 
 [[nodiscard]] std::string_view to_string(Pricing p);
 [[nodiscard]] std::string_view to_string(Os os);
-[[nodiscard]] std::string_view to_string(DriverKind k);   // "cuda", "grid", "amd"
-[[nodiscard]] std::string_view to_string(SizeStatus s);   // "current", ...
-[[nodiscard]] std::string_view to_string(RegionAccess a); // "open", "restricted"
+[[nodiscard]] std::string_view to_string(DriverKind k);    // "cuda", "grid", "amd"
+[[nodiscard]] std::string_view to_string(SizeStatus s);    // "current", ...
+[[nodiscard]] std::string_view to_string(RegionAccess a);  // "open", "restricted"
 // kInvalidArgument naming the accepted spellings.
 [[nodiscard]] Result<Pricing> parse_pricing(std::string_view s);
 // kInvalidArgument at `where` (the flag, key or parameter) unless linux or windows.
@@ -48,21 +48,21 @@ enum class RegionAccess { kOpen, kRestricted };
 // Rates are dense (no sparsity), per GPU; 0 when the GPU has no such unit or
 // the figure is unknown (then `verified` is false and `notes` says so).
 struct Gpu {
-  std::string model;          // "H100-SXM"
-  std::string vendor;         // "NVIDIA" | "AMD"
-  std::string architecture;   // "Hopper"
+  std::string model;               // "H100-SXM"
+  std::string vendor;              // "NVIDIA" | "AMD"
+  std::string architecture;        // "Hopper"
   std::string compute_capability;  // "9.0", "gfx942"
   double fp32_tflops = 0;
   double tf32_tflops = 0;
-  double fp16_tflops = 0;     // tensor, dense
+  double fp16_tflops = 0;  // tensor, dense
   double bf16_tflops = 0;
   double fp8_tflops = 0;
   double int8_tops = 0;
-  double memory_gib = 0;      // per physical GPU
-  double memory_bw_gbs = 0;   // GB/s
+  double memory_gib = 0;        // per physical GPU
+  double memory_bw_gbs = 0;     // GB/s
   double interconnect_gbs = 0;  // NVLink/Infinity Fabric per GPU, 0 = PCIe only
   double tdp_w = 0;
-  bool verified = true;       // false when any figure above is UNVERIFIED upstream
+  bool verified = true;  // false when any figure above is UNVERIFIED upstream
   std::string notes;
   std::string source;
 };
@@ -83,15 +83,15 @@ struct VmSize {
   // size, or one on/after reservations_end, is not reservable: it gets no
   // reserved or savings-plan offer, listed or estimated.
   SizeStatus status = SizeStatus::kCurrent;
-  std::string status_date;    // = retire_date
+  std::string status_date;  // = retire_date
   bool reservable = true;
   int vcpus = 0;
   double memory_gib = 0;
-  std::string gpu_model;      // shared vocabulary, key into gpus()
-  double gpu_count = 0;       // fractional for vGPU slices (NV6ads_A10_v5 = 0.1667)
-  double gpu_memory_gib = 0;  // total the VM gets
-  bool nvlink = false;        // GPUs in the VM linked by NVLink/Infinity Fabric
-  double infiniband_gbps = 0; // per VM scale-out; 0 = none
+  std::string gpu_model;       // shared vocabulary, key into gpus()
+  double gpu_count = 0;        // fractional for vGPU slices (NV6ads_A10_v5 = 0.1667)
+  double gpu_memory_gib = 0;   // total the VM gets
+  bool nvlink = false;         // GPUs in the VM linked by NVLink/Infinity Fabric
+  double infiniband_gbps = 0;  // per VM scale-out; 0 = none
   double temp_disk_gib = 0;
   std::string quota_family;          // API name, "standardNCADSH100v5Family"
   std::string quota_family_display;  // list-usage localizedValue, may be ""
@@ -127,7 +127,13 @@ class EstimateRule {
   //   kWindowsSpot        linux spot + windows spot licence per vCPU
   //   kCommitment         linux payg x (1 - discount) for reserved/savings
   //   kWindowsCommitment  linux commitment price + payg windows licence
-  enum class Kind : unsigned char { kNone, kWindowsPayg, kWindowsSpot, kCommitment, kWindowsCommitment };
+  enum class Kind : unsigned char {
+    kNone,
+    kWindowsPayg,
+    kWindowsSpot,
+    kCommitment,
+    kWindowsCommitment
+  };
 
   // No rule: a listed price. text() is "".
   EstimateRule() = default;
@@ -136,8 +142,8 @@ class EstimateRule {
   // `pricing` the commitment for kCommitment/kWindowsCommitment;
   // `base_listed` whether that linux commitment price was listed
   // (kWindowsCommitment only). `rule` must not be null.
-  EstimateRule(Kind kind, std::shared_ptr<const internal::PricingRule> rule, double base_usd_per_hour,
-               int vcpus, Pricing pricing, bool base_listed);
+  EstimateRule(Kind kind, std::shared_ptr<const internal::PricingRule> rule,
+               double base_usd_per_hour, int vcpus, Pricing pricing, bool base_listed);
 
   [[nodiscard]] Kind kind() const { return kind_; }
   [[nodiscard]] bool empty() const { return kind_ == Kind::kNone; }
@@ -162,22 +168,22 @@ struct Offer {
   Os os = Os::kLinux;
   Pricing pricing = Pricing::kPayg;
   std::optional<double> usd_per_hour;  // per VM; nullopt = no listed price
-  std::string source;                  // "Azure Retail Prices API, 2026-05-20 (...)", the publisher first
-  std::string as_of;                   // YYYY-MM-DD: effective date, else the snapshot's
+  std::string source;  // "Azure Retail Prices API, 2026-05-20 (...)", the publisher first
+  std::string as_of;   // YYYY-MM-DD: effective date, else the snapshot's
   // When the price was read from its source, YYYY-MM-DD: the snapshot date of
   // the embedded data, the import date of a store's price. A price's age
   // (freshness.h) counts from here: an effectiveStartDate years back is an
   // unchanged price, not a stale one. An estimate has its base price's date.
   std::string retrieved;
-  bool estimated = false;              // derived by a rule, not listed
-  EstimateRule rule;                   // the rule when estimated; rule.text() to print it
+  bool estimated = false;  // derived by a rule, not listed
+  EstimateRule rule;       // the rule when estimated; rule.text() to print it
 };
 
 // vCPU quota for one region: the regional total, one VM family, or the spot pool.
 struct Quota {
   std::string region;
-  std::string family;   // API or display name of the family; "" for regional total;
-                        // "lowPriorityCores" for the spot pool
+  std::string family;  // API or display name of the family; "" for regional total;
+                       // "lowPriorityCores" for the spot pool
   double limit = 0;
   double used = 0;
   std::string source;
@@ -256,22 +262,23 @@ struct CatalogQuery {
 // One row of a listing: a size in a region under the query's pricing and OS.
 struct CatalogRow {
   const VmSize* size = nullptr;
-  std::string region;            // "" for a size no price source places in any region
-  const Offer* offer = nullptr;  // nullptr when there is no offer for this pricing/OS here
-  std::optional<double> usd_per_hour;      // the offer's price, nullopt when not listed
-  std::optional<double> usd_per_gpu_hour;  // usd_per_hour / gpu_count
+  std::string region;                  // "" for a size no price source places in any region
+  const Offer* offer = nullptr;        // nullptr when there is no offer for this pricing/OS here
+  std::optional<double> usd_per_hour;  // the offer's price, nullopt when not listed
+  std::optional<double> usd_per_gpu_hour;      // usd_per_hour / gpu_count
   std::optional<double> quota_headroom_vcpus;  // nullopt when no quota was imported
-  bool restricted = false;       // only with include_restricted
-  RegionAccess region_access = RegionAccess::kOpen;  // kRestricted only with include_restricted_regions
-  std::string note;              // why there is no price ("spot price unknown", ...)
+  bool restricted = false;                     // only with include_restricted
+  RegionAccess region_access =
+      RegionAccess::kOpen;  // kRestricted only with include_restricted_regions
+  std::string note;         // why there is no price ("spot price unknown", ...)
 };
 
 // One region for `gpuplan regions`.
 struct RegionSummary {
   std::string region;
   RegionAccess access = RegionAccess::kOpen;
-  std::vector<std::string> gpu_models;  // sorted, from non-retired sizes offered there
-  int sizes = 0;                        // non-retired sizes offered there
+  std::vector<std::string> gpu_models;         // sorted, from non-retired sizes offered there
+  int sizes = 0;                               // non-retired sizes offered there
   std::optional<double> total_headroom_vcpus;  // regional total limit - used, when imported
   std::optional<double> spot_headroom_vcpus;   // low-priority pool, when imported
 };
@@ -328,7 +335,8 @@ class Catalog {
 
   [[nodiscard]] const std::vector<VmSize>& sizes() const;
   [[nodiscard]] const std::vector<Gpu>& gpus() const;
-  [[nodiscard]] const VmSize* find_size(std::string_view name) const;  // case-insensitive; "NC40ads_H100_v5" also matches
+  [[nodiscard]] const VmSize* find_size(
+      std::string_view name) const;  // case-insensitive; "NC40ads_H100_v5" also matches
   [[nodiscard]] const Gpu* find_gpu(std::string_view model) const;
   // Every region with at least one offer, sorted.
   [[nodiscard]] const std::vector<std::string>& regions() const;

@@ -223,9 +223,9 @@ std::vector<Offer> with_estimates(const std::vector<VmSize>& sizes, std::vector<
 
     // Windows payg.
     if (win_payg) {
-      estimate(Os::kWindows, Pricing::kPayg, payg + win_payg->value * vcpus,
-               EstimateRule(Kind::kWindowsPayg, win_payg_ref, payg, size.vcpus, Pricing::kPayg,
-                            true));
+      estimate(
+          Os::kWindows, Pricing::kPayg, payg + win_payg->value * vcpus,
+          EstimateRule(Kind::kWindowsPayg, win_payg_ref, payg, size.vcpus, Pricing::kPayg, true));
     }
     // Windows spot, only from a known Linux spot price.
     const Offer* spot = find(Os::kLinux, Pricing::kSpot);

@@ -207,7 +207,8 @@ TEST(EmbeddedPrices, CommitmentsUseTheSizeThenSeriesThenDefaultDiscount) {
   ASSERT_NE(own, nullptr);
   EXPECT_TRUE(own->estimated);
   EXPECT_NEAR(*own->usd_per_hour, 2.402142, 1e-9);
-  EXPECT_NE(own->rule.text().find("size Standard_NC24ads_A100_v4"), std::string::npos) << own->rule.text();
+  EXPECT_NE(own->rule.text().find("size Standard_NC24ads_A100_v4"), std::string::npos)
+      << own->rule.text();
   // Own savings-1y rule: NC40ads_H100_v5 16.8% off: 6.98 x 0.832 = 5.80736.
   const Offer* sp = c.offer("NC40ads_H100_v5", "eastus", Os::kLinux, Pricing::kSavings1y);
   EXPECT_NEAR(*sp->usd_per_hour, 5.80736, 1e-9);
@@ -305,7 +306,7 @@ TEST(Lookups, RegionsForASize) {
   std::vector<std::string> r = c.regions_for("Standard_NCC40ads_H100_v5");
   EXPECT_EQ(r.size(), 4u);
   EXPECT_TRUE(std::is_sorted(r.begin(), r.end()));
-  EXPECT_EQ(c.regions_for("Standard_NG8ads_V620_v1").size(), 7u);  // GPU filled in upstream
+  EXPECT_EQ(c.regions_for("Standard_NG8ads_V620_v1").size(), 7u);   // GPU filled in upstream
   EXPECT_TRUE(c.regions_for("Standard_NG32adms_V620_v1").empty());  // no price source places it
   EXPECT_TRUE(c.regions_for("nonsense").empty());
 }

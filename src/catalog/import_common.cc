@@ -169,9 +169,9 @@ Result<const nlohmann::json*> az_list(const nlohmann::json& doc, const std::stri
   if (doc.is_array()) return &doc;
   const std::string name(what);
   if (!doc.is_object())
-    return invalid_argument("not " + name + " output: expected a JSON array, got " +
-                                json_type_name(doc),
-                            Where{origin});
+    return invalid_argument(
+        "not " + name + " output: expected a JSON array, got " + json_type_name(doc),
+        Where{origin});
   auto v = doc.find("value");
   if (v == doc.end())
     return invalid_argument(

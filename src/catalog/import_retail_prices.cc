@@ -333,8 +333,8 @@ Result<ImportReport> import_retail_price_files(const std::vector<std::string>& f
   // listing of pages is named by its first and last file.
   std::string source;
   if (files.size() > 3) {
-    source = files.front() + " ... " + files.back() + " (" + std::to_string(files.size()) +
-             " pages)";
+    source =
+        files.front() + " ... " + files.back() + " (" + std::to_string(files.size()) + " pages)";
   } else {
     for (size_t i = 0; i < files.size(); ++i) source += (i > 0 ? ", " : "") + files[i];
   }

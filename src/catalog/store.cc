@@ -389,7 +389,6 @@ ON CONFLICT(size, region, os, pricing) DO UPDATE SET
   snapshot = excluded.snapshot, usd_per_hour = excluded.usd_per_hour, as_of = excluded.as_of
 WHERE excluded.snapshot >= price_latest.snapshot)sql";
 
-
 // Inside an import's transaction: creates price_latest when the store lacks
 // it (a store written by schema 1, or a new one), fills it from the history
 // (bare columns of a MAX() aggregate come from the row holding the maximum)

@@ -1,13 +1,13 @@
 #include "cli/cli.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <exception>
 #include <iostream>
 #include <sstream>
+
+#include <unistd.h>
 
 #include "catalog/catalog.h"
 #include "catalog/store.h"
@@ -106,8 +106,9 @@ Status check_workload_regions(const catalog::Catalog& catalog, const workload::W
 
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   Context ctx{out, err, {}, {}, ::isatty(STDERR_FILENO) != 0};
-  CLI::App app{"gpuplan: plan, price, deploy and right-size GPU work on Azure.\n"
-               "Example: gpuplan plan examples/finetune-llama3-8b.yaml"};
+  CLI::App app{
+      "gpuplan: plan, price, deploy and right-size GPU work on Azure.\n"
+      "Example: gpuplan plan examples/finetune-llama3-8b.yaml"};
   app.name("gpuplan");
   // The version names the embedded catalog's dates: prices age, and a user
   // comparing answers needs to know which snapshot gave them.
@@ -154,7 +155,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       out << o.str() << er.str();
       return 0;
     }
-    err << "gpuplan: error: " << e.what() << "\n" << did_you_mean(app, args)
+    err << "gpuplan: error: " << e.what() << "\n"
+        << did_you_mean(app, args)
         << "Run 'gpuplan --help' (or 'gpuplan COMMAND --help') for usage.\n";
     return 2;
   }

@@ -50,8 +50,6 @@ struct CatalogFlags {
   bool csv = false;
 };
 
-
-
 Result<CatalogQuery> to_query(const CatalogFlags& f) {
   CatalogQuery q;
   q.series = split_list(f.series);
@@ -136,14 +134,16 @@ nlohmann::ordered_json row_json(const CatalogRow& r, const CatalogQuery& q,
   auto age = r.offer ? catalog::days_between(r.offer->retrieved, today) : std::nullopt;
   j["age_days"] = age ? nlohmann::ordered_json(*age) : nullptr;
   j["estimated"] = r.offer ? r.offer->estimated : false;
-  j["rule"] = r.offer && r.offer->estimated ? nlohmann::ordered_json(r.offer->rule.text()) : nullptr;
+  j["rule"] =
+      r.offer && r.offer->estimated ? nlohmann::ordered_json(r.offer->rule.text()) : nullptr;
   j["source"] = r.offer ? nlohmann::ordered_json(r.offer->source) : nullptr;
   j["note"] = r.note.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.note);
   j["quota_headroom_vcpus"] =
       r.quota_headroom_vcpus ? nlohmann::ordered_json(*r.quota_headroom_vcpus) : nullptr;
   j["restricted"] = r.restricted;
-  j["region_access"] = r.region.empty() ? nlohmann::ordered_json(nullptr)
-                                        : nlohmann::ordered_json(catalog::to_string(r.region_access));
+  j["region_access"] = r.region.empty()
+                           ? nlohmann::ordered_json(nullptr)
+                           : nlohmann::ordered_json(catalog::to_string(r.region_access));
   j["status"] = catalog::to_string(s.status);
   j["status_date"] = optional_text(s.status_date);
   j["retire_date"] = optional_text(s.retire_date);
@@ -160,32 +160,31 @@ void print_csv(std::ostream& out, const std::vector<CatalogRow>& rows, const Cat
          "quota_headroom_vcpus,restricted,status,status_date,driver,retrieved,region_access\n";
   for (const CatalogRow& r : rows) {
     const catalog::VmSize& s = *r.size;
-    std::vector<std::string> cells = {s.name,
-                                      s.series,
-                                      s.gpu_model,
-                                      num(s.gpu_count, 4),
-                                      num(s.gpu_memory_gib, 2),
-                                      std::to_string(s.vcpus),
-                                      num(s.memory_gib, 2),
-                                      r.region,
-                                      std::string(catalog::to_string(q.pricing)),
-                                      std::string(catalog::to_string(q.os)),
-                                      r.usd_per_hour ? num(*r.usd_per_hour, 6) : "",
-                                      r.usd_per_gpu_hour ? num(*r.usd_per_gpu_hour, 6) : "",
-                                      r.offer ? r.offer->as_of : "",
-                                      r.offer && r.offer->estimated ? "true" : "false",
-                                      r.offer && r.offer->estimated ? r.offer->rule.text() : "",
-                                      r.offer ? r.offer->source : "",
-                                      r.note,
-                                      r.quota_headroom_vcpus ? num(*r.quota_headroom_vcpus, 0) : "",
-                                      r.restricted ? "true" : "false",
-                                      std::string(catalog::to_string(s.status)),
-                                      s.status_date,
-                                      std::string(catalog::to_string(s.driver)),
-                                      r.offer ? r.offer->retrieved : "",
-                                      r.region.empty() ? ""
-                                                       : std::string(catalog::to_string(
-                                                             r.region_access))};
+    std::vector<std::string> cells = {
+        s.name,
+        s.series,
+        s.gpu_model,
+        num(s.gpu_count, 4),
+        num(s.gpu_memory_gib, 2),
+        std::to_string(s.vcpus),
+        num(s.memory_gib, 2),
+        r.region,
+        std::string(catalog::to_string(q.pricing)),
+        std::string(catalog::to_string(q.os)),
+        r.usd_per_hour ? num(*r.usd_per_hour, 6) : "",
+        r.usd_per_gpu_hour ? num(*r.usd_per_gpu_hour, 6) : "",
+        r.offer ? r.offer->as_of : "",
+        r.offer && r.offer->estimated ? "true" : "false",
+        r.offer && r.offer->estimated ? r.offer->rule.text() : "",
+        r.offer ? r.offer->source : "",
+        r.note,
+        r.quota_headroom_vcpus ? num(*r.quota_headroom_vcpus, 0) : "",
+        r.restricted ? "true" : "false",
+        std::string(catalog::to_string(s.status)),
+        s.status_date,
+        std::string(catalog::to_string(s.driver)),
+        r.offer ? r.offer->retrieved : "",
+        r.region.empty() ? "" : std::string(catalog::to_string(r.region_access))};
     for (size_t i = 0; i < cells.size(); ++i) {
       out << (i ? "," : "") << csv::escape(cells[i]);
     }
@@ -218,8 +217,10 @@ std::string render_table(const std::vector<CatalogRow>& rows, bool with_series, 
     cells.push_back(num(s.gpu_memory_gib, 1));
     cells.push_back(std::to_string(s.vcpus));
     cells.push_back(num(s.memory_gib, 1));
-    cells.push_back(r.region.empty() ? "-"
-                    : r.region + (r.region_access == catalog::RegionAccess::kRestricted ? "*" : ""));
+    cells.push_back(r.region.empty()
+                        ? "-"
+                        : r.region +
+                              (r.region_access == catalog::RegionAccess::kRestricted ? "*" : ""));
     const char* mark = r.offer && r.offer->estimated ? "~" : "";
     cells.push_back(r.usd_per_hour ? mark + strings::fixed(*r.usd_per_hour, 3) : "-");
     cells.push_back(r.usd_per_gpu_hour ? mark + strings::fixed(*r.usd_per_gpu_hour, 3) : "-");
@@ -285,9 +286,8 @@ void print_marks(std::ostream& out, const std::vector<CatalogRow>& rows) {
 }
 
 // Prices' age and, past the policy's limits, the refresh commands.
-void print_freshness(std::ostream& out, const std::vector<CatalogRow>& rows,
-                     const CatalogQuery& q, const std::string& today,
-                     const catalog::FreshnessPolicy& policy) {
+void print_freshness(std::ostream& out, const std::vector<CatalogRow>& rows, const CatalogQuery& q,
+                     const std::string& today, const catalog::FreshnessPolicy& policy) {
   std::vector<const catalog::Offer*> offers;
   for (const CatalogRow& r : rows) offers.push_back(r.offer);
   const std::string region = q.regions.size() == 1 ? q.regions.front() : "";
@@ -530,8 +530,7 @@ void add_catalog_commands(CLI::App& app, Context& ctx) {
     ctx.action = [regions_json, regions_restricted, &ctx]() -> int {
       auto cat = load_catalog(ctx);
       if (!cat) return report(ctx, cat.error());
-      std::vector<catalog::RegionSummary> summaries =
-          (*cat)->region_summaries(*regions_restricted);
+      std::vector<catalog::RegionSummary> summaries = (*cat)->region_summaries(*regions_restricted);
       if (*regions_json) {
         nlohmann::ordered_json arr = nlohmann::ordered_json::array();
         for (const auto& r : summaries) {

@@ -27,7 +27,6 @@ namespace {
 using catalog::ImportReport;
 using catalog::SizeFilter;
 
-
 // The sizes an import keeps: the embedded catalog's GPU sizes.
 Result<SizeFilter> size_filter() {
   GPUPLAN_TRY(auto cat, catalog::Catalog::load_embedded());

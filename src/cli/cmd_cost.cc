@@ -70,8 +70,8 @@ void print(std::ostream& os, const cost::SizeCost& sc, const std::string& not_re
                          : "-";
     std::string price = b.quote.estimated ? "estimated" : "listed " + b.quote.as_of;
     t.add_row({name, strings::fixed(b.quote.compute_usd_per_hour + b.quote.licence_usd_per_hour, 3),
-               cost::format_usd(b.numbers.total_usd), strings::fixed(b.numbers.usd_per_hour, 3),
-               be, price});
+               cost::format_usd(b.numbers.total_usd), strings::fixed(b.numbers.usd_per_hour, 3), be,
+               price});
   }
   os << t.render();
   os << "\nbreak-even: the share of a commitment's term you must use for it to beat payg.\n";

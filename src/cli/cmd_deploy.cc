@@ -29,7 +29,6 @@
 namespace gpuplan::cli {
 namespace {
 
-
 struct StackFlags {
   std::string size;
   std::string pytorch;
@@ -65,7 +64,7 @@ struct DeployFlags {
   std::string start_date;
   std::string ssh_public_key;
   std::optional<double> data_disk_gib;
-  std::string autostop;               // MINUTES or "off"; "" = the kind's default
+  std::string autostop;  // MINUTES or "off"; "" = the kind's default
   std::string shutdown_time = "2300";
   bool json = false;
 };
@@ -152,9 +151,9 @@ int run_deploy(Context& ctx, const DeployFlags& f) {
     ctx.out << j.dump(2) << "\n";
     return 0;
   }
-  ctx.out << "Wrote " << f.out << "/ for option " << spec->option_index << " of "
-          << spec->plan_file << ": " << spec->option.count << " x " << spec->size.name << " in "
-          << spec->option.region << " (" << catalog::to_string(spec->option.pricing) << ", "
+  ctx.out << "Wrote " << f.out << "/ for option " << spec->option_index << " of " << spec->plan_file
+          << ": " << spec->option.count << " x " << spec->size.name << " in " << spec->option.region
+          << " (" << catalog::to_string(spec->option.pricing) << ", "
           << catalog::to_string(spec->option.os) << ")\n";
   for (const auto& file : files) ctx.out << "  " << file.name << "\n";
   ctx.out << "GPU stack: driver >= " << spec->stack.min_driver.to_string() << ", CUDA "
@@ -179,7 +178,8 @@ void add_deploy_commands(CLI::App& app, Context& ctx) {
       "or the reason none does (exit 1).\n"
       "Example: gpuplan stack --size Standard_NC40ads_H100_v5 --pytorch 2.9");
   stack->add_option("--size", sf->size, "VM size, e.g. Standard_NC40ads_H100_v5")->required();
-  stack->add_option("--pytorch", sf->pytorch, "PyTorch release X.Y (default: the newest that works)");
+  stack->add_option("--pytorch", sf->pytorch,
+                    "PyTorch release X.Y (default: the newest that works)");
   stack->add_option("--cuda", sf->cuda, "CUDA release X.Y (default: the newest that works)");
   stack->add_option("--os", sf->os, "linux or windows")->capture_default_str();
   stack->add_flag("--json", sf->json, "Print JSON (schema gpuplan.stack/1)");
@@ -214,9 +214,10 @@ void add_deploy_commands(CLI::App& app, Context& ctx) {
   deploy->add_option("--autostop", df->autostop,
                      "Deallocate after MINUTES without work, or 'off' (default: 60 for "
                      "training, fine-tuning and rendering; off for serving)");
-  deploy->add_option("--shutdown-time", df->shutdown_time,
-                     "Daily auto-shutdown backstop, HHMM UTC (single VMs; enabled for jobs "
-                     "under 20 h)")
+  deploy
+      ->add_option("--shutdown-time", df->shutdown_time,
+                   "Daily auto-shutdown backstop, HHMM UTC (single VMs; enabled for jobs "
+                   "under 20 h)")
       ->capture_default_str();
   deploy->add_flag("--json", df->json, "Print what was written as JSON (schema gpuplan.deploy/1)");
   deploy->callback([df, &ctx] { ctx.action = [df, &ctx] { return run_deploy(ctx, *df); }; });

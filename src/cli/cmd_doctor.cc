@@ -33,9 +33,10 @@ int run_doctor(Context& ctx, const DoctorFlags& f) {
   if (!f.expect_cuda.empty()) {
     auto v = deploy::Version::parse(f.expect_cuda);
     if (!v || v->parts.size() != 2) {
-      return report(ctx, Error{ErrorCode::kInvalidArgument,
-                               "'" + f.expect_cuda + "' is not a major.minor CUDA version (e.g. 12.8)",
-                               Where{"", 0, 0, "--expect-cuda"}});
+      return report(ctx,
+                    Error{ErrorCode::kInvalidArgument,
+                          "'" + f.expect_cuda + "' is not a major.minor CUDA version (e.g. 12.8)",
+                          Where{"", 0, 0, "--expect-cuda"}});
     }
     o.expect_cuda = *v;
   }

@@ -1,9 +1,6 @@
 // `gpuplan plan WORKLOAD.yaml`: parse the workload and the flags, call
 // plan::make_plan, print the ranked table, the frontier, fallbacks, quota
 // requests, drops, warnings and assumptions (or the JSON of docs/plan.md).
-#include <sys/ioctl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
@@ -11,6 +8,9 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "catalog/catalog.h"
 #include "catalog/freshness.h"
@@ -233,13 +233,14 @@ void print_growth(std::ostream& os, const plan::Growth& g) {
      << g.horizon_weeks << " weeks)\n";
   os << wrap(g.summary, 2);
   for (const plan::GrowthWeek& w : g.weeks) {
-    std::string line = "week " + std::to_string(w.week) + ": x" +
-                       strings::fixed(w.demand_factor, 2);
+    std::string line =
+        "week " + std::to_string(w.week) + ": x" + strings::fixed(w.demand_factor, 2);
     if (w.vms > 0) {
       line += ", " + strings::fixed(w.rate_rps, 2) + " req/s, " + std::to_string(w.replicas) +
               " replicas on " + std::to_string(w.vms) + (w.vms == 1 ? " VM" : " VMs");
     } else {
-      line += ", " + hours_cell(w.hours) + " h" + (w.meets_deadline ? "" : " (misses the deadline)");
+      line +=
+          ", " + hours_cell(w.hours) + " h" + (w.meets_deadline ? "" : " (misses the deadline)");
     }
     line += ", " + money(w.cost_usd);
     if (w.budget_usd) line += " of " + money(*w.budget_usd) + (w.within_budget ? "" : " (over)");
@@ -290,8 +291,8 @@ void print_plan(std::ostream& os, const plan::Plan& p) {
     std::vector<plan::Option> shown = p.frontier;
     if (shown.size() > 8) {
       // The fastest four and the cheapest four; every point is in --json.
-      title += " (the 4 fastest and 4 cheapest of " + std::to_string(shown.size()) +
-               "; all in --json)";
+      title +=
+          " (the 4 fastest and 4 cheapest of " + std::to_string(shown.size()) + "; all in --json)";
       shown.erase(shown.begin() + 4, shown.end() - 4);
     }
     os << "\n" << wrap(title, 0) << options_table(shown, false);

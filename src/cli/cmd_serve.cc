@@ -2,11 +2,11 @@
 // The server lives in gpuplan-serve.so beside the binary, loaded here with
 // dlopen, so that no other command loads its code at start
 // (server/serve_module.h says why).
-#include <dlfcn.h>
-#include <unistd.h>
-
 #include <climits>
 #include <string>
+
+#include <dlfcn.h>
+#include <unistd.h>
 
 #include "cli/command.h"
 #include "server/serve_module.h"
@@ -50,10 +50,10 @@ void add_serve_command(CLI::App& app, Context& ctx) {
     int max_queued = 64;
   };
   auto opts = std::make_shared<Options>();
-  CLI::App* cmd = app.add_subcommand(
-      "serve",
-      "Serve the planner over HTTP with a web page.\n"
-      "Example: gpuplan serve --port 8080   (then open http://127.0.0.1:8080/)");
+  CLI::App* cmd =
+      app.add_subcommand("serve",
+                         "Serve the planner over HTTP with a web page.\n"
+                         "Example: gpuplan serve --port 8080   (then open http://127.0.0.1:8080/)");
   cmd->add_option("--host", opts->host, "Address to listen on (loopback by default)");
   cmd->add_option("--port", opts->port, "Port (0 = any free port)")->check(CLI::Range(0, 65535));
   cmd->add_option("--workers", opts->workers,

@@ -171,8 +171,8 @@ void add_simulate_command(CLI::App& app, Context& ctx) {
       auto cat = load_catalog(ctx);
       if (!cat) return report(ctx, cat.error());
       if (!scenario->region.empty()) {
-        if (auto bad = (*cat)->check_region_name(scenario->region,
-                                                 Where{scenario->file, 0, 0, "region"});
+        if (auto bad =
+                (*cat)->check_region_name(scenario->region, Where{scenario->file, 0, 0, "region"});
             !bad) {
           return report(ctx, bad.error());
         }

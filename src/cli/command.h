@@ -3,13 +3,12 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
-
-#include <memory>
-#include <vector>
 
 #include "catalog/catalog.h"
 #include "core/result.h"
@@ -46,16 +45,16 @@ Status check_workload_regions(const catalog::Catalog& catalog, const workload::W
 std::vector<std::string> split_list(const std::vector<std::string>& values);
 
 // One per command file.
-void add_catalog_commands(CLI::App& app, Context& ctx);   // catalog, regions
+void add_catalog_commands(CLI::App& app, Context& ctx);  // catalog, regions
 // Called by add_catalog_commands with the `catalog` subcommand: import, history.
 void add_catalog_import_commands(CLI::App& catalog, Context& ctx);
-void add_estimate_command(CLI::App& app, Context& ctx);   // estimate
-void add_cost_command(CLI::App& app, Context& ctx);       // cost
-void add_plan_command(CLI::App& app, Context& ctx);       // plan
-void add_simulate_command(CLI::App& app, Context& ctx);   // simulate
-void add_deploy_commands(CLI::App& app, Context& ctx);    // stack, deploy
-void add_doctor_command(CLI::App& app, Context& ctx);     // doctor
-void add_serve_command(CLI::App& app, Context& ctx);      // serve
-void add_report_command(CLI::App& app, Context& ctx);     // report
+void add_estimate_command(CLI::App& app, Context& ctx);  // estimate
+void add_cost_command(CLI::App& app, Context& ctx);      // cost
+void add_plan_command(CLI::App& app, Context& ctx);      // plan
+void add_simulate_command(CLI::App& app, Context& ctx);  // simulate
+void add_deploy_commands(CLI::App& app, Context& ctx);   // stack, deploy
+void add_doctor_command(CLI::App& app, Context& ctx);    // doctor
+void add_serve_command(CLI::App& app, Context& ctx);     // serve
+void add_report_command(CLI::App& app, Context& ctx);    // report
 
 }  // namespace gpuplan::cli

@@ -159,9 +159,15 @@ TEST(Names, ShellQuoteIsInertInBash) {
   // run nothing (the marker file must not appear).
   const std::string marker = ::testing::TempDir() + "gpuplan_shell_quote_marker";
   std::remove(marker.c_str());
-  const std::vector<std::string> hostile = {
-      "eastus$(touch " + marker + ")", "`touch " + marker + "`", "a'b\"c\\d", "x;touch " + marker,
-      "$HOME ${PATH} *", "line\nbreak", "", "'", "''\\'"};
+  const std::vector<std::string> hostile = {"eastus$(touch " + marker + ")",
+                                            "`touch " + marker + "`",
+                                            "a'b\"c\\d",
+                                            "x;touch " + marker,
+                                            "$HOME ${PATH} *",
+                                            "line\nbreak",
+                                            "",
+                                            "'",
+                                            "''\\'"};
   for (const std::string& v : hostile) {
     const std::string out = ::testing::TempDir() + "gpuplan_shell_quote_out";
     const std::string script = "printf '%s' " + names::shell_quote(v) + " > " + out;
@@ -205,11 +211,11 @@ TEST(Files, ReadTextRefusesDevicesOverTheCapDirectoriesAndNonUtf8) {
 
 TEST(Strings, Utf8ValidationFollowsRfc3629) {
   EXPECT_FALSE(strings::invalid_utf8_at("plain, caf\xc3\xa9, \xe2\x82\xac, \xf0\x9f\x98\x80"));
-  EXPECT_EQ(strings::invalid_utf8_at("ab\xc0\xaf"), 2u);          // overlong '/'
-  EXPECT_EQ(strings::invalid_utf8_at("\xed\xa0\x80"), 0u);        // a UTF-16 surrogate
-  EXPECT_EQ(strings::invalid_utf8_at("x\xe2\x82"), 1u);            // cut short
-  EXPECT_EQ(strings::invalid_utf8_at("\xf4\x90\x80\x80"), 0u);    // above U+10FFFF
-  EXPECT_EQ(strings::invalid_utf8_at("\x80"), 0u);                // a lone continuation
+  EXPECT_EQ(strings::invalid_utf8_at("ab\xc0\xaf"), 2u);        // overlong '/'
+  EXPECT_EQ(strings::invalid_utf8_at("\xed\xa0\x80"), 0u);      // a UTF-16 surrogate
+  EXPECT_EQ(strings::invalid_utf8_at("x\xe2\x82"), 1u);         // cut short
+  EXPECT_EQ(strings::invalid_utf8_at("\xf4\x90\x80\x80"), 0u);  // above U+10FFFF
+  EXPECT_EQ(strings::invalid_utf8_at("\x80"), 0u);              // a lone continuation
   EXPECT_EQ(strings::line_column("a\nbc", 3), (std::pair<int, int>{2, 2}));
 }
 

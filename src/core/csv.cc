@@ -1,12 +1,11 @@
 #include "core/csv.h"
 
-#include "core/files.h"
-
 #include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
 
+#include "core/files.h"
 #include "core/strings.h"
 
 namespace gpuplan::csv {
@@ -165,8 +164,10 @@ std::string escape(std::string_view field) {
   if (field.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(field);
   std::string out = "\"";
   for (char c : field) {
-    if (c == '"') out += "\"\"";
-    else out.push_back(c);
+    if (c == '"')
+      out += "\"\"";
+    else
+      out.push_back(c);
   }
   out += "\"";
   return out;

@@ -17,7 +17,7 @@ struct Row {
 };
 
 struct Table {
-  std::string file;                 // name used in errors
+  std::string file;  // name used in errors
   std::vector<std::string> header;
   std::vector<Row> rows;
 

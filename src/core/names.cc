@@ -6,9 +6,7 @@ namespace gpuplan::names {
 namespace {
 
 bool lower_or_digit(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
-bool alnum(char c) {
-  return lower_or_digit(c) || (c >= 'A' && c <= 'Z');
-}
+bool alnum(char c) { return lower_or_digit(c) || (c >= 'A' && c <= 'Z'); }
 
 Status fail(std::string_view s, const Where& where, const char* expected) {
   return invalid_argument("'" + printable(s) + "' is not " + expected, where);
@@ -104,8 +102,10 @@ std::string printable(std::string_view s, size_t max_chars) {
 std::string shell_quote(std::string_view s) {
   std::string out = "'";
   for (char c : s) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += c;
   }
   out += '\'';
   return out;

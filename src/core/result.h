@@ -81,15 +81,15 @@ using Status = tl::expected<void, Error>;
 // error from the enclosing function, else moves the value into `var`.
 #define GPUPLAN_CONCAT_INNER(a, b) a##b
 #define GPUPLAN_CONCAT(a, b) GPUPLAN_CONCAT_INNER(a, b)
-#define GPUPLAN_TRY(var, expr)                                      \
-  auto GPUPLAN_CONCAT(gpuplan_try_, __LINE__) = (expr);             \
-  if (!GPUPLAN_CONCAT(gpuplan_try_, __LINE__))                      \
+#define GPUPLAN_TRY(var, expr)                                               \
+  auto GPUPLAN_CONCAT(gpuplan_try_, __LINE__) = (expr);                      \
+  if (!GPUPLAN_CONCAT(gpuplan_try_, __LINE__))                               \
     return ::tl::unexpected(GPUPLAN_CONCAT(gpuplan_try_, __LINE__).error()); \
   var = std::move(*GPUPLAN_CONCAT(gpuplan_try_, __LINE__))
 
 // GPUPLAN_RETURN_IF_ERROR(expr): for Status-returning expressions.
-#define GPUPLAN_RETURN_IF_ERROR(expr)                                \
-  do {                                                               \
-    auto gpuplan_status_ = (expr);                                   \
+#define GPUPLAN_RETURN_IF_ERROR(expr)                                       \
+  do {                                                                      \
+    auto gpuplan_status_ = (expr);                                          \
     if (!gpuplan_status_) return ::tl::unexpected(gpuplan_status_.error()); \
   } while (0)

@@ -18,8 +18,14 @@ struct Quantity {
   constexpr Quantity operator*(double k) const { return Quantity(value * k); }
   constexpr Quantity operator/(double k) const { return Quantity(value / k); }
   constexpr double operator/(Quantity o) const { return value / o.value; }
-  constexpr Quantity& operator+=(Quantity o) { value += o.value; return *this; }
-  constexpr Quantity& operator-=(Quantity o) { value -= o.value; return *this; }
+  constexpr Quantity& operator+=(Quantity o) {
+    value += o.value;
+    return *this;
+  }
+  constexpr Quantity& operator-=(Quantity o) {
+    value -= o.value;
+    return *this;
+  }
   constexpr auto operator<=>(const Quantity&) const = default;
 };
 

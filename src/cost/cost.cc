@@ -184,7 +184,8 @@ Result<Rates> Rates::parse(std::string_view rates_csv, std::string_view regions_
     GPUPLAN_TRY(rate.source, r.str("source"));
     GPUPLAN_TRY(rate.notes, r.str("notes"));
     if (rate.name.empty()) return invalid_argument("empty rate name", r.where("name"));
-    if (rate.source.empty()) return invalid_argument("every rate needs a source", r.where("source"));
+    if (rate.source.empty())
+      return invalid_argument("every rate needs a source", r.where("source"));
     if (rate.region.empty()) rate.region = "all";
     out.rows_.push_back(std::move(rate));
   }
@@ -370,10 +371,11 @@ Result<PriceQuote> quote(const catalog::Catalog& catalog, const Rates& rates,
     if (is_commitment(pricing) && !size.reservable) {
       return not_found(catalog::reservation_note(size) + " for " + size.name);
     }
-    Os missing = (os == Os::kWindows && !hybrid_benefit && !is_commitment(pricing)) ? os : Os::kLinux;
+    Os missing =
+        (os == Os::kWindows && !hybrid_benefit && !is_commitment(pricing)) ? os : Os::kLinux;
     return not_found("no listed " + std::string(catalog::to_string(pricing)) + " " +
-                     std::string(catalog::to_string(missing)) + " price for " + size.name +
-                     " in " + std::string(region));
+                     std::string(catalog::to_string(missing)) + " price for " + size.name + " in " +
+                     std::string(region));
   }
   return *q;
 }
@@ -407,8 +409,8 @@ HoursModel hours_model(const Usage& u, bool spot) {
       double run = h.wall_hours - u.setup_hours;
       double x_hi = lambda_hi * loss;
       h.wall_hours_high =
-          u.setup_hours + u.work_hours * (x_hi >= 1.0 ? kMaxStretch
-                                                      : std::min(kMaxStretch, 1.0 / (1.0 - x_hi)));
+          u.setup_hours +
+          u.work_hours * (x_hi >= 1.0 ? kMaxStretch : std::min(kMaxStretch, 1.0 / (1.0 - x_hi)));
       double job_evictions = lambda * run;  // each stops its domain
       h.expected_evictions = e.gang ? job_evictions : job_evictions * u.count;
       per_vm_launches = 1 + (e.gang ? job_evictions : e.rate_per_hour * run);
@@ -416,10 +418,9 @@ HoursModel hours_model(const Usage& u, bool spot) {
   }
   h.billed_hours = billed(h.wall_hours, per_vm_launches, u);
   h.billed_hours_low = billed(h.wall_hours_low, 1, u);
-  double launches_hi =
-      spot ? 1 + e.rate_high_per_hour * (e.gang ? u.count : 1) *
-                     std::max(0.0, h.wall_hours_high - u.setup_hours)
-           : 1;
+  double launches_hi = spot ? 1 + e.rate_high_per_hour * (e.gang ? u.count : 1) *
+                                      std::max(0.0, h.wall_hours_high - u.setup_hours)
+                            : 1;
   h.billed_hours_high = billed(h.wall_hours_high, launches_hi, u);
   return h;
 }
@@ -461,7 +462,8 @@ Result<RegionCosts> region_costs(const Rates& rates, const Usage& u, std::string
     std::vector<Tier> tiers;
     for (const Rate* r : rates.all_named("egress_internet_usd_per_gb")) {
       auto from = strings::parse_double(r->key);
-      if (!from) return internal_error("rates.csv: egress tier key '" + r->key + "' is not a number");
+      if (!from)
+        return internal_error("rates.csv: egress tier key '" + r->key + "' is not a number");
       tiers.push_back({*from, r->value});
     }
     std::sort(tiers.begin(), tiers.end(),
@@ -527,8 +529,7 @@ void expected_components(const PriceQuote& q, const Usage& u, const HoursModel& 
 }
 }  // namespace
 
-double cost_total(const PriceQuote& q, const Usage& u, const HoursModel& h,
-                  const RegionCosts& rc) {
+double cost_total(const PriceQuote& q, const Usage& u, const HoursModel& h, const RegionCosts& rc) {
   return total_at(q, u, h.wall_hours, h.billed_hours, rc);
 }
 
@@ -575,10 +576,9 @@ CostBreakdown breakdown(const PriceQuote& q, const Usage& u, const HoursModel& h
   }
   if (u.os == catalog::Os::kWindows) {
     std::string basis = q.licence_basis.empty() ? "included" : q.licence_basis;
-    b.lines.push_back({u.hybrid_benefit ? "windows licence (hybrid benefit)" : "windows licence",
-                       c.licence_usd,
-                       vms + " x " + rate_text(q.licence_usd_per_hour) + " x " + hrs(work) +
-                           " h; " + basis});
+    b.lines.push_back(
+        {u.hybrid_benefit ? "windows licence (hybrid benefit)" : "windows licence", c.licence_usd,
+         vms + " x " + rate_text(q.licence_usd_per_hour) + " x " + hrs(work) + " h; " + basis});
   }
   b.lines.push_back({"setup (idle)", c.setup_usd,
                      vms + " x " + rate_text(with_lic) + " x " + hrs(setup) +
@@ -587,17 +587,19 @@ CostBreakdown breakdown(const PriceQuote& q, const Usage& u, const HoursModel& h
     double loss = u.eviction.restart_hours + u.eviction.checkpoint_interval_hours / 2.0;
     std::string text;
     if (!u.eviction.stretches_hours) {
-      text = "serving: " + num(h.expected_evictions, 2) +
-             " expected evictions drop capacity for " + hrs(u.eviction.restart_hours) +
-             " h each (an SLO risk, not extra hours)";
+      text = "serving: " + num(h.expected_evictions, 2) + " expected evictions drop capacity for " +
+             hrs(u.eviction.restart_hours) + " h each (an SLO risk, not extra hours)";
     } else {
-      text = vms + " x " + rate_text(with_lic) + " x " +
-             hrs(std::max(0.0, h.wall_hours - setup - work)) + " h: " +
-             num(h.expected_evictions, 2) + " expected evictions at " +
-             num(u.eviction.rate_per_hour, 3) + "/VM-h" + (u.eviction.gang && u.count > 1 ? " (any of " + std::to_string(u.count) + " VMs stops the job)" : "") +
-             ", each losing " + hrs(loss) + " h (restart " + hrs(u.eviction.restart_hours) +
-             " h + half a " + hrs(u.eviction.checkpoint_interval_hours) +
-             " h checkpoint interval)" + (h.finishes ? "" : "; the work never finishes at this rate");
+      text =
+          vms + " x " + rate_text(with_lic) + " x " +
+          hrs(std::max(0.0, h.wall_hours - setup - work)) + " h: " + num(h.expected_evictions, 2) +
+          " expected evictions at " + num(u.eviction.rate_per_hour, 3) + "/VM-h" +
+          (u.eviction.gang && u.count > 1
+               ? " (any of " + std::to_string(u.count) + " VMs stops the job)"
+               : "") +
+          ", each losing " + hrs(loss) + " h (restart " + hrs(u.eviction.restart_hours) +
+          " h + half a " + hrs(u.eviction.checkpoint_interval_hours) + " h checkpoint interval)" +
+          (h.finishes ? "" : "; the work never finishes at this rate");
     }
     if (!u.eviction.basis.empty()) text += "; rate: " + u.eviction.basis;
     b.lines.push_back({"spot eviction overhead", c.eviction_usd, text});
@@ -618,9 +620,9 @@ CostBreakdown breakdown(const PriceQuote& q, const Usage& u, const HoursModel& h
   }
   if (!rc.egress_basis.empty()) b.lines.push_back({"data transfer", c.egress_usd, rc.egress_basis});
   if (rc.blob.gb > 0) {
-    b.lines.push_back({"blob storage", c.blob_usd,
-                       rc.blob.priced ? rc.blob.basis + " x " + hrs(h.wall_hours) + " h / 730"
-                                      : rc.blob.basis});
+    b.lines.push_back(
+        {"blob storage", c.blob_usd,
+         rc.blob.priced ? rc.blob.basis + " x " + hrs(h.wall_hours) + " h / 730" : rc.blob.basis});
   }
   return b;
 }
@@ -635,8 +637,8 @@ Result<CostBreakdown> cost(const catalog::Catalog& catalog, const Rates& rates,
   if (usage.utilization && (*usage.utilization <= 0 || *usage.utilization > 1)) {
     return invalid_argument("utilization must be in (0, 1]");
   }
-  GPUPLAN_TRY(PriceQuote q, quote(catalog, rates, size, region, pricing, usage.os,
-                                  usage.hybrid_benefit));
+  GPUPLAN_TRY(PriceQuote q,
+              quote(catalog, rates, size, region, pricing, usage.os, usage.hybrid_benefit));
   HoursModel h = hours_model(usage, pricing == catalog::Pricing::kSpot);
   GPUPLAN_TRY(RegionCosts rc, region_costs(rates, usage, region));
   return breakdown(q, usage, h, rc);
@@ -694,12 +696,14 @@ Result<SizeCost> cost_size(const catalog::Catalog& catalog, const Rates& rates,
     u.work_hours = kHoursPerMonth;
     u.utilization = 1.0;
     out.utilization = 1.0;
-    out.assumptions.push_back({"hours", "730 h: the whole Azure month (DESIGN.md), commitments "
-                                        "fully used"});
+    out.assumptions.push_back({"hours",
+                               "730 h: the whole Azure month (DESIGN.md), commitments "
+                               "fully used"});
   }
   out.hours = u.work_hours;
-  out.assumptions.push_back({"scope", "VM meters only: no setup time, disks or data transfer; "
-                                      "spot without eviction overhead (gpuplan plan adds them)"});
+  out.assumptions.push_back({"scope",
+                             "VM meters only: no setup time, disks or data transfer; "
+                             "spot without eviction overhead (gpuplan plan adds them)"});
   auto payg = quote(catalog, rates, size, region, catalog::Pricing::kPayg, os, hybrid_benefit);
   for (catalog::Pricing p : catalog::kAllPricing) {
     PricingCost row;

@@ -51,8 +51,7 @@ class Rates {
   // `*fell_back` (when given) is set to true when the row is not for `region`
   // or "all".
   [[nodiscard]] const Rate* find(std::string_view name, std::string_view key = "",
-                                 std::string_view region = "all",
-                                 bool* fell_back = nullptr) const;
+                                 std::string_view region = "all", bool* fell_back = nullptr) const;
   // Like find() but kInternal naming the missing rate (the data is compiled in).
   [[nodiscard]] Result<const Rate*> require(std::string_view name, std::string_view key = "",
                                             std::string_view region = "all",
@@ -72,9 +71,9 @@ class Rates {
 
 // How spot evictions are modelled. Defaults come from rates.csv.
 struct EvictionModel {
-  double rate_per_hour = 0.05;        // evictions per VM-hour (expected case)
-  double rate_high_per_hour = 0.20;   // for the high end of the range
-  double restart_hours = 0.25;        // per eviction: reallocate, boot, reload
+  double rate_per_hour = 0.05;             // evictions per VM-hour (expected case)
+  double rate_high_per_hour = 0.20;        // for the high end of the range
+  double restart_hours = 0.25;             // per eviction: reallocate, boot, reload
   double checkpoint_interval_hours = 1.0;  // half of it is lost per eviction on average
   // True when the VMs run in lock-step (data/tensor parallel training): one
   // eviction stops all of them, so the job's eviction rate is count x rate.
@@ -111,9 +110,9 @@ void apply_band(EvictionModel& model, const catalog::SpotEviction& e);
 // What is being costed besides the VM price. Every field has a default in
 // rates.csv (see default_usage()).
 struct Usage {
-  int count = 1;                   // VMs
-  double work_hours = 0;           // hours of work on all VMs in parallel (the estimator's)
-  double setup_hours = 0.25;       // per launch: provisioning, driver, data staging (billed idle)
+  int count = 1;              // VMs
+  double work_hours = 0;      // hours of work on all VMs in parallel (the estimator's)
+  double setup_hours = 0.25;  // per launch: provisioning, driver, data staging (billed idle)
   // Reserved / savings plan: fraction of the commitment's term that is used
   // (by this and any other work), in (0, 1]. The term is paid in full, so the
   // cost of the hours used is rate x hours / utilization. nullopt: the
@@ -123,21 +122,21 @@ struct Usage {
   catalog::Os os = catalog::Os::kLinux;
   bool hybrid_benefit = false;
   double billing_granularity_seconds = 1;
-  double billing_minimum_seconds = 300;   // per VM launch
-  std::string os_disk_tier = "P10";       // Premium SSD tier, one per VM; "" = none
-  double data_disk_gib = 512;             // Premium SSD (data_disk()) per VM; 0 = none
-  double egress_internet_gb = 0;          // to the internet, this month
-  double transfer_gb = 0;                 // moved from data_region to the compute region
-  std::string data_region;                // "" = data already where the VMs run
+  double billing_minimum_seconds = 300;  // per VM launch
+  std::string os_disk_tier = "P10";      // Premium SSD tier, one per VM; "" = none
+  double data_disk_gib = 512;            // Premium SSD (data_disk()) per VM; 0 = none
+  double egress_internet_gb = 0;         // to the internet, this month
+  double transfer_gb = 0;                // moved from data_region to the compute region
+  std::string data_region;               // "" = data already where the VMs run
   // Blob storage for the dataset and checkpoints while the job runs
   // (blob_storage(), storage.cc). 0 GB = none.
   double blob_gb = 0;
-  std::string blob_what;                  // what the GB are, for the cost line
-  std::string blob_tier = "hot";          // "hot" | "cool" access tier
+  std::string blob_what;          // what the GB are, for the cost line
+  std::string blob_tier = "hot";  // "hot" | "cool" access tier
   // Per GB-month for the tier; nullopt = no listed price: the line says so
   // and the total leaves it out (never a made-up number).
   std::optional<double> blob_usd_per_gb_month;
-  std::string blob_price_source;          // where the price came from
+  std::string blob_price_source;  // where the price came from
   EvictionModel eviction;
 };
 
@@ -181,13 +180,13 @@ struct BlobStorage {
 // reservations and savings plans cover only the compute meter).
 struct PriceQuote {
   catalog::Pricing pricing = catalog::Pricing::kPayg;
-  double compute_usd_per_hour = 0;   // per VM; a commitment's hourly equivalent (term / hours)
-  double licence_usd_per_hour = 0;   // per VM; 0 on Linux or with Hybrid Benefit
-  std::string source;                // of the compute price
+  double compute_usd_per_hour = 0;  // per VM; a commitment's hourly equivalent (term / hours)
+  double licence_usd_per_hour = 0;  // per VM; 0 on Linux or with Hybrid Benefit
+  std::string source;               // of the compute price
   std::string as_of;
   bool estimated = false;
-  std::string rule;                  // when estimated
-  std::string licence_basis;         // how the licence was found ("" when 0 and Linux)
+  std::string rule;           // when estimated
+  std::string licence_basis;  // how the licence was found ("" when 0 and Linux)
 };
 
 // Resolves the price of `size` in `region` under `pricing` for `os`.
@@ -200,30 +199,27 @@ struct PriceQuote {
 
 // The offers a quote is resolved from; any may be null or have no price.
 struct OfferSet {
-  const catalog::Offer* linux = nullptr;         // the pricing model asked for
-  const catalog::Offer* windows = nullptr;       // the pricing model asked for
-  const catalog::Offer* linux_payg = nullptr;    // for the licence under commitments
+  const catalog::Offer* linux = nullptr;       // the pricing model asked for
+  const catalog::Offer* windows = nullptr;     // the pricing model asked for
+  const catalog::Offer* linux_payg = nullptr;  // for the licence under commitments
   const catalog::Offer* windows_payg = nullptr;
 };
 // quote() without catalog lookups, for the planner's hot path. With
 // `with_text` false no string is built (source, as_of, rule and
 // licence_basis stay empty). nullopt when the compute meter has no price.
 // `licence_usd_per_vcpu_hour` is rates.csv's windows_licence_usd_per_vcpu_hour.
-[[nodiscard]] std::optional<PriceQuote> quote_offers(const OfferSet& offers,
-                                                     const catalog::VmSize& size,
-                                                     catalog::Pricing pricing, catalog::Os os,
-                                                     bool hybrid_benefit,
-                                                     double licence_usd_per_vcpu_hour,
-                                                     bool with_text);
+[[nodiscard]] std::optional<PriceQuote> quote_offers(
+    const OfferSet& offers, const catalog::VmSize& size, catalog::Pricing pricing, catalog::Os os,
+    bool hybrid_benefit, double licence_usd_per_vcpu_hour, bool with_text);
 
 // Wall-clock and billing hours of one option: setup + work, stretched by spot
 // evictions. Depends only on the usage and whether the option is spot, so the
 // planner computes it once per (size, count) and pricing class.
 struct HoursModel {
-  double wall_hours = 0;          // expected
-  double wall_hours_low = 0;      // no eviction
-  double wall_hours_high = 0;     // at the high eviction rate
-  double billed_hours = 0;        // per VM, with per-second rounding and the minimum per launch
+  double wall_hours = 0;       // expected
+  double wall_hours_low = 0;   // no eviction
+  double wall_hours_high = 0;  // at the high eviction rate
+  double billed_hours = 0;     // per VM, with per-second rounding and the minimum per launch
   double billed_hours_low = 0;
   double billed_hours_high = 0;
   double job_eviction_rate = 0;   // evictions per hour that interrupt the work (0 unless spot)
@@ -238,11 +234,11 @@ struct RegionCosts {
   std::string region;
   double os_disk_usd_per_vm_month = 0;
   double data_disk_usd_per_vm_month = 0;
-  double egress_usd = 0;             // internet + inter-region transfer, once per job
+  double egress_usd = 0;  // internet + inter-region transfer, once per job
   std::string os_disk_basis;
   std::string data_disk_basis;
   std::string egress_basis;
-  BlobStorage blob;                  // once per job, not per VM
+  BlobStorage blob;  // once per job, not per VM
 };
 // kInternal when a rate the usage needs is missing; kInvalidArgument for an
 // unknown OS disk tier or negative sizes.
@@ -251,20 +247,20 @@ struct RegionCosts {
 
 // The totals of one option, without text: what the planner ranks.
 struct CostNumbers {
-  double compute_usd = 0;          // work hours at the compute rate
+  double compute_usd = 0;            // work hours at the compute rate
   double unused_commitment_usd = 0;  // reserved/savings: the unused share of the term
   double licence_usd = 0;
-  double setup_usd = 0;            // setup (idle) hours at compute + licence rates
-  double eviction_usd = 0;         // spot: restart + lost progress hours
-  double billing_rounding_usd = 0; // per-second rounding and launch minimums
+  double setup_usd = 0;             // setup (idle) hours at compute + licence rates
+  double eviction_usd = 0;          // spot: restart + lost progress hours
+  double billing_rounding_usd = 0;  // per-second rounding and launch minimums
   double os_disk_usd = 0;
   double data_disk_usd = 0;
   double egress_usd = 0;
-  double blob_usd = 0;             // 0 when Blob has no price (the line says so)
-  double total_usd = 0;            // expected
+  double blob_usd = 0;   // 0 when Blob has no price (the line says so)
+  double total_usd = 0;  // expected
   double low_usd = 0;
   double high_usd = 0;
-  double usd_per_hour = 0;         // all VMs: compute / utilization + licence
+  double usd_per_hour = 0;  // all VMs: compute / utilization + licence
 };
 // Pure arithmetic; never fails. The same function backs breakdown(), so the
 // planner's ranking and the printed lines always agree.
@@ -282,7 +278,7 @@ struct CostFactors {
   double compute_mult = 0;
   double licence_mult = 0;
   double disk_mult = 0;
-  double storage_months = 0;       // wall hours / 730: Blob GB-months per GB
+  double storage_months = 0;  // wall hours / 730: Blob GB-months per GB
 };
 [[nodiscard]] CostFactors cost_factors(catalog::Pricing pricing, const Usage& usage,
                                        double wall_hours, double billed_hours);
@@ -300,7 +296,7 @@ struct CostFactors {
                                 const HoursModel& hours, const RegionCosts& region);
 
 struct CostLine {
-  std::string name;        // "compute", "windows licence", "setup (idle)", ...
+  std::string name;  // "compute", "windows licence", "setup (idle)", ...
   double usd = 0;
   std::string assumption;  // the arithmetic and the source of each rate
 };
@@ -353,9 +349,9 @@ struct SizeCost {
   catalog::Os os = catalog::Os::kLinux;
   bool hybrid_benefit = false;
   int count = 1;
-  double hours = 0;                    // of use in the period
-  std::optional<double> utilization;   // of a commitment's term
-  std::vector<PricingCost> rows;       // kAllPricing order
+  double hours = 0;                                              // of use in the period
+  std::optional<double> utilization;                             // of a commitment's term
+  std::vector<PricingCost> rows;                                 // kAllPricing order
   std::vector<std::pair<std::string, std::string>> assumptions;  // name -> value and source
 };
 // Prices `count` VMs of `size` in `region` for one Azure month (730 h):

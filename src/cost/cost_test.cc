@@ -1,12 +1,13 @@
 // Every cost line against arithmetic done by hand from data/cost/rates.csv
 // (the embedded copy) and a small catalog built here.
 #include "cost/cost.h"
-#include "cost/growth.h"
-
-#include <gtest/gtest.h>
 
 #include <cmath>
 #include <numeric>
+
+#include <gtest/gtest.h>
+
+#include "cost/growth.h"
 
 namespace gpuplan::cost {
 namespace {
@@ -439,9 +440,10 @@ TEST_F(CostTest, CostSizeForGivenHoursPaysTheWholeTerm) {
   EXPECT_NEAR(sc->rows[0].breakdown->total_usd(), 698.0, 1e-9);
   EXPECT_NEAR(sc->rows[2].breakdown->total_usd(), 39420.0, 1e-6);
   EXPECT_FALSE(cost_size(*catalog_, rates_, *size_, "eastus", Os::kLinux, false, 1.0, 0.5));
-  EXPECT_FALSE(cost_size(*catalog_, rates_, *size_, "eastus", Os::kLinux, false, -1.0, std::nullopt));
-  auto nowhere = cost_size(*catalog_, rates_, *size_, "westus", Os::kLinux, false, std::nullopt,
-                           std::nullopt);
+  EXPECT_FALSE(
+      cost_size(*catalog_, rates_, *size_, "eastus", Os::kLinux, false, -1.0, std::nullopt));
+  auto nowhere =
+      cost_size(*catalog_, rates_, *size_, "westus", Os::kLinux, false, std::nullopt, std::nullopt);
   ASSERT_FALSE(nowhere);
   EXPECT_EQ(nowhere.error().code, ErrorCode::kNotFound);
 }

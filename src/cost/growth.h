@@ -26,7 +26,6 @@ inline constexpr double kHoursPerWeek = 168.0;
 // break_even_utilization()). Returns the latest t_N, in weeks, for which it
 // still pays: term/168 x (1 - break_even); 0 when it never pays
 // (break-even >= 1). Reserve now the VMs the demand will need by then.
-[[nodiscard]] double reservation_pays_until_weeks(double term_hours,
-                                                  double break_even_utilization);
+[[nodiscard]] double reservation_pays_until_weeks(double term_hours, double break_even_utilization);
 
 }  // namespace gpuplan::cost

@@ -68,9 +68,8 @@ Result<BlobStorage> blob_storage(const Usage& u) {
                             Where{"", 0, 0, "--blob-tier"});
   }
   if (b.gb == 0) return b;
-  const std::string what =
-      strings::fixed(b.gb, b.gb < 10 ? 1 : 0) + " GB " + b.tier + " Blob" +
-      (u.blob_what.empty() ? "" : " (" + u.blob_what + ")");
+  const std::string what = strings::fixed(b.gb, b.gb < 10 ? 1 : 0) + " GB " + b.tier + " Blob" +
+                           (u.blob_what.empty() ? "" : " (" + u.blob_what + ")");
   if (!u.blob_usd_per_gb_month) {
     b.basis = what + ": no listed price, not in the total (--blob-usd-per-gb-month prices it)";
     return b;

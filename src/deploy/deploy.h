@@ -23,12 +23,12 @@ namespace gpuplan::deploy {
 
 // What the user chose on the command line.
 struct DeployOptions {
-  int option = 1;                      // 1-based into the plan's options
-  std::string ssh_cidr;                // IPv4 CIDR SSH (RDP on Windows) is allowed from
+  int option = 1;        // 1-based into the plan's options
+  std::string ssh_cidr;  // IPv4 CIDR SSH (RDP on Windows) is allowed from
   bool allow_ssh_from_anywhere = false;
-  std::string start_date;              // YYYY-MM-DD, first of a month (budget start)
-  std::string ssh_public_key_file;     // default in deploy.sh when "" (~/.ssh/id_rsa.pub)
-  std::optional<double> data_disk_gib; // overrides the plan's; default kDefaultDataDiskGib
+  std::string start_date;               // YYYY-MM-DD, first of a month (budget start)
+  std::string ssh_public_key_file;      // default in deploy.sh when "" (~/.ssh/id_rsa.pub)
+  std::optional<double> data_disk_gib;  // overrides the plan's; default kDefaultDataDiskGib
   // Autostop minutes: unset = the default for the workload kind
   // (kDefaultAutostopMinutes for training, fine-tuning and rendering; off for
   // serving), 0 = off (--autostop off).
@@ -62,16 +62,16 @@ struct DeploySpec {
   catalog::VmSize size;
   Stack stack;
   // Names (derived from the workload name; Azure's length rules applied).
-  std::string prefix;                  // "finetune-llama3-8b"
-  std::string resource_group;          // "<prefix>-rg"
-  std::string vm_name;                 // VM or scale set name
-  std::string computer_name;           // host name (Windows: <= 15 characters)
+  std::string prefix;          // "finetune-llama3-8b"
+  std::string resource_group;  // "<prefix>-rg"
+  std::string vm_name;         // VM or scale set name
+  std::string computer_name;   // host name (Windows: <= 15 characters)
   // Layout.
-  bool scale_set = false;              // count > 1 or serving: a VM scale set
-  bool serving = false;                // an inference workload: autoscale.json too
-  bool proximity_group = false;        // InfiniBand scale-out: proximity placement group
-  bool hpc_image = false;              // Ubuntu-HPC image (ships driver, MOFED, NCCL)
-  std::string image_urn;               // publisher:offer:sku:version
+  bool scale_set = false;        // count > 1 or serving: a VM scale set
+  bool serving = false;          // an inference workload: autoscale.json too
+  bool proximity_group = false;  // InfiniBand scale-out: proximity placement group
+  bool hpc_image = false;        // Ubuntu-HPC image (ships driver, MOFED, NCCL)
+  std::string image_urn;         // publisher:offer:sku:version
   bool encryption_at_host = false;
   // Security: Confidential VM for confidential sizes, else Trusted Launch
   // (deploy.sh falls back to Standard where `az vm list-skus` says the size
@@ -80,15 +80,15 @@ struct DeploySpec {
   SecurityType security_type = SecurityType::kTrustedLaunch;
   bool secure_boot = false;
   bool vtpm = true;
-  std::string security_note;           // why, said in deploy.sh, stdout and the template
+  std::string security_note;  // why, said in deploy.sh, stdout and the template
   // Autostop: minutes without work before the VM deallocates itself (0 = off).
   int autostop_minutes = 0;
   std::string shutdown_time = "2300";  // the backstop's daily time, HHMM UTC
   bool shutdown_backstop = false;      // the schedule is enabled (short jobs only)
   int gpus_per_vm = 1;                 // what `nvidia-smi -L` lists on one VM
   double data_disk_gib = kDefaultDataDiskGib;
-  std::string data_disk_source;        // "plan", "--data-disk-gib" or "default"
-  std::string ssh_cidr;                // "0.0.0.0/0" only when allowed explicitly
+  std::string data_disk_source;  // "plan", "--data-disk-gib" or "default"
+  std::string ssh_cidr;          // "0.0.0.0/0" only when allowed explicitly
   bool ssh_from_anywhere = false;
   std::string start_date;
   std::string ssh_public_key_file;
@@ -138,7 +138,7 @@ struct StackAnswer {
                                                   const DeployOptions& options);
 
 struct GeneratedFile {
-  std::string name;       // "deploy.sh"
+  std::string name;  // "deploy.sh"
   std::string content;
   bool executable = false;
 };
@@ -173,7 +173,8 @@ struct GeneratedFile {
 // Validation helpers (exposed for tests and the CLI).
 // A canonical IPv4 CIDR ("203.0.113.0/24"; a bare address means /32).
 // kInvalidArgument naming `field` otherwise.
-[[nodiscard]] Result<std::string> parse_ipv4_cidr(const std::string& text, const std::string& field);
+[[nodiscard]] Result<std::string> parse_ipv4_cidr(const std::string& text,
+                                                  const std::string& field);
 // YYYY-MM-DD that is a real date and the first of a month (Azure budgets start on one).
 [[nodiscard]] Status check_budget_start_date(const std::string& date);
 // Checks that a file holds an OpenSSH public key (not a private key): kInvalidArgument otherwise.

@@ -2,16 +2,16 @@
 // set, proximity placement group), image, GPU stack and the secure-default
 // inputs (SSH CIDR, public key, budget start) — everything validated before a
 // single file is generated.
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cmath>
-#include <ctime>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/files.h"
 #include "core/names.h"
@@ -129,8 +129,10 @@ Result<std::string> parse_ipv4_cidr(const std::string& text, const std::string& 
     const std::string p = s.substr(slash + 1);
     if (p.empty() || p.size() > 2 || p.find_first_not_of("0123456789") != std::string::npos ||
         std::stoi(p) > 32) {
-      return invalid_argument("'" + s + "' is not an IPv4 CIDR: the prefix length must be 0-32 "
-                              "(e.g. 203.0.113.0/24)", where);
+      return invalid_argument("'" + s +
+                                  "' is not an IPv4 CIDR: the prefix length must be 0-32 "
+                                  "(e.g. 203.0.113.0/24)",
+                              where);
     }
     prefix = std::stoi(p);
   }
@@ -147,8 +149,10 @@ Result<std::string> parse_ipv4_cidr(const std::string& text, const std::string& 
     value = (value << 8) | static_cast<uint32_t>(std::stoi(o));
   }
   if (!ok) {
-    return invalid_argument("'" + s + "' is not an IPv4 CIDR (expected a.b.c.d/n, e.g. "
-                            "203.0.113.0/24, or one address such as 203.0.113.7)", where);
+    return invalid_argument("'" + s +
+                                "' is not an IPv4 CIDR (expected a.b.c.d/n, e.g. "
+                                "203.0.113.0/24, or one address such as 203.0.113.7)",
+                            where);
   }
   const uint32_t mask = prefix == 0 ? 0u : ~0u << (32 - prefix);
   if ((value & ~mask) != 0) {
@@ -156,7 +160,8 @@ Result<std::string> parse_ipv4_cidr(const std::string& text, const std::string& 
     std::ostringstream fix;
     fix << (net >> 24) << '.' << ((net >> 16) & 255) << '.' << ((net >> 8) & 255) << '.'
         << (net & 255) << '/' << prefix;
-    return invalid_argument("'" + s + "' has host bits set; did you mean " + fix.str() + "?", where);
+    return invalid_argument("'" + s + "' has host bits set; did you mean " + fix.str() + "?",
+                            where);
   }
   return addr + "/" + std::to_string(prefix);
 }
@@ -166,7 +171,8 @@ Status check_budget_start_date(const std::string& date) {
   auto bad = [&](const std::string& why) {
     return invalid_argument("'" + date + "' " + why, where);
   };
-  if (date.size() != 10 || date[4] != '-' || date[7] != '-') return bad("is not a date (YYYY-MM-DD)");
+  if (date.size() != 10 || date[4] != '-' || date[7] != '-')
+    return bad("is not a date (YYYY-MM-DD)");
   for (int i : {0, 1, 2, 3, 5, 6, 8, 9}) {
     if (date[i] < '0' || date[i] > '9') return bad("is not a date (YYYY-MM-DD)");
   }
@@ -177,8 +183,10 @@ Status check_budget_start_date(const std::string& date) {
     return bad("is not a valid date from 2017 on (YYYY-MM-DD)");
   }
   if (day != 1) {
-    return bad("is not the first of a month: Azure budgets start on the first day of a month "
-               "(use " + date.substr(0, 8) + "01)");
+    return bad(
+        "is not the first of a month: Azure budgets start on the first day of a month "
+        "(use " +
+        date.substr(0, 8) + "01)");
   }
   return {};
 }
@@ -188,19 +196,26 @@ Status check_ssh_public_key_file(const std::string& path) {
   auto text = files::read_text(path);
   if (!text) return invalid_argument("cannot read the SSH public key file", where);
   if (text->find("PRIVATE KEY") != std::string::npos) {
-    return invalid_argument("this is a private key; pass the public key (the .pub file) — "
-                            "gpuplan never puts a private key into generated files", where);
+    return invalid_argument(
+        "this is a private key; pass the public key (the .pub file) — "
+        "gpuplan never puts a private key into generated files",
+        where);
   }
   const std::string first = strings::split(std::string(strings::trim(*text)), ' ')[0];
-  static const char* const kTypes[] = {"ssh-ed25519", "ssh-rsa", "ecdsa-sha2-nistp256",
-                                       "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521",
+  static const char* const kTypes[] = {"ssh-ed25519",
+                                       "ssh-rsa",
+                                       "ecdsa-sha2-nistp256",
+                                       "ecdsa-sha2-nistp384",
+                                       "ecdsa-sha2-nistp521",
                                        "sk-ssh-ed25519@openssh.com",
                                        "sk-ecdsa-sha2-nistp256@openssh.com"};
   for (const char* t : kTypes) {
     if (first == t) return {};
   }
-  return invalid_argument("not an OpenSSH public key (expected a line starting with ssh-ed25519, "
-                          "ssh-rsa or ecdsa-sha2-*)", where);
+  return invalid_argument(
+      "not an OpenSSH public key (expected a line starting with ssh-ed25519, "
+      "ssh-rsa or ecdsa-sha2-*)",
+      where);
 }
 
 StackTarget deployment_target(const catalog::VmSize& size, const catalog::Gpu* gpu,
@@ -220,9 +235,12 @@ std::string first_of_month(long long unix_seconds) {
 
 const char* to_string(SecurityType t) {
   switch (t) {
-    case SecurityType::kStandard: return "Standard";
-    case SecurityType::kTrustedLaunch: return "TrustedLaunch";
-    case SecurityType::kConfidentialVm: return "ConfidentialVM";
+    case SecurityType::kStandard:
+      return "Standard";
+    case SecurityType::kTrustedLaunch:
+      return "TrustedLaunch";
+    case SecurityType::kConfidentialVm:
+      return "ConfidentialVM";
   }
   return "Standard";
 }
@@ -231,13 +249,14 @@ Result<DeploySpec> make_deploy_spec(const PlanDocument& plan, const catalog::Cat
                                     const StackMatrix& matrix, const DeployOptions& options) {
   // 1. The option.
   if (plan.options.empty()) {
-    return failed_precondition(plan.file + " has no feasible option to deploy (its options[] is "
+    return failed_precondition(plan.file +
+                               " has no feasible option to deploy (its options[] is "
                                "empty; see its dropped[] for why)");
   }
   if (options.option < 1 || options.option > static_cast<int>(plan.options.size())) {
-    return invalid_argument("option " + std::to_string(options.option) + " does not exist: " +
-                                plan.file + " has " + std::to_string(plan.options.size()) +
-                                " option(s), numbered from 1",
+    return invalid_argument("option " + std::to_string(options.option) +
+                                " does not exist: " + plan.file + " has " +
+                                std::to_string(plan.options.size()) + " option(s), numbered from 1",
                             Where{"", 0, 0, "--option"});
   }
   DeploySpec spec;
@@ -249,8 +268,10 @@ Result<DeploySpec> make_deploy_spec(const PlanDocument& plan, const catalog::Cat
   // The names written into the generated files: checked here as well as where
   // they were read, so no caller can hand a generator shell or template syntax.
   const std::string opath = "options[" + std::to_string(options.option - 1) + "]";
-  GPUPLAN_RETURN_IF_ERROR(names::check_region(spec.option.region, Where{plan.file, 0, 0, opath + ".region"}));
-  GPUPLAN_RETURN_IF_ERROR(names::check_size(spec.option.size, Where{plan.file, 0, 0, opath + ".size"}));
+  GPUPLAN_RETURN_IF_ERROR(
+      names::check_region(spec.option.region, Where{plan.file, 0, 0, opath + ".region"}));
+  GPUPLAN_RETURN_IF_ERROR(
+      names::check_size(spec.option.size, Where{plan.file, 0, 0, opath + ".size"}));
 
   // 2. SSH access: a CIDR, or an explicit "from anywhere".
   if (options.allow_ssh_from_anywhere && !options.ssh_cidr.empty()) {
@@ -263,22 +284,23 @@ Result<DeploySpec> make_deploy_spec(const PlanDocument& plan, const catalog::Cat
     spec.notes.push_back("SSH is open to the whole internet (--allow-ssh-from-anywhere)");
   } else {
     if (options.ssh_cidr.empty()) {
-      return invalid_argument("choose who may reach the VM: --ssh-cidr CIDR (e.g. your office "
-                              "203.0.113.0/24) or, knowingly, --allow-ssh-from-anywhere",
-                              Where{"", 0, 0, "--ssh-cidr"});
+      return invalid_argument(
+          "choose who may reach the VM: --ssh-cidr CIDR (e.g. your office "
+          "203.0.113.0/24) or, knowingly, --allow-ssh-from-anywhere",
+          Where{"", 0, 0, "--ssh-cidr"});
     }
     GPUPLAN_TRY(spec.ssh_cidr, parse_ipv4_cidr(options.ssh_cidr, "--ssh-cidr"));
     // Breadth: below /8 (0.0.0.0/1 is half the internet) only by name; below
     // /16 (65,536 addresses) a warning — an office or VPN range is narrower.
     const int prefix = std::stoi(spec.ssh_cidr.substr(spec.ssh_cidr.find('/') + 1));
     if (prefix < kNarrowestRefusedPrefix) {
-      return invalid_argument("'" + options.ssh_cidr + "' opens SSH to " +
-                                  (prefix == 0 ? std::string("the whole internet")
-                                               : "2^" + std::to_string(32 - prefix) +
-                                                     " addresses") +
-                                  "; pass --allow-ssh-from-anywhere instead if that is really "
-                                  "meant",
-                              Where{"", 0, 0, "--ssh-cidr"});
+      return invalid_argument(
+          "'" + options.ssh_cidr + "' opens SSH to " +
+              (prefix == 0 ? std::string("the whole internet")
+                           : "2^" + std::to_string(32 - prefix) + " addresses") +
+              "; pass --allow-ssh-from-anywhere instead if that is really "
+              "meant",
+          Where{"", 0, 0, "--ssh-cidr"});
     }
     if (prefix < kWarnBroaderThanPrefix) {
       spec.notes.push_back("--ssh-cidr " + spec.ssh_cidr + " admits " +
@@ -296,10 +318,10 @@ Result<DeploySpec> make_deploy_spec(const PlanDocument& plan, const catalog::Cat
   // 3. The size and its GPU.
   const catalog::VmSize* size = catalog.find_size(spec.option.size);
   if (size == nullptr) {
-    return not_found("size '" + spec.option.size + "' of option " +
-                         std::to_string(options.option) + " is not in the catalog",
-                     Where{plan.file, 0, 0,
-                           "options[" + std::to_string(options.option - 1) + "].size"});
+    return not_found(
+        "size '" + spec.option.size + "' of option " + std::to_string(options.option) +
+            " is not in the catalog",
+        Where{plan.file, 0, 0, "options[" + std::to_string(options.option - 1) + "].size"});
   }
   spec.size = *size;
   const catalog::Os os = spec.option.os;
@@ -319,7 +341,8 @@ Result<DeploySpec> make_deploy_spec(const PlanDocument& plan, const catalog::Cat
 
   // Autostop: on by default for jobs that end, off for serving (its
   // autoscale settings govern it).
-  spec.autostop_minutes = options.autostop_minutes.value_or(spec.serving ? 0 : kDefaultAutostopMinutes);
+  spec.autostop_minutes =
+      options.autostop_minutes.value_or(spec.serving ? 0 : kDefaultAutostopMinutes);
   if (spec.autostop_minutes < 0 || spec.autostop_minutes > 7 * 24 * 60) {
     return invalid_argument("--autostop must be 1-10080 minutes or 'off'",
                             Where{"", 0, 0, "--autostop"});
@@ -383,46 +406,56 @@ Result<DeploySpec> make_deploy_spec(const PlanDocument& plan, const catalog::Cat
     spec.data_disk_gib = disk.gib;
     spec.data_disk_source = "default";
     spec.notes.push_back("data disk: " + strings::fixed(disk.gib, 0) + " GiB Premium SSD (" +
-                         disk.sku + ", " + disk.tier + ") per VM (the plan's default; it names none)");
+                         disk.sku + ", " + disk.tier +
+                         ") per VM (the plan's default; it names none)");
   }
   if (spec.data_disk_gib < 4 || spec.data_disk_gib > 32767 ||
       spec.data_disk_gib != std::floor(spec.data_disk_gib)) {
     return invalid_argument("data disk must be a whole number of GiB in 4-32767",
                             Where{"", 0, 0, "--data-disk-gib"});
   }
-  spec.notes.push_back("OS disk: 128 GiB Premium SSD per VM (room for the CUDA toolkit and PyTorch)");
+  spec.notes.push_back(
+      "OS disk: 128 GiB Premium SSD per VM (room for the CUDA toolkit and PyTorch)");
   spec.notes.push_back(spec.security_note);
   if (spec.autostop_minutes > 0) {
     spec.notes.push_back(
         "autostop: the VM deallocates itself after " + std::to_string(spec.autostop_minutes) +
-        " minutes without GPU work, a login or " + (spec.option.os == catalog::Os::kWindows ? std::string("C:\\gpuplan\\busy") : std::string(internal::kAutostopBusyFile)) +
+        " minutes without GPU work, a login or " +
+        (spec.option.os == catalog::Os::kWindows ? std::string("C:\\gpuplan\\busy")
+                                                 : std::string(internal::kAutostopBusyFile)) +
         " (--autostop MINUTES|off); its identity gets Virtual Machine Contributor on itself only");
   } else {
-    spec.notes.push_back(spec.serving ? "autostop: off for serving (autoscale.json governs the fleet)"
-                                      : "autostop: off (--autostop off)");
+    spec.notes.push_back(spec.serving
+                             ? "autostop: off for serving (autoscale.json governs the fleet)"
+                             : "autostop: off (--autostop off)");
   }
   if (!spec.scale_set && spec.autostop_minutes > 0) {
     spec.notes.push_back(
         std::string("daily auto-shutdown at ") + spec.shutdown_time + " UTC (backstop): " +
-        (spec.shutdown_backstop
-             ? "enabled (the job is expected to end within " +
-                   strings::fixed(kShutdownBackstopMaxJobHours, 0) + " h)"
-             : "in the template but disabled: the job runs " + strings::fixed(spec.option.hours, 0) +
-                   " h and a daily shutdown would cut it; set autoShutdownStatus=Enabled to use it"));
+        (spec.shutdown_backstop ? "enabled (the job is expected to end within " +
+                                      strings::fixed(kShutdownBackstopMaxJobHours, 0) + " h)"
+                                : "in the template but disabled: the job runs " +
+                                      strings::fixed(spec.option.hours, 0) +
+                                      " h and a daily shutdown would cut it; set "
+                                      "autoShutdownStatus=Enabled to use it"));
   }
   if (!spec.encryption_at_host && spec.security_type != SecurityType::kConfidentialVm) {
-    spec.notes.push_back(size->name + " does not support encryption at host; disks use "
+    spec.notes.push_back(size->name +
+                         " does not support encryption at host; disks use "
                          "platform-managed encryption at rest only");
   }
   if (spec.serving) {
-    spec.notes.push_back("autoscale.json: the simulator's azure-autoscale rules (default "
-                         "settings); capacity 1.." + std::to_string(2 * spec.option.count) +
-                         " VMs, starting at the plan's " + std::to_string(spec.option.count) +
-                         "; the serving engine must publish the gpuplan/serving metrics");
+    spec.notes.push_back(
+        "autoscale.json: the simulator's azure-autoscale rules (default "
+        "settings); capacity 1.." +
+        std::to_string(2 * spec.option.count) + " VMs, starting at the plan's " +
+        std::to_string(spec.option.count) +
+        "; the serving engine must publish the gpuplan/serving metrics");
   }
   if (!spec.option.quota_ok) {
-    spec.notes.push_back("the plan says quota is short for this option; request it first "
-                         "(see the plan's quota_requests)");
+    spec.notes.push_back(
+        "the plan says quota is short for this option; request it first "
+        "(see the plan's quota_requests)");
   }
   return spec;
 }

@@ -1,22 +1,22 @@
 // Tests of the deploy module: matrix parsing, the stack resolver's choices
 // and refusals, plan reading, the deployment spec's secure defaults and the
 // generated files' content.
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include "deploy/deploy.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
-#include <cstdlib>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "core/files.h"
 #include "core/names.h"
-#include "deploy/deploy.h"
 #include "deploy/generate_internal.h"
 #include "deploy/plan_input.h"
 #include "deploy/stack.h"
@@ -251,7 +251,8 @@ TEST(ResolveStack, RefusesOldPytorchOnBlackwellListingEachWheel) {
 }
 
 TEST(ResolveStack, RefusesAmdSizesBecauseTheMatrixHasNoRocmRows) {
-  auto t = target("Standard_ND96isr_MI300X_v5", "ND_MI300X_v5", "MI300X", "gfx942", DriverKind::kAmd);
+  auto t =
+      target("Standard_ND96isr_MI300X_v5", "ND_MI300X_v5", "MI300X", "gfx942", DriverKind::kAmd);
   auto s = resolve_stack(matrix(), t, {});
   ASSERT_FALSE(s.has_value());
   EXPECT_EQ(s.error().code, ErrorCode::kFailedPrecondition);
@@ -275,7 +276,8 @@ TEST(ResolveStack, RefusesCudaAboveTheGridDriver) {
   auto s = resolve_stack(matrix(), a10_grid(), StackRequest{std::nullopt, v("13.0")});
   ASSERT_FALSE(s.has_value());
   EXPECT_EQ(s.error().code, ErrorCode::kFailedPrecondition);
-  EXPECT_NE(s.error().message.find("needs driver 580.65.06"), std::string::npos) << s.error().message;
+  EXPECT_NE(s.error().message.find("needs driver 580.65.06"), std::string::npos)
+      << s.error().message;
   EXPECT_NE(s.error().message.find("570.195.03"), std::string::npos);
 }
 
@@ -320,7 +322,8 @@ TEST(PlanInput, ReadsTheFixtureOptions) {
   auto conf = parse_plan_json(R"({"options": [{"size": "Standard_NCC40ads_H100_v5", "count": 1,
       "gpus": 1, "region": "eastus2", "pricing": "payg", "os": "linux", "hours": 1,
       "cost_usd": 1, "cost_low_usd": 1, "cost_high_usd": 1, "usd_per_hour": 1,
-      "confidential": true}]})", "c.json");
+      "confidential": true}]})",
+                              "c.json");
   ASSERT_TRUE(conf.has_value()) << conf.error().to_string();
   EXPECT_TRUE(conf->options[0].confidential);
   auto nd = parse_plan_json(*files::read_text(fixture("nd_multinode_ib.json")), "nd.json");
@@ -334,7 +337,8 @@ TEST(PlanInput, ErrorsNameTheJsonPath) {
   ASSERT_FALSE(missing.has_value());
   EXPECT_EQ(missing.error().where.file, "p.json");
   EXPECT_EQ(missing.error().where.field, "options[0].count");
-  auto pricing = bad(R"({"options": [{"size": "Standard_NC40ads_H100_v5", "count": 1, "gpus": 1, "region": "eastus",
+  auto pricing = bad(
+      R"({"options": [{"size": "Standard_NC40ads_H100_v5", "count": 1, "gpus": 1, "region": "eastus",
       "pricing": "cheap", "os": "linux", "hours": 1, "cost_usd": 1, "cost_low_usd": 1,
       "cost_high_usd": 1, "usd_per_hour": 1}]})");
   ASSERT_FALSE(pricing.has_value());
@@ -356,28 +360,59 @@ TEST(PlanInput, ErrorsNameTheJsonPath) {
 // ---- Spec and secure defaults -----------------------------------------------
 
 std::unique_ptr<catalog::Catalog> small_catalog() {
-  catalog::Gpu h100{.model = "H100-NVL", .vendor = "NVIDIA", .architecture = "Hopper",
-                    .compute_capability = "9.0", .memory_bw_gbs = 3900};
-  catalog::Gpu h100sxm{.model = "H100-SXM", .vendor = "NVIDIA", .architecture = "Hopper",
-                       .compute_capability = "9.0", .memory_bw_gbs = 3350};
-  catalog::Gpu a10{.model = "A10", .vendor = "NVIDIA", .architecture = "Ampere",
-                   .compute_capability = "8.6", .memory_bw_gbs = 600};
-  catalog::Gpu mi300{.model = "MI300X", .vendor = "AMD", .architecture = "CDNA 3",
-                     .compute_capability = "gfx942"};
-  catalog::VmSize nc{.name = "Standard_NC40ads_H100_v5", .series = "NCads_H100_v5",
-                     .family_letter = "NC", .vcpus = 40, .gpu_model = "H100-NVL",
-                     .gpu_count = 1, .gpu_memory_gib = 94};
-  catalog::VmSize nd{.name = "Standard_ND96isr_H100_v5", .series = "ND_H100_v5",
-                     .family_letter = "ND", .vcpus = 96, .gpu_model = "H100-SXM", .gpu_count = 8,
-                     .nvlink = true, .infiniband_gbps = 3200};
-  catalog::VmSize nv{.name = "Standard_NV12ads_A10_v5", .series = "NVadsA10_v5",
-                     .family_letter = "NV", .vcpus = 12, .gpu_model = "A10", .gpu_count = 0.3333,
-                     .driver = DriverKind::kGrid, .encryption_at_host = false};
-  catalog::VmSize ncc{.name = "Standard_NCC40ads_H100_v5", .series = "NCCads_H100_v5",
-                      .family_letter = "NC", .vcpus = 40, .gpu_model = "H100-NVL",
-                      .gpu_count = 1, .gpu_memory_gib = 94};
-  catalog::VmSize amd{.name = "Standard_ND96isr_MI300X_v5", .series = "ND_MI300X_v5",
-                      .family_letter = "ND", .vcpus = 96, .gpu_model = "MI300X", .gpu_count = 8,
+  catalog::Gpu h100{.model = "H100-NVL",
+                    .vendor = "NVIDIA",
+                    .architecture = "Hopper",
+                    .compute_capability = "9.0",
+                    .memory_bw_gbs = 3900};
+  catalog::Gpu h100sxm{.model = "H100-SXM",
+                       .vendor = "NVIDIA",
+                       .architecture = "Hopper",
+                       .compute_capability = "9.0",
+                       .memory_bw_gbs = 3350};
+  catalog::Gpu a10{.model = "A10",
+                   .vendor = "NVIDIA",
+                   .architecture = "Ampere",
+                   .compute_capability = "8.6",
+                   .memory_bw_gbs = 600};
+  catalog::Gpu mi300{
+      .model = "MI300X", .vendor = "AMD", .architecture = "CDNA 3", .compute_capability = "gfx942"};
+  catalog::VmSize nc{.name = "Standard_NC40ads_H100_v5",
+                     .series = "NCads_H100_v5",
+                     .family_letter = "NC",
+                     .vcpus = 40,
+                     .gpu_model = "H100-NVL",
+                     .gpu_count = 1,
+                     .gpu_memory_gib = 94};
+  catalog::VmSize nd{.name = "Standard_ND96isr_H100_v5",
+                     .series = "ND_H100_v5",
+                     .family_letter = "ND",
+                     .vcpus = 96,
+                     .gpu_model = "H100-SXM",
+                     .gpu_count = 8,
+                     .nvlink = true,
+                     .infiniband_gbps = 3200};
+  catalog::VmSize nv{.name = "Standard_NV12ads_A10_v5",
+                     .series = "NVadsA10_v5",
+                     .family_letter = "NV",
+                     .vcpus = 12,
+                     .gpu_model = "A10",
+                     .gpu_count = 0.3333,
+                     .driver = DriverKind::kGrid,
+                     .encryption_at_host = false};
+  catalog::VmSize ncc{.name = "Standard_NCC40ads_H100_v5",
+                      .series = "NCCads_H100_v5",
+                      .family_letter = "NC",
+                      .vcpus = 40,
+                      .gpu_model = "H100-NVL",
+                      .gpu_count = 1,
+                      .gpu_memory_gib = 94};
+  catalog::VmSize amd{.name = "Standard_ND96isr_MI300X_v5",
+                      .series = "ND_MI300X_v5",
+                      .family_letter = "ND",
+                      .vcpus = 96,
+                      .gpu_model = "MI300X",
+                      .gpu_count = 8,
                       .driver = DriverKind::kAmd};
   return catalog::Catalog::from_parts({h100, h100sxm, a10, mi300}, {nc, nd, nv, ncc, amd}, {});
 }
@@ -471,8 +506,8 @@ TEST(DeploySpec, OptionOutOfRangeAndEmptyPlan) {
 
 TEST(DeploySpec, UnknownSizeAndAmdSize) {
   auto cat = small_catalog();
-  auto unknown = make_deploy_spec(plan_for("Standard_X1", 1, catalog::Pricing::kPayg), *cat,
-                                  matrix(), opts());
+  auto unknown =
+      make_deploy_spec(plan_for("Standard_X1", 1, catalog::Pricing::kPayg), *cat, matrix(), opts());
   ASSERT_FALSE(unknown.has_value());
   EXPECT_EQ(unknown.error().code, ErrorCode::kNotFound);
   EXPECT_EQ(unknown.error().where.field, "options[0].size");
@@ -495,8 +530,8 @@ TEST(DeploySpec, LayoutFollowsSizeAndCount) {
   EXPECT_TRUE(single->encryption_at_host);
   EXPECT_EQ(single->data_disk_source, "default");
 
-  auto ib = make_deploy_spec(plan_for("Standard_ND96isr_H100_v5", 4, catalog::Pricing::kPayg),
-                             *cat, matrix(), opts());
+  auto ib = make_deploy_spec(plan_for("Standard_ND96isr_H100_v5", 4, catalog::Pricing::kPayg), *cat,
+                             matrix(), opts());
   ASSERT_TRUE(ib.has_value()) << ib.error().message;
   EXPECT_TRUE(ib->scale_set);
   EXPECT_TRUE(ib->proximity_group);
@@ -613,17 +648,27 @@ TEST(Generate, EveryValueInDeployShIsInertWhateverItHolds) {
   const std::string marker = dir + "pwned";
   std::ofstream(dir + "bin/az") << "#!/bin/sh\nexit 0\n";
   std::filesystem::permissions(dir + "bin/az", std::filesystem::perms::owner_all);
-  const std::string payload = "$(touch " + marker + ")`touch " + marker + "`';touch " + marker + ";'";
+  const std::string payload =
+      "$(touch " + marker + ")`touch " + marker + "`';touch " + marker + ";'";
   for (int field = 0; field < 4; ++field) {
     DeploySpec spec = spec_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg);
     switch (field) {
-      case 0: spec.option.region = "eastus" + payload; break;
-      case 1: spec.ssh_public_key_file = "/nonexistent/" + payload; break;
-      case 2: spec.resource_group = "rg" + payload; break;
-      case 3: spec.plan_file = "plan.json\ntouch " + marker + "\n#"; break;
+      case 0:
+        spec.option.region = "eastus" + payload;
+        break;
+      case 1:
+        spec.ssh_public_key_file = "/nonexistent/" + payload;
+        break;
+      case 2:
+        spec.resource_group = "rg" + payload;
+        break;
+      case 3:
+        spec.plan_file = "plan.json\ntouch " + marker + "\n#";
+        break;
     }
     std::ofstream(dir + "deploy.sh") << render_deploy_script(spec);
-    const std::string cmd = "cd " + dir + " && env -i PATH=" + dir + "bin:/usr/bin:/bin HOME=" + dir +
+    const std::string cmd = "cd " + dir + " && env -i PATH=" + dir +
+                            "bin:/usr/bin:/bin HOME=" + dir +
                             " BUDGET_EMAIL=a@example.com bash ./deploy.sh >/dev/null 2>&1";
     EXPECT_NE(std::system(cmd.c_str()), 0) << "field " << field;
     EXPECT_FALSE(std::filesystem::exists(marker)) << "field " << field << " ran a command";
@@ -640,8 +685,9 @@ TEST(Generate, EnvironmentOverridesAreHeldToTheSameRules) {
   std::ofstream(dir + "deploy.sh")
       << render_deploy_script(spec_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg));
   auto run = [&](const std::string& env) {
-    const std::string cmd = "cd " + dir + " && env -i PATH=" + dir + "bin:/usr/bin:/bin HOME=" +
-                            dir + " " + env + " bash ./deploy.sh 2>" + dir + "err >/dev/null";
+    const std::string cmd = "cd " + dir + " && env -i PATH=" + dir +
+                            "bin:/usr/bin:/bin HOME=" + dir + " " + env + " bash ./deploy.sh 2>" +
+                            dir + "err >/dev/null";
     std::system(cmd.c_str());
     return files::read_text(dir + "err").value_or("");
   };
@@ -666,7 +712,8 @@ TEST(DeploySpec, BroadCidrsNeedTheExplicitFlagAndMediumOnesWarn) {
                                 *cat, matrix(), o);
   ASSERT_TRUE(broad.has_value());
   bool warned = false;
-  for (const auto& n : broad->notes) warned = warned || n.find("1048576 addresses") != std::string::npos;
+  for (const auto& n : broad->notes)
+    warned = warned || n.find("1048576 addresses") != std::string::npos;
   EXPECT_TRUE(warned);
 }
 
@@ -674,7 +721,8 @@ TEST(Generate, SpotAndSecurityFlagsInDeployScript) {
   DeploySpec spot = spec_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kSpot);
   const std::string sh = render_deploy_script(spot);
   EXPECT_NE(sh.find("set -euo pipefail"), std::string::npos);
-  EXPECT_NE(sh.find("--priority Spot --eviction-policy Deallocate --max-price -1"), std::string::npos);
+  EXPECT_NE(sh.find("--priority Spot --eviction-policy Deallocate --max-price -1"),
+            std::string::npos);
   EXPECT_NE(sh.find("--authentication-type ssh"), std::string::npos);
   EXPECT_NE(sh.find("--assign-identity \"[system]\""), std::string::npos);
   EXPECT_NE(sh.find("--encryption-at-host true"), std::string::npos);
@@ -694,7 +742,8 @@ TEST(Generate, SpotAndSecurityFlagsInDeployScript) {
 }
 
 TEST(Generate, WindowsHybridBenefitUsesLicenceTypeAndNoInlinePassword) {
-  DeploySpec win = spec_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg, Os::kWindows, true);
+  DeploySpec win =
+      spec_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg, Os::kWindows, true);
   const std::string sh = render_deploy_script(win);
   EXPECT_NE(sh.find("--license-type Windows_Server"), std::string::npos);
   // The password reaches az through a 0600 file, never a command line.
@@ -848,8 +897,8 @@ TEST(Generate, SecurityTypeFollowsTheSize) {
 }
 
 TEST(Generate, BootDiagnosticsPinnedImagesAndCheckedDownloads) {
-  for (const auto& [size, count] : {std::pair{"Standard_NC40ads_H100_v5", 1},
-                                    std::pair{"Standard_ND96isr_H100_v5", 2}}) {
+  for (const auto& [size, count] :
+       {std::pair{"Standard_NC40ads_H100_v5", 1}, std::pair{"Standard_ND96isr_H100_v5", 2}}) {
     DeploySpec s = spec_for(size, count, catalog::Pricing::kPayg);
     const std::string sh = render_deploy_script(s);
     EXPECT_TRUE(sh.find("az vm boot-diagnostics enable") != std::string::npos ||
@@ -863,7 +912,8 @@ TEST(Generate, BootDiagnosticsPinnedImagesAndCheckedDownloads) {
   EXPECT_EQ(win.image_urn.find(":latest"), std::string::npos);
   const auto files = generate_files(win);
   const std::string ps1 = files[2].content;
-  EXPECT_NE(ps1.find("Assert-Signed C:\\gpuplan\\cuda.exe 'NVIDIA Corporation'"), std::string::npos);
+  EXPECT_NE(ps1.find("Assert-Signed C:\\gpuplan\\cuda.exe 'NVIDIA Corporation'"),
+            std::string::npos);
   EXPECT_NE(ps1.find("Assert-Signed C:\\gpuplan\\python.exe 'Python Software Foundation'"),
             std::string::npos);
   DeploySpec nc = spec_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg);
@@ -884,8 +934,8 @@ TEST(Generate, AnUnpinnedImageOverrideIsRefusedByTheScript) {
   ASSERT_NE(at, std::string::npos);
   const std::string check = sh.substr(at, sh.find('\n', at) - at);
   auto run = [&](const std::string& image) {
-    const std::string script = "die() { exit 3; }\nIMAGE=" + names::shell_quote(image) + "\n" +
-                               check + "\nexit 0\n";
+    const std::string script =
+        "die() { exit 3; }\nIMAGE=" + names::shell_quote(image) + "\n" + check + "\nexit 0\n";
     const std::string path = testing::TempDir() + "/image_check.sh";
     { std::ofstream(path) << script; }
     return WEXITSTATUS(std::system(("bash " + path).c_str()));
@@ -934,8 +984,9 @@ struct Sandbox {
   // Runs `autostop.sh ARGS` with the fakes first on PATH; stdout+stderr.
   std::pair<int, std::string> run(const std::string& script, const std::string& args) const {
     { std::ofstream(dir + "/autostop.sh") << script; }
-    const std::string cmd = "cd " + dir + " && PATH=" + dir + "/bin:/usr/bin:/bin GPUPLAN_AUTOSTOP_CONF=" +
-                            dir + "/conf GPUPLAN_AUTOSTOP_STATE=" + dir + "/state bash autostop.sh " +
+    const std::string cmd = "cd " + dir + " && PATH=" + dir +
+                            "/bin:/usr/bin:/bin GPUPLAN_AUTOSTOP_CONF=" + dir +
+                            "/conf GPUPLAN_AUTOSTOP_STATE=" + dir + "/state bash autostop.sh " +
                             args + " > out.txt 2>&1";
     const int code = WEXITSTATUS(std::system(cmd.c_str()));
     std::ifstream in(dir + "/out.txt");
@@ -954,12 +1005,14 @@ TEST(Autostop, TrainingGetsItServingDoesNotAndOffTurnsItOff) {
     if (f.name == "cloud-init.yaml") cloud_init = f.content;
   }
   EXPECT_NE(cloud_init.find("/etc/systemd/system/gpuplan-autostop.timer"), std::string::npos);
-  EXPECT_NE(cloud_init.find("[systemctl, enable, --now, gpuplan-autostop.timer]"), std::string::npos);
+  EXPECT_NE(cloud_init.find("[systemctl, enable, --now, gpuplan-autostop.timer]"),
+            std::string::npos);
   EXPECT_NE(cloud_init.find("MINUTES=60"), std::string::npos);
   const std::string sh = render_deploy_script(train);
   EXPECT_NE(sh.find("az role assignment create"), std::string::npos);
-  EXPECT_NE(sh.find(std::string("--role ") + internal::kVmContributorRoleId + " --scope \"$target_id\""),
-            std::string::npos);
+  EXPECT_NE(
+      sh.find(std::string("--role ") + internal::kVmContributorRoleId + " --scope \"$target_id\""),
+      std::string::npos);
   EXPECT_NE(sh.find("az vm auto-shutdown"), std::string::npos);  // 10 h job: backstop on
   const auto t = nlohmann::json::parse(render_arm_template(train));
   bool role = false, schedule = false;
@@ -972,9 +1025,9 @@ TEST(Autostop, TrainingGetsItServingDoesNotAndOffTurnsItOff) {
   EXPECT_EQ(t["parameters"]["autoShutdownStatus"]["defaultValue"], "Enabled");
 
   static auto cat = small_catalog();
-  auto serve = make_deploy_spec(plan_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg,
-                                         Os::kLinux, false, "infer"),
-                                *cat, matrix(), opts());
+  auto serve = make_deploy_spec(
+      plan_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg, Os::kLinux, false, "infer"),
+      *cat, matrix(), opts());
   ASSERT_TRUE(serve) << serve.error().message;
   EXPECT_EQ(serve->autostop_minutes, 0);
   EXPECT_TRUE(autostop_script_of(*serve).empty());
@@ -994,8 +1047,8 @@ TEST(Autostop, TrainingGetsItServingDoesNotAndOffTurnsItOff) {
   ASSERT_TRUE(long_job);
   EXPECT_FALSE(long_job->shutdown_backstop);
   EXPECT_EQ(render_deploy_script(*long_job).find("az vm auto-shutdown"), std::string::npos);
-  EXPECT_EQ(nlohmann::json::parse(render_arm_template(*long_job))["parameters"]["autoShutdownStatus"]
-                                                                       ["defaultValue"],
+  EXPECT_EQ(nlohmann::json::parse(
+                render_arm_template(*long_job))["parameters"]["autoShutdownStatus"]["defaultValue"],
             "Disabled");
   DeployOptions bad = opts();
   bad.shutdown_time = "2500";
@@ -1006,8 +1059,8 @@ TEST(Autostop, TrainingGetsItServingDoesNotAndOffTurnsItOff) {
 // The decision on recorded samples: NOW LAST MINUTES THRESHOLD UTILS SESSIONS BUSY SETUP.
 TEST(Autostop, DecideOnRecordedSamples) {
   if (std::system("command -v bash >/dev/null 2>&1") != 0) GTEST_SKIP() << "no bash";
-  const std::string script = autostop_script_of(spec_for("Standard_NC40ads_H100_v5", 1,
-                                                         catalog::Pricing::kPayg));
+  const std::string script =
+      autostop_script_of(spec_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg));
   ASSERT_FALSE(script.empty());
   Sandbox box;
   auto decide = [&](const std::string& args) {
@@ -1032,10 +1085,13 @@ TEST(Autostop, DecideOnRecordedSamples) {
 // token, on itself; a busy one makes none and moves its clock.
 TEST(Autostop, TickDeallocatesThroughImdsAndTheComputeApi) {
   if (std::system("command -v bash >/dev/null 2>&1") != 0) GTEST_SKIP() << "no bash";
-  const std::string script = autostop_script_of(spec_for("Standard_NC40ads_H100_v5", 1,
-                                                         catalog::Pricing::kPayg));
+  const std::string script =
+      autostop_script_of(spec_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg));
   Sandbox box;
-  { std::ofstream(box.dir + "/conf") << "MINUTES=60\nTHRESHOLD=5\nBUSY_FILE=" << box.dir << "/busy\n"; }
+  {
+    std::ofstream(box.dir + "/conf")
+        << "MINUTES=60\nTHRESHOLD=5\nBUSY_FILE=" << box.dir << "/busy\n";
+  }
   box.tool("who", "true\n");
   box.tool("cloud-init", "echo 'status: done'\n");
   box.tool("curl",
@@ -1062,7 +1118,10 @@ TEST(Autostop, TickDeallocatesThroughImdsAndTheComputeApi) {
 
   // Idle for longer than MINUTES: the clock is moved back past the limit but
   // not before boot (tick clamps it), so use a zero-minute conf.
-  { std::ofstream(box.dir + "/conf") << "MINUTES=0\nTHRESHOLD=5\nBUSY_FILE=" << box.dir << "/busy\n"; }
+  {
+    std::ofstream(box.dir + "/conf")
+        << "MINUTES=0\nTHRESHOLD=5\nBUSY_FILE=" << box.dir << "/busy\n";
+  }
   box.tool("nvidia-smi", "printf '0\\n0\\n'\n");
   auto [idle_code, idle_out] = box.run(script, "tick");
   EXPECT_EQ(idle_code, 0) << idle_out;

@@ -22,7 +22,8 @@ constexpr const char* kComputeApi = "2023-09-01";
 
 ordered_json image_reference(const std::string& urn) {
   const std::vector<std::string> p = strings::split(urn, ':');
-  return ordered_json{{"publisher", p.at(0)}, {"offer", p.at(1)}, {"sku", p.at(2)}, {"version", p.at(3)}};
+  return ordered_json{
+      {"publisher", p.at(0)}, {"offer", p.at(1)}, {"sku", p.at(2)}, {"version", p.at(3)}};
 }
 
 ordered_json storage_profile(const DeploySpec& spec) {
@@ -31,18 +32,18 @@ ordered_json storage_profile(const DeploySpec& spec) {
       {"osDisk",
        {{"createOption", "FromImage"},
         {"diskSizeGB", kOsDiskGib},
-        {"managedDisk", spec.security_type == SecurityType::kConfidentialVm
-                            ? ordered_json{{"storageAccountType", "Premium_LRS"},
-                                           {"securityProfile",
-                                            {{"securityEncryptionType", "VMGuestStateOnly"}}}}
-                            : ordered_json{{"storageAccountType", "Premium_LRS"}}},
+        {"managedDisk",
+         spec.security_type == SecurityType::kConfidentialVm
+             ? ordered_json{{"storageAccountType", "Premium_LRS"},
+                            {"securityProfile", {{"securityEncryptionType", "VMGuestStateOnly"}}}}
+             : ordered_json{{"storageAccountType", "Premium_LRS"}}},
         {"deleteOption", "Delete"}}},
-      {"dataDisks", ordered_json::array({ordered_json{
-                        {"lun", 0},
-                        {"createOption", "Empty"},
-                        {"diskSizeGB", "[parameters('dataDiskGiB')]"},
-                        {"managedDisk", {{"storageAccountType", "Premium_LRS"}}},
-                        {"deleteOption", "Delete"}}})}};
+      {"dataDisks",
+       ordered_json::array({ordered_json{{"lun", 0},
+                                         {"createOption", "Empty"},
+                                         {"diskSizeGB", "[parameters('dataDiskGiB')]"},
+                                         {"managedDisk", {{"storageAccountType", "Premium_LRS"}}},
+                                         {"deleteOption", "Delete"}}})}};
 }
 
 ordered_json os_profile(const DeploySpec& spec) {
@@ -101,10 +102,11 @@ void add_pricing_and_security(const DeploySpec& spec, ordered_json& props) {
 
 ordered_json driver_extension_properties(const DeploySpec& spec) {
   const bool win = is_windows(spec);
-  ordered_json p{{"publisher", kExtensionPublisher},
-                 {"type", win ? kWindowsDriverExtension : kLinuxDriverExtension},
-                 {"typeHandlerVersion", win ? kWindowsDriverExtensionVersion : kLinuxDriverExtensionVersion},
-                 {"autoUpgradeMinorVersion", true}};
+  ordered_json p{
+      {"publisher", kExtensionPublisher},
+      {"type", win ? kWindowsDriverExtension : kLinuxDriverExtension},
+      {"typeHandlerVersion", win ? kWindowsDriverExtensionVersion : kLinuxDriverExtensionVersion},
+      {"autoUpgradeMinorVersion", true}};
   if (!win) p["settings"] = {{"updateOS", false}, {"installCUDA", false}};
   return p;
 }
@@ -140,23 +142,22 @@ void add_autostop_resources(const DeploySpec& spec, ordered_json& resources) {
         {{"roleDefinitionId", std::string("[subscriptionResourceId('Microsoft.Authorization/"
                                           "roleDefinitions', '") +
                                   kVmContributorRoleId + "')]"},
-         {"principalId", "[reference(" + target_expr + ", '" + kComputeApi +
-                             "', 'full').identity.principalId]"},
+         {"principalId",
+          "[reference(" + target_expr + ", '" + kComputeApi + "', 'full').identity.principalId]"},
          {"principalType", "ServicePrincipal"}}}});
   if (spec.scale_set) return;
-  resources.push_back(
-      {{"type", "Microsoft.DevTestLab/schedules"},
-       {"apiVersion", "2018-09-15"},
-       {"name", "[format('shutdown-computevm-{0}', parameters('vmName'))]"},
-       {"location", "[parameters('location')]"},
-       {"dependsOn", ordered_json::array({target})},
-       {"properties",
-        {{"status", "[parameters('autoShutdownStatus')]"},
-         {"taskType", "ComputeVmShutdownTask"},
-         {"dailyRecurrence", {{"time", "[parameters('autoShutdownTime')]"}}},
-         {"timeZoneId", "UTC"},
-         {"targetResourceId", target},
-         {"notificationSettings", {{"status", "Disabled"}}}}}});
+  resources.push_back({{"type", "Microsoft.DevTestLab/schedules"},
+                       {"apiVersion", "2018-09-15"},
+                       {"name", "[format('shutdown-computevm-{0}', parameters('vmName'))]"},
+                       {"location", "[parameters('location')]"},
+                       {"dependsOn", ordered_json::array({target})},
+                       {"properties",
+                        {{"status", "[parameters('autoShutdownStatus')]"},
+                         {"taskType", "ComputeVmShutdownTask"},
+                         {"dailyRecurrence", {{"time", "[parameters('autoShutdownTime')]"}}},
+                         {"timeZoneId", "UTC"},
+                         {"targetResourceId", target},
+                         {"notificationSettings", {{"status", "Disabled"}}}}}});
 }
 
 }  // namespace
@@ -180,36 +181,40 @@ std::string render_arm_template(const DeploySpec& spec) {
   params["vmSize"] = {{"type", "string"}, {"defaultValue", spec.size.name}};
   params["adminUsername"] = {{"type", "string"}, {"defaultValue", kAdminUser}};
   if (win) {
-    params["adminPassword"] = {
-        {"type", "securestring"},
-        {"metadata", {{"description", "Windows admin password; supply it at deployment time, "
-                                      "never store it in a file"}}}};
+    params["adminPassword"] = {{"type", "securestring"},
+                               {"metadata",
+                                {{"description",
+                                  "Windows admin password; supply it at deployment time, "
+                                  "never store it in a file"}}}};
   } else {
-    params["adminPublicKey"] = {
-        {"type", "string"},
-        {"metadata", {{"description", "OpenSSH public key for the admin user (contents of "
-                                      "~/.ssh/id_rsa.pub); password login is disabled"}}}};
+    params["adminPublicKey"] = {{"type", "string"},
+                                {"metadata",
+                                 {{"description",
+                                   "OpenSSH public key for the admin user (contents of "
+                                   "~/.ssh/id_rsa.pub); password login is disabled"}}}};
   }
   if (spec.security_type != SecurityType::kConfidentialVm) {
-    params["securityType"] = {
-        {"type", "string"},
-        {"defaultValue", "TrustedLaunch"},
-        {"allowedValues", ordered_json::array({"TrustedLaunch", "Standard"})},
-        {"metadata",
-         {{"description", "Standard only where `az vm list-skus` lists the size with "
-                          "TrustedLaunchDisabled; " + spec.security_note}}}};
+    params["securityType"] = {{"type", "string"},
+                              {"defaultValue", "TrustedLaunch"},
+                              {"allowedValues", ordered_json::array({"TrustedLaunch", "Standard"})},
+                              {"metadata",
+                               {{"description",
+                                 "Standard only where `az vm list-skus` lists the size with "
+                                 "TrustedLaunchDisabled; " +
+                                     spec.security_note}}}};
   }
-  params["sshSourceCidr"] = {
-      {"type", "string"},
-      {"defaultValue", spec.ssh_cidr},
-      {"metadata", {{"description", std::string("the only source allowed to reach ") +
-                                        (win ? "RDP (3389)" : "SSH (22)")}}}};
+  params["sshSourceCidr"] = {{"type", "string"},
+                             {"defaultValue", spec.ssh_cidr},
+                             {"metadata",
+                              {{"description", std::string("the only source allowed to reach ") +
+                                                   (win ? "RDP (3389)" : "SSH (22)")}}}};
   params["dataDiskGiB"] = {{"type", "int"},
                            {"defaultValue", static_cast<int>(spec.data_disk_gib)},
                            {"minValue", 4},
                            {"maxValue", 32767}};
   if (spec.scale_set) {
-    params["instanceCount"] = {{"type", "int"}, {"defaultValue", spec.option.count}, {"minValue", 1}};
+    params["instanceCount"] = {
+        {"type", "int"}, {"defaultValue", spec.option.count}, {"minValue", 1}};
   }
   if (spec.autostop_minutes > 0 && !spec.scale_set) {
     params["autoShutdownTime"] = {
@@ -245,7 +250,8 @@ std::string render_arm_template(const DeploySpec& spec) {
   const std::string subnet_id =
       "[resourceId('Microsoft.Network/virtualNetworks/subnets', variables('vnetName'), "
       "variables('subnetName'))]";
-  const std::string ppg_id = rid("Microsoft.Compute/proximityPlacementGroups", "variables('ppgName')");
+  const std::string ppg_id =
+      rid("Microsoft.Compute/proximityPlacementGroups", "variables('ppgName')");
 
   ordered_json resources = ordered_json::array();
   ordered_json deferred = ordered_json::array();  // resources that follow the machines
@@ -256,17 +262,17 @@ std::string render_arm_template(const DeploySpec& spec) {
        {"location", "[parameters('location')]"},
        {"properties",
         {{"securityRules",
-          ordered_json::array({ordered_json{
-              {"name", win ? "allow-rdp-from-cidr" : "allow-ssh-from-cidr"},
-              {"properties",
-               {{"priority", 1000},
-                {"direction", "Inbound"},
-                {"access", "Allow"},
-                {"protocol", "Tcp"},
-                {"sourceAddressPrefix", "[parameters('sshSourceCidr')]"},
-                {"sourcePortRange", "*"},
-                {"destinationAddressPrefix", "*"},
-                {"destinationPortRange", std::to_string(admin_port(spec))}}}}})}}}});
+          ordered_json::array(
+              {ordered_json{{"name", win ? "allow-rdp-from-cidr" : "allow-ssh-from-cidr"},
+                            {"properties",
+                             {{"priority", 1000},
+                              {"direction", "Inbound"},
+                              {"access", "Allow"},
+                              {"protocol", "Tcp"},
+                              {"sourceAddressPrefix", "[parameters('sshSourceCidr')]"},
+                              {"sourcePortRange", "*"},
+                              {"destinationAddressPrefix", "*"},
+                              {"destinationPortRange", std::to_string(admin_port(spec))}}}}})}}}});
   resources.push_back(
       {{"type", "Microsoft.Network/virtualNetworks"},
        {"apiVersion", kNetworkApi},
@@ -276,11 +282,10 @@ std::string render_arm_template(const DeploySpec& spec) {
        {"properties",
         {{"addressSpace", {{"addressPrefixes", ordered_json::array({kVnetPrefix})}}},
          {"subnets",
-          ordered_json::array({ordered_json{
-              {"name", "[variables('subnetName')]"},
-              {"properties",
-               {{"addressPrefix", kSubnetPrefix},
-                {"networkSecurityGroup", {{"id", nsg_id}}}}}}})}}}});
+          ordered_json::array({ordered_json{{"name", "[variables('subnetName')]"},
+                                            {"properties",
+                                             {{"addressPrefix", kSubnetPrefix},
+                                              {"networkSecurityGroup", {{"id", nsg_id}}}}}}})}}}});
   if (spec.proximity_group) {
     resources.push_back({{"type", "Microsoft.Compute/proximityPlacementGroups"},
                          {"apiVersion", kComputeApi},
@@ -290,7 +295,8 @@ std::string render_arm_template(const DeploySpec& spec) {
   }
 
   if (!spec.scale_set) {
-    const std::string pip_id = rid("Microsoft.Network/publicIPAddresses", "variables('publicIpName')");
+    const std::string pip_id =
+        rid("Microsoft.Network/publicIPAddresses", "variables('publicIpName')");
     const std::string nic_id = rid("Microsoft.Network/networkInterfaces", "variables('nicName')");
     const std::string vm_id = rid("Microsoft.Compute/virtualMachines", "parameters('vmName')");
     resources.push_back({{"type", "Microsoft.Network/publicIPAddresses"},
@@ -307,12 +313,11 @@ std::string render_arm_template(const DeploySpec& spec) {
          {"dependsOn", ordered_json::array({vnet_id, pip_id})},
          {"properties",
           {{"ipConfigurations",
-            ordered_json::array({ordered_json{
-                {"name", "ipconfig1"},
-                {"properties",
-                 {{"privateIPAllocationMethod", "Dynamic"},
-                  {"subnet", {{"id", subnet_id}}},
-                  {"publicIPAddress", {{"id", pip_id}}}}}}})}}}});
+            ordered_json::array({ordered_json{{"name", "ipconfig1"},
+                                              {"properties",
+                                               {{"privateIPAllocationMethod", "Dynamic"},
+                                                {"subnet", {{"id", subnet_id}}},
+                                                {"publicIPAddress", {{"id", pip_id}}}}}}})}}}});
     ordered_json props;
     props["hardwareProfile"] = {{"vmSize", "[parameters('vmSize')]"}};
     props["storageProfile"] = storage_profile(spec);
@@ -338,8 +343,10 @@ std::string render_arm_template(const DeploySpec& spec) {
                            {"location", "[parameters('location')]"},
                            {"dependsOn", ordered_json::array({vm_id})},
                            {"properties", driver_extension_properties(spec)}});
-      last_extension = "[resourceId('Microsoft.Compute/virtualMachines/extensions', "
-                       "parameters('vmName'), '" + ext + "')]";
+      last_extension =
+          "[resourceId('Microsoft.Compute/virtualMachines/extensions', "
+          "parameters('vmName'), '" +
+          ext + "')]";
     }
     if (win) {
       resources.push_back(
@@ -356,17 +363,18 @@ std::string render_arm_template(const DeploySpec& spec) {
     vm_profile["osProfile"] = os_profile(spec);
     vm_profile["networkProfile"] = {
         {"networkInterfaceConfigurations",
-         ordered_json::array({ordered_json{
-             {"name", "nic"},
-             {"properties",
-              {{"primary", true},
-               {"ipConfigurations",
-                ordered_json::array({ordered_json{
-                    {"name", "ipconfig1"},
-                    {"properties",
-                     {{"subnet", {{"id", subnet_id}}},
-                      {"publicIPAddressConfiguration",
-                       {{"name", "pip"}, {"properties", {{"idleTimeoutInMinutes", 15}}}}}}}}})}}}}})}};
+         ordered_json::array(
+             {ordered_json{{"name", "nic"},
+                           {"properties",
+                            {{"primary", true},
+                             {"ipConfigurations",
+                              ordered_json::array({ordered_json{
+                                  {"name", "ipconfig1"},
+                                  {"properties",
+                                   {{"subnet", {{"id", subnet_id}}},
+                                    {"publicIPAddressConfiguration",
+                                     {{"name", "pip"},
+                                      {"properties", {{"idleTimeoutInMinutes", 15}}}}}}}}})}}}}})}};
     add_pricing_and_security(spec, vm_profile);
     ordered_json extensions = ordered_json::array();
     if (uses_driver_extension(spec)) {
@@ -413,17 +421,18 @@ std::string render_arm_template(const DeploySpec& spec) {
   t["resources"] = resources;
   t["outputs"] = ordered_json::object();
   if (!spec.scale_set) {
-    t["outputs"]["publicIp"] = {
-        {"type", "string"},
-        {"value", "[reference(resourceId('Microsoft.Network/publicIPAddresses', "
-                  "variables('publicIpName'))).ipAddress]"}};
+    t["outputs"]["publicIp"] = {{"type", "string"},
+                                {"value",
+                                 "[reference(resourceId('Microsoft.Network/publicIPAddresses', "
+                                 "variables('publicIpName'))).ipAddress]"}};
   }
   t["outputs"]["principalId"] = {
       {"type", "string"},
       {"value", std::string("[reference(resourceId('") +
                     (spec.scale_set ? "Microsoft.Compute/virtualMachineScaleSets"
                                     : "Microsoft.Compute/virtualMachines") +
-                    "', parameters('vmName')), '" + kComputeApi + "', 'full').identity.principalId]"}};
+                    "', parameters('vmName')), '" + kComputeApi +
+                    "', 'full').identity.principalId]"}};
   return t.dump(2) + "\n";
 }
 

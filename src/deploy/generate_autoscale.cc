@@ -15,8 +15,9 @@ nlohmann::ordered_json autoscale_resource(const DeploySpec& spec, bool in_templa
   t.name = spec.prefix + "-autoscale";
   t.location = in_template ? "[parameters('location')]" : spec.option.region;
   t.target_resource_uri =
-      in_template ? "[resourceId('Microsoft.Compute/virtualMachineScaleSets', parameters('vmName'))]"
-                  : "[resourceId('Microsoft.Compute/virtualMachineScaleSets', '" + spec.vm_name + "')]";
+      in_template
+          ? "[resourceId('Microsoft.Compute/virtualMachineScaleSets', parameters('vmName'))]"
+          : "[resourceId('Microsoft.Compute/virtualMachineScaleSets', '" + spec.vm_name + "')]";
   t.minimum = 1;
   t.default_capacity = spec.option.count;
   t.maximum = 2 * spec.option.count;

@@ -50,8 +50,7 @@ std::string render_budget(const DeploySpec& spec) {
   const PlanOption& o = spec.option;
   const int months = std::max(1, static_cast<int>(std::ceil(o.hours / kHoursPerMonth - 1e-9)));
   const double amount = std::max(1.0, std::ceil(o.cost_high_usd / months - 1e-9));
-  const int expected_pct =
-      static_cast<int>(std::lround(100.0 * (o.cost_usd / months) / amount));
+  const int expected_pct = static_cast<int>(std::lround(100.0 * (o.cost_usd / months) / amount));
 
   ordered_json notes = ordered_json::object();
   notes["actual_50_percent"] = notification(50, "Actual");
@@ -63,14 +62,13 @@ std::string render_budget(const DeploySpec& spec) {
   notes["forecasted_100_percent"] = notification(100, "Forecasted");
 
   ordered_json body;
-  body["properties"] = {
-      {"category", "Cost"},
-      {"amount", amount},
-      {"timeGrain", "Monthly"},
-      {"timePeriod",
-       {{"startDate", spec.start_date + "T00:00:00Z"},
-        {"endDate", add_months(spec.start_date, months) + "T00:00:00Z"}}},
-      {"notifications", notes}};
+  body["properties"] = {{"category", "Cost"},
+                        {"amount", amount},
+                        {"timeGrain", "Monthly"},
+                        {"timePeriod",
+                         {{"startDate", spec.start_date + "T00:00:00Z"},
+                          {"endDate", add_months(spec.start_date, months) + "T00:00:00Z"}}},
+                        {"notifications", notes}};
   return body.dump(2) + "\n";
 }
 

@@ -22,13 +22,16 @@ std::string describe_stack(const DeploySpec& spec) {
   const Stack& st = spec.stack;
   std::string s = "driver >= " + st.min_driver.to_string();
   switch (st.driver_source) {
-    case DriverSource::kCloudInit: s += " (branch " + st.driver_branch + ", installed by cloud-init)"; break;
+    case DriverSource::kCloudInit:
+      s += " (branch " + st.driver_branch + ", installed by cloud-init)";
+      break;
     case DriverSource::kExtension:
-      s += std::string(" (") +
-           (spec.size.driver == catalog::DriverKind::kGrid ? "GRID, " : "") +
+      s += std::string(" (") + (spec.size.driver == catalog::DriverKind::kGrid ? "GRID, " : "") +
            "Azure NVIDIA driver extension)";
       break;
-    case DriverSource::kImage: s += " (shipped by the image)"; break;
+    case DriverSource::kImage:
+      s += " (shipped by the image)";
+      break;
   }
   s += ", CUDA " + st.cuda.to_string();
   if (st.cudnn) s += ", cuDNN " + st.cudnn->to_string();

@@ -23,7 +23,6 @@ constexpr const char* kCudaKeyringSha256Ubuntu2204 =
 constexpr const char* kCudaKeyringSha256Ubuntu2404 =
     "d2a6b11c096396d868758b86dab1823b25e14d70333f1dfa74da5ddaf6a06dba";
 
-
 // Indents every line of a block for a YAML literal (`content: |`).
 std::string indent(const std::string& text, int spaces) {
   std::string pad(static_cast<size_t>(spaces), ' ');
@@ -58,7 +57,9 @@ std::string linux_install_script(const DeploySpec& spec) {
     << "esac\n"
     << "if ! dpkg -s cuda-keyring >/dev/null 2>&1; then\n"
     << "  curl -fsSL --proto '=https' -o /tmp/cuda-keyring.deb \\\n"
-    << "    \"https://developer.download.nvidia.com/compute/cuda/repos/${repo}/x86_64/cuda-keyring_1.1-1_all.deb\"\n"
+    << "    "
+       "\"https://developer.download.nvidia.com/compute/cuda/repos/${repo}/x86_64/"
+       "cuda-keyring_1.1-1_all.deb\"\n"
     << "  echo \"${keyring_sha256}  /tmp/cuda-keyring.deb\" | sha256sum -c - \\\n"
     << "    || { log \"cuda-keyring checksum mismatch: not installing it\"; exit 1; }\n"
     << "  dpkg -i /tmp/cuda-keyring.deb\n"
@@ -81,13 +82,14 @@ std::string linux_install_script(const DeploySpec& spec) {
            "/var/log/azure/nvidia-vmext-status\"; exit 1; }\n\n";
       break;
     case DriverSource::kImage:
-      o << "log \"using the image's NVIDIA driver and fabric manager (CUDA " << cuda << " needs >= "
-        << st.min_driver.to_string() << ")\"\n\n";
+      o << "log \"using the image's NVIDIA driver and fabric manager (CUDA " << cuda
+        << " needs >= " << st.min_driver.to_string() << ")\"\n\n";
       break;
   }
   o << "log \"installing CUDA toolkit " << cuda << " (no driver packages)\"\n"
     << "apt-get install -y -q cuda-toolkit-" << dash << "\n"
-    << "echo \"export PATH=/usr/local/cuda-" << cuda << "/bin:\\$PATH\" > /etc/profile.d/gpuplan-cuda.sh\n";
+    << "echo \"export PATH=/usr/local/cuda-" << cuda
+    << "/bin:\\$PATH\" > /etc/profile.d/gpuplan-cuda.sh\n";
   if (st.cudnn) {
     o << "log \"installing cuDNN " << st.cudnn->to_string() << "\"\n"
       << "apt-get install -y -q \"libcudnn9-cuda-" << st.cuda.major() << "="
@@ -98,8 +100,8 @@ std::string linux_install_script(const DeploySpec& spec) {
     << "apt-get install -y -q python3-venv python3-pip\n"
     << "python3 -m venv " << kVenv << "\n"
     << kVenv << "/bin/pip install --quiet --upgrade pip\n"
-    << kVenv << "/bin/pip install --quiet \"torch==" << st.pytorch.to_string() << ".*\" --index-url "
-    << st.pytorch_index_url << "\n"
+    << kVenv << "/bin/pip install --quiet \"torch==" << st.pytorch.to_string()
+    << ".*\" --index-url " << st.pytorch_index_url << "\n"
     << "log \"done\"\n";
   return o.str();
 }
@@ -120,8 +122,9 @@ std::string linux_check_script(const DeploySpec& spec) {
     << "fi\n"
     << "fail=0\n"
     << "gpus=\"$(nvidia-smi --list-gpus | wc -l)\"\n"
-    << "if [ \"$gpus\" -eq " << n << " ]; then echo \"ok: $gpus GPU(s)\"; else echo \"FAIL: expected "
-    << n << " GPU(s), nvidia-smi lists $gpus\"; fail=1; fi\n"
+    << "if [ \"$gpus\" -eq " << n
+    << " ]; then echo \"ok: $gpus GPU(s)\"; else echo \"FAIL: expected " << n
+    << " GPU(s), nvidia-smi lists $gpus\"; fail=1; fi\n"
     << "driver=\"$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n 1)\"\n"
     << "if [ \"$(printf '%s\\n%s\\n' " << min << " \"$driver\" | sort -V | head -n 1)\" = \"" << min
     << "\" ]; then\n"
@@ -132,9 +135,11 @@ std::string linux_check_script(const DeploySpec& spec) {
     << "fi\n"
     << "if nvcc --version | grep -q \"release " << cuda << "\"; then echo \"ok: nvcc " << cuda
     << "\"; else echo \"FAIL: nvcc is not CUDA " << cuda << "\"; fail=1; fi\n"
-    << "if " << kVenv << "/bin/python -c 'import sys, torch; n = torch.cuda.device_count(); "
+    << "if " << kVenv
+    << "/bin/python -c 'import sys, torch; n = torch.cuda.device_count(); "
        "print(\"torch\", torch.__version__, \"CUDA\", torch.version.cuda, \"GPUs\", n); "
-       "sys.exit(0 if torch.cuda.is_available() and n == " << n << " else 1)'; then\n"
+       "sys.exit(0 if torch.cuda.is_available() and n == "
+    << n << " else 1)'; then\n"
     << "  echo \"ok: torch sees " << n << " GPU(s)\"\n"
     << "else\n"
     << "  echo \"FAIL: torch does not see " << n << " GPU(s)\"; fail=1\n"
@@ -170,13 +175,13 @@ std::string render_cloud_init(const DeploySpec& spec) {
     << "    filesystem: ext4\n"
     << "    label: data\n"
     << "mounts:\n"
-    << "  - [\"/dev/disk/azure/scsi1/lun0-part1\", \"/data\", \"auto\", \"defaults,nofail\", \"0\", \"2\"]\n"
+    << "  - [\"/dev/disk/azure/scsi1/lun0-part1\", \"/data\", \"auto\", \"defaults,nofail\", "
+       "\"0\", \"2\"]\n"
     << "write_files:\n"
     << "  - path: /opt/gpuplan/install-stack.sh\n"
     << "    permissions: '0755'\n"
     << "    content: |\n"
-    << indent(linux_install_script(spec), 6)
-    << "  - path: /opt/gpuplan/check-stack.sh\n"
+    << indent(linux_install_script(spec), 6) << "  - path: /opt/gpuplan/check-stack.sh\n"
     << "    permissions: '0755'\n"
     << "    content: |\n"
     << indent(linux_check_script(spec), 6);
@@ -184,16 +189,14 @@ std::string render_cloud_init(const DeploySpec& spec) {
     o << "  - path: /opt/gpuplan/autostop.sh\n"
       << "    permissions: '0755'\n"
       << "    content: |\n"
-      << indent(linux_autostop_script(), 6)
-      << "  - path: /etc/gpuplan/autostop.conf\n"
+      << indent(linux_autostop_script(), 6) << "  - path: /etc/gpuplan/autostop.conf\n"
       << "    permissions: '0644'\n"
       << "    content: |\n"
       << indent(autostop_conf(spec), 6)
       << "  - path: /etc/systemd/system/gpuplan-autostop.service\n"
       << "    permissions: '0644'\n"
       << "    content: |\n"
-      << indent(autostop_service(), 6)
-      << "  - path: /etc/systemd/system/gpuplan-autostop.timer\n"
+      << indent(autostop_service(), 6) << "  - path: /etc/systemd/system/gpuplan-autostop.timer\n"
       << "    permissions: '0644'\n"
       << "    content: |\n"
       << indent(autostop_timer(), 6);
@@ -231,7 +234,8 @@ std::string render_setup_ps1(const DeploySpec& spec) {
     << "# its publisher before it runs (Get-AuthenticodeSignature).\n"
     << "function Assert-Signed([string]$Path, [string]$Publisher) {\n"
     << "  $sig = Get-AuthenticodeSignature -FilePath $Path\n"
-    << "  if ($sig.Status -ne 'Valid' -or $sig.SignerCertificate.Subject -notlike \"*$Publisher*\") {\n"
+    << "  if ($sig.Status -ne 'Valid' -or $sig.SignerCertificate.Subject -notlike "
+       "\"*$Publisher*\") {\n"
     << "    throw \"$Path is not signed by $Publisher ($($sig.Status)); not running it\"\n"
     << "  }\n"
     << "}\n\n"
@@ -243,7 +247,8 @@ std::string render_setup_ps1(const DeploySpec& spec) {
     << "# 2. Wait for the NVIDIA driver from the NvidiaGpuDriverWindows extension.\n"
     << "$smi = Join-Path $env:WINDIR 'System32\\nvidia-smi.exe'\n"
     << "for ($i = 0; $i -lt 60 -and -not (Test-Path $smi); $i++) { Start-Sleep -Seconds 30 }\n"
-    << "if (-not (Test-Path $smi)) { throw 'no NVIDIA driver after 30 minutes (NvidiaGpuDriverWindows extension)' }\n\n"
+    << "if (-not (Test-Path $smi)) { throw 'no NVIDIA driver after 30 minutes "
+       "(NvidiaGpuDriverWindows extension)' }\n\n"
     << "# 3. CUDA toolkit " << cuda << " (NVIDIA's network installer: compiler and runtime only).\n"
     << "$cudaUrl = 'https://developer.download.nvidia.com/compute/cuda/" << cuda_full
     << "/network_installers/cuda_" << cuda_full << "_windows_network.exe'\n"
@@ -258,7 +263,8 @@ std::string render_setup_ps1(const DeploySpec& spec) {
     << "$pyUrl = 'https://www.python.org/ftp/python/" << py << "/python-" << py << "-amd64.exe'\n"
     << "Invoke-WebRequest -Uri $pyUrl -OutFile C:\\gpuplan\\python.exe -UseBasicParsing\n"
     << "Assert-Signed C:\\gpuplan\\python.exe 'Python Software Foundation'\n"
-    << "Start-Process -FilePath C:\\gpuplan\\python.exe -ArgumentList '/quiet', 'InstallAllUsers=1', "
+    << "Start-Process -FilePath C:\\gpuplan\\python.exe -ArgumentList '/quiet', "
+       "'InstallAllUsers=1', "
        "'PrependPath=1' -Wait\n"
     << "$python = 'C:\\Program Files\\" << py_dir << "\\python.exe'\n"
     << "& $python -m pip install --quiet 'torch==" << st.pytorch.to_string() << ".*' --index-url "
@@ -277,7 +283,7 @@ std::string render_setup_ps1(const DeploySpec& spec) {
       << "Register-ScheduledTask -TaskName gpuplan-autostop -Action $action -Trigger $trigger "
          "-User SYSTEM -RunLevel Highest -Force | Out-Null\n\n";
   }
-  o     << "# 5. Checks: gpuplan doctor when installed, else nvidia-smi, nvcc and torch.\n"
+  o << "# 5. Checks: gpuplan doctor when installed, else nvidia-smi, nvcc and torch.\n"
     << "if (Get-Command gpuplan -ErrorAction SilentlyContinue) {\n"
     << "  & gpuplan doctor --expect-gpus " << n << " --expect-cuda " << cuda << "\n"
     << "  $code = $LASTEXITCODE\n"
@@ -286,21 +292,30 @@ std::string render_setup_ps1(const DeploySpec& spec) {
     << "}\n"
     << "$fail = 0\n"
     << "$gpus = @(& $smi --list-gpus).Count\n"
-    << "if ($gpus -eq " << n << ") { Write-Output \"ok: $gpus GPU(s)\" } else { Write-Output "
-       "\"FAIL: expected " << n << " GPU(s), nvidia-smi lists $gpus\"; $fail = 1 }\n"
-    << "$driver = (& $smi --query-gpu=driver_version --format=csv,noheader | Select-Object -First 1).Trim()\n"
-    << "if ([version]$driver -ge [version]'" << st.min_driver.to_string() << "') { Write-Output "
-       "\"ok: driver $driver >= " << st.min_driver.to_string() << "\" } else { Write-Output "
-       "\"FAIL: driver $driver is older than " << st.min_driver.to_string() << ", which CUDA " << cuda
-    << " needs\"; $fail = 1 }\n"
+    << "if ($gpus -eq " << n
+    << ") { Write-Output \"ok: $gpus GPU(s)\" } else { Write-Output "
+       "\"FAIL: expected "
+    << n << " GPU(s), nvidia-smi lists $gpus\"; $fail = 1 }\n"
+    << "$driver = (& $smi --query-gpu=driver_version --format=csv,noheader | Select-Object -First "
+       "1).Trim()\n"
+    << "if ([version]$driver -ge [version]'" << st.min_driver.to_string()
+    << "') { Write-Output "
+       "\"ok: driver $driver >= "
+    << st.min_driver.to_string()
+    << "\" } else { Write-Output "
+       "\"FAIL: driver $driver is older than "
+    << st.min_driver.to_string() << ", which CUDA " << cuda << " needs\"; $fail = 1 }\n"
     << "if (& (Join-Path $cudaBin 'nvcc.exe') --version | Select-String -Quiet 'release " << cuda
     << "') { Write-Output 'ok: nvcc " << cuda << "' } else { Write-Output 'FAIL: nvcc is not CUDA "
     << cuda << "'; $fail = 1 }\n"
     << "& $python -c \"import sys, torch; n = torch.cuda.device_count(); print('torch', "
        "torch.__version__, 'CUDA', torch.version.cuda, 'GPUs', n); "
-       "sys.exit(0 if torch.cuda.is_available() and n == " << n << " else 1)\"\n"
-    << "if ($LASTEXITCODE -eq 0) { Write-Output 'ok: torch sees " << n << " GPU(s)' } else { "
-       "Write-Output 'FAIL: torch does not see " << n << " GPU(s)'; $fail = 1 }\n"
+       "sys.exit(0 if torch.cuda.is_available() and n == "
+    << n << " else 1)\"\n"
+    << "if ($LASTEXITCODE -eq 0) { Write-Output 'ok: torch sees " << n
+    << " GPU(s)' } else { "
+       "Write-Output 'FAIL: torch does not see "
+    << n << " GPU(s)'; $fail = 1 }\n"
     << "Stop-Transcript | Out-Null\n"
     << "exit $fail\n";
   return o.str();

@@ -53,7 +53,8 @@ inline constexpr const char* kVmContributorRoleId = "9980e02c-c2be-4d73-94e8-173
 [[nodiscard]] bool uses_driver_extension(const DeploySpec& spec);
 // "1 x Standard_NC40ads_H100_v5 in eastus, spot, linux"
 [[nodiscard]] std::string describe_option(const DeploySpec& spec);
-// "driver >= 580.65.06 (branch 580, installed by cloud-init), CUDA 13.0, cuDNN 9.17.0, PyTorch 2.14 cu130"
+// "driver >= 580.65.06 (branch 580, installed by cloud-init), CUDA 13.0, cuDNN 9.17.0, PyTorch 2.14
+// cu130"
 [[nodiscard]] std::string describe_stack(const DeploySpec& spec);
 [[nodiscard]] std::string nsg_name(const DeploySpec& spec);
 [[nodiscard]] std::string vnet_name(const DeploySpec& spec);

@@ -44,7 +44,8 @@ Result<bool> get_bool(const json& obj, const char* key, const std::string& file,
                       const std::string& path, bool fallback) {
   auto it = obj.find(key);
   if (it == obj.end() || it->is_null()) return fallback;
-  if (!it->is_boolean()) return invalid_argument("expected true or false", at(file, path + "." + key));
+  if (!it->is_boolean())
+    return invalid_argument("expected true or false", at(file, path + "." + key));
   return it->get<bool>();
 }
 
@@ -83,7 +84,8 @@ Result<PlanOption> parse_option(const json& o, const std::string& file, const st
                             at(file, path + ".cost_usd"));
   }
   if (opt.hybrid_benefit && opt.os != catalog::Os::kWindows) {
-    return invalid_argument("hybrid_benefit applies to Windows only", at(file, path + ".hybrid_benefit"));
+    return invalid_argument("hybrid_benefit applies to Windows only",
+                            at(file, path + ".hybrid_benefit"));
   }
   auto price = o.find("price");
   if (price != o.end() && price->is_object()) {
@@ -122,11 +124,13 @@ Result<PlanDocument> parse_plan_json(std::string_view text, const std::string& f
                             at(file, "options"));
   }
   for (size_t i = 0; i < options->size(); ++i) {
-    GPUPLAN_TRY(PlanOption opt, parse_option((*options)[i], file, "options[" + std::to_string(i) + "]"));
+    GPUPLAN_TRY(PlanOption opt,
+                parse_option((*options)[i], file, "options[" + std::to_string(i) + "]"));
     if (opt.kind.empty()) opt.kind = plan.workload_kind;
     plan.options.push_back(std::move(opt));
   }
-  if (plan.workload_kind.empty() && !plan.options.empty()) plan.workload_kind = plan.options[0].kind;
+  if (plan.workload_kind.empty() && !plan.options.empty())
+    plan.workload_kind = plan.options[0].kind;
   auto assumptions = doc.find("assumptions");
   if (assumptions != doc.end() && assumptions->is_array()) {
     for (const json& a : *assumptions) {
@@ -137,7 +141,8 @@ Result<PlanDocument> parse_plan_json(std::string_view text, const std::string& f
         plan.data_disk_gib = v->get<double>();
       } else if (v->is_string()) {
         const std::string s = v->get<std::string>();
-        plan.data_disk_gib = strings::parse_double(strings::split(std::string(strings::trim(s)), ' ')[0]);
+        plan.data_disk_gib =
+            strings::parse_double(strings::split(std::string(strings::trim(s)), ' ')[0]);
       }
     }
   }

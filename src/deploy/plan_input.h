@@ -14,31 +14,31 @@ namespace gpuplan::deploy {
 
 // One ranked option of a plan.
 struct PlanOption {
-  std::string size;               // "Standard_NC40ads_H100_v5"
-  int count = 1;                  // VMs
-  double gpus = 0;                // GPUs in all VMs
+  std::string size;  // "Standard_NC40ads_H100_v5"
+  int count = 1;     // VMs
+  double gpus = 0;   // GPUs in all VMs
   std::string region;
   catalog::Pricing pricing = catalog::Pricing::kPayg;
   catalog::Os os = catalog::Os::kLinux;
   bool hybrid_benefit = false;
-  double hours = 0;               // wall-clock
-  double cost_usd = 0;            // expected total
+  double hours = 0;     // wall-clock
+  double cost_usd = 0;  // expected total
   double cost_low_usd = 0;
   double cost_high_usd = 0;
-  double usd_per_hour = 0;        // all VMs
+  double usd_per_hour = 0;  // all VMs
   bool quota_ok = true;
-  std::string kind;               // workload kind when the option carries it
-  std::string price_source;       // "price.source", may be ""
-  std::string price_as_of;        // "price.as_of", may be ""
+  std::string kind;          // workload kind when the option carries it
+  std::string price_source;  // "price.source", may be ""
+  std::string price_as_of;   // "price.as_of", may be ""
   // A confidential-computing size the workload asked for ("confidential",
   // false when absent): deploy must build it as a Confidential VM.
   bool confidential = false;
 };
 
 struct PlanDocument {
-  std::string file;               // as the user gave it
-  std::string workload_name;      // workload.name, else the file stem
-  std::string workload_kind;      // workload.kind ("train", "finetune", "infer", "batch", ...)
+  std::string file;           // as the user gave it
+  std::string workload_name;  // workload.name, else the file stem
+  std::string workload_kind;  // workload.kind ("train", "finetune", "infer", "batch", ...)
   std::vector<PlanOption> options;
   // The plan's data-disk size in GiB when its assumptions[] name one
   // ("data_disk_gib"); nullopt otherwise.

@@ -38,9 +38,12 @@ namespace gpuplan::deploy {
 
 std::string_view to_string(DriverSource s) {
   switch (s) {
-    case DriverSource::kCloudInit: return "cloud-init";
-    case DriverSource::kExtension: return "extension";
-    case DriverSource::kImage: return "image";
+    case DriverSource::kCloudInit:
+      return "cloud-init";
+    case DriverSource::kExtension:
+      return "extension";
+    case DriverSource::kImage:
+      return "image";
   }
   return "?";
 }
@@ -146,8 +149,10 @@ Result<Stack> resolve_stack(const StackMatrix& matrix, const StackTarget& target
   if (target.driver == catalog::DriverKind::kGrid) {
     const GridDriver* g = find_grid(matrix, target);
     if (g == nullptr) {
-      return failed_precondition(target.size + " needs the GRID/vGPU driver, and the matrix has no "
-                                 "GRID driver version for series '" + target.series +
+      return failed_precondition(target.size +
+                                 " needs the GRID/vGPU driver, and the matrix has no "
+                                 "GRID driver version for series '" +
+                                 target.series +
                                  "': there is no GRID-branch→CUDA map to choose a CUDA from");
     }
     fixed_driver = target.os == Os::kWindows ? g->windows_driver : g->linux_driver;
@@ -162,11 +167,14 @@ Result<Stack> resolve_stack(const StackMatrix& matrix, const StackTarget& target
     s.provided_driver = fixed_driver;
     fixed_by = "Azure's GRID driver " + fixed_driver->to_string() + " (" + g->series + ", " +
                os_name + ")";
-    s.reasons.push_back(target.size + " needs the GRID/vGPU driver; Azure's NvidiaGpuDriver "
-                        "extension installs " + fixed_driver->to_string() + " [" + g->source + "]");
-    s.warnings.push_back("no GRID-branch→CUDA map is published: the CUDA ceiling comes from "
-                         "comparing GRID driver " + fixed_driver->to_string() +
-                         " with NVIDIA's minimum-driver table (a derivation)");
+    s.reasons.push_back(target.size +
+                        " needs the GRID/vGPU driver; Azure's NvidiaGpuDriver "
+                        "extension installs " +
+                        fixed_driver->to_string() + " [" + g->source + "]");
+    s.warnings.push_back(
+        "no GRID-branch→CUDA map is published: the CUDA ceiling comes from "
+        "comparing GRID driver " +
+        fixed_driver->to_string() + " with NVIDIA's minimum-driver table (a derivation)");
   } else if (!target.image_with_driver.empty()) {
     const ImageDriver* img = matrix.find_image(target.image_with_driver);
     if (img == nullptr) {
@@ -176,13 +184,15 @@ Result<Stack> resolve_stack(const StackMatrix& matrix, const StackTarget& target
     s.driver_source = DriverSource::kImage;
     s.provided_driver = fixed_driver;
     fixed_by = "the " + img->image + " image's driver (" + fixed_driver->to_string() + " or newer)";
-    s.reasons.push_back("the " + img->image + " image ships the NVIDIA driver and fabric manager; "
-                        "the oldest in our data is " + fixed_driver->to_string() + " [" +
-                        img->source + "]");
+    s.reasons.push_back("the " + img->image +
+                        " image ships the NVIDIA driver and fabric manager; "
+                        "the oldest in our data is " +
+                        fixed_driver->to_string() + " [" + img->source + "]");
   } else if (target.os == Os::kWindows) {
     s.driver_source = DriverSource::kExtension;
-    s.reasons.push_back("Windows: Azure's NvidiaGpuDriverWindows extension installs the "
-                        "data-center driver");
+    s.reasons.push_back(
+        "Windows: Azure's NvidiaGpuDriverWindows extension installs the "
+        "data-center driver");
   } else {
     s.driver_source = DriverSource::kCloudInit;
   }
@@ -192,9 +202,10 @@ Result<Stack> resolve_stack(const StackMatrix& matrix, const StackTarget& target
     const CudaRelease* c = matrix.find_cuda(*request.cuda);
     if (c == nullptr) {
       std::string known;
-      for (const CudaRelease& r : matrix.cuda) known += (known.empty() ? "" : ", ") + r.cuda.to_string();
+      for (const CudaRelease& r : matrix.cuda)
+        known += (known.empty() ? "" : ", ") + r.cuda.to_string();
       return invalid_argument("CUDA " + request.cuda->to_string() +
-                              " is not in NVIDIA's minimum-driver table (known: " + known + ")",
+                                  " is not in NVIDIA's minimum-driver table (known: " + known + ")",
                               Where{"", 0, 0, "--cuda"});
     }
     if (c->min_cc && cc < *c->min_cc) {
@@ -206,17 +217,19 @@ Result<Stack> resolve_stack(const StackMatrix& matrix, const StackTarget& target
     }
   }
   if (request.pytorch) {
-    const bool known = std::any_of(matrix.pytorch.begin(), matrix.pytorch.end(),
-                                   [&](const PytorchWheel& w) { return same_minor(w.pytorch, *request.pytorch); });
+    const bool known =
+        std::any_of(matrix.pytorch.begin(), matrix.pytorch.end(),
+                    [&](const PytorchWheel& w) { return same_minor(w.pytorch, *request.pytorch); });
     if (!known) {
       std::set<std::string> seen;
       std::string list;
       for (const PytorchWheel& w : matrix.pytorch) {
-        if (seen.insert(w.pytorch.to_string()).second) list += (list.empty() ? "" : ", ") + w.pytorch.to_string();
+        if (seen.insert(w.pytorch.to_string()).second)
+          list += (list.empty() ? "" : ", ") + w.pytorch.to_string();
       }
-      return invalid_argument("PyTorch " + request.pytorch->to_string() +
-                              " is not in the matrix (known: " + list + ")",
-                              Where{"", 0, 0, "--pytorch"});
+      return invalid_argument(
+          "PyTorch " + request.pytorch->to_string() + " is not in the matrix (known: " + list + ")",
+          Where{"", 0, 0, "--pytorch"});
     }
   }
 
@@ -240,8 +253,8 @@ Result<Stack> resolve_stack(const StackMatrix& matrix, const StackTarget& target
       continue;
     }
     if (c->min_cc && cc < *c->min_cc) {
-      drop(w, "CUDA " + c->cuda.to_string() + " needs compute capability " + c->min_cc->to_string() +
-                  "+ [" + c->source + "]");
+      drop(w, "CUDA " + c->cuda.to_string() + " needs compute capability " +
+                  c->min_cc->to_string() + "+ [" + c->source + "]");
       continue;
     }
     const std::optional<Version> need = min_driver_for(*c, target.os);
@@ -258,8 +271,8 @@ Result<Stack> resolve_stack(const StackMatrix& matrix, const StackTarget& target
         cand.min_driver = *fam;
       } else {
         drop(w, "CUDA " + c->cuda.to_string() + " needs driver " + need->to_string() +
-                    (fam ? " (" + std::to_string(c->cuda.major()) + ".x minor-version compatibility: " +
-                               fam->to_string() + ")"
+                    (fam ? " (" + std::to_string(c->cuda.major()) +
+                               ".x minor-version compatibility: " + fam->to_string() + ")"
                          : "") +
                     ", above " + fixed_by);
         continue;
@@ -268,7 +281,8 @@ Result<Stack> resolve_stack(const StackMatrix& matrix, const StackTarget& target
     ok.push_back(cand);
   }
   if (ok.empty()) {
-    std::string msg = "no PyTorch wheel works on " + target.size + " (" + gpu + ", " + os_name + ")";
+    std::string msg =
+        "no PyTorch wheel works on " + target.size + " (" + gpu + ", " + os_name + ")";
     if (request.pytorch) msg += " with PyTorch " + request.pytorch->to_string();
     if (request.cuda) msg += " with CUDA " + request.cuda->to_string();
     msg += ":";
@@ -299,14 +313,15 @@ Result<Stack> resolve_stack(const StackMatrix& matrix, const StackTarget& target
                       (s.wheel_stable ? "stable" : "experimental") +
                       "): the newest wheel built for compute capability " + cc.to_string() + " [" +
                       best.wheel->source + "]");
-  s.reasons.push_back("CUDA " + s.cuda.to_string() + " needs driver >= " +
-                      min_driver_for(*best.cuda, target.os)->to_string() + " on " + os_name + " [" +
-                      best.cuda->source + "]");
+  s.reasons.push_back("CUDA " + s.cuda.to_string() +
+                      " needs driver >= " + min_driver_for(*best.cuda, target.os)->to_string() +
+                      " on " + os_name + " [" + best.cuda->source + "]");
   if (s.minor_version_compat) {
-    s.warnings.push_back("CUDA " + s.cuda.to_string() + " runs on " + fixed_by +
-                         " only through minor-version compatibility (driver >= " +
-                         s.min_driver.to_string() + "); some features (PTX JIT of newer code) "
-                         "need a newer driver");
+    s.warnings.push_back(
+        "CUDA " + s.cuda.to_string() + " runs on " + fixed_by +
+        " only through minor-version compatibility (driver >= " + s.min_driver.to_string() +
+        "); some features (PTX JIT of newer code) "
+        "need a newer driver");
   }
   if (!s.wheel_stable) {
     s.warnings.push_back("PyTorch " + s.pytorch.to_string() + " " + s.wheel_variant +

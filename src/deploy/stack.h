@@ -17,19 +17,19 @@ namespace gpuplan::deploy {
 
 // Where the NVIDIA driver on the VM comes from.
 enum class DriverSource {
-  kCloudInit,   // gpuplan's cloud-init installs the pinned branch from NVIDIA's apt repository
-  kExtension,   // Azure's NVIDIA GPU driver extension (Microsoft.HpcCompute) installs it
-  kImage,       // the marketplace image ships it (Ubuntu-HPC)
+  kCloudInit,  // gpuplan's cloud-init installs the pinned branch from NVIDIA's apt repository
+  kExtension,  // Azure's NVIDIA GPU driver extension (Microsoft.HpcCompute) installs it
+  kImage,      // the marketplace image ships it (Ubuntu-HPC)
 };
 [[nodiscard]] std::string_view to_string(DriverSource s);  // "cloud-init", "extension", "image"
 
 // What the resolver needs to know about the machine.
 struct StackTarget {
-  std::string size;                 // "Standard_NC40ads_H100_v5"
-  std::string series;               // "NCads_H100_v5"
-  std::string gpu_model;            // shared vocabulary, "H100-NVL"
-  std::string architecture;         // "Hopper" ("" when unknown)
-  std::string compute_capability;   // "9.0"; "gfx942" for AMD; "" when unknown
+  std::string size;                // "Standard_NC40ads_H100_v5"
+  std::string series;              // "NCads_H100_v5"
+  std::string gpu_model;           // shared vocabulary, "H100-NVL"
+  std::string architecture;        // "Hopper" ("" when unknown)
+  std::string compute_capability;  // "9.0"; "gfx942" for AMD; "" when unknown
   catalog::DriverKind driver = catalog::DriverKind::kCuda;
   catalog::Os os = catalog::Os::kLinux;
   // Set when the image ships its own driver (the Ubuntu-HPC image for
@@ -44,8 +44,8 @@ struct StackTarget {
 
 // What the user asked for; empty fields mean "the newest that works".
 struct StackRequest {
-  std::optional<Version> pytorch;   // "2.9" (major.minor)
-  std::optional<Version> cuda;      // "12.8" (major.minor)
+  std::optional<Version> pytorch;  // "2.9" (major.minor)
+  std::optional<Version> cuda;     // "12.8" (major.minor)
 };
 
 struct Stack {
@@ -59,15 +59,15 @@ struct Stack {
   std::string driver_branch;
   // The driver known to be installed by the extension (GRID) or image; nullopt otherwise.
   std::optional<Version> provided_driver;
-  Version cuda;                     // toolkit major.minor
+  Version cuda;  // toolkit major.minor
   // True when the CUDA runs on the provided driver only through minor-version
   // compatibility (driver below the release's GA minimum, above the family's).
   bool minor_version_compat = false;
-  std::optional<Version> cudnn;     // nullopt: no cuDNN in the matrix covers this GPU and CUDA
-  Version pytorch;                  // "2.14"
-  std::string wheel_variant;        // "cu130"
+  std::optional<Version> cudnn;  // nullopt: no cuDNN in the matrix covers this GPU and CUDA
+  Version pytorch;               // "2.14"
+  std::string wheel_variant;     // "cu130"
   bool wheel_stable = true;
-  std::string pytorch_index_url;    // "https://download.pytorch.org/whl/cu130"
+  std::string pytorch_index_url;  // "https://download.pytorch.org/whl/cu130"
   // Why each choice was made, with the data it rests on.
   std::vector<std::string> reasons;
   std::vector<std::string> warnings;

@@ -18,7 +18,8 @@ Result<Version> Version::parse(std::string_view text) {
   for (const std::string& part : strings::split(s, '.')) {
     if (part.empty() || part.size() > 6 ||
         !std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-      return invalid_argument("'" + std::string(s) + "' is not a version (digits separated by dots)");
+      return invalid_argument("'" + std::string(s) +
+                              "' is not a version (digits separated by dots)");
     }
     v.parts.push_back(std::stoi(part));
   }
@@ -187,9 +188,9 @@ Result<StackMatrix> parse_stack_matrix(std::string_view csv_text, const std::str
   }
   std::stable_sort(m.cuda.begin(), m.cuda.end(),
                    [](const CudaRelease& a, const CudaRelease& b) { return a.cuda > b.cuda; });
-  std::stable_sort(m.cudnn.begin(), m.cudnn.end(), [](const CudnnRelease& a, const CudnnRelease& b) {
-    return a.version > b.version;
-  });
+  std::stable_sort(
+      m.cudnn.begin(), m.cudnn.end(),
+      [](const CudnnRelease& a, const CudnnRelease& b) { return a.version > b.version; });
   std::stable_sort(m.pytorch.begin(), m.pytorch.end(),
                    [](const PytorchWheel& a, const PytorchWheel& b) {
                      if (a.pytorch != b.pytorch) return a.pytorch > b.pytorch;
@@ -199,8 +200,8 @@ Result<StackMatrix> parse_stack_matrix(std::string_view csv_text, const std::str
 }
 
 Result<const StackMatrix*> embedded_stack_matrix() {
-  static const Result<StackMatrix> kMatrix =
-      parse_stack_matrix(internal::embedded_file("stack_matrix.csv"), "data/deploy/stack_matrix.csv");
+  static const Result<StackMatrix> kMatrix = parse_stack_matrix(
+      internal::embedded_file("stack_matrix.csv"), "data/deploy/stack_matrix.csv");
   if (!kMatrix) {
     return internal_error("embedded stack matrix is broken: " + kMatrix.error().to_string());
   }

@@ -32,10 +32,10 @@ struct Version {
 
 // A CUDA minor release and the drivers it needs (GA minimums).
 struct CudaRelease {
-  Version cuda;                          // "13.0"
-  Version linux_min_driver;              // "580.65.06"
+  Version cuda;                               // "13.0"
+  Version linux_min_driver;                   // "580.65.06"
   std::optional<Version> windows_min_driver;  // nullopt: NVIDIA lists none
-  std::optional<Version> min_cc;         // lowest compute capability supported
+  std::optional<Version> min_cc;              // lowest compute capability supported
   std::string notes;
   std::string source;
 };
@@ -51,8 +51,8 @@ struct CudaFamily {
 };
 
 struct CudnnRelease {
-  Version version;      // "9.17.0"
-  Version cuda_min;     // covered CUDA range, inclusive
+  Version version;   // "9.17.0"
+  Version cuda_min;  // covered CUDA range, inclusive
   Version cuda_max;
   Version min_cc;
   Version max_cc;
@@ -62,9 +62,9 @@ struct CudnnRelease {
 
 // One PyTorch wheel variant: release x CUDA build.
 struct PytorchWheel {
-  Version pytorch;      // "2.9"
-  Version cuda;         // "12.8"
-  bool stable = true;   // false: experimental
+  Version pytorch;     // "2.9"
+  Version cuda;        // "12.8"
+  bool stable = true;  // false: experimental
   Version min_cc;
   Version max_cc;
   std::string notes;
@@ -76,9 +76,9 @@ struct PytorchWheel {
 
 // The GRID driver Azure installs on a size series.
 struct GridDriver {
-  std::string series;   // "NVadsA10_v5"
-  std::string gpu;      // shared vocabulary, "A10"
-  std::optional<Version> linux_driver;    // nullopt: not in the data
+  std::string series;                   // "NVadsA10_v5"
+  std::string gpu;                      // shared vocabulary, "A10"
+  std::optional<Version> linux_driver;  // nullopt: not in the data
   std::optional<Version> windows_driver;
   std::string notes;
   std::string source;
@@ -86,17 +86,17 @@ struct GridDriver {
 
 // The driver a marketplace image ships.
 struct ImageDriver {
-  std::string image;    // "ubuntu-hpc-2204"
+  std::string image;  // "ubuntu-hpc-2204"
   Version linux_driver;
   std::string notes;
   std::string source;
 };
 
 struct StackMatrix {
-  std::vector<CudaRelease> cuda;        // newest first
+  std::vector<CudaRelease> cuda;  // newest first
   std::vector<CudaFamily> families;
-  std::vector<CudnnRelease> cudnn;      // newest first
-  std::vector<PytorchWheel> pytorch;    // newest release first, then newest CUDA
+  std::vector<CudnnRelease> cudnn;    // newest first
+  std::vector<PytorchWheel> pytorch;  // newest release first, then newest CUDA
   std::vector<GridDriver> grid;
   std::vector<ImageDriver> images;
 

@@ -16,9 +16,9 @@ std::string driver_line(const Stack& s) {
               ", installed by gpuplan's cloud-init)";
       break;
     case DriverSource::kExtension:
-      line += s.provided_driver ? ", Azure's NVIDIA driver extension installs " +
-                                      s.provided_driver->to_string()
-                                : ", installed by Azure's NVIDIA driver extension";
+      line += s.provided_driver
+                  ? ", Azure's NVIDIA driver extension installs " + s.provided_driver->to_string()
+                  : ", installed by Azure's NVIDIA driver extension";
       break;
     case DriverSource::kImage:
       line += ", shipped by the " + s.target.image_with_driver + " image";
@@ -49,7 +49,8 @@ nlohmann::ordered_json to_json(const Stack& s) {
   j["pytorch"] = s.pytorch.to_string();
   j["wheel"] = s.wheel_variant;
   j["wheel_stable"] = s.wheel_stable;
-  j["pip"] = "pip install 'torch==" + s.pytorch.to_string() + ".*' --index-url " + s.pytorch_index_url;
+  j["pip"] =
+      "pip install 'torch==" + s.pytorch.to_string() + ".*' --index-url " + s.pytorch_index_url;
   j["reasons"] = s.reasons;
   j["warnings"] = s.warnings;
   return j;

@@ -55,9 +55,12 @@ bool contains(const std::string& hay, std::string_view needle) {
 
 std::string_view to_string(CheckStatus s) {
   switch (s) {
-    case CheckStatus::kPass: return "pass";
-    case CheckStatus::kWarn: return "warn";
-    case CheckStatus::kFail: return "fail";
+    case CheckStatus::kPass:
+      return "pass";
+    case CheckStatus::kWarn:
+      return "warn";
+    case CheckStatus::kFail:
+      return "fail";
   }
   return "?";
 }
@@ -97,7 +100,8 @@ namespace {
 std::string conf_value(const std::string& text, const std::string& key) {
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
-    if (line.rfind(key + "=", 0) == 0) return std::string(strings::trim(line.substr(key.size() + 1)));
+    if (line.rfind(key + "=", 0) == 0)
+      return std::string(strings::trim(line.substr(key.size() + 1)));
   }
   return "";
 }
@@ -147,13 +151,12 @@ Check autostop_check(const DoctorOptions& options, int64_t now) {
   const int64_t last = std::strtoll(last_text.c_str(), nullptr, 10);
   const int64_t decided = std::strtoll(decision.c_str(), nullptr, 10);
   const int64_t fire = last + minutes * 60;
-  std::string detail = "active: deallocates after " + std::to_string(minutes) +
-                       " min without work; last work " + utc(last) + "; fires at " + utc(fire) +
-                       " if idle until then (last check: " +
-                       decision.substr(decision.find(' ') == std::string::npos
-                                           ? decision.size()
-                                           : decision.find(' ') + 1) +
-                       ")";
+  std::string detail =
+      "active: deallocates after " + std::to_string(minutes) + " min without work; last work " +
+      utc(last) + "; fires at " + utc(fire) + " if idle until then (last check: " +
+      decision.substr(decision.find(' ') == std::string::npos ? decision.size()
+                                                              : decision.find(' ') + 1) +
+      ")";
   // The timer runs once a minute: a check older than 5 minutes means it stopped.
   if (now - decided > 5 * 60) {
     return {"autostop", CheckStatus::kWarn,
@@ -185,7 +188,9 @@ DoctorReport diagnose_gpus(const Loaders& loaders, const deploy::StackMatrix& ma
   auto cuda = (*nvml)->cuda_driver_version();
   auto count = (*nvml)->device_count();
   if (!driver || !cuda || !count) {
-    r.problem = !driver ? driver.error().message : !cuda ? cuda.error().message : count.error().message;
+    r.problem = !driver ? driver.error().message
+                : !cuda ? cuda.error().message
+                        : count.error().message;
     return r;
   }
   if (*count == 0) {
@@ -224,7 +229,8 @@ DoctorReport diagnose_gpus(const Loaders& loaders, const deploy::StackMatrix& ma
   if (options.expect_gpus) {
     const bool ok = seen == *options.expect_gpus;
     add(r, "gpu count", ok ? CheckStatus::kPass : CheckStatus::kFail,
-        std::to_string(seen) + " GPU(s) seen, " + std::to_string(*options.expect_gpus) + " expected");
+        std::to_string(seen) + " GPU(s) seen, " + std::to_string(*options.expect_gpus) +
+            " expected");
   } else {
     add(r, "gpu count", CheckStatus::kPass, std::to_string(seen) + " GPU(s) seen");
   }
@@ -299,8 +305,7 @@ DoctorReport diagnose_gpus(const Loaders& loaders, const deploy::StackMatrix& ma
   auto cuda_api = loaders.cuda();
   if (!cuda_api) {
     for (GpuReport& g : r.gpus) g.bandwidth_note = cuda_api.error().message;
-    add(r, "bandwidth", CheckStatus::kWarn,
-        "copy probe not run: " + cuda_api.error().message);
+    add(r, "bandwidth", CheckStatus::kWarn, "copy probe not run: " + cuda_api.error().message);
     return r;
   }
   auto cuda_count = (*cuda_api)->device_count();
@@ -308,7 +313,8 @@ DoctorReport diagnose_gpus(const Loaders& loaders, const deploy::StackMatrix& ma
   if (usable != seen) {
     add(r, "bandwidth", CheckStatus::kWarn,
         "CUDA sees " + std::to_string(usable) + " device(s), NVML " + std::to_string(seen) +
-            " (CUDA_VISIBLE_DEVICES set?): probing the first " + std::to_string(std::min(usable, seen)));
+            " (CUDA_VISIBLE_DEVICES set?): probing the first " +
+            std::to_string(std::min(usable, seen)));
   }
   for (GpuReport& g : r.gpus) {
     const int dev = static_cast<int>(g.info.index);
@@ -318,8 +324,10 @@ DoctorReport diagnose_gpus(const Loaders& loaders, const deploy::StackMatrix& ma
       continue;
     }
     // Two buffers must fit in what is free; keep a quarter of free memory at most each.
-    const uint64_t free_bytes = g.info.memory_total_bytes - std::min(g.info.memory_used_bytes, g.info.memory_total_bytes);
-    const size_t bytes = static_cast<size_t>(std::min<uint64_t>(options.probe_bytes, free_bytes / 4));
+    const uint64_t free_bytes =
+        g.info.memory_total_bytes - std::min(g.info.memory_used_bytes, g.info.memory_total_bytes);
+    const size_t bytes =
+        static_cast<size_t>(std::min<uint64_t>(options.probe_bytes, free_bytes / 4));
     if (bytes < (size_t{1} << 20)) {
       g.bandwidth_note = "not enough free GPU memory for the probe";
       add(r, "bandwidth " + id, CheckStatus::kWarn, g.bandwidth_note);
@@ -331,17 +339,19 @@ DoctorReport diagnose_gpus(const Loaders& loaders, const deploy::StackMatrix& ma
       add(r, "bandwidth " + id, CheckStatus::kWarn, "copy probe failed: " + g.bandwidth_note);
       continue;
     }
-    const double gbs = 2.0 * static_cast<double>(bytes) * options.probe_iterations / (*ms / 1000.0) / 1e9;
+    const double gbs =
+        2.0 * static_cast<double>(bytes) * options.probe_iterations / (*ms / 1000.0) / 1e9;
     g.measured_bandwidth_gbs = gbs;
     if (!g.spec_bandwidth_gbs) {
       add(r, "bandwidth " + id, CheckStatus::kPass,
-          strings::fixed(gbs, 0) + " GB/s device-to-device (no spec known for '" + g.info.name + "')");
+          strings::fixed(gbs, 0) + " GB/s device-to-device (no spec known for '" + g.info.name +
+              "')");
       continue;
     }
     const double ratio = gbs / *g.spec_bandwidth_gbs;
-    const std::string d = strings::fixed(gbs, 0) + " GB/s device-to-device = " +
-                          strings::fixed(100 * ratio, 0) + "% of the " +
-                          strings::fixed(*g.spec_bandwidth_gbs, 0) + " GB/s spec (" + g.model + ")";
+    const std::string d =
+        strings::fixed(gbs, 0) + " GB/s device-to-device = " + strings::fixed(100 * ratio, 0) +
+        "% of the " + strings::fixed(*g.spec_bandwidth_gbs, 0) + " GB/s spec (" + g.model + ")";
     add(r, "bandwidth " + id, ratio < kBandwidthWarnRatio ? CheckStatus::kWarn : CheckStatus::kPass,
         ratio < kBandwidthWarnRatio
             ? d + ": below half of spec (throttled memory clock, a vGPU slice, or another process?)"
@@ -368,9 +378,9 @@ std::string render_text(const DoctorReport& r) {
     o << "GPU " << i.index << "  " << i.name;
     if (!g.model.empty()) o << " (" << g.model << ")";
     if (!i.pci_bus_id.empty()) o << "  bus " << i.pci_bus_id;
-    o << "\n  memory " << strings::fixed(static_cast<double>(i.memory_total_bytes) / kBytesPerGib, 1)
-      << " GiB (" << strings::fixed(static_cast<double>(i.memory_used_bytes) / kBytesPerGib, 1)
-      << " GiB used)";
+    o << "\n  memory "
+      << strings::fixed(static_cast<double>(i.memory_total_bytes) / kBytesPerGib, 1) << " GiB ("
+      << strings::fixed(static_cast<double>(i.memory_used_bytes) / kBytesPerGib, 1) << " GiB used)";
     o << "  ECC " << (i.ecc_enabled ? (*i.ecc_enabled ? "on" : "off") : "n/a");
     if (i.ecc_uncorrected_volatile) o << ", " << *i.ecc_uncorrected_volatile << " uncorrected";
     if (i.temperature_c) {
@@ -387,7 +397,8 @@ std::string render_text(const DoctorReport& r) {
       << (i.persistence_mode ? (*i.persistence_mode ? "on" : "off") : "n/a") << "\n";
     if (g.measured_bandwidth_gbs) {
       o << "  copy bandwidth " << strings::fixed(*g.measured_bandwidth_gbs, 0) << " GB/s";
-      if (g.spec_bandwidth_gbs) o << " (spec " << strings::fixed(*g.spec_bandwidth_gbs, 0) << " GB/s)";
+      if (g.spec_bandwidth_gbs)
+        o << " (spec " << strings::fixed(*g.spec_bandwidth_gbs, 0) << " GB/s)";
       o << "\n";
     } else if (!g.bandwidth_note.empty()) {
       o << "  copy bandwidth: " << g.bandwidth_note << "\n";

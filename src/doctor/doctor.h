@@ -27,24 +27,24 @@ enum class CheckStatus { kPass, kWarn, kFail };
 [[nodiscard]] std::string_view to_string(CheckStatus s);  // "pass", "warn", "fail"
 
 struct Check {
-  std::string name;      // "driver", "gpu count", "cuda", "ecc gpu0", ...
+  std::string name;  // "driver", "gpu count", "cuda", "ecc gpu0", ...
   CheckStatus status = CheckStatus::kPass;
-  std::string detail;    // what was seen and what was expected
+  std::string detail;  // what was seen and what was expected
 };
 
 struct GpuReport {
   GpuInfo info;
-  std::string model;                          // shared vocabulary, "" when not recognised
-  std::optional<double> spec_bandwidth_gbs;   // from the catalog's GPU table
+  std::string model;                         // shared vocabulary, "" when not recognised
+  std::optional<double> spec_bandwidth_gbs;  // from the catalog's GPU table
   std::optional<double> measured_bandwidth_gbs;
-  std::string bandwidth_note;                 // why there is no measurement
+  std::string bandwidth_note;  // why there is no measurement
 };
 
 struct DoctorReport {
-  bool gpu_found = false;          // false: no driver or no GPU (exit 3)
-  std::string problem;             // why not, when !gpu_found
-  std::string driver_version;      // "570.124.06"
-  std::string cuda_version;        // newest CUDA the driver supports, "12.8"
+  bool gpu_found = false;      // false: no driver or no GPU (exit 3)
+  std::string problem;         // why not, when !gpu_found
+  std::string driver_version;  // "570.124.06"
+  std::string cuda_version;    // newest CUDA the driver supports, "12.8"
   std::vector<GpuReport> gpus;
   std::vector<Check> checks;
 
@@ -55,9 +55,9 @@ struct DoctorReport {
 
 struct DoctorOptions {
   std::optional<int> expect_gpus;
-  std::optional<deploy::Version> expect_cuda;   // major.minor
-  bool bandwidth = true;                        // run the copy probe
-  size_t probe_bytes = size_t{256} << 20;       // per buffer (two are allocated)
+  std::optional<deploy::Version> expect_cuda;  // major.minor
+  bool bandwidth = true;                       // run the copy probe
+  size_t probe_bytes = size_t{256} << 20;      // per buffer (two are allocated)
   int probe_iterations = 20;
   // Autostop (gpuplan deploy): its settings and state on the machine.
   bool autostop = true;

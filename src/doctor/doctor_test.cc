@@ -1,14 +1,13 @@
 // The doctor's logic through a fake NVML/CUDA layer (no GPU needed): every
 // check's pass/warn/fail boundary, the exit codes, the bandwidth arithmetic
 // and the probe's use of the CUDA driver API.
-#include <unistd.h>
+#include "doctor/doctor.h"
 
 #include <filesystem>
 #include <fstream>
 
 #include <gtest/gtest.h>
-
-#include "doctor/doctor.h"
+#include <unistd.h>
 
 namespace gpuplan::doctor {
 namespace {
@@ -89,7 +88,9 @@ class CudaProxy : public CudaDriver {
   explicit CudaProxy(CudaDriver& c) : c_(c) {}
   Result<int> device_count() override { return c_.device_count(); }
   Result<std::string> device_name(int d) override { return c_.device_name(d); }
-  Result<double> time_dtod_copies(int d, size_t b, int i) override { return c_.time_dtod_copies(d, b, i); }
+  Result<double> time_dtod_copies(int d, size_t b, int i) override {
+    return c_.time_dtod_copies(d, b, i);
+  }
 
  private:
   CudaDriver& c_;
@@ -141,8 +142,9 @@ DoctorOptions expect(int gpus, const char* cuda) {
 
 TEST(Doctor, NoDriverIsExit3WithAClearReport) {
   Loaders l;
-  l.nvml = [] () -> Result<std::unique_ptr<Nvml>> {
-    return unavailable("no NVIDIA driver: cannot load NVML (libnvidia-ml.so.1: cannot open shared object file)");
+  l.nvml = []() -> Result<std::unique_ptr<Nvml>> {
+    return unavailable(
+        "no NVIDIA driver: cannot load NVML (libnvidia-ml.so.1: cannot open shared object file)");
   };
   bool cuda_called = false;
   l.cuda = [&]() -> Result<std::unique_ptr<CudaDriver>> {
@@ -409,7 +411,8 @@ TEST(DoctorAutostop, SaysWhetherItIsActiveAndWhenItFires) {
   { std::ofstream(o.autostop_state + "/last_decision") << "1796292600 idle 600 3000\n"; }
   Check active = autostop_check(o, 1796292660);
   EXPECT_EQ(active.status, CheckStatus::kPass) << active.detail;
-  EXPECT_NE(active.detail.find("fires at 2026-12-03 11:00 UTC"), std::string::npos) << active.detail;
+  EXPECT_NE(active.detail.find("fires at 2026-12-03 11:00 UTC"), std::string::npos)
+      << active.detail;
   EXPECT_NE(active.detail.find("idle 600 3000"), std::string::npos);
   // The timer stopped: the last check is an hour old.
   Check stale = autostop_check(o, 1796292600 + 3600);

@@ -19,14 +19,14 @@ namespace gpuplan::doctor {
 // or driver does not support the query (vGPU slices often do not).
 struct GpuInfo {
   unsigned index = 0;
-  std::string name;                        // "NVIDIA H100 NVL"
-  std::string pci_bus_id;                  // "00000001:00:00.0"
+  std::string name;        // "NVIDIA H100 NVL"
+  std::string pci_bus_id;  // "00000001:00:00.0"
   uint64_t memory_total_bytes = 0;
   uint64_t memory_used_bytes = 0;
   std::optional<bool> ecc_enabled;
   std::optional<uint64_t> ecc_uncorrected_volatile;  // errors since the driver loaded
   std::optional<unsigned> temperature_c;
-  std::optional<unsigned> slowdown_temperature_c;    // the GPU's own slowdown threshold
+  std::optional<unsigned> slowdown_temperature_c;  // the GPU's own slowdown threshold
   std::optional<unsigned> sm_clock_mhz;
   std::optional<unsigned> max_sm_clock_mhz;
   std::optional<unsigned> memory_clock_mhz;
@@ -41,8 +41,8 @@ struct GpuInfo {
 class Nvml {
  public:
   virtual ~Nvml() = default;
-  [[nodiscard]] virtual Result<std::string> driver_version() = 0;   // "570.124.06"
-  [[nodiscard]] virtual Result<int> cuda_driver_version() = 0;      // 12080 = CUDA 12.8
+  [[nodiscard]] virtual Result<std::string> driver_version() = 0;  // "570.124.06"
+  [[nodiscard]] virtual Result<int> cuda_driver_version() = 0;     // 12080 = CUDA 12.8
   [[nodiscard]] virtual Result<unsigned> device_count() = 0;
   [[nodiscard]] virtual Result<GpuInfo> device(unsigned index) = 0;
 };
@@ -56,7 +56,8 @@ class CudaDriver {
   // Allocates two buffers of `bytes` on `device` (cuMemAlloc), copies one to
   // the other `iterations` times (cuMemcpyDtoD, no kernels) between two CUDA
   // events and returns the elapsed milliseconds. Frees what it allocated.
-  [[nodiscard]] virtual Result<double> time_dtod_copies(int device, size_t bytes, int iterations) = 0;
+  [[nodiscard]] virtual Result<double> time_dtod_copies(int device, size_t bytes,
+                                                        int iterations) = 0;
 };
 
 // Loads libnvidia-ml.so.1 and calls nvmlInit. kUnavailable with the reason

@@ -2,10 +2,10 @@
 // enum values used are declared here from NVIDIA's public headers (nvml.h,
 // cuda.h), so building needs no CUDA installation; every symbol is resolved at
 // run time and a missing one is reported, not fatal.
-#include <dlfcn.h>
-
 #include <cstdlib>
 #include <string>
+
+#include <dlfcn.h>
 
 #include "doctor/gpu_api.h"
 
@@ -13,18 +13,22 @@ namespace gpuplan::doctor {
 namespace {
 
 // ---- nvml.h subset ----
-using nvmlReturn_t = int;                 // NVML_SUCCESS = 0
+using nvmlReturn_t = int;  // NVML_SUCCESS = 0
 using nvmlDevice_t = struct nvmlDevice_st*;
 constexpr nvmlReturn_t kNvmlSuccess = 0;
-constexpr int kNvmlTemperatureGpu = 0;        // NVML_TEMPERATURE_GPU
-constexpr int kNvmlThresholdSlowdown = 1;     // NVML_TEMPERATURE_THRESHOLD_SLOWDOWN
-constexpr int kNvmlClockSm = 1;               // NVML_CLOCK_SM
-constexpr int kNvmlClockMem = 2;              // NVML_CLOCK_MEM
-constexpr int kNvmlErrorUncorrected = 1;      // NVML_MEMORY_ERROR_TYPE_UNCORRECTED
-constexpr int kNvmlVolatileEcc = 0;           // NVML_VOLATILE_ECC
-struct NvmlMemory { unsigned long long total, free, used; };       // nvmlMemory_t
-struct NvmlUtilization { unsigned int gpu, memory; };              // nvmlUtilization_t
-struct NvmlPciInfo {                                                // nvmlPciInfo_t (v3)
+constexpr int kNvmlTemperatureGpu = 0;     // NVML_TEMPERATURE_GPU
+constexpr int kNvmlThresholdSlowdown = 1;  // NVML_TEMPERATURE_THRESHOLD_SLOWDOWN
+constexpr int kNvmlClockSm = 1;            // NVML_CLOCK_SM
+constexpr int kNvmlClockMem = 2;           // NVML_CLOCK_MEM
+constexpr int kNvmlErrorUncorrected = 1;   // NVML_MEMORY_ERROR_TYPE_UNCORRECTED
+constexpr int kNvmlVolatileEcc = 0;        // NVML_VOLATILE_ECC
+struct NvmlMemory {
+  unsigned long long total, free, used;
+};  // nvmlMemory_t
+struct NvmlUtilization {
+  unsigned int gpu, memory;
+};                    // nvmlUtilization_t
+struct NvmlPciInfo {  // nvmlPciInfo_t (v3)
   char bus_id_legacy[16];
   unsigned int domain, bus, device, pci_device_id, pci_subsystem_id;
   char bus_id[32];
@@ -32,7 +36,7 @@ struct NvmlPciInfo {                                                // nvmlPciIn
 };
 
 // ---- cuda.h subset ----
-using CUresult = int;                      // CUDA_SUCCESS = 0
+using CUresult = int;  // CUDA_SUCCESS = 0
 using CUdevice = int;
 using CUdeviceptr = unsigned long long;
 using CUcontext = struct CUctx_st*;
@@ -59,7 +63,8 @@ class Library {
 
 template <typename F>
 Status need(F f, const char* lib, const char* name) {
-  if (f == nullptr) return unavailable(std::string(lib) + " has no symbol " + name + " (driver too old?)");
+  if (f == nullptr)
+    return unavailable(std::string(lib) + " has no symbol " + name + " (driver too old?)");
   return {};
 }
 
@@ -119,7 +124,8 @@ class DlNvml final : public Nvml {
       g.memory_used_bytes = mem.used;
     }
     int current = 0, pending = 0;
-    if (ecc_mode_ != nullptr && ecc_mode_(d, &current, &pending) == kNvmlSuccess) g.ecc_enabled = current == 1;
+    if (ecc_mode_ != nullptr && ecc_mode_(d, &current, &pending) == kNvmlSuccess)
+      g.ecc_enabled = current == 1;
     unsigned long long errors = 0;
     if (ecc_errors_ != nullptr &&
         ecc_errors_(d, kNvmlErrorUncorrected, kNvmlVolatileEcc, &errors) == kNvmlSuccess) {
@@ -127,7 +133,8 @@ class DlNvml final : public Nvml {
     }
     unsigned v = 0;
     if (temperature_(d, kNvmlTemperatureGpu, &v) == kNvmlSuccess) g.temperature_c = v;
-    if (threshold_ != nullptr && threshold_(d, kNvmlThresholdSlowdown, &v) == kNvmlSuccess) g.slowdown_temperature_c = v;
+    if (threshold_ != nullptr && threshold_(d, kNvmlThresholdSlowdown, &v) == kNvmlSuccess)
+      g.slowdown_temperature_c = v;
     if (clock_(d, kNvmlClockSm, &v) == kNvmlSuccess) g.sm_clock_mhz = v;
     if (max_clock_(d, kNvmlClockSm, &v) == kNvmlSuccess) g.max_sm_clock_mhz = v;
     if (clock_(d, kNvmlClockMem, &v) == kNvmlSuccess) g.memory_clock_mhz = v;
@@ -138,7 +145,8 @@ class DlNvml final : public Nvml {
       g.memory_utilization_pct = u.memory;
     }
     int persistence = 0;
-    if (persistence_ != nullptr && persistence_(d, &persistence) == kNvmlSuccess) g.persistence_mode = persistence == 1;
+    if (persistence_ != nullptr && persistence_(d, &persistence) == kNvmlSuccess)
+      g.persistence_mode = persistence == 1;
     return g;
   }
 
@@ -152,7 +160,8 @@ class DlNvml final : public Nvml {
     error_string_ = lib_.get<const char* (*)(nvmlReturn_t)>("nvmlErrorString");
     driver_version_ = lib_.get<nvmlReturn_t (*)(char*, unsigned)>("nvmlSystemGetDriverVersion");
     cuda_version_ = lib_.get<nvmlReturn_t (*)(int*)>("nvmlSystemGetCudaDriverVersion_v2");
-    if (cuda_version_ == nullptr) cuda_version_ = lib_.get<nvmlReturn_t (*)(int*)>("nvmlSystemGetCudaDriverVersion");
+    if (cuda_version_ == nullptr)
+      cuda_version_ = lib_.get<nvmlReturn_t (*)(int*)>("nvmlSystemGetCudaDriverVersion");
     count_ = lib_.get<nvmlReturn_t (*)(unsigned*)>("nvmlDeviceGetCount_v2");
     handle_ = lib_.get<nvmlReturn_t (*)(unsigned, nvmlDevice_t*)>("nvmlDeviceGetHandleByIndex_v2");
     name_ = lib_.get<nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned)>("nvmlDeviceGetName");
@@ -161,12 +170,15 @@ class DlNvml final : public Nvml {
     ecc_mode_ = lib_.get<nvmlReturn_t (*)(nvmlDevice_t, int*, int*)>("nvmlDeviceGetEccMode");
     ecc_errors_ = lib_.get<nvmlReturn_t (*)(nvmlDevice_t, int, int, unsigned long long*)>(
         "nvmlDeviceGetTotalEccErrors");
-    temperature_ = lib_.get<nvmlReturn_t (*)(nvmlDevice_t, int, unsigned*)>("nvmlDeviceGetTemperature");
+    temperature_ =
+        lib_.get<nvmlReturn_t (*)(nvmlDevice_t, int, unsigned*)>("nvmlDeviceGetTemperature");
     threshold_ = lib_.get<nvmlReturn_t (*)(nvmlDevice_t, int, unsigned*)>(
         "nvmlDeviceGetTemperatureThreshold");
     clock_ = lib_.get<nvmlReturn_t (*)(nvmlDevice_t, int, unsigned*)>("nvmlDeviceGetClockInfo");
-    max_clock_ = lib_.get<nvmlReturn_t (*)(nvmlDevice_t, int, unsigned*)>("nvmlDeviceGetMaxClockInfo");
-    utilization_ = lib_.get<nvmlReturn_t (*)(nvmlDevice_t, NvmlUtilization*)>("nvmlDeviceGetUtilizationRates");
+    max_clock_ =
+        lib_.get<nvmlReturn_t (*)(nvmlDevice_t, int, unsigned*)>("nvmlDeviceGetMaxClockInfo");
+    utilization_ =
+        lib_.get<nvmlReturn_t (*)(nvmlDevice_t, NvmlUtilization*)>("nvmlDeviceGetUtilizationRates");
     persistence_ = lib_.get<nvmlReturn_t (*)(nvmlDevice_t, int*)>("nvmlDeviceGetPersistenceMode");
     GPUPLAN_RETURN_IF_ERROR(need(init_, kLib, "nvmlInit_v2"));
     GPUPLAN_RETURN_IF_ERROR(need(driver_version_, kLib, "nvmlSystemGetDriverVersion"));
@@ -293,7 +305,8 @@ class DlCuda final : public CudaDriver {
     name_ = lib_.get<CUresult (*)(char*, int, CUdevice)>("cuDeviceGetName");
     retain_ = lib_.get<CUresult (*)(CUcontext*, CUdevice)>("cuDevicePrimaryCtxRetain");
     release_ = lib_.get<CUresult (*)(CUdevice)>("cuDevicePrimaryCtxRelease_v2");
-    if (release_ == nullptr) release_ = lib_.get<CUresult (*)(CUdevice)>("cuDevicePrimaryCtxRelease");
+    if (release_ == nullptr)
+      release_ = lib_.get<CUresult (*)(CUdevice)>("cuDevicePrimaryCtxRelease");
     set_current_ = lib_.get<CUresult (*)(CUcontext)>("cuCtxSetCurrent");
     alloc_ = lib_.get<CUresult (*)(CUdeviceptr*, size_t)>("cuMemAlloc_v2");
     free_ = lib_.get<CUresult (*)(CUdeviceptr)>("cuMemFree_v2");
@@ -304,22 +317,23 @@ class DlCuda final : public CudaDriver {
     event_sync_ = lib_.get<CUresult (*)(CUevent)>("cuEventSynchronize");
     elapsed_ = lib_.get<CUresult (*)(float*, CUevent, CUevent)>("cuEventElapsedTime");
     destroy_event_ = lib_.get<CUresult (*)(CUevent)>("cuEventDestroy_v2");
-    for (auto [f, n] : {std::pair<const void*, const char*>{reinterpret_cast<const void*>(init_), "cuInit"},
-                        {reinterpret_cast<const void*>(count_), "cuDeviceGetCount"},
-                        {reinterpret_cast<const void*>(get_), "cuDeviceGet"},
-                        {reinterpret_cast<const void*>(name_), "cuDeviceGetName"},
-                        {reinterpret_cast<const void*>(retain_), "cuDevicePrimaryCtxRetain"},
-                        {reinterpret_cast<const void*>(release_), "cuDevicePrimaryCtxRelease"},
-                        {reinterpret_cast<const void*>(set_current_), "cuCtxSetCurrent"},
-                        {reinterpret_cast<const void*>(alloc_), "cuMemAlloc_v2"},
-                        {reinterpret_cast<const void*>(free_), "cuMemFree_v2"},
-                        {reinterpret_cast<const void*>(copy_), "cuMemcpyDtoD_v2"},
-                        {reinterpret_cast<const void*>(sync_), "cuCtxSynchronize"},
-                        {reinterpret_cast<const void*>(create_event_), "cuEventCreate"},
-                        {reinterpret_cast<const void*>(record_), "cuEventRecord"},
-                        {reinterpret_cast<const void*>(event_sync_), "cuEventSynchronize"},
-                        {reinterpret_cast<const void*>(elapsed_), "cuEventElapsedTime"},
-                        {reinterpret_cast<const void*>(destroy_event_), "cuEventDestroy_v2"}}) {
+    for (auto [f, n] :
+         {std::pair<const void*, const char*>{reinterpret_cast<const void*>(init_), "cuInit"},
+          {reinterpret_cast<const void*>(count_), "cuDeviceGetCount"},
+          {reinterpret_cast<const void*>(get_), "cuDeviceGet"},
+          {reinterpret_cast<const void*>(name_), "cuDeviceGetName"},
+          {reinterpret_cast<const void*>(retain_), "cuDevicePrimaryCtxRetain"},
+          {reinterpret_cast<const void*>(release_), "cuDevicePrimaryCtxRelease"},
+          {reinterpret_cast<const void*>(set_current_), "cuCtxSetCurrent"},
+          {reinterpret_cast<const void*>(alloc_), "cuMemAlloc_v2"},
+          {reinterpret_cast<const void*>(free_), "cuMemFree_v2"},
+          {reinterpret_cast<const void*>(copy_), "cuMemcpyDtoD_v2"},
+          {reinterpret_cast<const void*>(sync_), "cuCtxSynchronize"},
+          {reinterpret_cast<const void*>(create_event_), "cuEventCreate"},
+          {reinterpret_cast<const void*>(record_), "cuEventRecord"},
+          {reinterpret_cast<const void*>(event_sync_), "cuEventSynchronize"},
+          {reinterpret_cast<const void*>(elapsed_), "cuEventElapsedTime"},
+          {reinterpret_cast<const void*>(destroy_event_), "cuEventDestroy_v2"}}) {
       GPUPLAN_RETURN_IF_ERROR(need(f, kLib, n));
     }
     return {};

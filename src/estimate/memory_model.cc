@@ -52,11 +52,16 @@ using workload::Recompute;
 double optimizer_bytes(Optimizer o, bool fp32) {
   switch (o) {
     case Optimizer::kAdamW:
-    case Optimizer::kAdam: return fp32 ? 8 : 12;
-    case Optimizer::kAdamW8bit: return fp32 ? 2 : 6;
-    case Optimizer::kSgd: return fp32 ? 0 : 4;
-    case Optimizer::kSgdMomentum: return fp32 ? 4 : 8;
-    case Optimizer::kAdafactor: return fp32 ? 0.1 : 4.1;
+    case Optimizer::kAdam:
+      return fp32 ? 8 : 12;
+    case Optimizer::kAdamW8bit:
+      return fp32 ? 2 : 6;
+    case Optimizer::kSgd:
+      return fp32 ? 0 : 4;
+    case Optimizer::kSgdMomentum:
+      return fp32 ? 4 : 8;
+    case Optimizer::kAdafactor:
+      return fp32 ? 0.1 : 4.1;
   }
   return 12;
 }
@@ -131,18 +136,24 @@ MemoryBreakdown train_memory(const workload::Workload& w, const Layout& layout) 
   const double b = w.data.micro_batch;
   const double h = m.hidden;
   const double a = m.heads;
-  const double mlp = (3.0 + 4.0 * m.ffn / h * (m.gated_ffn ? 1.5 : 1.0)) *
-                     (m.experts > 1 ? m.experts_active : 1);
+  const double mlp =
+      (3.0 + 4.0 * m.ffn / h * (m.gated_ffn ? 1.5 : 1.0)) * (m.experts > 1 ? m.experts_active : 1);
   const double per_token_layer = 11.0 + mlp + 4.0;  // = 34 for ffn = 4h, dense
   double per_layer = 0;
   switch (w.recompute) {
-    case Recompute::kNone: per_layer = s * b * h * per_token_layer + 5.0 * a * s * s * b; break;
-    case Recompute::kSelective: per_layer = s * b * h * per_token_layer; break;
-    case Recompute::kFull: per_layer = 2.0 * s * b * h; break;
+    case Recompute::kNone:
+      per_layer = s * b * h * per_token_layer + 5.0 * a * s * s * b;
+      break;
+    case Recompute::kSelective:
+      per_layer = s * b * h * per_token_layer;
+      break;
+    case Recompute::kFull:
+      per_layer = 2.0 * s * b * h;
+      break;
   }
   const double act_scale = fp32 ? 2.0 : 1.0;  // the paper counts 16-bit activations
-  mem.activations = act_scale * (per_layer * m.layers / layout.tp +
-                                 4.0 * s * b * m.vocab / layout.tp);
+  mem.activations =
+      act_scale * (per_layer * m.layers / layout.tp + 4.0 * s * b * m.vocab / layout.tp);
   for (double* x : {&mem.weights, &mem.gradients, &mem.optimizer, &mem.activations}) *x /= kGiB;
   return mem;
 }

@@ -33,37 +33,37 @@ enum class Objective { kCost, kTime, kBalanced };
 // used is listed in Plan::assumptions with where it came from.
 struct PlanOptions {
   Objective objective = Objective::kCost;
-  int top = 10;                             // options[] length (>= 1)
-  int max_count = 64;                       // VMs per option, upper bound (default cap)
+  int top = 10;        // options[] length (>= 1)
+  int max_count = 64;  // VMs per option, upper bound (default cap)
   // True when max_count was given explicitly (--max-nodes): it then replaces
   // the workload's max_nodes; otherwise max_nodes, when set, replaces the
   // default cap (up to kMaxVmsPerOption, beyond which planning is an error).
   bool max_count_given = false;
-  std::vector<std::string> regions;         // replaces the workload's allowed regions
-  std::vector<catalog::Pricing> pricings;   // empty = all six
+  std::vector<std::string> regions;        // replaces the workload's allowed regions
+  std::vector<catalog::Pricing> pricings;  // empty = all six
   std::optional<catalog::Os> os;
   std::optional<bool> hybrid_benefit;
-  std::optional<bool> allow_spot;           // false = like `spot: never`
-  std::optional<double> utilization;        // commitments, (0, 1]
-  std::optional<double> eviction_rate;      // per VM-hour
+  std::optional<bool> allow_spot;       // false = like `spot: never`
+  std::optional<double> utilization;    // commitments, (0, 1]
+  std::optional<double> eviction_rate;  // per VM-hour
   std::optional<double> eviction_rate_high;
   std::optional<double> restart_hours;
   std::optional<double> checkpoint_hours;
   std::optional<double> setup_hours;
   std::optional<double> data_disk_gib;
-  std::optional<double> egress_gb;          // to the internet
-  std::optional<double> dataset_gb;         // moved from the workload's data_region
+  std::optional<double> egress_gb;   // to the internet
+  std::optional<double> dataset_gb;  // moved from the workload's data_region
   // Blob storage for the dataset and checkpoints (docs/cost.md, "Blob
   // storage"): GB (default: derived from the workload), access tier, and the
   // price per GB-month (none: the line says "no listed price").
   std::optional<double> blob_gb;
-  std::optional<std::string> blob_tier;     // "hot" (default) | "cool"
+  std::optional<std::string> blob_tier;  // "hot" (default) | "cool"
   std::optional<double> blob_usd_per_gb_month;
   std::optional<double> billing_minimum_seconds;
-  std::optional<double> deadline_hours;     // replaces the workload's
-  std::optional<double> budget_usd;         // replaces the workload's
-  std::optional<int> horizon_weeks;         // replaces constraints.horizon_weeks
-  int fallbacks_per_kind = 3;               // other regions, other sizes
+  std::optional<double> deadline_hours;  // replaces the workload's
+  std::optional<double> budget_usd;      // replaces the workload's
+  std::optional<int> horizon_weeks;      // replaces constraints.horizon_weeks
+  int fallbacks_per_kind = 3;            // other regions, other sizes
   // AMD GPUs (MI300X, MI25, V620, V710) need ROCm/AMD drivers, which
   // `gpuplan stack`/`deploy` do not set up; they are dropped unless allowed.
   bool allow_amd = false;
@@ -79,15 +79,15 @@ inline constexpr int kMaxVmsPerOption = 1000;
 
 // The estimator as the planner sees it: the default is estimate::estimate;
 // tests pass a fake.
-using EstimateFn = std::function<estimate::Estimate(const catalog::VmSize&, const catalog::Gpu&,
-                                                    int count)>;
+using EstimateFn =
+    std::function<estimate::Estimate(const catalog::VmSize&, const catalog::Gpu&, int count)>;
 
 struct SpotRisk {
   double eviction_rate_per_hour = 0;       // per VM, expected
   double eviction_rate_high_per_hour = 0;  // per VM, for cost_high
-  double job_eviction_rate_per_hour = 0;  // what interrupts the work
+  double job_eviction_rate_per_hour = 0;   // what interrupts the work
   double expected_evictions = 0;
-  double deadline_miss_probability = 0;   // 0 without a deadline
+  double deadline_miss_probability = 0;  // 0 without a deadline
   // "unknown" when no Azure band was imported for the size and region (and
   // no --eviction-rate given): the rates are then gpuplan's default range.
   // Else "low" / "medium" / "high" (spot_risk.h says how).
@@ -100,38 +100,38 @@ struct SpotRisk {
 
 // One ranked option. Field meanings follow docs/plan.md's JSON.
 struct Option {
-  int rank = 0;                 // 1-based in its list
+  int rank = 0;  // 1-based in its list
   std::string size;
-  int count = 0;                // VMs
+  int count = 0;  // VMs
   double gpus = 0;
   std::string gpu_model;
   std::string region;
   catalog::Pricing pricing = catalog::Pricing::kPayg;
   catalog::Os os = catalog::Os::kLinux;
   bool hybrid_benefit = false;
-  double hours = 0;             // expected wall-clock
+  double hours = 0;  // expected wall-clock
   double hours_low = 0;
   double hours_high = 0;
-  double work_hours = 0;        // estimator's
+  double work_hours = 0;  // estimator's
   double cost_usd = 0;
   double cost_low_usd = 0;
   double cost_high_usd = 0;
-  double usd_per_hour = 0;      // all VMs
+  double usd_per_hour = 0;  // all VMs
   double usd_per_gpu_hour = 0;
-  int vcpus = 0;                // all VMs
+  int vcpus = 0;  // all VMs
   bool quota_ok = true;
   bool quota_known = false;
   std::optional<double> quota_headroom_vcpus;
   std::string quota_family;
-  std::string kind;             // workload kind
-  std::string layout;           // "tp=8 pp=2 dp=4"
+  std::string kind;    // workload kind
+  std::string layout;  // "tp=8 pp=2 dp=4"
   double throughput = 0;
   std::string throughput_unit;
   double mfu = 0;
   cost::PriceQuote price;
   std::optional<SpotRisk> spot_risk;
   std::string why;
-  std::string fallback_for;     // fallbacks only: "region" | "size"
+  std::string fallback_for;  // fallbacks only: "region" | "size"
   // A confidential-computing size (NCC*): offered only when the workload
   // sets constraints.confidential; `caveats` then say what it requires.
   bool confidential = false;
@@ -146,22 +146,22 @@ struct Option {
 };
 
 struct Drop {
-  std::string reason;           // "does not fit", "misses deadline", "family quota", ...
-  long long count = 0;          // candidates dropped for it
-  int regions = 0;              // distinct regions among them
-  int sizes = 0;                // distinct sizes among them
-  std::string example;          // one of them, with the numbers
+  std::string reason;   // "does not fit", "misses deadline", "family quota", ...
+  long long count = 0;  // candidates dropped for it
+  int regions = 0;      // distinct regions among them
+  int sizes = 0;        // distinct sizes among them
+  std::string example;  // one of them, with the numbers
 };
 
 // One vCPU limit that stands in the way of an option.
 struct QuotaLimit {
-  std::string scope;            // "family" | "regional" (all families) | "spot" (low-priority pool)
-  std::string resource;         // the quota's name: the family, "cores", "lowPriorityCores"
-  double limit = 0;             // current
+  std::string scope;     // "family" | "regional" (all families) | "spot" (low-priority pool)
+  std::string resource;  // the quota's name: the family, "cores", "lowPriorityCores"
+  double limit = 0;      // current
   double used = 0;
-  double needed = 0;            // vCPUs the option needs
-  double new_limit = 0;         // the value to ask for: used + needed
-  std::string command;          // `az quota` that asks for it
+  double needed = 0;     // vCPUs the option needs
+  double new_limit = 0;  // the value to ask for: used + needed
+  std::string command;   // `az quota` that asks for it
 };
 
 // A request that would unlock a better option. The top-level fields describe
@@ -176,10 +176,10 @@ struct QuotaRequest {
   bool spot = false;
   double limit = 0;
   double used = 0;
-  double vcpus_needed = 0;      // for the option
-  double new_limit = 0;         // used + needed
+  double vcpus_needed = 0;  // for the option
+  double new_limit = 0;     // used + needed
   Option unlocks;
-  double saves_usd = 0;         // vs the winner; 0 when nothing else is feasible
+  double saves_usd = 0;  // vs the winner; 0 when nothing else is feasible
   std::string command;
 };
 
@@ -191,8 +191,8 @@ struct Assumption {
 
 // One week of a growing workload, for the winner.
 struct GrowthWeek {
-  int week = 0;                 // 1-based
-  double demand_factor = 0;     // (1 + g)^week: data or request rate vs today
+  int week = 0;              // 1-based
+  double demand_factor = 0;  // (1 + g)^week: data or request rate vs today
   // Serving: the rate at the week's end, the replicas and VMs that meet it
   // (what the scale set must reach), the week's cost with the fleet
   // following the load. Training/fine-tuning that repeats: the run's hours
@@ -228,7 +228,7 @@ struct Growth {
   std::optional<int> misses_deadline_week;
   std::string move_to;
   std::optional<int> over_budget_week;
-  std::string summary;          // one sentence: what growth does to the choice
+  std::string summary;  // one sentence: what growth does to the choice
 };
 
 struct Plan {
@@ -236,12 +236,12 @@ struct Plan {
   std::string workload_file;
   std::string kind;
   Objective objective = Objective::kCost;
-  long long considered = 0;     // candidates enumerated
+  long long considered = 0;  // candidates enumerated
   long long feasible = 0;
-  std::vector<Option> options;  // ranked, best first
-  std::vector<Option> frontier; // fastest first
+  std::vector<Option> options;   // ranked, best first
+  std::vector<Option> frontier;  // fastest first
   std::vector<Option> fallbacks;
-  std::vector<Drop> dropped;    // most frequent first
+  std::vector<Drop> dropped;  // most frequent first
   std::vector<std::string> warnings;
   std::vector<Assumption> assumptions;
   std::vector<QuotaRequest> quota_requests;

@@ -111,8 +111,7 @@ void Planner::candidate(int si, int count, int r, Pricing pricing, int hc,
     }
     return;
   }
-  const double total =
-      cost::apply_factors(f, cell.compute, cell.licence, region_costs_[r]);
+  const double total = cost::apply_factors(f, cell.compute, cell.licence, region_costs_[r]);
   if (budget_ && total > *budget_) {
     DropStats& d = drops_[kBudget];
     bool closer = d.count == 0 || total < d.best;

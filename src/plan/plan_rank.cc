@@ -337,8 +337,9 @@ void Planner::finish_warnings(Plan& plan) {
     warnings_.push_back("no option meets every constraint; see the drops");
   }
   if (plan.growth && w_.kind == workload::Kind::kInfer && w_.serving.request_rate <= 0) {
-    warnings_.push_back("traffic grows but the request rate comes from a trace: the weekly "
-                        "fleet is not sized (see gpuplan simulate)");
+    warnings_.push_back(
+        "traffic grows but the request rate comes from a trace: the weekly "
+        "fleet is not sized (see gpuplan simulate)");
   }
   for (Assumption& a : assumptions_) plan.assumptions.push_back(std::move(a));
   plan.warnings = std::move(warnings_);

@@ -2,9 +2,9 @@
 // when asked, prices that look wrong never silently first, growth over a
 // horizon, every binding quota limit. Small hand-built catalogs, so each
 // expectation can be worked out by hand in its comment.
-#include <gtest/gtest.h>
-
 #include <cmath>
+
+#include <gtest/gtest.h>
 
 #include "core/strings.h"
 #include "plan/plan.h"
@@ -91,9 +91,9 @@ class RealismTest : public ::testing::Test {
 TEST_F(RealismTest, ConfidentialSizesAreOptIn) {
   catalog::VmSize nc = gpu_size("Standard_NC40ads_H100_v5", "NCads_H100_v5", 1, 40);
   catalog::VmSize ncc = gpu_size("Standard_NCC40ads_H100_v5", "NCCads_H100_v5", 1, 40);
-  auto cat = catalog::Catalog::from_parts(
-      {gpu_h()}, {nc, ncc},
-      {offer(nc.name, "eastus", Pricing::kPayg, 7.0), offer(ncc.name, "eastus", Pricing::kPayg, 6.0)});
+  auto cat = catalog::Catalog::from_parts({gpu_h()}, {nc, ncc},
+                                          {offer(nc.name, "eastus", Pricing::kPayg, 7.0),
+                                           offer(ncc.name, "eastus", Pricing::kPayg, 6.0)});
   PlanOptions o;
   o.max_count = 1;
   o.pricings = {Pricing::kPayg};
@@ -162,7 +162,8 @@ TEST_F(RealismTest, PriceThatLooksWrongIsNeverSilentlyFirst) {
   EXPECT_EQ(flagged.pricing, Pricing::kSpot);
   EXPECT_EQ(flagged.size, a.name);
   ASSERT_EQ(flagged.price_warnings.size(), 2u);
-  EXPECT_NE(flagged.price_warnings[0].find("90% off"), std::string::npos) << flagged.price_warnings[0];
+  EXPECT_NE(flagged.price_warnings[0].find("90% off"), std::string::npos)
+      << flagged.price_warnings[0];
   EXPECT_NE(flagged.price_warnings[1].find("33%"), std::string::npos) << flagged.price_warnings[1];
   EXPECT_LT(flagged.cost_usd, p->options[0].cost_usd);
   bool said = false;
@@ -214,12 +215,13 @@ TEST_F(RealismTest, SpotDiscountBeyondTheSeriesRangeIsFlagged) {
 TEST_F(RealismTest, QuotaRequestNamesTheRegionalTotalWhenItBinds) {
   catalog::VmSize big = gpu_size("Standard_Big", "Big", 8, 96);
   catalog::VmSize small = gpu_size("Standard_Small", "Small", 1, 8);
-  auto cat = catalog::Catalog::from_parts(
-      {gpu_h()}, {big, small},
-      {offer(big.name, "eastus", Pricing::kPayg, 16.0), offer(small.name, "eastus", Pricing::kPayg, 6.0)},
-      {{"eastus", "", 100, 29, "test", "2026-05-20"},
-       {"eastus", big.quota_family, 200, 0, "test", "2026-05-20"},
-       {"eastus", small.quota_family, 100, 0, "test", "2026-05-20"}});
+  auto cat =
+      catalog::Catalog::from_parts({gpu_h()}, {big, small},
+                                   {offer(big.name, "eastus", Pricing::kPayg, 16.0),
+                                    offer(small.name, "eastus", Pricing::kPayg, 6.0)},
+                                   {{"eastus", "", 100, 29, "test", "2026-05-20"},
+                                    {"eastus", big.quota_family, 200, 0, "test", "2026-05-20"},
+                                    {"eastus", small.quota_family, 100, 0, "test", "2026-05-20"}});
   PlanOptions o;
   o.max_count = 2;
   o.pricings = {Pricing::kPayg};
@@ -241,12 +243,13 @@ TEST_F(RealismTest, QuotaRequestNamesTheRegionalTotalWhenItBinds) {
   EXPECT_NE(q.limits[0].command.find("--resource-name cores"), std::string::npos);
   EXPECT_EQ(q.family, "cores");  // the top-level fields follow the first binding limit
   // With the family short too, both are named, the family first.
-  auto tight = catalog::Catalog::from_parts(
-      {gpu_h()}, {big, small},
-      {offer(big.name, "eastus", Pricing::kPayg, 16.0), offer(small.name, "eastus", Pricing::kPayg, 6.0)},
-      {{"eastus", "", 100, 29, "test", "2026-05-20"},
-       {"eastus", big.quota_family, 0, 0, "test", "2026-05-20"},
-       {"eastus", small.quota_family, 100, 0, "test", "2026-05-20"}});
+  auto tight =
+      catalog::Catalog::from_parts({gpu_h()}, {big, small},
+                                   {offer(big.name, "eastus", Pricing::kPayg, 16.0),
+                                    offer(small.name, "eastus", Pricing::kPayg, 6.0)},
+                                   {{"eastus", "", 100, 29, "test", "2026-05-20"},
+                                    {"eastus", big.quota_family, 0, 0, "test", "2026-05-20"},
+                                    {"eastus", small.quota_family, 100, 0, "test", "2026-05-20"}});
   auto t = make_plan(finetune(), *tight, rates_, o, SimpleEstimator{});
   ASSERT_TRUE(t);
   ASSERT_FALSE(t->quota_requests.empty());
@@ -261,8 +264,8 @@ TEST_F(RealismTest, QuotaRequestNamesTheRegionalTotalWhenItBinds) {
 // scale set holds is an error naming the field, never a silent cap.
 TEST_F(RealismTest, MaxNodesIsHonouredNotCapped) {
   catalog::VmSize a = gpu_size("Standard_A1", "Aseries", 1, 8);
-  auto cat = catalog::Catalog::from_parts({gpu_h()}, {a},
-                                          {offer(a.name, "eastus", Pricing::kPayg, 4.0)});
+  auto cat =
+      catalog::Catalog::from_parts({gpu_h()}, {a}, {offer(a.name, "eastus", Pricing::kPayg, 4.0)});
   workload::Workload w = finetune();
   w.constraints.max_nodes = 100;
   PlanOptions o;
@@ -341,7 +344,7 @@ TEST_F(RealismTest, GrowingTrafficCostsTheMeanLoadNotTodays) {
   const double ratio = g.grown_cost_usd / g.flat_cost_usd;
   EXPECT_GE(ratio, 2.3);
   EXPECT_LE(ratio, 2.7);
-  EXPECT_GE(ratio, g.mean_load_factor);          // whole VMs never cost less than the load
+  EXPECT_GE(ratio, g.mean_load_factor);  // whole VMs never cost less than the load
   EXPECT_LE(ratio, g.mean_load_factor + 1.0 / 50 + 1e-9);
   ASSERT_EQ(g.weeks.size(), 4u);
   EXPECT_EQ(g.weeks[3].replicas, static_cast<int>(std::ceil(100 * f)));  // 507 replicas
@@ -415,8 +418,8 @@ TEST_F(RealismTest, RecurringTrainingSaysWhenTheWinnerStopsMeetingTheDeadline) {
 // data_disk_gib, size first) and prices the tier cost::data_disk() picks.
 TEST_F(RealismTest, TheDiskPricedIsTheDiskDeployBuilds) {
   catalog::VmSize a = gpu_size("Standard_A1", "Aseries", 1, 8);
-  auto cat = catalog::Catalog::from_parts({gpu_h()}, {a},
-                                          {offer(a.name, "eastus", Pricing::kPayg, 4.0)});
+  auto cat =
+      catalog::Catalog::from_parts({gpu_h()}, {a}, {offer(a.name, "eastus", Pricing::kPayg, 4.0)});
   PlanOptions o;
   o.max_count = 1;
   auto p = make_plan(finetune(), *cat, rates_, o, SimpleEstimator{});
@@ -432,7 +435,8 @@ TEST_F(RealismTest, TheDiskPricedIsTheDiskDeployBuilds) {
   EXPECT_NE(value.find(disk->sku), std::string::npos) << value;
   bool priced = false;
   for (const cost::CostLine& l : p->options[0].lines) {
-    if (l.name == "data disk") priced = l.assumption.find("billed as " + disk->tier) != std::string::npos;
+    if (l.name == "data disk")
+      priced = l.assumption.find("billed as " + disk->tier) != std::string::npos;
   }
   EXPECT_TRUE(priced);
 }

@@ -119,8 +119,9 @@ Status Planner::settle_os_spot_limits() {
                             std::to_string(workload::kMaxHorizonWeeks));
   }
   if (w_.data.growth_per_week > 0) {
-    add_assumption("growth", percent(w_.data.growth_per_week) + " a week over " +
-                                 std::to_string(horizon_weeks_) + " weeks (compounded continuously)",
+    add_assumption("growth",
+                   percent(w_.data.growth_per_week) + " a week over " +
+                       std::to_string(horizon_weeks_) + " weeks (compounded continuously)",
                    opt_.horizon_weeks ? "--horizon-weeks" : wfile);
   }
   if (confidential_) {
@@ -193,23 +194,23 @@ void Planner::settle_usage_assumptions() {
                      "upper edge for cost_high: docs/cost.md)" +
                          per_vm,
                      "gpuplan catalog import spot (Azure Resource Graph SpotResources)");
-      add_assumption("eviction_rate_default",
-                     fixed(usage_.eviction.rate_per_hour, 3) + "-" +
-                         fixed(usage_.eviction.rate_high_per_hour, 3) +
-                         " per VM-hour where no band was imported (spot risk 'unknown')",
-                     rate_source("spot_eviction_rate_per_hour") +
-                         "; --eviction-rate, --eviction-rate-high");
+      add_assumption(
+          "eviction_rate_default",
+          fixed(usage_.eviction.rate_per_hour, 3) + "-" +
+              fixed(usage_.eviction.rate_high_per_hour, 3) +
+              " per VM-hour where no band was imported (spot risk 'unknown')",
+          rate_source("spot_eviction_rate_per_hour") + "; --eviction-rate, --eviction-rate-high");
     }
     add_assumption("restart_hours", hours_text(usage_.eviction.restart_hours) + " h per eviction",
                    opt_.restart_hours ? "--restart-hours" : rate_source("spot_restart_hours"));
     if (!serving) {
-      add_assumption(
-          "checkpoint_interval",
-          hours_text(usage_.eviction.checkpoint_interval_hours) +
-              " h (half is lost per eviction on average)",
-          opt_.checkpoint_hours              ? "--checkpoint-hours"
-          : w_.constraints.checkpoint_hours ? workload_source() + " (constraints.checkpoint_hours)"
-                                            : rate_source("checkpoint_interval_hours"));
+      add_assumption("checkpoint_interval",
+                     hours_text(usage_.eviction.checkpoint_interval_hours) +
+                         " h (half is lost per eviction on average)",
+                     opt_.checkpoint_hours ? "--checkpoint-hours"
+                     : w_.constraints.checkpoint_hours
+                         ? workload_source() + " (constraints.checkpoint_hours)"
+                         : rate_source("checkpoint_interval_hours"));
     }
   }
   add_assumption("utilization",

@@ -3,14 +3,14 @@
 // rely on: drops explained, quota requests, Hybrid Benefit, JSON keys.
 #include "plan/plan.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <random>
 #include <set>
 #include <tuple>
+
+#include <gtest/gtest.h>
 
 namespace gpuplan::plan {
 namespace {
@@ -116,8 +116,8 @@ World random_world(unsigned seed) {
         if (chance(0.05)) usd = std::nullopt;
         offers.push_back(offer(s.name, r, Os::kLinux, catalog::kAllPricing[p], usd));
         if (p < 2 && chance(0.5) && usd) {
-          offers.push_back(offer(s.name, r, Os::kWindows, catalog::kAllPricing[p],
-                                 *usd + 0.046 * s.vcpus));
+          offers.push_back(
+              offer(s.name, r, Os::kWindows, catalog::kAllPricing[p], *usd + 0.046 * s.vcpus));
         }
       }
       if (chance(0.1)) restrictions.push_back({s.name, r, "NotAvailableForSubscription", {}});
@@ -319,7 +319,8 @@ std::vector<Naive> naive_frontier(std::vector<Naive> all) {
     }
     if (!dominated) out.push_back(all[i]);
   }
-  std::sort(out.begin(), out.end(), [](const Naive& x, const Naive& y) { return x.hours < y.hours; });
+  std::sort(out.begin(), out.end(),
+            [](const Naive& x, const Naive& y) { return x.hours < y.hours; });
   return out;
 }
 
@@ -457,13 +458,15 @@ TEST_F(PlanTest, CheapestWinsAndEveryLineIsCosted) {
   EXPECT_EQ(p->fallbacks[0].fallback_for, "region");
   EXPECT_EQ(p->fallbacks[0].region, "westus");
   bool other_size = false;
-  for (const Option& fb : p->fallbacks) other_size |= fb.fallback_for == "size" && fb.size == "Standard_S8";
+  for (const Option& fb : p->fallbacks)
+    other_size |= fb.fallback_for == "size" && fb.size == "Standard_S8";
   EXPECT_TRUE(other_size);
   // No quota imported: a warning, every option quota_ok.
   EXPECT_TRUE(best.quota_ok);
   EXPECT_FALSE(best.quota_known);
   bool warned = false;
-  for (const std::string& w : p->warnings) warned |= w.find("quota not imported") != std::string::npos;
+  for (const std::string& w : p->warnings)
+    warned |= w.find("quota not imported") != std::string::npos;
   EXPECT_TRUE(warned);
 }
 

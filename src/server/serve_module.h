@@ -17,11 +17,11 @@ inline constexpr int kGpuplanServeAbi = 2;
 
 struct GpuplanServeArgs {
   int abi = kGpuplanServeAbi;
-  const char* db_path = "";       // the store to overlay on the embedded catalog
+  const char* db_path = "";  // the store to overlay on the embedded catalog
   const char* host = "127.0.0.1";
-  int port = 8080;                // 0 = any free port
-  int workers = 0;                // 0: the machine's hardware threads (http_listener.h)
-  int max_queued = 64;            // requests waiting beyond the busy workers (503 beyond)
+  int port = 8080;      // 0 = any free port
+  int workers = 0;      // 0: the machine's hardware threads (http_listener.h)
+  int max_queued = 64;  // requests waiting beyond the busy workers (503 beyond)
 };
 
 // Loads the catalog, binds, prints "gpuplan: serving on http://HOST:PORT/"

@@ -212,12 +212,12 @@ Response stack_route(const catalog::Catalog& catalog, const Request& request) {
 // is allocated: a server shares its cores and memory. docs/server.md lists
 // them. At ~10 M events/s a capped serving request runs in about a second.
 constexpr int kMaxSimulateRuns = 100;
-constexpr double kMaxSimulateRequests = 5e6;       // arrivals x runs
-constexpr double kMaxTimelinePoints = 1e6;         // timeline rows x runs
-constexpr double kMaxDeadlineSteps = 100000;       // decision steps x runs
-constexpr double kMaxDpCellsPerRun = 5e7;          // states of one DP (memory)
-constexpr double kMaxDpCells = 1e9;                // states x runs (time)
-constexpr double kMaxReserveVmHours = 1e8;         // VM-hours of demand x runs
+constexpr double kMaxSimulateRequests = 5e6;  // arrivals x runs
+constexpr double kMaxTimelinePoints = 1e6;    // timeline rows x runs
+constexpr double kMaxDeadlineSteps = 100000;  // decision steps x runs
+constexpr double kMaxDpCellsPerRun = 5e7;     // states of one DP (memory)
+constexpr double kMaxDpCells = 1e9;           // states x runs (time)
+constexpr double kMaxReserveVmHours = 1e8;    // VM-hours of demand x runs
 
 // kInvalidArgument naming `field` when `amount` (per request) exceeds `cap`.
 Status within(double amount, double cap, const std::string& what, const std::string& field) {
@@ -236,13 +236,13 @@ Status check_simulate_work(const simulate::Scenario& s, int runs) {
   const double n = runs;
   GPUPLAN_RETURN_IF_ERROR(within(w.requests * n, kMaxSimulateRequests,
                                  "requests (rate x duration x peaks x runs)", "demand.synthetic"));
-  GPUPLAN_RETURN_IF_ERROR(
-      within(w.timeline_points * n, kMaxTimelinePoints, "timeline points", "fleet.timeline_seconds"));
+  GPUPLAN_RETURN_IF_ERROR(within(w.timeline_points * n, kMaxTimelinePoints, "timeline points",
+                                 "fleet.timeline_seconds"));
   GPUPLAN_RETURN_IF_ERROR(within(w.decision_steps * n, kMaxDeadlineSteps,
                                  "decision steps (deadline / gap_seconds x runs)",
                                  "spot.model.gap_seconds"));
-  GPUPLAN_RETURN_IF_ERROR(
-      within(w.dp_cells, kMaxDpCellsPerRun, "dynamic-programme states in one run", "spot.model.gap_seconds"));
+  GPUPLAN_RETURN_IF_ERROR(within(w.dp_cells, kMaxDpCellsPerRun,
+                                 "dynamic-programme states in one run", "spot.model.gap_seconds"));
   GPUPLAN_RETURN_IF_ERROR(
       within(w.dp_cells * n, kMaxDpCells, "dynamic-programme states", "spot.model.gap_seconds"));
   return within(w.vm_hours * n, kMaxReserveVmHours, "VM-hours of demand", "demand.synthetic");

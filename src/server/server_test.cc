@@ -1,10 +1,9 @@
 #include "server/server.h"
 
-#include <gtest/gtest.h>
-#include <httplib.h>
-
 #include <thread>
 
+#include <gtest/gtest.h>
+#include <httplib.h>
 #include <nlohmann/json.hpp>
 
 #include "cost/cost.h"
@@ -70,9 +69,9 @@ TEST_F(ServerTest, EstimateMatchesTheLibrary) {
   // Every size, as `gpuplan estimate --json`.
   auto all = call("POST", "/api/estimate", {}, yaml);
   ASSERT_EQ(all.status, 200) << all.body;
-  EXPECT_EQ(nlohmann::json::parse(all.body),
-            nlohmann::json::parse(estimate::to_json(*w, estimate::estimate_all(*w, *catalog_))
-                                      .dump()));
+  EXPECT_EQ(
+      nlohmann::json::parse(all.body),
+      nlohmann::json::parse(estimate::to_json(*w, estimate::estimate_all(*w, *catalog_)).dump()));
   // One size at a count: the memory breakdown of that option.
   auto one = call("POST", "/api/estimate", {{"size", "NC40ads_H100_v5"}, {"count", "2"}}, yaml);
   ASSERT_EQ(one.status, 200) << one.body;
@@ -85,9 +84,9 @@ TEST_F(ServerTest, EstimateMatchesTheLibrary) {
   EXPECT_EQ(bad.status, 404);
   EXPECT_EQ(nlohmann::json::parse(bad.body)["error"]["field"], "size");
   EXPECT_EQ(call("POST", "/api/estimate", {{"count", "2"}}, yaml).status, 400);
-  EXPECT_EQ(call("POST", "/api/estimate", {{"size", "NC40ads_H100_v5"}, {"count", "0"}}, yaml)
-                .status,
-            400);
+  EXPECT_EQ(
+      call("POST", "/api/estimate", {{"size", "NC40ads_H100_v5"}, {"count", "0"}}, yaml).status,
+      400);
   EXPECT_EQ(call("GET", "/api/estimate").status, 400);
   auto yaml_error = call("POST", "/api/estimate", {}, "kind: train\nmodle: x\n");
   EXPECT_EQ(yaml_error.status, 400);
@@ -95,8 +94,9 @@ TEST_F(ServerTest, EstimateMatchesTheLibrary) {
 }
 
 TEST_F(ServerTest, CostMatchesTheLibrary) {
-  auto r = call("GET", "/api/cost",
-                {{"size", "Standard_NC40ads_H100_v5"}, {"region", "eastus"}, {"utilization", "0.5"}});
+  auto r =
+      call("GET", "/api/cost",
+           {{"size", "Standard_NC40ads_H100_v5"}, {"region", "eastus"}, {"utilization", "0.5"}});
   ASSERT_EQ(r.status, 200) << r.body;
   const catalog::VmSize* size = catalog_->find_size("Standard_NC40ads_H100_v5");
   ASSERT_NE(size, nullptr);
@@ -185,9 +185,10 @@ TEST_F(ServerTest, SimulatesGeneratedScenariosOnly) {
                    "job: {work_hours: 10, deadline_hours: 20}\nspot: {traces: [x.json]}\n");
   EXPECT_EQ(spot.status, 400);
   EXPECT_EQ(call("POST", "/api/simulate", {{"runs", "101"}}, reserve).status, 400);
-  auto huge = call("POST", "/api/simulate", {},
-                   "kind: serving\nvm: {size: Standard_NC40ads_H100_v5, region: eastus}\n"
-                   "model: llama-3.1-8b\ndemand: {synthetic: {rate_rps: 1000, duration_hours: 24}}\n");
+  auto huge =
+      call("POST", "/api/simulate", {},
+           "kind: serving\nvm: {size: Standard_NC40ads_H100_v5, region: eastus}\n"
+           "model: llama-3.1-8b\ndemand: {synthetic: {rate_rps: 1000, duration_hours: 24}}\n");
   EXPECT_EQ(huge.status, 400);
   auto model = call("POST", "/api/simulate", {{"runs", "3"}},
                     "kind: deadline\nprices: {on_demand_usd_per_hour: 3, spot_ratio: 0.3}\n"
@@ -214,12 +215,14 @@ TEST_F(ServerTest, SimulateRefusesUnboundedWorkBeforeRunning) {
   auto field_of = [](const Response& r) {
     return nlohmann::json::parse(r.body)["error"].value("field", std::string());
   };
-  auto tiny_rate = call("POST", "/api/simulate", {},
-                        serving_head + "demand: {synthetic: {rate_rps: 1e-12, duration_hours: 1e12}}\n");
+  auto tiny_rate =
+      call("POST", "/api/simulate", {},
+           serving_head + "demand: {synthetic: {rate_rps: 1e-12, duration_hours: 1e12}}\n");
   EXPECT_EQ(tiny_rate.status, 400) << tiny_rate.body;
   EXPECT_EQ(field_of(tiny_rate), "demand.synthetic.rate_rps");
-  auto long_run = call("POST", "/api/simulate", {},
-                       serving_head + "demand: {synthetic: {rate_rps: 0.001, duration_hours: 1e12}}\n");
+  auto long_run =
+      call("POST", "/api/simulate", {},
+           serving_head + "demand: {synthetic: {rate_rps: 0.001, duration_hours: 1e12}}\n");
   EXPECT_EQ(long_run.status, 400);
   EXPECT_EQ(field_of(long_run), "demand.synthetic.duration_hours");
   // A modest base rate whose bursts multiply it past the cap.
@@ -232,12 +235,12 @@ TEST_F(ServerTest, SimulateRefusesUnboundedWorkBeforeRunning) {
   const std::string deadline_head =
       "kind: deadline\nprices: {on_demand_usd_per_hour: 3, spot_ratio: 0.3}\n"
       "job: {work_hours: 10, deadline_hours: 20}\n";
-  auto sub_micro = call("POST", "/api/simulate", {},
-                        deadline_head + "spot: {model: {gap_seconds: 1e-7}}\n");
+  auto sub_micro =
+      call("POST", "/api/simulate", {}, deadline_head + "spot: {model: {gap_seconds: 1e-7}}\n");
   EXPECT_EQ(sub_micro.status, 400);
   EXPECT_EQ(field_of(sub_micro), "spot.model.gap_seconds");
-  auto one_second = call("POST", "/api/simulate", {},
-                         deadline_head + "spot: {model: {gap_seconds: 1}}\n");
+  auto one_second =
+      call("POST", "/api/simulate", {}, deadline_head + "spot: {model: {gap_seconds: 1}}\n");
   EXPECT_EQ(one_second.status, 400) << one_second.body;
   EXPECT_EQ(field_of(one_second), "spot.model.gap_seconds");
   auto reserve = call("POST", "/api/simulate", {},
@@ -251,10 +254,11 @@ TEST_F(ServerTest, SimulateRefusesUnboundedWorkBeforeRunning) {
   EXPECT_EQ(big_fleet.status, 400) << big_fleet.body;
   // The estimate is an upper bound of the real work: a scenario under the caps
   // simulates no more requests than estimated.
-  const std::string ok = serving_head +
-                         "demand: {synthetic: {rate_rps: 2, duration_hours: 0.5, diurnal_amplitude: 0.5, "
-                         "growth_per_week: 0.5, bursts: [{start_hour: 0.1, duration_hours: 0.1, "
-                         "multiplier: 3}]}}\n";
+  const std::string ok =
+      serving_head +
+      "demand: {synthetic: {rate_rps: 2, duration_hours: 0.5, diurnal_amplitude: 0.5, "
+      "growth_per_week: 0.5, bursts: [{start_hour: 0.1, duration_hours: 0.1, "
+      "multiplier: 3}]}}\n";
   auto parsed = simulate::parse_scenario_string(ok, "request body");
   ASSERT_TRUE(parsed) << parsed.error().to_string();
   const double bound = simulate::estimate_work(*parsed).requests;

@@ -103,8 +103,7 @@ std::vector<RunJob> draw_runs(const Sweep& sw) {
       j.run = run;
       if (sw.model()) {
         j.rng = rng;  // then advance past this run's trace
-        (void)generate_spot_trace(sw.spot_model, std::max(sw.s.spot_model_steps, steps + 1),
-                                  rng);
+        (void)generate_spot_trace(sw.spot_model, std::max(sw.s.spot_model_steps, steps + 1), rng);
       } else {
         const int64_t n = static_cast<int64_t>(sw.traces[static_cast<size_t>(b)].available.size());
         j.offset = n > steps + 1

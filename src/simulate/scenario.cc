@@ -142,7 +142,8 @@ Status parse_deadline(const Reader& r, const YAML::Node& root, Scenario& s) {
   if (!job["work_hours"]) return r.bad(job, "job.work_hours", "required");
   if (!job["deadline_hours"]) return r.bad(job, "job.deadline_hours", "required");
   GPUPLAN_TRY(s.job.work_hours, r.positive(job["work_hours"], "job.work_hours", kMaxHours));
-  GPUPLAN_TRY(s.job.deadline_hours, r.positive(job["deadline_hours"], "job.deadline_hours", kMaxHours));
+  GPUPLAN_TRY(s.job.deadline_hours,
+              r.positive(job["deadline_hours"], "job.deadline_hours", kMaxHours));
   if (job["changeover_hours"]) {
     GPUPLAN_TRY(s.job.changeover_hours,
                 r.num(job["changeover_hours"], "job.changeover_hours", 0, kMaxHours));
@@ -178,7 +179,8 @@ Status parse_deadline(const Reader& r, const YAML::Node& root, Scenario& s) {
         r.keys(m, "spot.model", {"mean_up_hours", "mean_down_hours", "gap_seconds", "hours"}));
     SpotModel model;
     if (m["mean_up_hours"]) {
-      GPUPLAN_TRY(model.mean_up_hours, r.positive(m["mean_up_hours"], "spot.model.mean_up_hours", kMaxHours));
+      GPUPLAN_TRY(model.mean_up_hours,
+                  r.positive(m["mean_up_hours"], "spot.model.mean_up_hours", kMaxHours));
       s.spot_model_up_given = true;
     }
     if (m["mean_down_hours"]) {
@@ -186,7 +188,8 @@ Status parse_deadline(const Reader& r, const YAML::Node& root, Scenario& s) {
                   r.positive(m["mean_down_hours"], "spot.model.mean_down_hours", kMaxHours));
     }
     if (m["gap_seconds"]) {
-      GPUPLAN_TRY(model.gap_seconds, r.num(m["gap_seconds"], "spot.model.gap_seconds", kMinGapSeconds, kSecondsPerDay));
+      GPUPLAN_TRY(model.gap_seconds, r.num(m["gap_seconds"], "spot.model.gap_seconds",
+                                           kMinGapSeconds, kSecondsPerDay));
     }
     double hours = 30 * 24;
     if (m["hours"]) {
@@ -275,25 +278,27 @@ Status parse_serving(const Reader& r, const YAML::Node& root, Scenario& s) {
     GPUPLAN_RETURN_IF_ERROR(
         parse_tokens(r, d["output_tokens"], "demand.output_tokens", s.qps_output));
   if (d["bucket_seconds"]) {
-    GPUPLAN_TRY(s.qps_bucket_s, r.num(d["bucket_seconds"], "demand.bucket_seconds", 1, kSecondsPerDay));
+    GPUPLAN_TRY(s.qps_bucket_s,
+                r.num(d["bucket_seconds"], "demand.bucket_seconds", 1, kSecondsPerDay));
   }
   if (d["time_scale"]) {
-    GPUPLAN_TRY(s.time_scale, r.num(d["time_scale"], "demand.time_scale", kMinTimeScale, kMaxTimeScale));
+    GPUPLAN_TRY(s.time_scale,
+                r.num(d["time_scale"], "demand.time_scale", kMinTimeScale, kMaxTimeScale));
   }
   if (const YAML::Node syn = d["synthetic"]) {
     ++sources;
     s.demand_format = "synthetic";
     const std::string f = "demand.synthetic";
-    GPUPLAN_RETURN_IF_ERROR(
-        r.keys(syn, f,
-               {"rate_rps", "duration_hours", "diurnal_amplitude", "diurnal_peak_hour",
-                "growth_per_week", "bursts", "input_tokens", "output_tokens", "noise_cv",
-                "noise_period_seconds"}));
+    GPUPLAN_RETURN_IF_ERROR(r.keys(
+        syn, f,
+        {"rate_rps", "duration_hours", "diurnal_amplitude", "diurnal_peak_hour", "growth_per_week",
+         "bursts", "input_tokens", "output_tokens", "noise_cv", "noise_period_seconds"}));
     SyntheticDemand& sd = s.synthetic;
     if (!syn["rate_rps"]) return r.bad(syn, f + ".rate_rps", "required");
     GPUPLAN_TRY(sd.rate_rps, r.num(syn["rate_rps"], f + ".rate_rps", kMinRateRps, kMaxRateRps));
     if (syn["duration_hours"]) {
-      GPUPLAN_TRY(sd.duration_hours, r.positive(syn["duration_hours"], f + ".duration_hours", kMaxHours));
+      GPUPLAN_TRY(sd.duration_hours,
+                  r.positive(syn["duration_hours"], f + ".duration_hours", kMaxHours));
     }
     if (syn["diurnal_amplitude"]) {
       GPUPLAN_TRY(sd.diurnal_amplitude,
@@ -311,8 +316,8 @@ Status parse_serving(const Reader& r, const YAML::Node& root, Scenario& s) {
       GPUPLAN_TRY(sd.noise_cv, r.num(syn["noise_cv"], f + ".noise_cv", 0, kMaxNoiseCv));
     }
     if (syn["noise_period_seconds"]) {
-      GPUPLAN_TRY(sd.noise_period_s, r.num(syn["noise_period_seconds"],
-                                           f + ".noise_period_seconds", 1, kSecondsPerDay));
+      GPUPLAN_TRY(sd.noise_period_s, r.num(syn["noise_period_seconds"], f + ".noise_period_seconds",
+                                           1, kSecondsPerDay));
     }
     if (syn["input_tokens"])
       GPUPLAN_RETURN_IF_ERROR(parse_tokens(r, syn["input_tokens"], f + ".input_tokens", sd.input));
@@ -332,7 +337,8 @@ Status parse_serving(const Reader& r, const YAML::Node& root, Scenario& s) {
         GPUPLAN_TRY(burst.start_hour, r.num(b[i]["start_hour"], bf + ".start_hour", 0, kMaxHours));
         GPUPLAN_TRY(burst.duration_hours,
                     r.positive(b[i]["duration_hours"], bf + ".duration_hours", kMaxHours));
-        GPUPLAN_TRY(burst.multiplier, r.num(b[i]["multiplier"], bf + ".multiplier", 0, kMaxBurstMultiplier));
+        GPUPLAN_TRY(burst.multiplier,
+                    r.num(b[i]["multiplier"], bf + ".multiplier", 0, kMaxBurstMultiplier));
         sd.bursts.push_back(burst);
       }
     }
@@ -520,7 +526,8 @@ Status parse_reserve(const Reader& r, const YAML::Node& root, Scenario& s) {
     s.gpus_per_vm = v;
   }
   if (d["time_scale"]) {
-    GPUPLAN_TRY(s.time_scale, r.num(d["time_scale"], "demand.time_scale", kMinTimeScale, kMaxTimeScale));
+    GPUPLAN_TRY(s.time_scale,
+                r.num(d["time_scale"], "demand.time_scale", kMinTimeScale, kMaxTimeScale));
   }
   if (const YAML::Node syn = d["synthetic"]) {
     ++sources;
@@ -623,12 +630,13 @@ Result<Scenario> parse_scenario_string(const std::string& text, const std::strin
                                    {"on_demand_usd_per_hour", "spot_usd_per_hour", "spot_ratio",
                                     "reserved_usd_per_hour", "source", "as_of"}));
     if (p["on_demand_usd_per_hour"]) {
-      GPUPLAN_TRY(double v,
-                  r.positive(p["on_demand_usd_per_hour"], "prices.on_demand_usd_per_hour", kMaxUsdPerHour));
+      GPUPLAN_TRY(double v, r.positive(p["on_demand_usd_per_hour"], "prices.on_demand_usd_per_hour",
+                                       kMaxUsdPerHour));
       s.od_usd_per_hour = v;
     }
     if (p["spot_usd_per_hour"]) {
-      GPUPLAN_TRY(double v, r.positive(p["spot_usd_per_hour"], "prices.spot_usd_per_hour", kMaxUsdPerHour));
+      GPUPLAN_TRY(double v,
+                  r.positive(p["spot_usd_per_hour"], "prices.spot_usd_per_hour", kMaxUsdPerHour));
       s.spot_usd_per_hour = v;
     }
     if (p["spot_ratio"]) {
@@ -639,8 +647,8 @@ Result<Scenario> parse_scenario_string(const std::string& text, const std::strin
       if (s.kind != ScenarioKind::kReserve)
         return r.bad(p["reserved_usd_per_hour"], "prices.reserved_usd_per_hour",
                      "a price of reserve scenarios only");
-      GPUPLAN_TRY(double v,
-                  r.positive(p["reserved_usd_per_hour"], "prices.reserved_usd_per_hour", kMaxUsdPerHour));
+      GPUPLAN_TRY(double v, r.positive(p["reserved_usd_per_hour"], "prices.reserved_usd_per_hour",
+                                       kMaxUsdPerHour));
       s.reserved_usd_per_hour = v;
     }
     for (const char* k : {"spot_usd_per_hour", "spot_ratio"})
@@ -742,7 +750,7 @@ double max_requests(const SyntheticDemand& d) {
   }
   std::sort(cuts.begin(), cuts.end());
   const double g = std::log1p(d.growth_per_week) / 168.0;  // per hour
-  double hours = 0;  // rate-weighted hours
+  double hours = 0;                                        // rate-weighted hours
   for (size_t i = 0; i + 1 < cuts.size(); ++i) {
     const double a = cuts[i], b = cuts[i + 1];
     if (b <= a) continue;

@@ -55,7 +55,7 @@ struct Scenario {
   std::vector<std::string> spot_traces;  // resolved paths
   std::optional<SpotModel> spot_model;
   bool spot_model_up_given = false;  // spot.model.mean_up_hours set (else Azure's band, if any)
-  int64_t spot_model_steps = 0;  // length of each generated trace
+  int64_t spot_model_steps = 0;      // length of each generated trace
 
   // serving
   std::string model;  // workload model name ("llama-3.1-8b")

@@ -28,77 +28,109 @@ namespace gpuplan::workload {
 
 std::string_view to_string(Kind k) {
   switch (k) {
-    case Kind::kTrain: return "train";
-    case Kind::kFinetune: return "finetune";
-    case Kind::kInfer: return "infer";
-    case Kind::kBatch: return "batch";
+    case Kind::kTrain:
+      return "train";
+    case Kind::kFinetune:
+      return "finetune";
+    case Kind::kInfer:
+      return "infer";
+    case Kind::kBatch:
+      return "batch";
   }
   return "?";
 }
 std::string_view to_string(Method m) {
   switch (m) {
-    case Method::kFull: return "full";
-    case Method::kLora: return "lora";
-    case Method::kQlora: return "qlora";
+    case Method::kFull:
+      return "full";
+    case Method::kLora:
+      return "lora";
+    case Method::kQlora:
+      return "qlora";
   }
   return "?";
 }
 std::string_view to_string(Precision p) {
   switch (p) {
-    case Precision::kFp32: return "fp32";
-    case Precision::kFp16: return "fp16";
-    case Precision::kBf16: return "bf16";
-    case Precision::kFp8: return "fp8";
-    case Precision::kInt8: return "int8";
-    case Precision::kInt4: return "int4";
+    case Precision::kFp32:
+      return "fp32";
+    case Precision::kFp16:
+      return "fp16";
+    case Precision::kBf16:
+      return "bf16";
+    case Precision::kFp8:
+      return "fp8";
+    case Precision::kInt8:
+      return "int8";
+    case Precision::kInt4:
+      return "int4";
   }
   return "?";
 }
 std::string_view to_string(Optimizer o) {
   switch (o) {
-    case Optimizer::kAdamW: return "adamw";
-    case Optimizer::kAdam: return "adam";
-    case Optimizer::kAdamW8bit: return "adamw-8bit";
-    case Optimizer::kSgd: return "sgd";
-    case Optimizer::kSgdMomentum: return "sgd-momentum";
-    case Optimizer::kAdafactor: return "adafactor";
+    case Optimizer::kAdamW:
+      return "adamw";
+    case Optimizer::kAdam:
+      return "adam";
+    case Optimizer::kAdamW8bit:
+      return "adamw-8bit";
+    case Optimizer::kSgd:
+      return "sgd";
+    case Optimizer::kSgdMomentum:
+      return "sgd-momentum";
+    case Optimizer::kAdafactor:
+      return "adafactor";
   }
   return "?";
 }
 std::string_view to_string(Recompute r) {
   switch (r) {
-    case Recompute::kNone: return "none";
-    case Recompute::kSelective: return "selective";
-    case Recompute::kFull: return "full";
+    case Recompute::kNone:
+      return "none";
+    case Recompute::kSelective:
+      return "selective";
+    case Recompute::kFull:
+      return "full";
   }
   return "?";
 }
 std::string_view to_string(Spot s) {
   switch (s) {
-    case Spot::kNever: return "never";
-    case Spot::kAllowed: return "allowed";
-    case Spot::kPreferred: return "preferred";
+    case Spot::kNever:
+      return "never";
+    case Spot::kAllowed:
+      return "allowed";
+    case Spot::kPreferred:
+      return "preferred";
   }
   return "?";
 }
 
 std::string_view to_string(Repeat r) {
   switch (r) {
-    case Repeat::kNone: return "none";
-    case Repeat::kWeekly: return "weekly";
-    case Repeat::kMonthly: return "monthly";
+    case Repeat::kNone:
+      return "none";
+    case Repeat::kWeekly:
+      return "weekly";
+    case Repeat::kMonthly:
+      return "monthly";
   }
   return "?";
 }
 
 double bytes_per_value(Precision p) {
   switch (p) {
-    case Precision::kFp32: return 4;
+    case Precision::kFp32:
+      return 4;
     case Precision::kFp16:
-    case Precision::kBf16: return 2;
+    case Precision::kBf16:
+      return 2;
     case Precision::kFp8:
-    case Precision::kInt8: return 1;
-    case Precision::kInt4: return 0.5;
+    case Precision::kInt8:
+      return 1;
+    case Precision::kInt4:
+      return 0.5;
   }
   return 2;
 }
@@ -114,12 +146,12 @@ double Workload::total_tokens() const {
 }
 
 const std::vector<std::string> kOverridableAssumptions = {
-    "mfu",                   // model FLOPs utilization, 0..1 (train/finetune)
-    "memory_overhead_gib",   // per GPU framework + CUDA context
-    "memory_headroom",       // fraction of GPU memory kept free, 0..0.5
-    "serving_compute_efficiency",   // achieved / peak FLOP/s in prefill
-    "serving_bandwidth_efficiency", // achieved / peak bytes/s in decode
-    "batch_efficiency",      // achieved / spec-ratio speed for batch items
+    "mfu",                           // model FLOPs utilization, 0..1 (train/finetune)
+    "memory_overhead_gib",           // per GPU framework + CUDA context
+    "memory_headroom",               // fraction of GPU memory kept free, 0..0.5
+    "serving_compute_efficiency",    // achieved / peak FLOP/s in prefill
+    "serving_bandwidth_efficiency",  // achieved / peak bytes/s in decode
+    "batch_efficiency",              // achieved / spec-ratio speed for batch items
 };
 
 namespace {
@@ -195,7 +227,8 @@ class Reader {
     if (!(v > 0)) return error(node, field, "must be greater than 0, got " + node.Scalar());
     return v;
   }
-  [[nodiscard]] Result<double> non_negative(const YAML::Node& node, const std::string& field) const {
+  [[nodiscard]] Result<double> non_negative(const YAML::Node& node,
+                                            const std::string& field) const {
     GPUPLAN_TRY(double v, number(node, field));
     if (v < 0) return error(node, field, "must not be negative, got " + node.Scalar());
     return v;
@@ -260,8 +293,9 @@ Status parse_model(const Reader& r, const YAML::Node& node, Model& out) {
       if (auto c = strings::closest(node.Scalar(), model_names())) {
         msg += "; did you mean '" + *c + "'?";
       } else {
-        msg += "; give the architecture instead (model: {params_b: 7} or layers/hidden/...),"
-               " or see docs/workload.md for the built-in names";
+        msg +=
+            "; give the architecture instead (model: {params_b: 7} or layers/hidden/...),"
+            " or see docs/workload.md for the built-in names";
       }
       return not_found(msg, r.where(node, field));
     }
@@ -269,8 +303,8 @@ Status parse_model(const Reader& r, const YAML::Node& node, Model& out) {
     return {};
   }
   static const std::vector<std::string> kKeys = {
-      "base", "name", "params_b", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab",
-      "max_context", "experts", "experts_active", "gated_ffn", "tied_embeddings"};
+      "base", "name",  "params_b",    "layers",  "hidden",         "heads",     "kv_heads",
+      "ffn",  "vocab", "max_context", "experts", "experts_active", "gated_ffn", "tied_embeddings"};
   GPUPLAN_RETURN_IF_ERROR(r.check_map(node, field, kKeys));
   Model m;
   m.name = "custom";
@@ -281,7 +315,8 @@ Status parse_model(const Reader& r, const YAML::Node& node, Model& out) {
     if (!base) {
       std::string msg = "unknown base model '" + (b.IsScalar() ? b.Scalar() : "") + "'";
       if (b.IsScalar()) {
-        if (auto c = strings::closest(b.Scalar(), model_names())) msg += "; did you mean '" + *c + "'?";
+        if (auto c = strings::closest(b.Scalar(), model_names()))
+          msg += "; did you mean '" + *c + "'?";
       }
       return not_found(msg, r.where(b, "model.base"));
     }
@@ -291,45 +326,46 @@ Status parse_model(const Reader& r, const YAML::Node& node, Model& out) {
   bool any_arch = false;
   std::optional<double> params;
   YAML::Node params_node;
-  Status walked = for_each(node, field, [&](const std::string& k, const YAML::Node& v,
-                                                    const std::string& f) -> Status {
-    if (k == "base") return {};
-    if (k == "name") {
-      GPUPLAN_TRY(m.name, r.string(v, f));
-      return {};
-    }
-    if (k == "params_b") {
-      GPUPLAN_TRY(double p, r.positive(v, f));
-      params = p;
-      params_node = v;
-      return {};
-    }
-    if (k == "gated_ffn") {
-      GPUPLAN_TRY(m.gated_ffn, r.boolean(v, f));
-      return {};
-    }
-    if (k == "tied_embeddings") {
-      GPUPLAN_TRY(m.tied_embeddings, r.boolean(v, f));
-      return {};
-    }
-    GPUPLAN_TRY(int x, r.positive_int(v, f));
-    if (k == "layers") m.layers = x, any_arch = true;
-    if (k == "hidden") m.hidden = x, any_arch = true;
-    if (k == "heads") m.heads = x, any_arch = true;
-    if (k == "kv_heads") m.kv_heads = x, any_arch = true;
-    if (k == "ffn") m.ffn = x, any_arch = true;
-    if (k == "vocab") m.vocab = x;
-    if (k == "max_context") m.max_context = x;
-    if (k == "experts") m.experts = x, any_arch = true;
-    if (k == "experts_active") m.experts_active = x, any_arch = true;
-    return {};
-  });
+  Status walked = for_each(
+      node, field, [&](const std::string& k, const YAML::Node& v, const std::string& f) -> Status {
+        if (k == "base") return {};
+        if (k == "name") {
+          GPUPLAN_TRY(m.name, r.string(v, f));
+          return {};
+        }
+        if (k == "params_b") {
+          GPUPLAN_TRY(double p, r.positive(v, f));
+          params = p;
+          params_node = v;
+          return {};
+        }
+        if (k == "gated_ffn") {
+          GPUPLAN_TRY(m.gated_ffn, r.boolean(v, f));
+          return {};
+        }
+        if (k == "tied_embeddings") {
+          GPUPLAN_TRY(m.tied_embeddings, r.boolean(v, f));
+          return {};
+        }
+        GPUPLAN_TRY(int x, r.positive_int(v, f));
+        if (k == "layers") m.layers = x, any_arch = true;
+        if (k == "hidden") m.hidden = x, any_arch = true;
+        if (k == "heads") m.heads = x, any_arch = true;
+        if (k == "kv_heads") m.kv_heads = x, any_arch = true;
+        if (k == "ffn") m.ffn = x, any_arch = true;
+        if (k == "vocab") m.vocab = x;
+        if (k == "max_context") m.max_context = x;
+        if (k == "experts") m.experts = x, any_arch = true;
+        if (k == "experts_active") m.experts_active = x, any_arch = true;
+        return {};
+      });
   if (!walked) return tl::unexpected(walked.error());
   const bool has_base = static_cast<bool>(node["base"]);
   if (!has_base && !any_arch) {
     if (!params) {
-      return r.error(node, field, "give a built-in model name, `base:`, `params_b:` or the "
-                                  "architecture (layers, hidden, heads, ffn, vocab)");
+      return r.error(node, field,
+                     "give a built-in model name, `base:`, `params_b:` or the "
+                     "architecture (layers, hidden, heads, ffn, vocab)");
     }
     m.params_b = *params;
     m.params_only = true;
@@ -343,8 +379,9 @@ Status parse_model(const Reader& r, const YAML::Node& node, Model& out) {
     for (const char* need : {"layers", "hidden", "heads", "ffn", "vocab"}) {
       if (!node[need]) {
         return r.error(node, std::string("model.") + need,
-                       std::string("missing '") + need + "' (an explicit architecture needs "
-                       "layers, hidden, heads, ffn and vocab)");
+                       std::string("missing '") + need +
+                           "' (an explicit architecture needs "
+                           "layers, hidden, heads, ffn and vocab)");
       }
     }
     if (!node["kv_heads"]) m.kv_heads = m.heads;
@@ -385,28 +422,29 @@ Status parse_tokens(const Reader& r, const YAML::Node& node, const std::string& 
     out.max = v;
     return {};
   }
-  GPUPLAN_RETURN_IF_ERROR(r.check_map(node, field, {"distribution", "mean", "stddev", "min", "max"}));
+  GPUPLAN_RETURN_IF_ERROR(
+      r.check_map(node, field, {"distribution", "mean", "stddev", "min", "max"}));
   if (!node["mean"]) return r.error(node, field + ".mean", "missing 'mean' (tokens)");
-  Status walked = for_each(node, field, [&](const std::string& k, const YAML::Node& v,
-                                                    const std::string& f) -> Status {
-    if (k == "distribution") {
-      GPUPLAN_TRY(size_t i, r.choice(v, f, {"fixed", "uniform", "lognormal"}));
-      out.shape = std::vector<std::string>{"fixed", "uniform", "lognormal"}[i];
-    } else if (k == "mean") {
-      GPUPLAN_TRY(out.mean, r.positive(v, f));
-    } else if (k == "stddev") {
-      GPUPLAN_TRY(out.stddev, r.non_negative(v, f));
-    } else if (k == "min") {
-      GPUPLAN_TRY(out.min, r.positive(v, f));
-    } else if (k == "max") {
-      GPUPLAN_TRY(out.max, r.positive(v, f));
-    }
-    return {};
-  });
+  Status walked = for_each(
+      node, field, [&](const std::string& k, const YAML::Node& v, const std::string& f) -> Status {
+        if (k == "distribution") {
+          GPUPLAN_TRY(size_t i, r.choice(v, f, {"fixed", "uniform", "lognormal"}));
+          out.shape = std::vector<std::string>{"fixed", "uniform", "lognormal"}[i];
+        } else if (k == "mean") {
+          GPUPLAN_TRY(out.mean, r.positive(v, f));
+        } else if (k == "stddev") {
+          GPUPLAN_TRY(out.stddev, r.non_negative(v, f));
+        } else if (k == "min") {
+          GPUPLAN_TRY(out.min, r.positive(v, f));
+        } else if (k == "max") {
+          GPUPLAN_TRY(out.max, r.positive(v, f));
+        }
+        return {};
+      });
   if (!walked) return tl::unexpected(walked.error());
   if (!node["min"]) out.min = out.shape == "fixed" ? out.mean : 1;
   if (!node["max"]) {
-    out.max = out.shape == "fixed" ? out.mean
+    out.max = out.shape == "fixed"     ? out.mean
               : out.shape == "uniform" ? 2 * out.mean - out.min
                                        : out.mean + 4 * out.stddev;
   }
@@ -418,80 +456,88 @@ Status parse_tokens(const Reader& r, const YAML::Node& node, const std::string& 
 
 Status parse_constraints(const Reader& r, const YAML::Node& node, Constraints& c) {
   const std::string field = "constraints";
-  GPUPLAN_RETURN_IF_ERROR(r.check_map(
-      node, field,
-      {"deadline_hours", "budget_usd", "regions", "data_region", "os", "hybrid_benefit", "spot",
-       "max_gpus", "max_nodes", "series", "confidential", "horizon_weeks", "repeat",
-       "budget_growth_per_week", "checkpoint_hours"}));
-  return for_each(node, field, [&](const std::string& k, const YAML::Node& v,
-                                   const std::string& f) -> Status {
-    if (k == "deadline_hours") {
-      GPUPLAN_TRY(double d, r.positive(v, f));
-      c.deadline_hours = d;
-    } else if (k == "budget_usd") {
-      GPUPLAN_TRY(double b, r.positive(v, f));
-      c.budget_usd = b;
-    } else if (k == "regions") {
-      auto add = [&](const YAML::Node& e) -> Status {
-        GPUPLAN_TRY(std::string s, r.string(e, f));
-        s = strings::to_lower(s);
-        if (!names::is_region(s)) return r.error(e, f, "'" + names::printable(s) + "' is not an Azure region name (lower-case letters and digits, e.g. eastus)");
-        c.regions.push_back(s);
-        return {};
-      };
-      if (v.IsScalar()) {
-        GPUPLAN_RETURN_IF_ERROR(add(v));
-      } else if (v.IsSequence()) {
-        for (const auto& e : v) GPUPLAN_RETURN_IF_ERROR(add(e));
-      } else {
-        return r.error(v, f, "expected a list of region names ([eastus, westeurope])");
-      }
-    } else if (k == "data_region") {
-      GPUPLAN_TRY(std::string s, r.string(v, f));
-      c.data_region = strings::to_lower(s);
-      if (!names::is_region(c.data_region))
-        return r.error(v, f, "'" + names::printable(s) + "' is not an Azure region name (lower-case letters and digits, e.g. westeurope)");
-    } else if (k == "os") {
-      GPUPLAN_TRY(size_t i, r.choice(v, f, {"linux", "windows"}));
-      c.os = i == 0 ? "linux" : "windows";
-    } else if (k == "hybrid_benefit") {
-      GPUPLAN_TRY(c.hybrid_benefit, r.boolean(v, f));
-    } else if (k == "spot") {
-      GPUPLAN_TRY(size_t i, r.choice(v, f, {"never", "allowed", "preferred"}));
-      c.spot = static_cast<Spot>(i);
-    } else if (k == "max_gpus") {
-      GPUPLAN_TRY(c.max_gpus, r.positive_int(v, f));
-    } else if (k == "max_nodes") {
-      GPUPLAN_TRY(c.max_nodes, r.positive_int(v, f));
-    } else if (k == "confidential") {
-      GPUPLAN_TRY(c.confidential, r.boolean(v, f));
-    } else if (k == "horizon_weeks") {
-      GPUPLAN_TRY(c.horizon_weeks, r.positive_int(v, f));
-      if (c.horizon_weeks > kMaxHorizonWeeks) {
-        return r.error(v, f, "at most " + std::to_string(kMaxHorizonWeeks) + " weeks (a year)");
-      }
-    } else if (k == "repeat") {
-      GPUPLAN_TRY(size_t i, r.choice(v, f, {"none", "weekly", "monthly"}));
-      c.repeat = static_cast<Repeat>(i);
-    } else if (k == "budget_growth_per_week") {
-      GPUPLAN_TRY(c.budget_growth_per_week, r.non_negative(v, f));
-    } else if (k == "checkpoint_hours") {
-      GPUPLAN_TRY(double h, r.positive(v, f));
-      c.checkpoint_hours = h;
-    } else if (k == "series") {
-      if (v.IsScalar()) {
-        c.series.push_back(v.Scalar());
-      } else if (v.IsSequence()) {
-        for (const auto& e : v) {
-          GPUPLAN_TRY(std::string s, r.string(e, f));
-          c.series.push_back(s);
+  GPUPLAN_RETURN_IF_ERROR(
+      r.check_map(node, field,
+                  {"deadline_hours", "budget_usd", "regions", "data_region", "os", "hybrid_benefit",
+                   "spot", "max_gpus", "max_nodes", "series", "confidential", "horizon_weeks",
+                   "repeat", "budget_growth_per_week", "checkpoint_hours"}));
+  return for_each(
+      node, field, [&](const std::string& k, const YAML::Node& v, const std::string& f) -> Status {
+        if (k == "deadline_hours") {
+          GPUPLAN_TRY(double d, r.positive(v, f));
+          c.deadline_hours = d;
+        } else if (k == "budget_usd") {
+          GPUPLAN_TRY(double b, r.positive(v, f));
+          c.budget_usd = b;
+        } else if (k == "regions") {
+          auto add = [&](const YAML::Node& e) -> Status {
+            GPUPLAN_TRY(std::string s, r.string(e, f));
+            s = strings::to_lower(s);
+            if (!names::is_region(s))
+              return r.error(
+                  e, f,
+                  "'" + names::printable(s) +
+                      "' is not an Azure region name (lower-case letters and digits, e.g. eastus)");
+            c.regions.push_back(s);
+            return {};
+          };
+          if (v.IsScalar()) {
+            GPUPLAN_RETURN_IF_ERROR(add(v));
+          } else if (v.IsSequence()) {
+            for (const auto& e : v) GPUPLAN_RETURN_IF_ERROR(add(e));
+          } else {
+            return r.error(v, f, "expected a list of region names ([eastus, westeurope])");
+          }
+        } else if (k == "data_region") {
+          GPUPLAN_TRY(std::string s, r.string(v, f));
+          c.data_region = strings::to_lower(s);
+          if (!names::is_region(c.data_region))
+            return r.error(v, f,
+                           "'" + names::printable(s) +
+                               "' is not an Azure region name (lower-case letters and digits, e.g. "
+                               "westeurope)");
+        } else if (k == "os") {
+          GPUPLAN_TRY(size_t i, r.choice(v, f, {"linux", "windows"}));
+          c.os = i == 0 ? "linux" : "windows";
+        } else if (k == "hybrid_benefit") {
+          GPUPLAN_TRY(c.hybrid_benefit, r.boolean(v, f));
+        } else if (k == "spot") {
+          GPUPLAN_TRY(size_t i, r.choice(v, f, {"never", "allowed", "preferred"}));
+          c.spot = static_cast<Spot>(i);
+        } else if (k == "max_gpus") {
+          GPUPLAN_TRY(c.max_gpus, r.positive_int(v, f));
+        } else if (k == "max_nodes") {
+          GPUPLAN_TRY(c.max_nodes, r.positive_int(v, f));
+        } else if (k == "confidential") {
+          GPUPLAN_TRY(c.confidential, r.boolean(v, f));
+        } else if (k == "horizon_weeks") {
+          GPUPLAN_TRY(c.horizon_weeks, r.positive_int(v, f));
+          if (c.horizon_weeks > kMaxHorizonWeeks) {
+            return r.error(v, f, "at most " + std::to_string(kMaxHorizonWeeks) + " weeks (a year)");
+          }
+        } else if (k == "repeat") {
+          GPUPLAN_TRY(size_t i, r.choice(v, f, {"none", "weekly", "monthly"}));
+          c.repeat = static_cast<Repeat>(i);
+        } else if (k == "budget_growth_per_week") {
+          GPUPLAN_TRY(c.budget_growth_per_week, r.non_negative(v, f));
+        } else if (k == "checkpoint_hours") {
+          GPUPLAN_TRY(double h, r.positive(v, f));
+          c.checkpoint_hours = h;
+        } else if (k == "series") {
+          if (v.IsScalar()) {
+            c.series.push_back(v.Scalar());
+          } else if (v.IsSequence()) {
+            for (const auto& e : v) {
+              GPUPLAN_TRY(std::string s, r.string(e, f));
+              c.series.push_back(s);
+            }
+          } else {
+            return r.error(v, f,
+                           "expected a list of VM families or series ([NV], [NCads_H100_v5])");
+          }
         }
-      } else {
-        return r.error(v, f, "expected a list of VM families or series ([NV], [NCads_H100_v5])");
-      }
-    }
-    return {};
-  });
+        return {};
+      });
 }
 
 // Kind-specific requirements: what each kind must say.
@@ -505,12 +551,11 @@ Status check_kind_rules(const Reader& r, const YAML::Node& root, const Workload&
                        "missing 'data.tokens' or 'data.samples' (how much to train on)");
       }
       if (w.data.seq_len > w.model.max_context) {
-        return r.error(data && data["seq_len"] ? data["seq_len"] : (data ? data : root),
-                       "data.seq_len",
-                       "sequence length " + std::to_string(w.data.seq_len) +
-                           " is longer than the model's context (" +
-                           std::to_string(w.model.max_context) + " tokens for " + w.model.name +
-                           ")");
+        return r.error(
+            data && data["seq_len"] ? data["seq_len"] : (data ? data : root), "data.seq_len",
+            "sequence length " + std::to_string(w.data.seq_len) +
+                " is longer than the model's context (" + std::to_string(w.model.max_context) +
+                " tokens for " + w.model.name + ")");
       }
       break;
     case Kind::kInfer: {
@@ -581,8 +626,8 @@ Status check_impossible(const Reader& r, const YAML::Node& root, const Workload&
   if ((w.kind == Kind::kTrain || w.kind == Kind::kFinetune) && w.data.global_batch > 0 &&
       w.data.micro_batch > w.data.global_batch) {
     return r.error(data && data["micro_batch"] ? data["micro_batch"] : root, "data.micro_batch",
-                   "micro_batch " + std::to_string(w.data.micro_batch) +
-                       " is above global_batch " + std::to_string(w.data.global_batch) +
+                   "micro_batch " + std::to_string(w.data.micro_batch) + " is above global_batch " +
+                       std::to_string(w.data.global_batch) +
                        " (a step is global_batch sequences split into micro-batches)");
   }
   return {};
@@ -602,8 +647,8 @@ Result<Workload> parse_root(const Reader& r, const YAML::Node& root) {
     return r.error(root, "kind", "missing 'kind' (train, finetune, infer, batch or render)");
   }
   {
-    GPUPLAN_TRY(size_t i, r.choice(root["kind"], "kind",
-                                   {"train", "finetune", "infer", "batch", "render"}));
+    GPUPLAN_TRY(size_t i,
+                r.choice(root["kind"], "kind", {"train", "finetune", "infer", "batch", "render"}));
     w.kind = i == 4 ? Kind::kBatch : static_cast<Kind>(i);
   }
   // Defaults that depend on the kind (docs/workload.md).
@@ -612,134 +657,146 @@ Result<Workload> parse_root(const Reader& r, const YAML::Node& root) {
   if (root["model"]) {
     GPUPLAN_RETURN_IF_ERROR(parse_model(r, root["model"], w.model));
   } else if (w.kind != Kind::kBatch) {
-    return r.error(root, "model", "missing 'model' (a built-in name such as llama-3.1-8b, or "
-                                  "an architecture)");
+    return r.error(root, "model",
+                   "missing 'model' (a built-in name such as llama-3.1-8b, or "
+                   "an architecture)");
   }
 
   bool sharding_given = false;
-  Status walked = for_each(root, "", [&](const std::string& k, const YAML::Node& v,
-                                                 const std::string& f) -> Status {
-    if (k == "name") {
-      GPUPLAN_TRY(w.name, r.string(v, f));
-    } else if (k == "method") {
-      GPUPLAN_TRY(size_t i, r.choice(v, f, {"full", "lora", "qlora"}));
-      w.method = static_cast<Method>(i);
-      if (w.kind != Kind::kFinetune && w.method != Method::kFull) {
-        return r.error(v, f, "lora/qlora apply to kind finetune only");
-      }
-    } else if (k == "lora_rank") {
-      GPUPLAN_TRY(w.lora_rank, r.positive_int(v, f));
-    } else if (k == "precision") {
-      GPUPLAN_TRY(size_t i, r.choice(v, f, {"fp32", "fp16", "bf16", "fp8", "int8", "int4"}));
-      w.precision = static_cast<Precision>(i);
-    } else if (k == "optimizer") {
-      GPUPLAN_TRY(size_t i, r.choice(v, f, {"adamw", "adam", "adamw-8bit", "sgd", "sgd-momentum",
-                                            "adafactor"}));
-      w.optimizer = static_cast<Optimizer>(i);
-    } else if (k == "sharding") {
-      GPUPLAN_TRY(size_t i, r.choice(v, f, {"none", "zero1", "zero2", "zero3", "fsdp"}));
-      w.zero_stage = i == 4 ? 3 : static_cast<int>(i);
-      sharding_given = true;
-    } else if (k == "recompute") {
-      GPUPLAN_TRY(size_t i, r.choice(v, f, {"none", "selective", "full"}));
-      w.recompute = static_cast<Recompute>(i);
-    } else if (k == "data") {
-      GPUPLAN_RETURN_IF_ERROR(
-          r.check_map(v, f,
-                      {"tokens", "samples", "seq_len", "epochs", "global_batch", "micro_batch",
-                       "items", "growth_per_week", "bytes_per_sample"}));
-      return for_each(v, f, [&](const std::string& dk, const YAML::Node& dv,
-                                const std::string& df) -> Status {
-        if (dk == "tokens") {
-          GPUPLAN_TRY(double t, r.positive(dv, df));
-          w.data.tokens = t;
-        } else if (dk == "samples") {
-          GPUPLAN_TRY(double s, r.positive(dv, df));
-          w.data.samples = s;
-        } else if (dk == "seq_len") {
-          GPUPLAN_TRY(w.data.seq_len, r.positive_int(dv, df));
-        } else if (dk == "epochs") {
-          GPUPLAN_TRY(w.data.epochs, r.positive(dv, df));
-        } else if (dk == "global_batch") {
-          GPUPLAN_TRY(w.data.global_batch, r.positive_int(dv, df));
-        } else if (dk == "micro_batch") {
-          GPUPLAN_TRY(w.data.micro_batch, r.positive_int(dv, df));
-        } else if (dk == "items") {
-          GPUPLAN_TRY(double it, r.positive(dv, df));
-          w.data.items = it;
-        } else if (dk == "growth_per_week") {
-          GPUPLAN_TRY(w.data.growth_per_week, r.non_negative(dv, df));
-        } else if (dk == "bytes_per_sample") {
-          GPUPLAN_TRY(double b, r.positive(dv, df));
-          w.data.bytes_per_sample = b;
-        }
-        return {};
-      });
-    } else if (k == "serving") {
-      GPUPLAN_RETURN_IF_ERROR(r.check_map(v, f, {"request_rate", "trace", "input_tokens",
-                                                 "output_tokens", "slo", "duration_hours"}));
-      return for_each(v, f, [&](const std::string& sk, const YAML::Node& sv,
-                                const std::string& sf) -> Status {
-        if (sk == "request_rate") {
-          GPUPLAN_TRY(w.serving.request_rate, r.positive(sv, sf));
-        } else if (sk == "trace") {
-          GPUPLAN_TRY(w.serving.trace, r.string(sv, sf));
-        } else if (sk == "input_tokens") {
-          return parse_tokens(r, sv, sf, w.serving.input_tokens);
-        } else if (sk == "output_tokens") {
-          return parse_tokens(r, sv, sf, w.serving.output_tokens);
-        } else if (sk == "duration_hours") {
-          GPUPLAN_TRY(w.serving.duration_hours, r.positive(sv, sf));
-        } else if (sk == "slo") {
-          GPUPLAN_RETURN_IF_ERROR(r.check_map(sv, sf, {"ttft_ms", "tpot_ms", "percentile"}));
-          return for_each(sv, sf, [&](const std::string& lk, const YAML::Node& lv,
+  Status walked = for_each(
+      root, "", [&](const std::string& k, const YAML::Node& v, const std::string& f) -> Status {
+        if (k == "name") {
+          GPUPLAN_TRY(w.name, r.string(v, f));
+        } else if (k == "method") {
+          GPUPLAN_TRY(size_t i, r.choice(v, f, {"full", "lora", "qlora"}));
+          w.method = static_cast<Method>(i);
+          if (w.kind != Kind::kFinetune && w.method != Method::kFull) {
+            return r.error(v, f, "lora/qlora apply to kind finetune only");
+          }
+        } else if (k == "lora_rank") {
+          GPUPLAN_TRY(w.lora_rank, r.positive_int(v, f));
+        } else if (k == "precision") {
+          GPUPLAN_TRY(size_t i, r.choice(v, f, {"fp32", "fp16", "bf16", "fp8", "int8", "int4"}));
+          w.precision = static_cast<Precision>(i);
+        } else if (k == "optimizer") {
+          GPUPLAN_TRY(
+              size_t i,
+              r.choice(v, f, {"adamw", "adam", "adamw-8bit", "sgd", "sgd-momentum", "adafactor"}));
+          w.optimizer = static_cast<Optimizer>(i);
+        } else if (k == "sharding") {
+          GPUPLAN_TRY(size_t i, r.choice(v, f, {"none", "zero1", "zero2", "zero3", "fsdp"}));
+          w.zero_stage = i == 4 ? 3 : static_cast<int>(i);
+          sharding_given = true;
+        } else if (k == "recompute") {
+          GPUPLAN_TRY(size_t i, r.choice(v, f, {"none", "selective", "full"}));
+          w.recompute = static_cast<Recompute>(i);
+        } else if (k == "data") {
+          GPUPLAN_RETURN_IF_ERROR(
+              r.check_map(v, f,
+                          {"tokens", "samples", "seq_len", "epochs", "global_batch", "micro_batch",
+                           "items", "growth_per_week", "bytes_per_sample"}));
+          return for_each(
+              v, f,
+              [&](const std::string& dk, const YAML::Node& dv, const std::string& df) -> Status {
+                if (dk == "tokens") {
+                  GPUPLAN_TRY(double t, r.positive(dv, df));
+                  w.data.tokens = t;
+                } else if (dk == "samples") {
+                  GPUPLAN_TRY(double s, r.positive(dv, df));
+                  w.data.samples = s;
+                } else if (dk == "seq_len") {
+                  GPUPLAN_TRY(w.data.seq_len, r.positive_int(dv, df));
+                } else if (dk == "epochs") {
+                  GPUPLAN_TRY(w.data.epochs, r.positive(dv, df));
+                } else if (dk == "global_batch") {
+                  GPUPLAN_TRY(w.data.global_batch, r.positive_int(dv, df));
+                } else if (dk == "micro_batch") {
+                  GPUPLAN_TRY(w.data.micro_batch, r.positive_int(dv, df));
+                } else if (dk == "items") {
+                  GPUPLAN_TRY(double it, r.positive(dv, df));
+                  w.data.items = it;
+                } else if (dk == "growth_per_week") {
+                  GPUPLAN_TRY(w.data.growth_per_week, r.non_negative(dv, df));
+                } else if (dk == "bytes_per_sample") {
+                  GPUPLAN_TRY(double b, r.positive(dv, df));
+                  w.data.bytes_per_sample = b;
+                }
+                return {};
+              });
+        } else if (k == "serving") {
+          GPUPLAN_RETURN_IF_ERROR(r.check_map(
+              v, f,
+              {"request_rate", "trace", "input_tokens", "output_tokens", "slo", "duration_hours"}));
+          return for_each(
+              v, f,
+              [&](const std::string& sk, const YAML::Node& sv, const std::string& sf) -> Status {
+                if (sk == "request_rate") {
+                  GPUPLAN_TRY(w.serving.request_rate, r.positive(sv, sf));
+                } else if (sk == "trace") {
+                  GPUPLAN_TRY(w.serving.trace, r.string(sv, sf));
+                } else if (sk == "input_tokens") {
+                  return parse_tokens(r, sv, sf, w.serving.input_tokens);
+                } else if (sk == "output_tokens") {
+                  return parse_tokens(r, sv, sf, w.serving.output_tokens);
+                } else if (sk == "duration_hours") {
+                  GPUPLAN_TRY(w.serving.duration_hours, r.positive(sv, sf));
+                } else if (sk == "slo") {
+                  GPUPLAN_RETURN_IF_ERROR(
+                      r.check_map(sv, sf, {"ttft_ms", "tpot_ms", "percentile"}));
+                  return for_each(sv, sf,
+                                  [&](const std::string& lk, const YAML::Node& lv,
                                       const std::string& lf) -> Status {
-            if (lk == "ttft_ms") {
-              GPUPLAN_TRY(w.serving.ttft_ms, r.positive(lv, lf));
-            } else if (lk == "tpot_ms") {
-              GPUPLAN_TRY(w.serving.tpot_ms, r.positive(lv, lf));
-            } else {
-              GPUPLAN_TRY(double p, r.positive(lv, lf));
-              if (p >= 100) return r.error(lv, lf, "percentile must be below 100 (e.g. 99)");
-              w.serving.percentile = p;
-            }
-            return {};
-          });
+                                    if (lk == "ttft_ms") {
+                                      GPUPLAN_TRY(w.serving.ttft_ms, r.positive(lv, lf));
+                                    } else if (lk == "tpot_ms") {
+                                      GPUPLAN_TRY(w.serving.tpot_ms, r.positive(lv, lf));
+                                    } else {
+                                      GPUPLAN_TRY(double p, r.positive(lv, lf));
+                                      if (p >= 100)
+                                        return r.error(lv, lf,
+                                                       "percentile must be below 100 (e.g. 99)");
+                                      w.serving.percentile = p;
+                                    }
+                                    return {};
+                                  });
+                }
+                return {};
+              });
+        } else if (k == "batch") {
+          GPUPLAN_RETURN_IF_ERROR(r.check_map(
+              v, f, {"seconds_per_item", "reference_gpu", "scales_with", "min_gpu_memory_gib"}));
+          return for_each(
+              v, f,
+              [&](const std::string& bk, const YAML::Node& bv, const std::string& bf) -> Status {
+                if (bk == "seconds_per_item") {
+                  GPUPLAN_TRY(w.batch.seconds_per_item, r.positive(bv, bf));
+                } else if (bk == "reference_gpu") {
+                  GPUPLAN_TRY(w.batch.reference_gpu, r.string(bv, bf));
+                } else if (bk == "scales_with") {
+                  GPUPLAN_TRY(size_t i, r.choice(bv, bf, {"fp32", "fp16", "bf16", "memory_bw"}));
+                  w.batch.scales_with =
+                      std::vector<std::string>{"fp32", "fp16", "bf16", "memory_bw"}[i];
+                } else if (bk == "min_gpu_memory_gib") {
+                  GPUPLAN_TRY(w.batch.min_gpu_memory_gib, r.non_negative(bv, bf));
+                }
+                return {};
+              });
+        } else if (k == "constraints") {
+          return parse_constraints(r, v, w.constraints);
+        } else if (k == "assumptions") {
+          GPUPLAN_RETURN_IF_ERROR(r.check_map(v, f, kOverridableAssumptions));
+          return for_each(
+              v, f,
+              [&](const std::string& ak, const YAML::Node& av, const std::string& af) -> Status {
+                GPUPLAN_TRY(double x, r.positive(av, af));
+                const bool fraction = ak != "memory_overhead_gib";
+                if (fraction && x > 1) return r.error(av, af, "must be a fraction in (0, 1]");
+                w.overrides[ak] = x;
+                return {};
+              });
         }
         return {};
       });
-    } else if (k == "batch") {
-      GPUPLAN_RETURN_IF_ERROR(r.check_map(v, f, {"seconds_per_item", "reference_gpu",
-                                                 "scales_with", "min_gpu_memory_gib"}));
-      return for_each(v, f, [&](const std::string& bk, const YAML::Node& bv,
-                                const std::string& bf) -> Status {
-        if (bk == "seconds_per_item") {
-          GPUPLAN_TRY(w.batch.seconds_per_item, r.positive(bv, bf));
-        } else if (bk == "reference_gpu") {
-          GPUPLAN_TRY(w.batch.reference_gpu, r.string(bv, bf));
-        } else if (bk == "scales_with") {
-          GPUPLAN_TRY(size_t i, r.choice(bv, bf, {"fp32", "fp16", "bf16", "memory_bw"}));
-          w.batch.scales_with = std::vector<std::string>{"fp32", "fp16", "bf16", "memory_bw"}[i];
-        } else if (bk == "min_gpu_memory_gib") {
-          GPUPLAN_TRY(w.batch.min_gpu_memory_gib, r.non_negative(bv, bf));
-        }
-        return {};
-      });
-    } else if (k == "constraints") {
-      return parse_constraints(r, v, w.constraints);
-    } else if (k == "assumptions") {
-      GPUPLAN_RETURN_IF_ERROR(r.check_map(v, f, kOverridableAssumptions));
-      return for_each(v, f, [&](const std::string& ak, const YAML::Node& av,
-                                const std::string& af) -> Status {
-        GPUPLAN_TRY(double x, r.positive(av, af));
-        const bool fraction = ak != "memory_overhead_gib";
-        if (fraction && x > 1) return r.error(av, af, "must be a fraction in (0, 1]");
-        w.overrides[ak] = x;
-        return {};
-      });
-    }
-    return {};
-  });
   if (!walked) return tl::unexpected(walked.error());
   // Full fine-tuning and pretraining of big models need sharded optimizer
   // states; the default is ZeRO-1 (Megatron's distributed optimizer) unless given.

@@ -33,13 +33,13 @@ enum class Spot { kNever, kAllowed, kPreferred };
 // How often a training or fine-tuning job runs again on the grown data.
 enum class Repeat { kNone, kWeekly, kMonthly };
 
-[[nodiscard]] std::string_view to_string(Kind k);        // "train", "finetune", "infer", "batch"
-[[nodiscard]] std::string_view to_string(Method m);      // "full", "lora", "qlora"
-[[nodiscard]] std::string_view to_string(Precision p);   // "fp32", ..., "int4"
-[[nodiscard]] std::string_view to_string(Optimizer o);   // "adamw", "adam", "adamw-8bit", "sgd", ...
-[[nodiscard]] std::string_view to_string(Recompute r);   // "none", "selective", "full"
-[[nodiscard]] std::string_view to_string(Spot s);        // "never", "allowed", "preferred"
-[[nodiscard]] std::string_view to_string(Repeat r);      // "none", "weekly", "monthly"
+[[nodiscard]] std::string_view to_string(Kind k);       // "train", "finetune", "infer", "batch"
+[[nodiscard]] std::string_view to_string(Method m);     // "full", "lora", "qlora"
+[[nodiscard]] std::string_view to_string(Precision p);  // "fp32", ..., "int4"
+[[nodiscard]] std::string_view to_string(Optimizer o);  // "adamw", "adam", "adamw-8bit", "sgd", ...
+[[nodiscard]] std::string_view to_string(Recompute r);  // "none", "selective", "full"
+[[nodiscard]] std::string_view to_string(Spot s);       // "never", "allowed", "preferred"
+[[nodiscard]] std::string_view to_string(Repeat r);     // "none", "weekly", "monthly"
 // Bytes per parameter or per value stored at this precision (fp32 4 ... int4 0.5).
 [[nodiscard]] double bytes_per_value(Precision p);
 
@@ -54,18 +54,18 @@ struct Model {
   int layers = 0;
   int hidden = 0;
   int heads = 0;
-  int kv_heads = 0;            // == heads without GQA/MQA
-  int ffn = 0;                 // FFN inner size (per expert)
+  int kv_heads = 0;  // == heads without GQA/MQA
+  int ffn = 0;       // FFN inner size (per expert)
   int vocab = 0;
-  int max_context = 0;         // tokens
-  int experts = 1;             // MoE experts per layer
-  int experts_active = 1;      // experts routed per token
-  bool gated_ffn = true;       // SwiGLU/GeGLU (3 FFN matrices) vs 2
+  int max_context = 0;           // tokens
+  int experts = 1;               // MoE experts per layer
+  int experts_active = 1;        // experts routed per token
+  bool gated_ffn = true;         // SwiGLU/GeGLU (3 FFN matrices) vs 2
   bool tied_embeddings = false;  // input and output embeddings share weights
   // True when only params_b was given (no architecture): the estimator then
   // derives a shape from params_b and says so in its assumptions.
   bool params_only = false;
-  std::string source;          // where the numbers come from (model card, config.json)
+  std::string source;  // where the numbers come from (model card, config.json)
 };
 
 // A token-count distribution for serving requests.
@@ -82,10 +82,10 @@ struct Data {
   // is given directly or as samples * seq_len.
   std::optional<double> tokens;
   std::optional<double> samples;
-  int seq_len = 2048;                  // tokens per sequence
+  int seq_len = 2048;  // tokens per sequence
   double epochs = 1;
-  int global_batch = 0;                // sequences per step; 0 = estimator picks
-  int micro_batch = 1;                 // sequences per GPU per micro-step
+  int global_batch = 0;  // sequences per step; 0 = estimator picks
+  int micro_batch = 1;   // sequences per GPU per micro-step
   // Bytes read from storage per sample (sequence) for training and
   // fine-tuning: an image, a clip, a document. nullopt: tokens x
   // rates.csv's bytes_per_token (pre-tokenized text). The plan checks that
@@ -99,35 +99,35 @@ struct Data {
 };
 
 struct Serving {
-  double request_rate = 0;             // requests/s (mean); 0 with a trace
-  std::string trace;                   // optional trace file (Azure LLM format)
+  double request_rate = 0;  // requests/s (mean); 0 with a trace
+  std::string trace;        // optional trace file (Azure LLM format)
   TokenDistribution input_tokens;
   TokenDistribution output_tokens;
-  double ttft_ms = 0;                  // SLO on time to first token; 0 = none
-  double tpot_ms = 0;                  // SLO on time per output token; 0 = none
-  double percentile = 99;              // SLO percentile, e.g. 99
-  double duration_hours = 730;         // how long the service runs (for cost)
+  double ttft_ms = 0;           // SLO on time to first token; 0 = none
+  double tpot_ms = 0;           // SLO on time per output token; 0 = none
+  double percentile = 99;       // SLO percentile, e.g. 99
+  double duration_hours = 730;  // how long the service runs (for cost)
 };
 
 struct BatchJob {
-  double seconds_per_item = 0;         // on one reference GPU
-  std::string reference_gpu;           // shared GPU vocabulary ("A10")
+  double seconds_per_item = 0;  // on one reference GPU
+  std::string reference_gpu;    // shared GPU vocabulary ("A10")
   // What bounds the work: "fp32" (rendering, default), "fp16", "bf16",
   // "memory_bw" — the spec ratio uses this rate.
   std::string scales_with = "fp32";
-  double min_gpu_memory_gib = 0;       // per GPU
+  double min_gpu_memory_gib = 0;  // per GPU
 };
 
 struct Constraints {
   std::optional<double> deadline_hours;
   std::optional<double> budget_usd;
-  std::vector<std::string> regions;    // allowed; empty = any
-  std::string data_region;             // where the data lives; "" = none
-  std::string os = "linux";            // "linux" | "windows"
+  std::vector<std::string> regions;  // allowed; empty = any
+  std::string data_region;           // where the data lives; "" = none
+  std::string os = "linux";          // "linux" | "windows"
   bool hybrid_benefit = false;
   Spot spot = Spot::kAllowed;
-  int max_gpus = 0;                    // 0 = no limit
-  int max_nodes = 0;                   // VMs; 0 = no limit
+  int max_gpus = 0;   // 0 = no limit
+  int max_nodes = 0;  // VMs; 0 = no limit
   // Allowed VM families or series, matched ignoring case: "NV" (the family
   // letter), "NVadsA10_v5" (a series). Empty = any.
   std::vector<std::string> series;
@@ -150,15 +150,15 @@ struct Constraints {
 inline constexpr int kMaxHorizonWeeks = 52;
 
 struct Workload {
-  std::string name;                    // from `name:` or the file stem
-  std::string file;                    // path it was parsed from ("" for strings)
+  std::string name;  // from `name:` or the file stem
+  std::string file;  // path it was parsed from ("" for strings)
   Kind kind = Kind::kTrain;
   Model model;
   Method method = Method::kFull;
   int lora_rank = 16;
   Precision precision = Precision::kBf16;
   Optimizer optimizer = Optimizer::kAdamW;
-  int zero_stage = 0;                  // 0..3; `fsdp` == 3
+  int zero_stage = 0;  // 0..3; `fsdp` == 3
   Recompute recompute = Recompute::kSelective;
   Data data;
   Serving serving;

@@ -26,7 +26,11 @@ TEST(Models, Llama2SevenBParamsFromArchitecture) {
 TEST(Models, PublishedParameterCounts) {
   // Model cards: Llama 3 8B 8.03 B, Llama 2 70B 69 B, Llama 3.1 405B 405 B,
   // Qwen2.5 72B 72.7 B, GPT-3 175B 175 B (Brown et al. 2020).
-  struct Case { const char* name; double params; double tol; };
+  struct Case {
+    const char* name;
+    double params;
+    double tol;
+  };
   for (const Case& c : {Case{"llama-3-8b", 8.03, 0.02}, Case{"llama-2-70b", 68.98, 0.1},
                         Case{"llama-3.1-405b", 405.8, 1.0}, Case{"qwen2.5-72b", 72.7, 0.2},
                         Case{"gpt3-175b", 174.6, 1.0}, Case{"mistral-7b", 7.24, 0.02}}) {
@@ -72,12 +76,16 @@ TEST(Parse, FullFinetuneExample) {
 }
 
 TEST(Parse, SeriesConstraint) {
-  auto w = parse_string("kind: render\ndata: {items: 10}\nbatch: {seconds_per_item: 1, reference_gpu: A10}\n"
-                        "constraints:\n  series: [NV, NCads_H100_v5]\n", "s.yaml");
+  auto w = parse_string(
+      "kind: render\ndata: {items: 10}\nbatch: {seconds_per_item: 1, reference_gpu: A10}\n"
+      "constraints:\n  series: [NV, NCads_H100_v5]\n",
+      "s.yaml");
   ASSERT_TRUE(w) << w.error().to_string();
   EXPECT_EQ(w->constraints.series, (std::vector<std::string>{"NV", "NCads_H100_v5"}));
-  auto bad = parse_string("kind: render\ndata: {items: 10}\nbatch: {seconds_per_item: 1, reference_gpu: A10}\n"
-                          "constraints:\n  series: {a: 1}\n", "s.yaml");
+  auto bad = parse_string(
+      "kind: render\ndata: {items: 10}\nbatch: {seconds_per_item: 1, reference_gpu: A10}\n"
+      "constraints:\n  series: {a: 1}\n",
+      "s.yaml");
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().where.line, 5);
 }
@@ -127,8 +135,8 @@ TEST(Parse, ParamsOnlyModelDerivesShape) {
 }
 
 TEST(Parse, BaseModelWithOverride) {
-  auto w = parse_string(
-      "kind: train\nmodel: {base: llama-3-8b, layers: 16}\ndata: {tokens: 1e9}\n", "t.yaml");
+  auto w = parse_string("kind: train\nmodel: {base: llama-3-8b, layers: 16}\ndata: {tokens: 1e9}\n",
+                        "t.yaml");
   ASSERT_TRUE(w) << w.error().to_string();
   EXPECT_EQ(w->model.layers, 16);
   EXPECT_EQ(w->model.hidden, 4096);
@@ -254,8 +262,9 @@ TEST(BadInput, CorpusGivesExpectedErrors) {
 }
 
 TEST(BadInput, GarbageNeverCrashes) {
-  for (const char* text : {"", "\t", "[", "{", "kind", "- - -", "kind: [", ": :", "kind: train\nmodel:",
-                           "kind: train\nmodel: {}\n", "kind: infer\nmodel: llama-2-7b\nserving: 3",
+  for (const char* text : {"", "\t", "[", "{", "kind", "- - -", "kind: [",
+                           ": :", "kind: train\nmodel:", "kind: train\nmodel: {}\n",
+                           "kind: infer\nmodel: llama-2-7b\nserving: 3",
                            "kind: train\nmodel: llama-2-7b\ndata: {tokens: .nan}",
                            "kind: train\nmodel: llama-2-7b\ndata: {tokens: 1e999}",
                            "kind: train\nmodel: &a {base: *a}\n", "kind: !!binary x"}) {

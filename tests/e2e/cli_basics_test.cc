@@ -1,8 +1,8 @@
-#include <gtest/gtest.h>
-
 #include <fstream>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "e2e/e2e_util.h"
 
@@ -40,7 +40,8 @@ TEST(CliBasics, MisspeltCommandsAndFlagsGetASuggestion) {
   const CliResult sub = run_cli({"catalog", "improt"});
   EXPECT_EQ(sub.code, 2);
   EXPECT_NE(sub.err.find("Did you mean 'import'?"), std::string::npos) << sub.err;
-  const CliResult flag = run_cli({"plan", source_path("examples/render-nv.yaml"), "--objetive", "time"});
+  const CliResult flag =
+      run_cli({"plan", source_path("examples/render-nv.yaml"), "--objetive", "time"});
   EXPECT_EQ(flag.code, 2);
   EXPECT_NE(flag.err.find("Did you mean --objective?"), std::string::npos) << flag.err;
   const CliResult far = run_cli({"zzzzzzzz"});
@@ -69,8 +70,9 @@ TEST(CliBasics, RegionsAreCheckedAgainstAzuresList) {
     EXPECT_NE(r.err.find("did you mean 'eastus'?"), std::string::npos) << args[0] << r.err;
   }
   {
-    std::ofstream(dir + "/w.yaml") << "kind: finetune\nname: w\nmodel: llama-3-8b\nmethod: lora\n"
-                                      "data:\n  tokens: 100000000\nconstraints:\n  regions: [eastsu]\n";
+    std::ofstream(dir + "/w.yaml")
+        << "kind: finetune\nname: w\nmodel: llama-3-8b\nmethod: lora\n"
+           "data:\n  tokens: 100000000\nconstraints:\n  regions: [eastsu]\n";
   }
   for (const char* cmd : {"plan", "estimate"}) {
     const CliResult r = run_cli({cmd, dir + "/w.yaml"});

@@ -1,6 +1,5 @@
 // `gpuplan cost` end to end on the embedded catalog (an empty --db).
 #include <gtest/gtest.h>
-
 #include <nlohmann/json.hpp>
 
 #include "e2e/e2e_util.h"
@@ -25,8 +24,8 @@ void expect_fits_100_columns(const std::string& out) {
 }
 
 TEST(CostCli, H100AtSixtyPercentUtilization) {
-  auto r = run_cli(cost_args({"Standard_NC40ads_H100_v5", "--region", "eastus",
-                              "--utilization", "0.6"}));
+  auto r = run_cli(
+      cost_args({"Standard_NC40ads_H100_v5", "--region", "eastus", "--utilization", "0.6"}));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(check_golden("cost_nc40_eastus_u60.txt", r.out), "");
   expect_fits_100_columns(r.out);
@@ -45,8 +44,10 @@ TEST(CostCli, JsonRowsAndBreakEven) {
   for (const auto& row : j["pricing"]) {
     if (row["pricing"] == "reserved-1y" && row["available"] == true) {
       double be = row["break_even_utilization"].get<double>();
-      EXPECT_NEAR(be, row["compute_usd_per_hour_vm"].get<double>() /
-                          payg["compute_usd_per_hour_vm"].get<double>(), 1e-3);
+      EXPECT_NEAR(be,
+                  row["compute_usd_per_hour_vm"].get<double>() /
+                      payg["compute_usd_per_hour_vm"].get<double>(),
+                  1e-3);
     }
   }
 }
@@ -54,12 +55,14 @@ TEST(CostCli, JsonRowsAndBreakEven) {
 TEST(CostCli, WindowsWithHybridBenefitPaysTheLinuxRate) {
   auto linux_r = nlohmann::json::parse(
       run_cli(cost_args({"NC40ads_H100_v5", "--region", "eastus", "--hours", "10", "--json"})).out);
-  auto hb = nlohmann::json::parse(run_cli(cost_args({"NC40ads_H100_v5", "--region", "eastus",
-                                                     "--hours", "10", "--os", "windows",
-                                                     "--hybrid-benefit", "--json"})).out);
-  auto win = nlohmann::json::parse(run_cli(cost_args({"NC40ads_H100_v5", "--region", "eastus",
-                                                      "--hours", "10", "--os", "windows",
-                                                      "--json"})).out);
+  auto hb = nlohmann::json::parse(
+      run_cli(cost_args({"NC40ads_H100_v5", "--region", "eastus", "--hours", "10", "--os",
+                         "windows", "--hybrid-benefit", "--json"}))
+          .out);
+  auto win =
+      nlohmann::json::parse(run_cli(cost_args({"NC40ads_H100_v5", "--region", "eastus", "--hours",
+                                               "10", "--os", "windows", "--json"}))
+                                .out);
   EXPECT_EQ(hb["pricing"][0]["cost_usd"], linux_r["pricing"][0]["cost_usd"]);
   EXPECT_GT(win["pricing"][0]["cost_usd"].get<double>(),
             linux_r["pricing"][0]["cost_usd"].get<double>());
@@ -70,11 +73,11 @@ TEST(CostCli, BadInputIsExitTwo) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("did you mean"), std::string::npos);
   EXPECT_EQ(run_cli(cost_args({"NC40ads_H100_v5", "--region", "eastus", "--hours", "1",
-                               "--utilization", "0.5"})).code,
-            2);
-  EXPECT_EQ(run_cli(cost_args({"NC40ads_H100_v5", "--region", "eastus", "--utilization", "2"}))
+                               "--utilization", "0.5"}))
                 .code,
             2);
+  EXPECT_EQ(
+      run_cli(cost_args({"NC40ads_H100_v5", "--region", "eastus", "--utilization", "2"})).code, 2);
   EXPECT_EQ(run_cli(cost_args({"NC40ads_H100_v5", "--region", "eastus", "--os", "bsd"})).code, 2);
 }
 

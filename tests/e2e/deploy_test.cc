@@ -4,8 +4,6 @@
 // Windows with Hybrid Benefit), ARM template structure, secure defaults and
 // refusals. shellcheck and `cloud-init schema` run on the golden files as
 // ctest tests (src/deploy/CMakeLists.txt).
-#include <sys/stat.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +14,7 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <sys/stat.h>
 #include <yaml-cpp/yaml.h>
 
 #include "e2e/e2e_util.h"
@@ -48,7 +47,8 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 
 CliResult deploy(const std::string& plan_case, const std::string& out,
                  std::vector<std::string> extra = {"--ssh-cidr", "203.0.113.0/24"}) {
-  std::vector<std::string> args = {"deploy", "tests/data/plans/" + plan_case + ".json", "--out", out,
+  std::vector<std::string> args = {"deploy",       "tests/data/plans/" + plan_case + ".json",
+                                   "--out",        out,
                                    "--start-date", "2026-12-01"};
   args.insert(args.end(), extra.begin(), extra.end());
   return run_cli(args);
@@ -68,14 +68,17 @@ TEST(Deploy, GoldenFilesForTheFourReferencePlans) {
     const std::string out = temp_dir() + "/out";
     const CliResult r = deploy(c, out);
     ASSERT_EQ(r.code, 0) << r.err;
-    EXPECT_EQ(check_golden(std::string("deploy_") + c + "/stdout.txt", replace_all(r.out, out, "OUT")), "");
+    EXPECT_EQ(
+        check_golden(std::string("deploy_") + c + "/stdout.txt", replace_all(r.out, out, "OUT")),
+        "");
     for (const std::string& f : files_of(out)) {
       EXPECT_EQ(check_golden(std::string("deploy_") + c + "/" + f, read(out + "/" + f)), "") << f;
     }
     const bool windows = std::string(c) == "win_hybrid";
     const std::vector<std::string> expected =
         windows ? std::vector<std::string>{"budget.json", "deploy.sh", "setup.ps1", "template.json"}
-                : std::vector<std::string>{"budget.json", "cloud-init.yaml", "deploy.sh", "template.json"};
+                : std::vector<std::string>{"budget.json", "cloud-init.yaml", "deploy.sh",
+                                           "template.json"};
     EXPECT_EQ(files_of(out), expected);
     struct stat info {};
     ASSERT_EQ(::stat((out + "/deploy.sh").c_str(), &info), 0);
@@ -118,7 +121,10 @@ std::string eval_arg(const std::string& expr, const json& t) {
   std::smatch m;
   if (std::regex_match(expr, m, std::regex(R"('([^']*)')"))) return m[1];
   if (std::regex_match(expr, m, std::regex(R"(parameters\('([^']+)'\))"))) {
-    return t["parameters"].at(m[1].str()).value("defaultValue", json("<" + m[1].str() + ">")).dump();
+    return t["parameters"]
+        .at(m[1].str())
+        .value("defaultValue", json("<" + m[1].str() + ">"))
+        .dump();
   }
   if (std::regex_match(expr, m, std::regex(R"(variables\('([^']+)'\))"))) {
     return t["variables"].at(m[1].str()).get<std::string>();
@@ -144,7 +150,8 @@ std::string eval_arg(const std::string& expr, const json& t) {
 
 // "[variables('x')]" → the name; a plain string stays as it is.
 std::string eval_name(const std::string& s, const json& t) {
-  if (s.size() > 2 && s.front() == '[' && s.back() == ']') return eval_arg(s.substr(1, s.size() - 2), t);
+  if (s.size() > 2 && s.front() == '[' && s.back() == ']')
+    return eval_arg(s.substr(1, s.size() - 2), t);
   return s;
 }
 
@@ -159,7 +166,8 @@ TEST(Deploy, ArmTemplatesAreStructurallySound) {
   in_source_dir();
   for (const char* c : kCases) {
     SCOPED_TRACE(c);
-    const std::string text = read(source_path(std::string("tests/e2e/golden/deploy_") + c + "/template.json"));
+    const std::string text =
+        read(source_path(std::string("tests/e2e/golden/deploy_") + c + "/template.json"));
     ASSERT_FALSE(text.empty());
     const json t = json::parse(text);
     // Schema and content version.
@@ -183,11 +191,13 @@ TEST(Deploy, ArmTemplatesAreStructurallySound) {
       for (const json& d : r.value("dependsOn", json::array())) {
         std::smatch m;
         const std::string dep = d.get<std::string>();
-        ASSERT_TRUE(std::regex_match(dep, m, std::regex(R"(\[resourceId\('([^']+)', (.*)\)\])"))) << dep;
+        ASSERT_TRUE(std::regex_match(dep, m, std::regex(R"(\[resourceId\('([^']+)', (.*)\)\])")))
+            << dep;
         std::string name;
-        for (const std::string& part : split_args(m[2])) name += (name.empty() ? "" : "/") + eval_arg(part, t);
+        for (const std::string& part : split_args(m[2]))
+          name += (name.empty() ? "" : "/") + eval_arg(part, t);
         EXPECT_TRUE(declared.count({m[1], name})) << "dependsOn " << dep << " resolves to " << m[1]
-                                                   << " " << name << ", which is not declared";
+                                                  << " " << name << ", which is not declared";
       }
     }
     // Every parameters('x') and variables('x') reference resolves.
@@ -198,11 +208,11 @@ TEST(Deploy, ArmTemplatesAreStructurallySound) {
     int references = 0;
     const std::regex reference(R"((parameters|variables)\('([^']+)'\))");
     for (const std::string& s : strings) {
-      for (std::sregex_iterator it(s.begin(), s.end(), reference), end;
-           it != end; ++it) {
+      for (std::sregex_iterator it(s.begin(), s.end(), reference), end; it != end; ++it) {
         ++references;
         const std::string kind = (*it)[1];
-        EXPECT_TRUE(t[kind].contains((*it)[2].str())) << kind << "('" << (*it)[2] << "') is not declared";
+        EXPECT_TRUE(t[kind].contains((*it)[2].str()))
+            << kind << "('" << (*it)[2] << "') is not declared";
       }
     }
     EXPECT_GT(references, 10);
@@ -222,10 +232,13 @@ TEST(Deploy, ArmTemplatesAreStructurallySound) {
     // The machine: password auth off (Linux), managed identity, encryption at host.
     for (const json& r : t["resources"]) {
       const std::string type = r["type"];
-      if (type != "Microsoft.Compute/virtualMachines" && type != "Microsoft.Compute/virtualMachineScaleSets") continue;
+      if (type != "Microsoft.Compute/virtualMachines" &&
+          type != "Microsoft.Compute/virtualMachineScaleSets")
+        continue;
       EXPECT_EQ(r["identity"]["type"], "SystemAssigned");
-      const json& props = type == "Microsoft.Compute/virtualMachines" ? r["properties"]
-                                                                        : r["properties"]["virtualMachineProfile"];
+      const json& props = type == "Microsoft.Compute/virtualMachines"
+                              ? r["properties"]
+                              : r["properties"]["virtualMachineProfile"];
       // Trusted Launch by parameter (Standard only where list-skus says so),
       // encryption at host, Secure Boot off (unsigned DKMS driver), boot diagnostics.
       const std::string sp = props["securityProfile"];
@@ -256,12 +269,15 @@ TEST(Deploy, NoSecretInAnyGeneratedFile) {
       R"((BEGIN [A-Z ]*PRIVATE KEY|AccountKey=|SharedAccessSignature|[?&]sig=|"adminPassword"\s*:\s*"[^\[]|--admin-password\s+[^"$ ]|password\s*=\s*['"][^'"$]))",
       std::regex::icase);
   for (const char* c : kCases) {
-    for (const char* f : {"deploy.sh", "template.json", "cloud-init.yaml", "setup.ps1", "budget.json"}) {
-      const std::string text = read(source_path(std::string("tests/e2e/golden/deploy_") + c + "/" + f));
+    for (const char* f :
+         {"deploy.sh", "template.json", "cloud-init.yaml", "setup.ps1", "budget.json"}) {
+      const std::string text =
+          read(source_path(std::string("tests/e2e/golden/deploy_") + c + "/" + f));
       if (text.empty()) continue;
       EXPECT_FALSE(std::regex_search(text, secret)) << c << "/" << f;
       // No e-mail address either: deploy.sh fills in $BUDGET_EMAIL at run time.
-      EXPECT_FALSE(std::regex_search(text, std::regex(R"([A-Za-z0-9._%+-]+@[A-Za-z0-9-]+\.[A-Za-z.]+)")))
+      EXPECT_FALSE(
+          std::regex_search(text, std::regex(R"([A-Za-z0-9._%+-]+@[A-Za-z0-9-]+\.[A-Za-z.]+)")))
           << c << "/" << f;
     }
   }
@@ -294,14 +310,17 @@ TEST(Deploy, SecureDefaultsInTheGoldenScripts) {
     }
   }
   // Spot.
-  EXPECT_NE(golden("nc_h100_train", "deploy.sh").find("--priority Spot --eviction-policy Deallocate --max-price -1"),
+  EXPECT_NE(golden("nc_h100_train", "deploy.sh")
+                .find("--priority Spot --eviction-policy Deallocate --max-price -1"),
             std::string::npos);
   EXPECT_EQ(golden("nd_multinode_ib", "deploy.sh").find("--priority Spot"), std::string::npos);
   // Hybrid Benefit.
-  EXPECT_NE(golden("win_hybrid", "deploy.sh").find("--license-type Windows_Server"), std::string::npos);
+  EXPECT_NE(golden("win_hybrid", "deploy.sh").find("--license-type Windows_Server"),
+            std::string::npos);
   // Multi-node InfiniBand: HPC image, scale set, proximity placement group.
   const std::string nd = golden("nd_multinode_ib", "deploy.sh");
-  EXPECT_NE(nd.find("IMAGE=${IMAGE:-'microsoft-dsvm:ubuntu-hpc:2204:22.04.2024102301'}"), std::string::npos);
+  EXPECT_NE(nd.find("IMAGE=${IMAGE:-'microsoft-dsvm:ubuntu-hpc:2204:22.04.2024102301'}"),
+            std::string::npos);
   EXPECT_EQ(nd.find(":latest"), std::string::npos);  // images are pinned
   EXPECT_NE(nd.find("az vmss create"), std::string::npos);
   EXPECT_NE(nd.find("--ppg \"$PPG_NAME\""), std::string::npos);
@@ -319,8 +338,9 @@ TEST(Deploy, SecureDefaultsInTheGoldenScripts) {
   // Windows: driver extension then the setup script; setup.ps1 runs the doctor.
   const std::string win = golden("win_hybrid", "deploy.sh");
   EXPECT_LT(win.find("NvidiaGpuDriverWindows"), win.find("CustomScriptExtension"));
-  EXPECT_NE(golden("win_hybrid", "setup.ps1").find("gpuplan doctor --expect-gpus 1 --expect-cuda 12.6"),
-            std::string::npos);
+  EXPECT_NE(
+      golden("win_hybrid", "setup.ps1").find("gpuplan doctor --expect-gpus 1 --expect-cuda 12.6"),
+      std::string::npos);
 }
 
 TEST(Deploy, GuestScriptsInCloudInitAreShellcheckClean) {
@@ -329,7 +349,8 @@ TEST(Deploy, GuestScriptsInCloudInitAreShellcheckClean) {
     GTEST_SKIP() << "shellcheck is not installed (scripts/install-deps.sh installs it)";
   }
   for (const char* c : {"nc_h100_train", "nd_multinode_ib", "nv_a10_render"}) {
-    const YAML::Node doc = YAML::LoadFile(source_path(std::string("tests/e2e/golden/deploy_") + c + "/cloud-init.yaml"));
+    const YAML::Node doc = YAML::LoadFile(
+        source_path(std::string("tests/e2e/golden/deploy_") + c + "/cloud-init.yaml"));
     ASSERT_TRUE(doc["write_files"].IsSequence());
     for (const YAML::Node& f : doc["write_files"]) {
       // Scripts only: systemd units are not shell; the autostop settings
@@ -338,7 +359,8 @@ TEST(Deploy, GuestScriptsInCloudInitAreShellcheckClean) {
       if (name.size() < 3 || name.substr(name.size() - 3) != ".sh") continue;
       const std::string path = temp_dir() + "/script.sh";
       std::ofstream(path) << f["content"].as<std::string>();
-      EXPECT_EQ(std::system(("shellcheck " + path + " >&2").c_str()), 0) << c << " " << f["path"].as<std::string>();
+      EXPECT_EQ(std::system(("shellcheck " + path + " >&2").c_str()), 0)
+          << c << " " << f["path"].as<std::string>();
     }
   }
 }
@@ -366,8 +388,8 @@ TEST(Deploy, TheWholeInternetOnlyWhenAskedForByName) {
   ASSERT_EQ(open.code, 0) << open.err;
   EXPECT_NE(read(out + "/deploy.sh").find("SSH_CIDR=${SSH_CIDR:-'0.0.0.0/0'}"), std::string::npos);
   EXPECT_NE(open.out.find("SSH is open to the whole internet"), std::string::npos);
-  const CliResult both = deploy("nc_h100_train", out,
-                                {"--ssh-cidr", "203.0.113.0/24", "--allow-ssh-from-anywhere"});
+  const CliResult both =
+      deploy("nc_h100_train", out, {"--ssh-cidr", "203.0.113.0/24", "--allow-ssh-from-anywhere"});
   EXPECT_EQ(both.code, 2);
 }
 
@@ -375,23 +397,28 @@ TEST(Deploy, BadInputsExit2NamingWhere) {
   in_source_dir();
   const std::string dir = temp_dir();
   const std::string bad_plan = dir + "/bad.json";
-  std::ofstream(bad_plan) << R"({"schema": "gpuplan.plan/1", "options": [{"size": "Standard_NC40ads_H100_v5", "count": 0}]})";
-  const CliResult r = run_cli({"deploy", bad_plan, "--out", dir + "/o1", "--ssh-cidr", "203.0.113.0/24"});
+  std::ofstream(bad_plan)
+      << R"({"schema": "gpuplan.plan/1", "options": [{"size": "Standard_NC40ads_H100_v5", "count": 0}]})";
+  const CliResult r =
+      run_cli({"deploy", bad_plan, "--out", dir + "/o1", "--ssh-cidr", "203.0.113.0/24"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("options[0].count"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir + "/o1"));
 
-  const CliResult option = deploy("nc_h100_train", dir + "/o2", {"--ssh-cidr", "203.0.113.0/24", "--option", "3"});
+  const CliResult option =
+      deploy("nc_h100_train", dir + "/o2", {"--ssh-cidr", "203.0.113.0/24", "--option", "3"});
   EXPECT_EQ(option.code, 2);
   EXPECT_NE(option.err.find("has 2 option(s)"), std::string::npos);
 
-  const CliResult date = run_cli({"deploy", "tests/data/plans/nc_h100_train.json", "--out", dir + "/o3",
-                                  "--ssh-cidr", "203.0.113.0/24", "--start-date", "2026-12-15"});
+  const CliResult date =
+      run_cli({"deploy", "tests/data/plans/nc_h100_train.json", "--out", dir + "/o3", "--ssh-cidr",
+               "203.0.113.0/24", "--start-date", "2026-12-15"});
   EXPECT_EQ(date.code, 2);
   EXPECT_NE(date.err.find("first of a month"), std::string::npos);
 
   const std::string private_key = dir + "/id_rsa";
-  std::ofstream(private_key) << "-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n-----END OPENSSH PRIVATE KEY-----\n";
+  std::ofstream(private_key)
+      << "-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n-----END OPENSSH PRIVATE KEY-----\n";
   const CliResult key = deploy("nc_h100_train", dir + "/o4",
                                {"--ssh-cidr", "203.0.113.0/24", "--ssh-public-key", private_key});
   EXPECT_EQ(key.code, 2);
@@ -456,11 +483,12 @@ TEST(Deploy, FromAWorkloadThroughThePlannerMatchesThePlanJson) {
   int option = 0;
   for (size_t i = 0; i < p["options"].size() && option == 0; ++i) {
     const std::string model = p["options"][i].value("gpu_model", "");
-    if (model.rfind("MI", 0) != 0 && model != "V620" && model != "V710") option = static_cast<int>(i) + 1;
+    if (model.rfind("MI", 0) != 0 && model != "V620" && model != "V710")
+      option = static_cast<int>(i) + 1;
   }
   ASSERT_GT(option, 0) << "no NVIDIA option in the plan";
-  const std::vector<std::string> common = {"--option", std::to_string(option), "--ssh-cidr",
-                                           "203.0.113.0/24", "--start-date", "2026-12-01"};
+  const std::vector<std::string> common = {"--option",       std::to_string(option), "--ssh-cidr",
+                                           "203.0.113.0/24", "--start-date",         "2026-12-01"};
   std::vector<std::string> from_yaml = {"deploy", workload, "--out", dir + "/a"};
   std::vector<std::string> from_json = {"deploy", dir + "/plan.json", "--out", dir + "/b"};
   from_yaml.insert(from_yaml.end(), common.begin(), common.end());
@@ -472,7 +500,9 @@ TEST(Deploy, FromAWorkloadThroughThePlannerMatchesThePlanJson) {
   ASSERT_EQ(files_of(dir + "/a"), files_of(dir + "/b"));
   for (const std::string& f : files_of(dir + "/a")) {
     // Identical but for the plan file each names.
-    EXPECT_EQ(read(dir + "/a/" + f), replace_all(read(dir + "/b/" + f), dir + "/plan.json", workload)) << f;
+    EXPECT_EQ(read(dir + "/a/" + f),
+              replace_all(read(dir + "/b/" + f), dir + "/plan.json", workload))
+        << f;
   }
 }
 
@@ -488,11 +518,14 @@ TEST(Deploy, AnAmdOptionIsRefusedAndTheFirstDeployableOneNamed) {
       {"size": "Standard_NC40ads_H100_v5", "count": 1, "gpus": 1, "region": "eastus", "pricing": "payg",
        "os": "linux", "hours": 14.2, "cost_usd": 99.12, "cost_low_usd": 99.12, "cost_high_usd": 99.12,
        "usd_per_hour": 6.98}]})";
-  const CliResult r = run_cli({"deploy", plan, "--out", dir + "/out", "--ssh-cidr", "203.0.113.0/24"});
+  const CliResult r =
+      run_cli({"deploy", plan, "--out", dir + "/out", "--ssh-cidr", "203.0.113.0/24"});
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("no ROCm rows"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("The first option gpuplan can deploy is --option 2 (1 x Standard_NC40ads_H100_v5"),
-            std::string::npos) << r.err;
+  EXPECT_NE(
+      r.err.find("The first option gpuplan can deploy is --option 2 (1 x Standard_NC40ads_H100_v5"),
+      std::string::npos)
+      << r.err;
   EXPECT_FALSE(fs::exists(dir + "/out"));
 }
 
@@ -517,7 +550,8 @@ TEST(Stack, GoldenH100AndGridA10) {
   const CliResult h = run_cli({"stack", "--size", "Standard_NC40ads_H100_v5"});
   ASSERT_EQ(h.code, 0) << h.err;
   EXPECT_EQ(check_golden("stack_nc40ads_h100.txt", h.out), "");
-  const CliResult a = run_cli({"stack", "--size", "Standard_NV36ads_A10_v5", "--pytorch", "2.11", "--json"});
+  const CliResult a =
+      run_cli({"stack", "--size", "Standard_NV36ads_A10_v5", "--pytorch", "2.11", "--json"});
   ASSERT_EQ(a.code, 0) << a.err;
   EXPECT_EQ(check_golden("stack_nv36ads_a10_pytorch211.json", a.out), "");
   const json j = json::parse(a.out);
@@ -528,7 +562,8 @@ TEST(Stack, GoldenH100AndGridA10) {
 TEST(Stack, BadFlagsExit2) {
   const CliResult size = run_cli({"stack", "--size", "Standard_NC40ads_H100_v6"});
   EXPECT_EQ(size.code, 2);
-  EXPECT_NE(size.err.find("did you mean 'Standard_NC40ads_H100_v5'"), std::string::npos) << size.err;
+  EXPECT_NE(size.err.find("did you mean 'Standard_NC40ads_H100_v5'"), std::string::npos)
+      << size.err;
   EXPECT_EQ(run_cli({"stack", "--size", "Standard_NC40ads_H100_v5", "--pytorch", "two"}).code, 2);
   EXPECT_EQ(run_cli({"stack", "--size", "Standard_NC40ads_H100_v5", "--pytorch", "3.0"}).code, 2);
   EXPECT_EQ(run_cli({"stack"}).code, 2);

@@ -2,7 +2,6 @@
 // so clearly and exit 3. (Its checks are tested through a fake NVML/CUDA
 // layer in src/doctor/doctor_test.cc.)
 #include <dlfcn.h>
-
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 

@@ -62,8 +62,8 @@ std::string check_golden(const std::string& name, const std::string& actual) {
     bool ge = static_cast<bool>(std::getline(e, le));
     if (!ga && !ge) break;
     if (la != le || ga != ge)
-      return "golden " + name + " differs at line " + std::to_string(line) + ":\n  expected: " +
-             (ge ? le : "<eof>") + "\n  actual:   " + (ga ? la : "<eof>");
+      return "golden " + name + " differs at line " + std::to_string(line) +
+             ":\n  expected: " + (ge ? le : "<eof>") + "\n  actual:   " + (ga ? la : "<eof>");
     ++line;
   }
   return "golden " + name + " differs (whitespace at end?)";

@@ -49,7 +49,8 @@ TEST(EstimateCli, JsonContract) {
                           "hours", "assumptions"}) {
     EXPECT_TRUE(o.contains(key)) << key;
   }
-  for (const char* key : {"weights", "gradients", "optimizer", "activations", "kv_cache", "overhead"}) {
+  for (const char* key :
+       {"weights", "gradients", "optimizer", "activations", "kv_cache", "overhead"}) {
     EXPECT_TRUE(o["memory"].contains(key)) << key;
   }
   EXPECT_EQ(o["size"], "Standard_NC40ads_H100_v5");
@@ -60,7 +61,8 @@ TEST(EstimateCli, JsonContract) {
 }
 
 TEST(EstimateCli, NothingFitsIsExit1WithReasons) {
-  auto r = run_cli(with_empty_db({"estimate", source_path("tests/data/estimate/nothing-fits.yaml")}));
+  auto r =
+      run_cli(with_empty_db({"estimate", source_path("tests/data/estimate/nothing-fits.yaml")}));
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.out.find("Does not fit"), std::string::npos);
   EXPECT_NE(r.out.find("ND96isr_H100_v5: needs"), std::string::npos) << r.out;
@@ -68,7 +70,8 @@ TEST(EstimateCli, NothingFitsIsExit1WithReasons) {
 }
 
 TEST(EstimateCli, BadWorkloadIsExit2WithLineAndColumn) {
-  auto r = run_cli(with_empty_db({"estimate", source_path("tests/data/workloads/unknown-model.yaml")}));
+  auto r =
+      run_cli(with_empty_db({"estimate", source_path("tests/data/workloads/unknown-model.yaml")}));
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("unknown-model.yaml:3:8: model: unknown model 'lama-3-8b'; did you mean "
                        "'llama-3-8b'?"),
@@ -84,7 +87,8 @@ TEST(EstimateCli, BadFlagsAreExit2) {
   EXPECT_NE(unknown.err.find("did you mean 'Standard_ND96isr_H100_v5'"), std::string::npos)
       << unknown.err;
   EXPECT_EQ(run_cli(with_empty_db({"estimate", w, "--count", "2"})).code, 2);
-  EXPECT_EQ(run_cli(with_empty_db({"estimate", w, "--size", "ND96isr_H100_v5", "--count", "0"})).code, 2);
+  EXPECT_EQ(
+      run_cli(with_empty_db({"estimate", w, "--size", "ND96isr_H100_v5", "--count", "0"})).code, 2);
   EXPECT_EQ(run_cli(with_empty_db({"estimate"})).code, 2);
   EXPECT_EQ(run_cli(with_empty_db({"estimate", "/nonexistent.yaml"})).code, 2);
 }

@@ -1,12 +1,11 @@
 // `gpuplan plan` end to end on the six examples (embedded catalog, an empty
 // --db so a user's store never leaks in): golden text and JSON, the exit codes
 // and the 100-column limit.
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <sstream>
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "e2e/e2e_util.h"
@@ -70,17 +69,17 @@ TEST(PlanCli, FinetuneJsonIsTheDocumentedContract) {
   EXPECT_EQ(j["schema"], "gpuplan.plan/1");
   ASSERT_FALSE(j["options"].empty());
   const auto& o = j["options"][0];
-  for (const char* k : {"size", "count", "gpus", "region", "pricing", "os", "hybrid_benefit",
-                        "hours", "cost_usd", "cost_low_usd", "cost_high_usd", "usd_per_hour",
-                        "quota_ok"}) {
+  for (const char* k :
+       {"size", "count", "gpus", "region", "pricing", "os", "hybrid_benefit", "hours", "cost_usd",
+        "cost_low_usd", "cost_high_usd", "usd_per_hour", "quota_ok"}) {
     EXPECT_TRUE(o.contains(k)) << k;
   }
   EXPECT_EQ(o["rank"], 1);
   EXPECT_LE(o["cost_low_usd"].get<double>(), o["cost_usd"].get<double>());
   EXPECT_GE(o["cost_high_usd"].get<double>(), o["cost_usd"].get<double>());
   EXPECT_LE(o["hours"].get<double>(), 48.0);  // the example's deadline
-  for (const char* k : {"frontier", "fallbacks", "dropped", "assumptions", "quota_requests",
-                        "warnings"}) {
+  for (const char* k :
+       {"frontier", "fallbacks", "dropped", "assumptions", "quota_requests", "warnings"}) {
     EXPECT_TRUE(j[k].is_array()) << k;
   }
 }
@@ -112,17 +111,18 @@ TEST(PlanCli, SeriesConstraintKeepsRenderOnNv) {
 TEST(PlanCli, ObjectivesChangeTheWinner) {
   auto cost = nlohmann::json::parse(
       run_cli(plan_args({source_path("examples/finetune-llama3-8b.yaml"), "--json"})).out);
-  auto time = nlohmann::json::parse(run_cli(plan_args({source_path(
-      "examples/finetune-llama3-8b.yaml"), "--json", "--objective", "time"})).out);
+  auto time =
+      nlohmann::json::parse(run_cli(plan_args({source_path("examples/finetune-llama3-8b.yaml"),
+                                               "--json", "--objective", "time"}))
+                                .out);
   EXPECT_LE(time["options"][0]["hours"].get<double>(), cost["options"][0]["hours"].get<double>());
   EXPECT_GE(time["options"][0]["cost_usd"].get<double>(),
             cost["options"][0]["cost_usd"].get<double>());
 }
 
 TEST(PlanCli, OverridesAreApplied) {
-  auto r = run_cli(plan_args({source_path("examples/finetune-llama3-8b.yaml"), "--json",
-                              "--region", "westeurope", "--pricing", "payg",
-                              "--eviction-rate", "0.1"}));
+  auto r = run_cli(plan_args({source_path("examples/finetune-llama3-8b.yaml"), "--json", "--region",
+                              "westeurope", "--pricing", "payg", "--eviction-rate", "0.1"}));
   ASSERT_EQ(r.code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   for (const auto& o : j["options"]) {
@@ -133,20 +133,21 @@ TEST(PlanCli, OverridesAreApplied) {
 
 TEST(PlanCli, BadInputIsExitTwo) {
   EXPECT_EQ(run_cli(plan_args({source_path("examples/no-such-file.yaml")})).code, 2);
-  auto r = run_cli(plan_args({source_path("examples/finetune-llama3-8b.yaml"), "--objective",
-                              "cheap"}));
+  auto r =
+      run_cli(plan_args({source_path("examples/finetune-llama3-8b.yaml"), "--objective", "cheap"}));
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--objective"), std::string::npos);
-  EXPECT_EQ(run_cli(plan_args({source_path("examples/finetune-llama3-8b.yaml"), "--utilization",
-                               "1.5"})).code,
-            2);
+  EXPECT_EQ(
+      run_cli(plan_args({source_path("examples/finetune-llama3-8b.yaml"), "--utilization", "1.5"}))
+          .code,
+      2);
   // Impossible combinations name the field (issue 10).
   auto int4 = run_cli(plan_args({source_path("tests/data/workloads/int4-pretrain.yaml")}));
   EXPECT_EQ(int4.code, 2);
   EXPECT_NE(int4.err.find("precision: int4 cannot pretrain"), std::string::npos) << int4.err;
   // More VMs than a scale set holds: an error, not a silent cap.
-  auto nodes = run_cli(plan_args({source_path("examples/finetune-llama3-8b.yaml"), "--max-nodes",
-                                  "5000"}));
+  auto nodes =
+      run_cli(plan_args({source_path("examples/finetune-llama3-8b.yaml"), "--max-nodes", "5000"}));
   EXPECT_EQ(nodes.code, 2);
   EXPECT_NE(nodes.err.find("--max-nodes 5000 is above 1000"), std::string::npos) << nodes.err;
 }

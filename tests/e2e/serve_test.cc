@@ -1,17 +1,16 @@
 // `gpuplan serve` as a user runs it: the real binary, which loads the server
 // from gpuplan-serve.so beside it, answers HTTP on loopback and stops cleanly
 // on SIGTERM. (The routes themselves are tested in src/server/server_test.cc.)
+#include <cstdio>
+#include <string>
+
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <cstdio>
-#include <string>
-
-#include <gtest/gtest.h>
 
 #include "e2e/e2e_util.h"
 

@@ -6,13 +6,13 @@
 //   - GPU-hours never fall as VMs are added to a training run (at counts whose
 //     data-parallel width divides the batch: see the test);
 //   - a cheaper price never makes an option rank lower on cost.
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <memory>
 #include <random>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "catalog/catalog.h"
 #include "cost/cost.h"
@@ -60,9 +60,9 @@ workload::Workload random_workload(std::mt19937_64& rng, std::string& text) {
   } else {
     const long long tokens = static_cast<long long>(50 + rng() % 950) * 1'000'000;
     if (kind == "finetune") text += "method: " + pick({"full", "lora", "qlora"}) + "\n";
-    text += "data:\n  tokens: " + std::to_string(tokens) + "\n  seq_len: " +
-            std::to_string(1024 << (rng() % 3)) + "\n  global_batch: " +
-            std::to_string(64 << (rng() % 3)) + "\n";
+    text += "data:\n  tokens: " + std::to_string(tokens) +
+            "\n  seq_len: " + std::to_string(1024 << (rng() % 3)) +
+            "\n  global_batch: " + std::to_string(64 << (rng() % 3)) + "\n";
   }
   text += "constraints:\n  max_nodes: " + std::to_string(1 + rng() % 8) + "\n";
   if (rng() % 2) text += "  spot: never\n";
@@ -131,8 +131,7 @@ TEST(Property, GpuHoursNeverFallAsVmsAreAdded) {
         const double gpu_hours = e.hours * e.gpus;
         if (prev > 0) {
           EXPECT_GE(gpu_hours, prev * (1 - 1e-9))
-              << size_name << " " << prev_count << " -> " << count << " VMs, seed " << seed
-              << "\n"
+              << size_name << " " << prev_count << " -> " << count << " VMs, seed " << seed << "\n"
               << text;
         }
         prev = gpu_hours;
