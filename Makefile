@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build test bench sanitize fuzz format clean
+.PHONY: all build test check bench sanitize fuzz format clean
 
 all: build
 
@@ -16,6 +16,12 @@ build: $(BUILD)/Makefile
 # Every test: unit, property, golden end-to-end, and the generated-file checks.
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# What CI runs (the README's test command): every tracked file clang-formatted,
+# then the GCC build with warnings as errors and every test. scripts/ci.sh all
+# adds the Clang ASan/UBSan suite, clang-tidy and timed fuzzing.
+check:
+	JOBS=$(JOBS) ./scripts/ci.sh check
 
 # Benchmarks (Release); prints each figure the design asks for.
 bench: build

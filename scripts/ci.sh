@@ -10,7 +10,9 @@
 #                          files HEAD's commit changed, warnings as errors
 #   scripts/ci.sh fuzz     each libFuzzer harness for FUZZ_SECONDS (default 20)
 #                          from its seed corpus; a crash or leak fails
-#   scripts/ci.sh all      all of the above, in that order (`make check`)
+#   scripts/ci.sh check    format, then gcc: what CI runs (`make check`, the
+#                          README's test command)
+#   scripts/ci.sh all      all of the above
 #
 # Build folders: build (gcc), build-ci-clang (clang). JOBS defaults to nproc.
 set -euo pipefail
@@ -99,6 +101,7 @@ case "${1:-all}" in
   format) run_format ;;
   tidy) run_tidy ;;
   fuzz) run_fuzz ;;
+  check) run_format; run_gcc ;;
   all) run_format; run_gcc; run_clang; run_tidy; run_fuzz ;;
-  *) echo "usage: scripts/ci.sh [gcc|clang|format|tidy|fuzz|all]" >&2; exit 2 ;;
+  *) echo "usage: scripts/ci.sh [check|gcc|clang|format|tidy|fuzz|all]" >&2; exit 2 ;;
 esac

@@ -8,7 +8,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libsqlite3-dev libfmt-dev
   libexpected-dev libcurl4-openssl-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  shellcheck cloud-init python3
+  shellcheck cloud-init python3 clang-format
   wrk
 )
 
