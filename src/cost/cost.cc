@@ -605,10 +605,14 @@ CostBreakdown breakdown(const PriceQuote& q, const Usage& u, const HoursModel& h
     b.lines.push_back({"spot eviction overhead", c.eviction_usd, text});
   }
   if (c.billing_rounding_usd > 0) {  // every cent-fraction too: the lines sum to the total
+    // Under a minute of rounding reads in seconds ("0.9 s"), not as "0 h".
+    const double extra_h = h.billed_hours - h.wall_hours;
+    const std::string extra =
+        extra_h < 1.0 / 60 ? num(extra_h * 3600, 1) + " s" : hrs(extra_h) + " h";
     b.lines.push_back({"billing minimum", c.billing_rounding_usd,
-                       vms + " x " + rate_text(with_lic) + " x " +
-                           hrs(h.billed_hours - h.wall_hours) + " h: per-second billing with a " +
-                           num(u.billing_minimum_seconds, 0) + " s minimum per launch"});
+                       vms + " x " + rate_text(with_lic) + " x " + extra +
+                           ": per-second billing with a " + num(u.billing_minimum_seconds, 0) +
+                           " s minimum per launch"});
   }
   if (!u.os_disk_tier.empty()) {
     b.lines.push_back({"os disk", c.os_disk_usd,
