@@ -126,6 +126,8 @@ Result<CatalogSort> parse_catalog_sort(std::string_view s) {
                           "' (expected price, gpu-price, size, region, gpu-memory, gpus)");
 }
 
+bool is_arm64(const VmSize& s) { return s.gpu_model == "GB200" || s.gpu_model == "GB300"; }
+
 bool is_confidential(const VmSize& s) { return strings::starts_with_icase(s.series, "NCC"); }
 
 std::string reservation_note(const VmSize& s) {

@@ -111,6 +111,12 @@ struct VmSize {
 // offers it only when asked; deploy builds it as a Confidential VM.
 [[nodiscard]] bool is_confidential(const VmSize& s);
 
+// An Arm64 size: the GB200 and GB300 superchips pair each two Blackwell GPUs
+// with an NVIDIA Grace (Arm Neoverse V2) CPU (Microsoft Learn, ND GB200 v6
+// and ND GB300 v6 series). The Windows Server images gpuplan prices and
+// deploys are x64 only, so these sizes get no Windows offer.
+[[nodiscard]] bool is_arm64(const VmSize& s);
+
 namespace internal {
 struct PricingRule;  // a row of data/catalog/pricing_rules.csv (catalog_internal.h)
 }  // namespace internal

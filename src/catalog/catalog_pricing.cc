@@ -221,15 +221,24 @@ std::vector<Offer> with_estimates(const std::vector<VmSize>& sizes, std::vector<
     };
     using Kind = EstimateRule::Kind;
 
+    // Windows: none on Arm64 sizes (no x64 Windows Server image runs there).
+    if (is_arm64(size)) {
+      no_price(Os::kWindows, Pricing::kPayg,
+               "Arm64 (Grace CPU): the Windows Server images are x64 only");
+      no_price(Os::kWindows, Pricing::kSpot,
+               "Arm64 (Grace CPU): the Windows Server images are x64 only");
+    }
     // Windows payg.
-    if (win_payg) {
+    if (win_payg && !is_arm64(size)) {
       estimate(
           Os::kWindows, Pricing::kPayg, payg + win_payg->value * vcpus,
           EstimateRule(Kind::kWindowsPayg, win_payg_ref, payg, size.vcpus, Pricing::kPayg, true));
     }
     // Windows spot, only from a known Linux spot price.
     const Offer* spot = find(Os::kLinux, Pricing::kSpot);
-    if (win_spot && spot && spot->usd_per_hour) {
+    if (is_arm64(size)) {
+      // no Windows spot either (said above)
+    } else if (win_spot && spot && spot->usd_per_hour) {
       estimate(Os::kWindows, Pricing::kSpot, *spot->usd_per_hour + win_spot->value * vcpus,
                EstimateRule(Kind::kWindowsSpot, win_spot_ref, *spot->usd_per_hour, size.vcpus,
                             Pricing::kSpot, true));
@@ -259,7 +268,7 @@ std::vector<Offer> with_estimates(const std::vector<VmSize>& sizes, std::vector<
       } else {
         continue;
       }
-      if (win_payg) {
+      if (win_payg && !is_arm64(size)) {
         estimate(Os::kWindows, p, linux_price + win_payg->value * vcpus,
                  EstimateRule(Kind::kWindowsCommitment, win_payg_ref, linux_price, size.vcpus, p,
                               listed_price));

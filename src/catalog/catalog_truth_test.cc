@@ -331,3 +331,29 @@ TEST(RulesAgainstListed, CommitmentDiscounts) {
 
 }  // namespace
 }  // namespace gpuplan::catalog
+
+namespace gpuplan::catalog {
+namespace {
+
+// Arm64 (Grace) sizes get no Windows price, listed or derived: the Windows
+// Server images are x64 only, so a Windows plan never offers GB200/GB300.
+TEST(CatalogTruth, Arm64SizesHaveNoWindowsPrice) {
+  auto c = Catalog::load_embedded_at("2026-12-02");
+  ASSERT_TRUE(c) << c.error().to_string();
+  int arm = 0;
+  for (const VmSize& s : (*c)->sizes()) {
+    if (!is_arm64(s)) continue;
+    ++arm;
+    for (const Offer& o : (*c)->offers()) {
+      if (o.size != s.name || o.os != Os::kWindows) continue;
+      EXPECT_FALSE(o.usd_per_hour.has_value()) << s.name << " " << o.region << " " << o.source;
+    }
+  }
+  EXPECT_GE(arm, 3);  // ND GB200 v6 and the two ND GB300 v6 sizes
+  const VmSize* h100 = (*c)->find_size("Standard_NC40ads_H100_v5");
+  ASSERT_NE(h100, nullptr);
+  EXPECT_FALSE(is_arm64(*h100));
+}
+
+}  // namespace
+}  // namespace gpuplan::catalog

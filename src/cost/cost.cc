@@ -285,6 +285,9 @@ std::optional<PriceQuote> quote_offers(const OfferSet& offers, const catalog::Vm
                                        bool hybrid_benefit, double licence_usd_per_vcpu_hour,
                                        bool with_text) {
   using catalog::Os;
+  // No Windows on Arm64 sizes, Hybrid Benefit or not: the Windows Server
+  // images are x64 only (catalog::is_arm64).
+  if (os == Os::kWindows && catalog::is_arm64(size)) return std::nullopt;
   auto priced = [](const catalog::Offer* o) { return o && o->usd_per_hour ? o : nullptr; };
   const catalog::Offer* linux = priced(offers.linux);
   PriceQuote q;
