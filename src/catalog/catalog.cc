@@ -570,12 +570,23 @@ Status Catalog::check_region_name(std::string_view region, const Where& where) c
                           where);
 }
 
-bool Catalog::has_gpu_offers(std::string_view region) const {
+Status Catalog::check_gpu_region(std::string_view region, const Where& where) const {
+  GPUPLAN_RETURN_IF_ERROR(check_region_name(region, where));
   const std::string r = strings::fold(region);
   for (const std::string& known : impl_->regions) {
-    if (strings::fold(known) == r) return true;
+    if (strings::fold(known) == r) return {};
   }
-  return false;
+  if (impl_->region_info.count(r) == 0) {
+    // Without the region list (from_parts) an unknown name is just not in the catalog.
+    std::vector<std::string> names(impl_->regions);
+    std::string msg = "no region '" + names::printable(region, 60) + "' in the catalog";
+    if (auto near = strings::closest(region, names)) msg += "; did you mean '" + *near + "'?";
+    return not_found(msg, where);
+  }
+  return failed_precondition("region '" + names::printable(region, 60) +
+                                 "' is an Azure region but has no GPU sizes in the catalog "
+                                 "(`gpuplan catalog regions` lists those that do)",
+                             where);
 }
 
 const std::vector<VmSize>& Catalog::sizes() const { return impl_->sizes; }
@@ -718,15 +729,7 @@ Result<std::vector<CatalogRow>> Catalog::query(const CatalogQuery& q) const {
   std::set<std::string> region_want;
   for (const std::string& r : q.regions) {
     std::string k = strings::fold(r);
-    bool any = false;
-    for (const std::string& known : d.regions) any = any || strings::fold(known) == k;
-    if (!any && d.region_info.count(k) > 0) {
-      // A real Azure region that has no GPU size: nothing to list (exit 1).
-      return failed_precondition("region '" + r +
-                                 "' is an Azure region but has no GPU sizes in "
-                                 "the catalog (`gpuplan catalog regions` lists those that do)");
-    }
-    if (!any) return unknown("region", r, d.regions);
+    GPUPLAN_RETURN_IF_ERROR(check_gpu_region(r, Where{"", 0, 0, "--region"}));
     region_want.insert(k);
   }
 

@@ -336,8 +336,9 @@ class Catalog {
   // you mean 'eastus'?" at `where`. A catalog without the list (from_parts)
   // accepts every name.
   [[nodiscard]] Status check_region_name(std::string_view region, const Where& where) const;
-  // True when the catalog prices at least one GPU size in `region`.
-  [[nodiscard]] bool has_gpu_offers(std::string_view region) const;
+  // check_region_name, then kFailedPrecondition (exit 1) when the region is
+  // real but the catalog has no GPU size there.
+  [[nodiscard]] Status check_gpu_region(std::string_view region, const Where& where) const;
 
   [[nodiscard]] const std::vector<VmSize>& sizes() const;
   [[nodiscard]] const std::vector<Gpu>& gpus() const;

@@ -496,9 +496,6 @@ void add_catalog_commands(CLI::App& app, Context& ctx) {
       // 2. The catalog: embedded default + the store's imports.
       auto cat = load_catalog(ctx);
       if (!cat) return report(ctx, cat.error());
-      if (auto bad = check_regions(**cat, query->regions, Where{"", 0, 0, "--region"}); !bad) {
-        return report(ctx, bad.error());
-      }
       // 3. Filter and sort.
       auto rows = (*cat)->query(*query);
       if (!rows) return report(ctx, rows.error());

@@ -128,15 +128,8 @@ void add_cost_command(CLI::App& app, Context& ctx) {
                                .value());
       auto cat = load_catalog(ctx);
       if (!cat) return report(ctx, cat.error());
-      if (auto bad = (*cat)->check_region_name(f->region, Where{"", 0, 0, "--region"}); !bad) {
+      if (auto bad = (*cat)->check_gpu_region(f->region, Where{"", 0, 0, "--region"}); !bad) {
         return report(ctx, bad.error());
-      }
-      if (!(*cat)->has_gpu_offers(f->region)) {
-        return report(ctx, failed_precondition("region '" + f->region +
-                                                   "' is an Azure region but has no GPU sizes "
-                                                   "in the catalog (`gpuplan catalog regions`)",
-                                               Where{"", 0, 0, "--region"})
-                               .value());
       }
       auto found = catalog::lookup_size(**cat, f->size, Where{"", 0, 0, "size"});
       if (!found) return report(ctx, found.error());

@@ -100,19 +100,8 @@ int run_deploy(Context& ctx, const DeployFlags& f) {
   o.start_date = f.start_date.empty() ? deploy::first_of_month(std::time(nullptr)) : f.start_date;
   o.ssh_public_key_file = f.ssh_public_key;
   o.data_disk_gib = f.data_disk_gib;
-  if (f.autostop == "off") {
-    o.autostop_minutes = 0;
-  } else if (!f.autostop.empty()) {
-    char* end = nullptr;
-    const long m = std::strtol(f.autostop.c_str(), &end, 10);
-    if (end == f.autostop.c_str() || *end != '\0' || m < 1 || m > 7 * 24 * 60) {
-      return report(ctx, invalid_argument("'" + names::printable(f.autostop, 20) +
-                                              "' is not 1-10080 minutes or 'off'",
-                                          Where{"", 0, 0, "--autostop"})
-                             .value());
-    }
-    o.autostop_minutes = static_cast<int>(m);
-  }
+  // The flag's check (number_in | "off") has already refused anything else.
+  if (!f.autostop.empty()) o.autostop_minutes = f.autostop == "off" ? 0 : std::stoi(f.autostop);
   o.shutdown_time = f.shutdown_time;
   auto spec = deploy::make_deploy_spec(*plan, **cat, **matrix, o);
   if (!spec) return report(ctx, spec.error());
@@ -211,9 +200,12 @@ void add_deploy_commands(CLI::App& app, Context& ctx) {
       ->add_option("--data-disk-gib", df->data_disk_gib,
                    "Premium SSD data disk per VM, GiB (default: the plan's, else 256)")
       ->check(number_in(0, range::kMaxDiskGib));
-  deploy->add_option("--autostop", df->autostop,
-                     "Deallocate after MINUTES without work, or 'off' (default: 60 for "
-                     "training, fine-tuning and rendering; off for serving)");
+  deploy
+      ->add_option("--autostop", df->autostop,
+                   "Deallocate after MINUTES without work, or 'off' (default: 60 for "
+                   "training, fine-tuning and rendering; off for serving)")
+      ->check(number_in(1, deploy::kMaxAutostopMinutes, Low::kClosed, true) |
+              CLI::IsMember({"off"}));
   deploy
       ->add_option("--shutdown-time", df->shutdown_time,
                    "Daily auto-shutdown backstop, HHMM UTC (single VMs; enabled for jobs "

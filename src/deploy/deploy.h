@@ -39,6 +39,8 @@ struct DeployOptions {
 // Autostop after an hour without work, the default for jobs that end (the
 // span issue 17 asks for: it covers a pause between runs, not a night).
 inline constexpr int kDefaultAutostopMinutes = 60;
+// The longest autostop wait: a week, in minutes.
+inline constexpr int kMaxAutostopMinutes = 7 * 24 * 60;
 // The daily auto-shutdown backstop is enabled only for jobs expected to end
 // within this many hours: a daily shutdown would cut a longer run short.
 inline constexpr double kShutdownBackstopMaxJobHours = 20;

@@ -343,9 +343,10 @@ Result<DeploySpec> make_deploy_spec(const PlanDocument& plan, const catalog::Cat
   // autoscale settings govern it).
   spec.autostop_minutes =
       options.autostop_minutes.value_or(spec.serving ? 0 : kDefaultAutostopMinutes);
-  if (spec.autostop_minutes < 0 || spec.autostop_minutes > 7 * 24 * 60) {
-    return invalid_argument("--autostop must be 1-10080 minutes or 'off'",
-                            Where{"", 0, 0, "--autostop"});
+  if (spec.autostop_minutes < 0 || spec.autostop_minutes > kMaxAutostopMinutes) {
+    return invalid_argument(
+        "--autostop must be 1-" + std::to_string(kMaxAutostopMinutes) + " minutes or 'off'",
+        Where{"", 0, 0, "--autostop"});
   }
   const std::string& t = options.shutdown_time;
   if (t.size() != 4 || t.find_first_not_of("0123456789") != std::string::npos ||
