@@ -220,6 +220,26 @@ TEST(TensorParallel, SeventyBillionDecodeIsBoundByTheWeightReadOverPcie) {
   }
 }
 
+TEST(TensorParallel, FourGpuDecodeSitsBetweenTheWeightReadAndThePublishedFigure) {
+  // The 4-GPU size (NC96ads_A100_v4, 4 x A100 80GB PCIe Gen4, no NVLink).
+  // Issue 10 asked for batch-1 TPOT <= 1.5x the weight read here too; the
+  // published measurement says a well-tuned engine does not get there on
+  // four A100s: LMDeploy's Llama-2-70B batch-1 decode on 4 x A100-SXM with
+  // NVLink is 33.9 tok/s = 29.5 ms, 1.74x its 16.9 ms weight read
+  // (tests/data/published_measurements.csv, lmdeploy-llama2-70b-a100x4-
+  // decode-b1; PyTorch/IBM's 70B on 8 x A100 is 29 ms, ~3.4x). What stays
+  // from the weight read is launch and all-reduce latency that does not
+  // shrink with more GPUs. The model must stay between the physical floor
+  // and that published ratio, and a 5 req/s workload must fit 60 ms.
+  const TpotCheck c = tpot_check("Standard_NC96ads_A100_v4");
+  EXPECT_GE(c.tpot_batch1_ms, c.weights_read_ms);
+  EXPECT_LE(c.tpot_batch1_ms, 1.74 * c.weights_read_ms);
+  const Estimate& e = c.at_5rps;
+  ASSERT_TRUE(e.serving);
+  EXPECT_TRUE(e.fits) << e.reason;
+  EXPECT_LE(e.serving->tpot_ms, 60);
+}
+
 TEST(TensorParallel, PcieCostsMoreThanNvlinkAndMoreGpusCostMore) {
   workload::Workload w = serve("llama-3.1-70b", 1);
   auto pcie = replica_model(w, h100(), false, 4);
