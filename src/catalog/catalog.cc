@@ -255,6 +255,7 @@ struct Catalog::Impl {
   std::vector<SkuAvailability> availability;
   std::vector<SpotEviction> spot;
   std::unordered_map<std::string, size_t> spot_index;  // size_key|fold(region) -> spot[i]
+  std::vector<BlobPrice> blob;                         // imported Blob capacity prices
 
   std::unordered_map<std::string, size_t> size_index;  // size_key -> sizes[i]
   std::unordered_map<std::string, size_t> gpu_index;   // fold(model) -> gpus[i]
@@ -522,6 +523,10 @@ Result<std::unique_ptr<Catalog>> Catalog::load_at(const std::string& db_path,
     v.region = strings::to_lower(v.region);
     c->impl_->spot.push_back(std::move(v));
   }
+  for (BlobPrice b : store.blob_prices) {
+    b.region = strings::to_lower(b.region);
+    c->impl_->blob.push_back(std::move(b));
+  }
   c->impl_->sizes = std::move(e.sizes);
   c->impl_->build();
   return c;
@@ -601,6 +606,29 @@ const SpotEviction* Catalog::spot_eviction(std::string_view size, std::string_vi
   if (impl_->spot.empty()) return nullptr;
   auto it = impl_->spot_index.find(size_key(size) + "|" + strings::fold(region));
   return it == impl_->spot_index.end() ? nullptr : &impl_->spot[it->second];
+}
+
+const std::vector<BlobPrice>& Catalog::blob_prices() const { return impl_->blob; }
+
+const BlobPrice* Catalog::blob_price(std::string_view region, std::string_view tier,
+                                     std::string_view redundancy) const {
+  for (const BlobPrice& b : impl_->blob)
+    if (strings::fold(b.region) == strings::fold(region) && b.tier == tier &&
+        b.redundancy == redundancy)
+      return &b;
+  return nullptr;
+}
+
+double blob_monthly_usd(const BlobPrice& p, double gb) {
+  // Graduated: each band prices the GB between its start and the next's.
+  double usd = 0;
+  for (size_t i = 0; i < p.bands.size(); ++i) {
+    const double from = p.bands[i].from_gb;
+    const double to = i + 1 < p.bands.size() ? p.bands[i + 1].from_gb : gb;
+    if (gb <= from) break;
+    usd += (std::min(gb, to) - from) * p.bands[i].usd_per_gb_month;
+  }
+  return usd;
 }
 
 const VmSize* Catalog::find_size(std::string_view name) const {

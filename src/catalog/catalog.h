@@ -232,6 +232,27 @@ struct SpotEviction {
   std::string as_of;   // YYYY-MM-DD: the day the band was read from Azure
 };
 
+// A Blob capacity price from an imported Retail Prices Storage page
+// (serviceName "Storage", productName "General Block Blob v2", meterName
+// "<Tier> <Redundancy> Data Stored", unitOfMeasure "1 GB/Month"): one region,
+// access tier and redundancy, with its graduated volume bands (the API's
+// tierMinimumUnits: the first 50 TB, the next 450 TB, ...).
+struct BlobPrice {
+  struct Band {
+    double from_gb = 0;  // tierMinimumUnits: the band starts above this many GB
+    double usd_per_gb_month = 0;
+  };
+  std::string region;
+  std::string tier;         // "hot", "cool", "cold", "archive"
+  std::string redundancy;   // "LRS", "ZRS", "GRS", "RA-GRS", "GZRS", "RA-GZRS"
+  std::vector<Band> bands;  // ascending from_gb, the first at 0
+  std::string as_of;        // YYYY-MM-DD: effectiveStartDate of the newest band
+  std::string source;       // "Azure Retail Prices API, imported DATE (FILE)"
+};
+// The monthly bill of `gb` stored under the graduated bands (each GB at the
+// rate of the band it falls in); 0 for no bands.
+[[nodiscard]] double blob_monthly_usd(const BlobPrice& p, double gb);
+
 // A listing query (`gpuplan catalog`, the server's catalog route).
 // Sort orders: price and gpu-price ascending (rows without a price last),
 // size and region alphabetical, gpu-memory and gpus descending; ties by
@@ -373,6 +394,11 @@ class Catalog {
   [[nodiscard]] const SpotEviction* spot_eviction(std::string_view size,
                                                   std::string_view region) const;
   [[nodiscard]] const std::vector<SpotEviction>& spot_evictions() const;
+  // Imported Blob capacity prices (newest import per region, tier and
+  // redundancy); empty when none was imported. blob_price() finds one.
+  [[nodiscard]] const std::vector<BlobPrice>& blob_prices() const;
+  [[nodiscard]] const BlobPrice* blob_price(std::string_view region, std::string_view tier,
+                                            std::string_view redundancy = "LRS") const;
   // Zones list-skus offers the size in within a region; empty when unknown
   // (nothing imported) or when the size has no zones there.
   [[nodiscard]] std::vector<std::string> zones(std::string_view size,

@@ -89,6 +89,8 @@ std::string describe(const ImportReport& r) {
   switch (d.kind) {
     case SnapshotKind::kRetailPrices:
       out += "  prices stored:    " + std::to_string(d.prices.size()) + "\n";
+      if (!d.blob_prices.empty())
+        out += "  Blob capacity price bands stored: " + std::to_string(d.blob_prices.size()) + "\n";
       if (r.rows_superseded > 0)
         out += "  older prices dropped (same size, region, os, pricing): " +
                std::to_string(r.rows_superseded) + "\n";
@@ -136,6 +138,7 @@ nlohmann::ordered_json to_json(const ImportReport& r) {
   switch (r.data.kind) {
     case SnapshotKind::kRetailPrices:
       j["prices"] = r.data.prices.size();
+      j["blob_price_bands"] = r.data.blob_prices.size();
       j["rows_superseded"] = r.rows_superseded;
       break;
     case SnapshotKind::kSkus:

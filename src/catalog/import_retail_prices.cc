@@ -21,6 +21,13 @@
 //     on Consumption items: already hourly, one per term.
 //   - The preview API returns non-primary meter regions too
 //     (isPrimaryMeterRegion false): duplicates of the primary meter, ignored.
+//   - Blob capacity (serviceName "Storage", productName "General Block Blob
+//     v2" — the general-purpose v2 account the deployment creates —
+//     meterName "<Hot|Cool|Cold|Archive> <LRS|ZRS|GRS|RA-GRS|GZRS|RA-GZRS>
+//     Data Stored", unitOfMeasure "1 GB/Month") is kept as a Blob price band
+//     per tierMinimumUnits (graduated: 0, 51,200 and 512,000 GB on the
+//     pricing page's "first 50 TB / next 450 TB / over 500 TB"). Every other
+//     Storage meter (operations, other products) is ignored and counted.
 // Approach: validate every item completely first (so a malformed item is an
 // error even where it would have been ignored), then classify it; each
 // ignored item is counted under its reason. Within one import, one row per
@@ -57,6 +64,23 @@ using internal::require_string;
 
 bool contains(std::string_view hay, std::string_view needle) {
   return hay.find(needle) != std::string_view::npos;
+}
+
+// "Hot LRS Data Stored" -> {"hot", "LRS"}; nullopt for any other meter.
+std::optional<std::pair<std::string, std::string>> blob_capacity_meter(std::string_view meter) {
+  constexpr std::string_view kSuffix = " Data Stored";
+  if (meter.size() <= kSuffix.size() || !meter.ends_with(kSuffix)) return std::nullopt;
+  meter.remove_suffix(kSuffix.size());
+  const size_t space = meter.find(' ');
+  if (space == std::string_view::npos) return std::nullopt;
+  const std::string_view tier = meter.substr(0, space), red = meter.substr(space + 1);
+  static constexpr std::string_view kTiers[] = {"Hot", "Cool", "Cold", "Archive"};
+  static constexpr std::string_view kRedundancy[] = {"LRS",    "ZRS",  "GRS",
+                                                     "RA-GRS", "GZRS", "RA-GZRS"};
+  if (std::find(std::begin(kTiers), std::end(kTiers), tier) == std::end(kTiers) ||
+      std::find(std::begin(kRedundancy), std::end(kRedundancy), red) == std::end(kRedundancy))
+    return std::nullopt;
+  return std::make_pair(strings::to_lower(tier), std::string(red));
 }
 
 bool is_windows_product(std::string_view product) {
@@ -160,6 +184,10 @@ Result<std::string> RetailPricesImport::add_page_json(const nlohmann::json& page
     GPUPLAN_TRY(auto unit, optional_string(item, "unitOfMeasure", origin, path));
     GPUPLAN_TRY(auto currency, optional_string(item, "currencyCode", origin, path));
     GPUPLAN_TRY(auto term, optional_string(item, "reservationTerm", origin, path));
+    double min_units = 0;
+    if (auto t = item.find("tierMinimumUnits"); t != item.end() && !t->is_null()) {
+      GPUPLAN_TRY(min_units, require_non_negative(item, "tierMinimumUnits", origin, path));
+    }
     if (currency && *currency != "USD")
       return invalid_argument("price in " + *currency +
                                   ": gpuplan stores USD prices (query with currencyCode eq 'USD')",
@@ -214,6 +242,13 @@ Result<std::string> RetailPricesImport::add_page_json(const nlohmann::json& page
     const bool spot = contains(sku_name, " Spot") || (meter && contains(*meter, " Spot"));
     const bool low_priority =
         contains(sku_name, "Low Priority") || (meter && contains(*meter, "Low Priority"));
+    if (service && *service == "Storage") {
+      GPUPLAN_RETURN_IF_ERROR(
+          add_storage_item({region, product, meter.value_or(""), unit.value_or(""), type, primary,
+                            min_units, price, *as_of},
+                           where("armRegionName")));
+      continue;
+    }
     if (service && *service != "Virtual Machines") {
       ignore("not a Virtual Machines price (serviceName)");
       continue;
@@ -299,11 +334,40 @@ Result<std::string> RetailPricesImport::add_page_json(const nlohmann::json& page
   return next;
 }
 
+Status RetailPricesImport::add_storage_item(const StorageItem& it, const Where& where) {
+  auto ignore = [&](const std::string& reason) {
+    ++report_.ignored[reason];
+    return Status{};
+  };
+  const auto meter = blob_capacity_meter(it.meter);
+  if (it.product != "General Block Blob v2" || !meter)
+    return ignore("Storage price other than Blob capacity (General Block Blob v2, Data Stored)");
+  if (it.type != "Consumption") return ignore("Blob capacity price that is not Consumption");
+  if (!it.primary) return ignore("non-primary meter region (duplicate of the primary meter)");
+  if (it.unit != "1 GB/Month") return ignore("Blob capacity unitOfMeasure not \"1 GB/Month\"");
+  const std::string region = internal::normalize_region(it.region);
+  if (region.empty()) return ignore("no armRegionName");
+  GPUPLAN_RETURN_IF_ERROR(names::check_region(region, where));
+  if (!region_.empty() && region != region_) return ignore("other region than --region");
+  ++report_.items_used;
+  BlobPriceRow row{region, meter->first, meter->second, it.min_units, it.price, it.as_of};
+  auto key = std::make_tuple(row.region, row.tier, row.redundancy, row.from_gb);
+  auto [pos, inserted] = blob_index_.emplace(key, report_.data.blob_prices.size());
+  if (inserted) {
+    report_.data.blob_prices.push_back(std::move(row));
+    return {};
+  }
+  BlobPriceRow& kept = report_.data.blob_prices[pos->second];
+  if (row.as_of > kept.as_of) kept = std::move(row);
+  ++report_.rows_superseded;
+  return {};
+}
+
 Result<ImportReport> RetailPricesImport::finish(std::string source) {
   report_.data.source = std::move(source);
-  if (report_.data.prices.empty())
+  if (report_.data.prices.empty() && report_.data.blob_prices.empty())
     return invalid_argument("nothing to import: " + std::to_string(report_.items_read) +
-                                " items read, none is a usable GPU VM price" +
+                                " items read, none is a usable GPU VM or Blob capacity price" +
                                 (region_.empty() ? "" : " in region " + region_),
                             Where{report_.data.source});
   if (spot_savings_ignored_ > 0)
@@ -315,7 +379,13 @@ Result<ImportReport> RetailPricesImport::finish(std::string source) {
               return std::tie(a.size, a.region, a.os, a.pricing) <
                      std::tie(b.size, b.region, b.os, b.pricing);
             });
+  std::sort(report_.data.blob_prices.begin(), report_.data.blob_prices.end(),
+            [](const BlobPriceRow& a, const BlobPriceRow& b) {
+              return std::tie(a.region, a.tier, a.redundancy, a.from_gb) <
+                     std::tie(b.region, b.tier, b.redundancy, b.from_gb);
+            });
   index_.clear();
+  blob_index_.clear();
   return std::move(report_);
 }
 

@@ -32,8 +32,9 @@ class RetailPricesImport {
                                                   const std::string& origin);
 
   // The rows to store (one per size, region, os, pricing: the item with the
-  // latest effectiveStartDate), the counts, and notes. kInvalidArgument when
-  // no item gave a usable GPU VM price (nothing to import).
+  // latest effectiveStartDate; Blob capacity bands likewise), the counts,
+  // and notes. kInvalidArgument when no item gave a usable GPU VM or Blob
+  // capacity price (nothing to import).
   [[nodiscard]] Result<ImportReport> finish(std::string source);
 
  private:
@@ -42,6 +43,22 @@ class RetailPricesImport {
   ImportReport report_;
   int64_t spot_savings_ignored_ = 0;
   std::map<std::tuple<std::string, std::string, int, int>, size_t> index_;  // key -> prices row
+  // (region, tier, redundancy, from_gb) -> blob_prices row
+  std::map<std::tuple<std::string, std::string, std::string, double>, size_t> blob_index_;
+
+  // The fields of a serviceName "Storage" item that decide whether it is a
+  // Blob capacity price band.
+  struct StorageItem {
+    std::string region, product, meter, unit, type;
+    bool primary = true;
+    double min_units = 0;
+    double price = 0;
+    std::string as_of;
+  };
+  // Keeps a Blob capacity band (the newest effectiveStartDate per key) or
+  // counts the item as ignored with its reason; kInvalidArgument for a
+  // region name that is not a plain Azure name.
+  [[nodiscard]] Status add_storage_item(const StorageItem& item, const Where& where);
 };
 
 // Reads each file as one page of a single import (in the order given).

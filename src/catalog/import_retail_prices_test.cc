@@ -149,6 +149,42 @@ INSTANTIATE_TEST_SUITE_P(
                 "'2024-02-30T00:00:00Z' is not a date"},
         BadCase{"rp_items_not_array.json", "Items", "expected an array, got an object"}));
 
+TEST(RetailPrices, StoragePageGivesBlobCapacityBandsAndIgnoresTheRest) {
+  auto r = import_retail_price_files({fixture("retail_prices_storage.json")}, fixture_filter(), "");
+  ASSERT_TRUE(r) << r.error().to_string();
+  EXPECT_EQ(r->items_read, 12);
+  EXPECT_TRUE(r->data.prices.empty());
+  // eastus2: hot LRS x3 bands, cool LRS, hot GRS; eastus: hot LRS x3, cool LRS.
+  ASSERT_EQ(r->data.blob_prices.size(), 9u);
+  auto band = [&](const std::string& region, const std::string& tier, const std::string& red,
+                  double from) -> const BlobPriceRow* {
+    for (const BlobPriceRow& b : r->data.blob_prices)
+      if (b.region == region && b.tier == tier && b.redundancy == red && b.from_gb == from)
+        return &b;
+    return nullptr;
+  };
+  ASSERT_NE(band("eastus2", "hot", "LRS", 51200), nullptr);
+  EXPECT_DOUBLE_EQ(band("eastus2", "hot", "LRS", 51200)->usd_per_gb_month, 0.0177);
+  EXPECT_DOUBLE_EQ(band("eastus", "cool", "LRS", 0)->usd_per_gb_month, 0.0152);
+  EXPECT_EQ(band("eastus2", "hot", "LRS", 0)->as_of, "2017-02-03");
+  ASSERT_NE(band("eastus2", "hot", "GRS", 0), nullptr);
+  // Write operations and the legacy "Blob Storage" product are not capacity
+  // prices of the account we assume; the non-primary duplicate is dropped.
+  EXPECT_EQ(r->ignored.at("Storage price other than Blob capacity (General Block Blob v2, Data "
+                          "Stored)"),
+            2);
+  EXPECT_EQ(r->ignored.at("non-primary meter region (duplicate of the primary meter)"), 1);
+  EXPECT_EQ(r->items_used, 9);
+}
+
+TEST(RetailPrices, StoragePageNarrowsByRegion) {
+  auto r = import_retail_price_files({fixture("retail_prices_storage.json")}, fixture_filter(),
+                                     "eastus");
+  ASSERT_TRUE(r) << r.error().to_string();
+  for (const BlobPriceRow& b : r->data.blob_prices) EXPECT_EQ(b.region, "eastus");
+  EXPECT_EQ(r->data.blob_prices.size(), 4u);
+}
+
 TEST(RetailPrices, NothingUsableIsAnError) {
   auto r = import_retail_price_files({fixture("bad/rp_only_non_gpu.json")}, fixture_filter(), "");
   ASSERT_FALSE(r);

@@ -33,6 +33,9 @@ struct StoreContents {
   // region); the newest spot price per (size, region, os) is in `offers`
   // (pricing spot) unless a retail-prices import has a later effective date.
   std::vector<SpotEviction> spot_evictions;
+  // Blob capacity prices: the newest import's bands per (region, tier,
+  // redundancy), `source` naming the import (schema 4).
+  std::vector<BlobPrice> blob_prices;
 };
 
 // Default store path: $XDG_DATA_HOME/gpuplan/catalog.db, else
@@ -91,13 +94,24 @@ struct SpotPriceRow {
   double usd_per_hour = 0;
 };
 
+// One Blob capacity price band as the Retail Prices importer read it.
+struct BlobPriceRow {
+  std::string region;
+  std::string tier;        // "hot", "cool", "cold", "archive"
+  std::string redundancy;  // "LRS", "ZRS", ...
+  double from_gb = 0;      // tierMinimumUnits
+  double usd_per_gb_month = 0;
+  std::string as_of;  // YYYY-MM-DD (effectiveStartDate)
+};
+
 // Everything one import writes. Only the vectors that belong to `kind` are
-// written (prices for kRetailPrices, availability + restrictions for kSkus,
+// written (prices + blob_prices for kRetailPrices, availability + restrictions for kSkus,
 // usage for kUsage, spot_bands + spot_prices for kSpot).
 struct SnapshotData {
   SnapshotKind kind = SnapshotKind::kRetailPrices;
   std::string source;  // the files or URL, as the user gave them
   std::vector<PriceRow> prices;
+  std::vector<BlobPriceRow> blob_prices;  // kRetailPrices, from a Storage page
   std::vector<SkuAvailability> availability;
   std::vector<Restriction> restrictions;
   std::vector<UsageRow> usage;

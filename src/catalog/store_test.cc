@@ -371,7 +371,7 @@ TEST(Store, SchemaOneStoreIsReadAndMigrated) {
       sqlite3_prepare_v2(h, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &q, nullptr),
       SQLITE_OK);
   ASSERT_EQ(sqlite3_step(q), SQLITE_ROW);
-  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(q, 0)), "3");
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(q, 0)), "4");
   sqlite3_finalize(q);
   sqlite3_close(h);
   // History still has every snapshot, the newest marked in use.
@@ -380,6 +380,74 @@ TEST(Store, SchemaOneStoreIsReadAndMigrated) {
   ASSERT_EQ(hist->size(), 2u);
   EXPECT_FALSE((*hist)[0].wins);
   EXPECT_TRUE((*hist)[1].wins);
+}
+
+TEST(Store, BlobPricesNewestImportPerRegionTierAndRedundancy) {
+  std::string db = fresh_dir("blob") + "/catalog.db";
+  SnapshotData first;
+  first.kind = SnapshotKind::kRetailPrices;
+  first.source = "storage-a.json";
+  first.blob_prices = {{"eastus2", "hot", "LRS", 0, 0.0184, "2017-02-03"},
+                       {"eastus2", "hot", "LRS", 51200, 0.0177, "2017-02-03"},
+                       {"eastus2", "cool", "LRS", 0, 0.01, "2017-02-03"}};
+  ASSERT_TRUE(write_snapshot(db, first));
+  SnapshotData second = first;
+  second.source = "storage-b.json";
+  second.blob_prices = {{"eastus2", "hot", "LRS", 0, 0.02, "2026-06-01"}};
+  ASSERT_TRUE(write_snapshot(db, second));
+  auto c = read_store(db);
+  ASSERT_TRUE(c) << c.error().to_string();
+  ASSERT_EQ(c->blob_prices.size(), 2u);
+  const BlobPrice* hot = nullptr;
+  const BlobPrice* cool = nullptr;
+  for (const BlobPrice& b : c->blob_prices) (b.tier == "hot" ? hot : cool) = &b;
+  ASSERT_TRUE(hot && cool);
+  // The newer import replaces the hot tier as a whole (its one band), and
+  // leaves cool, which it did not list, as the first import had it.
+  ASSERT_EQ(hot->bands.size(), 1u);
+  EXPECT_DOUBLE_EQ(hot->bands[0].usd_per_gb_month, 0.02);
+  EXPECT_EQ(hot->as_of, "2026-06-01");
+  EXPECT_NE(hot->source.find("storage-b.json"), std::string::npos);
+  EXPECT_DOUBLE_EQ(cool->bands[0].usd_per_gb_month, 0.01);
+  EXPECT_NE(cool->source.find("storage-a.json"), std::string::npos);
+}
+
+TEST(Store, SchemaThreeStoreGainsTheBlobTableOnTheNextImport) {
+  std::string db = fresh_dir("schema3") + "/catalog.db";
+  const std::string size = "Standard_NC24ads_A100_v4";
+  ASSERT_TRUE(write_snapshot(
+      db, prices({{size, "eastus", Os::kLinux, Pricing::kPayg, 3.0, "d"}}, "a.json")));
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(h,
+                         "DROP TABLE blob_prices; UPDATE meta SET value = '3' "
+                         "WHERE key = 'schema_version'",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(h);
+  auto before = read_store(db);  // read as is
+  ASSERT_TRUE(before) << before.error().to_string();
+  EXPECT_TRUE(before->blob_prices.empty());
+  SnapshotData blob;
+  blob.kind = SnapshotKind::kRetailPrices;
+  blob.source = "storage.json";
+  blob.blob_prices = {{"eastus", "hot", "LRS", 0, 0.0208, "2017-02-03"}};
+  ASSERT_TRUE(write_snapshot(db, blob));
+  auto after = read_store(db);
+  ASSERT_TRUE(after) << after.error().to_string();
+  ASSERT_EQ(after->blob_prices.size(), 1u);
+  EXPECT_EQ(after->offers.size(), 1u);  // the VM price is still there
+}
+
+TEST(Blob, GraduatedBandsPriceEachGbAtItsOwnRate) {
+  BlobPrice p;
+  p.bands = {{0, 0.0184}, {51200, 0.0177}, {512000, 0.017}};
+  EXPECT_DOUBLE_EQ(blob_monthly_usd(p, 0), 0);
+  EXPECT_DOUBLE_EQ(blob_monthly_usd(p, 1000), 1000 * 0.0184);
+  EXPECT_NEAR(blob_monthly_usd(p, 60000), 51200 * 0.0184 + 8800 * 0.0177, 1e-9);
+  EXPECT_NEAR(blob_monthly_usd(p, 600000),
+              51200 * 0.0184 + (512000 - 51200) * 0.0177 + 88000 * 0.017, 1e-6);
+  EXPECT_DOUBLE_EQ(blob_monthly_usd(BlobPrice{}, 100), 0);
 }
 
 }  // namespace

@@ -497,7 +497,7 @@ Result<RegionCosts> region_costs(const Rates& rates, const Usage& u, std::string
                     r->confidence + ")");
   }
   for (size_t i = 0; i < parts.size(); ++i) rc.egress_basis += (i ? "; " : "") + parts[i];
-  GPUPLAN_TRY(rc.blob, blob_storage(u));
+  GPUPLAN_TRY(rc.blob, blob_storage(u, region));
   return rc;
 }
 

@@ -137,6 +137,9 @@ struct Usage {
   // and the total leaves it out (never a made-up number).
   std::optional<double> blob_usd_per_gb_month;
   std::string blob_price_source;  // where the price came from
+  // Imported Blob capacity prices (Catalog::blob_prices()): used for the
+  // compute region's hot/cool LRS price when blob_usd_per_gb_month is unset.
+  std::vector<catalog::BlobPrice> blob_prices;
   EvictionModel eviction;
 };
 
@@ -166,8 +169,10 @@ struct BlobStorage {
   double usd_per_month = 0;
   std::string basis;
 };
+// The price: blob_usd_per_gb_month when given; else the imported LRS price
+// of the tier in `region` (graduated over its volume bands); else none.
 // kInvalidArgument for negative GB or price, or a tier other than hot/cool.
-[[nodiscard]] Result<BlobStorage> blob_storage(const Usage& usage);
+[[nodiscard]] Result<BlobStorage> blob_storage(const Usage& usage, std::string_view region = "");
 
 // Usage with every default read from rates.csv (eviction, restart, checkpoint,
 // setup, billing minimum, OS disk tier, data disk size). kInternal if a rate is

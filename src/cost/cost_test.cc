@@ -530,5 +530,42 @@ TEST(BlobStorage, PricedOnlyWhenAPriceIsGiven) {
   EXPECT_FALSE(blob_storage(u));
 }
 
+// An imported Retail Prices Storage page prices the option's region: its LRS
+// bands for the tier, graduated; a given price still wins; a region the page
+// does not list says so instead of borrowing another region's price.
+TEST(BlobStorage, ImportedPricesPriceTheRegionTheyList) {
+  Usage u;
+  u.blob_gb = 60000;
+  u.blob_what = "dataset";
+  catalog::BlobPrice hot;
+  hot.region = "eastus2";
+  hot.tier = "hot";
+  hot.redundancy = "LRS";
+  hot.bands = {{0, 0.0184}, {51200, 0.0177}};
+  hot.as_of = "2017-02-03";
+  hot.source = "Azure Retail Prices API, imported 2026-12-03 (storage.json)";
+  catalog::BlobPrice grs = hot;
+  grs.redundancy = "GRS";
+  grs.bands = {{0, 0.0368}};
+  u.blob_prices = {grs, hot};
+  auto b = blob_storage(u, "eastus2");
+  ASSERT_TRUE(b) << b.error().to_string();
+  EXPECT_TRUE(b->priced);
+  EXPECT_NEAR(b->usd_per_month, 51200 * 0.0184 + 8800 * 0.0177, 1e-9);
+  EXPECT_NE(b->basis.find("storage.json"), std::string::npos) << b->basis;
+  EXPECT_NE(b->basis.find("effective 2017-02-03"), std::string::npos) << b->basis;
+  auto elsewhere = blob_storage(u, "westeurope");
+  ASSERT_TRUE(elsewhere);
+  EXPECT_FALSE(elsewhere->priced);
+  EXPECT_NE(elsewhere->basis.find("no listed price in westeurope"), std::string::npos)
+      << elsewhere->basis;
+  u.blob_tier = "cool";  // no cool band imported
+  EXPECT_FALSE(blob_storage(u, "eastus2")->priced);
+  u.blob_tier = "hot";
+  u.blob_usd_per_gb_month = 0.01;
+  u.blob_price_source = "--blob-usd-per-gb-month";
+  EXPECT_DOUBLE_EQ(blob_storage(u, "eastus2")->usd_per_month, 600);
+}
+
 }  // namespace
 }  // namespace gpuplan::cost

@@ -17,8 +17,14 @@
 // tiers for blob data": cool suits data "accessed or modified infrequently"
 // and stored at least 30 days). gpuplan ships no Blob price — no listed
 // figure with a source and a date was available to embed — so the price
-// comes from --blob-usd-per-gb-month, and without it the line says "no
-// listed price" and leaves Blob out of the total rather than guess.
+// comes from --blob-usd-per-gb-month, or from a Retail Prices Storage page
+// imported with `gpuplan catalog import retail-prices` (the General Block
+// Blob v2 "<Tier> LRS Data Stored" meters, per region, graduated over the
+// API's tierMinimumUnits bands; docs/catalog-import.md has the query). LRS
+// is the assumption: locally redundant is the cheapest redundancy, and the
+// data is a copy of a dataset kept elsewhere plus re-creatable checkpoints.
+// Without either, the line says "no listed price" and leaves Blob out of
+// the total rather than guess.
 #include <cmath>
 
 #include "core/strings.h"
@@ -56,7 +62,7 @@ Result<DataDisk> data_disk(const Rates& rates, std::optional<double> gib) {
   return d;
 }
 
-Result<BlobStorage> blob_storage(const Usage& u) {
+Result<BlobStorage> blob_storage(const Usage& u, std::string_view region) {
   BlobStorage b;
   b.gb = u.blob_gb;
   b.tier = u.blob_tier;
@@ -71,7 +77,27 @@ Result<BlobStorage> blob_storage(const Usage& u) {
   const std::string what = strings::fixed(b.gb, b.gb < 10 ? 1 : 0) + " GB " + b.tier + " Blob" +
                            (u.blob_what.empty() ? "" : " (" + u.blob_what + ")");
   if (!u.blob_usd_per_gb_month) {
-    b.basis = what + ": no listed price, not in the total (--blob-usd-per-gb-month prices it)";
+    const catalog::BlobPrice* listed = nullptr;
+    for (const catalog::BlobPrice& p : u.blob_prices)
+      if (p.region == region && p.tier == b.tier && p.redundancy == "LRS" && !p.bands.empty())
+        listed = &p;
+    if (listed) {
+      b.priced = true;
+      b.usd_per_month = catalog::blob_monthly_usd(*listed, b.gb);
+      b.basis = what + " LRS x $" + strings::fixed(listed->bands.front().usd_per_gb_month, 4) +
+                "/GB-month" +
+                (listed->bands.size() > 1
+                     ? " (lower rates above " + strings::fixed(listed->bands[1].from_gb, 0) + " GB)"
+                     : "") +
+                " = $" + strings::fixed(b.usd_per_month, 2) + "/month (" + listed->source +
+                ", effective " + listed->as_of + ")";
+      return b;
+    }
+    b.basis = what + ": no listed price" +
+              (region.empty() || u.blob_prices.empty()
+                   ? std::string()
+                   : " in " + std::string(region) + " among the imported Blob prices") +
+              ", not in the total (--blob-usd-per-gb-month prices it)";
     return b;
   }
   const double price = *u.blob_usd_per_gb_month;

@@ -289,8 +289,9 @@ Status Planner::settle_data_moved() {
 // latest checkpoint (estimate::checkpoint_bytes: trainable weights and
 // optimizer states); for serving the model's weights, which every replica
 // loads from the account. Batch work says nothing about its items' size, so
-// it has Blob only with --blob-gb. Priced only by --blob-usd-per-gb-month:
-// otherwise a warning and the line say "no listed price".
+// it has Blob only with --blob-gb. Priced by --blob-usd-per-gb-month, else
+// by an imported Retail Prices Storage page (the option's region); otherwise
+// a warning and the line say "no listed price".
 Status Planner::settle_blob() {
   using workload::Kind;
   usage_.blob_tier = opt_.blob_tier.value_or("hot");
@@ -324,7 +325,18 @@ Status Planner::settle_blob() {
     source = "parameters x bytes at the serving precision";
   }
   if (usage_.blob_gb <= 0) return {};
+  usage_.blob_prices = catalog_.blob_prices();
   GPUPLAN_TRY(cost::BlobStorage blob, cost::blob_storage(usage_));
+  if (!blob.priced && !usage_.blob_prices.empty()) {
+    // Priced per option from the imported Retail Prices Storage page: each
+    // option's cost line names its region's price, source and date.
+    add_assumption("blob_storage",
+                   fixed(blob.gb, blob.gb < 10 ? 1 : 0) + " GB " + blob.tier + " LRS Blob (" +
+                       usage_.blob_what + ") at each option's region price from the imported " +
+                       "Retail Prices Storage page (" + usage_.blob_prices.front().source + ")",
+                   source);
+    return {};
+  }
   add_assumption("blob_storage", blob.basis, source);
   if (!blob.priced) {
     warnings_.push_back("Blob storage (" + fixed(blob.gb, 0) + " GB " + blob.tier +

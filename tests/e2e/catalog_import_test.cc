@@ -288,5 +288,48 @@ TEST(CatalogImportCli, KillNineMidImportKeepsPreviousState) {
   EXPECT_EQ(nlohmann::json::parse(next.out).at("snapshot"), 2);
 }
 
+// Issue 10 item 7: a Retail Prices Storage page prices the plan's Blob line
+// at the option's region, with its source and date; before the import the
+// line says it has no listed price and a warning says how to add one.
+TEST(CatalogImportCli, StoragePagePricesThePlansBlobLine) {
+  Store s;
+  auto plan = [&] {
+    auto r = s.run(
+        {"plan", source_path("examples/finetune-llama3-8b.yaml"), "--region", "eastus2", "--json"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+  };
+  auto blob_line = [](const nlohmann::json& option) -> nlohmann::json {
+    for (const auto& l : option.at("cost_lines"))
+      if (l.at("name") == "blob storage") return l;
+    return nullptr;
+  };
+  const nlohmann::json before = plan();
+  const nlohmann::json unpriced = blob_line(before.at("options").at(0));
+  ASSERT_FALSE(unpriced.is_null());
+  EXPECT_EQ(unpriced.at("usd"), 0);
+  EXPECT_NE(unpriced.at("assumption").get<std::string>().find("no listed price"),
+            std::string::npos);
+
+  auto imp = s.run({"catalog", "import", "retail-prices", data("retail_prices_storage.json")});
+  ASSERT_EQ(imp.code, 0) << imp.err;
+  EXPECT_NE(imp.out.find("Blob capacity price bands stored: 9"), std::string::npos) << imp.out;
+
+  const nlohmann::json after = plan();
+  const nlohmann::json& top = after.at("options").at(0);
+  const nlohmann::json priced = blob_line(top);
+  ASSERT_FALSE(priced.is_null());
+  const std::string why = priced.at("assumption");
+  EXPECT_NE(why.find("$0.0184/GB-month"), std::string::npos) << why;  // eastus2 hot LRS
+  EXPECT_NE(why.find("retail_prices_storage.json"), std::string::npos) << why;
+  EXPECT_NE(why.find("effective 2017-02-03"), std::string::npos) << why;
+  // GB x $/GB-month x wall hours / 730, and the total includes it.
+  const double hours = top.at("hours");
+  EXPECT_GT(priced.at("usd").get<double>(), 0);
+  EXPECT_LT(priced.at("usd").get<double>(), 1000 * 0.0184 * hours / 730);
+  EXPECT_GT(top.at("cost_usd").get<double>(),
+            before.at("options").at(0).at("cost_usd").get<double>() - 1e-9);
+}
+
 }  // namespace
 }  // namespace gpuplan::e2e

@@ -1,0 +1,80 @@
+// The store's SQLite layer, shared by the files that own its tables:
+// store_db.cc (the RAII wrapper, the schema, opening and upgrading a store),
+// store_prices.cc (retail prices and price_latest), store_spot.cc (the spot
+// import's bands and price history), store_blob.cc (Blob capacity prices) and
+// store.cc (snapshots: writing one import, reading the newest state).
+// Nothing outside src/catalog/ includes this header.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <sqlite3.h>
+
+#include "catalog/store.h"
+#include "core/result.h"
+
+namespace gpuplan::catalog::internal {
+
+// 2 added the spot tables and the 'spot' snapshot kind; 3 price_latest (the
+// newest price per key, maintained by every import); 4 blob_prices (Blob
+// capacity prices from a Retail Prices Storage page). Stores of 1 to 3 are
+// read as they are (each reader checks its table exists) and upgraded to 4
+// by the next import (upgrade_schema()).
+inline constexpr int kSchemaVersion = 4;
+inline constexpr int kOldestReadableSchema = 1;
+
+struct DbCloser {
+  void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+};
+using DbPtr = std::unique_ptr<sqlite3, DbCloser>;
+
+struct StmtFinalizer {
+  void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
+};
+using StmtPtr = std::unique_ptr<sqlite3_stmt, StmtFinalizer>;
+
+tl::unexpected<Error> db_error(sqlite3* db, const std::string& path, const std::string& what);
+Status exec(sqlite3* db, const std::string& path, const char* sql);
+Result<StmtPtr> prepare(sqlite3* db, const std::string& path, const char* sql);
+void bind_text(sqlite3_stmt* s, int i, std::string_view v);
+std::string column_text(sqlite3_stmt* s, int i);
+std::string join(const std::vector<std::string>& v, char sep);
+std::vector<std::string> split_nonempty(const std::string& s, char sep);
+std::string utc_now();
+Result<bool> has_table(sqlite3* db, const std::string& path, const char* name);
+
+// Opens (and with `create`, creates or upgrades) the store and checks its
+// schema. For reading, a file without any table yet yields a null DbPtr (an
+// empty store). A SQLite file of another program is refused, never modified.
+Result<DbPtr> open_store(const std::string& path, bool create);
+// Sets meta.schema_version to kSchemaVersion (inside the caller's transaction).
+Status mark_current_schema(sqlite3* db, const std::string& path);
+
+// Runs one bound INSERT and resets it (store.cc's write_rows owns it: it
+// counts rows for the kill -9 test hook).
+using StepFn = std::function<Status(sqlite3_stmt*)>;
+
+// ---- store_prices.cc: retail prices and price_latest ----
+Status ensure_price_latest(sqlite3* db, const std::string& path);
+Status write_price_rows(sqlite3* db, const std::string& path, int64_t id, const SnapshotData& data,
+                        const StepFn& step);
+Result<std::vector<Offer>> read_latest_prices(sqlite3* db, const std::string& path);
+
+// ---- store_spot.cc: Resource Graph SpotResources ----
+extern const char* const kSpotSchema;
+Status write_spot_rows(sqlite3* db, const std::string& path, int64_t id, const SnapshotData& data,
+                       const StepFn& step);
+Status read_spot(sqlite3* db, const std::string& path, StoreContents& out);
+
+// ---- store_blob.cc: Blob capacity prices ----
+extern const char* const kBlobSchema;
+Status write_blob_rows(sqlite3* db, const std::string& path, int64_t id, const SnapshotData& data,
+                       const StepFn& step);
+Status read_blob_prices(sqlite3* db, const std::string& path, StoreContents& out);
+
+}  // namespace gpuplan::catalog::internal

@@ -1,0 +1,85 @@
+// Blob capacity prices in the store (schema 4): one row per imported band
+// (region, access tier, redundancy, tierMinimumUnits), read back as the
+// newest snapshot's bands per (region, tier, redundancy). They come from a
+// Retail Prices API Storage page (import_retail_prices.cc says which items)
+// and price the plan's Blob line (cost/storage.cc).
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "catalog/internal/store_db.h"
+
+namespace gpuplan::catalog::internal {
+
+const char* const kBlobSchema = R"sql(
+CREATE TABLE IF NOT EXISTS blob_prices(
+  snapshot INTEGER NOT NULL REFERENCES snapshots(id),
+  region TEXT NOT NULL,
+  tier TEXT NOT NULL CHECK (tier IN ('hot', 'cool', 'cold', 'archive')),
+  redundancy TEXT NOT NULL,
+  from_gb REAL NOT NULL CHECK (from_gb >= 0),
+  usd_per_gb_month REAL NOT NULL CHECK (usd_per_gb_month >= 0),
+  as_of TEXT NOT NULL,
+  PRIMARY KEY (snapshot, region, tier, redundancy, from_gb));
+CREATE INDEX IF NOT EXISTS blob_prices_by_key ON blob_prices(region, tier, redundancy, snapshot);
+)sql";
+
+Status write_blob_rows(sqlite3* db, const std::string& path, int64_t id, const SnapshotData& data,
+                       const StepFn& step) {
+  if (data.blob_prices.empty()) return {};
+  GPUPLAN_TRY(bool present, has_table(db, path, "blob_prices"));
+  if (!present) GPUPLAN_RETURN_IF_ERROR(exec(db, path, kBlobSchema));
+  GPUPLAN_TRY(StmtPtr s, prepare(db, path,
+                                 "INSERT OR REPLACE INTO blob_prices(snapshot, region, tier, "
+                                 "redundancy, from_gb, usd_per_gb_month, as_of) "
+                                 "VALUES (?,?,?,?,?,?,?)"));
+  for (const BlobPriceRow& r : data.blob_prices) {
+    if (!std::isfinite(r.usd_per_gb_month) || r.usd_per_gb_month < 0 || !std::isfinite(r.from_gb) ||
+        r.from_gb < 0)
+      return invalid_argument("Blob price is not a finite non-negative number",
+                              Where{data.source, 0, 0, r.region + " " + r.tier});
+    sqlite3_bind_int64(s.get(), 1, id);
+    bind_text(s.get(), 2, r.region);
+    bind_text(s.get(), 3, r.tier);
+    bind_text(s.get(), 4, r.redundancy);
+    sqlite3_bind_double(s.get(), 5, r.from_gb);
+    sqlite3_bind_double(s.get(), 6, r.usd_per_gb_month);
+    bind_text(s.get(), 7, r.as_of);
+    GPUPLAN_RETURN_IF_ERROR(step(s.get()));
+  }
+  return {};
+}
+
+Status read_blob_prices(sqlite3* db, const std::string& path, StoreContents& out) {
+  GPUPLAN_TRY(bool present, has_table(db, path, "blob_prices"));
+  if (!present) return {};  // a store of schema 3 or older, read as is
+  GPUPLAN_TRY(StmtPtr q, prepare(db, path, R"sql(
+      SELECT b.region, b.tier, b.redundancy, b.from_gb, b.usd_per_gb_month, b.as_of,
+             s.source, s.imported_at
+      FROM blob_prices b JOIN snapshots s ON s.id = b.snapshot
+      WHERE b.snapshot = (SELECT MAX(c.snapshot) FROM blob_prices c
+                          WHERE c.region = b.region AND c.tier = b.tier
+                            AND c.redundancy = b.redundancy)
+      ORDER BY b.region, b.tier, b.redundancy, b.from_gb)sql"));
+  std::map<std::tuple<std::string, std::string, std::string>, size_t> index;
+  while (sqlite3_step(q.get()) == SQLITE_ROW) {
+    auto key =
+        std::make_tuple(column_text(q.get(), 0), column_text(q.get(), 1), column_text(q.get(), 2));
+    auto [it, inserted] = index.emplace(key, out.blob_prices.size());
+    if (inserted) {
+      BlobPrice p;
+      p.region = std::get<0>(key);
+      p.tier = std::get<1>(key);
+      p.redundancy = std::get<2>(key);
+      p.source = "Azure Retail Prices API, imported " + column_text(q.get(), 7).substr(0, 10) +
+                 " (" + column_text(q.get(), 6) + ")";
+      out.blob_prices.push_back(std::move(p));
+    }
+    BlobPrice& p = out.blob_prices[it->second];
+    p.bands.push_back({sqlite3_column_double(q.get(), 3), sqlite3_column_double(q.get(), 4)});
+    p.as_of = std::max(p.as_of, column_text(q.get(), 5));
+  }
+  return {};
+}
+
+}  // namespace gpuplan::catalog::internal
