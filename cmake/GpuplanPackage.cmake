@@ -49,5 +49,8 @@ set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# `catalog import --live` dlopens libcurl.so.4 (src/catalog/import_retail_prices.h),
+# which dpkg-shlibdeps cannot see; every other command runs without it.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libcurl4")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "bash-completion")
 include(CPack)

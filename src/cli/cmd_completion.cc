@@ -139,7 +139,7 @@ std::string zsh_describe(const std::string& s) {
     if (c == '\'') {
       out += "'\\''";
     } else {
-      if (c == '[' || c == ']' || c == ':' || c == '\\') out += '\\';
+      if (c == '[' || c == ']' || c == '\\') out += '\\';
       out += c;
     }
   }
@@ -155,9 +155,11 @@ std::string zsh_function(const CommandSpec& c) {
   return f;
 }
 
+// A value's completion: its known values, file names for text, else none.
 std::string zsh_action(const OptionSpec& op, const std::string& what) {
   if (!op.values.empty()) return ":" + what + ":(" + join(op.values) + ")";
-  return ":" + what + ":_files";
+  if (op.positional || op.type_name.rfind("TEXT", 0) == 0) return ":" + what + ":_files";
+  return ":" + what + ": ";
 }
 
 void write_zsh_command(const CommandSpec& c, std::ostream& o) {
@@ -169,8 +171,7 @@ void write_zsh_command(const CommandSpec& c, std::ostream& o) {
     for (const std::string& n : op.names) {
       o << " \\\n    '" << (op.repeatable ? "*" : "") << n << (op.takes_value ? "=" : "") << "["
         << zsh_describe(op.description) << "]"
-        << (op.takes_value ? zsh_action(op, op.type_name.empty() ? "value" : op.type_name) : "")
-        << "'";
+        << (op.takes_value ? zsh_action(op, n.substr(n.find_first_not_of('-'))) : "") << "'";
     }
   }
   if (!c.subcommands.empty()) {

@@ -5,7 +5,8 @@
 # server module found in lib/gpuplan); a bare copy of the binary says where
 # it looked for the module and exits 3; the completion and man page are
 # installed. Then `cpack -G DEB` builds the .deb, whose contents list is
-# checked and whose extracted tree serves too (no dpkg -i on this machine).
+# checked, and which dpkg installs into a private root and database (never
+# this machine's), where it serves too, and purges cleanly.
 # Usage: install_test.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -107,9 +108,30 @@ done
 [ "$(dpkg-deb -f "$deb" Version)" = "$want_version" ] || fail "$deb has the wrong version"
 depends=$(dpkg-deb -f "$deb" Depends)
 grep -q 'libc6' <<<"$depends" || fail "$deb Depends lacks libc6: $depends"
-dpkg -x "$deb" "$tmp/root"
-got_version=$("$tmp/root/usr/bin/gpuplan" --version)
+recommends=$(dpkg-deb -f "$deb" Recommends)
+grep -q 'libcurl4' <<<"$recommends" || fail "$deb does not recommend libcurl4 (catalog import --live)"
+# Each dependency names a package this machine has (dpkg-shlibdeps found them).
+read -ra packages <<<"$(sed 's/([^)]*)//g; s/,/ /g' <<<"$depends")"
+for p in "${packages[@]}"; do
+  [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" = "install ok installed" ] ||
+    fail "$deb depends on $p, which is not an installed package here"
+done
+# Installed by dpkg itself, into a private root and database (never this
+# system's): unpacks, configures, runs and serves; purging leaves nothing.
+root=$tmp/root admin=$tmp/dpkg
+mkdir -p "$root" "$admin/info" "$admin/updates"
+touch "$admin/status" "$admin/available"
+private_dpkg() {
+  dpkg --force-not-root --force-depends --force-script-chrootless \
+    --instdir="$root" --admindir="$admin" "$@" >>"$tmp/dpkg.log" 2>&1 ||
+    fail "dpkg $*: $(cat "$tmp/dpkg.log")"
+}
+private_dpkg -i "$deb"
+got_version=$("$root/usr/bin/gpuplan" --version)
 [ "${got_version%%$'\n'*}" = "gpuplan $want_version" ] ||
   fail "the packaged binary's --version says '$got_version'"
-check_serves "$tmp/root/usr/bin/gpuplan"
+check_serves "$root/usr/bin/gpuplan"
+private_dpkg --purge gpuplan
+left=$(find "$root" -type f)
+[ -z "$left" ] || fail "dpkg --purge left files: $left"
 echo "deb: ok ($((SECONDS - start)) s, $(stat -c %s "$deb") bytes, Depends: $depends)"
