@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build test check bench sanitize fuzz format clean
+.PHONY: all build test check bench sanitize fuzz format clean install deb
 
 all: build
 
@@ -37,6 +37,15 @@ fuzz:
 	  -DGPUPLAN_FUZZ=ON -DGPUPLAN_BUILD_BENCH=OFF
 	cmake --build build-fuzz -j $(JOBS)
 	./scripts/fuzz.sh build-fuzz $(FUZZ_SECONDS)
+
+# Install the built tree (bin/, lib/gpuplan/, completion, man page) under PREFIX;
+# DESTDIR stages it as usual. Packages: `make deb` writes $(BUILD)/gpuplan_*.deb.
+PREFIX ?= /usr/local
+install: build
+	DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX)
+
+deb: build
+	cd $(BUILD) && cpack -G DEB
 
 format:
 	git ls-files '*.cc' '*.h' | xargs clang-format -i

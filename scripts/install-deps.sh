@@ -10,6 +10,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   shellcheck cloud-init python3 clang-format
   wrk
+  # `make deb` and its test: cpack's dpkg-shlibdeps step finds ELF files with file(1).
+  file
 )
 
 missing=()

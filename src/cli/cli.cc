@@ -134,6 +134,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   add_doctor_command(app, ctx);
   add_report_command(app, ctx);
   add_serve_command(app, ctx);
+  add_generated_file_commands(app, ctx);
 
   try {
     std::vector<std::string> reversed(args.rbegin(), args.rend());

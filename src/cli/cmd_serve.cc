@@ -1,7 +1,10 @@
 // `gpuplan serve`: the HTTP API and web page of src/server over the catalog.
-// The server lives in gpuplan-serve.so beside the binary, loaded here with
-// dlopen, so that no other command loads its code at start
-// (server/serve_module.h says why).
+// The server lives in gpuplan-serve.so, loaded here with dlopen, so that no
+// other command loads its code at start (server/serve_module.h says why).
+// The module is looked for beside the binary (the build tree), then in the
+// install prefix's lib/gpuplan (GPUPLAN_MODULE_DIR_FROM_BIN, set by
+// src/cli/CMakeLists.txt from the install rules), both relative to the
+// binary's resolved path, so a copied or installed prefix serves.
 #include <climits>
 #include <string>
 
@@ -15,25 +18,40 @@ namespace gpuplan::cli {
 
 namespace {
 
-// The module beside the running binary (/proc/self/exe), else "" .
-std::string module_path() {
+// The folder of the running binary, symbolic links resolved (/proc/self/exe); "" if unknown.
+std::string binary_dir() {
   char buf[PATH_MAX];
   ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
   if (n <= 0) return "";
   std::string exe(buf, static_cast<size_t>(n));
   size_t slash = exe.rfind('/');
-  if (slash == std::string::npos) return "";
-  return exe.substr(0, slash + 1) + server::kServeModuleFile;
+  return slash == std::string::npos ? "" : exe.substr(0, slash + 1);
 }
 
 Result<GpuplanServeMain> load_serve_module() {
-  const std::string path = module_path();
-  if (path.empty()) return unavailable("cannot find the gpuplan binary's folder (/proc/self/exe)");
+  const std::string dir = binary_dir();
+  if (dir.empty()) return unavailable("cannot find the gpuplan binary's folder (/proc/self/exe)");
+  const std::string candidates[] = {
+      dir + server::kServeModuleFile,
+      dir + GPUPLAN_MODULE_DIR_FROM_BIN + "/" + server::kServeModuleFile,
+  };
+  const std::string* found = nullptr;
+  for (const std::string& c : candidates) {
+    if (::access(c.c_str(), F_OK) == 0) {
+      found = &c;
+      break;
+    }
+  }
+  if (found == nullptr) {
+    return unavailable(std::string("cannot find the server module ") + server::kServeModuleFile +
+                       " (looked in " + candidates[0] + " and " + candidates[1] +
+                       "); reinstall gpuplan, or build it beside the binary");
+  }
+  const std::string& path = *found;
   void* lib = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr) {
     const char* why = ::dlerror();
-    return unavailable(std::string("cannot load the server module (") + (why ? why : path) +
-                       "); it is built beside the gpuplan binary");
+    return unavailable(std::string("cannot load the server module (") + (why ? why : path) + ")");
   }
   auto fn = reinterpret_cast<GpuplanServeMain>(::dlsym(lib, server::kServeMainSymbol));
   if (fn == nullptr) return unavailable(path + " lacks " + server::kServeMainSymbol);

@@ -56,5 +56,7 @@ void add_deploy_commands(CLI::App& app, Context& ctx);   // stack, deploy
 void add_doctor_command(CLI::App& app, Context& ctx);    // doctor
 void add_serve_command(CLI::App& app, Context& ctx);     // serve
 void add_report_command(CLI::App& app, Context& ctx);    // report
+// Hidden: completion bash|zsh, man (files the build generates; cmd_completion.cc).
+void add_generated_file_commands(CLI::App& app, Context& ctx);
 
 }  // namespace gpuplan::cli
