@@ -619,18 +619,6 @@ const BlobPrice* Catalog::blob_price(std::string_view region, std::string_view t
   return nullptr;
 }
 
-double blob_monthly_usd(const BlobPrice& p, double gb) {
-  // Graduated: each band prices the GB between its start and the next's.
-  double usd = 0;
-  for (size_t i = 0; i < p.bands.size(); ++i) {
-    const double from = p.bands[i].from_gb;
-    const double to = i + 1 < p.bands.size() ? p.bands[i + 1].from_gb : gb;
-    if (gb <= from) break;
-    usd += (std::min(gb, to) - from) * p.bands[i].usd_per_gb_month;
-  }
-  return usd;
-}
-
 const VmSize* Catalog::find_size(std::string_view name) const {
   auto it = impl_->size_index.find(size_key(name));
   return it == impl_->size_index.end() ? nullptr : &impl_->sizes[it->second];

@@ -245,13 +245,10 @@ struct BlobPrice {
   std::string region;
   std::string tier;         // "hot", "cool", "cold", "archive"
   std::string redundancy;   // "LRS", "ZRS", "GRS", "RA-GRS", "GZRS", "RA-GZRS"
-  std::vector<Band> bands;  // ascending from_gb, the first at 0
+  std::vector<Band> bands;  // ascending from_gb, the first at 0 (graduated: cost/storage.cc)
   std::string as_of;        // YYYY-MM-DD: effectiveStartDate of the newest band
   std::string source;       // "Azure Retail Prices API, imported DATE (FILE)"
 };
-// The monthly bill of `gb` stored under the graduated bands (each GB at the
-// rate of the band it falls in); 0 for no bands.
-[[nodiscard]] double blob_monthly_usd(const BlobPrice& p, double gb);
 
 // A listing query (`gpuplan catalog`, the server's catalog route).
 // Sort orders: price and gpu-price ascending (rows without a price last),

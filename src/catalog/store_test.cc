@@ -439,16 +439,5 @@ TEST(Store, SchemaThreeStoreGainsTheBlobTableOnTheNextImport) {
   EXPECT_EQ(after->offers.size(), 1u);  // the VM price is still there
 }
 
-TEST(Blob, GraduatedBandsPriceEachGbAtItsOwnRate) {
-  BlobPrice p;
-  p.bands = {{0, 0.0184}, {51200, 0.0177}, {512000, 0.017}};
-  EXPECT_DOUBLE_EQ(blob_monthly_usd(p, 0), 0);
-  EXPECT_DOUBLE_EQ(blob_monthly_usd(p, 1000), 1000 * 0.0184);
-  EXPECT_NEAR(blob_monthly_usd(p, 60000), 51200 * 0.0184 + 8800 * 0.0177, 1e-9);
-  EXPECT_NEAR(blob_monthly_usd(p, 600000),
-              51200 * 0.0184 + (512000 - 51200) * 0.0177 + 88000 * 0.017, 1e-6);
-  EXPECT_DOUBLE_EQ(blob_monthly_usd(BlobPrice{}, 100), 0);
-}
-
 }  // namespace
 }  // namespace gpuplan::catalog

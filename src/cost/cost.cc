@@ -39,6 +39,12 @@
 //      compute only, not Windows software").
 // breakdown() splits the same numbers into lines with their arithmetic.
 //
+// Files: this one holds the hours model, the numbers and their breakdown;
+// rates.cc the rates table and default usage; quote.cc the two meters;
+// storage.cc the disks, transfer and Blob of a region (region_costs);
+// growth.cc the horizon under growing demand; spot_eviction.cc bands to
+// rates.
+//
 // Trade-offs: evictions are a Poisson process with a constant rate (Azure
 // publishes only bands over a trailing window; spot_eviction.cc turns a band
 // into rates), restarts are a constant, the 100 GB free
@@ -55,24 +61,12 @@
 #include "core/csv.h"
 #include "core/strings.h"
 #include "core/units.h"
+#include "cost/internal/cost_text.h"
 
 namespace gpuplan::cost {
 
 namespace internal {
-std::string_view embedded_file(std::string_view name);
-}  // namespace internal
 
-namespace {
-
-// When even the high eviction rate never finishes, the high end of the range
-// is capped at this stretch of the work hours (documented in docs/cost.md).
-constexpr double kMaxStretch = 10.0;
-
-bool is_commitment(catalog::Pricing p) { return catalog::commitment_hours(p) > 0; }
-
-std::string num(double v, int digits) { return strings::fixed(v, digits); }
-
-// Hours with up to 2 decimals, trailing zeros trimmed ("13.95", "0.25", "48").
 std::string hrs(double h) {
   std::string s = strings::fixed(h, 2);
   while (s.find('.') != std::string::npos && (s.back() == '0' || s.back() == '.')) {
@@ -83,9 +77,37 @@ std::string hrs(double h) {
   return s;
 }
 
-std::string rate_text(double usd_per_hour) {
-  return "$" + strings::fixed(usd_per_hour, usd_per_hour < 1 ? 4 : 3) + "/h";
+std::string cite(const Rate& r, bool fell_back, std::string_view region) {
+  std::string s = r.source;
+  if (!r.as_of.empty()) s += ", " + r.as_of;
+  if (r.confidence != "listed") s += ", " + r.confidence;
+  if (fell_back) s += "; " + r.region + " rate used, none for " + std::string(region);
+  return s;
 }
+
+double tiered(double amount, const std::vector<Tier>& tiers) {
+  double usd = 0;
+  for (size_t i = 0; i < tiers.size(); ++i) {
+    const double lo = tiers[i].from;
+    const double hi = i + 1 < tiers.size() ? tiers[i + 1].from : amount;
+    if (amount <= lo) break;
+    usd += (std::min(amount, hi) - lo) * tiers[i].usd_per_unit;
+  }
+  return usd;
+}
+
+}  // namespace internal
+
+using internal::hrs;
+using internal::is_commitment;
+using internal::num;
+using internal::rate_text;
+
+namespace {
+
+// When even the high eviction rate never finishes, the high end of the range
+// is capped at this stretch of the work hours (documented in docs/cost.md).
+constexpr double kMaxStretch = 10.0;
 
 double round_up_billing(double hours, double granularity_s) {
   if (granularity_s <= 0) return hours;
@@ -118,31 +140,6 @@ double total_at(const PriceQuote& q, const Usage& u, double wall, double billed_
                        q.licence_usd_per_hour, rc);
 }
 
-// Cost of `gb` on a tier ladder: each rate applies from its key (GB) up to
-// the next key. Tiers must be sorted by key.
-struct Tier {
-  double from_gb;
-  double usd_per_gb;
-};
-double tiered(double gb, const std::vector<Tier>& tiers) {
-  double usd = 0;
-  for (size_t i = 0; i < tiers.size(); ++i) {
-    double lo = tiers[i].from_gb;
-    double hi = i + 1 < tiers.size() ? tiers[i + 1].from_gb : gb;
-    if (gb <= lo) break;
-    usd += (std::min(gb, hi) - lo) * tiers[i].usd_per_gb;
-  }
-  return usd;
-}
-
-std::string cite(const Rate& r, bool fell_back, std::string_view region) {
-  std::string s = r.source;
-  if (!r.as_of.empty()) s += ", " + r.as_of;
-  if (r.confidence != "listed") s += ", " + r.confidence;
-  if (fell_back) s += "; " + r.region + " rate used, none for " + std::string(region);
-  return s;
-}
-
 }  // namespace
 
 CostFactors cost_factors(catalog::Pricing pricing, const Usage& u, double wall_hours,
@@ -155,232 +152,6 @@ CostFactors cost_factors(catalog::Pricing pricing, const Usage& u, double wall_h
   f.disk_mult = n * wall_hours / kHoursPerMonth;
   f.storage_months = wall_hours / kHoursPerMonth;
   return f;
-}
-
-// ------------------------------------------------------------------ Rates
-
-Result<Rates> Rates::load_embedded() {
-  auto r = parse(internal::embedded_file("rates.csv"), internal::embedded_file("regions.csv"),
-                 "data/cost/rates.csv", "data/cost/regions.csv");
-  if (!r) return internal_error("embedded cost data: " + r.error().to_string());
-  return r;
-}
-
-Result<Rates> Rates::parse(std::string_view rates_csv, std::string_view regions_csv,
-                           const std::string& rates_file, const std::string& regions_file) {
-  Rates out;
-  GPUPLAN_TRY(csv::Table table, csv::parse(rates_csv, rates_file));
-  for (const csv::Row& row : table.rows) {
-    csv::RowReader r(table, row);
-    Rate rate;
-    GPUPLAN_TRY(rate.name, r.str("name"));
-    GPUPLAN_TRY(rate.key, r.str("key"));
-    GPUPLAN_TRY(rate.region, r.str("region"));
-    GPUPLAN_TRY(rate.value, r.number("value"));
-    if (rate.value < 0) return invalid_argument("a rate cannot be negative", r.where("value"));
-    GPUPLAN_TRY(rate.unit, r.str("unit"));
-    GPUPLAN_TRY(rate.as_of, r.str("as_of"));
-    GPUPLAN_TRY(rate.confidence, r.str("confidence"));
-    GPUPLAN_TRY(rate.source, r.str("source"));
-    GPUPLAN_TRY(rate.notes, r.str("notes"));
-    if (rate.name.empty()) return invalid_argument("empty rate name", r.where("name"));
-    if (rate.source.empty())
-      return invalid_argument("every rate needs a source", r.where("source"));
-    if (rate.region.empty()) rate.region = "all";
-    out.rows_.push_back(std::move(rate));
-  }
-  GPUPLAN_TRY(csv::Table regions, csv::parse(regions_csv, regions_file));
-  for (const csv::Row& row : regions.rows) {
-    csv::RowReader r(regions, row);
-    GPUPLAN_TRY(std::string region, r.str("region"));
-    GPUPLAN_TRY(std::string geo, r.str("geography"));
-    if (region.empty() || geo.empty()) {
-      return invalid_argument("region and geography must not be empty", r.where("region"));
-    }
-    out.geography_.emplace_back(strings::to_lower(region), geo);
-  }
-  return out;
-}
-
-const Rate* Rates::find(std::string_view name, std::string_view key, std::string_view region,
-                        bool* fell_back) const {
-  const Rate* all = nullptr;
-  const Rate* eastus = nullptr;
-  for (const Rate& r : rows_) {
-    if (r.name != name || r.key != key) continue;
-    if (r.region == region) {
-      if (fell_back) *fell_back = false;
-      return &r;
-    }
-    if (r.region == "all" && !all) all = &r;
-    if (r.region == "eastus" && !eastus) eastus = &r;
-  }
-  if (all) {
-    if (fell_back) *fell_back = false;
-    return all;
-  }
-  if (eastus) {
-    if (fell_back) *fell_back = true;
-    return eastus;
-  }
-  return nullptr;
-}
-
-Result<const Rate*> Rates::require(std::string_view name, std::string_view key,
-                                   std::string_view region, bool* fell_back) const {
-  const Rate* r = find(name, key, region, fell_back);
-  if (!r) {
-    return internal_error("data/cost/rates.csv has no rate '" + std::string(name) +
-                          (key.empty() ? "" : "' key '" + std::string(key)) + "'");
-  }
-  return r;
-}
-
-std::vector<const Rate*> Rates::all_named(std::string_view name, std::string_view region) const {
-  std::vector<const Rate*> out;
-  for (const Rate& r : rows_) {
-    if (r.name == name && (r.region == region || r.region == "all")) out.push_back(&r);
-  }
-  return out;
-}
-
-std::string Rates::geography(std::string_view region) const {
-  std::string key = strings::to_lower(region);
-  for (const auto& [r, g] : geography_) {
-    if (r == key) return g;
-  }
-  return "";
-}
-
-// ------------------------------------------------------------------ usage
-
-Result<Usage> default_usage(const Rates& rates) {
-  Usage u;
-  GPUPLAN_TRY(const Rate* ev, rates.require("spot_eviction_rate_per_hour"));
-  GPUPLAN_TRY(const Rate* ev_hi, rates.require("spot_eviction_rate_high_per_hour"));
-  GPUPLAN_TRY(const Rate* restart, rates.require("spot_restart_hours"));
-  GPUPLAN_TRY(const Rate* ckpt, rates.require("checkpoint_interval_hours"));
-  GPUPLAN_TRY(const Rate* setup, rates.require("setup_hours"));
-  GPUPLAN_TRY(const Rate* gran, rates.require("billing_granularity_seconds"));
-  GPUPLAN_TRY(const Rate* minimum, rates.require("billing_minimum_seconds"));
-  GPUPLAN_TRY(DataDisk disk, data_disk(rates, std::nullopt));
-  u.eviction.rate_per_hour = ev->value;
-  u.eviction.rate_high_per_hour = ev_hi->value;
-  u.eviction.restart_hours = restart->value;
-  u.eviction.checkpoint_interval_hours = ckpt->value;
-  u.setup_hours = setup->value;
-  u.billing_granularity_seconds = gran->value;
-  u.billing_minimum_seconds = minimum->value;
-  u.data_disk_gib = disk.gib;
-  for (const Rate& r : rates.rows()) {
-    if (r.name == "os_disk_tier") u.os_disk_tier = r.key;
-  }
-  return u;
-}
-
-// ------------------------------------------------------------------ quote
-
-std::optional<PriceQuote> quote_offers(const OfferSet& offers, const catalog::VmSize& size,
-                                       catalog::Pricing pricing, catalog::Os os,
-                                       bool hybrid_benefit, double licence_usd_per_vcpu_hour,
-                                       bool with_text) {
-  using catalog::Os;
-  // No Windows on Arm64 sizes, Hybrid Benefit or not: the Windows Server
-  // images are x64 only (catalog::is_arm64).
-  if (os == Os::kWindows && catalog::is_arm64(size)) return std::nullopt;
-  auto priced = [](const catalog::Offer* o) { return o && o->usd_per_hour ? o : nullptr; };
-  const catalog::Offer* linux = priced(offers.linux);
-  PriceQuote q;
-  q.pricing = pricing;
-  auto fill = [&](const catalog::Offer& o) {
-    q.compute_usd_per_hour = *o.usd_per_hour;
-    q.estimated = o.estimated;
-    if (with_text) {
-      q.source = o.source;
-      q.as_of = o.as_of;
-      q.rule = o.rule.text();
-    }
-  };
-  if (os == Os::kLinux || hybrid_benefit) {
-    if (!linux) return std::nullopt;
-    fill(*linux);
-    if (os == Os::kWindows && with_text) {
-      q.licence_basis = "Hybrid Benefit: the Windows VM pays the Linux compute meter only";
-    }
-    return q;
-  }
-  auto vcpu_licence = [&]() {
-    q.licence_usd_per_hour = licence_usd_per_vcpu_hour * size.vcpus;
-    if (with_text) {
-      q.licence_basis = std::to_string(size.vcpus) + " vCPUs x $" +
-                        num(licence_usd_per_vcpu_hour, 3) +
-                        "/vCPU-h (rates.csv windows_licence_usd_per_vcpu_hour)";
-    }
-  };
-  if (is_commitment(pricing)) {
-    // Commitments discount the compute meter only; the licence is the
-    // pay-as-you-go Windows surcharge on top.
-    if (!linux) return std::nullopt;
-    fill(*linux);
-    const catalog::Offer* w = priced(offers.windows_payg);
-    const catalog::Offer* l = priced(offers.linux_payg);
-    if (w && l && *w->usd_per_hour >= *l->usd_per_hour) {
-      q.licence_usd_per_hour = *w->usd_per_hour - *l->usd_per_hour;
-      if (with_text) {
-        q.licence_basis = "payg Windows " + rate_text(*w->usd_per_hour) + " - payg Linux " +
-                          rate_text(*l->usd_per_hour) + " (not covered by the commitment)";
-      }
-    } else {
-      vcpu_licence();
-    }
-    return q;
-  }
-  const catalog::Offer* windows = priced(offers.windows);
-  if (linux && windows && *windows->usd_per_hour >= *linux->usd_per_hour) {
-    fill(*linux);
-    q.licence_usd_per_hour = *windows->usd_per_hour - *linux->usd_per_hour;
-    if (with_text) {
-      q.licence_basis = "Windows " + rate_text(*windows->usd_per_hour) + " - Linux " +
-                        rate_text(*linux->usd_per_hour) + " (" + windows->source + ")";
-    }
-  } else if (linux) {
-    fill(*linux);
-    vcpu_licence();
-  } else if (windows) {
-    fill(*windows);
-    if (with_text) q.licence_basis = "included in the Windows price (no Linux price to split it)";
-  } else {
-    return std::nullopt;
-  }
-  return q;
-}
-
-Result<PriceQuote> quote(const catalog::Catalog& catalog, const Rates& rates,
-                         const catalog::VmSize& size, std::string_view region,
-                         catalog::Pricing pricing, catalog::Os os, bool hybrid_benefit) {
-  using catalog::Os;
-  using catalog::Pricing;
-  GPUPLAN_TRY(const Rate* per_vcpu, rates.require("windows_licence_usd_per_vcpu_hour"));
-  OfferSet set;
-  set.linux = catalog.offer(size.name, region, Os::kLinux, pricing);
-  if (os == Os::kWindows) {
-    set.windows = catalog.offer(size.name, region, Os::kWindows, pricing);
-    set.linux_payg = catalog.offer(size.name, region, Os::kLinux, Pricing::kPayg);
-    set.windows_payg = catalog.offer(size.name, region, Os::kWindows, Pricing::kPayg);
-  }
-  auto q = quote_offers(set, size, pricing, os, hybrid_benefit, per_vcpu->value, true);
-  if (!q) {
-    // Not offered at all (retired, preview, reservation sales ended): say why.
-    if (is_commitment(pricing) && !size.reservable) {
-      return not_found(catalog::reservation_note(size) + " for " + size.name);
-    }
-    Os missing =
-        (os == Os::kWindows && !hybrid_benefit && !is_commitment(pricing)) ? os : Os::kLinux;
-    return not_found("no listed " + std::string(catalog::to_string(pricing)) + " " +
-                     std::string(catalog::to_string(missing)) + " price for " + size.name + " in " +
-                     std::string(region));
-  }
-  return *q;
 }
 
 // ------------------------------------------------------------------ hours
@@ -426,79 +197,6 @@ HoursModel hours_model(const Usage& u, bool spot) {
                             : 1;
   h.billed_hours_high = billed(h.wall_hours_high, launches_hi, u);
   return h;
-}
-
-// ------------------------------------------------------------------ region
-
-Result<RegionCosts> region_costs(const Rates& rates, const Usage& u, std::string_view region) {
-  RegionCosts rc;
-  rc.region = std::string(region);
-  if (u.data_disk_gib < 0 || u.egress_internet_gb < 0 || u.transfer_gb < 0) {
-    return invalid_argument("disk sizes and transfer volumes cannot be negative");
-  }
-  // OS disk: one Premium SSD tier per VM.
-  if (!u.os_disk_tier.empty()) {
-    bool fb = false;
-    const Rate* r = rates.find("disk_premium_ssd_usd_per_month", u.os_disk_tier, region, &fb);
-    if (!r) {
-      return invalid_argument("unknown Premium SSD tier '" + u.os_disk_tier +
-                              "' for the OS disk (P4, P6, P10, P15, P20, P30, P40, P50, ...)");
-    }
-    rc.os_disk_usd_per_vm_month = r->value;
-    rc.os_disk_basis = "Premium SSD " + u.os_disk_tier + " $" + num(r->value, 2) + "/month (" +
-                       cite(*r, fb, region) + ")";
-  }
-  // Data disk: the Premium SSD deploy builds, billed at its tier (data_disk()).
-  if (u.data_disk_gib > 0) {
-    GPUPLAN_TRY(DataDisk disk, data_disk(rates, u.data_disk_gib));
-    bool fb = false;
-    const Rate* r = rates.find("disk_premium_ssd_usd_per_month", disk.tier, region, &fb);
-    if (!r) return internal_error("rates.csv: no price for Premium SSD tier " + disk.tier);
-    rc.data_disk_usd_per_vm_month = r->value;
-    rc.data_disk_basis = "Premium SSD " + num(disk.gib, 0) + " GiB (" + disk.sku + ", billed as " +
-                         disk.tier + " " + num(disk.tier_gib, 0) + " GiB) $" + num(r->value, 2) +
-                         "/month (" + cite(*r, fb, region) + ")";
-  }
-  // Transfer: internet egress on the tier ladder, inter-region by geography.
-  std::vector<std::string> parts;
-  if (u.egress_internet_gb > 0) {
-    std::vector<Tier> tiers;
-    for (const Rate* r : rates.all_named("egress_internet_usd_per_gb")) {
-      auto from = strings::parse_double(r->key);
-      if (!from)
-        return internal_error("rates.csv: egress tier key '" + r->key + "' is not a number");
-      tiers.push_back({*from, r->value});
-    }
-    std::sort(tiers.begin(), tiers.end(),
-              [](const Tier& a, const Tier& b) { return a.from_gb < b.from_gb; });
-    double usd = tiered(u.egress_internet_gb, tiers);
-    rc.egress_usd += usd;
-    parts.push_back(num(u.egress_internet_gb, 0) + " GB to the internet = $" + num(usd, 2) +
-                    " (first 100 GB free, then $0.087/GB to 10 TB; third-party rates)");
-  }
-  if (u.transfer_gb > 0 && !u.data_region.empty()) {
-    std::string from = strings::to_lower(u.data_region);
-    std::string to = strings::to_lower(region);
-    const Rate* r = nullptr;
-    std::string how;
-    if (from == to) {
-      GPUPLAN_TRY(r, rates.require("egress_same_region_usd_per_gb"));
-      how = "same region";
-    } else {
-      std::string g1 = rates.geography(from), g2 = rates.geography(to);
-      std::string key = (!g1.empty() && g1 == g2) ? g1 : "inter-continent";
-      GPUPLAN_TRY(r, rates.require("egress_inter_region_usd_per_gb", key));
-      how = key == "inter-continent" ? "between continents" : "within " + key;
-    }
-    double usd = u.transfer_gb * r->value;
-    rc.egress_usd += usd;
-    parts.push_back(num(u.transfer_gb, 0) + " GB " + from + " -> " + to + " (" + how + ") x $" +
-                    num(r->value, 3) + "/GB = $" + num(usd, 2) + " (" + r->source + ", " +
-                    r->confidence + ")");
-  }
-  for (size_t i = 0; i < parts.size(); ++i) rc.egress_basis += (i ? "; " : "") + parts[i];
-  GPUPLAN_TRY(rc.blob, blob_storage(u, region));
-  return rc;
 }
 
 // ------------------------------------------------------------------ numbers

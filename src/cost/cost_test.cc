@@ -559,12 +559,17 @@ TEST(BlobStorage, ImportedPricesPriceTheRegionTheyList) {
   EXPECT_FALSE(elsewhere->priced);
   EXPECT_NE(elsewhere->basis.find("no listed price in westeurope"), std::string::npos)
       << elsewhere->basis;
+  // Past the last band's start every GB is at its rate: 600,000 GB spans three.
+  u.blob_prices[1].bands.push_back({512000, 0.017});
+  u.blob_gb = 600000;
+  EXPECT_NEAR(blob_storage(u, "eastus2")->usd_per_month,
+              51200 * 0.0184 + (512000 - 51200) * 0.0177 + 88000 * 0.017, 1e-6);
   u.blob_tier = "cool";  // no cool band imported
   EXPECT_FALSE(blob_storage(u, "eastus2")->priced);
   u.blob_tier = "hot";
   u.blob_usd_per_gb_month = 0.01;
   u.blob_price_source = "--blob-usd-per-gb-month";
-  EXPECT_DOUBLE_EQ(blob_storage(u, "eastus2")->usd_per_month, 600);
+  EXPECT_DOUBLE_EQ(blob_storage(u, "eastus2")->usd_per_month, 6000);
 }
 
 }  // namespace

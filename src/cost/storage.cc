@@ -1,4 +1,5 @@
-// Storage the plan prices and deploy builds.
+// Storage the plan prices and deploy builds, and each region's storage and
+// transfer costs (region_costs: OS and data disks, egress, Blob).
 //
 // The data disk: one managed disk per VM for data and checkpoints. Deploy
 // builds it as Premium SSD (storageAccountType Premium_LRS), which attaches
@@ -25,12 +26,15 @@
 // data is a copy of a dataset kept elsewhere plus re-creatable checkpoints.
 // Without either, the line says "no listed price" and leaves Blob out of
 // the total rather than guess.
+#include <algorithm>
 #include <cmath>
 
 #include "core/strings.h"
-#include "cost/cost.h"
+#include "cost/internal/cost_text.h"
 
 namespace gpuplan::cost {
+
+using internal::num;
 
 Result<DataDisk> data_disk(const Rates& rates, std::optional<double> gib) {
   DataDisk d;
@@ -83,7 +87,9 @@ Result<BlobStorage> blob_storage(const Usage& u, std::string_view region) {
         listed = &p;
     if (listed) {
       b.priced = true;
-      b.usd_per_month = catalog::blob_monthly_usd(*listed, b.gb);
+      std::vector<internal::Tier> bands;
+      for (const auto& band : listed->bands) bands.push_back({band.from_gb, band.usd_per_gb_month});
+      b.usd_per_month = internal::tiered(b.gb, bands);
       b.basis = what + " LRS x $" + strings::fixed(listed->bands.front().usd_per_gb_month, 4) +
                 "/GB-month" +
                 (listed->bands.size() > 1
@@ -110,6 +116,79 @@ Result<BlobStorage> blob_storage(const Usage& u, std::string_view region) {
   b.basis = what + " x $" + strings::fixed(price, 4) + "/GB-month (" +
             (u.blob_price_source.empty() ? "given" : u.blob_price_source) + ")";
   return b;
+}
+
+// ---- Disks, transfer and Blob of one region (region_costs) ----
+
+Result<RegionCosts> region_costs(const Rates& rates, const Usage& u, std::string_view region) {
+  RegionCosts rc;
+  rc.region = std::string(region);
+  if (u.data_disk_gib < 0 || u.egress_internet_gb < 0 || u.transfer_gb < 0) {
+    return invalid_argument("disk sizes and transfer volumes cannot be negative");
+  }
+  // OS disk: one Premium SSD tier per VM.
+  if (!u.os_disk_tier.empty()) {
+    bool fb = false;
+    const Rate* r = rates.find("disk_premium_ssd_usd_per_month", u.os_disk_tier, region, &fb);
+    if (!r) {
+      return invalid_argument("unknown Premium SSD tier '" + u.os_disk_tier +
+                              "' for the OS disk (P4, P6, P10, P15, P20, P30, P40, P50, ...)");
+    }
+    rc.os_disk_usd_per_vm_month = r->value;
+    rc.os_disk_basis = "Premium SSD " + u.os_disk_tier + " $" + num(r->value, 2) + "/month (" +
+                       internal::cite(*r, fb, region) + ")";
+  }
+  // Data disk: the Premium SSD deploy builds, billed at its tier (data_disk()).
+  if (u.data_disk_gib > 0) {
+    GPUPLAN_TRY(DataDisk disk, data_disk(rates, u.data_disk_gib));
+    bool fb = false;
+    const Rate* r = rates.find("disk_premium_ssd_usd_per_month", disk.tier, region, &fb);
+    if (!r) return internal_error("rates.csv: no price for Premium SSD tier " + disk.tier);
+    rc.data_disk_usd_per_vm_month = r->value;
+    rc.data_disk_basis = "Premium SSD " + num(disk.gib, 0) + " GiB (" + disk.sku + ", billed as " +
+                         disk.tier + " " + num(disk.tier_gib, 0) + " GiB) $" + num(r->value, 2) +
+                         "/month (" + internal::cite(*r, fb, region) + ")";
+  }
+  // Transfer: internet egress on the tier ladder, inter-region by geography.
+  std::vector<std::string> parts;
+  if (u.egress_internet_gb > 0) {
+    std::vector<internal::Tier> tiers;
+    for (const Rate* r : rates.all_named("egress_internet_usd_per_gb")) {
+      auto from = strings::parse_double(r->key);
+      if (!from)
+        return internal_error("rates.csv: egress tier key '" + r->key + "' is not a number");
+      tiers.push_back({*from, r->value});
+    }
+    std::sort(tiers.begin(), tiers.end(),
+              [](const internal::Tier& a, const internal::Tier& b) { return a.from < b.from; });
+    double usd = internal::tiered(u.egress_internet_gb, tiers);
+    rc.egress_usd += usd;
+    parts.push_back(num(u.egress_internet_gb, 0) + " GB to the internet = $" + num(usd, 2) +
+                    " (first 100 GB free, then $0.087/GB to 10 TB; third-party rates)");
+  }
+  if (u.transfer_gb > 0 && !u.data_region.empty()) {
+    std::string from = strings::to_lower(u.data_region);
+    std::string to = strings::to_lower(region);
+    const Rate* r = nullptr;
+    std::string how;
+    if (from == to) {
+      GPUPLAN_TRY(r, rates.require("egress_same_region_usd_per_gb"));
+      how = "same region";
+    } else {
+      std::string g1 = rates.geography(from), g2 = rates.geography(to);
+      std::string key = (!g1.empty() && g1 == g2) ? g1 : "inter-continent";
+      GPUPLAN_TRY(r, rates.require("egress_inter_region_usd_per_gb", key));
+      how = key == "inter-continent" ? "between continents" : "within " + key;
+    }
+    double usd = u.transfer_gb * r->value;
+    rc.egress_usd += usd;
+    parts.push_back(num(u.transfer_gb, 0) + " GB " + from + " -> " + to + " (" + how + ") x $" +
+                    num(r->value, 3) + "/GB = $" + num(usd, 2) + " (" + r->source + ", " +
+                    r->confidence + ")");
+  }
+  for (size_t i = 0; i < parts.size(); ++i) rc.egress_basis += (i ? "; " : "") + parts[i];
+  GPUPLAN_TRY(rc.blob, blob_storage(u, region));
+  return rc;
 }
 
 }  // namespace gpuplan::cost

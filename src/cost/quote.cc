@@ -1,0 +1,121 @@
+// The price of a VM per hour, split into Azure's two meters: the compute
+// meter (the Linux price, which reservations and savings plans discount)
+// and the Windows licence meter (Windows − Linux, or rates.csv's per-vCPU
+// figure when the catalog lacks one of them; 0 with Hybrid Benefit). cost.cc's
+// essay has the whole model; this file only turns listed offers into a quote.
+#include <algorithm>
+
+#include "cost/internal/cost_text.h"
+
+namespace gpuplan::cost {
+
+using internal::is_commitment;
+using internal::num;
+using internal::rate_text;
+
+// ------------------------------------------------------------------ quote
+
+std::optional<PriceQuote> quote_offers(const OfferSet& offers, const catalog::VmSize& size,
+                                       catalog::Pricing pricing, catalog::Os os,
+                                       bool hybrid_benefit, double licence_usd_per_vcpu_hour,
+                                       bool with_text) {
+  using catalog::Os;
+  // No Windows on Arm64 sizes, Hybrid Benefit or not: the Windows Server
+  // images are x64 only (catalog::is_arm64).
+  if (os == Os::kWindows && catalog::is_arm64(size)) return std::nullopt;
+  auto priced = [](const catalog::Offer* o) { return o && o->usd_per_hour ? o : nullptr; };
+  const catalog::Offer* linux = priced(offers.linux);
+  PriceQuote q;
+  q.pricing = pricing;
+  auto fill = [&](const catalog::Offer& o) {
+    q.compute_usd_per_hour = *o.usd_per_hour;
+    q.estimated = o.estimated;
+    if (with_text) {
+      q.source = o.source;
+      q.as_of = o.as_of;
+      q.rule = o.rule.text();
+    }
+  };
+  if (os == Os::kLinux || hybrid_benefit) {
+    if (!linux) return std::nullopt;
+    fill(*linux);
+    if (os == Os::kWindows && with_text) {
+      q.licence_basis = "Hybrid Benefit: the Windows VM pays the Linux compute meter only";
+    }
+    return q;
+  }
+  auto vcpu_licence = [&]() {
+    q.licence_usd_per_hour = licence_usd_per_vcpu_hour * size.vcpus;
+    if (with_text) {
+      q.licence_basis = std::to_string(size.vcpus) + " vCPUs x $" +
+                        num(licence_usd_per_vcpu_hour, 3) +
+                        "/vCPU-h (rates.csv windows_licence_usd_per_vcpu_hour)";
+    }
+  };
+  if (is_commitment(pricing)) {
+    // Commitments discount the compute meter only; the licence is the
+    // pay-as-you-go Windows surcharge on top.
+    if (!linux) return std::nullopt;
+    fill(*linux);
+    const catalog::Offer* w = priced(offers.windows_payg);
+    const catalog::Offer* l = priced(offers.linux_payg);
+    if (w && l && *w->usd_per_hour >= *l->usd_per_hour) {
+      q.licence_usd_per_hour = *w->usd_per_hour - *l->usd_per_hour;
+      if (with_text) {
+        q.licence_basis = "payg Windows " + rate_text(*w->usd_per_hour) + " - payg Linux " +
+                          rate_text(*l->usd_per_hour) + " (not covered by the commitment)";
+      }
+    } else {
+      vcpu_licence();
+    }
+    return q;
+  }
+  const catalog::Offer* windows = priced(offers.windows);
+  if (linux && windows && *windows->usd_per_hour >= *linux->usd_per_hour) {
+    fill(*linux);
+    q.licence_usd_per_hour = *windows->usd_per_hour - *linux->usd_per_hour;
+    if (with_text) {
+      q.licence_basis = "Windows " + rate_text(*windows->usd_per_hour) + " - Linux " +
+                        rate_text(*linux->usd_per_hour) + " (" + windows->source + ")";
+    }
+  } else if (linux) {
+    fill(*linux);
+    vcpu_licence();
+  } else if (windows) {
+    fill(*windows);
+    if (with_text) q.licence_basis = "included in the Windows price (no Linux price to split it)";
+  } else {
+    return std::nullopt;
+  }
+  return q;
+}
+
+Result<PriceQuote> quote(const catalog::Catalog& catalog, const Rates& rates,
+                         const catalog::VmSize& size, std::string_view region,
+                         catalog::Pricing pricing, catalog::Os os, bool hybrid_benefit) {
+  using catalog::Os;
+  using catalog::Pricing;
+  GPUPLAN_TRY(const Rate* per_vcpu, rates.require("windows_licence_usd_per_vcpu_hour"));
+  OfferSet set;
+  set.linux = catalog.offer(size.name, region, Os::kLinux, pricing);
+  if (os == Os::kWindows) {
+    set.windows = catalog.offer(size.name, region, Os::kWindows, pricing);
+    set.linux_payg = catalog.offer(size.name, region, Os::kLinux, Pricing::kPayg);
+    set.windows_payg = catalog.offer(size.name, region, Os::kWindows, Pricing::kPayg);
+  }
+  auto q = quote_offers(set, size, pricing, os, hybrid_benefit, per_vcpu->value, true);
+  if (!q) {
+    // Not offered at all (retired, preview, reservation sales ended): say why.
+    if (is_commitment(pricing) && !size.reservable) {
+      return not_found(catalog::reservation_note(size) + " for " + size.name);
+    }
+    Os missing =
+        (os == Os::kWindows && !hybrid_benefit && !is_commitment(pricing)) ? os : Os::kLinux;
+    return not_found("no listed " + std::string(catalog::to_string(pricing)) + " " +
+                     std::string(catalog::to_string(missing)) + " price for " + size.name + " in " +
+                     std::string(region));
+  }
+  return *q;
+}
+
+}  // namespace gpuplan::cost
