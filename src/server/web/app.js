@@ -201,15 +201,19 @@ async function runPlan(ev) {
 function renderEstimate(est) {
   const mem = (o) => o.memory ? Object.entries(o.memory).filter(([, v]) => v).map(([k, v]) => `${k} ${num(v)}`).join(", ") : "";
   let html = `<h2>Estimate of ${esc(est.workload)} (${esc(est.kind)}): ${(est.options || []).filter((o) => o.fits).length} of ${(est.options || []).length} options fit</h2><div id="chart-estimate"></div>`;
-  html += table([["size", ""], ["VMs", "num"], ["GPUs", "num"], ["fits", ""], ["GiB/GPU needed", "num"],
-                 ["GiB/GPU free", "num"], ["throughput", "num"], ["hours", "num"], ["MFU", "num"],
-                 ["memory per GPU (GiB) · reason", "wrap why"]],
-    (est.options || []).map((o) => [esc(short(o.size)), esc(o.count), num(o.gpus, o.gpus % 1 ? 2 : 0),
+  // What fits first, fastest first; an option that does not fit has no
+  // throughput or hours (the API's zeros are shown as "—"), only its reason.
+  const opts = [...(est.options || [])].sort((a, b) => (b.fits - a.fits) || (a.hours - b.hours));
+  const known = (o, v, d) => (o.fits || v ? num(v, d) : "—");
+  html += table([["size", ""], ["VMs", "num"], ["GPUs", "num"], ["fits", ""], ["GiB needed", "num"],
+                 ["GiB free", "num"], ["throughput", "num"], ["hours", "num"], ["MFU", "num"]],
+    opts.flatMap((o) => [[esc(short(o.size)), esc(o.count), num(o.gpus, o.gpus % 1 ? 2 : 0),
       o.fits ? `<span class="badge ok">fits</span>` : `<span class="badge bad">does not fit</span>`,
-      num(o.memory_needed_gib), num(o.memory_available_gib),
-      o.throughput == null ? "—" : num(o.throughput) + " " + esc(o.throughput_unit),
-      num(o.hours), o.mfu == null ? "—" : pct(o.mfu, 0), esc(mem(o)) + (o.reason ? " · " + esc(o.reason) : "")]),
-    "estimate-table");
+      known(o, o.memory_needed_gib), num(o.memory_available_gib),
+      o.fits && o.throughput != null ? num(o.throughput, o.throughput < 100 ? 1 : 0) + " " + esc(o.throughput_unit) : "—",
+      o.fits ? num(o.hours) : "—", o.fits && o.mfu != null ? pct(o.mfu, 0) : "—"],
+      {sub: `<span class="why">${mem(o) ? "memory per GPU (GiB): " + esc(mem(o)) : ""}${o.reason ? (mem(o) ? " · " : "") + esc(o.reason) : ""}</span>`}]),
+    "estimate-table") + `<p class="why">GiB: GPU memory per GPU, needed and usable. MFU: model FLOPs utilisation.</p>`;
   window.gpuplanCharts && window.gpuplanCharts.destroyIn($("result"));
   $("result").innerHTML = html;
   if (charts() && (est.options || []).some((o) => o.fits)) window.gpuplanCharts.estimateBars($("chart-estimate"), est);
