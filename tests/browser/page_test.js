@@ -130,6 +130,27 @@ async function planPage(browser, url, width) {
   await noSidewaysScroll(page, `${width}px plan`);
   await page.screenshot({path: path.join(outDir, `plan-${width}.png`), fullPage: true});
 
+  // Every other example plans too; the infeasible one says so and lists the drops.
+  if (width === 1280) {
+    const names = await page.$$eval("#example option", (os) => os.map((o) => o.textContent));
+    for (const name of names.filter((n) => n !== "finetune-llama3-8b.yaml")) {
+      await page.selectOption("#example", {label: name});
+      await page.click("#plan");
+      await page.waitForSelector("#options table, #no-option", {timeout: 60000});
+      const infeasible = await page.isVisible("#no-option");
+      if (infeasible) {
+        check((await page.$$("#result h2:has-text('Dropped') + .scroll tbody tr")).length > 0,
+              `${name}: no feasible option, and the dropped candidates are listed`);
+      } else {
+        await page.waitForFunction(() => document.querySelectorAll("#result canvas").length >= 2, null, {timeout: 30000});
+        check((await chartsIn(page, "#result")).every((c) => c.points > 0), `${name}: planned, charts hold data`);
+      }
+      await noSidewaysScroll(page, `${name}`);
+    }
+    check(names.includes("infeasible-budget.yaml"), "the infeasible example is offered");
+    await page.selectOption("#example", {label: "finetune-llama3-8b.yaml"});
+  }
+
   // Estimate on every size.
   await page.click("#estimate");
   await page.waitForSelector("#estimate-table", {timeout: 60000});

@@ -2,7 +2,7 @@
 // web page's plan, estimate and simulation views, and the self-contained
 // HTML file of `gpuplan simulate --plot`, which embeds this file. Every chart
 // has axis titles with units and a legend; every number comes from the API's
-// JSON (nothing here computes a figure the user reads as a result).
+// JSON, changed at most in unit (a fraction as %, SLO misses as 1 - attainment).
 "use strict";
 
 (function () {
