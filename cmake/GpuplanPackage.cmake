@@ -9,7 +9,10 @@
 #
 # The web page and the example workloads `serve` offers are compiled into the
 # module (src/server/CMakeLists.txt, gpuplan_embed_files), as the catalog is
-# into the binary, so nothing else is read from disk at run time.
+# into the binary. Its charting library, Chart.js, is Debian's libjs-chart.js,
+# read from /usr/share/javascript/chart.js (src/server/web_files.h says where
+# else it looks, PREFIX/share/gpuplan/web among them); without it the page
+# shows its tables only.
 
 install(TARGETS gpuplan RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS gpuplan_serve LIBRARY DESTINATION ${GPUPLAN_INSTALL_MODULEDIR})
@@ -50,7 +53,8 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # `catalog import --live` dlopens libcurl.so.4 (src/catalog/import_retail_prices.h),
-# which dpkg-shlibdeps cannot see; every other command runs without it.
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libcurl4")
+# which dpkg-shlibdeps cannot see; every other command runs without it. The
+# web page's charts and `simulate --plot` read Chart.js from libjs-chart.js.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libcurl4, libjs-chart.js")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "bash-completion")
 include(CPack)

@@ -14,9 +14,14 @@
 #include "cli/command.h"
 #include "core/files.h"
 #include "core/strings.h"
+#include "server/web_files.h"
 #include "simulate/simulate.h"
 
 namespace gpuplan::cli {
+namespace internal {
+// The web page's chart code (src/server/web/charts.js), embedded for --plot.
+std::string_view embedded_file(std::string_view name);
+}  // namespace internal
 
 namespace {
 
@@ -107,7 +112,9 @@ void add_simulate_command(CLI::App& app, Context& ctx) {
       "Start offsets drawn within each spot trace (deadline); synthetic draws (reserve)");
   cmd->add_option("--seed", f->seed, "Seed of every random draw");
   cmd->add_flag("--json", f->json, "Print the report as JSON");
-  cmd->add_option("--plot", f->plot, "Write a self-contained HTML chart of the timeline");
+  cmd->add_option("--plot", f->plot,
+                  "Write a self-contained HTML page of charts (Chart.js, from Debian's "
+                  "libjs-chart.js): cost by policy, demand, replicas, latency and cost over time");
   cmd->add_option("--timeline", f->timeline, "Write the timeline as CSV (.csv) or JSON (.json)");
   cmd->add_option("--events", f->events, "Write the event log (scale events, launches, evictions)");
   cmd->add_option("--threads", f->threads, "Threads for independent runs (deadline; default: all)");
@@ -147,6 +154,15 @@ void add_simulate_command(CLI::App& app, Context& ctx) {
                                  "expected a file name ending in .csv or .json",
                                  {"", 0, 0, "--timeline"}});
       opt.timeline = !f->plot.empty() || !f->timeline.empty();
+      // The plot's charting library, before anything runs: without it no
+      // plot can be drawn (exit 3, nothing written).
+      std::string chart_js;
+      if (!f->plot.empty()) {
+        auto lib = server::find_chart_js();
+        if (!lib)
+          return report(ctx, unavailable(lib.error().message, {"", 0, 0, "--plot"}).value());
+        chart_js = std::move(lib->bytes);
+      }
       opt.event_log = !f->events.empty();
       if (f->threads < 0)
         return report(ctx, Error{ErrorCode::kInvalidArgument,
@@ -191,9 +207,11 @@ void add_simulate_command(CLI::App& app, Context& ctx) {
                                      : simulate::timeline_json(*rep).dump(2) + "\n";
         if (auto s = files::write_atomic(f->timeline, body); !s) return report(ctx, s.error());
       }
-      if (!f->plot.empty())
-        if (auto s = files::write_atomic(f->plot, simulate::plot_html(*rep)); !s)
+      if (!f->plot.empty()) {
+        const simulate::PlotScripts scripts{chart_js, internal::embedded_file("charts.js")};
+        if (auto s = files::write_atomic(f->plot, simulate::plot_html(*rep, scripts)); !s)
           return report(ctx, s.error());
+      }
       if (!f->events.empty())
         if (auto s = files::write_atomic(f->events, rep->event_log); !s)
           return report(ctx, s.error());

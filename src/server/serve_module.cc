@@ -46,6 +46,9 @@ extern "C" __attribute__((visibility("default"))) int gpuplan_serve_main(
   if (!s) return fail(s.error());
   auto port = (*s)->bind();
   if (!port) return fail(port.error());
+  if (!(*s)->web().chart_js_error.empty())
+    std::cerr << "gpuplan: warning: " << (*s)->web().chart_js_error
+              << "; the page shows its tables without charts\n";
   std::cout << "gpuplan: serving on http://" << opts.host << ":" << *port << "/\n" << std::flush;
   g_running = s->get();
   std::signal(SIGINT, stop_on_signal);

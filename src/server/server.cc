@@ -9,6 +9,7 @@
 #include "deploy/deploy.h"
 #include "estimate/estimate.h"
 #include "plan/plan.h"
+#include "server/web_files.h"
 #include "simulate/scenario.h"
 #include "simulate/simulate.h"
 #include "workload/workload.h"
@@ -26,6 +27,18 @@ using nlohmann::ordered_json;
 constexpr const char* kExamples[] = {"finetune-llama3-8b.yaml", "pretrain-llama2-70b.yaml",
                                      "serve-llama3-8b.yaml",    "render-nv.yaml",
                                      "windows-hybrid.yaml",     "infeasible-budget.yaml"};
+// The example scenarios the server can run: generated demand, no trace files,
+// within the work caps below (server_test checks).
+constexpr const char* kScenarios[] = {"sim-serve-day.yaml"};
+
+// The page's own files (embedded, src/server/web) and their types.
+struct StaticFile {
+  const char* name;
+  const char* content_type;
+};
+constexpr StaticFile kStaticFiles[] = {{"app.js", "text/javascript; charset=utf-8"},
+                                       {"charts.js", "text/javascript; charset=utf-8"},
+                                       {"style.css", "text/css; charset=utf-8"}};
 
 int http_status_for(ErrorCode code) {
   switch (code) {
@@ -78,12 +91,28 @@ Response sizes(const catalog::Catalog& catalog) {
 
 Response examples() {
   ordered_json out = ordered_json::array();
-  for (const char* name : kExamples) {
+  auto add = [&out](const char* name, const char* kind) {
     std::string_view text = internal::embedded_file(name);
-    if (text.empty()) continue;
-    out.push_back({{"name", name}, {"yaml", std::string(text)}});
-  }
+    if (!text.empty()) out.push_back({{"name", name}, {"kind", kind}, {"yaml", std::string(text)}});
+  };
+  for (const char* name : kExamples) add(name, "workload");
+  for (const char* name : kScenarios) add(name, "scenario");
   return json_response(200, out);
+}
+
+// GET /static/NAME: the page's embedded files, and Chart.js from disk.
+Response static_route(const std::string& name, const WebAssets* web) {
+  if (name == "chart.js") {
+    if (web != nullptr && !web->chart_js.empty())
+      return Response{200, "text/javascript; charset=utf-8", web->chart_js};
+    return error_response(Error{
+        ErrorCode::kNotFound,
+        web != nullptr ? web->chart_js_error : "the server did not load its web files", Where{}});
+  }
+  for (const StaticFile& f : kStaticFiles)
+    if (name == f.name)
+      return Response{200, f.content_type, std::string(internal::embedded_file(name))};
+  return error_response(Error{ErrorCode::kNotFound, "no such file: /static/" + name, Where{}});
 }
 
 // The query parameter `name` as a number in [lo, hi] (whole when `integer`);
@@ -206,6 +235,38 @@ Response stack_route(const catalog::Catalog& catalog, const Request& request) {
   return json_response(200, answer->to_json());
 }
 
+// GET /api/prices?size=S[&os=linux|windows]: the size's listed (or
+// rule-estimated) price per VM-hour in each region, under each pricing model.
+Response prices_route(const catalog::Catalog& catalog, const Request& request) {
+  if (auto ok = require_params(request, {"size"}); !ok) return error_response(ok.error());
+  auto os = catalog::parse_os(text_param(request, "os", "linux"), Where{"", 0, 0, "os"});
+  if (!os) return error_response(os.error());
+  auto size = catalog::lookup_size(catalog, text_param(request, "size"), Where{"", 0, 0, "size"});
+  if (!size) return error_response(size.error());
+  const catalog::VmSize& vm = **size;
+  ordered_json regions = ordered_json::array();
+  for (const std::string& region : catalog.regions_for(vm.name)) {
+    ordered_json prices = ordered_json::object();
+    for (catalog::Pricing p : catalog::kAllPricing) {
+      const catalog::Offer* o = catalog.offer(vm.name, region, *os, p);
+      if (o == nullptr || !o->usd_per_hour) {
+        prices[std::string(catalog::to_string(p))] = nullptr;
+        continue;
+      }
+      prices[std::string(catalog::to_string(p))] = {{"usd_per_hour", *o->usd_per_hour},
+                                                    {"source", o->source},
+                                                    {"as_of", o->as_of},
+                                                    {"estimated", o->estimated}};
+    }
+    regions.push_back({{"region", region}, {"prices", prices}});
+  }
+  return json_response(200, ordered_json{{"size", vm.name},
+                                         {"os", catalog::to_string(*os)},
+                                         {"gpu", vm.gpu_model},
+                                         {"gpu_count", vm.gpu_count},
+                                         {"regions", regions}});
+}
+
 // Work one simulate request may cause, checked against
 // simulate::estimate_work (upper bounds from every input: rate, duration,
 // growth, diurnal peak and bursts; grid steps; fleet growth) before anything
@@ -263,7 +324,12 @@ Response simulate_route(const catalog::Catalog& catalog, const Request& request)
         "the server simulates generated demand and supply only (demand.synthetic, spot.model); "
         "run scenarios with trace files with `gpuplan simulate`",
         Where{"request body", 0, 0, s->spot_traces.empty() ? "demand" : "spot.traces"}));
+  const std::string timeline = text_param(request, "timeline", "false");
+  if (timeline != "true" && timeline != "false")
+    return error_response(invalid_argument("expected true or false, found '" + timeline + "'",
+                                           Where{"", 0, 0, "timeline"}));
   simulate::RunOptions o;
+  o.timeline = timeline == "true";
   if (const std::string p = text_param(request, "policy"); !p.empty()) o.policies = {p};
   if (*runs) o.runs = static_cast<int>(**runs);
   if (*seed) o.seed = static_cast<uint64_t>(**seed);
@@ -275,12 +341,27 @@ Response simulate_route(const catalog::Catalog& catalog, const Request& request)
   if (auto ok = check_simulate_work(*s, total_runs); !ok) return error_response(ok.error());
   auto report = simulate::run_scenario(*s, &catalog, o);
   if (!report) return error_response(report.error());
-  return json_response(200, simulate::to_json(*report));
+  ordered_json out = simulate::to_json(*report);
+  if (o.timeline) out["timeline"] = simulate::timeline_json(*report);
+  return json_response(200, out);
 }
 
 }  // namespace
 
-Response handle(const catalog::Catalog& catalog, const cost::Rates& rates, const Request& request) {
+WebAssets WebAssets::load(const std::vector<std::filesystem::path>& dirs) {
+  WebAssets w;
+  auto chart = find_chart_js(dirs.empty() ? web_dirs() : dirs);
+  if (chart) {
+    w.chart_js = std::move(chart->bytes);
+    w.chart_js_path = std::move(chart->path);
+  } else {
+    w.chart_js_error = chart.error().message;
+  }
+  return w;
+}
+
+Response handle(const catalog::Catalog& catalog, const cost::Rates& rates, const Request& request,
+                const WebAssets* web) {
   const std::string& path = request.path;
   const bool get = request.method == "GET";
   const bool post = request.method == "POST";
@@ -288,9 +369,20 @@ Response handle(const catalog::Catalog& catalog, const cost::Rates& rates, const
     return Response{200, "text/html; charset=utf-8",
                     std::string(internal::embedded_file("index.html"))};
   }
-  if (get && path == "/api/health")
-    return json_response(200, ordered_json{{"status", "ok"}, {"version", "0.1.0"}});
+  if (get && path.starts_with("/static/")) return static_route(path.substr(8), web);
+  if (get && path == "/api/health") {
+    const bool chart = web != nullptr && !web->chart_js.empty();
+    return json_response(
+        200,
+        ordered_json{{"status", "ok"},
+                     {"version", "0.1.0"},
+                     {"chart_js", chart ? ordered_json(web->chart_js_path) : nullptr},
+                     {"chart_js_error", chart            ? nullptr
+                                        : web != nullptr ? ordered_json(web->chart_js_error)
+                                                         : ordered_json("web files not loaded")}});
+  }
   if (get && path == "/api/sizes") return sizes(catalog);
+  if (get && path == "/api/prices") return prices_route(catalog, request);
   if (get && path == "/api/examples") return examples();
   if (path == "/api/estimate") {
     if (!post)
@@ -322,6 +414,7 @@ struct Server::Impl {
   std::unique_ptr<catalog::Catalog> catalog;
   cost::Rates rates;
   ServerOptions options;
+  WebAssets web = WebAssets::load();
   std::unique_ptr<HttpListener> listener;
 };
 
@@ -342,10 +435,11 @@ Result<int> Server::bind() {
   // Every route but the health probe runs on a worker; the probe is answered
   // by the I/O thread, so it answers while the workers are all busy.
   auto worker = [impl](const Request& r, const std::atomic<bool>&) {
-    return handle(*impl->catalog, impl->rates, r);
+    return handle(*impl->catalog, impl->rates, r, &impl->web);
   };
   auto at_once = [impl](const Request& r) -> std::optional<Response> {
-    if (r.method == "GET" && r.path == "/api/health") return handle(*impl->catalog, impl->rates, r);
+    if (r.method == "GET" && r.path == "/api/health")
+      return handle(*impl->catalog, impl->rates, r, &impl->web);
     return std::nullopt;
   };
   GPUPLAN_TRY(impl->listener, HttpListener::bind(impl->options, worker, at_once));
@@ -359,6 +453,8 @@ void Server::listen() {
 void Server::stop() {
   if (impl_->listener) impl_->listener->stop();
 }
+
+const WebAssets& Server::web() const { return impl_->web; }
 
 ListenerStats Server::stats() const {
   return impl_->listener ? impl_->listener->stats() : ListenerStats{};

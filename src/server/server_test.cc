@@ -1,15 +1,19 @@
 #include "server/server.h"
 
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include "cost/cost.h"
 #include "deploy/deploy.h"
 #include "estimate/estimate.h"
 #include "plan/plan.h"
+#include "server/web_files.h"
 #include "simulate/scenario.h"
 #include "simulate/simulate.h"
 #include "workload/workload.h"
@@ -48,8 +52,133 @@ TEST_F(ServerTest, HealthAndPage) {
   auto page = call("GET", "/");
   EXPECT_EQ(page.status, 200);
   EXPECT_NE(page.content_type.find("text/html"), std::string::npos);
-  EXPECT_NE(page.body.find("/api/plan"), std::string::npos);
-  EXPECT_NE(page.body.find("/api/cost?"), std::string::npos);  // a size's pricing models
+  EXPECT_NE(page.body.find("/static/app.js"), std::string::npos);
+  const std::string app = call("GET", "/static/app.js").body;
+  for (const char* route : {"/api/plan?", "/api/cost?", "/api/estimate?", "/api/simulate?",
+                            "/api/prices?", "/api/examples", "/api/sizes"})
+    EXPECT_NE(app.find(route), std::string::npos) << route;
+}
+
+// The page's scripts are embedded; Chart.js is read from disk when the server
+// starts (web_files.h). Without it /static/chart.js is a 404 saying where the
+// server looked and what to install, which the page shows (app.js), and
+// /api/health says so too.
+TEST_F(ServerTest, StaticFilesAndChartJsFoundOrExplained) {
+  for (const char* name : {"app.js", "charts.js", "style.css"}) {
+    auto r = call("GET", std::string("/static/") + name);
+    EXPECT_EQ(r.status, 200) << name;
+    EXPECT_FALSE(r.body.empty()) << name;
+  }
+  EXPECT_NE(call("GET", "/static/app.js").content_type.find("javascript"), std::string::npos);
+  EXPECT_EQ(call("GET", "/static/nope.js").status, 404);
+  EXPECT_NE(call("GET", "/").body.find("/static/chart.js"), std::string::npos);
+  EXPECT_NE(call("GET", "/static/app.js").body.find("Charts are off"), std::string::npos);
+
+  const std::string dir = ::testing::TempDir() + "/gpuplan_web_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir + "/empty");
+  std::filesystem::create_directories(dir + "/lib");
+  std::ofstream(dir + "/lib/chart.min.js") << "/* Chart.js test double */";
+
+  const WebAssets found = WebAssets::load({dir + "/empty", dir + "/lib"});
+  EXPECT_EQ(found.chart_js_path, dir + "/lib/chart.min.js");
+  auto chart = handle(*catalog_, *rates_, Request{"GET", "/static/chart.js", {}, ""}, &found);
+  EXPECT_EQ(chart.status, 200);
+  EXPECT_EQ(chart.body, "/* Chart.js test double */");
+  auto health = nlohmann::json::parse(
+      handle(*catalog_, *rates_, Request{"GET", "/api/health", {}, ""}, &found).body);
+  EXPECT_EQ(health["chart_js"], dir + "/lib/chart.min.js");
+
+  const WebAssets missing = WebAssets::load({dir + "/empty"});
+  auto none = handle(*catalog_, *rates_, Request{"GET", "/static/chart.js", {}, ""}, &missing);
+  EXPECT_EQ(none.status, 404);
+  const std::string text = nlohmann::json::parse(none.body)["error"]["message"];
+  EXPECT_NE(text.find(dir + "/empty/chart.min.js"), std::string::npos) << text;
+  EXPECT_NE(text.find("libjs-chart.js"), std::string::npos) << text;
+  health = nlohmann::json::parse(
+      handle(*catalog_, *rates_, Request{"GET", "/api/health", {}, ""}, &missing).body);
+  EXPECT_TRUE(health["chart_js"].is_null());
+  EXPECT_EQ(health["chart_js_error"], text);
+  std::filesystem::remove_all(dir);
+}
+
+// The installed layout: PREFIX/bin/gpuplan finds PREFIX/share/gpuplan/web.
+TEST(WebFiles, SearchOrderFromTheBinary) {
+  ::unsetenv("GPUPLAN_WEB_DIR");
+  auto dirs = web_dirs("/opt/gp/bin/gpuplan");
+  ASSERT_GE(dirs.size(), 2u);
+  EXPECT_EQ(dirs.front(), std::filesystem::path("/opt/gp/share/gpuplan/web"));
+  EXPECT_EQ(dirs.back(), std::filesystem::path(kDebianChartJsDir));
+  ::setenv("GPUPLAN_WEB_DIR", "/x/web", 1);
+  EXPECT_EQ(web_dirs("/opt/gp/bin/gpuplan"), std::vector<std::filesystem::path>{"/x/web"});
+  ::unsetenv("GPUPLAN_WEB_DIR");
+}
+
+TEST_F(ServerTest, PricesByRegionMatchTheCatalog) {
+  auto r = call("GET", "/api/prices", {{"size", "NC40ads_H100_v5"}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  auto j = nlohmann::json::parse(r.body);
+  EXPECT_EQ(j["size"], "Standard_NC40ads_H100_v5");
+  EXPECT_EQ(j["os"], "linux");
+  const auto regions = catalog_->regions_for("Standard_NC40ads_H100_v5");
+  ASSERT_EQ(j["regions"].size(), regions.size());
+  for (const auto& row : j["regions"]) {
+    for (catalog::Pricing p : catalog::kAllPricing) {
+      const catalog::Offer* o = catalog_->offer(
+          "Standard_NC40ads_H100_v5", row["region"].get<std::string>(), catalog::Os::kLinux, p);
+      const auto& got = row["prices"][std::string(catalog::to_string(p))];
+      if (o == nullptr || !o->usd_per_hour) {
+        EXPECT_TRUE(got.is_null());
+        continue;
+      }
+      EXPECT_DOUBLE_EQ(got["usd_per_hour"].get<double>(), *o->usd_per_hour);
+      EXPECT_EQ(got["source"], o->source);
+      EXPECT_EQ(got["as_of"], o->as_of);
+    }
+  }
+  auto bad = call("GET", "/api/prices", {{"size", "NC40ads_H100_v6"}});
+  EXPECT_GE(bad.status, 400);
+  EXPECT_EQ(nlohmann::json::parse(bad.body)["error"]["field"], "size");
+  EXPECT_EQ(call("GET", "/api/prices").status, 400);
+  EXPECT_EQ(call("GET", "/api/prices", {{"size", "NC40ads_H100_v5"}, {"os", "beos"}}).status, 400);
+}
+
+TEST_F(ServerTest, SimulateTimelineOnRequest) {
+  const std::string serving =
+      "kind: serving\nvm: {size: Standard_NC24ads_A100_v4, region: eastus}\n"
+      "model: llama-3.1-8b\nfleet: {timeline_seconds: 300}\n"
+      "demand: {synthetic: {rate_rps: 2, duration_hours: 1}}\n";
+  auto plain = nlohmann::json::parse(call("POST", "/api/simulate", {}, serving).body);
+  EXPECT_FALSE(plain.contains("timeline"));
+  auto r = call("POST", "/api/simulate", {{"timeline", "true"}, {"policy", "hpa"}}, serving);
+  ASSERT_EQ(r.status, 200) << r.body;
+  auto j = nlohmann::json::parse(r.body);
+  EXPECT_EQ(j["timeline"]["demand_unit"], "requests/s");
+  const auto& points = j["timeline"]["points"];
+  ASSERT_EQ(points.size(), 13u);  // one per 300 s of the hour, and one as the last request ends
+  EXPECT_DOUBLE_EQ(points[11]["t_hours"].get<double>(), 1.0);
+  for (const auto& p : points) {
+    EXPECT_EQ(p["policy"], "hpa");
+    EXPECT_TRUE(p.contains("ttft_max_ms"));
+  }
+  EXPECT_EQ(call("POST", "/api/simulate", {{"timeline", "yes"}}, serving).status, 400);
+}
+
+TEST_F(ServerTest, ExamplesOfBothKindsRunOnTheServer) {
+  auto j = nlohmann::json::parse(call("GET", "/api/examples").body);
+  int scenarios = 0;
+  for (const auto& e : j) {
+    ASSERT_TRUE(e["kind"] == "workload" || e["kind"] == "scenario") << e["name"];
+    if (e["kind"] != "scenario") continue;
+    ++scenarios;
+    // The page offers it: the server must accept it (generated demand, under the caps).
+    auto s = simulate::parse_scenario_string(e["yaml"].get<std::string>(), "request body");
+    ASSERT_TRUE(s) << s.error().to_string();
+    EXPECT_TRUE(s->demand_trace.empty() && s->spot_traces.empty()) << e["name"];
+    EXPECT_LE(simulate::estimate_work(*s).requests * s->runs, 5e6) << e["name"];
+    EXPECT_EQ(call("POST", "/api/simulate", {{"policy", "hpa"}}, e["yaml"]).status, 200)
+        << e["name"];
+  }
+  EXPECT_GE(scenarios, 1);
 }
 
 TEST_F(ServerTest, SizesListTheCatalog) {

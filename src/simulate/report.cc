@@ -1,8 +1,8 @@
 // The report's formats: JSON (stable key order, numbers rounded to what
 // they mean), text tables of at most 100 columns, the timeline as CSV or
-// JSON, and a self-contained HTML page with inline-SVG charts (no scripts
-// from elsewhere). Nothing here computes; it prints a SimReport.
-#include <algorithm>
+// JSON, and a self-contained HTML page whose charts Chart.js draws (the
+// library and the drawing code are copied in; nothing is loaded from
+// elsewhere). Nothing here computes; it prints a SimReport.
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -128,45 +128,16 @@ void plot_summary(const SimReport& r, std::ostringstream& o) {
   o << "</table>\n";
 }
 
-// One chart of the plot: `which` 0 demand, 1 replicas, 2 cumulative cost.
-struct Panel {
-  const char* title;
-  int which;
-};
-
-// One inline-SVG chart: axes, their scale, one line per policy.
-void plot_panel(const SimReport& r, const Panel& p, const std::vector<std::string>& names,
-                double tmax, std::ostringstream& o) {
-  static const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"};
-  const int W = 900, H = 220, L = 60, B = 30;
-  double vmax = 0;
-  for (const auto& t : r.timeline)
-    vmax = std::max(vmax, p.which == 0 ? t.demand : p.which == 1 ? t.replicas : t.cost_usd);
-  if (vmax <= 0) vmax = 1;
-  o << "<h3>" << p.title << "</h3>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W
-    << "\" height=\"" << H + B << "\" style=\"background:#fafafa\">\n";
-  o << "<line x1=\"" << L << "\" y1=\"" << H << "\" x2=\"" << W << "\" y2=\"" << H
-    << "\" stroke=\"#999\"/>\n";
-  o << "<line x1=\"" << L << "\" y1=\"0\" x2=\"" << L << "\" y2=\"" << H
-    << "\" stroke=\"#999\"/>\n";
-  o << "<text x=\"5\" y=\"12\" font-size=\"11\">" << num(vmax, 2) << "</text><text x=\"5\" y=\""
-    << H << "\" font-size=\"11\">0</text>\n";
-  o << "<text x=\"" << W - 80 << "\" y=\"" << H + 20 << "\" font-size=\"11\">" << num(tmax, 2)
-    << " h</text>\n";
-  for (size_t n = 0; n < names.size(); ++n) {
-    if (p.which == 0 && r.kind == "serving" && n > 0) break;  // demand is the same for every policy
-    o << "<polyline fill=\"none\" stroke=\"" << kColors[n % 6]
-      << "\" stroke-width=\"1.5\" points=\"";
-    for (const auto& t : r.timeline) {
-      if (t.policy != names[n]) continue;
-      const double v = p.which == 0 ? t.demand : p.which == 1 ? t.replicas : t.cost_usd;
-      o << num(L + (W - L) * t.t_hours / tmax, 1) << "," << num(H - H * v / vmax, 1) << " ";
-    }
-    o << "\"/>\n";
-    o << "<text x=\"" << L + 10 + 150 * n << "\" y=\"" << H + 20 << "\" font-size=\"12\" fill=\""
-      << kColors[n % 6] << "\">" << esc(names[n]) << "</text>\n";
+// `text` made safe inside an inline <script>: "</" could close the element
+// early; "<\/" means the same in JavaScript strings, regexes and comments.
+std::string inline_script(std::string_view text) {
+  std::string o;
+  o.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    o += text[i];
+    if (text[i] == '<' && i + 1 < text.size() && text[i + 1] == '/') o += '\\';
   }
-  o << "</svg>\n";
+  return o;
 }
 
 }  // namespace
@@ -239,42 +210,42 @@ nlohmann::ordered_json timeline_json(const SimReport& r) {
                      : r.kind == "reserve" ? "VMs in use"
                                            : "progress hours";
   j["points"] = nlohmann::ordered_json::array();
-  for (const auto& t : r.timeline)
-    j["points"].push_back({{"policy", t.policy},
-                           {"t_hours", rounded(t.t_hours, 4)},
-                           {"demand", rounded(t.demand, 4)},
-                           {"replicas", t.replicas},
-                           {"capacity", t.capacity},
-                           {"cost_usd", rounded(t.cost_usd, 4)}});
+  for (const auto& t : r.timeline) {
+    nlohmann::ordered_json p = {{"policy", t.policy},
+                                {"t_hours", rounded(t.t_hours, 4)},
+                                {"demand", rounded(t.demand, 4)},
+                                {"replicas", t.replicas},
+                                {"capacity", t.capacity},
+                                {"cost_usd", rounded(t.cost_usd, 4)}};
+    if (r.kind == "serving") {
+      p["ttft_mean_ms"] = opt_json(t.ttft_mean_ms, 2);
+      p["ttft_max_ms"] = opt_json(t.ttft_max_ms, 2);
+    }
+    j["points"].push_back(std::move(p));
+  }
   return j;
 }
 
-std::string plot_html(const SimReport& r) {
-  // Three stacked inline-SVG charts (demand, replicas, cumulative cost), one
-  // line per policy. No external scripts or styles.
-  std::vector<std::string> names;
-  for (const auto& t : r.timeline)
-    if (std::find(names.begin(), names.end(), t.policy) == names.end()) names.push_back(t.policy);
-  double tmax = 0;
-  for (const auto& t : r.timeline) tmax = std::max(tmax, t.t_hours);
-  if (tmax <= 0) tmax = 1;
+std::string plot_html(const SimReport& r, const PlotScripts& scripts) {
+  // The policy table, then charts drawn when the page is opened by the same
+  // code as the server's simulation view (charts.js over Chart.js), both
+  // copied in with the report and its timeline: the file needs nothing else.
   std::ostringstream o;
-  o << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>gpuplan simulate: "
-    << esc(r.scenario) << "</title></head>\n<body style=\"font-family:sans-serif\">\n<h1>"
+  o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+       "<title>gpuplan simulate: "
+    << esc(r.scenario)
+    << "</title>\n<style>body{font-family:sans-serif;margin:16px;max-width:1100px}"
+       ".chart{position:relative;width:100%;margin:12px 0}table{border-collapse:collapse}"
+       "td,th{padding:4px 8px}</style>\n</head>\n<body>\n<h1>"
     << esc(r.scenario) << " (" << r.kind << ")</h1>\n";
   plot_summary(r, o);
-  const bool serving = r.kind == "serving", reserve = r.kind == "reserve";
-  const Panel panels[] = {{serving   ? "demand (requests/s)"
-                           : reserve ? "VMs in use"
-                                     : "progress (hours)",
-                           0},
-                          {serving   ? "replicas"
-                           : reserve ? "reservations held"
-                                     : "VM running (1) or not (0)",
-                           1},
-                          {"cumulative cost ($)", 2}};
-  for (const Panel& p : panels) plot_panel(r, p, names, tmax, o);
-  o << "</body></html>\n";
+  o << "<div id=\"charts\"></div>\n<script>" << inline_script(scripts.library)
+    << "\n</script>\n<script>" << inline_script(scripts.charts) << "\n</script>\n<script>\n"
+    << "const report = " << inline_script(to_json(r).dump()) << ";\n"
+    << "const timeline = " << inline_script(timeline_json(r).dump()) << ";\n"
+    << "window.gpuplanCharts.simulation(document.getElementById(\"charts\"), report, timeline);\n"
+    << "</script>\n</body></html>\n";
   return o.str();
 }
 

@@ -404,6 +404,9 @@ class Engine {
     q_.push(r.prefill_free + seconds(decode_s), kComplete, i);
     const double ttft_ms = ttft_s * 1e3, tpot_ms = tpot_s * 1e3;
     out_.ttft_ms.add(ttft_ms);
+    ++admitted_tl_;
+    ttft_sum_tl_ += ttft_ms;
+    ttft_max_tl_ = std::max(ttft_max_tl_, ttft_ms);
     out_.tpot_ms.add(tpot_ms);
     ++out_.requests;
     if (ttft_s <= c_.ttft_slo_s && tpot_s <= c_.tpot_slo_s)
@@ -506,8 +509,13 @@ class Engine {
     p.demand_rps = static_cast<double>(arrivals_tl_) / c_.timeline_s;
     p.replicas = billed();
     p.cost_usd = to_seconds(billed_us) / 3600 * c_.usd_per_hour;
+    if (admitted_tl_ > 0) {
+      p.ttft_mean_ms = ttft_sum_tl_ / static_cast<double>(admitted_tl_);
+      p.ttft_max_ms = ttft_max_tl_;
+    }
     out_.timeline.push_back(p);
-    arrivals_tl_ = 0;
+    arrivals_tl_ = admitted_tl_ = 0;
+    ttft_sum_tl_ = ttft_max_tl_ = 0;
   }
 
   const ServingConfig& c_;
@@ -527,7 +535,9 @@ class Engine {
   std::deque<Request> waiting_;
   int ready_ = 0, starting_ = 0, draining_ = 0;
   int64_t in_flight_ = 0, arrivals_iv_ = 0, arrivals_tl_ = 0;
-  int64_t missed_iv_ = 0, rejected_iv_ = 0;  // this interval: admitted and missed, turned away
+  int64_t admitted_tl_ = 0;                   // this timeline interval: requests admitted,
+  double ttft_sum_tl_ = 0, ttft_max_tl_ = 0;  // their TTFT's sum and maximum (ms)
+  int64_t missed_iv_ = 0, rejected_iv_ = 0;   // this interval: admitted and missed, turned away
   double work_iv_ = 0;
   // Prefill seconds arriving: this interval, the current second, the
   // largest whole second of this interval.

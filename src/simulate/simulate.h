@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -77,6 +78,9 @@ struct TimelineRow {
   double replicas = 0;   // serving: VMs billed; deadline: 1 while a VM runs; reserve: reserved
   std::string capacity;  // "payg" | "spot" | "on-demand" | "none" | "reserved"
   double cost_usd = 0;   // cumulative
+  // Serving: mean and maximum TTFT (ms) of the requests admitted in the
+  // interval ending here; nullopt for other kinds and empty intervals.
+  std::optional<double> ttft_mean_ms, ttft_max_ms;
 };
 
 // One deadline run: the row of each policy, then the optimum's; what a
@@ -134,7 +138,17 @@ struct SimReport {
 [[nodiscard]] std::string to_text(const SimReport& report);  // tables, <= 100 columns
 [[nodiscard]] std::string timeline_csv(const SimReport& report);
 [[nodiscard]] nlohmann::ordered_json timeline_json(const SimReport& report);
-// A self-contained HTML page (inline SVG, no scripts from elsewhere).
-[[nodiscard]] std::string plot_html(const SimReport& report);
+// The scripts a plot page carries inline: the charting library (Chart.js,
+// server/web_files.h finds it) and the code that draws the simulation's
+// charts with it (src/server/web/charts.js, the web page's own).
+struct PlotScripts {
+  std::string_view library;
+  std::string_view charts;
+};
+// A self-contained HTML page: the policy table, and charts of cost and the
+// service figure by policy, and of demand, replicas, latency (serving) and
+// cumulative cost over time, with axes, units and legends. It loads nothing
+// from elsewhere.
+[[nodiscard]] std::string plot_html(const SimReport& report, const PlotScripts& scripts);
 
 }  // namespace gpuplan::simulate

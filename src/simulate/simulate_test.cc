@@ -926,7 +926,7 @@ TEST(Serving, EveryExampleHasCostVsOptimalAtLeastOne) {
   static const auto cat = catalog::Catalog::load_embedded();
   ASSERT_TRUE(cat);
   for (const char* name : {"sim-serve-conv.yaml", "sim-serve-week.yaml", "sim-serve-longctx.yaml",
-                           "sim-serve-growth.yaml"}) {
+                           "sim-serve-growth.yaml", "sim-serve-day.yaml"}) {
     SCOPED_TRACE(name);
     auto s = parse_scenario_file(std::string(GPUPLAN_SOURCE_DIR) + "/examples/" + name);
     ASSERT_TRUE(s) << s.error().to_string();
@@ -962,6 +962,30 @@ TEST(AutoscaleExport, SloGuardExportsTieredRulesOnItsDeficitAndSaysWhatItCannotE
   EXPECT_EQ(rules[4]["scaleAction"]["direction"], "Decrease");
   ASSERT_EQ(e.not_expressed.size(), 4u);
   EXPECT_NE(e.not_expressed[1].find("15 s"), std::string::npos);
+}
+
+// The plot page carries its scripts and data inline: a "</" inside any of
+// them (a string in the library, a policy or scenario name in the data) must
+// not close the <script> element early, and the title is HTML-escaped.
+TEST(PlotHtml, ScriptsAndDataCannotCloseTheirElement) {
+  SimReport r;
+  r.scenario = "a</script><b>";
+  r.kind = "serving";
+  PolicyRow p;
+  p.policy = "hpa";
+  r.policies.push_back(p);
+  r.timeline.push_back({"hpa", 0.5, 2, 1, "payg", 1.5, 120.0, 300.0});
+  const std::string html = plot_html(r, {"var lib = '</script>';", "var charts = 1;"});
+  size_t closes = 0;
+  for (size_t at = html.find("</script>"); at != std::string::npos;
+       at = html.find("</script>", at + 1))
+    ++closes;
+  EXPECT_EQ(closes, 3u) << html;  // the library, the chart code, the data
+  EXPECT_NE(html.find("var lib = '<\\/script>';"), std::string::npos);
+  EXPECT_NE(html.find("<title>gpuplan simulate: a&lt;/script&gt;&lt;b&gt;</title>"),
+            std::string::npos);
+  EXPECT_NE(html.find("\"ttft_max_ms\":300.0"), std::string::npos) << html;
+  EXPECT_NE(html.find("gpuplanCharts.simulation("), std::string::npos);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // gpuplan simulate end to end: golden event logs and reports for the small
 // scenarios (byte-stable across runs), JSON shape, files written, bad input.
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -77,9 +78,47 @@ TEST(Simulate, PolicyFlagTimelineAndPlot) {
   const std::string csv = slurp(dir + "/t.csv");
   EXPECT_EQ(csv.rfind("policy,t_hours,demand,replicas,capacity,cost_usd\nhpa,", 0), 0u)
       << csv.substr(0, 200);
+  // The plot carries Chart.js, the page's chart code and the data inline:
+  // it opens with no server and no network.
   const std::string html = slurp(dir + "/p.html");
-  EXPECT_NE(html.find("<svg"), std::string::npos);
   EXPECT_EQ(html.find("<script src"), std::string::npos);
+  EXPECT_NE(html.find("Chart.js v"), std::string::npos);  // the library's banner
+  EXPECT_NE(html.find("gpuplanCharts.simulation("), std::string::npos);
+  EXPECT_NE(html.find("\"policy\":\"hpa\",\"t_hours\""), std::string::npos);
+  EXPECT_NE(html.find("Latency over time"), std::string::npos);
+}
+
+TEST(Simulate, TimelineJsonHasLatencyPerInterval) {
+  const std::string dir = temp_dir();
+  auto r = run_cli(sim({source_path("tests/data/sim/serving_small.yaml"), "--policy", "hpa",
+                        "--timeline", dir + "/t.json"}));
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(slurp(dir + "/t.json"));
+  ASSERT_FALSE(j["points"].empty());
+  int with_requests = 0;
+  for (const auto& p : j["points"]) {
+    ASSERT_TRUE(p.contains("ttft_mean_ms") && p.contains("ttft_max_ms")) << p.dump();
+    if (p["ttft_mean_ms"].is_null()) {
+      EXPECT_TRUE(p["ttft_max_ms"].is_null());
+      continue;
+    }
+    ++with_requests;
+    EXPECT_GT(p["ttft_mean_ms"].get<double>(), 0);
+    EXPECT_GE(p["ttft_max_ms"].get<double>(), p["ttft_mean_ms"].get<double>());
+  }
+  EXPECT_GT(with_requests, 0);
+}
+
+TEST(Simulate, PlotWithoutChartJsExits3AndWritesNothing) {
+  const std::string dir = temp_dir();
+  ::setenv("GPUPLAN_WEB_DIR", dir.c_str(), 1);  // an empty folder: no chart.min.js there
+  auto r =
+      run_cli(sim({source_path("tests/data/sim/serving_small.yaml"), "--plot", dir + "/p.html"}));
+  ::unsetenv("GPUPLAN_WEB_DIR");
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("libjs-chart.js"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(dir + "/chart.min.js"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::ifstream(dir + "/p.html").good());
 }
 
 TEST(Simulate, BadInputExits2WithTheField) {

@@ -110,6 +110,7 @@ depends=$(dpkg-deb -f "$deb" Depends)
 grep -q 'libc6' <<<"$depends" || fail "$deb Depends lacks libc6: $depends"
 recommends=$(dpkg-deb -f "$deb" Recommends)
 grep -q 'libcurl4' <<<"$recommends" || fail "$deb does not recommend libcurl4 (catalog import --live)"
+grep -q 'libjs-chart.js' <<<"$recommends" || fail "$deb does not recommend libjs-chart.js (the page's charts)"
 # Each dependency names a package this machine has (dpkg-shlibdeps found them).
 read -ra packages <<<"$(sed 's/([^)]*)//g; s/,/ /g' <<<"$depends")"
 for p in "${packages[@]}"; do
