@@ -15,6 +15,7 @@
 #include "catalog/catalog.h"
 #include "catalog/catalog_internal.h"
 #include "core/csv.h"
+#include "core/dates.h"
 #include "core/strings.h"
 
 namespace gpuplan::catalog {
@@ -145,23 +146,12 @@ double commitment_hours(Pricing p) {
 
 namespace {
 
-// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's
-// days_from_civil, http://howardhinnant.github.io/date_algorithms.html).
-int64_t days_from_civil(int y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
-
 std::optional<int64_t> day_number(std::string_view s) {
   if (!internal::is_date(s)) return std::nullopt;
   const int y = std::stoi(std::string(s.substr(0, 4)));
   const unsigned m = static_cast<unsigned>(std::stoi(std::string(s.substr(5, 2))));
   const unsigned d = static_cast<unsigned>(std::stoi(std::string(s.substr(8, 2))));
-  return days_from_civil(y, m, d);
+  return dates::days_from_civil(y, m, d);
 }
 
 }  // namespace
