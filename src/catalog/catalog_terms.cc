@@ -17,6 +17,7 @@
 #include "core/csv.h"
 #include "core/dates.h"
 #include "core/strings.h"
+#include "core/units.h"
 
 namespace gpuplan::catalog {
 
@@ -133,10 +134,10 @@ double commitment_hours(Pricing p) {
   switch (p) {
     case Pricing::kReserved1y:
     case Pricing::kSavings1y:
-      return 8760;
+      return kHoursPerYear;
     case Pricing::kReserved3y:
     case Pricing::kSavings3y:
-      return 3 * 8760;
+      return 3 * kHoursPerYear;
     default:
       return 0;
   }

@@ -31,15 +31,16 @@ Status parse_reservation(const Reader& r, const YAML::Node& res, Scenario& s) {
   }
   if (res["review_hours"]) {
     GPUPLAN_TRY(s.reserve.review_hours,
-                r.num(res["review_hours"], "reservation.review_hours", 1, 8760));
+                r.num(res["review_hours"], "reservation.review_hours", 1, kHoursPerYear));
   }
   if (res["lookback_hours"]) {
     GPUPLAN_TRY(s.reserve.lookback_hours,
-                r.num(res["lookback_hours"], "reservation.lookback_hours", 24, 26280));
+                r.num(res["lookback_hours"], "reservation.lookback_hours", 24, 3 * kHoursPerYear));
   }
   if (res["projection_hours"]) {
-    GPUPLAN_TRY(s.reserve.projection_hours,
-                r.num(res["projection_hours"], "reservation.projection_hours", 24, 26280));
+    GPUPLAN_TRY(
+        s.reserve.projection_hours,
+        r.num(res["projection_hours"], "reservation.projection_hours", 24, 3 * kHoursPerYear));
   }
   return {};
 }
@@ -80,7 +81,7 @@ Status parse_synthetic_vms(const Reader& r, const YAML::Node& syn, int term_year
     return r.bad(syn["growth_per_week"] ? syn["growth_per_week"] : syn, f + ".growth_per_week",
                  "the fleet would grow to " + strings::fixed(std::min(peak, 1e30), 0) +
                      " VMs; at most " + strings::fixed(kMaxVms, 0));
-  if (sv.weeks * 168 > term_years * 8760.0)
+  if (sv.weeks * 168 > term_years * kHoursPerYear)
     return r.bad(syn["weeks"] ? syn["weeks"] : syn, f + ".weeks",
                  "longer than the reservation term: renewals are not modelled");
   return {};

@@ -172,11 +172,11 @@ Status parse_demand(const Reader& r, const YAML::Node& root, Scenario& s) {
 // fleet: start-up, routing and queue (what a replica takes to serve).
 Status parse_fleet_replica(const Reader& r, const YAML::Node& fl, Scenario& s) {
   if (fl["boot_seconds"]) {
-    GPUPLAN_TRY(double v, r.num(fl["boot_seconds"], "fleet.boot_seconds", 0, 86400));
+    GPUPLAN_TRY(double v, r.num(fl["boot_seconds"], "fleet.boot_seconds", 0, kSecondsPerDay));
     s.boot_s = v;
   }
   if (fl["image_seconds"]) {
-    GPUPLAN_TRY(s.image_s, r.num(fl["image_seconds"], "fleet.image_seconds", 0, 86400));
+    GPUPLAN_TRY(s.image_s, r.num(fl["image_seconds"], "fleet.image_seconds", 0, kSecondsPerDay));
   }
   if (fl["weights_gbps"]) {
     // From a slow disk (0.01 GB/s) to a node-local NVMe array (100 GB/s).
@@ -198,7 +198,7 @@ Status parse_fleet_replica(const Reader& r, const YAML::Node& fl, Scenario& s) {
     s.max_queue = v;
   }
   if (fl["startup_seconds"]) {
-    GPUPLAN_TRY(double v, r.num(fl["startup_seconds"], "fleet.startup_seconds", 0, 86400));
+    GPUPLAN_TRY(double v, r.num(fl["startup_seconds"], "fleet.startup_seconds", 0, kSecondsPerDay));
     s.startup_s = v;
   }
   return {};
@@ -231,7 +231,8 @@ Status parse_fleet(const Reader& r, const YAML::Node& fl, Scenario& s) {
     GPUPLAN_TRY(s.interval_s, r.num(fl["interval_seconds"], "fleet.interval_seconds", 1, 3600));
   }
   if (fl["timeline_seconds"]) {
-    GPUPLAN_TRY(s.timeline_s, r.num(fl["timeline_seconds"], "fleet.timeline_seconds", 1, 86400));
+    GPUPLAN_TRY(s.timeline_s,
+                r.num(fl["timeline_seconds"], "fleet.timeline_seconds", 1, kSecondsPerDay));
   }
   if (fl["target_utilization"]) {
     GPUPLAN_TRY(s.target_utilization,
@@ -256,7 +257,7 @@ Status parse_hpa(const Reader& r, const YAML::Node& h, HpaSettings& hpa) {
   if (h["scale_down_stabilization_seconds"]) {
     GPUPLAN_TRY(hpa.scale_down_stabilization_s,
                 r.num(h["scale_down_stabilization_seconds"], "hpa.scale_down_stabilization_seconds",
-                      0, 86400));
+                      0, kSecondsPerDay));
   }
   return {};
 }
