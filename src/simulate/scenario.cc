@@ -160,7 +160,9 @@ Status parse_policies(const Reader& r, const YAML::Node& pol, const std::string&
     bool ok = false;
     for (const auto& k : names) ok = ok || k == p;
     if (!ok) {
-      std::string msg = "unknown policy '" + p + "' for a " + kind + " scenario";
+      std::string msg = "unknown policy '" + p + "' for a ";
+      msg += kind;
+      msg += " scenario";
       if (auto c = strings::closest(p, names)) msg += "; did you mean '" + *c + "'?";
       return r.bad(n, "policies", msg);
     }
@@ -289,14 +291,15 @@ WorkEstimate estimate_work(const Scenario& s) {
     case ScenarioKind::kDeadline: {
       if (!s.spot_model) break;
       // The DP of deadline.cc: K = D/g steps, at most (D - C)/u + 1 progress
-      // values a step with u >= g/120, 1 + 2(J + 1) run states, J = ceil(d/g).
+      // values a step with u >= g/120, 1 + 2(J + 1) run states, J = ceil(d/g)
+      // (D deadline, C work, d changeover, all in seconds; g the step).
       const double g = s.spot_model->gap_seconds;
-      const double D = s.job.deadline_hours * 3600;
-      const double C = s.job.work_hours * 3600;
-      const double d = s.job.changeover_hours * 3600;
-      w.decision_steps = std::ceil(D / g);
-      const double width = std::max(0.0, D - C) / (g / 120.0) + 1;
-      w.dp_cells = w.decision_steps * width * (3 + 2 * std::ceil(d / g));
+      const double deadline_s = s.job.deadline_hours * 3600;
+      const double work_s = s.job.work_hours * 3600;
+      const double changeover_s = s.job.changeover_hours * 3600;
+      w.decision_steps = std::ceil(deadline_s / g);
+      const double width = std::max(0.0, deadline_s - work_s) / (g / 120.0) + 1;
+      w.dp_cells = w.decision_steps * width * (3 + 2 * std::ceil(changeover_s / g));
       break;
     }
     case ScenarioKind::kReserve: {

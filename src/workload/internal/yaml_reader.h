@@ -48,7 +48,7 @@ class Reader {
       // A copy: `it->` yields a temporary, a reference would dangle.
       const YAML::Node k = it->first;
       if (!k.IsScalar()) return error(k, path, "expected a plain key");
-      const std::string name = k.Scalar();
+      const std::string& name = k.Scalar();  // k, a copy, outlives it
       if (std::find(allowed.begin(), allowed.end(), name) != allowed.end()) continue;
       std::string msg = "unknown key '" + name + "'";
       if (auto c = strings::closest(name, allowed)) {
