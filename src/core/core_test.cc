@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "core/csv.h"
+#include "core/dates.h"
 #include "core/files.h"
 #include "core/names.h"
 #include "core/result.h"
@@ -52,6 +53,17 @@ TEST(Units, MoneyTimesTime) {
   Usd cost = rate * Hours(4);
   EXPECT_DOUBLE_EQ(cost.value, 10.0);
   EXPECT_LT(Usd(1), Usd(2));
+}
+
+TEST(Dates, DaysFromCivilCountsFromTheEpochAcrossLeapYears) {
+  EXPECT_EQ(dates::days_from_civil(1970, 1, 1), 0);
+  EXPECT_EQ(dates::days_from_civil(1969, 12, 31), -1);
+  // 2000 is a leap year (divisible by 400): Feb 29 exists, March 1 is next.
+  EXPECT_EQ(dates::days_from_civil(2000, 3, 1) - dates::days_from_civil(2000, 2, 28), 2);
+  // 2100 is not (divisible by 100, not by 400).
+  EXPECT_EQ(dates::days_from_civil(2100, 3, 1) - dates::days_from_civil(2100, 2, 28), 1);
+  // 2024-12-03 is day 20060 (date -d 2024-12-03 +%s / 86400).
+  EXPECT_EQ(dates::days_from_civil(2024, 12, 3), 20060);
 }
 
 TEST(Csv, QuotedFieldsCommasAndNewlines) {

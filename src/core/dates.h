@@ -11,6 +11,12 @@ namespace gpuplan::dates {
 // calendar; 0 for a month outside 1..12.
 [[nodiscard]] int days_in_month(int64_t year, int month);
 
+// Days since 1970-01-01 of year-month-day in the proleptic Gregorian
+// calendar (negative before it). Howard Hinnant's days_from_civil
+// (http://howardhinnant.github.io/date_algorithms.html); `month` 1..12 and
+// `day` 1..31 are the caller's to check.
+[[nodiscard]] int64_t days_from_civil(int64_t year, unsigned month, unsigned day);
+
 // True when `s` is exactly YYYY-MM-DD and names a real day.
 [[nodiscard]] bool is_calendar_date(std::string_view s);
 

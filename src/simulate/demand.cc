@@ -82,16 +82,6 @@ double SyntheticDemand::noise_at(double t_s, uint64_t seed) const {
 
 namespace {
 
-// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
-int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
-
 template <typename T>
 bool parse_int(std::string_view s, T& out) {
   auto r = std::from_chars(s.data(), s.data() + s.size(), out);
@@ -124,8 +114,8 @@ bool parse_timestamp(std::string_view s, int64_t& out_us) {
       scale /= 10;
     }
   }
-  out_us = ((days_from_civil(y, mo, d) * 24 + h) * 60 + mi) * 60 * 1'000'000LL + se * 1'000'000LL +
-           frac_us;
+  out_us = ((dates::days_from_civil(y, mo, d) * 24 + h) * 60 + mi) * 60 * 1'000'000LL +
+           se * 1'000'000LL + frac_us;
   return true;
 }
 

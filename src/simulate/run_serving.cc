@@ -3,7 +3,8 @@
 // deployment would choose), the fleet's settings, one replay of the demand
 // per policy (in parallel, gathered in policy order so that the report does
 // not depend on the schedule), the lower bound that is the `optimal` row,
-// and the rows. The engine and the policies are in serving.cc.
+// and the rows. The engine is in serving.cc, the policies in
+// serving_policies.cc.
 #include <algorithm>
 #include <atomic>
 #include <cmath>

@@ -1,5 +1,6 @@
 // Serving: replay requests against a fleet of model replicas that a policy
-// scales, and measure cost and latency (serving.cc has the essay).
+// scales, and measure cost and latency (serving.cc and serving_policies.cc
+// have the essays).
 #pragma once
 
 #include <cstdint>

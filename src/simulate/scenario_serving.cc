@@ -1,0 +1,352 @@
+// The keys of a serving scenario: the model and its replica (estimated, or
+// given as prefill/decode speeds), the SLO, the demand (an Azure LLM trace,
+// an Alibaba QPS series or a synthetic rate with diurnal cycle, growth,
+// noise and bursts), the fleet (start-up, replica limits, routing, queue),
+// and the settings of the HPA and Azure-autoscale policies.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "simulate/internal/scenario_reader.h"
+#include "simulate/scenario.h"
+
+namespace gpuplan::simulate::internal {
+
+namespace {
+
+// `replica:` given explicitly instead of estimated: its prefill speed and
+// its decode step time (a base plus a per-sequence part), in ms.
+Status parse_replica(const Reader& r, const YAML::Node& rep, Scenario& s) {
+  GPUPLAN_RETURN_IF_ERROR(r.keys(rep, "replica",
+                                 {"prefill_tokens_per_s", "prefill_fixed_ms", "step_base_ms",
+                                  "step_per_seq_ms", "max_batch", "source"}));
+  ReplicaCapacity c;
+  c.source = "scenario file";
+  for (const char* k : {"prefill_tokens_per_s", "step_base_ms", "step_per_seq_ms", "max_batch"})
+    if (!rep[k]) return r.bad(rep, std::string("replica.") + k, "required when replica: is given");
+  GPUPLAN_TRY(c.prefill_tokens_per_s,
+              r.positive(rep["prefill_tokens_per_s"], "replica.prefill_tokens_per_s", 1e9));
+  if (rep["prefill_fixed_ms"]) {
+    GPUPLAN_TRY(double ms, r.num(rep["prefill_fixed_ms"], "replica.prefill_fixed_ms", 0, 1e6));
+    c.prefill_fixed_s = ms / 1e3;
+  }
+  GPUPLAN_TRY(double base, r.positive(rep["step_base_ms"], "replica.step_base_ms", 1e6));
+  GPUPLAN_TRY(double per, r.num(rep["step_per_seq_ms"], "replica.step_per_seq_ms", 0, 1e6));
+  GPUPLAN_TRY(c.max_batch, r.integer(rep["max_batch"], "replica.max_batch", 1, 1 << 20));
+  if (rep["source"]) {
+    GPUPLAN_TRY(c.source, r.str(rep["source"], "replica.source"));
+  }
+  c.step_base_s = base / 1e3;
+  c.step_per_seq_s = per / 1e3;
+  s.replica = c;
+  return {};
+}
+
+Status parse_slo(const Reader& r, const YAML::Node& slo, Scenario& s) {
+  GPUPLAN_RETURN_IF_ERROR(r.keys(slo, "slo", {"ttft_ms", "tpot_ms", "attainment"}));
+  if (slo["attainment"]) {
+    // At least half: below, "the SLO" describes the exception, not the rule.
+    GPUPLAN_TRY(s.slo_attainment, r.num(slo["attainment"], "slo.attainment", 0.5, 1));
+    s.slo_attainment_given = true;
+  }
+  if (slo["ttft_ms"]) {
+    GPUPLAN_TRY(s.ttft_ms, r.positive(slo["ttft_ms"], "slo.ttft_ms", 1e7));
+  }
+  if (slo["tpot_ms"]) {
+    GPUPLAN_TRY(s.tpot_ms, r.positive(slo["tpot_ms"], "slo.tpot_ms", 1e7));
+  }
+  return {};
+}
+
+// demand.synthetic.bursts: windows in which the rate is multiplied.
+Status parse_bursts(const Reader& r, const YAML::Node& b, const std::string& f,
+                    SyntheticDemand& sd) {
+  if (!b.IsSequence()) return r.bad(b, f + ".bursts", "expected a list");
+  if (b.size() > kMaxBursts)
+    return r.bad(b, f + ".bursts", "at most " + std::to_string(kMaxBursts) + " bursts");
+  for (size_t i = 0; i < b.size(); ++i) {
+    const std::string bf = f + ".bursts[" + std::to_string(i) + "]";
+    GPUPLAN_RETURN_IF_ERROR(r.keys(b[i], bf, {"start_hour", "duration_hours", "multiplier"}));
+    SyntheticDemand::Burst burst;
+    if (!b[i]["start_hour"] || !b[i]["duration_hours"] || !b[i]["multiplier"])
+      return r.bad(b[i], bf, "a burst needs start_hour, duration_hours and multiplier");
+    GPUPLAN_TRY(burst.start_hour, r.num(b[i]["start_hour"], bf + ".start_hour", 0, kMaxHours));
+    GPUPLAN_TRY(burst.duration_hours,
+                r.positive(b[i]["duration_hours"], bf + ".duration_hours", kMaxHours));
+    GPUPLAN_TRY(burst.multiplier,
+                r.num(b[i]["multiplier"], bf + ".multiplier", 0, kMaxBurstMultiplier));
+    sd.bursts.push_back(burst);
+  }
+  return {};
+}
+
+// demand.synthetic: a Poisson rate with a diurnal cycle, weekly growth,
+// noise and bursts.
+Status parse_synthetic(const Reader& r, const YAML::Node& syn, SyntheticDemand& sd) {
+  const std::string f = "demand.synthetic";
+  GPUPLAN_RETURN_IF_ERROR(r.keys(
+      syn, f,
+      {"rate_rps", "duration_hours", "diurnal_amplitude", "diurnal_peak_hour", "growth_per_week",
+       "bursts", "input_tokens", "output_tokens", "noise_cv", "noise_period_seconds"}));
+  if (!syn["rate_rps"]) return r.bad(syn, f + ".rate_rps", "required");
+  GPUPLAN_TRY(sd.rate_rps, r.num(syn["rate_rps"], f + ".rate_rps", kMinRateRps, kMaxRateRps));
+  if (syn["duration_hours"]) {
+    GPUPLAN_TRY(sd.duration_hours,
+                r.positive(syn["duration_hours"], f + ".duration_hours", kMaxHours));
+  }
+  if (syn["diurnal_amplitude"]) {
+    GPUPLAN_TRY(sd.diurnal_amplitude,
+                r.num(syn["diurnal_amplitude"], f + ".diurnal_amplitude", 0, 1));
+  }
+  if (syn["diurnal_peak_hour"]) {
+    GPUPLAN_TRY(sd.diurnal_peak_hour,
+                r.num(syn["diurnal_peak_hour"], f + ".diurnal_peak_hour", 0, 24));
+  }
+  if (syn["growth_per_week"]) {
+    GPUPLAN_TRY(sd.growth_per_week,
+                r.num(syn["growth_per_week"], f + ".growth_per_week", -0.99, 100));
+  }
+  if (syn["noise_cv"]) {
+    GPUPLAN_TRY(sd.noise_cv, r.num(syn["noise_cv"], f + ".noise_cv", 0, kMaxNoiseCv));
+  }
+  if (syn["noise_period_seconds"]) {
+    GPUPLAN_TRY(sd.noise_period_s,
+                r.num(syn["noise_period_seconds"], f + ".noise_period_seconds", 1, kSecondsPerDay));
+  }
+  if (syn["input_tokens"])
+    GPUPLAN_RETURN_IF_ERROR(parse_tokens(r, syn["input_tokens"], f + ".input_tokens", sd.input));
+  if (syn["output_tokens"])
+    GPUPLAN_RETURN_IF_ERROR(parse_tokens(r, syn["output_tokens"], f + ".output_tokens", sd.output));
+  if (const YAML::Node b = syn["bursts"]) GPUPLAN_RETURN_IF_ERROR(parse_bursts(r, b, f, sd));
+  return {};
+}
+
+// `demand:`: exactly one source (a trace, a QPS series or synthetic), with
+// the token distributions and bucket of QPS series and a time scale.
+Status parse_demand(const Reader& r, const YAML::Node& root, Scenario& s) {
+  const YAML::Node d = root["demand"];
+  if (!d)
+    return r.bad(root, "demand",
+                 "a serving scenario needs demand: {azure_trace | alibaba_qps | synthetic}");
+  GPUPLAN_RETURN_IF_ERROR(r.keys(d, "demand",
+                                 {"azure_trace", "alibaba_qps", "synthetic", "time_scale",
+                                  "bucket_seconds", "input_tokens", "output_tokens"}));
+  int sources = 0;
+  if (d["azure_trace"]) {
+    ++sources;
+    s.demand_format = "azure-llm";
+    GPUPLAN_TRY(std::string p, r.str(d["azure_trace"], "demand.azure_trace"));
+    s.demand_trace = resolve(s.dir, p);
+  }
+  if (d["alibaba_qps"]) {
+    ++sources;
+    s.demand_format = "alibaba-qps";
+    GPUPLAN_TRY(std::string p, r.str(d["alibaba_qps"], "demand.alibaba_qps"));
+    s.demand_trace = resolve(s.dir, p);
+  }
+  if (d["input_tokens"])
+    GPUPLAN_RETURN_IF_ERROR(parse_tokens(r, d["input_tokens"], "demand.input_tokens", s.qps_input));
+  if (d["output_tokens"])
+    GPUPLAN_RETURN_IF_ERROR(
+        parse_tokens(r, d["output_tokens"], "demand.output_tokens", s.qps_output));
+  if (d["bucket_seconds"]) {
+    GPUPLAN_TRY(s.qps_bucket_s,
+                r.num(d["bucket_seconds"], "demand.bucket_seconds", 1, kSecondsPerDay));
+  }
+  if (d["time_scale"]) {
+    GPUPLAN_TRY(s.time_scale,
+                r.num(d["time_scale"], "demand.time_scale", kMinTimeScale, kMaxTimeScale));
+  }
+  if (const YAML::Node syn = d["synthetic"]) {
+    ++sources;
+    s.demand_format = "synthetic";
+    GPUPLAN_RETURN_IF_ERROR(parse_synthetic(r, syn, s.synthetic));
+  }
+  if (sources != 1)
+    return r.bad(d, "demand", "expected exactly one of azure_trace, alibaba_qps, synthetic");
+  return {};
+}
+
+// fleet: start-up, routing and queue (what a replica takes to serve).
+Status parse_fleet_replica(const Reader& r, const YAML::Node& fl, Scenario& s) {
+  if (fl["boot_seconds"]) {
+    GPUPLAN_TRY(double v, r.num(fl["boot_seconds"], "fleet.boot_seconds", 0, kSecondsPerDay));
+    s.boot_s = v;
+  }
+  if (fl["image_seconds"]) {
+    GPUPLAN_TRY(s.image_s, r.num(fl["image_seconds"], "fleet.image_seconds", 0, kSecondsPerDay));
+  }
+  if (fl["weights_gbps"]) {
+    // From a slow disk (0.01 GB/s) to a node-local NVMe array (100 GB/s).
+    GPUPLAN_TRY(s.weights_gbps, r.num(fl["weights_gbps"], "fleet.weights_gbps", 0.01, 100));
+  }
+  if (fl["routing"]) {
+    GPUPLAN_TRY(std::string v, r.str(fl["routing"], "fleet.routing"));
+    if (v == "shortest-queue")
+      s.routing = Routing::kShortestQueue;
+    else if (v == "least-sequences")
+      s.routing = Routing::kLeastSequences;
+    else
+      return r.bad(fl["routing"], "fleet.routing",
+                   "expected shortest-queue or least-sequences, got '" + v + "'");
+    s.routing_given = true;
+  }
+  if (fl["max_queue"]) {
+    GPUPLAN_TRY(int v, r.integer(fl["max_queue"], "fleet.max_queue", 0, 10000000));
+    s.max_queue = v;
+  }
+  if (fl["startup_seconds"]) {
+    GPUPLAN_TRY(double v, r.num(fl["startup_seconds"], "fleet.startup_seconds", 0, kSecondsPerDay));
+    s.startup_s = v;
+  }
+  return {};
+}
+
+// `fleet:`: the replica limits and the scaling loop's cadence and target.
+Status parse_fleet(const Reader& r, const YAML::Node& fl, Scenario& s) {
+  GPUPLAN_RETURN_IF_ERROR(
+      r.keys(fl, "fleet",
+             {"startup_seconds", "min_replicas", "initial_replicas", "max_replicas", "quota_vcpus",
+              "interval_seconds", "timeline_seconds", "target_utilization", "routing", "max_queue",
+              "boot_seconds", "image_seconds", "weights_gbps"}));
+  GPUPLAN_RETURN_IF_ERROR(parse_fleet_replica(r, fl, s));
+  if (fl["min_replicas"]) {
+    GPUPLAN_TRY(s.min_replicas, r.integer(fl["min_replicas"], "fleet.min_replicas", 0, 100000));
+  }
+  s.initial_replicas = std::max(s.min_replicas, 1);
+  if (fl["initial_replicas"]) {
+    GPUPLAN_TRY(s.initial_replicas,
+                r.integer(fl["initial_replicas"], "fleet.initial_replicas", 0, 100000));
+  }
+  if (fl["max_replicas"]) {
+    GPUPLAN_TRY(s.max_replicas, r.integer(fl["max_replicas"], "fleet.max_replicas", 1, 100000));
+  }
+  if (fl["quota_vcpus"]) {
+    GPUPLAN_TRY(double v, r.positive(fl["quota_vcpus"], "fleet.quota_vcpus", 1e7));
+    s.quota_vcpus = v;
+  }
+  if (fl["interval_seconds"]) {
+    GPUPLAN_TRY(s.interval_s, r.num(fl["interval_seconds"], "fleet.interval_seconds", 1, 3600));
+  }
+  if (fl["timeline_seconds"]) {
+    GPUPLAN_TRY(s.timeline_s,
+                r.num(fl["timeline_seconds"], "fleet.timeline_seconds", 1, kSecondsPerDay));
+  }
+  if (fl["target_utilization"]) {
+    GPUPLAN_TRY(s.target_utilization,
+                r.num(fl["target_utilization"], "fleet.target_utilization", 0.05, 1));
+  }
+  if (s.min_replicas > s.max_replicas)
+    return r.bad(fl, "fleet.min_replicas", "larger than max_replicas");
+  return {};
+}
+
+// `hpa:`: the Kubernetes Horizontal Pod Autoscaler policy's settings.
+Status parse_hpa(const Reader& r, const YAML::Node& h, HpaSettings& hpa) {
+  GPUPLAN_RETURN_IF_ERROR(
+      r.keys(h, "hpa", {"target_utilization", "tolerance", "scale_down_stabilization_seconds"}));
+  if (h["target_utilization"]) {
+    GPUPLAN_TRY(hpa.target_utilization,
+                r.num(h["target_utilization"], "hpa.target_utilization", 0.05, 1));
+  }
+  if (h["tolerance"]) {
+    GPUPLAN_TRY(hpa.tolerance, r.num(h["tolerance"], "hpa.tolerance", 0, 1));
+  }
+  if (h["scale_down_stabilization_seconds"]) {
+    GPUPLAN_TRY(hpa.scale_down_stabilization_s,
+                r.num(h["scale_down_stabilization_seconds"], "hpa.scale_down_stabilization_seconds",
+                      0, kSecondsPerDay));
+  }
+  return {};
+}
+
+// One Azure autoscale rule (metric, operator, threshold, window,
+// aggregation, direction, change, cooldown), with Azure Monitor's names.
+Result<AutoscaleRule> parse_autoscale_rule(const Reader& r, const YAML::Node& n,
+                                           const std::string& f) {
+  GPUPLAN_RETURN_IF_ERROR(r.keys(n, f,
+                                 {"metric", "operator", "threshold", "window_seconds",
+                                  "time_aggregation", "direction", "change", "cooldown_seconds"}));
+  AutoscaleRule rule;
+  for (const char* k : {"metric", "operator", "threshold", "direction"})
+    if (!n[k]) return r.bad(n, f + "." + k, "required");
+  GPUPLAN_TRY(rule.metric, r.str(n["metric"], f + ".metric"));
+  if (rule.metric != "utilization" && rule.metric != "queue")
+    return r.bad(n["metric"], f + ".metric",
+                 "expected utilization (percent) or queue (requests waiting)");
+  GPUPLAN_TRY(rule.op, r.str(n["operator"], f + ".operator"));
+  if (rule.op != "GreaterThan" && rule.op != "GreaterThanOrEqual" && rule.op != "LessThan" &&
+      rule.op != "LessThanOrEqual")
+    return r.bad(n["operator"], f + ".operator",
+                 "expected GreaterThan, GreaterThanOrEqual, LessThan or LessThanOrEqual");
+  GPUPLAN_TRY(rule.threshold, r.num(n["threshold"], f + ".threshold", 0, 1e9));
+  if (n["window_seconds"]) {
+    GPUPLAN_TRY(rule.window_s, r.num(n["window_seconds"], f + ".window_seconds", 60, 43200));
+  }
+  if (n["time_aggregation"]) {
+    GPUPLAN_TRY(rule.time_aggregation, r.str(n["time_aggregation"], f + ".time_aggregation"));
+    if (rule.time_aggregation != "Average" && rule.time_aggregation != "Maximum" &&
+        rule.time_aggregation != "Minimum")
+      return r.bad(n["time_aggregation"], f + ".time_aggregation",
+                   "expected Average, Maximum or Minimum");
+  }
+  GPUPLAN_TRY(std::string dir, r.str(n["direction"], f + ".direction"));
+  if (dir != "out" && dir != "in")
+    return r.bad(n["direction"], f + ".direction", "expected out or in");
+  rule.scale_out = dir == "out";
+  if (n["change"]) {
+    GPUPLAN_TRY(rule.change, r.integer(n["change"], f + ".change", 1, 1000));
+  }
+  if (n["cooldown_seconds"]) {
+    GPUPLAN_TRY(rule.cooldown_s, r.num(n["cooldown_seconds"], f + ".cooldown_seconds", 60, 604800));
+  }
+  return rule;
+}
+
+// `autoscale:`: the Azure autoscale policy's time grain and rules (given
+// rules replace the default set).
+Status parse_autoscale(const Reader& r, const YAML::Node& a, AutoscaleSettings& out) {
+  GPUPLAN_RETURN_IF_ERROR(r.keys(a, "autoscale", {"time_grain_seconds", "rules"}));
+  if (a["time_grain_seconds"]) {
+    GPUPLAN_TRY(out.time_grain_s,
+                r.num(a["time_grain_seconds"], "autoscale.time_grain_seconds", 60, 43200));
+  }
+  if (const YAML::Node rules = a["rules"]) {
+    if (!rules.IsSequence() || rules.size() == 0)
+      return r.bad(rules, "autoscale.rules", "expected a non-empty list");
+    out.rules.clear();
+    for (size_t i = 0; i < rules.size(); ++i) {
+      const std::string f = "autoscale.rules[" + std::to_string(i) + "]";
+      GPUPLAN_TRY(AutoscaleRule rule, parse_autoscale_rule(r, rules[i], f));
+      out.rules.push_back(rule);
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Status parse_serving(const Reader& r, const YAML::Node& root, Scenario& s) {
+  if (root["model"]) {
+    GPUPLAN_TRY(s.model, r.str(root["model"], "model"));
+  }
+  if (root["precision"]) {
+    GPUPLAN_TRY(s.precision, r.str(root["precision"], "precision"));
+  }
+  if (root["tensor_parallel"]) {
+    GPUPLAN_TRY(s.tensor_parallel, r.integer(root["tensor_parallel"], "tensor_parallel", 1, 64));
+  }
+  if (const YAML::Node rep = root["replica"]) GPUPLAN_RETURN_IF_ERROR(parse_replica(r, rep, s));
+  if (const YAML::Node slo = root["slo"]) GPUPLAN_RETURN_IF_ERROR(parse_slo(r, slo, s));
+  GPUPLAN_RETURN_IF_ERROR(parse_demand(r, root, s));
+  if (const YAML::Node fl = root["fleet"]) GPUPLAN_RETURN_IF_ERROR(parse_fleet(r, fl, s));
+  if (const YAML::Node h = root["hpa"]) GPUPLAN_RETURN_IF_ERROR(parse_hpa(r, h, s.hpa));
+  if (const YAML::Node a = root["autoscale"]) {
+    GPUPLAN_RETURN_IF_ERROR(parse_autoscale(r, a, s.autoscale));
+  }
+  return {};
+}
+
+}  // namespace gpuplan::simulate::internal

@@ -1,0 +1,79 @@
+// What the serving policies and the lower bound know before a run: a
+// replica's capacity at the SLO (the largest batch whose decode step leaves
+// room for prefills within the TPOT target, and the replica-seconds a
+// request costs at it) and the demand profile (work, arrivals and the
+// SLO-feasibility bins of each interval, read once from the demand source).
+// static-peak sizes the fleet from the profile's peak; serving_bound.cc
+// derives the `optimal` row from its bins.
+#include <algorithm>
+#include <cmath>
+
+#include "simulate/serving.h"
+
+namespace gpuplan::simulate {
+
+int ReplicaCapacity::batch_at_slo(double tpot_s) const {
+  if (step_per_seq_s <= 0) return std::max(1, max_batch);
+  // Half the TPOT budget goes to the decode step; the other half is headroom
+  // for prefills, which stall decode steps (TPOT = step / (1 - prefill share)).
+  double b = std::floor((tpot_s * kDecodeShareOfTpot - step_base_s) / step_per_seq_s);
+  // A step too slow for the half budget even at batch 1 would make every
+  // request look like a whole replica's work: plan on the whole budget then.
+  if (b < 1) b = std::floor((tpot_s - step_base_s) / step_per_seq_s);
+  return static_cast<int>(std::clamp(b, 1.0, static_cast<double>(std::max(1, max_batch))));
+}
+
+double ReplicaCapacity::work_s(double input_tokens, double output_tokens, double tpot_s) const {
+  const double b = batch_at_slo(tpot_s);
+  return work_s_at(input_tokens, output_tokens, b, step_s(b));
+}
+
+int DemandProfile::peak_replicas(double target_utilization, int replicas_per_vm) const {
+  double peak = 0;
+  for (double w : work_s) peak = std::max(peak, w / interval_s);
+  const double per_vm = std::max(1, replicas_per_vm);
+  return std::max(1, static_cast<int>(std::ceil(peak / target_utilization / per_vm - 1e-9)));
+}
+
+Result<DemandProfile> profile_demand(DemandSource& source, const ServingConfig& config) {
+  DemandProfile p;
+  p.interval_s = config.timeline_s;
+  const SimTime iv = seconds(config.timeline_s);
+  Request r;
+  double in_sum = 0, out_sum = 0;
+  const double b = config.replica.batch_at_slo(config.tpot_slo_s);
+  const double step_b = config.replica.step_s(b);
+  const ReplicaCapacity& rc = config.replica;
+  const double ttft = config.ttft_slo_s, step1 = rc.step_s(1);
+  const bool decode_ok = step1 <= config.tpot_slo_s;
+  p.bins.bin_s = std::min(1.0, ttft / 2);
+  for (;;) {
+    GPUPLAN_TRY(bool more, source.next(r));
+    if (!more) break;
+    const size_t i = static_cast<size_t>(r.arrival / iv);
+    if (i >= p.work_s.size()) {
+      p.work_s.resize(i + 1, 0);
+      p.arrivals.resize(i + 1, 0);
+    }
+    p.work_s[i] += config.replica.work_s_at(r.input_tokens, r.output_tokens, b, step_b);
+    p.arrivals[i] += 1;
+    p.last_arrival_s = to_seconds(r.arrival);
+    const double a = to_seconds(r.arrival), pf = rc.prefill_s(r.input_tokens);
+    if (!decode_ok || pf > ttft + 1e-6) {
+      ++p.hopeless;
+    } else {
+      p.bins.add(a, pf, a + ttft - pf,
+                 a + pf + std::max(0.0, static_cast<double>(r.output_tokens) - 1) * step1);
+    }
+    in_sum += r.input_tokens;
+    out_sum += r.output_tokens;
+    ++p.requests;
+  }
+  if (p.requests) {
+    p.mean_input = in_sum / static_cast<double>(p.requests);
+    p.mean_output = out_sum / static_cast<double>(p.requests);
+  }
+  return p;
+}
+
+}  // namespace gpuplan::simulate

@@ -1,0 +1,184 @@
+// The `model:` section of a workload file, in its four forms: a built-in
+// name ("llama-3.1-8b", data in models.cc), a built-in `base:` with fields
+// overridden, an explicit architecture (layers, hidden, heads, ffn, vocab;
+// kv_heads, max_context, experts optional), or `params_b:` alone (a shape is
+// then derived from the parameter count). Whatever the form, the result is
+// checked for a consistent shape (heads divide hidden, kv_heads divide
+// heads, active experts within experts) and a stated params_b must agree
+// with the architecture within 25 %.
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "workload/internal/sections.h"
+#include "workload/internal/yaml_reader.h"
+#include "workload/models.h"
+#include "workload/workload.h"
+
+namespace gpuplan::workload::internal {
+
+namespace {
+
+// `model: NAME`: a built-in model, or kNotFound with the nearest name.
+Status builtin_model(const Reader& r, const YAML::Node& node, const std::string& field,
+                     Model& out) {
+  const Model* m = find_model(node.Scalar());
+  if (!m) {
+    std::string msg = "unknown model '" + node.Scalar() + "'";
+    if (auto c = strings::closest(node.Scalar(), model_names())) {
+      msg += "; did you mean '" + *c + "'?";
+    } else {
+      msg +=
+          "; give the architecture instead (model: {params_b: 7} or layers/hidden/...),"
+          " or see docs/workload.md for the built-in names";
+    }
+    return not_found(msg, r.where(node, field));
+  }
+  out = *m;
+  return {};
+}
+
+// `base:` of a model mapping: the built-in model whose fields the others
+// override.
+Status base_model(const Reader& r, const YAML::Node& b, Model& m) {
+  const Model* base = find_model(b.IsScalar() ? b.Scalar() : "");
+  if (!base) {
+    std::string msg = "unknown base model '" + (b.IsScalar() ? b.Scalar() : "") + "'";
+    if (b.IsScalar()) {
+      if (auto c = strings::closest(b.Scalar(), model_names()))
+        msg += "; did you mean '" + *c + "'?";
+    }
+    return not_found(msg, r.where(b, "model.base"));
+  }
+  m = *base;
+  m.source = base->source + " (fields overridden in the workload file)";
+  return {};
+}
+
+// What the keys of a model mapping said besides the Model's own fields.
+struct ModelKeys {
+  bool any_arch = false;         // a shape field (layers, hidden, ...) was given
+  std::optional<double> params;  // params_b, when given
+  YAML::Node params_node;        // its node, for the error mark
+};
+
+// Reads every key but `base` into `m`.
+Status read_model_keys(const Reader& r, const YAML::Node& node, const std::string& field, Model& m,
+                       ModelKeys& keys) {
+  return for_each(node, field,
+                  [&](const std::string& k, const YAML::Node& v, const std::string& f) -> Status {
+                    if (k == "base") return {};
+                    if (k == "name") {
+                      GPUPLAN_TRY(m.name, r.string(v, f));
+                      return {};
+                    }
+                    if (k == "params_b") {
+                      GPUPLAN_TRY(double p, r.positive(v, f));
+                      keys.params = p;
+                      keys.params_node = v;
+                      return {};
+                    }
+                    if (k == "gated_ffn") {
+                      GPUPLAN_TRY(m.gated_ffn, r.boolean(v, f));
+                      return {};
+                    }
+                    if (k == "tied_embeddings") {
+                      GPUPLAN_TRY(m.tied_embeddings, r.boolean(v, f));
+                      return {};
+                    }
+                    GPUPLAN_TRY(int x, r.positive_int(v, f));
+                    if (k == "layers") m.layers = x, keys.any_arch = true;
+                    if (k == "hidden") m.hidden = x, keys.any_arch = true;
+                    if (k == "heads") m.heads = x, keys.any_arch = true;
+                    if (k == "kv_heads") m.kv_heads = x, keys.any_arch = true;
+                    if (k == "ffn") m.ffn = x, keys.any_arch = true;
+                    if (k == "vocab") m.vocab = x;
+                    if (k == "max_context") m.max_context = x;
+                    if (k == "experts") m.experts = x, keys.any_arch = true;
+                    if (k == "experts_active") m.experts_active = x, keys.any_arch = true;
+                    return {};
+                  });
+}
+
+// An explicit architecture (no base): every shape field must be present;
+// the optional ones get their defaults.
+Status complete_architecture(const Reader& r, const YAML::Node& node, Model& m) {
+  for (const char* need : {"layers", "hidden", "heads", "ffn", "vocab"}) {
+    if (!node[need]) {
+      return r.error(node, std::string("model.") + need,
+                     std::string("missing '") + need +
+                         "' (an explicit architecture needs "
+                         "layers, hidden, heads, ffn and vocab)");
+    }
+  }
+  if (!node["kv_heads"]) m.kv_heads = m.heads;
+  if (!node["max_context"]) m.max_context = 4096;
+  if (!node["gated_ffn"]) m.gated_ffn = false;
+  return {};
+}
+
+// The shape must be one a transformer can have.
+Status check_shape(const Reader& r, const YAML::Node& node, const Model& m) {
+  if (m.hidden % m.heads != 0) {
+    return r.error(r.key_node(node, "heads"), "model.heads",
+                   "hidden (" + std::to_string(m.hidden) + ") must be a multiple of heads (" +
+                       std::to_string(m.heads) + ")");
+  }
+  if (m.kv_heads > m.heads || m.heads % m.kv_heads != 0) {
+    return r.error(r.key_node(node, "kv_heads"), "model.kv_heads",
+                   "kv_heads must divide heads (" + std::to_string(m.heads) + ")");
+  }
+  if (m.experts_active > m.experts) {
+    return r.error(r.key_node(node, "experts_active"), "model.experts_active",
+                   "experts_active must not exceed experts");
+  }
+  return {};
+}
+
+}  // namespace
+
+Status parse_model(const Reader& r, const YAML::Node& node, Model& out) {
+  const std::string field = "model";
+  if (node.IsScalar()) return builtin_model(r, node, field, out);
+  static const std::vector<std::string> kKeys = {
+      "base", "name",  "params_b",    "layers",  "hidden",         "heads",     "kv_heads",
+      "ffn",  "vocab", "max_context", "experts", "experts_active", "gated_ffn", "tied_embeddings"};
+  GPUPLAN_RETURN_IF_ERROR(r.check_map(node, field, kKeys));
+  Model m;
+  m.name = "custom";
+  m.source = "workload file";
+  if (node["base"]) GPUPLAN_RETURN_IF_ERROR(base_model(r, node["base"], m));
+  ModelKeys keys;
+  GPUPLAN_RETURN_IF_ERROR(read_model_keys(r, node, field, m, keys));
+  const bool has_base = static_cast<bool>(node["base"]);
+  if (!has_base && !keys.any_arch) {
+    if (!keys.params) {
+      return r.error(node, field,
+                     "give a built-in model name, `base:`, `params_b:` or the "
+                     "architecture (layers, hidden, heads, ffn, vocab)");
+    }
+    m.params_b = *keys.params;
+    m.params_only = true;
+    shape_from_params(m);
+    m.active_params_b = m.params_b;
+    out = m;
+    return {};
+  }
+  if (!has_base) GPUPLAN_RETURN_IF_ERROR(complete_architecture(r, node, m));
+  GPUPLAN_RETURN_IF_ERROR(check_shape(r, node, m));
+  m.params_b = params_from_architecture(m, false);
+  m.active_params_b = params_from_architecture(m, true);
+  if (keys.params && std::abs(*keys.params - m.params_b) > 0.25 * m.params_b) {
+    return r.error(keys.params_node, "model.params_b",
+                   "params_b " + strings::fixed(*keys.params, 2) +
+                       " disagrees with the architecture (" + strings::fixed(m.params_b, 2) +
+                       " B); drop one of them");
+  }
+  out = m;
+  return {};
+}
+
+}  // namespace gpuplan::workload::internal

@@ -1,0 +1,276 @@
+// The sections of a workload file other than `model:` and the top-level
+// keys: `data:` (how much to train on or process), `serving:` (request rate
+// or trace, token distributions, SLO), `batch:` (seconds per item on a
+// reference GPU), `constraints:` (deadline, budget, regions, OS, spot,
+// limits, growth) and `assumptions:` (overrides of the estimator's
+// constants). Each parser checks its mapping's keys, converts each value
+// with its range, and fills one part of the Workload; the rules that cross
+// sections (what each kind must say) are in workload.cc.
+#include <map>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "core/names.h"
+#include "core/strings.h"
+#include "workload/internal/sections.h"
+#include "workload/internal/yaml_reader.h"
+#include "workload/workload.h"
+
+namespace gpuplan::workload::internal {
+
+Status parse_tokens(const Reader& r, const YAML::Node& node, const std::string& field,
+                    TokenDistribution& out) {
+  if (node.IsScalar()) {
+    GPUPLAN_TRY(double v, r.positive(node, field));
+    out.shape = "fixed";
+    out.mean = v;
+    out.min = v;
+    out.max = v;
+    return {};
+  }
+  GPUPLAN_RETURN_IF_ERROR(
+      r.check_map(node, field, {"distribution", "mean", "stddev", "min", "max"}));
+  if (!node["mean"]) return r.error(node, field + ".mean", "missing 'mean' (tokens)");
+  Status walked = for_each(
+      node, field, [&](const std::string& k, const YAML::Node& v, const std::string& f) -> Status {
+        if (k == "distribution") {
+          GPUPLAN_TRY(size_t i, r.choice(v, f, {"fixed", "uniform", "lognormal"}));
+          out.shape = std::vector<std::string>{"fixed", "uniform", "lognormal"}[i];
+        } else if (k == "mean") {
+          GPUPLAN_TRY(out.mean, r.positive(v, f));
+        } else if (k == "stddev") {
+          GPUPLAN_TRY(out.stddev, r.non_negative(v, f));
+        } else if (k == "min") {
+          GPUPLAN_TRY(out.min, r.positive(v, f));
+        } else if (k == "max") {
+          GPUPLAN_TRY(out.max, r.positive(v, f));
+        }
+        return {};
+      });
+  if (!walked) return tl::unexpected(walked.error());
+  if (!node["min"]) out.min = out.shape == "fixed" ? out.mean : 1;
+  if (!node["max"]) {
+    out.max = out.shape == "fixed"     ? out.mean
+              : out.shape == "uniform" ? 2 * out.mean - out.min
+                                       : out.mean + 4 * out.stddev;
+  }
+  if (out.max < out.mean || out.min > out.mean) {
+    return r.error(node, field, "need min <= mean <= max");
+  }
+  return {};
+}
+
+namespace {
+
+// constraints.regions: one region name or a list of them, lower-cased.
+Status parse_regions(const Reader& r, const YAML::Node& v, const std::string& f,
+                     std::vector<std::string>& out) {
+  auto add = [&](const YAML::Node& e) -> Status {
+    GPUPLAN_TRY(std::string s, r.string(e, f));
+    s = strings::to_lower(s);
+    if (!names::is_region(s))
+      return r.error(
+          e, f,
+          "'" + names::printable(s) +
+              "' is not an Azure region name (lower-case letters and digits, e.g. eastus)");
+    out.push_back(s);
+    return {};
+  };
+  if (v.IsScalar()) {
+    GPUPLAN_RETURN_IF_ERROR(add(v));
+  } else if (v.IsSequence()) {
+    for (const auto& e : v) GPUPLAN_RETURN_IF_ERROR(add(e));
+  } else {
+    return r.error(v, f, "expected a list of region names ([eastus, westeurope])");
+  }
+  return {};
+}
+
+}  // namespace
+
+Status parse_constraints(const Reader& r, const YAML::Node& node, Constraints& c) {
+  const std::string field = "constraints";
+  GPUPLAN_RETURN_IF_ERROR(
+      r.check_map(node, field,
+                  {"deadline_hours", "budget_usd", "regions", "data_region", "os", "hybrid_benefit",
+                   "spot", "max_gpus", "max_nodes", "series", "confidential", "horizon_weeks",
+                   "repeat", "budget_growth_per_week", "checkpoint_hours"}));
+  return for_each(
+      node, field, [&](const std::string& k, const YAML::Node& v, const std::string& f) -> Status {
+        if (k == "deadline_hours") {
+          GPUPLAN_TRY(double d, r.positive(v, f));
+          c.deadline_hours = d;
+        } else if (k == "budget_usd") {
+          GPUPLAN_TRY(double b, r.positive(v, f));
+          c.budget_usd = b;
+        } else if (k == "regions") {
+          GPUPLAN_RETURN_IF_ERROR(parse_regions(r, v, f, c.regions));
+        } else if (k == "data_region") {
+          GPUPLAN_TRY(std::string s, r.string(v, f));
+          c.data_region = strings::to_lower(s);
+          if (!names::is_region(c.data_region))
+            return r.error(v, f,
+                           "'" + names::printable(s) +
+                               "' is not an Azure region name (lower-case letters and digits, e.g. "
+                               "westeurope)");
+        } else if (k == "os") {
+          GPUPLAN_TRY(size_t i, r.choice(v, f, {"linux", "windows"}));
+          c.os = i == 0 ? "linux" : "windows";
+        } else if (k == "hybrid_benefit") {
+          GPUPLAN_TRY(c.hybrid_benefit, r.boolean(v, f));
+        } else if (k == "spot") {
+          GPUPLAN_TRY(size_t i, r.choice(v, f, {"never", "allowed", "preferred"}));
+          c.spot = static_cast<Spot>(i);
+        } else if (k == "max_gpus") {
+          GPUPLAN_TRY(c.max_gpus, r.positive_int(v, f));
+        } else if (k == "max_nodes") {
+          GPUPLAN_TRY(c.max_nodes, r.positive_int(v, f));
+        } else if (k == "confidential") {
+          GPUPLAN_TRY(c.confidential, r.boolean(v, f));
+        } else if (k == "horizon_weeks") {
+          GPUPLAN_TRY(c.horizon_weeks, r.positive_int(v, f));
+          if (c.horizon_weeks > kMaxHorizonWeeks) {
+            return r.error(v, f, "at most " + std::to_string(kMaxHorizonWeeks) + " weeks (a year)");
+          }
+        } else if (k == "repeat") {
+          GPUPLAN_TRY(size_t i, r.choice(v, f, {"none", "weekly", "monthly"}));
+          c.repeat = static_cast<Repeat>(i);
+        } else if (k == "budget_growth_per_week") {
+          GPUPLAN_TRY(c.budget_growth_per_week, r.non_negative(v, f));
+        } else if (k == "checkpoint_hours") {
+          GPUPLAN_TRY(double h, r.positive(v, f));
+          c.checkpoint_hours = h;
+        } else if (k == "series") {
+          if (v.IsScalar()) {
+            c.series.push_back(v.Scalar());
+          } else if (v.IsSequence()) {
+            for (const auto& e : v) {
+              GPUPLAN_TRY(std::string s, r.string(e, f));
+              c.series.push_back(s);
+            }
+          } else {
+            return r.error(v, f,
+                           "expected a list of VM families or series ([NV], [NCads_H100_v5])");
+          }
+        }
+        return {};
+      });
+}
+
+Status parse_data(const Reader& r, const YAML::Node& node, const std::string& field, Data& out) {
+  GPUPLAN_RETURN_IF_ERROR(
+      r.check_map(node, field,
+                  {"tokens", "samples", "seq_len", "epochs", "global_batch", "micro_batch", "items",
+                   "growth_per_week", "bytes_per_sample"}));
+  return for_each(node, field,
+                  [&](const std::string& k, const YAML::Node& v, const std::string& f) -> Status {
+                    if (k == "tokens") {
+                      GPUPLAN_TRY(double t, r.positive(v, f));
+                      out.tokens = t;
+                    } else if (k == "samples") {
+                      GPUPLAN_TRY(double s, r.positive(v, f));
+                      out.samples = s;
+                    } else if (k == "seq_len") {
+                      GPUPLAN_TRY(out.seq_len, r.positive_int(v, f));
+                    } else if (k == "epochs") {
+                      GPUPLAN_TRY(out.epochs, r.positive(v, f));
+                    } else if (k == "global_batch") {
+                      GPUPLAN_TRY(out.global_batch, r.positive_int(v, f));
+                    } else if (k == "micro_batch") {
+                      GPUPLAN_TRY(out.micro_batch, r.positive_int(v, f));
+                    } else if (k == "items") {
+                      GPUPLAN_TRY(double it, r.positive(v, f));
+                      out.items = it;
+                    } else if (k == "growth_per_week") {
+                      GPUPLAN_TRY(out.growth_per_week, r.non_negative(v, f));
+                    } else if (k == "bytes_per_sample") {
+                      GPUPLAN_TRY(double b, r.positive(v, f));
+                      out.bytes_per_sample = b;
+                    }
+                    return {};
+                  });
+}
+
+namespace {
+
+// serving.slo: {ttft_ms, tpot_ms, percentile}.
+Status parse_slo(const Reader& r, const YAML::Node& node, const std::string& field, Serving& out) {
+  GPUPLAN_RETURN_IF_ERROR(r.check_map(node, field, {"ttft_ms", "tpot_ms", "percentile"}));
+  return for_each(node, field,
+                  [&](const std::string& k, const YAML::Node& v, const std::string& f) -> Status {
+                    if (k == "ttft_ms") {
+                      GPUPLAN_TRY(out.ttft_ms, r.positive(v, f));
+                    } else if (k == "tpot_ms") {
+                      GPUPLAN_TRY(out.tpot_ms, r.positive(v, f));
+                    } else {
+                      GPUPLAN_TRY(double p, r.positive(v, f));
+                      if (p >= 100) return r.error(v, f, "percentile must be below 100 (e.g. 99)");
+                      out.percentile = p;
+                    }
+                    return {};
+                  });
+}
+
+}  // namespace
+
+Status parse_serving(const Reader& r, const YAML::Node& node, const std::string& field,
+                     Serving& out) {
+  GPUPLAN_RETURN_IF_ERROR(r.check_map(
+      node, field,
+      {"request_rate", "trace", "input_tokens", "output_tokens", "slo", "duration_hours"}));
+  return for_each(node, field,
+                  [&](const std::string& k, const YAML::Node& v, const std::string& f) -> Status {
+                    if (k == "request_rate") {
+                      GPUPLAN_TRY(out.request_rate, r.positive(v, f));
+                    } else if (k == "trace") {
+                      GPUPLAN_TRY(out.trace, r.string(v, f));
+                    } else if (k == "input_tokens") {
+                      return parse_tokens(r, v, f, out.input_tokens);
+                    } else if (k == "output_tokens") {
+                      return parse_tokens(r, v, f, out.output_tokens);
+                    } else if (k == "duration_hours") {
+                      GPUPLAN_TRY(out.duration_hours, r.positive(v, f));
+                    } else if (k == "slo") {
+                      return parse_slo(r, v, f, out);
+                    }
+                    return {};
+                  });
+}
+
+Status parse_batch(const Reader& r, const YAML::Node& node, const std::string& field,
+                   BatchJob& out) {
+  GPUPLAN_RETURN_IF_ERROR(r.check_map(
+      node, field, {"seconds_per_item", "reference_gpu", "scales_with", "min_gpu_memory_gib"}));
+  return for_each(
+      node, field, [&](const std::string& k, const YAML::Node& v, const std::string& f) -> Status {
+        if (k == "seconds_per_item") {
+          GPUPLAN_TRY(out.seconds_per_item, r.positive(v, f));
+        } else if (k == "reference_gpu") {
+          GPUPLAN_TRY(out.reference_gpu, r.string(v, f));
+        } else if (k == "scales_with") {
+          GPUPLAN_TRY(size_t i, r.choice(v, f, {"fp32", "fp16", "bf16", "memory_bw"}));
+          out.scales_with = std::vector<std::string>{"fp32", "fp16", "bf16", "memory_bw"}[i];
+        } else if (k == "min_gpu_memory_gib") {
+          GPUPLAN_TRY(out.min_gpu_memory_gib, r.non_negative(v, f));
+        }
+        return {};
+      });
+}
+
+// Every override is > 0; all but memory_overhead_gib (GiB) are fractions.
+Status parse_assumptions(const Reader& r, const YAML::Node& node, const std::string& field,
+                         std::map<std::string, double>& overrides) {
+  GPUPLAN_RETURN_IF_ERROR(r.check_map(node, field, kOverridableAssumptions));
+  return for_each(node, field,
+                  [&](const std::string& k, const YAML::Node& v, const std::string& f) -> Status {
+                    GPUPLAN_TRY(double x, r.positive(v, f));
+                    const bool fraction = k != "memory_overhead_gib";
+                    if (fraction && x > 1) return r.error(v, f, "must be a fraction in (0, 1]");
+                    overrides[k] = x;
+                    return {};
+                  });
+}
+
+}  // namespace gpuplan::workload::internal
