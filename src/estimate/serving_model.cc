@@ -20,6 +20,12 @@
 // utilisation so that queueing stays bounded (the knee of an M/D/1 queue;
 // queueing delays themselves come out of `gpuplan simulate`).
 //
+// Max load (offline throughput benchmarks, max_load_point): every request
+// is queued, so B is as large as the paged KV cache (after weights,
+// overhead and one prefill chunk's activations) and the engine's max_seqs
+// allow, scanned for the most requests/s; workloads keep the request-rate
+// operating point above (serving_point_at).
+//
 // Trade-offs: percentiles of TPOT are taken at the mean batch (output-length
 // variance mostly moves TTFT, not TPOT); TTFT ignores queueing below the
 // 85 % derating. Both are documented in docs/estimator.md.
