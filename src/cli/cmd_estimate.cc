@@ -220,11 +220,16 @@ int run_validate(Context& ctx, const EstimateFlags& f) {
     nlohmann::ordered_json j;
     j["rows"] = nlohmann::ordered_json::array();
     for (const auto& r : v->rows) {
-      j["rows"].push_back({{"id", r.id},
-                           {"metric", r.metric},
-                           {"predicted", r.predicted},
-                           {"published", r.published},
-                           {"error_percent", r.error_percent}});
+      nlohmann::ordered_json row = {{"id", r.id},
+                                    {"metric", r.metric},
+                                    {"predicted", r.predicted},
+                                    {"published", r.published},
+                                    {"error_percent", r.error_percent}};
+      if (r.concurrency > 0) {  // max-load rows: the operating point used
+        row["concurrency"] = r.concurrency;
+        row["memory_limit"] = r.memory_limit;
+      }
+      j["rows"].push_back(std::move(row));
     }
     j["skipped"] = nlohmann::ordered_json::array();
     for (const auto& s : v->skipped) j["skipped"].push_back({{"id", s.id}, {"reason", s.reason}});

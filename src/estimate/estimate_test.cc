@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include <gtest/gtest.h>
 
+#include "core/strings.h"
 #include "estimate/internal/physics.h"
 #include "estimate/test_util.h"
 #include "workload/models.h"
@@ -148,6 +150,36 @@ TEST(Throughput, DecodeStepHandComputed) {
   EXPECT_NEAR(r->kv_capacity_tokens,
               ((80 * 0.95 - 2) * kGiB - w.model.params_b * 1e9 * 2) / (512.0 * 1024), 1);
   EXPECT_DOUBLE_EQ(r->max_batch(2048), std::floor(r->kv_capacity_tokens / 2048));
+}
+
+TEST(Throughput, MaxLoadIsBoundByPagedKvCacheOrMaxSeqs) {
+  // Llama 2 7B fp16 on one A100 80GB: the KV cache left after weights and
+  // overhead, less one 2048-token prefill chunk's activations (34·h bytes a
+  // token, 16-bit), holds sequences of input + output/2 tokens plus half a
+  // 16-token page each.
+  workload::Workload w = serve("llama-2-7b", 1);
+  w.precision = Precision::kFp16;
+  auto r = replica_model(w, a100(), true, 1);
+  ASSERT_TRUE(r) << r.error().to_string();
+  const double kv = r->kv_capacity_tokens - 2048.0 * 34 * 4096 * 2 / (512.0 * 1024);
+  // Long sequences: memory decides (about 40 of 2048 + 1024 + 8 tokens).
+  internal::MaxLoadPoint longs = internal::max_load_point(*r, w.model, 2048, 2048, 0);
+  EXPECT_DOUBLE_EQ(longs.memory_limit, std::floor(kv / (2048 + 1024 + 8)));
+  EXPECT_DOUBLE_EQ(longs.concurrency, longs.memory_limit);
+  EXPECT_LT(longs.memory_limit, 256);
+  // Short sequences: the engine's default of 256 in flight decides.
+  internal::MaxLoadPoint shorts = internal::max_load_point(*r, w.model, 128, 128, 0);
+  EXPECT_GT(shorts.memory_limit, 256);
+  EXPECT_DOUBLE_EQ(shorts.concurrency, 256);
+  // An explicit --max-num-seqs caps it, and throughput is lower there.
+  internal::MaxLoadPoint capped = internal::max_load_point(*r, w.model, 128, 128, 16);
+  EXPECT_DOUBLE_EQ(capped.concurrency, 16);
+  EXPECT_LT(capped.rps, shorts.rps);
+  // requests/s = B / (O·d(B) + B·t_p) at the chosen B.
+  const double d = r->decode_step_seconds(256, 128 + 64);
+  const double t_p =
+      (r->flops_per_token * 128 + r->attn_flops_per_token_ctx * 128 * 128 / 2) / r->flops_per_s;
+  EXPECT_NEAR(shorts.rps, 256 / (128 * d + 256 * t_p), 1e-9 * shorts.rps);
 }
 
 TEST(Throughput, WeightsThatDoNotFitAreAnError) {
@@ -370,15 +402,72 @@ TEST(Validate, CalibrationFileWithinBounds) {
   EXPECT_GE(v->rows.size(), 0.9 * table->rows.size());
   const std::vector<std::string> training = {"train_tokens_per_s_per_gpu", "model_tflops_per_gpu",
                                              "mfu_percent", "total_gpu_hours"};
-  ASSERT_GE(v->summary.size(), 6u);
-  for (const MetricSummary& s : v->summary) {
-    const bool train = std::find(training.begin(), training.end(), s.metric) != training.end();
-    EXPECT_LE(s.median_abs_error_percent, train ? 10.0 : 20.0) << s.metric;
-    EXPECT_GT(s.n, 0);
+  // The per-metric bounds of the original calibration (docs/estimator.md),
+  // on the rows it was made with (blank `set`): the later rows are judged by
+  // their group medians below and in the doc, not folded into these.
+  std::map<std::string, std::vector<double>> original;
+  for (size_t i = 0; i < v->rows.size(); ++i) {
+    const csv::Row& r = table->rows[i];
+    if (!strings::trim(r.fields[*table->column("set")]).empty()) continue;
+    original[v->rows[i].metric].push_back(std::abs(v->rows[i].error_percent));
   }
+  ASSERT_GE(original.size(), 6u);
+  for (auto& [metric, errs] : original) {
+    std::sort(errs.begin(), errs.end());
+    const size_t n = errs.size();
+    const double med = n % 2 ? errs[n / 2] : (errs[n / 2 - 1] + errs[n / 2]) / 2;
+    const bool train = std::find(training.begin(), training.end(), metric) != training.end();
+    EXPECT_LE(med, train ? 10.0 : 20.0) << metric;
+  }
+  // Serving rows added for issue 11 (max-load and MI300X rows): the issue's
+  // 15 % median bound holds.
+  bool found = false;
+  for (const MetricSummary& g : v->groups) {
+    if (g.metric != "serving rows, new") continue;
+    found = true;
+    EXPECT_LE(g.median_abs_error_percent, 15.0);
+  }
+  EXPECT_TRUE(found);
   for (const ValidationRow& r : v->rows) {
     EXPECT_NEAR(r.error_percent, 100 * (r.predicted - r.published) / r.published, 1e-9);
   }
+}
+
+TEST(Validate, ExtendedFileEveryRowPredictedAndMaxLoadWithinMemory) {
+  // The issue-11 extension: every row is interpreted (none skipped), and the
+  // blank-batch (max-load) rows are evaluated at a concurrency the KV cache
+  // holds and the engine's max_seqs (default 256) allows.
+  auto cat = catalog::Catalog::load_embedded();
+  ASSERT_TRUE(cat.has_value()) << cat.error().to_string();
+  auto table = csv::read_file(src("tests/data/published_measurements.csv"));
+  ASSERT_TRUE(table.has_value()) << table.error().to_string();
+  auto v = validate(*table, **cat);
+  ASSERT_TRUE(v.has_value()) << v.error().to_string();
+  for (const Skipped& s : v->skipped) ADD_FAILURE() << s.id << ": " << s.reason;
+  ASSERT_EQ(v->rows.size(), table->rows.size());
+  const auto col = [&](const csv::Row& r, const std::string& name) {
+    return std::string(strings::trim(r.fields[*table->column(name)]));
+  };
+  int blank = 0, new_serving = 0;
+  for (size_t i = 0; i < table->rows.size(); ++i) {
+    const csv::Row& r = table->rows[i];
+    const ValidationRow& row = v->rows[i];
+    ASSERT_EQ(row.id, col(r, "id"));
+    if (col(r, "kind") != "infer") continue;
+    if (!col(r, "set").empty()) ++new_serving;
+    const std::string metric = col(r, "metric");
+    if (!col(r, "batch").empty() || metric == "ttft_ms" || metric == "decode_tokens_per_s_batch1") {
+      EXPECT_EQ(row.concurrency, 0) << row.id;
+      continue;
+    }
+    ++blank;
+    const auto max_seqs = strings::parse_double(col(r, "max_seqs"));
+    EXPECT_GE(row.concurrency, 1) << row.id;
+    EXPECT_LE(row.concurrency, row.memory_limit) << row.id;
+    EXPECT_LE(row.concurrency, max_seqs.value_or(256)) << row.id;
+  }
+  EXPECT_GE(blank, 10);
+  EXPECT_GE(new_serving, 30);
 }
 
 TEST(Validate, MissingColumnNamesIt) {

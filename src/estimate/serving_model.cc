@@ -20,6 +20,12 @@
 // utilisation so that queueing stays bounded (the knee of an M/D/1 queue;
 // queueing delays themselves come out of `gpuplan simulate`).
 //
+// Max load (offline throughput benchmarks, max_load_point): every request
+// is queued, so B is as large as the paged KV cache (after weights,
+// overhead and one prefill chunk's activations) and the engine's max_seqs
+// allow, scanned for the most requests/s; workloads keep the request-rate
+// operating point above (serving_point_at).
+//
 // Trade-offs: percentiles of TPOT are taken at the mean batch (output-length
 // variance mostly moves TTFT, not TPOT); TTFT ignores queueing below the
 // 85 % derating. Both are documented in docs/estimator.md.
@@ -131,6 +137,37 @@ ServingPoint best_serving_point(const ReplicaModel& r, const workload::Workload&
   }
   ServingPoint best = point(r, t, lo);
   best.rps *= kServingMaxUtilization;
+  return best;
+}
+
+MaxLoadPoint max_load_point(const ReplicaModel& r, const workload::Model& m, double input_tokens,
+                            double output_tokens, double max_seqs) {
+  // Offline max load (vLLM benchmark_throughput, lmdeploy/TensorRT-LLM
+  // max-throughput runs): every request is queued, so the engine keeps as
+  // many sequences in flight as its KV cache and its max_seqs allow. A
+  // sequence holds on average input + output/2 tokens over its life, in
+  // whole pages: on average half a page is unused at its end. The cache is
+  // what replica_model() leaves after weights and overhead, less the
+  // activations of one prefill chunk (one layer live at a time).
+  const Traffic t{std::max(1.0, input_tokens), std::max(1.0, output_tokens),
+                  std::max(1.0, input_tokens)};
+  const double footprint = t.in_mean + t.out_mean / 2 + kKvPageTokens / 2;
+  const double activations = r.gpus * kPrefillChunkTokens * kActivationBytesPerTokenHidden *
+                             m.hidden * workload::bytes_per_value(workload::Precision::kFp16);
+  const double kv_tokens =
+      std::max(0.0, r.kv_capacity_tokens - activations / std::max(1.0, r.kv_bytes_per_token));
+  MaxLoadPoint best;
+  best.memory_limit = std::floor(kv_tokens / footprint);
+  const double cap = std::min(best.memory_limit, max_seqs > 0 ? max_seqs : kDefaultMaxSeqs);
+  // requests/s(B) = B / (O·d(B) + B·t_p) (header essay); scan B for its maximum.
+  for (double b = 1; b <= cap; b += 1) {
+    const ServingPoint p = point(r, t, b);
+    if (p.rps > best.rps) {
+      best.concurrency = b;
+      best.rps = p.rps;
+      best.tpot_s = p.tpot_s;
+    }
+  }
   return best;
 }
 

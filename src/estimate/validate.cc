@@ -17,6 +17,8 @@
 //  * activation recomputation from the row's text (the schema has no column
 //    for it): "checkpoint-method uniform"/"full recompute" → full,
 //    "selective recompute" → selective, otherwise none;
+//  * training rows that give their pipeline depth (`pp`, with `tp`) pay
+//    the 1F1B pipeline bubble on top (pipeline_bubble() below);
 //  * training rows without a gpu_count (Korthikanti et al. report per model
 //    parallel group) get the smallest tensor(8) × pipeline group whose
 //    memory fits, as `estimate` would choose;
@@ -25,15 +27,17 @@
 //    benchmark): prefill of the whole batch, then `output_tokens` decode
 //    steps over a growing context;
 //  * inference rows with a blank batch are max-load runs (vLLM/lmdeploy
-//    throughput benchmarks, offline scenarios): continuous batching at the
-//    concurrency that maximises throughput under memory — every sequence the
-//    KV cache left after weights and overhead holds, at its mean footprint of
-//    input + output/2 tokens rounded up to whole 16-token pages (vLLM's
-//    default block_size; PagedAttention, Kwon et al. SOSP 2023 §4), capped
-//    at the engines' default of 256 sequences in flight (vLLM max_num_seqs,
-//    TensorRT-LLM max_batch_size, lmdeploy max_batch_size) — with prefill
-//    chunks interleaved with decode steps (Sarathi-Serve, Agrawal et al.
-//    OSDI 2024): throughput = B·O / (O·d(B) + B·t_p).
+//    throughput benchmarks, offline scenarios): max_load_point()
+//    (serving_model.cc) — continuous batching at the concurrency that
+//    maximises throughput under memory: the sequences whose paged KV cache
+//    (16-token pages, PagedAttention) fits in what the replica has after
+//    weights, overhead and one prefill chunk's activations, at their mean
+//    footprint of input + output/2 tokens, capped by the row's optional
+//    `max_seqs` column (the engine's --max-num-seqs) or else the engines'
+//    default of 256; prefill chunks interleaved with decode steps
+//    (Sarathi-Serve, Agrawal et al. OSDI 2024): throughput
+//    = B·O / (O·d(B) + B·t_p). The concurrency used and the memory limit are
+//    reported with the row.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -157,7 +161,25 @@ int group_gpus(const workload::Workload& w, const catalog::Gpu& gpu) {
   return tp * w.model.layers;
 }
 
-Result<double> predict(const Row& row, const catalog::Catalog& catalog) {
+// Rows that state their pipeline depth (`pp`, with `tp`) pay the 1F1B bubble
+// (p − 1)/(m + p − 1) of Narayanan et al. 2021 §2.2, m = global batch ÷ data
+// parallel replicas (micro-batch 1, the most micro-batches and so the
+// smallest bubble). Rows without `pp`: the fitted per-doubling scale term
+// of train_mfu() only (its calibration runs used interleaved schedules).
+Result<double> pipeline_bubble(const Row& row, double gpus) {
+  const auto pp = row.num("pp");
+  if (!pp || *pp <= 1) return 0.0;
+  const double tp = row.num("tp").value_or(1);
+  const auto batch = row.num("batch");
+  if (tp < 1 || !batch || *batch <= 0 || gpus < tp * *pp) {
+    return invalid_argument("pp needs tp >= 1, a batch and gpu_count >= tp x pp");
+  }
+  const double dp = std::floor(gpus / (tp * *pp));
+  const double micro_batches = std::max(1.0, std::floor(*batch / dp));
+  return (*pp - 1) / (micro_batches + *pp - 1);
+}
+
+Result<double> predict(const Row& row, const catalog::Catalog& catalog, MaxLoadPoint* load) {
   const std::string kind = row.get("kind");
   const std::string metric = row.get("metric");
   const std::string gpu_name = row.get("gpu");
@@ -183,8 +205,10 @@ Result<double> predict(const Row& row, const catalog::Catalog& catalog) {
     w.data.seq_len = static_cast<int>(seq);
     double gpus = row.num("gpu_count").value_or(0);
     if (gpus <= 0) gpus = group_gpus(w, *gpu);
-    const double mfu = train_mfu(peak, gpu->memory_bw_gbs, m.hidden, gpus, w.recompute, m,
-                                 w.data.seq_len, workload::Method::kFull);
+    double mfu = train_mfu(peak, gpu->memory_bw_gbs, m.hidden, gpus, w.recompute, m, w.data.seq_len,
+                           workload::Method::kFull);
+    GPUPLAN_TRY(double bubble, pipeline_bubble(row, gpus));
+    mfu *= 1 - bubble;
     const double flops = train_flops_per_token(m, w.data.seq_len, workload::Method::kFull);
     const double tokens_per_gpu = peak * 1e12 * mfu / flops;
     if (metric == "model_tflops_per_gpu") return peak * mfu;
@@ -205,19 +229,16 @@ Result<double> predict(const Row& row, const catalog::Catalog& catalog) {
   const double in = std::max(1.0, row.num("input_tokens").value_or(1));
   const double out = std::max(1.0, row.num("output_tokens").value_or(1));
   if (!row.num("batch") && metric != "ttft_ms" && metric != "decode_tokens_per_s_batch1") {
-    // Max load: continuous batching at the KV-cache-bound concurrency.
-    const double page = 16, max_seqs = 256;
-    const double footprint = std::ceil((in + out / 2) / page) * page + page / 2;
-    const double b = std::clamp(std::floor(r.kv_capacity_tokens / footprint), 1.0, max_seqs);
-    const double d = r.decode_step_seconds(b, in + out / 2);
-    const double t_p =
-        (r.flops_per_token * in + r.attn_flops_per_token_ctx * in * in / 2) / r.flops_per_s +
-        r.tp_comm_seconds(in);
-    const double rps = b / (out * d + b * t_p);
-    if (metric == "output_tokens_per_s") return rps * out;
-    if (metric == "requests_per_s") return rps;
-    if (metric == "total_tokens_per_s") return rps * (in + out);
-    if (metric == "tpot_ms") return 1000 * d / (1 - std::min(0.99, rps * t_p));
+    // Max load: continuous batching at the KV-bound concurrency that
+    // maximises throughput (serving_model.cc, max_load_point).
+    const MaxLoadPoint p = max_load_point(r, w.model, in, out, row.num("max_seqs").value_or(0));
+    if (p.concurrency < 1)
+      return failed_precondition("the KV cache holds no sequence of this length");
+    if (load) *load = p;
+    if (metric == "output_tokens_per_s") return p.rps * out;
+    if (metric == "requests_per_s") return p.rps;
+    if (metric == "total_tokens_per_s") return p.rps * (in + out);
+    if (metric == "tpot_ms") return 1000 * p.tpot_s;
   }
   if (metric == "ttft_ms") return 1000 * r.prefill_seconds(in);
   if (metric == "decode_tokens_per_s_batch1") return 1.0 / r.decode_step_seconds(1, in + out / 2);
@@ -264,7 +285,8 @@ Result<Validation> validate(const csv::Table& table, const catalog::Catalog& cat
       v.skipped.push_back({id, "value is not a positive number"});
       continue;
     }
-    auto p = predict(row, catalog);
+    MaxLoadPoint load;
+    auto p = predict(row, catalog, &load);
     if (!p) {
       v.skipped.push_back({id, p.error().message});
       continue;
@@ -275,6 +297,8 @@ Result<Validation> validate(const csv::Table& table, const catalog::Catalog& cat
     out.predicted = *p;
     out.published = *published;
     out.error_percent = 100.0 * (*p - *published) / *published;
+    out.concurrency = load.concurrency;
+    out.memory_limit = load.memory_limit;
     errors[out.metric].push_back(std::abs(out.error_percent));
     const std::string set = strings::to_lower(row.get("set"));
     const bool original = set.empty() || set == "original";

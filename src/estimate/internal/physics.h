@@ -45,6 +45,19 @@ inline constexpr double kOverheadGiB = 2.0;
 inline constexpr double kHeadroom = 0.05;
 // Serving: target utilisation of a replica's capacity (queueing knee).
 inline constexpr double kServingMaxUtilization = 0.85;
+// Max load: KV-cache page size in tokens (vLLM's default block_size 16;
+// PagedAttention, Kwon et al. SOSP 2023 §4), the engines' default cap on
+// sequences in flight (vLLM max_num_seqs 256, engine-args docs; AMD's
+// ROCm vLLM guide 2025-01 "default 256"), the prefill chunk whose
+// activations are reserved beside the KV cache (token budget 2048 of
+// Sarathi-Serve, Agrawal et al. OSDI 2024 §5), and the activation bytes per
+// token per unit of hidden size of one live layer (34·s·b·h per layer,
+// Korthikanti et al. 2022 eq. 1, without the attention-score term that
+// fused attention does not store).
+inline constexpr double kKvPageTokens = 16;
+inline constexpr double kDefaultMaxSeqs = 256;
+inline constexpr double kPrefillChunkTokens = 2048;
+inline constexpr double kActivationBytesPerTokenHidden = 34;
 // Tokens per optimizer step when the workload gives no global batch
 // (Llama 2/3 pretraining: 4 M tokens per batch, Touvron et al. 2023 Table 1).
 inline constexpr double kDefaultTokensPerStep = 4e6;
@@ -163,6 +176,19 @@ ServingPoint best_serving_point(const ReplicaModel& r, const workload::Workload&
 // The point at which a replica serves `rps`: the mean concurrency that
 // Little's law implies (a fixed point), and TTFT/TPOT there.
 ServingPoint serving_point_at(const ReplicaModel& r, const workload::Workload& w, double rps);
+// Max load (offline throughput benchmarks: every request queued at once).
+// Continuous batching keeps `concurrency` sequences in flight: the most the
+// paged KV cache holds after weights, overhead and one prefill chunk's
+// activations (`memory_limit`), capped by the engine's `max_seqs`, chosen
+// to maximise requests/s; prefill chunks interleave with decode steps.
+struct MaxLoadPoint {
+  double concurrency = 0;   // sequences in flight at the best point
+  double memory_limit = 0;  // sequences whose KV pages fit (at the mean footprint)
+  double rps = 0;           // requests/s
+  double tpot_s = 0;        // time between a sequence's tokens (decode step + prefill stalls)
+};
+MaxLoadPoint max_load_point(const ReplicaModel& r, const workload::Model& m, double input_tokens,
+                            double output_tokens, double max_seqs);
 // Input tokens at the SLO percentile of the workload's distribution.
 double input_tokens_at_percentile(const workload::Workload& w);
 
