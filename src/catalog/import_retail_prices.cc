@@ -40,15 +40,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <memory>
-#include <mutex>
-#include <thread>
-#include <type_traits>
 
-#include <curl/curl.h>
-#include <dlfcn.h>
-
-#include "catalog/fetch_policy.h"
 #include "core/dates.h"
 #include "core/files.h"
 #include "core/names.h"
@@ -56,6 +48,22 @@
 #include "core/units.h"
 
 namespace gpuplan::catalog {
+
+// One Retail Prices item, validated (read_item()).
+struct internal::RetailItem {
+  std::string type, sku, region, product, sku_name, as_of;
+  double price = 0;
+  std::optional<std::string> meter, service, unit;
+  int years = 0;  // Reservation term
+  bool primary = true;
+  double min_units = 0;  // tierMinimumUnits
+  struct Plan {
+    Pricing pricing;
+    double usd_per_hour;
+  };
+  std::vector<Plan> savings;  // savingsPlan entries (hourly)
+};
+
 namespace {
 
 using internal::optional_string;
@@ -106,6 +114,80 @@ int term_years(std::string_view term) {
   if (term == "3 Years") return 3;
   if (term == "5 Years") return 5;
   return 0;
+}
+
+// Every field the importer reads, validated whatever the item turns out to
+// be (so a malformed item fails the import even where it would be ignored).
+Result<internal::RetailItem> read_item(const nlohmann::json& item, const std::string& origin,
+                                       const std::string& path) {
+  auto where = [&](const std::string& field) { return Where{origin, 0, 0, path + "." + field}; };
+  internal::RetailItem it;
+  GPUPLAN_TRY(it.type, require_string(item, "type", origin, path));
+  if (it.type != "Consumption" && it.type != "Reservation" && it.type != "DevTestConsumption")
+    return invalid_argument("unknown price type '" + it.type +
+                                "' (expected Consumption, Reservation or DevTestConsumption)",
+                            where("type"));
+  GPUPLAN_TRY(it.price, require_non_negative(item, "retailPrice", origin, path));
+  GPUPLAN_TRY(it.sku, require_string(item, "armSkuName", origin, path));
+  GPUPLAN_TRY(it.region, require_string(item, "armRegionName", origin, path));
+  GPUPLAN_TRY(it.product, require_string(item, "productName", origin, path));
+  GPUPLAN_TRY(it.sku_name, require_string(item, "skuName", origin, path));
+  GPUPLAN_TRY(std::string start, require_string(item, "effectiveStartDate", origin, path));
+  auto as_of = date_part(start);
+  if (!as_of) {
+    return invalid_argument("'" + start + "' is not a date (expected YYYY-MM-DDThh:mm:ssZ)",
+                            where("effectiveStartDate"));
+  }
+  it.as_of = *as_of;
+  GPUPLAN_TRY(it.meter, optional_string(item, "meterName", origin, path));
+  GPUPLAN_TRY(it.service, optional_string(item, "serviceName", origin, path));
+  GPUPLAN_TRY(it.unit, optional_string(item, "unitOfMeasure", origin, path));
+  GPUPLAN_TRY(auto currency, optional_string(item, "currencyCode", origin, path));
+  GPUPLAN_TRY(auto term, optional_string(item, "reservationTerm", origin, path));
+  if (auto t = item.find("tierMinimumUnits"); t != item.end() && !t->is_null()) {
+    GPUPLAN_TRY(it.min_units, require_non_negative(item, "tierMinimumUnits", origin, path));
+  }
+  if (currency && *currency != "USD")
+    return invalid_argument(
+        "price in " + *currency + ": gpuplan stores USD prices (query with currencyCode eq 'USD')",
+        where("currencyCode"));
+  if (it.type == "Reservation") {
+    if (!term)
+      return invalid_argument("missing field (a Reservation needs \"1 Year\" or \"3 Years\")",
+                              where("reservationTerm"));
+    it.years = term_years(*term);
+    if (it.years == 0)
+      return invalid_argument(
+          "unknown reservation term '" + *term + "' (expected \"1 Year\" or \"3 Years\")",
+          where("reservationTerm"));
+  }
+  if (auto p = item.find("isPrimaryMeterRegion"); p != item.end() && !p->is_null()) {
+    if (!p->is_boolean())
+      return invalid_argument("expected a boolean, got " + internal::json_type_name(*p),
+                              where("isPrimaryMeterRegion"));
+    it.primary = p->get<bool>();
+  }
+  if (auto sp = item.find("savingsPlan"); sp != item.end() && !sp->is_null()) {
+    if (!sp->is_array())
+      return invalid_argument("expected an array, got " + internal::json_type_name(*sp),
+                              where("savingsPlan"));
+    for (size_t j = 0; j < sp->size(); ++j) {
+      const nlohmann::json& e = (*sp)[j];
+      std::string sp_path = path + ".savingsPlan[" + std::to_string(j) + "]";
+      if (!e.is_object())
+        return invalid_argument("expected an object, got " + internal::json_type_name(e),
+                                Where{origin, 0, 0, sp_path});
+      GPUPLAN_TRY(double unit_price, require_non_negative(e, "unitPrice", origin, sp_path));
+      GPUPLAN_TRY(std::string sp_term, require_string(e, "term", origin, sp_path));
+      int sp_years = term_years(sp_term);
+      if (sp_years != 1 && sp_years != 3)
+        return invalid_argument(
+            "unknown savings plan term '" + sp_term + "' (expected \"1 Year\" or \"3 Years\")",
+            Where{origin, 0, 0, sp_path + ".term"});
+      it.savings.push_back({sp_years == 1 ? Pricing::kSavings1y : Pricing::kSavings3y, unit_price});
+    }
+  }
+  return it;
 }
 
 }  // namespace
@@ -163,175 +245,82 @@ Result<std::string> RetailPricesImport::add_page_json(const nlohmann::json& page
                               Where{origin, 0, 0, path});
     ++report_.items_read;
 
-    // 1. Validate every field we read, whatever the item turns out to be.
-    GPUPLAN_TRY(std::string type, require_string(item, "type", origin, path));
-    if (type != "Consumption" && type != "Reservation" && type != "DevTestConsumption")
-      return invalid_argument("unknown price type '" + type +
-                                  "' (expected Consumption, Reservation or DevTestConsumption)",
-                              where("type"));
-    GPUPLAN_TRY(double price, require_non_negative(item, "retailPrice", origin, path));
-    GPUPLAN_TRY(std::string sku, require_string(item, "armSkuName", origin, path));
-    GPUPLAN_TRY(std::string region, require_string(item, "armRegionName", origin, path));
-    GPUPLAN_TRY(std::string product, require_string(item, "productName", origin, path));
-    GPUPLAN_TRY(std::string sku_name, require_string(item, "skuName", origin, path));
-    GPUPLAN_TRY(std::string start, require_string(item, "effectiveStartDate", origin, path));
-    auto as_of = date_part(start);
-    if (!as_of)
-      return invalid_argument("'" + start + "' is not a date (expected YYYY-MM-DDThh:mm:ssZ)",
-                              where("effectiveStartDate"));
-    GPUPLAN_TRY(auto meter, optional_string(item, "meterName", origin, path));
-    GPUPLAN_TRY(auto service, optional_string(item, "serviceName", origin, path));
-    GPUPLAN_TRY(auto unit, optional_string(item, "unitOfMeasure", origin, path));
-    GPUPLAN_TRY(auto currency, optional_string(item, "currencyCode", origin, path));
-    GPUPLAN_TRY(auto term, optional_string(item, "reservationTerm", origin, path));
-    double min_units = 0;
-    if (auto t = item.find("tierMinimumUnits"); t != item.end() && !t->is_null()) {
-      GPUPLAN_TRY(min_units, require_non_negative(item, "tierMinimumUnits", origin, path));
-    }
-    if (currency && *currency != "USD")
-      return invalid_argument("price in " + *currency +
-                                  ": gpuplan stores USD prices (query with currencyCode eq 'USD')",
-                              where("currencyCode"));
-    int years = 0;
-    if (type == "Reservation") {
-      if (!term)
-        return invalid_argument("missing field (a Reservation needs \"1 Year\" or \"3 Years\")",
-                                where("reservationTerm"));
-      years = term_years(*term);
-      if (years == 0)
-        return invalid_argument(
-            "unknown reservation term '" + *term + "' (expected \"1 Year\" or \"3 Years\")",
-            where("reservationTerm"));
-    }
-    bool primary = true;
-    if (auto p = item.find("isPrimaryMeterRegion"); p != item.end() && !p->is_null()) {
-      if (!p->is_boolean())
-        return invalid_argument("expected a boolean, got " + internal::json_type_name(*p),
-                                where("isPrimaryMeterRegion"));
-      primary = p->get<bool>();
-    }
-    struct Plan {
-      Pricing pricing;
-      double usd_per_hour;
-    };
-    std::vector<Plan> savings;
-    if (auto sp = item.find("savingsPlan"); sp != item.end() && !sp->is_null()) {
-      if (!sp->is_array())
-        return invalid_argument("expected an array, got " + internal::json_type_name(*sp),
-                                where("savingsPlan"));
-      for (size_t j = 0; j < sp->size(); ++j) {
-        const nlohmann::json& e = (*sp)[j];
-        std::string sp_path = path + ".savingsPlan[" + std::to_string(j) + "]";
-        if (!e.is_object())
-          return invalid_argument("expected an object, got " + internal::json_type_name(e),
-                                  Where{origin, 0, 0, sp_path});
-        GPUPLAN_TRY(double unit_price, require_non_negative(e, "unitPrice", origin, sp_path));
-        GPUPLAN_TRY(std::string sp_term, require_string(e, "term", origin, sp_path));
-        int sp_years = term_years(sp_term);
-        if (sp_years != 1 && sp_years != 3)
-          return invalid_argument(
-              "unknown savings plan term '" + sp_term + "' (expected \"1 Year\" or \"3 Years\")",
-              Where{origin, 0, 0, sp_path + ".term"});
-        savings.push_back(
-            Plan{sp_years == 1 ? Pricing::kSavings1y : Pricing::kSavings3y, unit_price});
-      }
-    }
-
-    // 2. Classify: ignored items are counted under their reason.
-    auto ignore = [&](const std::string& reason) { ++report_.ignored[reason]; };
-    const bool spot = contains(sku_name, " Spot") || (meter && contains(*meter, " Spot"));
-    const bool low_priority =
-        contains(sku_name, "Low Priority") || (meter && contains(*meter, "Low Priority"));
-    if (service && *service == "Storage") {
+    GPUPLAN_TRY(internal::RetailItem it, read_item(item, origin, path));
+    if (it.service && *it.service == "Storage") {
       GPUPLAN_RETURN_IF_ERROR(
-          add_storage_item({region, product, meter.value_or(""), unit.value_or(""), type, primary,
-                            min_units, price, *as_of},
+          add_storage_item({it.region, it.product, it.meter.value_or(""), it.unit.value_or(""),
+                            it.type, it.primary, it.min_units, it.price, it.as_of},
                            where("armRegionName")));
       continue;
     }
-    if (service && *service != "Virtual Machines") {
-      ignore("not a Virtual Machines price (serviceName)");
-      continue;
-    }
-    if (type == "DevTestConsumption") {
-      ignore("DevTestConsumption (Dev/Test subscription rates, not retail)");
-      continue;
-    }
-    if (low_priority) {
-      ignore("Low Priority meter (Azure Batch only)");
-      continue;
-    }
-    if (!primary) {
-      ignore("non-primary meter region (duplicate of the primary meter)");
-      continue;
-    }
-    std::optional<std::string> size = filter_.match(sku);
-    if (!size) {
-      ignore(filter_.uses_catalog() ? "size not a GPU size in the catalog"
-                                    : "size not a GPU size (Standard_N[CDGV]...)");
-      continue;
-    }
-    std::string item_region = internal::normalize_region(region);
-    if (item_region.empty()) {
-      ignore("no armRegionName");
-      continue;
-    }
-    // A GPU price row's names go into the store and from there into generated
-    // deployments: refuse the page rather than keep shell or template syntax.
-    GPUPLAN_RETURN_IF_ERROR(names::check_region(item_region, where("armRegionName")));
-    GPUPLAN_RETURN_IF_ERROR(names::check_size(*size, where("armSkuName")));
-    if (!region_.empty() && item_region != region_) {
-      ignore("other region than --region");
-      continue;
-    }
-    if (unit && *unit != "1 Hour") {
-      ignore("unitOfMeasure not \"1 Hour\"");
-      continue;
-    }
-    if (years == 5) {
-      ignore("5-year reservation (HBv2 only)");
-      continue;
-    }
-    if (type == "Reservation" && spot) {
-      ignore("Reservation on a spot meter");
-      continue;
-    }
-    if (price == 0) {
-      ignore("zero price (not a real VM rate)");
-      continue;
-    }
-
-    // 3. Turn the item into rows.
-    const Os os = is_windows_product(product) ? Os::kWindows : Os::kLinux;
-    std::vector<Plan> rows;
-    if (type == "Consumption") {
-      rows.push_back(Plan{spot ? Pricing::kSpot : Pricing::kPayg, price});
-      if (spot && !savings.empty()) {
-        spot_savings_ignored_ += static_cast<int64_t>(savings.size());
-      } else {
-        for (const Plan& p : savings)
-          if (p.usd_per_hour > 0) rows.push_back(p);
-      }
-    } else {  // Reservation: the whole term's price spread over its hours.
-      rows.push_back(Plan{years == 1 ? Pricing::kReserved1y : Pricing::kReserved3y,
-                          price / (kHoursPerYear * years)});
-    }
-    ++report_.items_used;
-    for (const Plan& p : rows) {
-      auto key =
-          std::make_tuple(*size, item_region, static_cast<int>(os), static_cast<int>(p.pricing));
-      PriceRow row{*size, item_region, os, p.pricing, p.usd_per_hour, *as_of};
-      auto [it, inserted] = index_.emplace(key, report_.data.prices.size());
-      if (inserted) {
-        report_.data.prices.push_back(std::move(row));
-        continue;
-      }
-      PriceRow& kept = report_.data.prices[it->second];
-      if (row.as_of > kept.as_of) kept = std::move(row);
-      ++report_.rows_superseded;
-    }
+    GPUPLAN_RETURN_IF_ERROR(add_vm_item(it, where));
   }
   return next;
+}
+
+Status RetailPricesImport::add_vm_item(const internal::RetailItem& it,
+                                       const std::function<Where(const std::string&)>& where) {
+  // Classify: ignored items are counted under their reason.
+  auto ignore = [&](const std::string& reason) {
+    ++report_.ignored[reason];
+    return Status{};
+  };
+  const bool spot = contains(it.sku_name, " Spot") || (it.meter && contains(*it.meter, " Spot"));
+  const bool low_priority =
+      contains(it.sku_name, "Low Priority") || (it.meter && contains(*it.meter, "Low Priority"));
+  if (it.service && *it.service != "Virtual Machines")
+    return ignore("not a Virtual Machines price (serviceName)");
+  if (it.type == "DevTestConsumption")
+    return ignore("DevTestConsumption (Dev/Test subscription rates, not retail)");
+  if (low_priority) return ignore("Low Priority meter (Azure Batch only)");
+  if (!it.primary) return ignore("non-primary meter region (duplicate of the primary meter)");
+  std::optional<std::string> size = filter_.match(it.sku);
+  if (!size) {
+    return ignore(filter_.uses_catalog() ? "size not a GPU size in the catalog"
+                                         : "size not a GPU size (Standard_N[CDGV]...)");
+  }
+  std::string item_region = internal::normalize_region(it.region);
+  if (item_region.empty()) return ignore("no armRegionName");
+  // A GPU price row's names go into the store and from there into generated
+  // deployments: refuse the page rather than keep shell or template syntax.
+  GPUPLAN_RETURN_IF_ERROR(names::check_region(item_region, where("armRegionName")));
+  GPUPLAN_RETURN_IF_ERROR(names::check_size(*size, where("armSkuName")));
+  if (!region_.empty() && item_region != region_) return ignore("other region than --region");
+  if (it.unit && *it.unit != "1 Hour") return ignore("unitOfMeasure not \"1 Hour\"");
+  if (it.years == 5) return ignore("5-year reservation (HBv2 only)");
+  if (it.type == "Reservation" && spot) return ignore("Reservation on a spot meter");
+  if (it.price == 0) return ignore("zero price (not a real VM rate)");
+
+  // Turn the item into rows.
+  const Os os = is_windows_product(it.product) ? Os::kWindows : Os::kLinux;
+  std::vector<internal::RetailItem::Plan> rows;
+  if (it.type == "Consumption") {
+    rows.push_back({spot ? Pricing::kSpot : Pricing::kPayg, it.price});
+    if (spot && !it.savings.empty()) {
+      spot_savings_ignored_ += static_cast<int64_t>(it.savings.size());
+    } else {
+      for (const internal::RetailItem::Plan& p : it.savings)
+        if (p.usd_per_hour > 0) rows.push_back(p);
+    }
+  } else {  // Reservation: the whole term's price spread over its hours.
+    rows.push_back({it.years == 1 ? Pricing::kReserved1y : Pricing::kReserved3y,
+                    it.price / (kHoursPerYear * it.years)});
+  }
+  ++report_.items_used;
+  for (const internal::RetailItem::Plan& p : rows) {
+    auto key =
+        std::make_tuple(*size, item_region, static_cast<int>(os), static_cast<int>(p.pricing));
+    PriceRow row{*size, item_region, os, p.pricing, p.usd_per_hour, it.as_of};
+    auto [pos, inserted] = index_.emplace(key, report_.data.prices.size());
+    if (inserted) {
+      report_.data.prices.push_back(std::move(row));
+      continue;
+    }
+    PriceRow& kept = report_.data.prices[pos->second];
+    if (row.as_of > kept.as_of) kept = std::move(row);
+    ++report_.rows_superseded;
+  }
+  return {};
 }
 
 Status RetailPricesImport::add_storage_item(const StorageItem& it, const Where& where) {
@@ -414,234 +403,6 @@ Result<ImportReport> import_retail_price_files(const std::vector<std::string>& f
         "the last page has a NextPageLink: more pages exist that were not "
         "given (pass them all, or use --live)");
   return report;
-}
-
-// ---------------------------------------------------------------------------
-// Live: libcurl, following NextPageLink.
-
-std::string default_retail_prices_endpoint(const std::string& region) {
-  // Spaces and quotes are percent-encoded; the API's filter values are
-  // case-sensitive since 2023-01-01-preview.
-  std::string filter =
-      "serviceName%20eq%20%27Virtual%20Machines%27%20and%20currencyCode%20eq%20%27USD%27"
-      "%20and%20contains(armSkuName,%20%27Standard_N%27)";
-  std::string r = internal::normalize_region(region);
-  if (!r.empty()) filter += "%20and%20armRegionName%20eq%20%27" + r + "%27";
-  return "https://prices.azure.com/api/retail/prices?api-version=2023-01-01-preview&$filter=" +
-         filter;
-}
-
-namespace {
-
-// libcurl, loaded with dlopen the first time a live import runs. Linking it
-// made every gpuplan start map and relocate ~30 shared libraries (OpenSSL,
-// GnuTLS, Kerberos, LDAP, ...): two thirds of `gpuplan --version`
-// (docs/ARCHITECTURE.md, "Start-up"). curl.h still gives the types and
-// constants; the functions come from here.
-struct CurlApi {
-  CURLcode (*global_init)(long flags) = nullptr;
-  CURL* (*easy_init)() = nullptr;
-  CURLcode (*easy_setopt)(CURL*, CURLoption, ...) = nullptr;
-  CURLcode (*easy_perform)(CURL*) = nullptr;
-  CURLcode (*easy_getinfo)(CURL*, CURLINFO, ...) = nullptr;
-  const char* (*easy_strerror)(CURLcode) = nullptr;
-  void (*easy_cleanup)(CURL*) = nullptr;
-  std::string error;  // why it could not be loaded; "" when loaded
-};
-
-CurlApi load_curl(const std::string& name) {
-  CurlApi api;
-  void* lib = ::dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (lib == nullptr) {
-    const char* why = ::dlerror();
-    api.error = why ? why : "dlopen failed";
-    return api;
-  }
-  // Never dlclose'd: the handle lives as long as the process.
-  bool ok = true;
-  auto sym = [&](auto& fn, const char* symbol) {
-    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(::dlsym(lib, symbol));
-    if (fn == nullptr && ok) {
-      ok = false;
-      api.error = name + " lacks " + symbol;
-    }
-  };
-  sym(api.global_init, "curl_global_init");
-  sym(api.easy_init, "curl_easy_init");
-  sym(api.easy_setopt, "curl_easy_setopt");
-  sym(api.easy_perform, "curl_easy_perform");
-  sym(api.easy_getinfo, "curl_easy_getinfo");
-  sym(api.easy_strerror, "curl_easy_strerror");
-  sym(api.easy_cleanup, "curl_easy_cleanup");
-  if (ok && api.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-    ok = false;
-    api.error = "curl_global_init failed";
-  }
-  return api;
-}
-
-// One load per library name, thread-safe; the default name is the only one
-// outside tests.
-const CurlApi& curl_api(const std::string& name) {
-  static std::mutex mu;
-  static std::map<std::string, std::unique_ptr<const CurlApi>> loaded;
-  std::lock_guard<std::mutex> lock(mu);
-  auto& slot = loaded[name];
-  if (!slot) slot = std::make_unique<const CurlApi>(load_curl(name));
-  return *slot;
-}
-
-// The body so far and its cap: returning short makes libcurl stop with
-// CURLE_WRITE_ERROR, so a page never grows past the cap in memory.
-struct Body {
-  std::string text;
-  size_t cap = 0;
-  bool over = false;
-};
-
-size_t append_body(char* data, size_t size, size_t n, void* user) {
-  auto* body = static_cast<Body*>(user);
-  if (body->text.size() + size * n > body->cap) {
-    body->over = true;
-    return 0;
-  }
-  body->text.append(data, size * n);
-  return size * n;
-}
-
-struct HeaderState {
-  long retry_after_s = -1;
-};
-
-size_t read_header(char* data, size_t size, size_t n, void* user) {
-  std::string_view line(data, size * n);
-  if (strings::starts_with_icase(line, "retry-after:")) {
-    auto v = strings::parse_double(strings::trim(line.substr(12)));
-    if (v && *v >= 0) static_cast<HeaderState*>(user)->retry_after_s = static_cast<long>(*v);
-  }
-  return size * n;
-}
-
-struct Response {
-  CURLcode transport = CURLE_OK;
-  std::string transport_error;
-  long status = 0;
-  long retry_after_s = -1;
-  Body body;
-};
-
-Response http_get(const CurlApi& api, const std::string& url, const LiveOptions& o) {
-  Response r;
-  r.body.cap = o.max_page_bytes;
-  CURL* curl = api.easy_init();
-  if (curl == nullptr) {
-    r.transport = CURLE_FAILED_INIT;
-    r.transport_error = "libcurl could not start";
-    return r;
-  }
-  char errbuf[CURL_ERROR_SIZE] = {0};
-  HeaderState headers;
-  api.easy_setopt(curl, CURLOPT_URL, url.c_str());
-  api.easy_setopt(curl, CURLOPT_WRITEFUNCTION, append_body);
-  api.easy_setopt(curl, CURLOPT_WRITEDATA, &r.body);
-  api.easy_setopt(curl, CURLOPT_HEADERFUNCTION, read_header);
-  api.easy_setopt(curl, CURLOPT_HEADERDATA, &headers);
-  api.easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
-  // No redirects (a Location could name any host) and HTTP(S) only, even if
-  // a URL slipped past fetch_policy.h.
-  api.easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
-#if LIBCURL_VERSION_NUM >= 0x075500
-  api.easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-#endif
-  api.easy_setopt(curl, CURLOPT_TIMEOUT, o.timeout_s);
-  api.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, 15L);
-  api.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  api.easy_setopt(curl, CURLOPT_USERAGENT, "gpuplan/0.1");
-  api.easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");
-  r.transport = api.easy_perform(curl);
-  if (r.body.over) {
-    r.transport_error =
-        "the page is larger than " +
-        (o.max_page_bytes >= (size_t{1} << 20) ? std::to_string(o.max_page_bytes >> 20) + " MiB"
-                                               : std::to_string(o.max_page_bytes) + " bytes") +
-        " (raise with --max-page-mib)";
-  } else if (r.transport != CURLE_OK) {
-    r.transport_error = errbuf[0] != '\0' ? errbuf : api.easy_strerror(r.transport);
-  } else {
-    api.easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &r.status);
-  }
-  r.retry_after_s = headers.retry_after_s;
-  api.easy_cleanup(curl);
-  return r;
-}
-
-// One page with bounded retries; kUnavailable when it keeps failing.
-Result<std::string> fetch_page(const CurlApi& api, const std::string& url, const LiveOptions& o) {
-  std::chrono::milliseconds backoff = o.initial_backoff;
-  std::string last_problem;
-  const int attempts = std::max(1, o.max_attempts);
-  for (int attempt = 1; attempt <= attempts; ++attempt) {
-    Response r = http_get(api, url, o);
-    bool retry = false;
-    std::chrono::milliseconds wait = backoff;
-    if (r.body.over) return unavailable(r.transport_error, Where{names::printable(url, 200)});
-    if (r.transport != CURLE_OK) {
-      last_problem = "network error: " + r.transport_error;
-      retry = true;
-    } else if (r.status == 200) {
-      return std::move(r.body.text);
-    } else if (r.status == 429 || r.status >= 500) {
-      last_problem = "HTTP " + std::to_string(r.status);
-      retry = true;
-      if (r.retry_after_s >= 0) wait = std::chrono::seconds(r.retry_after_s);
-    } else {
-      // A short excerpt, bytes outside printable ASCII escaped: an error
-      // never replays a response body.
-      std::string snippet = names::printable(r.body.text, 120);
-      return unavailable("HTTP " + std::to_string(r.status) + " from the price API" +
-                             (snippet.empty() ? "" : ": " + snippet),
-                         Where{names::printable(url, 200)});
-    }
-    if (!retry || attempt == attempts) break;
-    wait = std::min(wait, o.max_backoff);
-    std::this_thread::sleep_for(wait);
-    backoff = std::min(backoff * 2, o.max_backoff);
-  }
-  return unavailable("price API unreachable after " + std::to_string(attempts) + " attempts (" +
-                         last_problem + ")",
-                     Where{url});
-}
-
-}  // namespace
-
-Result<ImportReport> import_retail_prices_live(const LiveOptions& options,
-                                               const SizeFilter& filter) {
-  const std::string first =
-      options.endpoint.empty() ? default_retail_prices_endpoint(options.region) : options.endpoint;
-  // The fetch policy first: nothing is fetched from a URL it refuses.
-  GPUPLAN_TRY(const UrlOrigin origin, check_first_url(first, !options.endpoint.empty()));
-  const CurlApi& api = curl_api(options.libcurl);
-  if (!api.error.empty()) {
-    return unavailable("cannot fetch live prices: libcurl could not be loaded (" + api.error +
-                           "); install the Debian package libcurl4, or import saved pages with "
-                           "`gpuplan catalog import retail-prices FILE...`",
-                       Where{first});
-  }
-  RetailPricesImport import(filter, options.region);
-  std::string url = first;
-  int page = 0;
-  while (!url.empty()) {
-    if (++page > options.max_pages)
-      return unavailable("more than " + std::to_string(options.max_pages) +
-                             " pages: stopping (a NextPageLink loop? raise with --max-pages)",
-                         Where{first});
-    GPUPLAN_TRY(std::string body, fetch_page(api, url, options));
-    const std::string label = names::printable(url, 200) + " (page " + std::to_string(page) + ")";
-    GPUPLAN_TRY(url, import.add_page(body, label));
-    if (!url.empty()) GPUPLAN_RETURN_IF_ERROR(check_next_url(url, origin, label));
-    if (options.progress) options.progress(page, 0);
-  }
-  return import.finish(first);
 }
 
 }  // namespace gpuplan::catalog

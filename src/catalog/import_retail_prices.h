@@ -18,6 +18,10 @@ namespace gpuplan::catalog {
 // Interprets Retail Prices API pages into price rows. Feed pages in order
 // with add_page(), then take the report with finish(). On any error the
 // import is abandoned (nothing has been written anywhere).
+namespace internal {
+struct RetailItem;  // one validated item (import_retail_prices.cc)
+}  // namespace internal
+
 class RetailPricesImport {
  public:
   // `region`: keep only items whose armRegionName equals it ("" keeps all).
@@ -45,6 +49,12 @@ class RetailPricesImport {
   std::map<std::tuple<std::string, std::string, int, int>, size_t> index_;  // key -> prices row
   // (region, tier, redundancy, from_gb) -> blob_prices row
   std::map<std::tuple<std::string, std::string, std::string, double>, size_t> blob_index_;
+
+  // A Virtual Machines item (already validated): its rows, or counted as
+  // ignored with its reason; kInvalidArgument for names that are not plain
+  // Azure names.
+  [[nodiscard]] Status add_vm_item(const internal::RetailItem& item,
+                                   const std::function<Where(const std::string&)>& where);
 
   // The fields of a serviceName "Storage" item that decide whether it is a
   // Blob capacity price band.
