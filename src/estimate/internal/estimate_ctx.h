@@ -1,0 +1,49 @@
+// The estimator's shared context: the effective GPU of one VM size, the
+// workload's overrides, and the assumption list being filled. estimate.cc
+// (serving, batch, the entry points) and estimate_train.cc (training and
+// fine-tuning) share it. Nothing outside src/estimate/ includes this header.
+#pragma once
+
+#include <string>
+
+#include "catalog/catalog.h"
+#include "estimate/estimate.h"
+#include "workload/workload.h"
+
+namespace gpuplan::estimate::internal {
+
+// The GPU the workload sees in one VM: per-GPU figures, scaled for slices.
+struct Device {
+  catalog::Gpu gpu;
+  double per_vm = 1;      // GPUs per VM (fraction for slices)
+  int whole_per_vm = 1;   // integer GPUs per VM for layouts (1 for slices)
+  double memory_gib = 0;  // per device
+};
+Device device(const catalog::VmSize& size, const catalog::Gpu& gpu);
+
+// The workload's `assumptions:` override of `name`, else `fallback`.
+double override_or(const workload::Workload& w, const char* name, double fallback);
+
+struct Ctx {
+  const workload::Workload& w;
+  const catalog::VmSize& size;
+  const Device& dev;
+  int count;
+  bool explain;  // fill assumptions (skipped inside searches)
+  Estimate& e;
+
+  void add(std::string name, std::string value, std::string source) const {
+    if (explain) e.assumptions.push_back({std::move(name), std::move(value), std::move(source)});
+  }
+};
+
+// Device memory less the headroom (override memory_headroom).
+double usable_gib(const workload::Workload& w, double device_gib);
+std::string gib(double v);
+// The assumptions every kind prints: model, precision, GPU peak and memory.
+void add_common(const Ctx& c, const std::string& rate_note, double peak);
+
+// estimate_train.cc: layout search, time per token and the assumptions.
+void estimate_train(const Ctx& c);
+
+}  // namespace gpuplan::estimate::internal
