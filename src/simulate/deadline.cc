@@ -83,7 +83,7 @@ DeadlineRun run_deadline(const DeadlineJob& job, const SpotTrace& trace, int64_t
   ctx.spot_usd_per_hour = job.spot_usd_per_hour;
   const int64_t n = static_cast<int64_t>(trace.available.size());
   const int64_t start = ((offset % n) + n) % n;
-  ctx.spot_history.assign(trace.available.begin(), trace.available.begin() + start);
+  ctx.spot_history = std::span<const uint8_t>(trace.available.data(), static_cast<size_t>(start));
   policy.reset(ctx);
 
   DeadlineRun out;

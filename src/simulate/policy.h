@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -70,8 +71,10 @@ struct PolicyContext {
   double od_usd_per_hour = 0;
   double spot_usd_per_hour = 0;
   // Spot availability observed before the start, one entry per step (1 =
-  // available), oldest first. Empty when nothing precedes the start.
-  std::vector<uint8_t> spot_history;
+  // available), oldest first. Empty when nothing precedes the start. A view
+  // of the trace (which outlives the run), never a copy: runs at many
+  // offsets of a long trace would otherwise copy its prefix each time.
+  std::span<const uint8_t> spot_history;
   double startup_s = 0;  // serving: VM start-up delay
   int min_replicas = 1;
   int max_replicas = 1;

@@ -134,6 +134,70 @@ TEST(SpotTrace, BadInputNamesTheField) {
   EXPECT_EQ(load_spot_trace("/nonexistent.json").error().code, ErrorCode::kNotFound);
 }
 
+// Issue 13 item 5: a trace is read as a stream into one byte per step; the
+// streamed file and the in-memory text give the same trace and the same
+// errors, with line:column for syntax and the field for values.
+TEST(SpotTrace, StreamedFileEqualsTextAndKeepsOneBytePerStep) {
+  std::string text =
+      "{\"metadata\": {\"gap_seconds\": 30, \"source\": \"x\"}, \"extra\": [1, {}],\n"
+      " \"data\": [";
+  Rng rng(7);
+  const int n = 200000;
+  std::vector<uint8_t> want;
+  for (int i = 0; i < n; ++i) {
+    const int v = rng.uniform() < 0.8 ? 0 : 1 + static_cast<int>(rng.below(3));
+    text += (i ? "," : "") + std::to_string(v);
+    want.push_back(v == 0 ? 1 : 0);
+  }
+  text += "]}\n";
+  const std::string path = ::testing::TempDir() + "/trace_stream.json";
+  {
+    FILE* f = std::fopen(path.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fclose(f);
+  }
+  auto from_file = load_spot_trace(path);
+  auto from_text = parse_spot_trace(text, path);
+  ASSERT_TRUE(from_file) << from_file.error().to_string();
+  ASSERT_TRUE(from_text) << from_text.error().to_string();
+  EXPECT_EQ(from_file->available, want);
+  EXPECT_EQ(from_text->available, want);
+  EXPECT_DOUBLE_EQ(from_file->gap_seconds, 30);
+  EXPECT_EQ(from_file->available.capacity(), static_cast<size_t>(n));  // 1 byte a step
+
+  // A syntax error on line 3 of the file, streamed: line:column found.
+  {
+    FILE* f = std::fopen(path.c_str(), "wb");
+    const std::string bad = "{\"metadata\": {\"gap_seconds\": 30},\n \"data\": [0, 1,\n 0 x]}";
+    std::fwrite(bad.data(), 1, bad.size(), f);
+    std::fclose(f);
+  }
+  auto syntax = load_spot_trace(path);
+  ASSERT_FALSE(syntax);
+  EXPECT_EQ(syntax.error().where.line, 3);
+  EXPECT_EQ(syntax.error().where.column, 4);
+  std::remove(path.c_str());
+
+  for (const char* bad : {R"({"metadata": {"gap_seconds": 60}, "data": [0, 0, "1"]})",
+                          R"({"metadata": {"gap_seconds": 60}, "data": [0, 0, [1]]})",
+                          R"({"metadata": {"gap_seconds": 60}, "data": [0, 0, 1.5]})"}) {
+    auto t = parse_spot_trace(bad, "x.json");
+    ASSERT_FALSE(t) << bad;
+    EXPECT_EQ(t.error().where.field, "data[2]") << bad;
+  }
+  EXPECT_EQ(parse_spot_trace(R"([1, 2])", "x.json").error().where.field, "metadata.gap_seconds");
+  EXPECT_EQ(parse_spot_trace(R"({"metadata": {"gap_seconds": "60"}, "data": [0]})", "x.json")
+                .error()
+                .where.field,
+            "metadata.gap_seconds");
+  EXPECT_EQ(parse_spot_trace(R"({"metadata": {"gap_seconds": 60}, "data": []})", "x.json")
+                .error()
+                .where.field,
+            "data");
+  EXPECT_FALSE(parse_spot_trace("  \n", "x.json"));
+}
+
 DeadlineJob v100_job() {
   DeadlineJob j;
   j.work_hours = 48;

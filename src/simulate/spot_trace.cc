@@ -1,6 +1,10 @@
 #include "simulate/spot_trace.h"
 
+#include <cctype>
 #include <cmath>
+#include <fstream>
+#include <optional>
+#include <string_view>
 
 #include "core/files.h"
 #include "core/strings.h"
@@ -15,40 +19,205 @@ double SpotTrace::availability() const {
   return static_cast<double>(up) / static_cast<double>(available.size());
 }
 
-Result<SpotTrace> parse_spot_trace(const std::string& text, const std::string& file) {
-  GPUPLAN_TRY(nlohmann::json doc, files::parse_json(text, file));
-  SpotTrace t;
-  t.file = file;
-  if (!doc.is_object() || !doc.contains("metadata") || !doc["metadata"].is_object() ||
-      !doc["metadata"].contains("gap_seconds") || !doc["metadata"]["gap_seconds"].is_number()) {
-    return invalid_argument("expected {\"metadata\": {\"gap_seconds\": N}, \"data\": [...]}",
-                            Where{file, 0, 0, "metadata.gap_seconds"});
+namespace {
+
+// Reads a trace with nlohmann's SAX interface, straight into one byte per
+// step (issue 13: a year at a 30 s step is ~1 M points; a DOM of it held
+// ~50 bytes per value). Only metadata.gap_seconds and the data array's
+// values are kept; anything else is skipped. Errors keep the DOM reader's
+// messages and fields; a syntax error carries its byte offset, turned into
+// line:column by the caller.
+class TraceSax final : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  explicit TraceSax(SpotTrace& t) : t_(t) {}
+
+  bool null() override { return value(Kind::kOther, 0); }
+  bool boolean(bool) override { return value(Kind::kOther, 0); }
+  bool number_integer(number_integer_t v) override {
+    return value(Kind::kNumber, static_cast<double>(v));
   }
-  t.gap_seconds = doc["metadata"]["gap_seconds"].get<double>();
+  bool number_unsigned(number_unsigned_t v) override {
+    return value(Kind::kNumber, static_cast<double>(v));
+  }
+  bool number_float(number_float_t v, const string_t&) override { return value(Kind::kNumber, v); }
+  bool string(string_t&) override { return value(Kind::kOther, 0); }
+  bool binary(binary_t&) override { return value(Kind::kOther, 0); }
+  bool start_object(std::size_t) override {
+    if (in_data()) return fail_data_value();
+    open_.push_back({false, key_});
+    key_.clear();
+    return true;
+  }
+  bool key(string_t& k) override {
+    key_ = k;
+    return true;
+  }
+  bool end_object() override {
+    open_.pop_back();
+    after_value();
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    if (in_data()) return fail_data_value();
+    if (open_.size() == 1 && key_ == "data") data_open_ = true;
+    open_.push_back({true, key_});
+    key_.clear();
+    return true;
+  }
+  bool end_array() override {
+    if (open_.size() == 2 && open_.back().key == "data" && !open_.front().array) data_open_ = false;
+    open_.pop_back();
+    after_value();
+    return true;
+  }
+  bool parse_error(std::size_t position, const std::string&,
+                   const nlohmann::detail::exception& ex) override {
+    syntax_byte_ = position;
+    syntax_message_ = ex.what();
+    return false;
+  }
+
+  bool root_object = false;      // the document is an object
+  bool saw_data = false;         // a "data" array at the top level
+  bool saw_gap = false;          // metadata.gap_seconds was a number
+  std::optional<Error> error;    // a value the trace cannot hold
+  std::size_t syntax_byte_ = 0;  // where a syntax error is (1-based byte)
+  std::string syntax_message_;   // nlohmann's message for it
+
+ private:
+  enum class Kind { kNumber, kOther };
+  struct Open {
+    bool array;
+    std::string key;  // the key this container is the value of
+  };
+
+  bool in_data() const { return data_open_ && open_.size() == 2; }
+  bool fail_data_value() {
+    error = invalid_argument("expected a count >= 0 of instances that could not be had",
+                             Where{t_.file, 0, 0, "data[" + std::to_string(index_) + "]"})
+                .value();
+    return false;
+  }
+  void after_value() {
+    if (open_.empty()) return;
+    if (open_.size() == 1 && !open_.front().array) root_object = true;
+  }
+  bool value(Kind kind, double v) {
+    if (open_.empty()) return true;  // a bare scalar document: not an object
+    if (in_data()) {
+      saw_data = true;
+      if (kind != Kind::kNumber || !(v >= 0) || v != std::floor(v)) return fail_data_value();
+      t_.available.push_back(v == 0 ? 1 : 0);
+      ++index_;
+      return true;
+    }
+    if (open_.size() == 2 && !open_.front().array && open_.back().key == "metadata" &&
+        !open_.back().array && key_ == "gap_seconds") {
+      saw_gap = kind == Kind::kNumber;
+      if (saw_gap) t_.gap_seconds = v;
+    }
+    return true;
+  }
+
+  SpotTrace& t_;
+  std::vector<Open> open_;
+  std::string key_;
+  bool data_open_ = false;
+  int64_t index_ = 0;
+};
+
+// line:column of a 1-based byte offset in what `read` yields chunk by chunk.
+template <typename Read>
+std::pair<int, int> line_col(std::size_t byte, Read&& read) {
+  int line = 1, col = 1;
+  std::size_t seen = 0;
+  const std::size_t stop = byte == 0 ? 0 : byte - 1;
+  std::string chunk;
+  while (seen < stop && read(chunk)) {
+    for (char c : chunk) {
+      if (seen++ >= stop) break;
+      if (c == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
+    }
+  }
+  return {line, col};
+}
+
+// After sax_parse: the trace, or the error naming the file and field.
+template <typename Read>
+Result<SpotTrace> finish_trace(SpotTrace t, TraceSax& sax, bool parsed, Read&& reread) {
+  if (sax.error) return tl::unexpected(*sax.error);
+  if (!parsed && !sax.syntax_message_.empty()) {
+    auto [line, col] = line_col(sax.syntax_byte_, reread);
+    std::string msg = sax.syntax_message_;
+    if (auto pos = msg.find("parse error"); pos != std::string::npos) msg = msg.substr(pos);
+    return invalid_argument("invalid JSON (" + msg + ")", Where{t.file, line, col, ""});
+  }
+  if (!sax.root_object || !sax.saw_gap) {
+    return invalid_argument("expected {\"metadata\": {\"gap_seconds\": N}, \"data\": [...]}",
+                            Where{t.file, 0, 0, "metadata.gap_seconds"});
+  }
   if (!(t.gap_seconds > 0) || !std::isfinite(t.gap_seconds)) {
     return invalid_argument("gap_seconds must be a positive number of seconds",
-                            Where{file, 0, 0, "metadata.gap_seconds"});
+                            Where{t.file, 0, 0, "metadata.gap_seconds"});
   }
-  if (!doc.contains("data") || !doc["data"].is_array() || doc["data"].empty()) {
+  if (t.available.empty()) {
     return invalid_argument("expected a non-empty array of per-step values",
-                            Where{file, 0, 0, "data"});
+                            Where{t.file, 0, 0, "data"});
   }
-  const auto& data = doc["data"];
-  t.available.reserve(data.size());
-  for (size_t i = 0; i < data.size(); ++i) {
-    const auto& v = data[i];
-    if (!v.is_number() || v.get<double>() < 0 || v.get<double>() != std::floor(v.get<double>())) {
-      return invalid_argument("expected a count >= 0 of instances that could not be had",
-                              Where{file, 0, 0, "data[" + std::to_string(i) + "]"});
-    }
-    t.available.push_back(v.get<double>() == 0 ? 1 : 0);
-  }
+  t.available.shrink_to_fit();
   return t;
 }
 
+bool blank(std::string_view text) {
+  for (char c : text)
+    if (!std::isspace(static_cast<unsigned char>(c))) return false;
+  return true;
+}
+
+}  // namespace
+
+Result<SpotTrace> parse_spot_trace(const std::string& text, const std::string& file) {
+  if (blank(text)) return invalid_argument("empty file (expected JSON)", Where{file});
+  SpotTrace t;
+  t.file = file;
+  TraceSax sax(t);
+  const bool parsed = nlohmann::json::sax_parse(text, &sax);
+  bool given = false;
+  return finish_trace(std::move(t), sax, parsed, [&](std::string& chunk) {
+    if (given) return false;
+    chunk = text;
+    given = true;
+    return true;
+  });
+}
+
 Result<SpotTrace> load_spot_trace(const std::string& path) {
-  GPUPLAN_TRY(std::string text, files::read_text(path));
-  return parse_spot_trace(text, path);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    // files::read_text has the project's wording for a file that is missing
+    // or unreadable (kNotFound).
+    GPUPLAN_TRY(std::string unused, files::read_text(path));
+    return parse_spot_trace(unused, path);
+  }
+  if (in.peek() == std::char_traits<char>::eof())
+    return invalid_argument("empty file (expected JSON)", Where{path});
+  SpotTrace t;
+  t.file = path;
+  TraceSax sax(t);
+  const bool parsed = nlohmann::json::sax_parse(in, &sax);
+  std::ifstream again;
+  return finish_trace(std::move(t), sax, parsed, [&](std::string& chunk) {
+    if (!again.is_open()) again.open(path, std::ios::binary);
+    chunk.resize(1 << 16);
+    again.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    chunk.resize(static_cast<size_t>(again.gcount()));
+    return !chunk.empty();
+  });
 }
 
 SpotModel spot_model_for(const SpotModel& model, bool mean_up_given,
