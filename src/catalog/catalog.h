@@ -255,6 +255,9 @@ struct BlobPrice {
 // size and region alphabetical, gpu-memory and gpus descending; ties by
 // size name then region.
 enum class CatalogSort { kPrice, kGpuPrice, kSize, kRegion, kGpuMemory, kGpus };
+inline constexpr CatalogSort kAllCatalogSorts[] = {CatalogSort::kPrice,     CatalogSort::kGpuPrice,
+                                                   CatalogSort::kSize,      CatalogSort::kRegion,
+                                                   CatalogSort::kGpuMemory, CatalogSort::kGpus};
 [[nodiscard]] std::string_view to_string(CatalogSort s);  // "price", "gpu-price", ...
 // kInvalidArgument naming the accepted spellings.
 [[nodiscard]] Result<CatalogSort> parse_catalog_sort(std::string_view s);

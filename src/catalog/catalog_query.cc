@@ -72,6 +72,7 @@ Result<Wanted> wanted_names(const Catalog& c, const std::vector<VmSize>& sizes,
         models.push_back(m.substr(0, m.find('-')));
       }
       auto e = unknown("GPU model", q.gpu, models);
+      e.value().where.field = "--gpu";  // the flag, as for --region below
       std::string known;
       for (const std::string& m : offered) known += (known.empty() ? "" : ", ") + m;
       e.value().message += " (known: " + known + ")";
@@ -86,7 +87,11 @@ Result<Wanted> wanted_names(const Catalog& c, const std::vector<VmSize>& sizes,
       if (strings::fold(z.series) == k || strings::fold(z.family_letter) == k) any = true;
       names.push_back(z.series);
     }
-    if (!any) return unknown("series", s, names);
+    if (!any) {
+      auto e = unknown("series", s, names);
+      e.value().where.field = "--series";
+      return e;
+    }
     w.series.insert(k);
   }
   for (const std::string& r : q.regions) {

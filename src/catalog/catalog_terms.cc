@@ -97,14 +97,17 @@ Result<Pricing> parse_pricing(std::string_view s) {
   }
   return invalid_argument("unknown pricing '" + std::string(s) +
                           "' (expected payg, spot, reserved-1y, reserved-3y, savings-1y, "
-                          "savings-3y)");
+                          "savings-3y)" +
+                          strings::did_you_mean(s, {"payg", "spot", "reserved-1y", "reserved-3y",
+                                                    "savings-1y", "savings-3y"}));
 }
 
 Result<Os> parse_os(std::string_view s, Where where) {
   std::string v = strings::to_lower(strings::trim(s));
   if (v == "linux") return Os::kLinux;
   if (v == "windows") return Os::kWindows;
-  return invalid_argument("unknown OS '" + std::string(s) + "' (expected linux or windows)",
+  return invalid_argument("unknown OS '" + std::string(s) + "' (expected linux or windows)" +
+                              strings::did_you_mean(v, {"linux", "windows"}),
                           std::move(where));
 }
 
@@ -114,8 +117,10 @@ Result<CatalogSort> parse_catalog_sort(std::string_view s) {
                         CatalogSort::kRegion, CatalogSort::kGpuMemory, CatalogSort::kGpus}) {
     if (v == to_string(c)) return c;
   }
-  return invalid_argument("unknown sort '" + std::string(s) +
-                          "' (expected price, gpu-price, size, region, gpu-memory, gpus)");
+  return invalid_argument(
+      "unknown sort '" + std::string(s) +
+      "' (expected price, gpu-price, size, region, gpu-memory, gpus)" +
+      strings::did_you_mean(v, {"price", "gpu-price", "size", "region", "gpu-memory", "gpus"}));
 }
 
 bool is_arm64(const VmSize& s) { return s.gpu_model == "GB200" || s.gpu_model == "GB300"; }

@@ -94,16 +94,6 @@ Status check_regions(const catalog::Catalog& catalog, const std::vector<std::str
   return {};
 }
 
-Status check_workload_regions(const catalog::Catalog& catalog, const workload::Workload& w) {
-  GPUPLAN_RETURN_IF_ERROR(
-      check_regions(catalog, w.constraints.regions, Where{w.file, 0, 0, "constraints.regions"}));
-  if (!w.constraints.data_region.empty()) {
-    GPUPLAN_RETURN_IF_ERROR(catalog.check_region_name(
-        w.constraints.data_region, Where{w.file, 0, 0, "constraints.data_region"}));
-  }
-  return {};
-}
-
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   Context ctx{out, err, {}, {}, ::isatty(STDERR_FILENO) != 0};
   CLI::App app{
@@ -120,6 +110,14 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                  "SQLite store with imported prices, SKUs and quota "
                  "(default: $XDG_DATA_HOME/gpuplan/catalog.db)");
   size_t max_input_mib = files::kDefaultMaxInputBytes >> 20;
+  bool quiet_flag = false, verbose_flag = false;
+  auto* quiet = app.add_flag("-q,--quiet", quiet_flag,
+                             "Print just the answer, one line, for scripts (plan: the chosen "
+                             "option; estimate: the headline figure; cost: the total; see "
+                             "docs/cli.md)");
+  auto* verbose =
+      app.add_flag("-v,--verbose", verbose_flag, "Add the full citation of every price and source");
+  quiet->excludes(verbose);
   app.add_option("--max-input-mib", max_input_mib,
                  "Largest input file read whole, MiB (workloads, scenarios, plans, imports)")
       ->check(CLI::Range(1, 1 << 20));
@@ -162,6 +160,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     return 2;
   }
   files::set_max_input_bytes(max_input_mib << 20);
+  ctx.width = terminal_width(&out == &std::cout);
+  if (quiet_flag) ctx.verbosity = Verbosity::kQuiet;
+  if (verbose_flag) ctx.verbosity = Verbosity::kVerbose;
   if (!ctx.action) {
     err << "gpuplan: error: no command given\n";
     return 2;

@@ -2,6 +2,7 @@
 // Parses flags, calls Catalog::query / region_summaries, formats. The
 // `catalog import` and `catalog history` subcommands hang under `catalog`
 // (cmd_catalog_import.cc).
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -15,6 +16,7 @@
 #include "catalog/catalog.h"
 #include "catalog/freshness.h"
 #include "catalog/store.h"
+#include "cli/choices.h"
 #include "cli/command.h"
 #include "cli/number_flags.h"
 #include "core/csv.h"
@@ -27,8 +29,6 @@ namespace {
 using catalog::Catalog;
 using catalog::CatalogQuery;
 using catalog::CatalogRow;
-
-constexpr size_t kMaxTableWidth = 100;
 
 struct CatalogFlags {
   std::vector<std::string> series;
@@ -192,12 +192,17 @@ void print_csv(std::ostream& out, const std::vector<CatalogRow>& rows, const Cat
   }
 }
 
-std::string render_table(const std::vector<CatalogRow>& rows, bool with_series, bool with_quota,
-                         bool with_as_of) {
+// The listing's table within `width`: narrow terminals lose the least useful
+// columns first (kDropOrder); their names go to `dropped`. The prices and
+// their dates (AS-OF) always stay.
+const std::vector<std::string> kDropOrder = {"SERIES", "RAM", "vCPU", "$/GPU-H", "VRAM", "QUOTA"};
+
+std::string render_table(const std::vector<CatalogRow>& rows, bool with_quota, bool with_as_of,
+                         size_t width, std::vector<std::string>* dropped) {
   using Align = TextTable::Align;
   TextTable t;
   t.add_column("SIZE");
-  if (with_series) t.add_column("SERIES");
+  t.add_column("SERIES");
   t.add_column("GPUS");
   t.add_column("VRAM", Align::kRight);
   t.add_column("vCPU", Align::kRight);
@@ -212,7 +217,7 @@ std::string render_table(const std::vector<CatalogRow>& rows, bool with_series, 
     std::vector<std::string> cells;
     cells.push_back(short_size(s.name) + (r.restricted ? " (R)" : "") +
                     (s.status == catalog::SizeStatus::kRetired ? " (retired)" : ""));
-    if (with_series) cells.push_back(s.series);
+    cells.push_back(s.series);
     cells.push_back(num(s.gpu_count, 4) + "x " + s.gpu_model);
     cells.push_back(num(s.gpu_memory_gib, 1));
     cells.push_back(std::to_string(s.vcpus));
@@ -230,79 +235,75 @@ std::string render_table(const std::vector<CatalogRow>& rows, bool with_series, 
     if (with_as_of) cells.push_back(r.offer ? r.offer->as_of : "-");
     t.add_row(std::move(cells));
   }
-  return t.render();
+  return t.render_fitting(width, kDropOrder, dropped);
 }
 
-size_t widest_line(const std::string& text) {
-  size_t widest = 0, cur = 0;
-  for (char c : text) {
-    if (c == '\n') {
-      widest = std::max(widest, cur);
-      cur = 0;
-    } else if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) {
-      ++cur;
-    }
-  }
-  return std::max(widest, cur);
-}
-
-// "prefix: a, b, c" wrapped at 100 columns, continuation lines indented.
-std::string wrap(const std::string& prefix, const std::vector<std::string>& items) {
-  std::string out = prefix, line_indent = "  ";
-  size_t col = prefix.size();
+// "prefix: a, b, c." wrapped at `width`, continuation lines indented.
+std::string wrap(const std::string& prefix, const std::vector<std::string>& items, size_t width) {
+  std::string text = prefix;
   for (size_t i = 0; i < items.size(); ++i) {
-    std::string item = items[i] + (i + 1 < items.size() ? "," : ".");
-    if (col + 1 + item.size() > kMaxTableWidth && col > line_indent.size()) {
-      out += "\n" + line_indent;
-      col = line_indent.size();
-    } else if (i > 0) {
-      out += " ";
-      ++col;
-    }
-    out += item;
-    col += item.size();
+    text += (i ? " " : "") + items[i] + (i + 1 < items.size() ? "," : ".");
   }
-  return out + "\n";
+  return wrap_text(text, width, 0, 2);
 }
 
 // The footer lines about the rows' sizes and regions: retired sizes shown,
 // access-restricted regions shown.
-void print_marks(std::ostream& out, const std::vector<CatalogRow>& rows) {
+void print_marks(std::ostream& out, const std::vector<CatalogRow>& rows, size_t width) {
   bool any_restricted = false, any_retired = false, any_region = false;
   for (const CatalogRow& r : rows) {
     any_restricted = any_restricted || r.restricted;
     any_retired = any_retired || r.size->status == catalog::SizeStatus::kRetired;
     any_region = any_region || r.region_access == catalog::RegionAccess::kRestricted;
   }
-  if (any_restricted) out << "(R) not available to this subscription in that region (list-skus).\n";
+  if (any_restricted) {
+    out << wrap_text("(R) not available to this subscription in that region (list-skus).", width, 0,
+                     2);
+  }
   if (any_retired) {
-    out << "(retired) past its retirement date: cannot be deployed, no reservations (see "
-           "--json status_source).\n";
+    out << wrap_text(
+        "(retired) past its retirement date: cannot be deployed, no reservations (see --json "
+        "status_source).",
+        width, 0, 2);
   }
   if (any_region) {
-    out << "* access-restricted region: open only to customers with a business need in that "
-           "country;\n  ask for access through Azure's region access request process.\n";
+    out << wrap_text(
+        "* access-restricted region: open only to customers with a business need in that "
+        "country; ask for access through Azure's region access request process.",
+        width, 0, 2);
   }
 }
 
 // Prices' age and, past the policy's limits, the refresh commands.
 void print_freshness(std::ostream& out, const std::vector<CatalogRow>& rows, const CatalogQuery& q,
-                     const std::string& today, const catalog::FreshnessPolicy& policy) {
+                     const std::string& today, const catalog::FreshnessPolicy& policy,
+                     size_t width) {
   std::vector<const catalog::Offer*> offers;
   for (const CatalogRow& r : rows) offers.push_back(r.offer);
   const std::string region = q.regions.size() == 1 ? q.regions.front() : "";
   for (const std::string& line :
        catalog::freshness_lines(catalog::price_ages(offers, today, policy), region)) {
-    out << line << "\n";
+    out << wrap_text(line, width, 0, 2);
   }
 }
 
+// How the listing is printed: the terminal's width, and whether sources are
+// cited in full (--verbose) or by their short form.
+struct Layout {
+  size_t width = kDefaultWidth;
+  bool verbose = false;
+};
+
 void print_table(std::ostream& out, const std::vector<CatalogRow>& rows, const CatalogQuery& q,
-                 const std::string& today, const catalog::FreshnessPolicy& policy) {
+                 const std::string& today, const catalog::FreshnessPolicy& policy,
+                 const Layout& lay) {
+  const size_t width = lay.width;
   if (rows.empty()) {
-    out << "No sizes match (" << catalog::to_string(q.pricing) << ", " << catalog::to_string(q.os)
-        << "). Try --include-retired, --include-restricted, --include-restricted-regions or "
-           "fewer filters.\n";
+    out << wrap_text("No sizes match (" + std::string(catalog::to_string(q.pricing)) + ", " +
+                         std::string(catalog::to_string(q.os)) +
+                         "). Try --include-retired, --include-restricted, "
+                         "--include-restricted-regions or fewer filters.",
+                     width, 0, 2);
     return;
   }
   // Columns that only show when they say something: QUOTA when any quota is
@@ -318,8 +319,8 @@ void print_table(std::ostream& out, const std::vector<CatalogRow>& rows, const C
       if (r.offer->estimated) {
         any_estimated = true;
       } else {
-        // The listed source without the per-row note after ';'.
-        sources.insert(r.offer->source.substr(0, r.offer->source.find(';')));
+        // The listed source's short form (publisher and date), in full with --verbose.
+        sources.insert(lay.verbose ? r.offer->source : short_source(r.offer->source));
       }
     }
     if (!r.usd_per_hour && !r.region.empty()) {
@@ -338,44 +339,59 @@ void print_table(std::ostream& out, const std::vector<CatalogRow>& rows, const C
       placed.push_back(r);
     }
   }
-  bool series_hidden = false;
-  if (!placed.empty()) {
-    std::string table = render_table(placed, true, with_quota, with_as_of);
-    if (widest_line(table) > kMaxTableWidth) {
-      table = render_table(placed, false, with_quota, with_as_of);
-      series_hidden = true;
-    }
-    out << table;
-  }
-  out << rows.size() << " row(s); " << catalog::to_string(q.pricing) << " on "
-      << catalog::to_string(q.os) << ", USD per VM-hour, VRAM and RAM in GiB";
-  if (dates.size() == 1) out << ", as of " << *dates.begin();
-  out << ".\n";
-  for (const std::string& s : sources) out << "Listed prices: " << s << ".\n";
+  std::vector<std::string> dropped;
+  if (!placed.empty()) out << render_table(placed, with_quota, with_as_of, width, &dropped);
+  std::string summary =
+      std::to_string(rows.size()) + " row(s); " + std::string(catalog::to_string(q.pricing)) +
+      " on " + std::string(catalog::to_string(q.os)) + ", USD per VM-hour, VRAM and RAM in GiB";
+  if (dates.size() == 1) summary += ", as of " + *dates.begin();
+  out << wrap_text(summary + ".", width, 0, 2);
+  for (const std::string& s : sources) out << wrap_text("Listed prices: " + s + ".", width, 0, 2);
   if (any_estimated) {
-    out << "~ estimated from a rule in data/catalog/pricing_rules.csv (see --json for each "
-           "rule).\n";
+    out << wrap_text(
+        "~ estimated from a rule in data/catalog/pricing_rules.csv (see --json for each rule).",
+        width, 0, 2);
   }
   if (any_missing) {
-    out << "- no price:";
+    std::string text = "- no price:";
     const char* sep = " ";
     for (const std::string& n : notes) {
-      out << sep << n;
+      text += sep + n;
       sep = "; ";
     }
-    out << ".\n";
+    out << wrap_text(text + ".", width, 0, 2);
   }
   if (!nowhere.empty()) {
-    out << wrap("No listed price in any region (" + std::to_string(nowhere.size()) + "): ",
-                nowhere);
-    out << "  Fetch their prices, if Azure lists any: " << catalog::refresh_command("") << "\n";
+    out << wrap("No listed price in any region (" + std::to_string(nowhere.size()) + "): ", nowhere,
+                width);
+    out << wrap_text("Fetch their prices, if Azure lists any: " + catalog::refresh_command(""),
+                     width, 2, 4);
   }
-  if (series_hidden) out << "SERIES column hidden to fit 100 columns; see --json or --csv.\n";
-  print_marks(out, rows);
-  print_freshness(out, rows, q, today, policy);
+  if (!dropped.empty()) {
+    std::string names;
+    for (const std::string& d : dropped) names += (names.empty() ? "" : ", ") + d;
+    out << wrap_text(names + (dropped.size() == 1 ? " column" : " columns") + " left out to fit " +
+                         std::to_string(width) + " columns; see --json or --csv.",
+                     width, 0, 2);
+  }
+  print_marks(out, rows, width);
+  print_freshness(out, rows, q, today, policy, width);
 }
 
-void print_regions(std::ostream& out, const std::vector<catalog::RegionSummary>& regions) {
+// --quiet: the first row (the cheapest, or first by --sort), one line: size,
+// region, USD per VM-hour ("-" when unpriced). Nothing when no size matches.
+void print_quiet(std::ostream& out, const std::vector<CatalogRow>& rows) {
+  for (const CatalogRow& r : rows) {
+    if (r.region.empty()) continue;
+    out << r.size->name << " " << r.region << " "
+        << (r.usd_per_hour ? strings::fixed(*r.usd_per_hour, 3) + " USD/h" : std::string("-"))
+        << "\n";
+    return;
+  }
+}
+
+void print_regions(std::ostream& out, const std::vector<catalog::RegionSummary>& regions,
+                   size_t width) {
   using Align = TextTable::Align;
   bool with_quota = false;
   for (const auto& r : regions) {
@@ -389,10 +405,10 @@ void print_regions(std::ostream& out, const std::vector<catalog::RegionSummary>&
     t.add_column("SPOT FREE", Align::kRight);
   }
   t.add_column("GPU MODELS");
-  // Wrap the model list so the table fits 100 columns.
-  // REGION (18) + SIZES (5) + the quota columns (9 each) + separators, and
-  // one character for the trailing comma of a wrapped line.
-  const size_t kModelsWidth = with_quota ? 50 : 72;
+  // Wrap the model list so the table fits `width`: REGION (18) + SIZES (5) +
+  // the quota columns (9 each) + separators, and one character for the
+  // trailing comma of a wrapped line; at least one model name a line.
+  const size_t kModelsWidth = std::max<size_t>(width - (with_quota ? 50 : 28), 16);
   for (const auto& r : regions) {
     std::vector<std::string> lines(1);
     for (const std::string& m : r.gpu_models) {
@@ -420,21 +436,22 @@ void print_regions(std::ostream& out, const std::vector<catalog::RegionSummary>&
     }
   }
   out << t.render();
-  out << regions.size() << " region(s); SIZES counts sizes that are not retired.";
+  out << wrap_text(
+      std::to_string(regions.size()) + " region(s); SIZES counts sizes that are not retired.",
+      width, 0, 2);
   bool any_restricted = false;
   for (const auto& r : regions) {
     any_restricted = any_restricted || r.access == catalog::RegionAccess::kRestricted;
   }
-  if (any_restricted) {
-    out << "\n* access-restricted region: open only to customers with a business need in that "
-           "country.";
-  } else {
-    out << "\nAccess-restricted regions are hidden; --include-restricted-regions lists them.";
-  }
+  out << wrap_text(any_restricted ? "* access-restricted region: open only to customers with a "
+                                    "business need in that country."
+                                  : "Access-restricted regions are hidden; "
+                                    "--include-restricted-regions lists them.",
+                   width, 0, 2);
   if (!with_quota) {
-    out << "\nQuota: import `az vm list-usage` with `gpuplan catalog import usage`.";
+    out << wrap_text("Quota: import `az vm list-usage` with `gpuplan catalog import usage`.", width,
+                     0, 2);
   }
-  out << "\n";
 }
 
 }  // namespace
@@ -463,10 +480,14 @@ void add_catalog_commands(CLI::App& app, Context& ctx) {
       ->check(number_in(0, range::kMaxUsd));
   cmd->add_option("--pricing", flags->pricing,
                   "payg, spot, reserved-1y, reserved-3y, savings-1y, savings-3y")
-      ->capture_default_str();
-  cmd->add_option("--os", flags->os, "linux or windows")->capture_default_str();
+      ->capture_default_str()
+      ->check(one_of(pricing_names()));
+  cmd->add_option("--os", flags->os, "linux or windows")
+      ->capture_default_str()
+      ->check(one_of(os_names()));
   cmd->add_option("--sort", flags->sort, "price, gpu-price, size, region, gpu-memory, gpus")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(one_of(sort_names()));
   cmd->add_flag("--include-retired", flags->include_retired, "Also list retired sizes");
   cmd->add_flag("--include-restricted", flags->include_restricted,
                 "Also list sizes list-skus says this subscription cannot use");
@@ -506,8 +527,11 @@ void add_catalog_commands(CLI::App& app, Context& ctx) {
         ctx.out << arr.dump(2) << "\n";
       } else if (flags->csv) {
         print_csv(ctx.out, *rows, *query);
+      } else if (ctx.verbosity == Verbosity::kQuiet) {
+        print_quiet(ctx.out, *rows);
       } else {
-        print_table(ctx.out, *rows, *query, (*cat)->today(), flags->freshness);
+        print_table(ctx.out, *rows, *query, (*cat)->today(), flags->freshness,
+                    Layout{ctx.width, ctx.verbosity == Verbosity::kVerbose});
       }
       return 0;
     };
@@ -543,8 +567,14 @@ void add_catalog_commands(CLI::App& app, Context& ctx) {
           arr.push_back(std::move(j));
         }
         ctx.out << arr.dump(2) << "\n";
+      } else if (ctx.verbosity == Verbosity::kQuiet) {
+        // --quiet: the region names, one line.
+        for (size_t i = 0; i < summaries.size(); ++i) {
+          ctx.out << (i ? " " : "") << summaries[i].region;
+        }
+        ctx.out << "\n";
       } else {
-        print_regions(ctx.out, summaries);
+        print_regions(ctx.out, summaries, ctx.width);
       }
       return 0;
     };

@@ -4,12 +4,14 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "catalog/catalog.h"
 #include "catalog/lookup.h"
 #include "catalog/store.h"
+#include "cli/choices.h"
 #include "cli/command.h"
 #include "cli/number_flags.h"
 #include "core/strings.h"
@@ -30,24 +32,25 @@ struct CostFlags {
   bool json = false;
 };
 
-// Wraps "- text" at 100 columns, continuation lines indented.
-std::string bullet(const std::string& text) {
-  std::string out, line = "-";
-  for (const std::string& word : strings::split(text, ' ')) {
-    if (line.size() > 2 && line.size() + 1 + word.size() > 100) {
-      out += line + "\n";
-      line = "   ";
-    }
-    line += " " + word;
-  }
-  return out + line + "\n";
+// "- text" wrapped at `width`, continuation lines indented.
+std::string bullet(const std::string& text, size_t width) {
+  return wrap_text("- " + text, width, 0, 4);
 }
 
+// The table's columns, left out from the first when the terminal is narrow:
+// the effective rate (the listed one when the commitment is used in full),
+// then the listed rate (the cost column carries the money).
+const std::vector<std::string> kDropOrder = {"effective $/h", "$/h per VM"};
+
 // `not_reservable`: catalog::reservation_note of the size ("" when it is).
-void print(std::ostream& os, const cost::SizeCost& sc, const std::string& not_reservable) {
-  os << sc.size << " x" << sc.count << " in " << sc.region << ", " << catalog::to_string(sc.os)
-     << (sc.hybrid_benefit ? " with Hybrid Benefit" : "") << ": "
-     << strings::fixed(sc.hours, sc.hours >= 100 ? 0 : 2) << " h of use\n\n";
+void print(std::ostream& os, const cost::SizeCost& sc, const std::string& not_reservable,
+           size_t width, bool verbose) {
+  os << wrap_text(sc.size + " x" + std::to_string(sc.count) + " in " + sc.region + ", " +
+                      std::string(catalog::to_string(sc.os)) +
+                      (sc.hybrid_benefit ? " with Hybrid Benefit" : "") + ": " +
+                      strings::fixed(sc.hours, sc.hours >= 100 ? 0 : 2) + " h of use",
+                  width, 0, 2)
+     << "\n";
   TextTable t;
   t.add_column("pricing");
   t.add_column("$/h per VM", TextTable::Align::kRight);
@@ -73,22 +76,46 @@ void print(std::ostream& os, const cost::SizeCost& sc, const std::string& not_re
                cost::format_usd(b.numbers.total_usd), strings::fixed(b.numbers.usd_per_hour, 3), be,
                price});
   }
-  os << t.render();
-  os << "\nbreak-even: the share of a commitment's term you must use for it to beat payg.\n";
+  std::vector<std::string> dropped;
+  os << t.render_fitting(width, kDropOrder, &dropped);
+  if (!dropped.empty()) {
+    std::string names;
+    for (const std::string& d : dropped) names += (names.empty() ? "" : ", ") + d;
+    os << wrap_text(
+        "(" + names + " left out to fit " + std::to_string(width) + " columns; see --json)", width,
+        0, 1);
+  }
+  os << wrap_text("break-even: the share of a commitment's term you must use for it to beat payg.",
+                  width, 0, 2);
+  // Each estimated price names its rule and the rule's source.
   for (const cost::PricingCost& r : sc.rows) {
     if (r.breakdown && r.breakdown->quote.estimated) {
-      os << bullet(std::string(catalog::to_string(r.pricing)) +
-                   " is estimated: " + r.breakdown->quote.rule);
+      os << bullet(
+          std::string(catalog::to_string(r.pricing)) + " is estimated: " + r.breakdown->quote.rule,
+          width);
     }
   }
   const cost::PricingCost& payg = sc.rows.front();
   if (payg.breakdown) {
-    os << bullet("prices: " + payg.breakdown->quote.source);
+    const std::string& source = payg.breakdown->quote.source;
+    os << bullet("prices: " + (verbose ? source : short_source(source)), width);
     if (!payg.breakdown->quote.licence_basis.empty()) {
-      os << bullet("windows licence: " + payg.breakdown->quote.licence_basis);
+      os << bullet("windows licence: " + payg.breakdown->quote.licence_basis, width);
     }
   }
-  for (const auto& [name, value] : sc.assumptions) os << bullet(name + ": " + value);
+  for (const auto& [name, value] : sc.assumptions) os << bullet(name + ": " + value, width);
+}
+
+// --quiet: the pay-as-you-go total (else the first priced model's), one line.
+void print_quiet(std::ostream& os, const cost::SizeCost& sc) {
+  for (const cost::PricingCost& r : sc.rows) {
+    if (!r.breakdown) continue;
+    os << strings::fixed(r.breakdown->numbers.total_usd, 2) << " USD ("
+       << catalog::to_string(r.pricing) << ", " << strings::fixed(sc.hours, sc.hours >= 100 ? 0 : 2)
+       << " h, " << sc.count << (sc.count == 1 ? " VM" : " VMs") << ")\n";
+    return;
+  }
+  os << "no listed price\n";
 }
 
 }  // namespace
@@ -110,7 +137,9 @@ void add_cost_command(CLI::App& app, Context& ctx) {
                                "Share of the month in use, (0,1]; commitments amortised at it")
                    ->check(number_in(0, 1, Low::kOpen));
   hours->excludes(util);
-  cmd->add_option("--os", f->os, "linux or windows")->capture_default_str();
+  cmd->add_option("--os", f->os, "linux or windows")
+      ->capture_default_str()
+      ->check(one_of(os_names()));
   cmd->add_flag("--hybrid-benefit", f->hybrid_benefit,
                 "Windows with Azure Hybrid Benefit (pays the Linux rate)");
   cmd->add_option("--count", f->count, "Number of VMs")
@@ -141,8 +170,11 @@ void add_cost_command(CLI::App& app, Context& ctx) {
       if (!sc) return report(ctx, sc.error());
       if (f->json) {
         ctx.out << cost::to_json(*sc).dump(2) << "\n";
+      } else if (ctx.verbosity == Verbosity::kQuiet) {
+        print_quiet(ctx.out, *sc);
       } else {
-        print(ctx.out, *sc, catalog::reservation_note(*size));
+        print(ctx.out, *sc, catalog::reservation_note(*size), ctx.width,
+              ctx.verbosity == Verbosity::kVerbose);
       }
       return 0;
     };

@@ -14,6 +14,7 @@
 #include "catalog/catalog.h"
 #include "catalog/lookup.h"
 #include "catalog/store.h"
+#include "cli/choices.h"
 #include "cli/command.h"
 #include "cli/number_flags.h"
 #include "core/files.h"
@@ -170,7 +171,9 @@ void add_deploy_commands(CLI::App& app, Context& ctx) {
   stack->add_option("--pytorch", sf->pytorch,
                     "PyTorch release X.Y (default: the newest that works)");
   stack->add_option("--cuda", sf->cuda, "CUDA release X.Y (default: the newest that works)");
-  stack->add_option("--os", sf->os, "linux or windows")->capture_default_str();
+  stack->add_option("--os", sf->os, "linux or windows")
+      ->capture_default_str()
+      ->check(one_of(os_names()));
   stack->add_flag("--json", sf->json, "Print JSON (schema gpuplan.stack/1)");
   stack->callback([sf, &ctx] { ctx.action = [sf, &ctx] { return run_stack(ctx, *sf); }; });
 

@@ -51,8 +51,14 @@ int run_doctor(Context& ctx, const DoctorFlags& f) {
   // 4. Print.
   if (f.json) {
     ctx.out << doctor::to_json(r).dump(2) << "\n";
+  } else if (ctx.verbosity == Verbosity::kQuiet) {
+    // --quiet: the verdict line only ("Result: ..."), or why there is none.
+    const std::string text = doctor::render_text(r);
+    const size_t at = text.rfind("Result: ");
+    ctx.out << (r.gpu_found && at != std::string::npos ? text.substr(at)
+                                                       : "no usable NVIDIA GPU\n");
   } else {
-    ctx.out << doctor::render_text(r);
+    ctx.out << fit_lines(doctor::render_text(r), ctx.width);
   }
   if (!r.gpu_found) ctx.err << "gpuplan: error: " << r.problem << "\n";
   return r.exit_code();

@@ -12,6 +12,7 @@
 #include "catalog/catalog.h"
 #include "catalog/lookup.h"
 #include "catalog/store.h"
+#include "cli/choices.h"
 #include "cli/command.h"
 #include "core/csv.h"
 #include "core/strings.h"
@@ -69,70 +70,91 @@ std::string unit_header(const workload::Workload& w) {
   }
 }
 
-void print_header(std::ostream& out, const workload::Workload& w) {
-  out << "Workload " << w.name << ": " << workload::to_string(w.kind);
+// How text is laid out: the terminal's width, and whether sources are cited
+// in full (--verbose) or by their short form.
+struct Layout {
+  size_t width = kDefaultWidth;
+  bool verbose = false;
+};
+
+void print_header(std::ostream& out, const workload::Workload& w, const Layout& lay) {
+  std::string h = "Workload " + w.name + ": " + std::string(workload::to_string(w.kind));
   if (w.kind != workload::Kind::kBatch) {
-    out << ", " << w.model.name << " (" << num(w.model.params_b, 2) << " B params), "
-        << workload::to_string(w.precision);
+    h += ", " + w.model.name + " (" + num(w.model.params_b, 2) + " B params), " +
+         std::string(workload::to_string(w.precision));
   }
   switch (w.kind) {
     case workload::Kind::kTrain:
     case workload::Kind::kFinetune:
-      out << ", " << num(w.total_tokens() / 1e9, 3) << " B tokens";
+      h += ", " + num(w.total_tokens() / 1e9, 3) + " B tokens";
       break;
     case workload::Kind::kInfer:
-      out << ", " << num(w.serving.request_rate, 2) << " req/s";
+      h += ", " + num(w.serving.request_rate, 2) + " req/s";
       break;
     case workload::Kind::kBatch:
-      out << ", " << num(w.data.items.value_or(0), 0) << " items";
+      h += ", " + num(w.data.items.value_or(0), 0) + " items";
       break;
   }
   if (w.constraints.deadline_hours)
-    out << ", deadline " << num(*w.constraints.deadline_hours, 1) << " h";
-  out << "\n\n";
+    h += ", deadline " + num(*w.constraints.deadline_hours, 1) + " h";
+  out << wrap_text(h, lay.width, 0, 2) << "\n";
 }
 
-void print_assumptions(std::ostream& out, const Estimate& e) {
+void print_assumptions(std::ostream& out, const Estimate& e, const Layout& lay) {
   out << "Assumptions (" << short_size(e.size) << " x" << e.count << "):\n";
   for (const auto& a : e.assumptions) {
-    out << "  " << strings::wrap(a.name + ": " + a.value + "  [" + a.source + "]", 94, 4) << "\n";
+    const std::string source = lay.verbose ? a.source : short_source(a.source);
+    out << wrap_text(a.name + ": " + a.value + "  [" + source + "]", lay.width, 2, 4);
   }
 }
 
-void print_one(std::ostream& out, const workload::Workload& w, const Estimate& e) {
-  print_header(out, w);
-  out << "Size:        " << e.size << " x" << e.count << " (" << num(e.gpus, 4) << " GPUs)\n";
-  out << "Fits:        " << (e.fits ? "yes" : "no: " + strings::wrap(e.reason, 80, 13)) << "\n";
-  out << "Layout:      " << layout_text(e) << "\n";
-  out << "Memory/GPU:  " << fixed(e.memory_needed_gib, 1) << " GiB needed of "
-      << fixed(e.memory_available_gib, 1) << " usable (weights " << fixed(e.memory.weights, 1)
-      << ", gradients " << fixed(e.memory.gradients, 1) << ", optimizer "
-      << fixed(e.memory.optimizer, 1) << ",\n             activations "
-      << fixed(e.memory.activations, 1) << ", KV cache " << fixed(e.memory.kv_cache, 1)
-      << ", overhead " << fixed(e.memory.overhead, 1) << ")\n";
-  out << "Throughput:  " << sig(e.throughput) << " " << e.throughput_unit;
-  if (e.mfu > 0) out << " (MFU " << fixed(e.mfu * 100, 1) << " %)";
-  out << "\n";
+void print_one(std::ostream& out, const workload::Workload& w, const Estimate& e,
+               const Layout& lay) {
+  print_header(out, w, lay);
+  // "Label:       text", the text wrapped under itself.
+  auto field = [&](const std::string& label, const std::string& text) {
+    out << wrap_text(label + std::string(13 - label.size(), ' ') + text, lay.width, 0, 13);
+  };
+  field("Size:", e.size + " x" + std::to_string(e.count) + " (" + num(e.gpus, 4) + " GPUs)");
+  field("Fits:", e.fits ? "yes" : "no: " + e.reason);
+  field("Layout:", layout_text(e));
+  field("Memory/GPU:",
+        fixed(e.memory_needed_gib, 1) + " GiB needed of " + fixed(e.memory_available_gib, 1) +
+            " usable (weights " + fixed(e.memory.weights, 1) + ", gradients " +
+            fixed(e.memory.gradients, 1) + ", optimizer " + fixed(e.memory.optimizer, 1) +
+            ", activations " + fixed(e.memory.activations, 1) + ", KV cache " +
+            fixed(e.memory.kv_cache, 1) + ", overhead " + fixed(e.memory.overhead, 1) + ")");
+  std::string tput = sig(e.throughput) + " " + e.throughput_unit;
+  if (e.mfu > 0) tput += " (MFU " + fixed(e.mfu * 100, 1) + " %)";
+  field("Throughput:", tput);
   if (e.serving) {
-    const auto& s = *e.serving;
-    out << "Serving:     " << s.replicas << " replica(s) of " << s.gpus_per_replica
-        << " GPU(s); needs " << s.replicas_needed << " replica(s) = " << s.vms_needed
-        << " VM(s);\n             " << fixed(s.capacity_rps_per_replica, 2)
-        << " req/s per replica at batch " << num(s.batch_at_slo, 0) << " (KV cache holds "
-        << num(s.max_batch, 0) << "); TTFT " << fixed(s.ttft_ms, 0) << " ms, TPOT "
-        << fixed(s.tpot_ms, 1) << " ms\n";
+    const auto& sv = *e.serving;
+    field("Serving:",
+          std::to_string(sv.replicas) + " replica(s) of " + std::to_string(sv.gpus_per_replica) +
+              " GPU(s); needs " + std::to_string(sv.replicas_needed) +
+              " replica(s) = " + std::to_string(sv.vms_needed) + " VM(s); " +
+              fixed(sv.capacity_rps_per_replica, 2) + " req/s per replica at batch " +
+              num(sv.batch_at_slo, 0) + " (KV cache holds " + num(sv.max_batch, 0) + "); TTFT " +
+              fixed(sv.ttft_ms, 0) + " ms, TPOT " + fixed(sv.tpot_ms, 1) + " ms");
   }
-  out << "Hours:       " << fixed(e.hours, 1) << (e.serving ? " (serving duration)" : "") << "\n\n";
-  print_assumptions(out, e);
+  field("Hours:", fixed(e.hours, 1) + (e.serving ? " (serving duration)" : ""));
+  out << "\n";
+  print_assumptions(out, e, lay);
 }
 
-void print_all(std::ostream& out, const workload::Workload& w, std::vector<Estimate> all) {
-  print_header(out, w);
+// The estimates, fitting ones first (fewest GPUs for serving, else fastest).
+std::vector<Estimate> ranked(std::vector<Estimate> all) {
   std::stable_sort(all.begin(), all.end(), [](const Estimate& a, const Estimate& b) {
     if (a.fits != b.fits) return a.fits;
     if (a.gpus != b.gpus && a.serving) return a.gpus < b.gpus;
     return a.hours < b.hours;
   });
+  return all;
+}
+
+void print_all(std::ostream& out, const workload::Workload& w, const std::vector<Estimate>& all,
+               const Layout& lay) {
+  print_header(out, w, lay);
   TextTable t;
   t.add_column("SIZE");
   t.add_column("N", TextTable::Align::kRight);
@@ -150,24 +172,48 @@ void print_all(std::ostream& out, const workload::Workload& w, std::vector<Estim
                sig(e.throughput), fixed(e.hours, 1)});
   }
   if (fits) {
-    out << "Fits (" << fits << " sizes, smallest VM count"
-        << (w.kind == workload::Kind::kInfer ? " meeting the SLOs" : "")
-        << (w.constraints.deadline_hours && w.kind != workload::Kind::kInfer
-                ? " meeting the deadline where one does"
-                : "")
-        << "):\n"
-        << t.render() << "\n";
+    out << wrap_text("Fits (" + std::to_string(fits) + " sizes, smallest VM count" +
+                         (w.kind == workload::Kind::kInfer ? " meeting the SLOs" : "") +
+                         (w.constraints.deadline_hours && w.kind != workload::Kind::kInfer
+                              ? " meeting the deadline where one does"
+                              : "") +
+                         "):",
+                     lay.width, 0, 2);
+    // Narrow terminals lose the layout, then the memory, then the GPU count
+    // (the assumptions below and --json keep them).
+    std::vector<std::string> dropped;
+    out << t.render_fitting(lay.width, {"LAYOUT", "GiB/GPU", "GPUS"}, &dropped);
+    if (!dropped.empty()) {
+      std::string names;
+      for (const std::string& d : dropped) names += (names.empty() ? "" : ", ") + d;
+      out << wrap_text(
+          "(" + names + " left out to fit " + std::to_string(lay.width) + " columns; see --json)",
+          lay.width, 0, 1);
+    }
+    out << "\n";
   }
   if (fits < all.size()) {
     out << "Does not fit (" << all.size() - fits << " sizes):\n";
     for (const Estimate& e : all) {
       if (e.fits) continue;
-      out << "  " << short_size(e.size) << ": " << strings::wrap(e.reason, 96 - e.size.size(), 4)
-          << "\n";
+      out << wrap_text(short_size(e.size) + ": " + e.reason, lay.width, 2, 4);
     }
     out << "\n";
   }
-  if (fits) print_assumptions(out, all.front());
+  if (fits) print_assumptions(out, all.front(), lay);
+}
+
+// --quiet: the headline figure, one line: the first option's hours (its
+// serving size for an inference workload) on its size and count.
+void print_quiet(std::ostream& out, const std::vector<Estimate>& all) {
+  if (all.empty()) return;
+  const Estimate& e = all.front();
+  if (!e.fits) {
+    out << "does not fit: " << e.reason << "\n";
+    return;
+  }
+  out << fixed(e.hours, 1) << " h on " << e.size << " x" << e.count << " (" << sig(e.throughput)
+      << " " << e.throughput_unit << ")\n";
 }
 
 int run_estimate(Context& ctx, const EstimateFlags& f) {
@@ -175,7 +221,7 @@ int run_estimate(Context& ctx, const EstimateFlags& f) {
   if (!w) return report(ctx, w.error());
   auto cat = load_catalog(ctx);
   if (!cat) return report(ctx, cat.error());
-  if (auto bad = check_workload_regions(**cat, *w); !bad) return report(ctx, bad.error());
+  if (auto bad = check_workload_names(**cat, *w); !bad) return report(ctx, bad.error());
   std::vector<Estimate> results;
   if (!f.size.empty()) {
     auto found = catalog::lookup_size(**cat, f.size, Where{"", 0, 0, "--size"});
@@ -195,12 +241,15 @@ int run_estimate(Context& ctx, const EstimateFlags& f) {
   }
   const bool any =
       std::any_of(results.begin(), results.end(), [](const Estimate& e) { return e.fits; });
+  const Layout lay{ctx.width, ctx.verbosity == Verbosity::kVerbose};
   if (f.json) {
     ctx.out << estimate::to_json(*w, results).dump(2) << "\n";
+  } else if (ctx.verbosity == Verbosity::kQuiet) {
+    print_quiet(ctx.out, ranked(results));
   } else if (!f.size.empty()) {
-    print_one(ctx.out, *w, results.front());
+    print_one(ctx.out, *w, results.front(), lay);
   } else {
-    print_all(ctx.out, *w, results);
+    print_all(ctx.out, *w, ranked(results), lay);
   }
   if (!any) {
     ctx.err << "gpuplan: no option fits (reasons above)\n";

@@ -2,19 +2,15 @@
 // plan::make_plan, print the ranked table, the frontier, fallbacks, quota
 // requests, drops, warnings and assumptions (or the JSON of docs/plan.md).
 #include <algorithm>
-#include <cstdlib>
-#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <sys/ioctl.h>
-#include <unistd.h>
-
 #include "catalog/catalog.h"
 #include "catalog/freshness.h"
 #include "catalog/store.h"
+#include "cli/choices.h"
 #include "cli/command.h"
 #include "cli/number_flags.h"
 #include "core/strings.h"
@@ -47,26 +43,13 @@ std::string spot_risk_text(const plan::SpotRisk& r) {
          "% to miss the deadline)";
 }
 
-// The text's width (issue 14, "fit the terminal"): COLUMNS, else the
-// terminal's width when the output is the process's own stdout and that is
-// a terminal, else 100; clamped to 60..200 so a table row still fits. Set
-// once per command by run_plan (tests writing to a string get 100 unless
-// they set COLUMNS).
-size_t g_width = 100;
+// The text's width (cli/term.h), set once per command by run_plan from
+// ctx.width (tests writing to a string get 100 unless they set COLUMNS).
+size_t g_width = kDefaultWidth;
+// --verbose: sources cited in full; else by their short form (term.h).
+bool g_verbose = false;
 
 size_t text_width() { return g_width; }
-
-size_t width_for(const Context& ctx) {
-  long w = 0;
-  if (const char* c = std::getenv("COLUMNS"); c != nullptr && *c != '\0') {
-    w = std::strtol(c, nullptr, 10);
-  } else if (&ctx.out == &std::cout && ::isatty(STDOUT_FILENO)) {
-    winsize ws{};
-    if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0) w = ws.ws_col;
-  }
-  if (w <= 0) w = 100;
-  return static_cast<size_t>(std::clamp(w, 60L, 200L));
-}
 
 struct PlanFlags {
   std::string file;
@@ -140,8 +123,7 @@ Result<plan::PlanOptions> to_options(const PlanFlags& f) {
 // `text` wrapped at text_width(), `indent` spaces before its first line and two
 // more before the others, with a trailing newline.
 std::string wrap(const std::string& text, size_t indent) {
-  return std::string(indent, ' ') +
-         strings::wrap(text, text_width() - indent - 2, indent + 2, text_width() - indent) + "\n";
+  return wrap_text(text, text_width(), indent, indent + 2);
 }
 
 std::string short_size(const std::string& s) {
@@ -339,8 +321,15 @@ void print_plan(std::ostream& os, const plan::Plan& p) {
   }
   os << "\n" << wrap("Assumptions (override with flags or the workload's assumptions:)", 0);
   for (const plan::Assumption& a : p.assumptions) {
-    os << wrap(a.name + " = " + a.value + " [" + a.source + "]", 2);
+    os << wrap(
+        a.name + " = " + a.value + " [" + (g_verbose ? a.source : short_source(a.source)) + "]", 2);
   }
+}
+
+// --quiet: the chosen option, one line: size, VMs, region, pricing, hours, cost.
+void print_quiet(std::ostream& os, const plan::Option& o) {
+  os << o.size << " x" << o.count << " " << o.region << " " << catalog::to_string(o.pricing) << " "
+     << hours_cell(o.hours) << " h " << strings::fixed(o.cost_usd, 2) << " USD\n";
 }
 
 // How old the prices behind the ranked options are (catalog/freshness.h):
@@ -369,15 +358,18 @@ void add_plan_command(CLI::App& app, Context& ctx) {
       "Example: gpuplan plan examples/finetune-llama3-8b.yaml --objective balanced --top 5");
   cmd->add_option("workload", f->file, "Workload YAML (docs/workload.md)")->required();
   cmd->add_option("--objective", f->objective, "cost, time or balanced (cost x sqrt(hours))")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(one_of(objective_names()));
   cmd->add_option("--top", f->top, "How many ranked options to print")->capture_default_str();
   cmd->add_flag("--json", f->json, "Print the plan as JSON (docs/plan.md)");
   cmd->add_option("--region", f->regions,
                   "Allowed region (replaces the workload's); repeatable or comma-separated");
   cmd->add_option("--pricing", f->pricings,
                   "Pricing model(s) to consider: payg, spot, reserved-1y, reserved-3y, "
-                  "savings-1y, savings-3y (default: all)");
-  cmd->add_option("--os", f->os, "linux or windows (default: the workload's)");
+                  "savings-1y, savings-3y (default: all)")
+      ->check(one_of(pricing_names(), true));
+  cmd->add_option("--os", f->os, "linux or windows (default: the workload's)")
+      ->check(one_of(os_names()));
   cmd->add_flag("--hybrid-benefit", f->hybrid_benefit,
                 "Windows with Azure Hybrid Benefit (pays the Linux rate)");
   cmd->add_flag("--no-spot", f->no_spot, "Do not consider spot");
@@ -415,7 +407,8 @@ void add_plan_command(CLI::App& app, Context& ctx) {
                   "GB kept in Blob storage while the job runs (default: dataset + latest "
                   "checkpoint, or the served model's weights)")
       ->check(number_in(0, range::kMaxGb));
-  cmd->add_option("--blob-tier", f->blob_tier, "Blob access tier: hot (default) or cool");
+  cmd->add_option("--blob-tier", f->blob_tier, "Blob access tier: hot (default) or cool")
+      ->check(one_of({"hot", "cool"}));
   cmd->add_option("--blob-usd-per-gb-month", f->blob_usd_per_gb_month,
                   "Blob price per GB-month for the tier (none: shown as 'no listed price', "
                   "left out of the total)")
@@ -455,16 +448,19 @@ void add_plan_command(CLI::App& app, Context& ctx) {
           !bad) {
         return report(ctx, bad.error());
       }
-      if (auto bad = check_workload_regions(**cat, *w); !bad) return report(ctx, bad.error());
+      if (auto bad = check_workload_names(**cat, *w); !bad) return report(ctx, bad.error());
       auto rates = cost::Rates::load_embedded();
       if (!rates) return report(ctx, rates.error());
       // 4. Plan.
       auto p = plan::make_plan(*w, **cat, *rates, *options);
       if (!p) return report(ctx, p.error());
       // 5. Print.
-      g_width = width_for(ctx);
+      g_width = ctx.width;
+      g_verbose = ctx.verbosity == Verbosity::kVerbose;
       if (f->json) {
         ctx.out << plan::to_json(*p).dump(2) << "\n";
+      } else if (ctx.verbosity == Verbosity::kQuiet) {
+        if (!p->options.empty()) print_quiet(ctx.out, p->options.front());
       } else {
         print_plan(ctx.out, *p);
         print_price_age(ctx.out, **cat, *p);

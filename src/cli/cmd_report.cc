@@ -2,7 +2,6 @@
 // export read back against the plan. Parses flags, calls report::read_export_file,
 // formats (no arithmetic here).
 #include <algorithm>
-#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -56,22 +55,6 @@ Result<report::Options> options(const ReportFlags& f) {
   o.plan_file = f.plan;
   o.plan_option = f.option;
   return o;
-}
-
-// The text's width: COLUMNS when set, else 100, clamped to 60..200 (DESIGN:
-// tables fit the terminal, at least 60 columns).
-size_t text_width() {
-  size_t w = 100;
-  if (const char* c = std::getenv("COLUMNS"); c != nullptr && *c != '\0') {
-    if (auto v = strings::parse_double(c); v && *v > 0) w = static_cast<size_t>(*v);
-  }
-  return std::clamp<size_t>(w, 60, 200);
-}
-
-size_t widest_line(const std::string& text) {
-  size_t widest = 0;
-  for (const std::string& line : strings::split(text, '\n')) widest = std::max(widest, line.size());
-  return widest;
 }
 
 // The VM table; columns that would overflow `width` are dropped, least
@@ -131,8 +114,7 @@ void print_commitments(std::ostream& os, const report::Report& r) {
   os << t.render();
 }
 
-void print(std::ostream& os, const report::Report& r) {
-  const size_t width = text_width();
+void print(std::ostream& os, const report::Report& r, size_t width) {
   std::ostringstream head;
   head << r.file << ": " << (r.format == report::ExportFormat::kFocus ? "FOCUS" : "Azure cost")
        << " export, " << r.rows << " rows, " << r.first_day << " .. " << r.last_day << "; total "
@@ -140,13 +122,13 @@ void print(std::ostream& os, const report::Report& r) {
        << (r.format == report::ExportFormat::kFocus ? "EffectiveCost" : "cost column") << ")"
        << (r.currency.empty() || r.currency == "USD" ? "" : " " + r.currency) << ", GPU VMs "
        << money(r.usd_gpu_vms);
-  os << strings::wrap(head.str(), width - 2, 2, width) << "\n";
+  os << wrap_text(head.str(), width, 0, 2);
   if (r.plan) {
     std::ostringstream plan;
     plan << "plan: " << r.plan_file << " option " << r.plan_option << ": " << r.plan->count << " x "
          << r.plan->size << " in " << r.plan->region << ", " << catalog::to_string(r.plan->pricing)
          << ", " << strings::fixed(r.plan->hours, 1) << " h";
-    os << strings::wrap(plan.str(), width - 2, 2, width) << "\n";
+    os << wrap_text(plan.str(), width, 0, 2);
   }
   os << "\n";
   if (r.vms.empty()) {
@@ -162,17 +144,13 @@ void print(std::ostream& os, const report::Report& r) {
   for (const report::Finding& f : r.findings) {
     const std::string lead = std::to_string(++i) + ". [" + std::string(report::to_string(f.kind)) +
                              "] " + f.subject + ": ";
-    const size_t first = lead.size() + 20 < width ? width - lead.size() : 20;
-    os << lead << strings::wrap(f.what, width - 3, 3, first) << "\n   -> "
-       << strings::wrap(f.recommendation, width - 6, 6) << "\n";
+    os << wrap_text(lead + f.what, width, 0, 3) << wrap_text("-> " + f.recommendation, width, 3, 6);
   }
   os << "\n";
-  for (const std::string& a : r.assumptions) os << "- " << strings::wrap(a, width - 2, 2) << "\n";
+  for (const std::string& a : r.assumptions) os << wrap_text("- " + a, width, 0, 2);
   for (const report::VmReport& v : r.vms) {
     if (!v.list_source.empty()) {
-      os << "- "
-         << strings::wrap("list price: " + v.list_source + ", " + v.list_as_of, width - 2, 2)
-         << "\n";
+      os << wrap_text("- list price: " + v.list_source + ", " + v.list_as_of, width, 0, 2);
       break;
     }
   }
@@ -209,8 +187,12 @@ void add_report_command(CLI::App& app, Context& ctx) {
       if (!r) return report(ctx, r.error());
       if (f->json) {
         ctx.out << report::to_json(*r).dump(2) << "\n";
+      } else if (ctx.verbosity == Verbosity::kQuiet) {
+        // The answer: what was billed, and how many findings need a look.
+        ctx.out << money(r->usd_total) << " total, " << r->findings.size()
+                << (r->findings.size() == 1 ? " finding" : " findings") << "\n";
       } else {
-        print(ctx.out, *r);
+        print(ctx.out, *r, ctx.width);
       }
       return 0;
     };

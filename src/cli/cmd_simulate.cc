@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "catalog/catalog.h"
+#include "catalog/lookup.h"
 #include "catalog/store.h"
+#include "cli/choices.h"
 #include "cli/command.h"
 #include "core/files.h"
 #include "core/strings.h"
@@ -70,6 +72,46 @@ std::function<void(int64_t, int64_t)> progress_line(Context& ctx) {
   };
 }
 
+// The report as text: --quiet the cheapest policy that can be run (the
+// hindsight 'optimal' bound left out) on one line, with its cost and its
+// service figure (share on time, SLO attainment); else the tables, fitted to
+// the terminal.
+void print_text(Context& ctx, const simulate::SimReport& rep) {
+  if (ctx.verbosity != Verbosity::kQuiet) {
+    ctx.out << simulate::to_text(rep, ctx.width, ctx.verbosity == Verbosity::kVerbose);
+    return;
+  }
+  const simulate::PolicyRow* best = nullptr;
+  for (const simulate::PolicyRow& p : rep.policies) {
+    if (p.policy == "optimal") continue;
+    if (best == nullptr || p.cost_usd < best->cost_usd) best = &p;
+  }
+  if (best == nullptr) return;
+  ctx.out << best->policy << " " << strings::fixed(best->cost_usd, 2) << " USD";
+  if (best->deadline_met_fraction) {
+    ctx.out << ", " << strings::fixed(*best->deadline_met_fraction * 100, 1) << "% on time";
+  }
+  if (best->slo_attainment) {
+    ctx.out << ", " << strings::fixed(*best->slo_attainment * 100, 2) << "% within SLO";
+  }
+  ctx.out << "\n";
+}
+
+// The catalog names a scenario uses, each error at the value's line: its
+// region (an Azure region, "did you mean"), and its vm.size when prices come
+// from the catalog (with explicit prices any name may label the VM).
+Status check_scenario_names(const catalog::Catalog& cat, const simulate::Scenario& s) {
+  if (!s.region.empty()) {
+    GPUPLAN_RETURN_IF_ERROR(
+        cat.check_region_name(s.region, field_where(s.file, "vm.region", s.region)));
+  }
+  if (!s.vm_size.empty() && !s.od_usd_per_hour) {
+    auto found = catalog::lookup_size(cat, s.vm_size, field_where(s.file, "vm.size", s.vm_size));
+    if (!found) return tl::unexpected(found.error());
+  }
+  return {};
+}
+
 // `simulate merge`: read the partials, merge, print.
 int run_merge(Context& ctx, const SimulateFlags& f) {
   std::vector<nlohmann::json> docs;
@@ -85,7 +127,7 @@ int run_merge(Context& ctx, const SimulateFlags& f) {
   if (f.merge_json)
     ctx.out << simulate::to_json(*rep).dump(2) << "\n";
   else
-    ctx.out << simulate::to_text(*rep);
+    print_text(ctx, *rep);
   return 0;
 }
 
@@ -102,7 +144,8 @@ void add_simulate_command(CLI::App& app, Context& ctx) {
       "         gpuplan simulate examples/sim-serve-conv.yaml --json --plot serve.html\n"
       "         gpuplan simulate examples/sim-reserve-growth.yaml");
   cmd->add_option("scenario", f->file, "Scenario YAML (docs/simulate.md)");
-  cmd->add_option("--policy", f->policy, "One policy by name, or all (default: the scenario's)");
+  cmd->add_option("--policy", f->policy, "One policy by name, or all (default: the scenario's)")
+      ->check(one_of(policy_names()));
   cmd->add_option("--trace", f->trace,
                   "Demand trace that replaces the scenario's (serving; reserve: a pods file)");
   cmd->add_option("--spot-trace", f->spot_traces,
@@ -186,13 +229,7 @@ void add_simulate_command(CLI::App& app, Context& ctx) {
       // 2. The catalog (prices and sizes).
       auto cat = load_catalog(ctx);
       if (!cat) return report(ctx, cat.error());
-      if (!scenario->region.empty()) {
-        if (auto bad =
-                (*cat)->check_region_name(scenario->region, Where{scenario->file, 0, 0, "region"});
-            !bad) {
-          return report(ctx, bad.error());
-        }
-      }
+      if (auto bad = check_scenario_names(**cat, *scenario); !bad) return report(ctx, bad.error());
       // 3. Simulate.
       if (ctx.err_is_tty) {
         ctx.err << "gpuplan: simulating " << scenario->name << " ...\n";
@@ -221,7 +258,7 @@ void add_simulate_command(CLI::App& app, Context& ctx) {
       else if (f->json)
         ctx.out << simulate::to_json(*rep).dump(2) << "\n";
       else
-        ctx.out << simulate::to_text(*rep);
+        print_text(ctx, *rep);
       return 0;
     };
   });

@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "catalog/catalog.h"
+#include "cli/term.h"
 #include "core/result.h"
 #include "workload/workload.h"
 
@@ -25,6 +26,10 @@ struct Context {
   std::string db_path;
   // True when stderr is a terminal (progress output only then).
   bool err_is_tty = false;
+  // The width text output fits (term.h): COLUMNS, the terminal's, else 100.
+  size_t width = kDefaultWidth;
+  // Global --quiet (just the answer, one line) or --verbose (full citations).
+  Verbosity verbosity = Verbosity::kNormal;
 };
 
 // Prints "gpuplan: error: <where>: <message>" and returns the exit code.
@@ -39,8 +44,6 @@ Result<std::unique_ptr<catalog::Catalog>> load_catalog(const Context& ctx);
 // mean"); `where` names the flag or file field they came from.
 Status check_regions(const catalog::Catalog& catalog, const std::vector<std::string>& regions,
                      const Where& where);
-// The same for a workload's constraints.regions and data_region.
-Status check_workload_regions(const catalog::Catalog& catalog, const workload::Workload& w);
 // Flag values given as "a,b" and as repeated flags alike, trimmed, empties dropped.
 std::vector<std::string> split_list(const std::vector<std::string>& values);
 

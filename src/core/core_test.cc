@@ -106,6 +106,8 @@ TEST(Strings, FoldMatchesAzureFamilyNames) {
   EXPECT_EQ(strings::fold("Standard NCASv3_T4 Family"), strings::fold("standardNCASv3T4Family"));
   EXPECT_EQ(strings::closest("finetun", {"train", "finetune", "infer"}), "finetune");
   EXPECT_FALSE(strings::closest("zzzzzz", {"train", "finetune"}));
+  EXPECT_EQ(strings::did_you_mean("spto", {"payg", "spot"}), "; did you mean 'spot'?");
+  EXPECT_EQ(strings::did_you_mean("zzzzzz", {"payg", "spot"}), "");
   EXPECT_FALSE(strings::parse_double("inf"));
   EXPECT_FALSE(strings::parse_double("1.2x"));
   EXPECT_EQ(*strings::parse_double("1e3"), 1000.0);
@@ -137,6 +139,41 @@ TEST(TextTable, AlignsColumns) {
   t.add_row({"A", "1.00"});
   t.add_row({"Longer", "10.00"});
   EXPECT_EQ(t.render(), "size      usd\n------  -----\nA        1.00\nLonger  10.00\n");
+}
+
+// Text fits the terminal: words wrap, a word wider than a line is broken.
+TEST(Strings, WrapTextKeepsEveryLineWithinTheWidth) {
+  EXPECT_EQ(strings::wrap_text("aa bb cc", 5, 0, 2), "aa bb\n  cc\n");
+  EXPECT_EQ(strings::wrap_text("x https://example.com/long", 10, 2, 2),
+            "  x\n  https://\n  example.\n  com/long\n");
+  for (const std::string& line : strings::split(
+           strings::wrap_text(std::string(50, 'a') + " b \xc3\xa9\xc3\xa9", 12, 1, 3), '\n')) {
+    size_t cols = 0;
+    for (char c : line) cols += (static_cast<unsigned char>(c) & 0xC0) == 0x80 ? 0 : 1;
+    EXPECT_LE(cols, 12u) << line;
+  }
+  EXPECT_EQ(strings::short_source("Azure Retail Prices API, 2026-05-20 (via anycloud-sh/catalog)"),
+            "Azure Retail Prices API, 2026-05-20");
+  EXPECT_EQ(strings::short_source("workload file"), "workload file");
+}
+
+// A narrow terminal loses the least useful columns first, and only as many as needed.
+TEST(TextTable, RenderFittingDropsColumnsInOrderUntilItFits) {
+  TextTable t;
+  t.add_column("size");
+  t.add_column("series");
+  t.add_column("region");
+  t.add_column("usd", TextTable::Align::kRight);
+  t.add_row({"NC24ads_A100_v4", "NCads_A100_v4", "southcentralus", "3.67"});
+  const std::string all = t.render();
+  std::vector<std::string> dropped;
+  EXPECT_EQ(t.render_fitting(200, {"series", "region"}, &dropped), all);
+  EXPECT_TRUE(dropped.empty());
+  const std::string narrow = t.render_fitting(40, {"series", "region"}, &dropped);
+  EXPECT_EQ(dropped, (std::vector<std::string>{"series"}));
+  EXPECT_EQ(narrow.find("NCads_A100_v4"), std::string::npos);
+  EXPECT_NE(narrow.find("southcentralus"), std::string::npos);
+  EXPECT_EQ(narrow.substr(0, narrow.find('\n')), "size             region           usd");
 }
 
 TEST(Names, RegionSizeResourceAndEmailPatterns) {

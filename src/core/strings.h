@@ -25,6 +25,10 @@ namespace gpuplan::strings {
 // least 2 edits), else nullopt.
 [[nodiscard]] std::optional<std::string> closest(std::string_view word,
                                                  const std::vector<std::string>& candidates);
+// "; did you mean 'x'?" for closest(word, candidates), else "": the one way
+// every parser and flag check words its suggestion (issue 14).
+[[nodiscard]] std::string did_you_mean(std::string_view word,
+                                       const std::vector<std::string>& candidates);
 // Fixed-point formatting with `digits` decimals, no locale.
 [[nodiscard]] std::string fixed(double v, int digits);
 // Word-wraps `text` (words are separated by single spaces; runs of spaces are
@@ -34,6 +38,17 @@ namespace gpuplan::strings {
 // newline.
 [[nodiscard]] std::string wrap(std::string_view text, size_t width, size_t indent,
                                std::optional<size_t> first_width = std::nullopt);
+// `text` word-wrapped so that no line is wider than `width` columns (UTF-8
+// code points): `indent` spaces before the first line, `rest_indent` before
+// the others; a word longer than a line (a URL, a long command) is broken at
+// the width. Ends with a newline.
+[[nodiscard]] std::string wrap_text(std::string_view text, size_t width, size_t indent,
+                                    size_t rest_indent);
+// A source's short form: "Azure Retail Prices API, 2026-05-20 (via
+// anycloud-sh/catalog azure/vms.csv)" -> "Azure Retail Prices API,
+// 2026-05-20", the text before its first " (" or "; ", where sources put
+// their details.
+[[nodiscard]] std::string short_source(std::string_view source);
 
 // The offset of the first byte of `s` that is not part of well-formed UTF-8
 // (RFC 3629: no overlongs, no surrogates, at most U+10FFFF), or nullopt.

@@ -74,7 +74,8 @@ Result<BlobStorage> blob_storage(const Usage& u, std::string_view region) {
     return invalid_argument("Blob storage cannot be negative", Where{"", 0, 0, "--blob-gb"});
   }
   if (u.blob_tier != "hot" && u.blob_tier != "cool") {
-    return invalid_argument("Blob access tier '" + u.blob_tier + "': expected hot or cool",
+    return invalid_argument("Blob access tier '" + u.blob_tier + "': expected hot or cool" +
+                                strings::did_you_mean(u.blob_tier, {"hot", "cool"}),
                             Where{"", 0, 0, "--blob-tier"});
   }
   if (b.gb == 0) return b;

@@ -238,6 +238,10 @@ struct Validation {
 
 [[nodiscard]] Result<Validation> validate(const csv::Table& table, const catalog::Catalog& catalog);
 
+// The GPU models a batch workload's reference_gpu may name (the datasheet
+// table its rates come from), for checking and "did you mean".
+[[nodiscard]] std::vector<std::string> reference_gpu_names();
+
 // ---- JSON (estimate_json.cc) -----------------------------------------------
 
 // One option: {size, count, gpus, fits, reason, layout, memory_needed_gib,

@@ -228,7 +228,10 @@ Result<ReplicaModel> replica_model(const workload::Workload& w, const catalog::G
 
 namespace internal {
 
-const catalog::Gpu* reference_gpu(const std::string& model) {
+namespace {
+
+// Keyed by strings::fold of the model name.
+const std::map<std::string, catalog::Gpu>& reference_table() {
   // Datasheet rates (data/catalog/gpus.csv, whose sources are the vendor
   // datasheets): model, fp32, fp16 tensor, bf16 tensor, memory GiB, GB/s.
   static const std::map<std::string, catalog::Gpu> kTable = [] {
@@ -260,9 +263,21 @@ const catalog::Gpu* reference_gpu(const std::string& model) {
     add("V620", 20.28, 40.55, 0, 32, 512);
     return t;
   }();
-  auto it = kTable.find(strings::fold(model));
-  return it == kTable.end() ? nullptr : &it->second;
+  return kTable;
+}
+
+}  // namespace
+
+const catalog::Gpu* reference_gpu(const std::string& model) {
+  auto it = reference_table().find(strings::fold(model));
+  return it == reference_table().end() ? nullptr : &it->second;
 }
 
 }  // namespace internal
+
+std::vector<std::string> reference_gpu_names() {
+  std::vector<std::string> out;
+  for (const auto& [key, gpu] : internal::reference_table()) out.push_back(gpu.model);
+  return out;
+}
 }  // namespace gpuplan::estimate

@@ -137,7 +137,8 @@ Result<Objective> parse_objective(std::string_view s) {
   if (v == "time") return Objective::kTime;
   if (v == "balanced") return Objective::kBalanced;
   return invalid_argument("unknown objective '" + std::string(s) +
-                          "' (expected cost, time or balanced)");
+                          "' (expected cost, time or balanced)" +
+                          strings::did_you_mean(v, {"cost", "time", "balanced"}));
 }
 
 double objective_score(Objective o, double cost_usd, double hours) {

@@ -24,6 +24,8 @@
 namespace gpuplan::plan {
 
 enum class Objective { kCost, kTime, kBalanced };
+inline constexpr Objective kAllObjectives[] = {Objective::kCost, Objective::kTime,
+                                               Objective::kBalanced};
 [[nodiscard]] std::string_view to_string(Objective o);  // "cost", "time", "balanced"
 // kInvalidArgument naming the accepted spellings.
 [[nodiscard]] Result<Objective> parse_objective(std::string_view s);

@@ -63,8 +63,10 @@ std::string opt_text(const std::optional<double>& v, int digits, double scale = 
   return v ? num(*v * scale, digits) : "-";
 }
 
-// The table of one set of rows, with the columns of the report's kind.
-std::string rows_table(const std::string& kind, const std::vector<PolicyRow>& rows) {
+// The table of one set of rows, with the columns of the report's kind,
+// within `width`: narrow terminals lose the least telling columns first (the
+// counts, then the split of the cost); cost and the service figure stay.
+std::string rows_table(const std::string& kind, const std::vector<PolicyRow>& rows, size_t width) {
   TextTable t;
   t.add_column("policy");
   t.add_column("cost $", TextTable::Align::kRight);
@@ -100,7 +102,8 @@ std::string rows_table(const std::string& kind, const std::vector<PolicyRow>& ro
                  opt_text(p.deadline_met_fraction, 1, 100), num(p.spot_usd, 2), num(p.evictions, 1),
                  num(p.scale_events, 1), num(p.gpu_hours, 2)});
   }
-  return t.render();
+  return t.render_fitting(width, {"scale events", "purchases", "GPU-h", "p50 TTFT ms", "evictions",
+                                  "owed after $", "p99 TPOT ms", "spot $", "payg $"});
 }
 
 std::string esc(const std::string& s) {
@@ -168,27 +171,31 @@ nlohmann::ordered_json to_json(const SimReport& r) {
   return j;
 }
 
-std::string to_text(const SimReport& r) {
+std::string to_text(const SimReport& r, size_t width, bool verbose) {
   std::ostringstream o;
-  o << "Scenario " << r.scenario << " (" << r.kind << "), " << r.runs
-    << (r.runs == 1 ? " run" : " runs") << (r.kind == "deadline" ? " per trace" : "") << ", seed "
-    << r.seed << "\n\n";
-  o << "All traces and runs (means):\n" << rows_table(r.kind, r.policies);
+  o << strings::wrap_text("Scenario " + r.scenario + " (" + r.kind + "), " +
+                              std::to_string(r.runs) + (r.runs == 1 ? " run" : " runs") +
+                              (r.kind == "deadline" ? " per trace" : "") + ", seed " +
+                              std::to_string(r.seed),
+                          width, 0, 2)
+    << "\n";
+  o << "All traces and runs (means):\n" << rows_table(r.kind, r.policies, width);
   if (r.traces.size() > 1) {
     for (const auto& t : r.traces) {
       o << "\n" << std::filesystem::path(t.file).filename().string();
       if (t.spot_availability >= 0)
         o << " (spot available " << num(t.spot_availability * 100, 1) << " % of steps)";
-      o << ":\n" << rows_table(r.kind, t.policies);
+      o << ":\n" << rows_table(r.kind, t.policies, width);
     }
   }
   o << "\nAssumptions:\n";
-  // 100 columns: two spaces before each item, four before its continuation.
-  for (const auto& a : r.assumptions)
-    o << "  " << strings::wrap(a.name + " = " + a.value + "  [" + a.source + "]", 96, 4, 98)
-      << "\n";
+  // Two spaces before each item, four before its continuation.
+  for (const auto& a : r.assumptions) {
+    const std::string source = verbose ? a.source : strings::short_source(a.source);
+    o << strings::wrap_text(a.name + " = " + a.value + "  [" + source + "]", width, 2, 4);
+  }
   o << "Notes:\n";
-  for (const auto& n : r.notes) o << "  " << strings::wrap(n, 96, 4, 98) << "\n";
+  for (const auto& n : r.notes) o << strings::wrap_text(n, width, 2, 4);
   return o.str();
 }
 

@@ -80,7 +80,9 @@ Result<std::string> parse_kind(const Reader& r, const YAML::Node& root, Scenario
   else if (kind == "reserve")
     s.kind = ScenarioKind::kReserve;
   else
-    return r.bad(root["kind"], "kind", "expected deadline, serving or reserve, got '" + kind + "'");
+    return r.bad(root["kind"], "kind",
+                 "expected deadline, serving or reserve, got '" + kind + "'" +
+                     strings::did_you_mean(kind, {"deadline", "serving", "reserve"}));
   return kind;
 }
 

@@ -9,6 +9,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "core/strings.h"
 #include "simulate/internal/scenario_reader.h"
 #include "simulate/scenario.h"
 
@@ -27,7 +28,9 @@ Status parse_reservation(const Reader& r, const YAML::Node& res, Scenario& s) {
     else if (term == "3y")
       s.term_years = 3;
     else
-      return r.bad(res["term"], "reservation.term", "expected 1y or 3y, got '" + term + "'");
+      return r.bad(
+          res["term"], "reservation.term",
+          "expected 1y or 3y, got '" + term + "'" + strings::did_you_mean(term, {"1y", "3y"}));
   }
   if (res["review_hours"]) {
     GPUPLAN_TRY(s.reserve.review_hours,

@@ -9,6 +9,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "core/strings.h"
 #include "simulate/internal/scenario_reader.h"
 #include "simulate/scenario.h"
 
@@ -190,7 +191,8 @@ Status parse_fleet_replica(const Reader& r, const YAML::Node& fl, Scenario& s) {
       s.routing = Routing::kLeastSequences;
     else
       return r.bad(fl["routing"], "fleet.routing",
-                   "expected shortest-queue or least-sequences, got '" + v + "'");
+                   "expected shortest-queue or least-sequences, got '" + v + "'" +
+                       strings::did_you_mean(v, {"shortest-queue", "least-sequences"}));
     s.routing_given = true;
   }
   if (fl["max_queue"]) {
@@ -275,12 +277,15 @@ Result<AutoscaleRule> parse_autoscale_rule(const Reader& r, const YAML::Node& n,
   GPUPLAN_TRY(rule.metric, r.str(n["metric"], f + ".metric"));
   if (rule.metric != "utilization" && rule.metric != "queue")
     return r.bad(n["metric"], f + ".metric",
-                 "expected utilization (percent) or queue (requests waiting)");
+                 "expected utilization (percent) or queue (requests waiting)" +
+                     strings::did_you_mean(rule.metric, {"utilization", "queue"}));
   GPUPLAN_TRY(rule.op, r.str(n["operator"], f + ".operator"));
   if (rule.op != "GreaterThan" && rule.op != "GreaterThanOrEqual" && rule.op != "LessThan" &&
       rule.op != "LessThanOrEqual")
     return r.bad(n["operator"], f + ".operator",
-                 "expected GreaterThan, GreaterThanOrEqual, LessThan or LessThanOrEqual");
+                 "expected GreaterThan, GreaterThanOrEqual, LessThan or LessThanOrEqual" +
+                     strings::did_you_mean(rule.op, {"GreaterThan", "GreaterThanOrEqual",
+                                                     "LessThan", "LessThanOrEqual"}));
   GPUPLAN_TRY(rule.threshold, r.num(n["threshold"], f + ".threshold", 0, 1e9));
   if (n["window_seconds"]) {
     GPUPLAN_TRY(rule.window_s, r.num(n["window_seconds"], f + ".window_seconds", 60, 43200));
@@ -289,12 +294,15 @@ Result<AutoscaleRule> parse_autoscale_rule(const Reader& r, const YAML::Node& n,
     GPUPLAN_TRY(rule.time_aggregation, r.str(n["time_aggregation"], f + ".time_aggregation"));
     if (rule.time_aggregation != "Average" && rule.time_aggregation != "Maximum" &&
         rule.time_aggregation != "Minimum")
-      return r.bad(n["time_aggregation"], f + ".time_aggregation",
-                   "expected Average, Maximum or Minimum");
+      return r.bad(
+          n["time_aggregation"], f + ".time_aggregation",
+          "expected Average, Maximum or Minimum" +
+              strings::did_you_mean(rule.time_aggregation, {"Average", "Maximum", "Minimum"}));
   }
   GPUPLAN_TRY(std::string dir, r.str(n["direction"], f + ".direction"));
   if (dir != "out" && dir != "in")
-    return r.bad(n["direction"], f + ".direction", "expected out or in");
+    return r.bad(n["direction"], f + ".direction",
+                 "expected out or in" + strings::did_you_mean(dir, {"out", "in"}));
   rule.scale_out = dir == "out";
   if (n["change"]) {
     GPUPLAN_TRY(rule.change, r.integer(n["change"], f + ".change", 1, 1000));

@@ -135,7 +135,10 @@ struct SimReport {
 
 // Output formats (stable key order).
 [[nodiscard]] nlohmann::ordered_json to_json(const SimReport& report);
-[[nodiscard]] std::string to_text(const SimReport& report);  // tables, <= 100 columns
+// Tables and wrapped text within `width` columns (at least 60); sources in
+// full when `verbose`, else their short form (strings::short_source).
+[[nodiscard]] std::string to_text(const SimReport& report, size_t width = 100,
+                                  bool verbose = false);
 [[nodiscard]] std::string timeline_csv(const SimReport& report);
 [[nodiscard]] nlohmann::ordered_json timeline_json(const SimReport& report);
 // The scripts a plot page carries inline: the charting library (Chart.js,

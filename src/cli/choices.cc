@@ -1,0 +1,153 @@
+#include "cli/choices.h"
+
+#include <algorithm>
+#include <set>
+
+#include "core/files.h"
+#include "core/names.h"
+#include "core/strings.h"
+#include "estimate/estimate.h"
+#include "plan/plan.h"
+#include "simulate/deadline.h"
+#include "simulate/reserve.h"
+#include "simulate/serving.h"
+#include "workload/yaml_load.h"
+
+namespace gpuplan::cli {
+
+namespace {
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
+  return out;
+}
+
+// The item of `seq` (a YAML sequence or scalar) whose text is `value`, folded.
+YAML::Node find_item(const YAML::Node& node, std::string_view value) {
+  if (!node.IsSequence()) return node;
+  for (const YAML::Node& item : node) {
+    if (item.IsScalar() && strings::fold(item.Scalar()) == strings::fold(value)) return item;
+  }
+  return node;
+}
+
+}  // namespace
+
+CLI::Validator one_of(std::vector<std::string> choices, bool list) {
+  // command_tree.cc reads the "{a,b,c}" description as the value list.
+  std::string description = "{";
+  for (size_t i = 0; i < choices.size(); ++i) description += (i ? "," : "") + choices[i];
+  description += "}";
+  return CLI::Validator(
+      [choices, list](std::string& text) -> std::string {
+        std::vector<std::string> parts =
+            list ? strings::split(text, ',') : std::vector<std::string>{text};
+        for (const std::string& part : parts) {
+          const std::string v = strings::to_lower(strings::trim(part));
+          if (v.empty() && list) continue;
+          if (std::find(choices.begin(), choices.end(), v) != choices.end()) continue;
+          return "unknown value '" + names::printable(strings::trim(part), 60) + "' (expected " +
+                 joined(choices) + ")" + strings::did_you_mean(v, choices);
+        }
+        return "";
+      },
+      description);
+}
+
+std::vector<std::string> pricing_names() {
+  std::vector<std::string> out;
+  for (catalog::Pricing p : catalog::kAllPricing) out.emplace_back(catalog::to_string(p));
+  return out;
+}
+
+std::vector<std::string> os_names() {
+  return {std::string(catalog::to_string(catalog::Os::kLinux)),
+          std::string(catalog::to_string(catalog::Os::kWindows))};
+}
+
+std::vector<std::string> sort_names() {
+  std::vector<std::string> out;
+  for (catalog::CatalogSort s : catalog::kAllCatalogSorts) out.emplace_back(catalog::to_string(s));
+  return out;
+}
+
+std::vector<std::string> objective_names() {
+  std::vector<std::string> out;
+  for (plan::Objective o : plan::kAllObjectives) out.emplace_back(plan::to_string(o));
+  return out;
+}
+
+std::vector<std::string> policy_names() {
+  std::set<std::string> names;
+  for (const auto* list : {&simulate::deadline_policy_names(), &simulate::serving_policy_names(),
+                           &simulate::reserve_policy_names()}) {
+    names.insert(list->begin(), list->end());
+  }
+  std::vector<std::string> out = {"all"};
+  out.insert(out.end(), names.begin(), names.end());
+  return out;
+}
+
+Where field_where(const std::string& file, const std::string& field, std::string_view value) {
+  Where where{file, 0, 0, field};
+  auto text = files::read_text(file);
+  if (!text) return where;
+  auto root = workload::load_yaml(*text, file);
+  if (!root) return where;
+  // reset(), not operator=, rebinds a YAML::Node (= would assign into the
+  // tree); the const operator[] looks up without inserting.
+  YAML::Node node(*root);
+  for (const std::string& key : strings::split(field, '.')) {
+    const YAML::Node parent(node);
+    if (!parent.IsMap() || !parent[key]) return where;
+    node.reset(parent[key]);
+  }
+  const YAML::Mark m = find_item(node, value).Mark();
+  if (m.line >= 0) where.line = m.line + 1;
+  if (m.column >= 0) where.column = m.column + 1;
+  return where;
+}
+
+Status check_workload_names(const catalog::Catalog& catalog, const workload::Workload& w) {
+  const workload::Constraints& c = w.constraints;
+  for (const std::string& r : c.regions) {
+    GPUPLAN_RETURN_IF_ERROR(
+        catalog.check_region_name(r, field_where(w.file, "constraints.regions", r)));
+  }
+  if (!c.data_region.empty()) {
+    GPUPLAN_RETURN_IF_ERROR(catalog.check_region_name(
+        c.data_region, field_where(w.file, "constraints.data_region", c.data_region)));
+  }
+  if (!c.series.empty()) {
+    // A series name or a family letter, ignoring case (plan_enumerate.cc's rule).
+    std::set<std::string> known;
+    std::vector<std::string> names;
+    for (const catalog::VmSize& s : catalog.sizes()) {
+      if (known.insert(strings::fold(s.series)).second) names.push_back(s.series);
+      if (known.insert(strings::fold(s.family_letter)).second) names.push_back(s.family_letter);
+    }
+    for (const std::string& s : c.series) {
+      if (known.count(strings::fold(s)) > 0) continue;
+      return invalid_argument("unknown VM series or family '" + names::printable(s, 60) + "'" +
+                                  strings::did_you_mean(s, names),
+                              field_where(w.file, "constraints.series", s));
+    }
+  }
+  if (w.kind == workload::Kind::kBatch && !w.batch.reference_gpu.empty()) {
+    const std::vector<std::string> gpus = estimate::reference_gpu_names();
+    const std::string& g = w.batch.reference_gpu;
+    const bool known = std::any_of(gpus.begin(), gpus.end(), [&](const std::string& n) {
+      return strings::fold(n) == strings::fold(g);
+    });
+    if (!known) {
+      return invalid_argument("unknown reference GPU '" + names::printable(g, 60) +
+                                  "' (expected one of " + joined(gpus) + ")" +
+                                  strings::did_you_mean(g, gpus),
+                              field_where(w.file, "batch.reference_gpu", g));
+    }
+  }
+  return {};
+}
+
+}  // namespace gpuplan::cli
