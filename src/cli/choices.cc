@@ -34,21 +34,21 @@ YAML::Node find_item(const YAML::Node& node, std::string_view value) {
 
 }  // namespace
 
-CLI::Validator one_of(std::vector<std::string> choices, bool list) {
+CLI::Validator one_of(std::string what, std::vector<std::string> choices, bool list) {
   // command_tree.cc reads the "{a,b,c}" description as the value list.
   std::string description = "{";
   for (size_t i = 0; i < choices.size(); ++i) description += (i ? "," : "") + choices[i];
   description += "}";
   return CLI::Validator(
-      [choices, list](std::string& text) -> std::string {
+      [what, choices, list](std::string& text) -> std::string {
         std::vector<std::string> parts =
             list ? strings::split(text, ',') : std::vector<std::string>{text};
         for (const std::string& part : parts) {
           const std::string v = strings::to_lower(strings::trim(part));
           if (v.empty() && list) continue;
           if (std::find(choices.begin(), choices.end(), v) != choices.end()) continue;
-          return "unknown value '" + names::printable(strings::trim(part), 60) + "' (expected " +
-                 joined(choices) + ")" + strings::did_you_mean(v, choices);
+          return "unknown " + what + " '" + names::printable(strings::trim(part), 60) +
+                 "' (expected " + joined(choices) + ")" + strings::did_you_mean(v, choices);
         }
         return "";
       },

@@ -1,6 +1,6 @@
 // Typo help for enumerated values (issue 14, "typo help everywhere"):
 //  - a flag whose values are a fixed list declares it with one_of(), which
-//    both checks it (exit 2: "--pricing: unknown value 'spto' (expected
+//    both checks it (exit 2: "--pricing: unknown pricing 'spto' (expected
 //    payg, spot, ...); did you mean 'spot'?") and shows the list to the
 //    completion scripts and the man page (command_tree.cc reads the "{a,b}"
 //    description, as it reads CLI11's IsMember);
@@ -23,9 +23,10 @@
 namespace gpuplan::cli {
 
 // A CLI11 check: the value is one of `choices` (case-insensitive, trimmed);
-// with `list`, each of its comma-separated parts is. `extra` values are
-// accepted and listed but not part of the enumeration's name (e.g. "all").
-[[nodiscard]] CLI::Validator one_of(std::vector<std::string> choices, bool list = false);
+// with `list`, each of its comma-separated parts is. `what` names the kind of
+// value in the error ("unknown pricing 'spto' (expected ...)").
+[[nodiscard]] CLI::Validator one_of(std::string what, std::vector<std::string> choices,
+                                    bool list = false);
 
 // The names of the enumerations flags take.
 [[nodiscard]] std::vector<std::string> pricing_names();    // payg, spot, reserved-1y, ...

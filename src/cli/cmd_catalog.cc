@@ -195,7 +195,8 @@ void print_csv(std::ostream& out, const std::vector<CatalogRow>& rows, const Cat
 // The listing's table within `width`: narrow terminals lose the least useful
 // columns first (kDropOrder); their names go to `dropped`. The prices and
 // their dates (AS-OF) always stay.
-const std::vector<std::string> kDropOrder = {"SERIES", "RAM", "vCPU", "$/GPU-H", "VRAM", "QUOTA"};
+const std::vector<std::string> kDropOrder = {"SERIES", "RAM",   "vCPU", "$/GPU-H",
+                                             "VRAM",   "QUOTA", "GPUS"};
 
 std::string render_table(const std::vector<CatalogRow>& rows, bool with_quota, bool with_as_of,
                          size_t width, std::vector<std::string>* dropped) {
@@ -481,13 +482,13 @@ void add_catalog_commands(CLI::App& app, Context& ctx) {
   cmd->add_option("--pricing", flags->pricing,
                   "payg, spot, reserved-1y, reserved-3y, savings-1y, savings-3y")
       ->capture_default_str()
-      ->check(one_of(pricing_names()));
+      ->check(one_of("pricing", pricing_names()));
   cmd->add_option("--os", flags->os, "linux or windows")
       ->capture_default_str()
-      ->check(one_of(os_names()));
+      ->check(one_of("OS", os_names()));
   cmd->add_option("--sort", flags->sort, "price, gpu-price, size, region, gpu-memory, gpus")
       ->capture_default_str()
-      ->check(one_of(sort_names()));
+      ->check(one_of("sort", sort_names()));
   cmd->add_flag("--include-retired", flags->include_retired, "Also list retired sizes");
   cmd->add_flag("--include-restricted", flags->include_restricted,
                 "Also list sizes list-skus says this subscription cannot use");

@@ -245,10 +245,10 @@ void add_history(CLI::App& catalog_cmd, Context& ctx) {
   cmd->add_option("SIZE", f->size, "VM size, e.g. Standard_NC24ads_A100_v4 or NC24ads_A100_v4")
       ->required();
   cmd->add_option("--region", f->region, "Region, e.g. eastus")->required();
-  cmd->add_option("--os", f->os, "Only linux or windows")->check(one_of(os_names()));
+  cmd->add_option("--os", f->os, "Only linux or windows")->check(one_of("OS", os_names()));
   cmd->add_option("--pricing", f->pricing,
                   "Only payg, spot, reserved-1y, reserved-3y, savings-1y or savings-3y")
-      ->check(one_of(pricing_names()));
+      ->check(one_of("pricing", pricing_names()));
   cmd->add_flag("--json", f->json, "Print JSON");
   cmd->callback([f, &ctx] {
     ctx.action = [f, &ctx]() -> int {

@@ -85,7 +85,8 @@ void print(std::ostream& os, const cost::SizeCost& sc, const std::string& not_re
         "(" + names + " left out to fit " + std::to_string(width) + " columns; see --json)", width,
         0, 1);
   }
-  os << wrap_text("break-even: the share of a commitment's term you must use for it to beat payg.",
+  os << "\n"
+     << wrap_text("break-even: the share of a commitment's term you must use for it to beat payg.",
                   width, 0, 2);
   // Each estimated price names its rule and the rule's source.
   for (const cost::PricingCost& r : sc.rows) {
@@ -139,7 +140,7 @@ void add_cost_command(CLI::App& app, Context& ctx) {
   hours->excludes(util);
   cmd->add_option("--os", f->os, "linux or windows")
       ->capture_default_str()
-      ->check(one_of(os_names()));
+      ->check(one_of("OS", os_names()));
   cmd->add_flag("--hybrid-benefit", f->hybrid_benefit,
                 "Windows with Azure Hybrid Benefit (pays the Linux rate)");
   cmd->add_option("--count", f->count, "Number of VMs")

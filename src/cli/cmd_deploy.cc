@@ -173,7 +173,7 @@ void add_deploy_commands(CLI::App& app, Context& ctx) {
   stack->add_option("--cuda", sf->cuda, "CUDA release X.Y (default: the newest that works)");
   stack->add_option("--os", sf->os, "linux or windows")
       ->capture_default_str()
-      ->check(one_of(os_names()));
+      ->check(one_of("OS", os_names()));
   stack->add_flag("--json", sf->json, "Print JSON (schema gpuplan.stack/1)");
   stack->callback([sf, &ctx] { ctx.action = [sf, &ctx] { return run_stack(ctx, *sf); }; });
 

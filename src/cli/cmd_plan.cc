@@ -359,7 +359,7 @@ void add_plan_command(CLI::App& app, Context& ctx) {
   cmd->add_option("workload", f->file, "Workload YAML (docs/workload.md)")->required();
   cmd->add_option("--objective", f->objective, "cost, time or balanced (cost x sqrt(hours))")
       ->capture_default_str()
-      ->check(one_of(objective_names()));
+      ->check(one_of("objective", objective_names()));
   cmd->add_option("--top", f->top, "How many ranked options to print")->capture_default_str();
   cmd->add_flag("--json", f->json, "Print the plan as JSON (docs/plan.md)");
   cmd->add_option("--region", f->regions,
@@ -367,9 +367,9 @@ void add_plan_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--pricing", f->pricings,
                   "Pricing model(s) to consider: payg, spot, reserved-1y, reserved-3y, "
                   "savings-1y, savings-3y (default: all)")
-      ->check(one_of(pricing_names(), true));
+      ->check(one_of("pricing", pricing_names(), true));
   cmd->add_option("--os", f->os, "linux or windows (default: the workload's)")
-      ->check(one_of(os_names()));
+      ->check(one_of("OS", os_names()));
   cmd->add_flag("--hybrid-benefit", f->hybrid_benefit,
                 "Windows with Azure Hybrid Benefit (pays the Linux rate)");
   cmd->add_flag("--no-spot", f->no_spot, "Do not consider spot");
@@ -408,7 +408,7 @@ void add_plan_command(CLI::App& app, Context& ctx) {
                   "checkpoint, or the served model's weights)")
       ->check(number_in(0, range::kMaxGb));
   cmd->add_option("--blob-tier", f->blob_tier, "Blob access tier: hot (default) or cool")
-      ->check(one_of({"hot", "cool"}));
+      ->check(one_of("Blob tier", {"hot", "cool"}));
   cmd->add_option("--blob-usd-per-gb-month", f->blob_usd_per_gb_month,
                   "Blob price per GB-month for the tier (none: shown as 'no listed price', "
                   "left out of the total)")

@@ -145,7 +145,7 @@ void add_simulate_command(CLI::App& app, Context& ctx) {
       "         gpuplan simulate examples/sim-reserve-growth.yaml");
   cmd->add_option("scenario", f->file, "Scenario YAML (docs/simulate.md)");
   cmd->add_option("--policy", f->policy, "One policy by name, or all (default: the scenario's)")
-      ->check(one_of(policy_names()));
+      ->check(one_of("policy", policy_names()));
   cmd->add_option("--trace", f->trace,
                   "Demand trace that replaces the scenario's (serving; reserve: a pods file)");
   cmd->add_option("--spot-trace", f->spot_traces,

@@ -43,60 +43,56 @@ std::string wrap(std::string_view text, size_t width, size_t indent,
 
 namespace {
 
-// UTF-8 code points, for text widths.
-
 bool continuation_byte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
 
-size_t display_width(std::string_view s) {
-  size_t n = 0;
-  for (char c : s) n += continuation_byte(c) ? 0 : 1;
-  return n;
-}
-
-// The byte length of the first `cols` code points of `s`.
-size_t prefix_bytes(std::string_view s, size_t cols) {
-  size_t i = 0, n = 0;
-  while (i < s.size()) {
-    if (!continuation_byte(s[i]) && n++ == cols) break;
-    ++i;
-  }
-  return i;
+// The longest prefix of `s` of at most `n` bytes that ends on a character
+// boundary; at least its first character.
+size_t prefix_bytes(std::string_view s, size_t n) {
+  if (n >= s.size()) return s.size();
+  size_t take = n;
+  while (take > 0 && continuation_byte(s[take])) --take;
+  if (take > 0) return take;
+  take = 1;
+  while (take < s.size() && continuation_byte(s[take])) ++take;
+  return take;
 }
 
 }  // namespace
 
+// Widths are counted in bytes: a multi-byte character (a middle dot, an
+// accent) takes one column, so a line can only come out narrower than the
+// width, never wider, and every check that counts bytes agrees.
 std::string wrap_text(std::string_view text, size_t width, size_t indent, size_t rest_indent) {
   std::string out(indent, ' ');
-  size_t room = width > indent ? width - indent : 1;  // columns left on this line
-  size_t used = 0;                                    // columns of text on this line
+  size_t room = width > indent ? width - indent : 1;  // bytes left on this line
+  size_t used = 0;                                    // bytes of text on this line
   auto new_line = [&] {
     out += "\n" + std::string(rest_indent, ' ');
     room = width > rest_indent ? width - rest_indent : 1;
     used = 0;
   };
   for (std::string_view word : split(text, ' ')) {
-    const size_t w = display_width(word);
-    if (used > 0 && used + 1 + w > room) new_line();
+    if (used > 0 && used + 1 + word.size() > room) new_line();
     if (used > 0) {
       out += ' ';
       ++used;
     }
-    // A word wider than a whole line is broken at the width.
-    while (used + display_width(word) > room && room > used) {
+    // A word longer than a whole line is broken at the width.
+    while (used + word.size() > room && room > used) {
       const size_t take = prefix_bytes(word, room - used);
       out.append(word.substr(0, take));
       word.remove_prefix(take);
       new_line();
     }
     out.append(word);
-    used += display_width(word);
+    used += word.size();
   }
   return out + "\n";
 }
 
 std::string short_source(std::string_view source) {
   const size_t cut = std::min(source.find(" ("), source.find("; "));
-  return std::string(strings::trim(source.substr(0, cut)));
+  return std::string(trim(source.substr(0, cut)));
 }
 
 std::string to_lower(std::string_view s) {

@@ -38,10 +38,10 @@ namespace gpuplan::strings {
 // newline.
 [[nodiscard]] std::string wrap(std::string_view text, size_t width, size_t indent,
                                std::optional<size_t> first_width = std::nullopt);
-// `text` word-wrapped so that no line is wider than `width` columns (UTF-8
-// code points): `indent` spaces before the first line, `rest_indent` before
-// the others; a word longer than a line (a URL, a long command) is broken at
-// the width. Ends with a newline.
+// `text` word-wrapped so that no line is longer than `width` bytes (so never
+// wider than `width` columns): `indent` spaces before the first line,
+// `rest_indent` before the others; a word longer than a line (a URL, a long
+// command) is broken at the width, between characters. Ends with a newline.
 [[nodiscard]] std::string wrap_text(std::string_view text, size_t width, size_t indent,
                                     size_t rest_indent);
 // A source's short form: "Azure Retail Prices API, 2026-05-20 (via

@@ -75,7 +75,7 @@ TEST(TypoHelp, EnumeratedValuesInWorkloadFiles) {
     return t;
   };
   const std::string gpu = write("gpu.yaml", batch_with("A1O", "NV", "westus"));
-  const std::string series = write("series.yaml", batch_with("A10", "NVads_A10_v6", "westus"));
+  const std::string series = write("series.yaml", batch_with("A10", "NVadsA10_v6", "westus"));
   const std::string region = write("region.yaml", batch_with("A10", "NV", "wetsus"));
   const std::string precision =
       write("precision.yaml",
@@ -84,7 +84,7 @@ TEST(TypoHelp, EnumeratedValuesInWorkloadFiles) {
   for (const char* cmd : {"plan", "estimate"}) {
     expect_typo_help({{cmd, gpu}, gpu + ":7:18: batch.reference_gpu", "did you mean 'A10'?"});
     expect_typo_help(
-        {{cmd, series}, series + ":10:12: constraints.series", "did you mean 'NVads_A10_v5'?"});
+        {{cmd, series}, series + ":10:12: constraints.series", "did you mean 'NVadsA10_v5'?"});
     expect_typo_help(
         {{cmd, region}, region + ":13:7: constraints.regions", "did you mean 'westus'?"});
     expect_typo_help({{cmd, precision}, precision + ":4:12: precision", "did you mean 'bf16'?"});
