@@ -467,7 +467,8 @@ void add_plan_command(CLI::App& app, Context& ctx) {
       }
       if (p->options.empty()) {
         ctx.err << "gpuplan: no feasible option for " << p->workload_name
-                << " (see the drops above)\n";
+                << (ctx.verbosity == Verbosity::kQuiet ? " (without --quiet the drops say why)\n"
+                                                       : " (see the drops above)\n");
         return 1;
       }
       return 0;

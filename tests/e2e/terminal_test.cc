@@ -114,6 +114,12 @@ TEST(Terminal, QuietPrintsJustTheAnswerOnOneLine) {
   const size_t ranked = text.out.find("Ranked options");
   ASSERT_NE(ranked, std::string::npos);
   EXPECT_NE(text.out.find(size.substr(9), ranked), std::string::npos) << quiet.out;
+  // Nothing feasible: nothing on stdout, exit 1, the reason on stderr.
+  const CliResult none =
+      run_cli({"plan", source_path("examples/infeasible-budget.yaml"), "--quiet"});
+  EXPECT_EQ(none.code, 1);
+  EXPECT_TRUE(none.out.empty()) << none.out;
+  EXPECT_NE(none.err.find("no feasible option"), std::string::npos) << none.err;
   // --quiet and --verbose together are a usage error.
   EXPECT_EQ(run_cli({"cost", "Standard_NC40ads_H100_v5", "--region", "eastus", "-q", "-v"}).code,
             2);
