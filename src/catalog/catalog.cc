@@ -190,15 +190,6 @@ const SpotEviction* Catalog::spot_eviction(std::string_view size, std::string_vi
 
 const std::vector<BlobPrice>& Catalog::blob_prices() const { return impl_->blob; }
 
-const BlobPrice* Catalog::blob_price(std::string_view region, std::string_view tier,
-                                     std::string_view redundancy) const {
-  for (const BlobPrice& b : impl_->blob)
-    if (strings::fold(b.region) == strings::fold(region) && b.tier == tier &&
-        b.redundancy == redundancy)
-      return &b;
-  return nullptr;
-}
-
 const VmSize* Catalog::find_size(std::string_view name) const {
   auto it = impl_->size_index.find(size_key(name));
   return it == impl_->size_index.end() ? nullptr : &impl_->sizes[it->second];

@@ -395,10 +395,9 @@ class Catalog {
                                                   std::string_view region) const;
   [[nodiscard]] const std::vector<SpotEviction>& spot_evictions() const;
   // Imported Blob capacity prices (newest import per region, tier and
-  // redundancy); empty when none was imported. blob_price() finds one.
+  // redundancy); empty when none was imported. cost::blob_storage() picks
+  // the option's region's.
   [[nodiscard]] const std::vector<BlobPrice>& blob_prices() const;
-  [[nodiscard]] const BlobPrice* blob_price(std::string_view region, std::string_view tier,
-                                            std::string_view redundancy = "LRS") const;
   // Zones list-skus offers the size in within a region; empty when unknown
   // (nothing imported) or when the size has no zones there.
   [[nodiscard]] std::vector<std::string> zones(std::string_view size,

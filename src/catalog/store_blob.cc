@@ -26,9 +26,8 @@ CREATE INDEX IF NOT EXISTS blob_prices_by_key ON blob_prices(region, tier, redun
 
 Status write_blob_rows(sqlite3* db, const std::string& path, int64_t id, const SnapshotData& data,
                        const StepFn& step) {
+  // open_store(create) made or upgraded the store to schema 4: the table is there.
   if (data.blob_prices.empty()) return {};
-  GPUPLAN_TRY(bool present, has_table(db, path, "blob_prices"));
-  if (!present) GPUPLAN_RETURN_IF_ERROR(exec(db, path, kBlobSchema));
   GPUPLAN_TRY(StmtPtr s, prepare(db, path,
                                  "INSERT OR REPLACE INTO blob_prices(snapshot, region, tier, "
                                  "redundancy, from_gb, usd_per_gb_month, as_of) "

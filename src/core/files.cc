@@ -64,16 +64,7 @@ Result<nlohmann::json> parse_json(std::string_view text, const std::string& file
     return nlohmann::json::parse(text.begin(), text.end());
   } catch (const nlohmann::json::parse_error& e) {
     // e.byte is 1-based offset of the error; turn it into line:column.
-    size_t byte = e.byte == 0 ? 0 : e.byte - 1;
-    int line = 1, col = 1;
-    for (size_t i = 0; i < byte && i < text.size(); ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        col = 1;
-      } else {
-        ++col;
-      }
-    }
+    const auto [line, col] = strings::line_column(text, e.byte == 0 ? 0 : e.byte - 1);
     std::string msg = e.what();
     // nlohmann's message starts with "[json.exception.parse_error.101] parse error at ...: ".
     auto pos = msg.find("parse error");

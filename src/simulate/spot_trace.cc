@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <string_view>
 
@@ -126,33 +127,16 @@ class TraceSax final : public nlohmann::json_sax<nlohmann::json> {
   int64_t index_ = 0;
 };
 
-// line:column of a 1-based byte offset in what `read` yields chunk by chunk.
-template <typename Read>
-std::pair<int, int> line_col(std::size_t byte, Read&& read) {
-  int line = 1, col = 1;
-  std::size_t seen = 0;
-  const std::size_t stop = byte == 0 ? 0 : byte - 1;
-  std::string chunk;
-  while (seen < stop && read(chunk)) {
-    for (char c : chunk) {
-      if (seen++ >= stop) break;
-      if (c == '\n') {
-        ++line;
-        col = 1;
-      } else {
-        ++col;
-      }
-    }
-  }
-  return {line, col};
-}
-
 // After sax_parse: the trace, or the error naming the file and field.
-template <typename Read>
-Result<SpotTrace> finish_trace(SpotTrace t, TraceSax& sax, bool parsed, Read&& reread) {
+// `text` gives the document for a syntax error's line:column (only then is a
+// streamed file read whole).
+Result<SpotTrace> finish_trace(SpotTrace t, TraceSax& sax, bool parsed,
+                               const std::function<Result<std::string>()>& text) {
   if (sax.error) return tl::unexpected(*sax.error);
   if (!parsed && !sax.syntax_message_.empty()) {
-    auto [line, col] = line_col(sax.syntax_byte_, reread);
+    GPUPLAN_TRY(std::string doc, text());
+    const size_t at = sax.syntax_byte_ == 0 ? 0 : sax.syntax_byte_ - 1;  // 1-based
+    auto [line, col] = strings::line_column(doc, at);
     std::string msg = sax.syntax_message_;
     if (auto pos = msg.find("parse error"); pos != std::string::npos) msg = msg.substr(pos);
     return invalid_argument("invalid JSON (" + msg + ")", Where{t.file, line, col, ""});
@@ -187,13 +171,7 @@ Result<SpotTrace> parse_spot_trace(const std::string& text, const std::string& f
   t.file = file;
   TraceSax sax(t);
   const bool parsed = nlohmann::json::sax_parse(text, &sax);
-  bool given = false;
-  return finish_trace(std::move(t), sax, parsed, [&](std::string& chunk) {
-    if (given) return false;
-    chunk = text;
-    given = true;
-    return true;
-  });
+  return finish_trace(std::move(t), sax, parsed, [&]() -> Result<std::string> { return text; });
 }
 
 Result<SpotTrace> load_spot_trace(const std::string& path) {
@@ -210,14 +188,7 @@ Result<SpotTrace> load_spot_trace(const std::string& path) {
   t.file = path;
   TraceSax sax(t);
   const bool parsed = nlohmann::json::sax_parse(in, &sax);
-  std::ifstream again;
-  return finish_trace(std::move(t), sax, parsed, [&](std::string& chunk) {
-    if (!again.is_open()) again.open(path, std::ios::binary);
-    chunk.resize(1 << 16);
-    again.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-    chunk.resize(static_cast<size_t>(again.gcount()));
-    return !chunk.empty();
-  });
+  return finish_trace(std::move(t), sax, parsed, [&] { return files::read_text(path); });
 }
 
 SpotModel spot_model_for(const SpotModel& model, bool mean_up_given,

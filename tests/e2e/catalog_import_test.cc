@@ -293,9 +293,10 @@ TEST(CatalogImportCli, KillNineMidImportKeepsPreviousState) {
 // line says it has no listed price and a warning says how to add one.
 TEST(CatalogImportCli, StoragePagePricesThePlansBlobLine) {
   Store s;
+  // 1,000 GB given, so the line's arithmetic can be worked out here.
   auto plan = [&] {
-    auto r = s.run(
-        {"plan", source_path("examples/finetune-llama3-8b.yaml"), "--region", "eastus2", "--json"});
+    auto r = s.run({"plan", source_path("examples/finetune-llama3-8b.yaml"), "--region", "eastus2",
+                    "--blob-gb", "1000", "--json"});
     EXPECT_EQ(r.code, 0) << r.err;
     return nlohmann::json::parse(r.out);
   };
@@ -320,15 +321,23 @@ TEST(CatalogImportCli, StoragePagePricesThePlansBlobLine) {
   const nlohmann::json priced = blob_line(top);
   ASSERT_FALSE(priced.is_null());
   const std::string why = priced.at("assumption");
-  EXPECT_NE(why.find("$0.0184/GB-month"), std::string::npos) << why;  // eastus2 hot LRS
+  EXPECT_NE(why.find("$0.0184/GB-month"), std::string::npos) << why;  // eastus2 hot LRS, band 0
   EXPECT_NE(why.find("retail_prices_storage.json"), std::string::npos) << why;
   EXPECT_NE(why.find("effective 2017-02-03"), std::string::npos) << why;
-  // GB x $/GB-month x wall hours / 730, and the total includes it.
+  // 1,000 GB sit in the first band (below 51,200 GB): GB x $/GB-month x
+  // wall hours / 730.
+  // plan JSON rounds dollars to 4 decimals today (issue 14 item 4 asks for
+  // full precision), hence the tolerances of one and two rounding units.
   const double hours = top.at("hours");
-  EXPECT_GT(priced.at("usd").get<double>(), 0);
-  EXPECT_LT(priced.at("usd").get<double>(), 1000 * 0.0184 * hours / 730);
-  EXPECT_GT(top.at("cost_usd").get<double>(),
-            before.at("options").at(0).at("cost_usd").get<double>() - 1e-9);
+  EXPECT_NEAR(priced.at("usd").get<double>(), 1000 * 0.0184 * hours / 730, 1e-4);
+  // The same option before the import cost exactly that much less.
+  for (const auto& o : before.at("options")) {
+    if (o.at("size") != top.at("size") || o.at("region") != top.at("region") ||
+        o.at("pricing") != top.at("pricing") || o.at("count") != top.at("count"))
+      continue;
+    EXPECT_NEAR(top.at("cost_usd").get<double>() - o.at("cost_usd").get<double>(),
+                priced.at("usd").get<double>(), 2e-4);
+  }
 }
 
 }  // namespace
