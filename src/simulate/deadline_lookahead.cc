@@ -46,11 +46,23 @@
 // cost_vs_optimal is 1.146, against 1.233 for uniform-progress and 1.285 for
 // greedy-spot (docs/simulate.md, "Performance").
 //
-// Memory: the plan (one byte per state: K × 4 × 3 × W, ~9 MB for the 60 h /
-// 195 s job) and two layers of values; none of it grows with the trace. It
-// does grow with the job's window in steps: at a 30 s step the same job has
-// K = 7,200 and W = 5,760, ~500 MB — a known limit (issue 13) until the plan
-// is coarsened in time at fine steps.
+// Memory, and time coarsening at fine steps. The plan keeps one byte per
+// state, K × 4 × (2 + J) × W (K steps, J launch ages, W progress values in a
+// step's feasible band); the values are two layers; none of it grows with the
+// trace. It does grow with the job's window in steps: at a 30 s step the
+// 60 h job above would need K = 7,200, J = 24, W ≈ 1,450, about 1.2 GB. So
+// the programme runs on a policy step G = s·g, the smallest multiple of the
+// trace's step whose plan fits kPlanBudgetBytes (32 MiB). On that job s = 1
+// at 120, 180, 195, 300 and 600 s (17 MB at 195 s, so the figures above are
+// those of the uncoarsened programme), s = 2 at 60, 90 and 150 s (J and W
+// depend on how the changeover divides the step), s = 4 (G = 120 s) at 30 s.
+// The chain is then learned from availability sampled every G, the plan is
+// looked up at every fine step with (the last sample, availability now) as
+// its state and progress rounded down to the coarse unit, and the exact
+// safety check still runs at every fine step, so every deadline is met. What
+// it costs: the plan acts as if it could change its mind only every G; the
+// fine-step test in simulate_test.cc bounds the loss against the same
+// availability at G (0.02 % there).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -104,10 +116,14 @@ class LookaheadProgramme {
         cur_(next_.size()),
         run_spot_(static_cast<size_t>(std::max(1, gr.J) + 1)),
         inf_(n_, kInf) {
-    width_ = 1;
-    for (int k = 0; k < gr.K; ++k) width_ = std::max<int64_t>(width_, hi(k) - lo(k) + 1);
-    plan_.assign(
-        static_cast<size_t>(gr.K) * kM * static_cast<size_t>(nc_) * static_cast<size_t>(width_), 2);
+    width_ = band_width(gr);
+    plan_.assign(plan_bytes(gr), 2);
+  }
+
+  // Bytes the plan of a programme on this grid takes (one per state).
+  [[nodiscard]] static size_t plan_bytes(const Grid& gr) {
+    return static_cast<size_t>(gr.K) * kM * static_cast<size_t>(2 + std::max(1, gr.J)) *
+           static_cast<size_t>(band_width(gr));
   }
 
   // Solves steps [k_from, K) for P(spot next | m) = p_up[m].
@@ -151,12 +167,21 @@ class LookaheadProgramme {
   [[nodiscard]] int64_t owed(int j) const {
     return std::max<int64_t>(0, gr_.du - static_cast<int64_t>(j) * gr_.gu);
   }
-  [[nodiscard]] int64_t lo(int k) const {
-    return std::max<int64_t>(-gr_.du, gr_.Cu - gr_.time_left(k));
+  // The band of Q worth a state at step k: from what must be done by now
+  // (less a changeover owed) to what can have been done.
+  [[nodiscard]] static int64_t band_lo(const Grid& gr, int k) {
+    return std::max<int64_t>(-gr.du, gr.Cu - gr.time_left(k));
   }
-  [[nodiscard]] int64_t hi(int k) const {
-    return std::min<int64_t>(gr_.Cu - 1, static_cast<int64_t>(k) * gr_.gu);
+  [[nodiscard]] static int64_t band_hi(const Grid& gr, int k) {
+    return std::min<int64_t>(gr.Cu - 1, static_cast<int64_t>(k) * gr.gu);
   }
+  [[nodiscard]] static int64_t band_width(const Grid& gr) {
+    int64_t w = 1;
+    for (int k = 0; k < gr.K; ++k) w = std::max<int64_t>(w, band_hi(gr, k) - band_lo(gr, k) + 1);
+    return w;
+  }
+  [[nodiscard]] int64_t lo(int k) const { return band_lo(gr_, k); }
+  [[nodiscard]] int64_t hi(int k) const { return band_hi(gr_, k); }
   [[nodiscard]] size_t row(int k, int m, int c) const {
     return ((static_cast<size_t>(k) * kM + static_cast<size_t>(m)) * static_cast<size_t>(nc_) +
             static_cast<size_t>(c)) *
@@ -268,29 +293,51 @@ class LookaheadProgramme {
   std::vector<uint8_t> plan_;
 };
 
+// The plan's memory budget: a choice (a few MB per run keeps thousands of
+// runs on many threads within a laptop's memory), not a fitted constant.
+constexpr size_t kPlanBudgetBytes = size_t{32} << 20;
+
+// The smallest stride s (policy step s·g) whose programme's plan fits the
+// budget.
+int policy_stride(const DeadlineJob& job, double step_s) {
+  for (int s = 1;; ++s) {
+    const Grid gr = make_policy_grid(exact(job, step_s * s));
+    if (gr.K <= 1 || LookaheadProgramme::plan_bytes(gr) <= kPlanBudgetBytes) return s;
+  }
+}
+
 class MarkovLookaheadPolicy final : public ScalingPolicy {
  public:
   MarkovLookaheadPolicy(const DeadlineJob& job, double step_s)
-      : job_(job), e_(exact(job, step_s)), programme_(make_policy_grid(e_)) {
-    resolve_every_ = std::max(1, static_cast<int>(std::llround(kResolveHours * 3600.0 / step_s)));
+      : job_(job),
+        stride_(policy_stride(job, step_s)),
+        programme_(make_policy_grid(exact(job, step_s * stride_))) {
+    resolve_every_ =
+        std::max(1, static_cast<int>(std::llround(kResolveHours * 3600.0 / (step_s * stride_))));
   }
   std::string_view name() const override { return "markov-lookahead"; }
   void reset(const PolicyContext& ctx) override {
     for (auto& row : counts_) row = {kPrior, kPrior};
     hist_ = -1;
-    for (uint8_t v : ctx.spot_history) observe(v ? 1 : 0);
+    // The chain's samples are stride_ steps apart and the run's first step
+    // is one: the history's samples end stride_ steps before it.
+    const size_t n = ctx.spot_history.size(), s = static_cast<size_t>(stride_);
+    for (size_t i = n % s; i < n; i += s) observe(ctx.spot_history[i] ? 1 : 0);
     solved_at_ = -1;
   }
   PolicyDecision decide(const PolicyInput& in) override {
     const Grid& gr = programme_.grid();
-    const int k = static_cast<int>(std::llround(in.now_s / in.step_s));
+    const int64_t fine = std::llround(in.now_s / in.step_s);
+    const bool sample = fine % stride_ == 0;
+    const int k = static_cast<int>(fine / stride_);
     const int a = in.spot_available ? 1 : 0;
-    observe(a);
+    if (sample) observe(a);
     if (k >= gr.K) return {0, Capacity::kOnDemand};
-    if (solved_at_ < 0 || (k - solved_at_ >= resolve_every_ && model_moved())) solve(k);
-    // The observed state in the programme's terms (progress rounded down to
-    // the grid: conservative).
-    Capacity want = programme_.action(k, state(), in.running, us(in.work_done_s),
+    if (solved_at_ < 0 || (sample && k - solved_at_ >= resolve_every_ && model_moved())) solve(k);
+    // The observed state in the programme's terms: (the last sample, spot
+    // now), progress rounded down to the grid (conservative).
+    const int m = sample ? state() : (((hist_ & 1) << 1) | a);
+    Capacity want = programme_.action(k, m, in.running, us(in.work_done_s),
                                       in.running == Capacity::kNone ? 0 : us(in.overhead_left_s));
     if (want == Capacity::kSpot && !a) want = Capacity::kNone;
     if (want != Capacity::kOnDemand && unsafe_without_od(in, want)) want = Capacity::kOnDemand;
@@ -304,7 +351,7 @@ class MarkovLookaheadPolicy final : public ScalingPolicy {
   // last solve. A choice, not a fitted constant: small against the spread of
   // the probabilities between traces (0.6 to 0.99 on the AWS traces).
   static constexpr double kResolveDelta = 0.01;
-  // The availability state: the last two observations (bit 0 = now).
+  // The availability state: the last two samples (bit 0 = the latest).
   [[nodiscard]] int state() const { return hist_ < 0 ? 0 : hist_ & (kM - 1); }
   void observe(int a) {
     if (hist_ >= kM) counts_[static_cast<size_t>(hist_ & (kM - 1))][static_cast<size_t>(a)] += 1;
@@ -329,7 +376,7 @@ class MarkovLookaheadPolicy final : public ScalingPolicy {
     programme_.solve(job_.od_usd_per_hour, job_.spot_usd_per_hour, solved_p_, k);
   }
   DeadlineJob job_;
-  Exact e_;
+  int stride_ = 1;  // trace steps per policy step
   LookaheadProgramme programme_;
   std::array<std::array<double, 2>, kM> counts_{};
   std::array<double, kM> solved_p_{};

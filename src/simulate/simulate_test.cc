@@ -244,6 +244,41 @@ TEST(Deadline, NeverAvailableSpotFallsBackToOnDemandInTime) {
   EXPECT_NEAR(hindsight_optimal_cost(job, t, 0), 48.2 * 3.06, 1e-9);
 }
 
+// At a fine trace step markov-lookahead plans on a coarser policy step (its
+// plan would not fit in memory otherwise, deadline_lookahead.cc). The same
+// availability seen at 120 s and at 30 s (each sample held for four steps)
+// must cost nearly the same, and every deadline must still be met.
+TEST(Deadline, LookaheadAtAFineStepCostsWhatItDoesAtTheCoarseOne) {
+  const DeadlineJob job = v100_job();
+  Rng rng(11);
+  std::vector<int> coarse(12000), fine;
+  int a = 1;
+  for (int& v : coarse) {
+    // Windows of ~6 h up, ~2 h down (a two-state chain at 120 s).
+    if (rng.uniform() < (a ? 1.0 / 180 : 1.0 / 60)) a = 1 - a;
+    v = a;
+  }
+  for (int v : coarse) fine.insert(fine.end(), 4, v);
+  const SpotTrace tc = make_trace(coarse, 120), tf = make_trace(fine, 30);
+  double cost_c = 0, cost_f = 0, opt_f = 0;
+  for (int64_t offset = 3000; offset < 9000; offset += 600) {
+    auto pc = make_deadline_policy("markov-lookahead", job, 120);
+    auto pf = make_deadline_policy("markov-lookahead", job, 30);
+    const DeadlineRun rc = run_deadline(job, tc, offset, *pc);
+    const DeadlineRun rf = run_deadline(job, tf, 4 * offset, *pf);
+    EXPECT_TRUE(rc.deadline_met) << offset;
+    EXPECT_TRUE(rf.deadline_met) << offset;
+    const double opt = hindsight_optimal_cost(job, tf, 4 * offset);
+    EXPECT_GE(rf.cost_usd, opt - 1e-6) << offset;
+    cost_c += rc.cost_usd;
+    cost_f += rf.cost_usd;
+    opt_f += opt;
+  }
+  EXPECT_NEAR(cost_f / cost_c, 1.0, 0.02) << "fine " << cost_f << " coarse " << cost_c;
+  EXPECT_LT(cost_f, 48.2 * 3.06 * 10);  // well below on-demand for all ten runs
+  EXPECT_GT(cost_f / opt_f, 1.0);
+}
+
 // A policy that plays a fixed sequence of actions (then on-demand).
 class Scripted final : public ScalingPolicy {
  public:
