@@ -7,7 +7,6 @@
 // touches a loaded Catalog.
 #include <cstdint>
 #include <cstdlib>
-#include <ctime>
 #include <map>
 #include <optional>
 #include <string>
@@ -171,12 +170,7 @@ Result<std::string> today() {
     }
     return std::string(env);
   }
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
-  return std::string(buf);
+  return dates::now_utc("%Y-%m-%d");
 }
 
 std::optional<int> days_between(std::string_view from, std::string_view to) {

@@ -29,7 +29,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <ctime>
 #include <tuple>
 
 #include "core/dates.h"
@@ -46,14 +45,7 @@ using internal::require_string;
 constexpr std::string_view kEvictionType = "microsoft.compute/skuspotevictionrate/location";
 constexpr std::string_view kPriceType = "microsoft.compute/skuspotpricehistory/ostype/location";
 
-std::string today_utc() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
-  return buf;
-}
+std::string today_utc() { return dates::now_utc("%Y-%m-%d"); }
 
 Result<int64_t> envelope_count(const nlohmann::json& page, const char* key,
                                const std::string& origin) {

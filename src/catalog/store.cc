@@ -94,21 +94,14 @@ Status write_rows(sqlite3* db, const std::string& path, int64_t id, const Snapsh
                                      "INSERT INTO sku_availability(snapshot, size, region, zones) "
                                      "VALUES (?,?,?,?)"));
       for (const SkuAvailability& r : data.availability) {
-        sqlite3_bind_int64(a.get(), 1, id);
-        bind_text(a.get(), 2, r.size);
-        bind_text(a.get(), 3, r.region);
-        bind_text(a.get(), 4, join(r.zones, ','));
+        bind_row(a.get(), id, r.size, r.region, join(r.zones, ','));
         GPUPLAN_RETURN_IF_ERROR(step(a.get()));
       }
       GPUPLAN_TRY(StmtPtr b, prepare(db, path,
                                      "INSERT INTO sku_restrictions(snapshot, size, region, reason, "
                                      "zones) VALUES (?,?,?,?,?)"));
       for (const Restriction& r : data.restrictions) {
-        sqlite3_bind_int64(b.get(), 1, id);
-        bind_text(b.get(), 2, r.size);
-        bind_text(b.get(), 3, r.region);
-        bind_text(b.get(), 4, r.reason);
-        bind_text(b.get(), 5, join(r.zones, ','));
+        bind_row(b.get(), id, r.size, r.region, r.reason, join(r.zones, ','));
         GPUPLAN_RETURN_IF_ERROR(step(b.get()));
       }
       break;
@@ -120,12 +113,7 @@ Status write_rows(sqlite3* db, const std::string& path, int64_t id, const Snapsh
                                      "INSERT INTO usage(snapshot, region, family, family_display, "
                                      "quota_limit, used) VALUES (?,?,?,?,?,?)"));
       for (const UsageRow& r : data.usage) {
-        sqlite3_bind_int64(s.get(), 1, id);
-        bind_text(s.get(), 2, r.region);
-        bind_text(s.get(), 3, r.family);
-        bind_text(s.get(), 4, r.family_display);
-        sqlite3_bind_double(s.get(), 5, r.limit);
-        sqlite3_bind_double(s.get(), 6, r.used);
+        bind_row(s.get(), id, r.region, r.family, r.family_display, r.limit, r.used);
         GPUPLAN_RETURN_IF_ERROR(step(s.get()));
       }
       break;
@@ -195,10 +183,7 @@ Result<SnapshotInfo> write_snapshot(const std::string& path, const SnapshotData&
     auto s =
         prepare(h, path, "INSERT INTO snapshots(kind, source, imported_at, rows) VALUES (?,?,?,?)");
     if (!s) return fail(s.error());
-    bind_text(s->get(), 1, to_string(data.kind));
-    bind_text(s->get(), 2, data.source);
-    bind_text(s->get(), 3, info.imported_at);
-    sqlite3_bind_int64(s->get(), 4, info.rows);
+    bind_row(s->get(), to_string(data.kind), data.source, info.imported_at, info.rows);
     if (sqlite3_step(s->get()) != SQLITE_DONE)
       return fail(db_error(h, path, "store not writable").value());
     info.id = sqlite3_last_insert_rowid(h);

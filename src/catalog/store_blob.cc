@@ -37,13 +37,7 @@ Status write_blob_rows(sqlite3* db, const std::string& path, int64_t id, const S
         r.from_gb < 0)
       return invalid_argument("Blob price is not a finite non-negative number",
                               Where{data.source, 0, 0, r.region + " " + r.tier});
-    sqlite3_bind_int64(s.get(), 1, id);
-    bind_text(s.get(), 2, r.region);
-    bind_text(s.get(), 3, r.tier);
-    bind_text(s.get(), 4, r.redundancy);
-    sqlite3_bind_double(s.get(), 5, r.from_gb);
-    sqlite3_bind_double(s.get(), 6, r.usd_per_gb_month);
-    bind_text(s.get(), 7, r.as_of);
+    bind_row(s.get(), id, r.region, r.tier, r.redundancy, r.from_gb, r.usd_per_gb_month, r.as_of);
     GPUPLAN_RETURN_IF_ERROR(step(s.get()));
   }
   return {};

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "core/dates.h"
 #include "core/strings.h"
 
 namespace gpuplan::catalog::internal {
@@ -179,14 +180,7 @@ std::vector<std::string> split_nonempty(const std::string& s, char sep) {
   return out;
 }
 
-std::string utc_now() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
+std::string utc_now() { return dates::now_utc("%Y-%m-%dT%H:%M:%SZ"); }
 
 Result<bool> has_table(sqlite3* db, const std::string& path, const char* name) {
   GPUPLAN_TRY(StmtPtr q,

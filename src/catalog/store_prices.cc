@@ -35,13 +35,7 @@ WHERE excluded.snapshot >= price_latest.snapshot)sql";
 // Keeps price_latest current for one written price row.
 Status upsert_latest(sqlite3* db, const std::string& path, sqlite3_stmt* s, int64_t id,
                      const PriceRow& r) {
-  bind_text(s, 1, r.size);
-  bind_text(s, 2, r.region);
-  bind_text(s, 3, to_string(r.os));
-  bind_text(s, 4, to_string(r.pricing));
-  sqlite3_bind_int64(s, 5, id);
-  sqlite3_bind_double(s, 6, r.usd_per_hour);
-  bind_text(s, 7, r.as_of);
+  bind_row(s, r.size, r.region, to_string(r.os), to_string(r.pricing), id, r.usd_per_hour, r.as_of);
   if (sqlite3_step(s) != SQLITE_DONE) return db_error(db, path, "store: write failed");
   sqlite3_reset(s);
   return {};
@@ -118,13 +112,8 @@ Status write_price_rows(sqlite3* db, const std::string& path, int64_t id, const 
     if (!std::isfinite(r.usd_per_hour) || r.usd_per_hour < 0)
       return invalid_argument("price is not a finite non-negative number",
                               Where{data.source, 0, 0, r.size + " " + r.region});
-    sqlite3_bind_int64(s.get(), 1, id);
-    bind_text(s.get(), 2, r.size);
-    bind_text(s.get(), 3, r.region);
-    bind_text(s.get(), 4, to_string(r.os));
-    bind_text(s.get(), 5, to_string(r.pricing));
-    sqlite3_bind_double(s.get(), 6, r.usd_per_hour);
-    bind_text(s.get(), 7, r.as_of);
+    bind_row(s.get(), id, r.size, r.region, to_string(r.os), to_string(r.pricing), r.usd_per_hour,
+             r.as_of);
     GPUPLAN_RETURN_IF_ERROR(step(s.get()));
     GPUPLAN_RETURN_IF_ERROR(upsert_latest(db, path, latest.get(), id, r));
   }

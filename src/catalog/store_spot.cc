@@ -38,11 +38,7 @@ Status write_spot_rows(sqlite3* db, const std::string& path, int64_t id, const S
                                  "INSERT INTO spot_bands(snapshot, size, region, band, as_of) "
                                  "VALUES (?,?,?,?,?)"));
   for (const SpotBandRow& r : data.spot_bands) {
-    sqlite3_bind_int64(b.get(), 1, id);
-    bind_text(b.get(), 2, r.size);
-    bind_text(b.get(), 3, r.region);
-    bind_text(b.get(), 4, to_string(r.band));
-    bind_text(b.get(), 5, r.as_of);
+    bind_row(b.get(), id, r.size, r.region, to_string(r.band), r.as_of);
     GPUPLAN_RETURN_IF_ERROR(step(b.get()));
   }
   GPUPLAN_TRY(StmtPtr p, prepare(db, path,
@@ -52,12 +48,7 @@ Status write_spot_rows(sqlite3* db, const std::string& path, int64_t id, const S
     if (!std::isfinite(r.usd_per_hour) || r.usd_per_hour < 0)
       return invalid_argument("spot price is not a finite non-negative number",
                               Where{data.source, 0, 0, r.size + " " + r.region});
-    sqlite3_bind_int64(p.get(), 1, id);
-    bind_text(p.get(), 2, r.size);
-    bind_text(p.get(), 3, r.region);
-    bind_text(p.get(), 4, to_string(r.os));
-    bind_text(p.get(), 5, r.effective_date);
-    sqlite3_bind_double(p.get(), 6, r.usd_per_hour);
+    bind_row(p.get(), id, r.size, r.region, to_string(r.os), r.effective_date, r.usd_per_hour);
     GPUPLAN_RETURN_IF_ERROR(step(p.get()));
   }
   return {};

@@ -1,5 +1,7 @@
 #include "core/dates.h"
 
+#include <ctime>
+
 namespace gpuplan::dates {
 
 int days_in_month(int64_t year, int month) {
@@ -27,5 +29,16 @@ bool is_calendar_date(std::string_view s) {
   const int day = (s[8] - '0') * 10 + (s[9] - '0');
   return day >= 1 && day <= days_in_month(year, month);
 }
+
+std::string format_utc(int64_t unix_seconds, const char* format) {
+  const std::time_t t = static_cast<std::time_t>(unix_seconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  const size_t n = std::strftime(buf, sizeof buf, format, &tm);
+  return std::string(buf, n);
+}
+
+std::string now_utc(const char* format) { return format_utc(std::time(nullptr), format); }
 
 }  // namespace gpuplan::dates

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace gpuplan::dates {
@@ -19,5 +20,10 @@ namespace gpuplan::dates {
 
 // True when `s` is exactly YYYY-MM-DD and names a real day.
 [[nodiscard]] bool is_calendar_date(std::string_view s);
+
+// `unix_seconds` in UTC through strftime's `format` ("%Y-%m-%d"), and the
+// clock's present the same way: the one path every UTC stamp takes.
+[[nodiscard]] std::string format_utc(int64_t unix_seconds, const char* format);
+[[nodiscard]] std::string now_utc(const char* format);
 
 }  // namespace gpuplan::dates

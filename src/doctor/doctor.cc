@@ -30,6 +30,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/dates.h"
 #include "core/strings.h"
 
 namespace gpuplan::doctor {
@@ -114,14 +115,7 @@ std::string read_small(const std::string& path) {
   return s.str();
 }
 
-std::string utc(int64_t t) {
-  std::time_t tt = static_cast<std::time_t>(t);
-  std::tm tm{};
-  gmtime_r(&tt, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
-  return buf;
-}
+std::string utc(int64_t t) { return dates::format_utc(t, "%Y-%m-%d %H:%M UTC"); }
 
 DoctorReport diagnose_gpus(const Loaders& loaders, const deploy::StackMatrix& matrix,
                            const catalog::Catalog* catalog, const DoctorOptions& options);

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <sqlite3.h>
@@ -42,6 +43,24 @@ tl::unexpected<Error> db_error(sqlite3* db, const std::string& path, const std::
 Status exec(sqlite3* db, const std::string& path, const char* sql);
 Result<StmtPtr> prepare(sqlite3* db, const std::string& path, const char* sql);
 void bind_text(sqlite3_stmt* s, int i, std::string_view v);
+// Binds `v...` to parameters 1..n of `s` in order: numbers as INTEGER or
+// REAL, anything else as TEXT (copied). The one way rows are bound.
+template <class... T>
+void bind_row(sqlite3_stmt* s, const T&... v) {
+  int i = 0;
+  auto one = [&](const auto& x) {
+    using X = std::decay_t<decltype(x)>;
+    ++i;
+    if constexpr (std::is_floating_point_v<X>) {
+      sqlite3_bind_double(s, i, static_cast<double>(x));
+    } else if constexpr (std::is_integral_v<X>) {
+      sqlite3_bind_int64(s, i, static_cast<sqlite3_int64>(x));
+    } else {
+      bind_text(s, i, std::string_view(x));
+    }
+  };
+  (one(v), ...);
+}
 std::string column_text(sqlite3_stmt* s, int i);
 std::string join(const std::vector<std::string>& v, char sep);
 std::vector<std::string> split_nonempty(const std::string& s, char sep);
