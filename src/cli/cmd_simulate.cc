@@ -215,7 +215,7 @@ void add_simulate_command(CLI::App& app, Context& ctx) {
       if (!f->shard.empty()) {
         auto sh = parse_shard(f->shard);
         if (!sh) return report(ctx, sh.error());
-        if (scenario->kind != simulate::ScenarioKind::kDeadline)
+        if (scenario->kind() != simulate::ScenarioKind::kDeadline)
           return report(ctx, Error{ErrorCode::kInvalidArgument,
                                    "--shard applies to deadline scenarios (runs over spot traces)",
                                    {"", 0, 0, "--shard"}});

@@ -319,11 +319,12 @@ Response simulate_route(const catalog::Catalog& catalog, const Request& request)
   if (!seed) return error_response(seed.error());
   auto s = simulate::parse_scenario_string(request.body, "request body");
   if (!s) return error_response(s.error());
-  if (!s->spot_traces.empty() || !s->demand_trace.empty())
+  if (!s->trace_files().empty())
     return error_response(invalid_argument(
         "the server simulates generated demand and supply only (demand.synthetic, spot.model); "
         "run scenarios with trace files with `gpuplan simulate`",
-        Where{"request body", 0, 0, s->spot_traces.empty() ? "demand" : "spot.traces"}));
+        Where{"request body", 0, 0,
+              s->kind() == simulate::ScenarioKind::kDeadline ? "spot.traces" : "demand"}));
   const std::string timeline = text_param(request, "timeline", "false");
   if (timeline != "true" && timeline != "false")
     return error_response(invalid_argument("expected true or false, found '" + timeline + "'",

@@ -173,7 +173,7 @@ TEST_F(ServerTest, ExamplesOfBothKindsRunOnTheServer) {
     // The page offers it: the server must accept it (generated demand, under the caps).
     auto s = simulate::parse_scenario_string(e["yaml"].get<std::string>(), "request body");
     ASSERT_TRUE(s) << s.error().to_string();
-    EXPECT_TRUE(s->demand_trace.empty() && s->spot_traces.empty()) << e["name"];
+    EXPECT_TRUE(s->trace_files().empty()) << e["name"];
     EXPECT_LE(simulate::estimate_work(*s).requests * s->runs, 5e6) << e["name"];
     EXPECT_EQ(call("POST", "/api/simulate", {{"policy", "hpa"}}, e["yaml"]).status, 200)
         << e["name"];

@@ -42,9 +42,10 @@ void job_assumptions(const DeadlineJob& job, std::vector<Assumed>& a) {
 // The trace files (the options' replace the scenario's); empty when the
 // scenario's stochastic model draws the traces.
 Result<std::vector<SpotTrace>> load_traces(const Scenario& s, const RunOptions& o) {
+  const DeadlineSpec& spec = s.deadline();
   std::vector<SpotTrace> traces;
-  const std::vector<std::string>& files = o.spot_traces.empty() ? s.spot_traces : o.spot_traces;
-  if (!files.empty() && (!o.spot_traces.empty() || !s.spot_model)) {
+  const std::vector<std::string>& files = o.spot_traces.empty() ? spec.spot_traces : o.spot_traces;
+  if (!files.empty() && (!o.spot_traces.empty() || !spec.spot_model)) {
     for (const auto& f : files) {
       GPUPLAN_TRY(SpotTrace t, load_spot_trace(f));
       traces.push_back(std::move(t));
@@ -103,7 +104,8 @@ std::vector<RunJob> draw_runs(const Sweep& sw) {
       j.run = run;
       if (sw.model()) {
         j.rng = rng;  // then advance past this run's trace
-        (void)generate_spot_trace(sw.spot_model, std::max(sw.s.spot_model_steps, steps + 1), rng);
+        (void)generate_spot_trace(sw.spot_model,
+                                  std::max(sw.s.deadline().spot_model_steps, steps + 1), rng);
       } else {
         const int64_t n = static_cast<int64_t>(sw.traces[static_cast<size_t>(b)].available.size());
         j.offset = n > steps + 1
@@ -137,8 +139,8 @@ RunOut run_one(const Sweep& sw, const RunJob& j,
   const SpotTrace* trace = sw.model() ? nullptr : &sw.traces[static_cast<size_t>(j.block)];
   if (sw.model()) {
     Rng rng = j.rng;
-    drawn = generate_spot_trace(sw.spot_model,
-                                std::max(sw.s.spot_model_steps, sw.steps(j.block) + 1), rng);
+    drawn = generate_spot_trace(
+        sw.spot_model, std::max(sw.s.deadline().spot_model_steps, sw.steps(j.block) + 1), rng);
     trace = &drawn;
   }
   RunOut out;
@@ -224,10 +226,11 @@ void finish_deadline_report(SimReport& rep, const std::vector<std::string>& name
 
 Result<SimReport> run_deadline_scenario(const Scenario& s, const catalog::Catalog* cat,
                                         const RunOptions& o) {
+  const DeadlineSpec& spec = s.deadline();
   SimReport rep;
   GPUPLAN_TRY(const auto policies, start_report(s, o, "deadline", deadline_policy_names(), rep));
   GPUPLAN_TRY(Prices prices, resolve_prices(s, cat, true, rep.assumptions));
-  DeadlineJob job = s.job;
+  DeadlineJob job = spec.job;
   job.od_usd_per_hour = prices.od;
   job.spot_usd_per_hour = prices.spot;
   double gpus = 1;
@@ -240,7 +243,7 @@ Result<SimReport> run_deadline_scenario(const Scenario& s, const catalog::Catalo
   SpotModel spot_model;
   if (traces.empty()) {
     std::string basis;
-    spot_model = spot_model_for(*s.spot_model, s.spot_model_up_given,
+    spot_model = spot_model_for(*spec.spot_model, spec.spot_model_up_given,
                                 cat ? cat->spot_eviction(s.vm_size, s.region) : nullptr, basis);
     rep.assumptions.push_back({"spot_model",
                                "mean up " + num(spot_model.mean_up_hours, 2) + " h, mean down " +

@@ -17,20 +17,21 @@ namespace {
 // in the report's assumptions. kInvalidArgument when reserving saves nothing.
 Result<ReservePrices> reserve_prices(const Scenario& s, const catalog::Catalog* cat,
                                      SimReport& rep) {
+  const ReserveSpec& spec = s.reservation();
   GPUPLAN_TRY(const Prices payg, resolve_prices(s, cat, false, rep.assumptions));
   ReservePrices prices;
   prices.payg_usd_per_hour = payg.od;
-  prices.term_hours = s.term_years * 8760.0;
-  const std::string term = s.term_years == 3 ? "reserved-3y" : "reserved-1y";
-  if (s.reserved_usd_per_hour) {
-    prices.reserved_usd_per_hour = *s.reserved_usd_per_hour;
+  prices.term_hours = spec.term_years * 8760.0;
+  const std::string term = spec.term_years == 3 ? "reserved-3y" : "reserved-1y";
+  if (spec.reserved_usd_per_hour) {
+    prices.reserved_usd_per_hour = *spec.reserved_usd_per_hour;
     rep.assumptions.push_back(
         {"reserved_usd_per_hour", num(prices.reserved_usd_per_hour, 4), price_source(s)});
   } else {
     GPUPLAN_TRY(prices.reserved_usd_per_hour,
                 catalog_price(s, cat,
-                              s.term_years == 3 ? catalog::Pricing::kReserved3y
-                                                : catalog::Pricing::kReserved1y,
+                              spec.term_years == 3 ? catalog::Pricing::kReserved3y
+                                                   : catalog::Pricing::kReserved1y,
                               "reserved", rep.assumptions));
   }
   if (!(prices.reserved_usd_per_hour < prices.payg_usd_per_hour))
@@ -41,11 +42,11 @@ Result<ReservePrices> reserve_prices(const Scenario& s, const catalog::Catalog* 
   rep.assumptions.push_back({"break_even_utilization",
                              num(prices.reserved_usd_per_hour / prices.payg_usd_per_hour, 4),
                              "derived: reserved / payg price"});
-  rep.assumptions.push_back({"review_hours", num(s.reserve.review_hours, 0),
+  rep.assumptions.push_back({"review_hours", num(spec.policy.review_hours, 0),
                              "advisor and forecast-reserve look this often"});
-  rep.assumptions.push_back({"lookback_hours", num(s.reserve.lookback_hours, 0),
+  rep.assumptions.push_back({"lookback_hours", num(spec.policy.lookback_hours, 0),
                              "Azure reservation recommendations' Last30Days look-back"});
-  rep.assumptions.push_back({"projection_hours", num(s.reserve.projection_hours, 0),
+  rep.assumptions.push_back({"projection_hours", num(spec.policy.projection_hours, 0),
                              "forecast-reserve projects this far ahead"});
   rep.assumptions.push_back({"accounting",
                              "amortized: each hour pays its share of the reservations held",
@@ -58,11 +59,12 @@ Result<ReservePrices> reserve_prices(const Scenario& s, const catalog::Catalog* 
 // than the reservation term.
 Result<VmDemand> trace_demand(const Scenario& s, const RunOptions& o, const ReservePrices& prices,
                               double gpus, SimReport& rep) {
-  const std::string file = o.trace.value_or(s.demand_trace);
+  const ReserveSpec& spec = s.reservation();
+  const std::string file = o.trace.value_or(spec.demand.trace);
   GPUPLAN_TRY(PodJobs pods, read_pod_jobs(file));
-  const double per_vm = s.gpus_per_vm.value_or(gpus);
+  const double per_vm = spec.gpus_per_vm.value_or(gpus);
   GPUPLAN_TRY(VmDemand jobs_demand,
-              vms_from_jobs(pods, per_vm, s.time_scale).map_error([&](Error e) {
+              vms_from_jobs(pods, per_vm, spec.demand.time_scale).map_error([&](Error e) {
                 e.where.file = file;
                 return e;
               }));
@@ -73,7 +75,7 @@ Result<VmDemand> trace_demand(const Scenario& s, const RunOptions& o, const Rese
                                 "modelled); use demand.time_scale or a 3y term",
                             Where{s.file, 0, 0, "demand.time_scale"});
   rep.assumptions.push_back(
-      {"gpus_per_vm", num(per_vm, 2), s.gpus_per_vm ? "scenario file" : "catalog (VM size)"});
+      {"gpus_per_vm", num(per_vm, 2), spec.gpus_per_vm ? "scenario file" : "catalog (VM size)"});
   for (const DropNote& d : jobs_demand.drops)
     rep.notes.push_back("trace: dropped " + std::to_string(d.count) + " " + d.what);
   return jobs_demand;
@@ -96,12 +98,13 @@ PolicyRow row_of(const ReserveRun& r, double opt, double gpu_hours) {
 
 Result<SimReport> run_reserve_scenario(const Scenario& s, const catalog::Catalog* cat,
                                        const RunOptions& o) {
+  const ReserveSpec& spec = s.reservation();
   SimReport rep;
   GPUPLAN_TRY(const auto policies, start_report(s, o, "reserve", reserve_policy_names(), rep));
   GPUPLAN_TRY(const ReservePrices prices, reserve_prices(s, cat, rep));
 
   // The demand: the job trace (--trace replaces it) or synthetic runs.
-  const bool synthetic = s.demand_format == "synthetic-vms" && !o.trace;
+  const bool synthetic = spec.demand.format == "synthetic-vms" && !o.trace;
   if (!synthetic) rep.runs = 1;  // a job trace is replayed once
   double gpus = 1;
   if (cat && !s.vm_size.empty())
@@ -112,11 +115,11 @@ Result<SimReport> run_reserve_scenario(const Scenario& s, const catalog::Catalog
   }
 
   std::vector<std::unique_ptr<ScalingPolicy>> pols;
-  for (const auto& name : policies) pols.push_back(make_reserve_policy(name, s.reserve));
+  for (const auto& name : policies) pols.push_back(make_reserve_policy(name, spec.policy));
   std::vector<PolicyRow> rows(policies.size() + 1);
   for (int run = 0; run < rep.runs; ++run) {
     const VmDemand demand =
-        synthetic ? synthetic_vms(s.synthetic_vms, rep.seed * 1000003ULL + run) : jobs_demand;
+        synthetic ? synthetic_vms(spec.synthetic_vms, rep.seed * 1000003ULL + run) : jobs_demand;
     if (demand.vms.empty())
       return invalid_argument("the demand has no hours", Where{s.file, 0, 0, "demand"});
     const ReserveRun best_run = reserve_optimal(demand, prices);
@@ -142,7 +145,7 @@ Result<SimReport> run_reserve_scenario(const Scenario& s, const catalog::Catalog
     if (o.progress) o.progress(run + 1, rep.runs);
   }
   TraceRows tr;
-  tr.file = synthetic ? "synthetic" : o.trace.value_or(s.demand_trace);
+  tr.file = synthetic ? "synthetic" : o.trace.value_or(spec.demand.trace);
   for (size_t i = 0; i < rows.size(); ++i) {
     rows[i].policy = i < policies.size() ? policies[i] : "optimal";
     rep.policies.push_back(finish_row(rows[i], rows[i].runs));

@@ -26,10 +26,12 @@ namespace {
 
 Result<std::unique_ptr<DemandSource>> open_demand(const Scenario& s, const std::string& trace,
                                                   uint64_t seed) {
-  if (s.demand_format == "azure-llm") return open_azure_llm_trace(trace, s.time_scale);
-  if (s.demand_format == "alibaba-qps")
-    return open_alibaba_qps(trace, s.time_scale, s.qps_bucket_s, s.qps_input, s.qps_output, seed);
-  return make_synthetic(s.synthetic, s.time_scale, seed);
+  const ServingSpec& spec = s.serving();
+  if (spec.demand.format == "azure-llm") return open_azure_llm_trace(trace, spec.demand.time_scale);
+  if (spec.demand.format == "alibaba-qps")
+    return open_alibaba_qps(trace, spec.demand.time_scale, spec.qps_bucket_s, spec.qps_input,
+                            spec.qps_output, seed);
+  return make_synthetic(spec.synthetic, spec.demand.time_scale, seed);
 }
 
 // The demand's mean tokens: the estimator's context length (input + half
@@ -76,6 +78,7 @@ std::string describe_replica(const ReplicaCapacity& c) {
 
 // The scenario's model at its precision as an inference workload.
 Result<workload::Workload> serving_workload(const Scenario& s, const workload::Model& m) {
+  const ServingSpec& spec = s.serving();
   workload::Workload w;
   w.kind = workload::Kind::kInfer;
   w.model = m;
@@ -83,10 +86,10 @@ Result<workload::Workload> serving_workload(const Scenario& s, const workload::M
   for (auto p :
        {workload::Precision::kFp32, workload::Precision::kFp16, workload::Precision::kBf16,
         workload::Precision::kFp8, workload::Precision::kInt8, workload::Precision::kInt4}) {
-    if (workload::to_string(p) == s.precision) w.precision = p, prec_ok = true;
+    if (workload::to_string(p) == spec.precision) w.precision = p, prec_ok = true;
   }
   if (!prec_ok)
-    return invalid_argument("unknown precision '" + s.precision + "'",
+    return invalid_argument("unknown precision '" + spec.precision + "'",
                             Where{s.file, 0, 0, "precision"});
   return w;
 }
@@ -116,19 +119,20 @@ ReplicaCapacity fit_replica(const estimate::ReplicaModel& rm, double mean_contex
 Result<ReplicaCapacity> resolve_replica(const Scenario& s, const catalog::Catalog* cat,
                                         const MeanTokens& mean, double tpot_s, int* tp,
                                         std::vector<Assumed>& assumed) {
+  const ServingSpec& spec = s.serving();
   const catalog::VmSize* vm = cat && !s.vm_size.empty() ? cat->find_size(s.vm_size) : nullptr;
   // Without a catalog size (explicit prices and replica), a VM is one replica.
   const int vm_gpus = vm ? std::max(1, static_cast<int>(std::floor(vm->gpu_count)))
-                         : std::max(1, s.tensor_parallel);
-  if (s.tensor_parallel > vm_gpus)
-    return invalid_argument("tensor_parallel " + std::to_string(s.tensor_parallel) +
+                         : std::max(1, spec.tensor_parallel);
+  if (spec.tensor_parallel > vm_gpus)
+    return invalid_argument("tensor_parallel " + std::to_string(spec.tensor_parallel) +
                                 " exceeds the " + std::to_string(vm_gpus) + " GPU(s) of " +
                                 (vm ? s.vm_size : std::string("the VM")),
                             Where{s.file, 0, 0, "tensor_parallel"});
-  if (s.replica) {
-    *tp = s.tensor_parallel > 0 ? s.tensor_parallel : vm_gpus;
-    assumed.push_back({"replica", describe_replica(*s.replica), s.replica->source});
-    return *s.replica;
+  if (spec.replica) {
+    *tp = spec.tensor_parallel > 0 ? spec.tensor_parallel : vm_gpus;
+    assumed.push_back({"replica", describe_replica(*spec.replica), spec.replica->source});
+    return *spec.replica;
   }
   if (!cat)
     return not_found("no catalog to size the replica; give replica: in the scenario",
@@ -139,21 +143,21 @@ Result<ReplicaCapacity> resolve_replica(const Scenario& s, const catalog::Catalo
   if (!gpu)
     return not_found("the catalog has no GPU '" + size->gpu_model + "'",
                      Where{s.file, 0, 0, "vm.size"});
-  const workload::Model* m = workload::find_model(s.model);
-  if (!m) return not_found("unknown model '" + s.model + "'", Where{s.file, 0, 0, "model"});
+  const workload::Model* m = workload::find_model(spec.model);
+  if (!m) return not_found("unknown model '" + spec.model + "'", Where{s.file, 0, 0, "model"});
   GPUPLAN_TRY(const workload::Workload w, serving_workload(s, *m));
   ReplicaCapacity c;
-  if (s.tensor_parallel > 0) {
-    *tp = s.tensor_parallel;
+  if (spec.tensor_parallel > 0) {
+    *tp = spec.tensor_parallel;
     GPUPLAN_TRY(estimate::ReplicaModel rm, estimate::replica_model(w, *gpu, size->nvlink, *tp));
     c = fit_replica(rm, mean.context);
   } else {
     workload::Workload ws = w;
     ws.serving.input_tokens = {"lognormal", mean.input, mean.input_sd, 1, mean.input_max};
     ws.serving.output_tokens = {"lognormal", mean.output, mean.output_sd, 1, mean.output_max};
-    ws.serving.ttft_ms = s.ttft_ms;
+    ws.serving.ttft_ms = spec.ttft_ms;
     ws.serving.tpot_ms = tpot_s * 1e3;
-    ws.serving.percentile = s.slo_attainment * 100;
+    ws.serving.percentile = spec.slo_attainment * 100;
     const estimate::ServingLayout lay =
         estimate::choose_serving_layout(ws, *gpu, size->nvlink, vm_gpus);
     if (lay.tp == 0)
@@ -167,7 +171,7 @@ Result<ReplicaCapacity> resolve_replica(const Scenario& s, const catalog::Catalo
     *tp = lay.tp;
     c = fit_replica(lay.model, mean.context);
   }
-  c.source = "estimator: " + std::string(m->name) + " " + s.precision + " on " +
+  c.source = "estimator: " + std::string(m->name) + " " + spec.precision + " on " +
              std::to_string(*tp) + "x " + gpu->model + " at mean context " + num(mean.context, 0) +
              " tokens (linear fit of the decode step at batch 1 and " +
              num(std::min(c.max_batch, 64), 0) + ")";
@@ -202,6 +206,7 @@ double default_boot_seconds(const std::string& vm_size) {
 // report's assumptions.
 void fleet_config(const Scenario& s, const catalog::Catalog* cat, int tp, ServingConfig& c,
                   SimReport& rep) {
+  const ServingSpec& spec = s.serving();
   // A VM is the unit launched, billed and scaled; it runs floor(GPUs / tp)
   // model replicas (serving.h, "Units").
   const catalog::VmSize* size = cat && !s.vm_size.empty() ? cat->find_size(s.vm_size) : nullptr;
@@ -214,22 +219,22 @@ void fleet_config(const Scenario& s, const catalog::Catalog* cat, int tp, Servin
          std::to_string(c.replicas_per_vm) + " (tensor_parallel " + std::to_string(tp) + " on " +
              num(size->gpu_count, size->gpu_count == std::floor(size->gpu_count) ? 0 : 4) +
              " GPU(s) per VM; fleet counts, scale events and static-peak are VMs)",
-         s.tensor_parallel > 0 ? "scenario file"
-                               : "the layout serving the most requests per VM (estimator)"});
-  if (s.startup_s) {
-    c.startup_s = *s.startup_s;
+         spec.tensor_parallel > 0 ? "scenario file"
+                                  : "the layout serving the most requests per VM (estimator)"});
+  if (spec.startup_s) {
+    c.startup_s = *spec.startup_s;
     rep.assumptions.push_back({"startup_seconds", num(c.startup_s, 0), "scenario file"});
   } else if (c.replica.weight_bytes > 0) {
     // Scale-out latency: allocation, boot and driver, the serving image, and
     // every replica's weights over the VM's network at weights_gbps.
-    const double boot = s.boot_s.value_or(default_boot_seconds(s.vm_size));
+    const double boot = spec.boot_s.value_or(default_boot_seconds(s.vm_size));
     const double gb = c.replica.weight_bytes * c.replicas_per_vm / 1e9;
-    c.startup_s = boot + s.image_s + gb / s.weights_gbps;
+    c.startup_s = boot + spec.image_s + gb / spec.weights_gbps;
     rep.assumptions.push_back(
         {"startup_seconds",
-         num(c.startup_s, 0) + " = boot " + num(boot, 0) + " s + image " + num(s.image_s, 0) +
-             " s + " + num(gb, 1) + " GB of weights at " + num(s.weights_gbps, 2) + " GB/s",
-         std::string(s.boot_s ? "fleet.boot_seconds" : kBootSource) +
+         num(c.startup_s, 0) + " = boot " + num(boot, 0) + " s + image " + num(spec.image_s, 0) +
+             " s + " + num(gb, 1) + " GB of weights at " + num(spec.weights_gbps, 2) + " GB/s",
+         std::string(spec.boot_s ? "fleet.boot_seconds" : kBootSource) +
              "; image pull and weights: fleet.image_seconds, fleet.weights_gbps (" +
              kWeightsSource + ")"});
   } else {
@@ -237,26 +242,26 @@ void fleet_config(const Scenario& s, const catalog::Catalog* cat, int tp, Servin
     c.startup_s = std::stod(a.value);
     rep.assumptions.push_back(a);
   }
-  c.min_replicas = s.min_replicas;
-  c.initial_replicas = s.initial_replicas;
-  c.max_replicas = s.max_replicas;
-  if (s.quota_vcpus && size && size->vcpus > 0) {
-    const int cap = static_cast<int>(std::floor(*s.quota_vcpus / size->vcpus));
+  c.min_replicas = spec.min_replicas;
+  c.initial_replicas = spec.initial_replicas;
+  c.max_replicas = spec.max_replicas;
+  if (spec.quota_vcpus && size && size->vcpus > 0) {
+    const int cap = static_cast<int>(std::floor(*spec.quota_vcpus / size->vcpus));
     rep.assumptions.push_back({"quota_cap_replicas", std::to_string(cap),
-                               "fleet.quota_vcpus " + num(*s.quota_vcpus, 0) + " / " +
+                               "fleet.quota_vcpus " + num(*spec.quota_vcpus, 0) + " / " +
                                    std::to_string(size->vcpus) + " vCPUs per VM"});
     c.max_replicas = std::max(1, std::min(c.max_replicas, cap));
   }
-  c.interval_s = s.interval_s;
-  c.timeline_s = s.timeline_s;
-  c.target_utilization = s.target_utilization;
-  c.routing = s.routing;
-  c.max_queue = s.max_queue;
+  c.interval_s = spec.interval_s;
+  c.timeline_s = spec.timeline_s;
+  c.target_utilization = spec.target_utilization;
+  c.routing = spec.routing;
+  c.max_queue = spec.max_queue;
   rep.assumptions.push_back({"routing",
                              c.routing == Routing::kShortestQueue
                                  ? "shortest queue (the replica whose queued prefills end first)"
                                  : "fewest running sequences",
-                             s.routing_given ? "scenario file" : "default"});
+                             spec.routing_given ? "scenario file" : "default"});
   if (c.max_queue > 0)
     rep.assumptions.push_back(
         {"max_queue",
@@ -264,10 +269,10 @@ void fleet_config(const Scenario& s, const catalog::Catalog* cat, int tp, Servin
              " requests wait when all replicas are full; more are turned away",
          "scenario file"});
   rep.assumptions.push_back(
-      {"slo", "TTFT <= " + num(s.ttft_ms, 0) + " ms and TPOT <= " + num(s.tpot_ms, 0) + " ms",
+      {"slo", "TTFT <= " + num(spec.ttft_ms, 0) + " ms and TPOT <= " + num(spec.tpot_ms, 0) + " ms",
        "scenario file"});
   rep.assumptions.push_back({"slo_attainment_target", num(c.slo_attainment * 100, 1) + " %",
-                             s.slo_attainment_given ? "scenario file" : "default (issue 11)"});
+                             spec.slo_attainment_given ? "scenario file" : "default (issue 11)"});
   rep.assumptions.push_back({"planning_batch", std::to_string(c.replica.batch_at_slo(c.tpot_slo_s)),
                              "largest batch whose decode step is <= half the TPOT target"});
   rep.assumptions.push_back({"replicas",
@@ -297,6 +302,7 @@ struct Replays {
 Replays replay_policies(const Scenario& s, const ServingConfig& c, const PolicyContext& ctx,
                         const std::vector<std::string>& policies, const std::string& trace,
                         uint64_t seed, bool event_log, bool timeline) {
+  const ServingSpec& spec = s.serving();
   const std::shared_future<Result<ProfileOut>> profile_f =
       std::async(std::launch::async, [&]() -> Result<ProfileOut> {
         ProfileOut out;
@@ -326,16 +332,17 @@ Replays replay_policies(const Scenario& s, const ServingConfig& c, const PolicyC
       }
       std::unique_ptr<ScalingPolicy> pol;
       if (name == "azure-autoscale")
-        pol = make_azure_autoscale_policy(s.autoscale);
+        pol = make_azure_autoscale_policy(spec.autoscale);
       else if (name == "hpa")
-        pol = make_hpa_policy(s.hpa);
+        pol = make_hpa_policy(spec.hpa);
       else if (name == "slo-guard")
-        pol = make_slo_guard_policy(s.slo_guard);
+        pol = make_slo_guard_policy(spec.slo_guard);
       else if (name == "slo-guard-autoscale")
         pol = make_slo_guard_autoscale_policy(
-            slo_guard_autoscale_settings(s.slo_guard, c.startup_s, c.interval_s, AutoscaleTarget{})
+            slo_guard_autoscale_settings(spec.slo_guard, c.startup_s, c.interval_s,
+                                         AutoscaleTarget{})
                 .rules,
-            s.slo_guard);
+            spec.slo_guard);
       else
         pol = make_serving_policy(name, c);
       auto src = open_demand(s, trace, seed);
@@ -387,12 +394,13 @@ PolicyRow row_of(const std::string& name, const ServingRun& r, const ServingBoun
 
 Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog* cat,
                                        const RunOptions& o) {
+  const ServingSpec& spec = s.serving();
   SimReport rep;
   GPUPLAN_TRY(const auto policies, start_report(s, o, "serving", serving_policy_names(), rep));
   rep.runs = 1;  // a demand trace is replayed once
   GPUPLAN_TRY(Prices prices, resolve_prices(s, cat, false, rep.assumptions));
-  const std::string trace = o.trace.value_or(s.demand_trace);
-  if (o.trace && s.demand_format == "synthetic")
+  const std::string trace = o.trace.value_or(spec.demand.trace);
+  if (o.trace && spec.demand.format == "synthetic")
     return invalid_argument(
         "--trace replaces a trace file, but this scenario's demand is synthetic",
         Where{s.file, 0, 0, "demand"});
@@ -400,13 +408,13 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
   // Mean tokens of the demand (the estimator's context length), then the
   // replica model, then the fleet.
   MeanTokens mean;
-  if (!s.replica) {
+  if (!spec.replica) {
     GPUPLAN_TRY(mean, mean_tokens(s, trace, rep.seed));
   }
   ServingConfig c;
-  c.ttft_slo_s = s.ttft_ms / 1e3;
-  c.tpot_slo_s = s.tpot_ms / 1e3;
-  c.slo_attainment = s.slo_attainment;
+  c.ttft_slo_s = spec.ttft_ms / 1e3;
+  c.tpot_slo_s = spec.tpot_ms / 1e3;
+  c.slo_attainment = spec.slo_attainment;
   int tp = 1;
   GPUPLAN_TRY(c.replica, resolve_replica(s, cat, mean, c.tpot_slo_s, &tp, rep.assumptions));
   c.usd_per_hour = prices.od;
@@ -436,7 +444,7 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
 
   // The rows, in policy order, then the bound's.
   TraceRows tr;
-  tr.file = s.demand_format == "synthetic" ? "synthetic" : trace;
+  tr.file = spec.demand.format == "synthetic" ? "synthetic" : trace;
   for (size_t i = 0; i < policies.size(); ++i) {
     GPUPLAN_TRY(ServingRun r, std::move(replays.runs[i]));
     rep.event_log += replays.logs[i];

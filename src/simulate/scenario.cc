@@ -74,11 +74,11 @@ Result<std::string> parse_kind(const Reader& r, const YAML::Node& root, Scenario
   if (!root["kind"]) return r.bad(root, "kind", "required: deadline, serving or reserve");
   GPUPLAN_TRY(std::string kind, r.str(root["kind"], "kind"));
   if (kind == "deadline")
-    s.kind = ScenarioKind::kDeadline;
+    s.spec = DeadlineSpec{};
   else if (kind == "serving")
-    s.kind = ScenarioKind::kServing;
+    s.spec = ServingSpec{};
   else if (kind == "reserve")
-    s.kind = ScenarioKind::kReserve;
+    s.spec = ReserveSpec{};
   else
     return r.bad(root["kind"], "kind",
                  "expected deadline, serving or reserve, got '" + kind + "'" +
@@ -118,15 +118,15 @@ Status parse_prices(const Reader& r, const YAML::Node& p, Scenario& s) {
     s.spot_ratio = v;
   }
   if (p["reserved_usd_per_hour"]) {
-    if (s.kind != ScenarioKind::kReserve)
+    if (s.kind() != ScenarioKind::kReserve)
       return r.bad(p["reserved_usd_per_hour"], "prices.reserved_usd_per_hour",
                    "a price of reserve scenarios only");
     GPUPLAN_TRY(double v, r.positive(p["reserved_usd_per_hour"], "prices.reserved_usd_per_hour",
                                      internal::kMaxUsdPerHour));
-    s.reserved_usd_per_hour = v;
+    s.reservation().reserved_usd_per_hour = v;
   }
   for (const char* k : {"spot_usd_per_hour", "spot_ratio"})
-    if (p[k] && s.kind == ScenarioKind::kReserve)
+    if (p[k] && s.kind() == ScenarioKind::kReserve)
       return r.bad(p[k], std::string("prices.") + k, "a reserve scenario has no spot price");
   if (p["source"]) {
     GPUPLAN_TRY(s.price_source, r.str(p["source"], "prices.source"));
@@ -143,9 +143,9 @@ Status parse_prices(const Reader& r, const YAML::Node& p, Scenario& s) {
 // `policies:`: all, one name or a list of the kind's policies.
 Status parse_policies(const Reader& r, const YAML::Node& pol, const std::string& kind,
                       Scenario& s) {
-  const auto& names = s.kind == ScenarioKind::kDeadline  ? deadline_policy_names()
-                      : s.kind == ScenarioKind::kServing ? serving_policy_names()
-                                                         : reserve_policy_names();
+  const auto& names = s.kind() == ScenarioKind::kDeadline  ? deadline_policy_names()
+                      : s.kind() == ScenarioKind::kServing ? serving_policy_names()
+                                                           : reserve_policy_names();
   std::vector<YAML::Node> items;
   if (pol.IsScalar())
     items.push_back(pol);
@@ -175,18 +175,18 @@ Status parse_policies(const Reader& r, const YAML::Node& pol, const std::string&
 
 // The kind's own sections, after refusing the keys of the other kinds.
 Status parse_kind_sections(const Reader& r, const YAML::Node& root, Scenario& s) {
-  if (s.kind == ScenarioKind::kDeadline) {
+  if (s.kind() == ScenarioKind::kDeadline) {
     for (const char* k :
          {"model", "replica", "slo", "demand", "fleet", "hpa", "autoscale", "reservation"})
       if (root[k]) return r.bad(root[k], k, "not a key of a deadline scenario");
     return internal::parse_deadline(r, root, s);
   }
-  if (s.kind == ScenarioKind::kReserve) {
+  if (s.kind() == ScenarioKind::kReserve) {
     for (const char* k : {"job", "spot", "model", "precision", "tensor_parallel", "replica", "slo",
                           "fleet", "hpa", "autoscale"})
       if (root[k]) return r.bad(root[k], k, "not a key of a reserve scenario");
     GPUPLAN_RETURN_IF_ERROR(internal::parse_reserve(r, root, s));
-    if (s.vm_size.empty() && (!s.od_usd_per_hour || !s.reserved_usd_per_hour))
+    if (s.vm_size.empty() && (!s.od_usd_per_hour || !s.reservation().reserved_usd_per_hour))
       return r.bad(root, "vm.size",
                    "name a VM size (prices come from the catalog) or give "
                    "prices: {on_demand_usd_per_hour, reserved_usd_per_hour}");
@@ -195,7 +195,7 @@ Status parse_kind_sections(const Reader& r, const YAML::Node& root, Scenario& s)
   for (const char* k : {"job", "spot", "reservation"})
     if (root[k]) return r.bad(root[k], k, "not a key of a serving scenario");
   GPUPLAN_RETURN_IF_ERROR(internal::parse_serving(r, root, s));
-  if (!s.replica && s.model.empty())
+  if (!s.serving().replica && s.serving().model.empty())
     return r.bad(
         root, "model",
         "a serving scenario needs model: (the estimator sizes a replica) or replica: {...}");
@@ -236,11 +236,25 @@ Result<Scenario> parse_scenario_string(const std::string& text, const std::strin
     GPUPLAN_RETURN_IF_ERROR(parse_policies(r, pol, kind, s));
   }
   GPUPLAN_RETURN_IF_ERROR(parse_kind_sections(r, root, s));
-  if (s.vm_size.empty() && (!s.od_usd_per_hour || (s.kind == ScenarioKind::kDeadline &&
+  if (s.vm_size.empty() && (!s.od_usd_per_hour || (s.kind() == ScenarioKind::kDeadline &&
                                                    !s.spot_usd_per_hour && !s.spot_ratio)))
     return r.bad(root, "vm.size",
                  "name a VM size (prices come from the catalog) or give prices: explicitly");
   return s;
+}
+
+std::vector<std::string> Scenario::trace_files() const {
+  switch (kind()) {
+    case ScenarioKind::kDeadline:
+      return deadline().spot_traces;
+    case ScenarioKind::kServing:
+      if (!serving().demand.trace.empty()) return {serving().demand.trace};
+      break;
+    case ScenarioKind::kReserve:
+      if (!reservation().demand.trace.empty()) return {reservation().demand.trace};
+      break;
+  }
+  return {};
 }
 
 Result<Scenario> parse_scenario_file(const std::string& path) {
@@ -283,30 +297,32 @@ double max_requests(const SyntheticDemand& d) {
 
 WorkEstimate estimate_work(const Scenario& s) {
   WorkEstimate w;
-  switch (s.kind) {
+  switch (s.kind()) {
     case ScenarioKind::kServing: {
-      const double hours = s.demand_format == "synthetic" ? s.synthetic.duration_hours : 0;
-      if (s.demand_format == "synthetic") w.requests = max_requests(s.synthetic);
-      w.timeline_points = hours * 3600 / s.timeline_s;
+      const ServingSpec& v = s.serving();
+      const double hours = v.demand.format == "synthetic" ? v.synthetic.duration_hours : 0;
+      if (v.demand.format == "synthetic") w.requests = max_requests(v.synthetic);
+      w.timeline_points = hours * 3600 / v.timeline_s;
       break;
     }
     case ScenarioKind::kDeadline: {
-      if (!s.spot_model) break;
+      const DeadlineSpec& d = s.deadline();
+      if (!d.spot_model) break;
       // The DP of deadline.cc: K = D/g steps, at most (D - C)/u + 1 progress
       // values a step with u >= g/120, 1 + 2(J + 1) run states, J = ceil(d/g)
       // (D deadline, C work, d changeover, all in seconds; g the step).
-      const double g = s.spot_model->gap_seconds;
-      const double deadline_s = s.job.deadline_hours * 3600;
-      const double work_s = s.job.work_hours * 3600;
-      const double changeover_s = s.job.changeover_hours * 3600;
+      const double g = d.spot_model->gap_seconds;
+      const double deadline_s = d.job.deadline_hours * 3600;
+      const double work_s = d.job.work_hours * 3600;
+      const double changeover_s = d.job.changeover_hours * 3600;
       w.decision_steps = std::ceil(deadline_s / g);
       const double width = std::max(0.0, deadline_s - work_s) / (g / 120.0) + 1;
       w.dp_cells = w.decision_steps * width * (3 + 2 * std::ceil(changeover_s / g));
       break;
     }
     case ScenarioKind::kReserve: {
-      if (s.demand_format != "synthetic-vms") break;
-      const SyntheticVms& v = s.synthetic_vms;
+      if (s.reservation().demand.format != "synthetic-vms") break;
+      const SyntheticVms& v = s.reservation().synthetic_vms;
       w.vm_hours = v.base_vms * std::pow(1 + std::max(0.0, v.growth_per_week), v.weeks) *
                    (1 + v.diurnal_amplitude) * (1 + 3 * v.noise) * v.weeks * 168;
       break;

@@ -14,6 +14,7 @@
 
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "core/result.h"
@@ -25,6 +26,7 @@
 
 namespace gpuplan::simulate {
 
+// In the order of Scenario::spec's alternatives.
 enum class ScenarioKind { kDeadline, kServing, kReserve };
 
 // A number with where it came from, printed beside every result.
@@ -34,30 +36,25 @@ struct Assumed {
   std::string source;
 };
 
-struct Scenario {
-  std::string name;
-  std::string file;  // path as given ("" for strings)
-  std::string dir;   // directory relative paths resolve against
-  ScenarioKind kind = ScenarioKind::kDeadline;
-  std::string vm_size;                      // "Standard_NC6s_v3"
-  std::string region;                       // "eastus"
-  std::optional<double> od_usd_per_hour;    // prices.on_demand_usd_per_hour
-  std::optional<double> spot_usd_per_hour;  // prices.spot_usd_per_hour
-  std::optional<double> spot_ratio;         // prices.spot_ratio (spot = ratio × on-demand)
-  std::string price_source;                 // prices.source, or the catalog offer's
-  std::string price_as_of;
-  std::vector<std::string> policies;  // empty = all of the kind
-  int runs = 1;
-  uint64_t seed = 1;
-
-  // deadline
+// What a deadline scenario adds: the job and the spot capacity it runs on.
+struct DeadlineSpec {
   DeadlineJob job;
   std::vector<std::string> spot_traces;  // resolved paths
   std::optional<SpotModel> spot_model;
   bool spot_model_up_given = false;  // spot.model.mean_up_hours set (else Azure's band, if any)
   int64_t spot_model_steps = 0;      // length of each generated trace
+};
 
-  // serving
+// Where the demand of a serving or reserve scenario comes from.
+struct DemandInput {
+  std::string format;     // serving: "azure-llm" | "alibaba-qps" | "synthetic";
+                          // reserve: "alibaba-pods" | "synthetic-vms"
+  std::string trace;      // resolved path
+  double time_scale = 1;  // demand.time_scale
+};
+
+// What a serving scenario adds: the model, its SLO, the demand and the fleet.
+struct ServingSpec {
   std::string model;  // workload model name ("llama-3.1-8b")
   std::string precision = "bf16";
   int tensor_parallel = 0;                 // GPUs per replica; 0 = all GPUs of the VM
@@ -66,12 +63,10 @@ struct Scenario {
   double tpot_ms = 50;
   double slo_attainment = 0.99;  // slo.attainment: the share the bound and slo-guard aim at
   bool slo_attainment_given = false;
-  std::string demand_format;  // "azure-llm" | "alibaba-qps" | "synthetic"
-  std::string demand_trace;   // resolved path
+  DemandInput demand;
   SyntheticDemand synthetic;
   TokenDist qps_input{1000, 0, 1, 1e6}, qps_output{200, 0, 1, 1e6};
   double qps_bucket_s = 60;
-  double time_scale = 1;
   std::optional<double> startup_s;  // fleet.startup_seconds; else boot + image + weights
   std::optional<double> boot_s;     // fleet.boot_seconds; else per series
   double image_s = 60;              // fleet.image_seconds: pull and start the serving image
@@ -89,14 +84,50 @@ struct Scenario {
   SloGuardSettings slo_guard;
   AutoscaleSettings autoscale = default_autoscale_settings();
   HpaSettings hpa;
+};
 
-  // reserve (demand_format "alibaba-pods" or "synthetic-vms"; demand_trace,
-  // time_scale as above)
+// What a reserve scenario adds: the reservation's price and term, the
+// policy's settings and the fleet's demand.
+struct ReserveSpec {
   std::optional<double> reserved_usd_per_hour;  // prices.reserved_usd_per_hour
   int term_years = 1;                           // reservation.term: 1y or 3y
-  ReservePolicySettings reserve;
+  ReservePolicySettings policy;
+  DemandInput demand;
   SyntheticVms synthetic_vms;
   std::optional<double> gpus_per_vm;  // demand.gpus_per_vm; else the size's GPUs
+};
+
+// A scenario: what every kind shares, and its kind's own part. The kind is
+// the alternative `spec` holds, so a serving setting cannot be read from a
+// deadline scenario (the accessors throw std::bad_variant_access on a
+// programming error of that sort, never on user input: the parser picks the
+// alternative from `kind:`).
+struct Scenario {
+  std::string name;
+  std::string file;                         // path as given ("" for strings)
+  std::string dir;                          // directory relative paths resolve against
+  std::string vm_size;                      // "Standard_NC6s_v3"
+  std::string region;                       // "eastus"
+  std::optional<double> od_usd_per_hour;    // prices.on_demand_usd_per_hour
+  std::optional<double> spot_usd_per_hour;  // prices.spot_usd_per_hour
+  std::optional<double> spot_ratio;         // prices.spot_ratio (spot = ratio × on-demand)
+  std::string price_source;                 // prices.source, or the catalog offer's
+  std::string price_as_of;
+  std::vector<std::string> policies;  // empty = all of the kind
+  int runs = 1;
+  uint64_t seed = 1;
+  std::variant<DeadlineSpec, ServingSpec, ReserveSpec> spec;
+
+  [[nodiscard]] ScenarioKind kind() const { return static_cast<ScenarioKind>(spec.index()); }
+  [[nodiscard]] DeadlineSpec& deadline() { return std::get<DeadlineSpec>(spec); }
+  [[nodiscard]] const DeadlineSpec& deadline() const { return std::get<DeadlineSpec>(spec); }
+  [[nodiscard]] ServingSpec& serving() { return std::get<ServingSpec>(spec); }
+  [[nodiscard]] const ServingSpec& serving() const { return std::get<ServingSpec>(spec); }
+  [[nodiscard]] ReserveSpec& reservation() { return std::get<ReserveSpec>(spec); }
+  [[nodiscard]] const ReserveSpec& reservation() const { return std::get<ReserveSpec>(spec); }
+  // The trace files the scenario reads: its spot traces or its demand
+  // trace; empty when its supply and demand are generated.
+  [[nodiscard]] std::vector<std::string> trace_files() const;
 };
 
 // Parses a scenario. kNotFound when the file cannot be read; kInvalidArgument

@@ -14,6 +14,7 @@
 namespace gpuplan::simulate::internal {
 
 Status parse_deadline(const Reader& r, const YAML::Node& root, Scenario& s) {
+  DeadlineSpec& spec = s.deadline();
   const YAML::Node job = root["job"];
   if (!job)
     return r.bad(root, "job", "a deadline scenario needs job: {work_hours, deadline_hours}");
@@ -22,22 +23,22 @@ Status parse_deadline(const Reader& r, const YAML::Node& root, Scenario& s) {
                                   "checkpoint_seconds", "eviction_notice_seconds"}));
   if (!job["work_hours"]) return r.bad(job, "job.work_hours", "required");
   if (!job["deadline_hours"]) return r.bad(job, "job.deadline_hours", "required");
-  GPUPLAN_TRY(s.job.work_hours, r.positive(job["work_hours"], "job.work_hours", kMaxHours));
-  GPUPLAN_TRY(s.job.deadline_hours,
+  GPUPLAN_TRY(spec.job.work_hours, r.positive(job["work_hours"], "job.work_hours", kMaxHours));
+  GPUPLAN_TRY(spec.job.deadline_hours,
               r.positive(job["deadline_hours"], "job.deadline_hours", kMaxHours));
   if (job["changeover_hours"]) {
-    GPUPLAN_TRY(s.job.changeover_hours,
+    GPUPLAN_TRY(spec.job.changeover_hours,
                 r.num(job["changeover_hours"], "job.changeover_hours", 0, kMaxHours));
   }
   if (job["checkpoint_seconds"]) {
-    GPUPLAN_TRY(s.job.checkpoint_s,
+    GPUPLAN_TRY(spec.job.checkpoint_s,
                 r.num(job["checkpoint_seconds"], "job.checkpoint_seconds", 0, kSecondsPerDay));
   }
   if (job["eviction_notice_seconds"]) {
-    GPUPLAN_TRY(s.job.eviction_notice_s,
+    GPUPLAN_TRY(spec.job.eviction_notice_s,
                 r.num(job["eviction_notice_seconds"], "job.eviction_notice_seconds", 0, 3600));
   }
-  if (s.job.work_hours + s.job.changeover_hours > s.job.deadline_hours)
+  if (spec.job.work_hours + spec.job.changeover_hours > spec.job.deadline_hours)
     return r.bad(job["deadline_hours"], "job.deadline_hours",
                  "shorter than work_hours + changeover_hours: not even on-demand can meet it");
   const YAML::Node spot = root["spot"];
@@ -51,7 +52,7 @@ Status parse_deadline(const Reader& r, const YAML::Node& root, Scenario& s) {
       return r.bad(t, "spot.traces", "expected a non-empty list of trace files");
     for (size_t i = 0; i < t.size(); ++i) {
       GPUPLAN_TRY(std::string p, r.str(t[i], "spot.traces[" + std::to_string(i) + "]"));
-      s.spot_traces.push_back(resolve(s.dir, p));
+      spec.spot_traces.push_back(resolve(s.dir, p));
     }
   }
   if (spot["model"]) {
@@ -62,7 +63,7 @@ Status parse_deadline(const Reader& r, const YAML::Node& root, Scenario& s) {
     if (m["mean_up_hours"]) {
       GPUPLAN_TRY(model.mean_up_hours,
                   r.positive(m["mean_up_hours"], "spot.model.mean_up_hours", kMaxHours));
-      s.spot_model_up_given = true;
+      spec.spot_model_up_given = true;
     }
     if (m["mean_down_hours"]) {
       GPUPLAN_TRY(model.mean_down_hours,
@@ -76,10 +77,10 @@ Status parse_deadline(const Reader& r, const YAML::Node& root, Scenario& s) {
     if (m["hours"]) {
       GPUPLAN_TRY(hours, r.positive(m["hours"], "spot.model.hours", kMaxHours));
     }
-    s.spot_model = model;
-    s.spot_model_steps = static_cast<int64_t>(std::ceil(hours * 3600 / model.gap_seconds));
+    spec.spot_model = model;
+    spec.spot_model_steps = static_cast<int64_t>(std::ceil(hours * 3600 / model.gap_seconds));
   }
-  if (s.spot_traces.empty() && !s.spot_model)
+  if (spec.spot_traces.empty() && !spec.spot_model)
     return r.bad(spot, "spot", "expected traces: [...] or model: {...}");
   return {};
 }

@@ -19,30 +19,31 @@ namespace {
 
 // `reservation:`: the term bought and the horizons of the buying policies.
 Status parse_reservation(const Reader& r, const YAML::Node& res, Scenario& s) {
+  ReserveSpec& spec = s.reservation();
   GPUPLAN_RETURN_IF_ERROR(
       r.keys(res, "reservation", {"term", "review_hours", "lookback_hours", "projection_hours"}));
   if (res["term"]) {
     GPUPLAN_TRY(std::string term, r.str(res["term"], "reservation.term"));
     if (term == "1y")
-      s.term_years = 1;
+      spec.term_years = 1;
     else if (term == "3y")
-      s.term_years = 3;
+      spec.term_years = 3;
     else
       return r.bad(
           res["term"], "reservation.term",
           "expected 1y or 3y, got '" + term + "'" + strings::did_you_mean(term, {"1y", "3y"}));
   }
   if (res["review_hours"]) {
-    GPUPLAN_TRY(s.reserve.review_hours,
+    GPUPLAN_TRY(spec.policy.review_hours,
                 r.num(res["review_hours"], "reservation.review_hours", 1, kHoursPerYear));
   }
   if (res["lookback_hours"]) {
-    GPUPLAN_TRY(s.reserve.lookback_hours,
+    GPUPLAN_TRY(spec.policy.lookback_hours,
                 r.num(res["lookback_hours"], "reservation.lookback_hours", 24, 3 * kHoursPerYear));
   }
   if (res["projection_hours"]) {
     GPUPLAN_TRY(
-        s.reserve.projection_hours,
+        spec.policy.projection_hours,
         r.num(res["projection_hours"], "reservation.projection_hours", 24, 3 * kHoursPerYear));
   }
   return {};
@@ -93,6 +94,7 @@ Status parse_synthetic_vms(const Reader& r, const YAML::Node& syn, int term_year
 }  // namespace
 
 Status parse_reserve(const Reader& r, const YAML::Node& root, Scenario& s) {
+  ReserveSpec& spec = s.reservation();
   if (const YAML::Node res = root["reservation"]) {
     GPUPLAN_RETURN_IF_ERROR(parse_reservation(r, res, s));
   }
@@ -104,22 +106,22 @@ Status parse_reserve(const Reader& r, const YAML::Node& root, Scenario& s) {
   int sources = 0;
   if (d["alibaba_pods"]) {
     ++sources;
-    s.demand_format = "alibaba-pods";
+    spec.demand.format = "alibaba-pods";
     GPUPLAN_TRY(std::string p, r.str(d["alibaba_pods"], "demand.alibaba_pods"));
-    s.demand_trace = resolve(s.dir, p);
+    spec.demand.trace = resolve(s.dir, p);
   }
   if (d["gpus_per_vm"]) {
     GPUPLAN_TRY(double v, r.positive(d["gpus_per_vm"], "demand.gpus_per_vm", 64));
-    s.gpus_per_vm = v;
+    spec.gpus_per_vm = v;
   }
   if (d["time_scale"]) {
-    GPUPLAN_TRY(s.time_scale,
+    GPUPLAN_TRY(spec.demand.time_scale,
                 r.num(d["time_scale"], "demand.time_scale", kMinTimeScale, kMaxTimeScale));
   }
   if (const YAML::Node syn = d["synthetic"]) {
     ++sources;
-    s.demand_format = "synthetic-vms";
-    GPUPLAN_RETURN_IF_ERROR(parse_synthetic_vms(r, syn, s.term_years, s.synthetic_vms));
+    spec.demand.format = "synthetic-vms";
+    GPUPLAN_RETURN_IF_ERROR(parse_synthetic_vms(r, syn, spec.term_years, spec.synthetic_vms));
   }
   if (sources != 1) return r.bad(d, "demand", "expected exactly one of alibaba_pods, synthetic");
   return {};

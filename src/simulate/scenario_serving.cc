@@ -41,22 +41,23 @@ Status parse_replica(const Reader& r, const YAML::Node& rep, Scenario& s) {
   }
   c.step_base_s = base / 1e3;
   c.step_per_seq_s = per / 1e3;
-  s.replica = c;
+  s.serving().replica = c;
   return {};
 }
 
 Status parse_slo(const Reader& r, const YAML::Node& slo, Scenario& s) {
+  ServingSpec& spec = s.serving();
   GPUPLAN_RETURN_IF_ERROR(r.keys(slo, "slo", {"ttft_ms", "tpot_ms", "attainment"}));
   if (slo["attainment"]) {
     // At least half: below, "the SLO" describes the exception, not the rule.
-    GPUPLAN_TRY(s.slo_attainment, r.num(slo["attainment"], "slo.attainment", 0.5, 1));
-    s.slo_attainment_given = true;
+    GPUPLAN_TRY(spec.slo_attainment, r.num(slo["attainment"], "slo.attainment", 0.5, 1));
+    spec.slo_attainment_given = true;
   }
   if (slo["ttft_ms"]) {
-    GPUPLAN_TRY(s.ttft_ms, r.positive(slo["ttft_ms"], "slo.ttft_ms", 1e7));
+    GPUPLAN_TRY(spec.ttft_ms, r.positive(slo["ttft_ms"], "slo.ttft_ms", 1e7));
   }
   if (slo["tpot_ms"]) {
-    GPUPLAN_TRY(s.tpot_ms, r.positive(slo["tpot_ms"], "slo.tpot_ms", 1e7));
+    GPUPLAN_TRY(spec.tpot_ms, r.positive(slo["tpot_ms"], "slo.tpot_ms", 1e7));
   }
   return {};
 }
@@ -127,6 +128,7 @@ Status parse_synthetic(const Reader& r, const YAML::Node& syn, SyntheticDemand& 
 // `demand:`: exactly one source (a trace, a QPS series or synthetic), with
 // the token distributions and bucket of QPS series and a time scale.
 Status parse_demand(const Reader& r, const YAML::Node& root, Scenario& s) {
+  ServingSpec& spec = s.serving();
   const YAML::Node d = root["demand"];
   if (!d)
     return r.bad(root, "demand",
@@ -137,33 +139,34 @@ Status parse_demand(const Reader& r, const YAML::Node& root, Scenario& s) {
   int sources = 0;
   if (d["azure_trace"]) {
     ++sources;
-    s.demand_format = "azure-llm";
+    spec.demand.format = "azure-llm";
     GPUPLAN_TRY(std::string p, r.str(d["azure_trace"], "demand.azure_trace"));
-    s.demand_trace = resolve(s.dir, p);
+    spec.demand.trace = resolve(s.dir, p);
   }
   if (d["alibaba_qps"]) {
     ++sources;
-    s.demand_format = "alibaba-qps";
+    spec.demand.format = "alibaba-qps";
     GPUPLAN_TRY(std::string p, r.str(d["alibaba_qps"], "demand.alibaba_qps"));
-    s.demand_trace = resolve(s.dir, p);
+    spec.demand.trace = resolve(s.dir, p);
   }
   if (d["input_tokens"])
-    GPUPLAN_RETURN_IF_ERROR(parse_tokens(r, d["input_tokens"], "demand.input_tokens", s.qps_input));
+    GPUPLAN_RETURN_IF_ERROR(
+        parse_tokens(r, d["input_tokens"], "demand.input_tokens", spec.qps_input));
   if (d["output_tokens"])
     GPUPLAN_RETURN_IF_ERROR(
-        parse_tokens(r, d["output_tokens"], "demand.output_tokens", s.qps_output));
+        parse_tokens(r, d["output_tokens"], "demand.output_tokens", spec.qps_output));
   if (d["bucket_seconds"]) {
-    GPUPLAN_TRY(s.qps_bucket_s,
+    GPUPLAN_TRY(spec.qps_bucket_s,
                 r.num(d["bucket_seconds"], "demand.bucket_seconds", 1, kSecondsPerDay));
   }
   if (d["time_scale"]) {
-    GPUPLAN_TRY(s.time_scale,
+    GPUPLAN_TRY(spec.demand.time_scale,
                 r.num(d["time_scale"], "demand.time_scale", kMinTimeScale, kMaxTimeScale));
   }
   if (const YAML::Node syn = d["synthetic"]) {
     ++sources;
-    s.demand_format = "synthetic";
-    GPUPLAN_RETURN_IF_ERROR(parse_synthetic(r, syn, s.synthetic));
+    spec.demand.format = "synthetic";
+    GPUPLAN_RETURN_IF_ERROR(parse_synthetic(r, syn, spec.synthetic));
   }
   if (sources != 1)
     return r.bad(d, "demand", "expected exactly one of azure_trace, alibaba_qps, synthetic");
@@ -172,42 +175,44 @@ Status parse_demand(const Reader& r, const YAML::Node& root, Scenario& s) {
 
 // fleet: start-up, routing and queue (what a replica takes to serve).
 Status parse_fleet_replica(const Reader& r, const YAML::Node& fl, Scenario& s) {
+  ServingSpec& spec = s.serving();
   if (fl["boot_seconds"]) {
     GPUPLAN_TRY(double v, r.num(fl["boot_seconds"], "fleet.boot_seconds", 0, kSecondsPerDay));
-    s.boot_s = v;
+    spec.boot_s = v;
   }
   if (fl["image_seconds"]) {
-    GPUPLAN_TRY(s.image_s, r.num(fl["image_seconds"], "fleet.image_seconds", 0, kSecondsPerDay));
+    GPUPLAN_TRY(spec.image_s, r.num(fl["image_seconds"], "fleet.image_seconds", 0, kSecondsPerDay));
   }
   if (fl["weights_gbps"]) {
     // From a slow disk (0.01 GB/s) to a node-local NVMe array (100 GB/s).
-    GPUPLAN_TRY(s.weights_gbps, r.num(fl["weights_gbps"], "fleet.weights_gbps", 0.01, 100));
+    GPUPLAN_TRY(spec.weights_gbps, r.num(fl["weights_gbps"], "fleet.weights_gbps", 0.01, 100));
   }
   if (fl["routing"]) {
     GPUPLAN_TRY(std::string v, r.str(fl["routing"], "fleet.routing"));
     if (v == "shortest-queue")
-      s.routing = Routing::kShortestQueue;
+      spec.routing = Routing::kShortestQueue;
     else if (v == "least-sequences")
-      s.routing = Routing::kLeastSequences;
+      spec.routing = Routing::kLeastSequences;
     else
       return r.bad(fl["routing"], "fleet.routing",
                    "expected shortest-queue or least-sequences, got '" + v + "'" +
                        strings::did_you_mean(v, {"shortest-queue", "least-sequences"}));
-    s.routing_given = true;
+    spec.routing_given = true;
   }
   if (fl["max_queue"]) {
     GPUPLAN_TRY(int v, r.integer(fl["max_queue"], "fleet.max_queue", 0, 10000000));
-    s.max_queue = v;
+    spec.max_queue = v;
   }
   if (fl["startup_seconds"]) {
     GPUPLAN_TRY(double v, r.num(fl["startup_seconds"], "fleet.startup_seconds", 0, kSecondsPerDay));
-    s.startup_s = v;
+    spec.startup_s = v;
   }
   return {};
 }
 
 // `fleet:`: the replica limits and the scaling loop's cadence and target.
 Status parse_fleet(const Reader& r, const YAML::Node& fl, Scenario& s) {
+  ServingSpec& spec = s.serving();
   GPUPLAN_RETURN_IF_ERROR(
       r.keys(fl, "fleet",
              {"startup_seconds", "min_replicas", "initial_replicas", "max_replicas", "quota_vcpus",
@@ -215,32 +220,32 @@ Status parse_fleet(const Reader& r, const YAML::Node& fl, Scenario& s) {
               "boot_seconds", "image_seconds", "weights_gbps"}));
   GPUPLAN_RETURN_IF_ERROR(parse_fleet_replica(r, fl, s));
   if (fl["min_replicas"]) {
-    GPUPLAN_TRY(s.min_replicas, r.integer(fl["min_replicas"], "fleet.min_replicas", 0, 100000));
+    GPUPLAN_TRY(spec.min_replicas, r.integer(fl["min_replicas"], "fleet.min_replicas", 0, 100000));
   }
-  s.initial_replicas = std::max(s.min_replicas, 1);
+  spec.initial_replicas = std::max(spec.min_replicas, 1);
   if (fl["initial_replicas"]) {
-    GPUPLAN_TRY(s.initial_replicas,
+    GPUPLAN_TRY(spec.initial_replicas,
                 r.integer(fl["initial_replicas"], "fleet.initial_replicas", 0, 100000));
   }
   if (fl["max_replicas"]) {
-    GPUPLAN_TRY(s.max_replicas, r.integer(fl["max_replicas"], "fleet.max_replicas", 1, 100000));
+    GPUPLAN_TRY(spec.max_replicas, r.integer(fl["max_replicas"], "fleet.max_replicas", 1, 100000));
   }
   if (fl["quota_vcpus"]) {
     GPUPLAN_TRY(double v, r.positive(fl["quota_vcpus"], "fleet.quota_vcpus", 1e7));
-    s.quota_vcpus = v;
+    spec.quota_vcpus = v;
   }
   if (fl["interval_seconds"]) {
-    GPUPLAN_TRY(s.interval_s, r.num(fl["interval_seconds"], "fleet.interval_seconds", 1, 3600));
+    GPUPLAN_TRY(spec.interval_s, r.num(fl["interval_seconds"], "fleet.interval_seconds", 1, 3600));
   }
   if (fl["timeline_seconds"]) {
-    GPUPLAN_TRY(s.timeline_s,
+    GPUPLAN_TRY(spec.timeline_s,
                 r.num(fl["timeline_seconds"], "fleet.timeline_seconds", 1, kSecondsPerDay));
   }
   if (fl["target_utilization"]) {
-    GPUPLAN_TRY(s.target_utilization,
+    GPUPLAN_TRY(spec.target_utilization,
                 r.num(fl["target_utilization"], "fleet.target_utilization", 0.05, 1));
   }
-  if (s.min_replicas > s.max_replicas)
+  if (spec.min_replicas > spec.max_replicas)
     return r.bad(fl, "fleet.min_replicas", "larger than max_replicas");
   return {};
 }
@@ -337,22 +342,23 @@ Status parse_autoscale(const Reader& r, const YAML::Node& a, AutoscaleSettings& 
 }  // namespace
 
 Status parse_serving(const Reader& r, const YAML::Node& root, Scenario& s) {
+  ServingSpec& spec = s.serving();
   if (root["model"]) {
-    GPUPLAN_TRY(s.model, r.str(root["model"], "model"));
+    GPUPLAN_TRY(spec.model, r.str(root["model"], "model"));
   }
   if (root["precision"]) {
-    GPUPLAN_TRY(s.precision, r.str(root["precision"], "precision"));
+    GPUPLAN_TRY(spec.precision, r.str(root["precision"], "precision"));
   }
   if (root["tensor_parallel"]) {
-    GPUPLAN_TRY(s.tensor_parallel, r.integer(root["tensor_parallel"], "tensor_parallel", 1, 64));
+    GPUPLAN_TRY(spec.tensor_parallel, r.integer(root["tensor_parallel"], "tensor_parallel", 1, 64));
   }
   if (const YAML::Node rep = root["replica"]) GPUPLAN_RETURN_IF_ERROR(parse_replica(r, rep, s));
   if (const YAML::Node slo = root["slo"]) GPUPLAN_RETURN_IF_ERROR(parse_slo(r, slo, s));
   GPUPLAN_RETURN_IF_ERROR(parse_demand(r, root, s));
   if (const YAML::Node fl = root["fleet"]) GPUPLAN_RETURN_IF_ERROR(parse_fleet(r, fl, s));
-  if (const YAML::Node h = root["hpa"]) GPUPLAN_RETURN_IF_ERROR(parse_hpa(r, h, s.hpa));
+  if (const YAML::Node h = root["hpa"]) GPUPLAN_RETURN_IF_ERROR(parse_hpa(r, h, spec.hpa));
   if (const YAML::Node a = root["autoscale"]) {
-    GPUPLAN_RETURN_IF_ERROR(parse_autoscale(r, a, s.autoscale));
+    GPUPLAN_RETURN_IF_ERROR(parse_autoscale(r, a, spec.autoscale));
   }
   return {};
 }

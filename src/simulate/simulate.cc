@@ -138,7 +138,7 @@ Result<SimReport> run_scenario(const Scenario& scenario, const catalog::Catalog*
                                const RunOptions& options) {
   if (options.runs && *options.runs < 1)
     return invalid_argument("expected --runs >= 1", Where{"", 0, 0, "--runs"});
-  if (scenario.kind == ScenarioKind::kDeadline) {
+  if (scenario.kind() == ScenarioKind::kDeadline) {
     if (options.trace)
       return invalid_argument(
           "--trace replaces a demand trace; a deadline scenario has spot traces (--spot-trace)",
@@ -148,9 +148,9 @@ Result<SimReport> run_scenario(const Scenario& scenario, const catalog::Catalog*
   if (!options.spot_traces.empty())
     return invalid_argument(
         "--spot-trace applies to deadline scenarios; this one is " +
-            std::string(scenario.kind == ScenarioKind::kReserve ? "reserve" : "serving"),
+            std::string(scenario.kind() == ScenarioKind::kReserve ? "reserve" : "serving"),
         Where{"", 0, 0, "--spot-trace"});
-  if (scenario.kind == ScenarioKind::kReserve)
+  if (scenario.kind() == ScenarioKind::kReserve)
     return internal::run_reserve_scenario(scenario, catalog, options);
   return internal::run_serving_scenario(scenario, catalog, options);
 }
