@@ -4,10 +4,11 @@
 // data/catalog/SOURCES.md. Every cell is checked: a wrong type, a negative
 // or non-finite number or an unknown enum spelling is an error naming the
 // file, line and column, never a silent default.
+#include "catalog/internal/catalog_data.h"
+
 #include <string>
 #include <vector>
 
-#include "catalog/catalog_internal.h"
 #include "core/csv.h"
 #include "core/strings.h"
 

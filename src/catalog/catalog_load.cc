@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "catalog/catalog.h"
-#include "catalog/catalog_internal.h"
+#include "catalog/internal/catalog_data.h"
 #include "catalog/internal/catalog_impl.h"
 #include "catalog/store.h"
 #include "core/strings.h"

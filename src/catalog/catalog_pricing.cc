@@ -43,7 +43,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "catalog/catalog_internal.h"
+#include "catalog/internal/catalog_data.h"
 #include "core/strings.h"
 
 namespace gpuplan::catalog::internal {

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "catalog/catalog.h"
-#include "catalog/catalog_internal.h"
+#include "catalog/internal/catalog_data.h"
 #include "core/csv.h"
 #include "core/dates.h"
 #include "core/strings.h"

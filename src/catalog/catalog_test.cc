@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "catalog/catalog_internal.h"
+#include "catalog/internal/catalog_data.h"
 
 namespace gpuplan::catalog {
 namespace {

@@ -10,8 +10,8 @@
 #include <gtest/gtest.h>
 
 #include "catalog/catalog.h"
-#include "catalog/catalog_internal.h"
 #include "catalog/freshness.h"
+#include "catalog/internal/catalog_data.h"
 #include "core/csv.h"
 #include "core/files.h"
 

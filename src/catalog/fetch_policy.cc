@@ -1,4 +1,4 @@
-#include "catalog/fetch_policy.h"
+#include "catalog/internal/fetch_policy.h"
 
 #include <charconv>
 

@@ -1,5 +1,5 @@
 // Shared pieces of the Azure importers (see import_common.h).
-#include "catalog/import_common.h"
+#include "catalog/internal/import_common.h"
 
 #include <cctype>
 #include <cmath>

@@ -11,7 +11,7 @@
 #include <tuple>
 #include <vector>
 
-#include "catalog/import_common.h"
+#include "catalog/internal/import_common.h"
 
 namespace gpuplan::catalog {
 

@@ -14,8 +14,8 @@
 #include <curl/curl.h>
 #include <dlfcn.h>
 
-#include "catalog/fetch_policy.h"
 #include "catalog/import_retail_prices.h"
+#include "catalog/internal/fetch_policy.h"
 #include "core/names.h"
 #include "core/strings.h"
 

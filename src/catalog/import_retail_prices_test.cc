@@ -9,8 +9,8 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
-#include "catalog/fetch_policy.h"
-#include "catalog/import_test_util.h"
+#include "catalog/internal/fetch_policy.h"
+#include "catalog/internal/import_test_util.h"
 #include "core/files.h"
 
 namespace gpuplan::catalog {

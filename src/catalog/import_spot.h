@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "catalog/import_common.h"
+#include "catalog/internal/import_common.h"
 
 namespace gpuplan::catalog {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "catalog/import_common.h"
+#include "catalog/internal/import_common.h"
 
 namespace gpuplan::catalog {
 

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "catalog/import_test_util.h"
+#include "catalog/internal/import_test_util.h"
 
 namespace gpuplan::catalog {
 namespace {

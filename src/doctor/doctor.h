@@ -19,7 +19,7 @@
 #include "catalog/catalog.h"
 #include "core/result.h"
 #include "deploy/stack_matrix.h"
-#include "doctor/gpu_api.h"
+#include "doctor/internal/gpu_api.h"
 
 namespace gpuplan::doctor {
 

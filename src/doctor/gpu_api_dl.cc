@@ -7,7 +7,7 @@
 
 #include <dlfcn.h>
 
-#include "doctor/gpu_api.h"
+#include "doctor/internal/gpu_api.h"
 
 namespace gpuplan::doctor {
 namespace {

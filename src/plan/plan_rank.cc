@@ -12,7 +12,7 @@
 
 #include "core/strings.h"
 #include "plan/internal/planner.h"
-#include "plan/spot_risk.h"
+#include "plan/internal/spot_risk.h"
 
 namespace gpuplan::plan::internal {
 

@@ -9,7 +9,7 @@
 // / 25 % to miss, under 1 / 10 evictions. They are the planner's
 // presentation of numbers that are printed beside them, not inputs to any
 // cost.
-#include "plan/spot_risk.h"
+#include "plan/internal/spot_risk.h"
 
 namespace gpuplan::plan::internal {
 

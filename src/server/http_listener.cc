@@ -7,7 +7,7 @@
 // mutex-guarded list and a self-pipe that wakes the loop; stop() writes to
 // the same pipe, which is why it is safe in a signal handler. poll(2) costs
 // O(connections) a wake-up; with max_connections at 512 that is microseconds.
-#include "server/http_listener.h"
+#include "server/internal/http_listener.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,7 +1,7 @@
 // The socket side under hostile clients (issue 15, item 2b), over real
 // sockets on loopback with a raw client: slow heads, a full queue, clients
 // that leave, heads and bodies over the caps. And the head parser alone.
-#include "server/http_listener.h"
+#include "server/internal/http_listener.h"
 
 #include <chrono>
 #include <condition_variable>

@@ -55,7 +55,7 @@
 #include "catalog/catalog.h"
 #include "core/result.h"
 #include "cost/cost.h"
-#include "server/http_listener.h"
+#include "server/internal/http_listener.h"
 
 namespace gpuplan::server {
 

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "catalog/catalog.h"
-#include "catalog/catalog_internal.h"
+#include "catalog/internal/catalog_data.h"
 #include "catalog/store.h"
 
 namespace gpuplan::catalog {

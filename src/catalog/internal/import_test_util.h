@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "catalog/catalog.h"
-#include "catalog/import_common.h"
+#include "catalog/internal/import_common.h"
 
 namespace gpuplan::catalog::testing {
 
