@@ -23,6 +23,11 @@ TrainInputs train_inputs(const Ctx& c, double peak, double mfu, int count) {
   TrainInputs in;
   in.peak_flops = peak * 1e12;
   in.mfu = mfu;
+  // The fitted per-doubling loss inside `mfu` (not with an `mfu` override).
+  if (!c.w.overrides.count("mfu")) {
+    const double gpus = static_cast<double>(c.dev.whole_per_vm) * count;
+    in.model_parallel_scale = 1.0 + kScaleLossPerDoubling * std::log2(std::max(1.0, gpus / 8.0));
+  }
   in.memory_gib = usable_gib(c.w, c.dev.memory_gib);
   in.overhead_gib = override_or(c.w, "memory_overhead_gib", kOverheadGiB);
   in.gpus_per_vm = c.dev.whole_per_vm;
@@ -136,7 +141,7 @@ void explain_train(const Ctx& c, const TrainPlan& t, double f_model, double gb,
         w.overrides.count("mfu")
             ? "override (workload file)"
             : "fitted model e/(1+k·(FLOP:byte)/h)/(1+c·log2(G/8))/recompute, e=" +
-                  fixed(kTrainMatmulEfficiency, 2) + " k=" + fixed(kMemoryBoundWork, 2) +
+                  fixed(kTrainMatmulEfficiency, 2) + " k=" + fixed(kTrainMemoryBoundWork, 2) +
                   " c=" + fixed(kScaleLossPerDoubling, 3) + ", + " +
                   fixed(kTrainLayerOverheadS * 1e6, 0) +
                   " µs per layer per micro-batch (docs/estimator.md)");
@@ -183,7 +188,8 @@ void explain_train(const Ctx& c, const TrainPlan& t, double f_model, double gb,
     c.add(
         "gradient_allreduce",
         fixed(t.t_dp, 2) + " s/step vs " + fixed(t.t_compute, 2) + " s compute (overlaps backward)",
-        "ring all-reduce 2(d-1)/d·bytes/bw + 2(d-1)·latency in 25 MB buckets; ZeRO-3 x1.5 "
+        "ring all-reduce 2(d-1)/d·bytes/bw + 2(d-1)·latency in 25 MB buckets, one ring per NIC "
+        "between VMs; ZeRO-3 x1.5 "
         "(Rajbhandari et al. 2020 §7)");
   }
   if (e.layout.pp > 1) {

@@ -146,6 +146,10 @@ struct TrainPlan {
 struct TrainInputs {
   double peak_flops = 0;  // per GPU, FLOP/s
   double mfu = 0;
+  // The per-doubling loss (1 + c·log2(G/8)) that `mfu` includes: a purely
+  // data-parallel layout (tp = pp = 1) does not pay it, its gradient
+  // all-reduce being costed from the links instead.
+  double model_parallel_scale = 1;
   double memory_gib = 0;  // per GPU, usable (after headroom)
   double overhead_gib = 0;
   int gpus_per_vm = 1;
