@@ -12,13 +12,13 @@
 //
 //     MFU = e / (1 + k · (peak / bandwidth) / h · (1 + A)) / (1 + c · log2(G / 8)) / r
 //
-//  * e = 0.65: the best matmul efficiency of a training step;
-//  * k = 6.25: the memory-bound work (layernorm, softmax, activations,
+//  * e = 0.60: the best matmul efficiency of a training step;
+//  * k = 3.25: the memory-bound work (layernorm, softmax, activations,
 //    residuals: O(h) bytes per token per layer against O(h²) FLOPs) — it
 //    costs more on GPUs with a high FLOP:byte ratio (H100 295, A100 153) and
 //    less on wide models, which is why H100s reach a lower MFU than A100s
 //    (Megatron-Core 41-49 % vs llm-foundry A100 53-64 %);
-//  * c = 0.04: loss per doubling of GPUs past one 8-GPU node (gradient
+//  * c = 0.03: loss per doubling of GPUs past one 8-GPU node (gradient
 //    all-reduce and pipeline bubbles that do not fully overlap; Megatron-Core
 //    strong scaling 96 → 4608 H100s: 47 → 42 % MFU);
 //  * r = hardware/model FLOPs: 1 + (2N + 4lhs)/(6N + 12lhs) with full
@@ -37,15 +37,18 @@
 //    and small-kernel latency of forward + backward, 3 × the inference
 //    per-layer overhead below), which is what makes small per-GPU batches
 //    lose utilisation.
-// e, k, c were fitted once to tests/data/published_measurements.csv (38
-// training rows; docs/estimator.md has the per-metric errors). Layout
-// effects the calibration set cannot show (TP over PCIe, data parallel over
-// Ethernet, pipeline bubbles with few micro-batches) are added explicitly in
-// estimate.cc from link bandwidths, with no fitted constant.
+// e, k, c were refitted once for issue 11 (from 0.65, 6.25, 0.04), with the
+// attention, micro-batch and data-parallel terms in place, to all 46
+// training rows of tests/data/published_measurements.csv by the grid rule
+// of physics.h; docs/estimator.md has the fit and the per-source errors.
+// Inference keeps its own k = 6.25. Layout effects the calibration set
+// cannot show (TP over PCIe, data parallel over Ethernet, pipeline bubbles
+// with few micro-batches) are added explicitly in layout_model.cc from link
+// bandwidths, with no fitted constant.
 //
 // Inference (one replica on t GPUs, tensor parallel):
 //  * prefill of n tokens: FLOPs (2·N_matmul·n + 2·l·h·n², causal attention)
-//    at peak × e_c / (1 + k·(peak/bw)·t/h) — the same memory-bound term as
+//    at peak × e_c / (1 + k_i·(peak/bw)·t/h), k_i = 6.25 — the memory-bound term of
 //    training, with t because tensor parallelism without sequence
 //    parallelism replicates the elementwise work on every rank — plus one
 //    read of the weights, plus per-layer overheads;

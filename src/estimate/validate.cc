@@ -18,7 +18,19 @@
 //    for it): "checkpoint-method uniform"/"full recompute" → full,
 //    "selective recompute" → selective, otherwise none;
 //  * training rows that give their pipeline depth (`pp`, with `tp`) pay
-//    the 1F1B pipeline bubble on top (pipeline_bubble() below);
+//    the 1F1B pipeline bubble on top (pipeline_bubble() below), and the
+//    per-layer fixed time of their micro-batches (micro-batch 1);
+//  * the optional `attention` column (fused | unfused) says whether the
+//    row's software materialised the s × s attention scores; blank is fused,
+//    the behaviour before the column existed (train_mfu());
+//  * training rows with tp = pp = 1 are purely data parallel: no
+//    per-doubling scale loss; each GPU runs batch ÷ gpu_count sequences as
+//    one micro-batch per step (the row's batch per GPU), pays the per-layer
+//    fixed time, the ring all-reduce of 16-bit gradients (intra-node link up
+//    to `gpus_per_node`, default 8; beyond, `node_network_gbps` per node,
+//    one NCCL ring per NIC) — in 25 MB buckets behind the backward pass, or
+//    as one buffer after it where `dp_overlap` is no — and one fused
+//    optimizer update (data_parallel_step() below);
 //  * training rows without a gpu_count (Korthikanti et al. report per model
 //    parallel group) get the smallest tensor(8) × pipeline group whose
 //    memory fits, as `estimate` would choose;
