@@ -155,8 +155,8 @@ TEST(Throughput, UnfusedAttentionAddsScoreTraffic) {
 
 TEST(Throughput, SmallMicroBatchesAndDataParallelScale) {
   workload::Model m = *workload::find_model("llama-2-7b");
-  const double big = internal::train_mfu(312, 2039, Recompute::kNone, m, 2048, Method::kFull,
-                                         shape(8));
+  const double big =
+      internal::train_mfu(312, 2039, Recompute::kNone, m, 2048, Method::kFull, shape(8));
   // One 2048-token micro-batch: compute 2048·F/(312 T·mfu) per micro-batch
   // against 32 layers x 240 µs of fixed time.
   internal::TrainShape s = shape(8);
@@ -555,6 +555,48 @@ TEST(Validate, SparseRowsUseTheModelTableOrParams) {
   EXPECT_NEAR(v->rows[1].predicted, 100 * e / (1 + k * (312e12 / 2039e9) / 4224), 0.01);
   ASSERT_EQ(v->skipped.size(), 1u);
   EXPECT_EQ(v->skipped[0].id, "none");
+}
+
+TEST(Validate, DataParallelRowsPayTheirAllReduceFromTheLinks) {
+  // BERT-large-like rows, pure data parallelism (tp = pp = 1) on V100 SXM2.
+  const std::string header =
+      "id,kind,model,params_b,layers,hidden,heads,seq_len,gpu,gpu_count,precision,batch,metric,"
+      "value,tp,pp,attention,dp_overlap,gpus_per_node,node_network_gbps\n";
+  const std::string arch = "train,bert,0.336,24,1024,16,128,V100-32GB,";
+  auto table = csv::parse(
+      header + "one," + arch + "1,fp16,64,train_tokens_per_s_per_gpu,1,1,1,unfused,,,\n" + "ddp," +
+          arch + "8,fp16,512,train_tokens_per_s_per_gpu,1,1,1,unfused,yes,,\n" + "post," + arch +
+          "8,fp16,512,train_tokens_per_s_per_gpu,1,1,1,unfused,no,,\n" + "fused," + arch +
+          "1,fp16,64,train_tokens_per_s_per_gpu,1,1,1,fused,,,\n" + "small," + arch +
+          "1,fp16,8,train_tokens_per_s_per_gpu,1,1,1,unfused,,,\n" + "nonet," + arch +
+          "16,fp16,1024,train_tokens_per_s_per_gpu,1,1,1,,,8,\n" + "bad," + arch +
+          "1,fp16,64,train_tokens_per_s_per_gpu,1,1,1,flash,,,\n",
+      "m.csv");
+  ASSERT_TRUE(table) << table.error().to_string();
+  catalog::Gpu v100;
+  v100.model = "V100-32GB";
+  v100.fp16_tflops = 125;
+  v100.fp32_tflops = 15.7;
+  v100.memory_gib = 32;
+  v100.memory_bw_gbs = 900;
+  v100.interconnect_gbs = 300;
+  auto cat = catalog::Catalog::from_parts({v100}, {}, {});
+  auto v = validate(*table, *cat);
+  ASSERT_TRUE(v) << v.error().to_string();
+  std::map<std::string, double> p;
+  for (const ValidationRow& r : v->rows) p[r.id] = r.predicted;
+  ASSERT_EQ(p.size(), 5u);
+  // DDP's buckets (~10 ms over NVLink) hide behind a ~0.25 s backward pass:
+  // 8 GPUs run as fast per GPU as one. After the backward pass they cost.
+  EXPECT_NEAR(p["ddp"], p["one"], 1e-9 * p["one"]);
+  EXPECT_LT(p["post"], 0.99 * p["ddp"]);
+  // Materialised scores and small micro-batches both cost utilisation.
+  EXPECT_LT(p["one"], p["fused"]);
+  EXPECT_LT(p["small"], p["one"]);
+  ASSERT_EQ(v->skipped.size(), 2u);
+  EXPECT_NE(v->skipped[0].reason.find("node_network_gbps"), std::string::npos)
+      << v->skipped[0].reason;
+  EXPECT_NE(v->skipped[1].reason.find("attention"), std::string::npos) << v->skipped[1].reason;
 }
 
 TEST(Validate, UninterpretableRowsAreSkippedWithTheReason) {

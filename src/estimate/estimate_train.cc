@@ -47,10 +47,9 @@ double train_mfu_for(const Ctx& c, double peak, double gpus) {
   shape.gpus = gpus;
   shape.micro_batch = w.data.micro_batch;
   shape.fused_attention = true;
-  const double fitted =
-      train_mfu(peak, c.dev.gpu.memory_bw_gbs, w.recompute, w.model, w.data.seq_len, w.method,
-                shape) *
-      (w.method == workload::Method::kQlora ? 0.75 : 1.0);
+  const double fitted = train_mfu(peak, c.dev.gpu.memory_bw_gbs, w.recompute, w.model,
+                                  w.data.seq_len, w.method, shape) *
+                        (w.method == workload::Method::kQlora ? 0.75 : 1.0);
   return override_or(w, "mfu", fitted);
 }
 

@@ -140,17 +140,18 @@ double train_mfu(double peak, double bw_gbs, Recompute r, const workload::Model&
   const double flop_per_byte = peak * 1e12 / (bw_gbs * 1e9);
   // (a) Materialised attention scores: 5·a·s bytes per token per layer
   // beside the 34·h of the rest (Korthikanti et al. 2022 §4.1).
-  const double attention =
-      shape.fused_attention ? 0.0
-                            : kUnfusedAttentionBytesPerHeadToken * m.heads * seq_len /
-                                  (kActivationBytesPerTokenHidden * m.hidden);
+  const double attention = shape.fused_attention
+                               ? 0.0
+                               : kUnfusedAttentionBytesPerHeadToken * m.heads * seq_len /
+                                     (kActivationBytesPerTokenHidden * m.hidden);
   const double memory_bound = kTrainMemoryBoundWork * flop_per_byte / m.hidden * (1.0 + attention);
   const double hw = kTrainMatmulEfficiency / (1.0 + memory_bound);
   // (c) Model-parallel jobs keep the fitted per-doubling loss; purely
   // data-parallel ones pay their all-reduce from the links instead.
-  const double scale = shape.data_parallel_only
-                           ? 1.0
-                           : 1.0 + kScaleLossPerDoubling * std::log2(std::max(1.0, shape.gpus / 8.0));
+  const double scale =
+      shape.data_parallel_only
+          ? 1.0
+          : 1.0 + kScaleLossPerDoubling * std::log2(std::max(1.0, shape.gpus / 8.0));
   const double f_model = train_flops_per_token(m, seq_len, method);
   const double recompute = hardware_flops_per_token(m, seq_len, method, r) / f_model;
   const double mfu = hw / scale / recompute;

@@ -289,9 +289,8 @@ Result<double> predict(const Row& row, const catalog::Catalog& catalog, MaxLoadP
       shape.micro_batch = 1;  // as pipeline_bubble() assumes
       shape.tp = static_cast<int>(std::max(1.0, *tp));
     }
-    double mfu =
-        train_mfu(peak, gpu->memory_bw_gbs, w.recompute, m, w.data.seq_len, workload::Method::kFull,
-                  shape);
+    double mfu = train_mfu(peak, gpu->memory_bw_gbs, w.recompute, m, w.data.seq_len,
+                           workload::Method::kFull, shape);
     GPUPLAN_TRY(double bubble, pipeline_bubble(row, gpus));
     mfu *= 1 - bubble;
     if (shape.data_parallel_only && mfu > 0) {
