@@ -154,13 +154,15 @@ double train_mfu(double peak, double bw_gbs, Recompute r, const workload::Model&
           : 1.0 + kScaleLossPerDoubling * std::log2(std::max(1.0, shape.gpus / 8.0));
   const double f_model = train_flops_per_token(m, seq_len, method);
   const double recompute = hardware_flops_per_token(m, seq_len, method, r) / f_model;
-  const double mfu = hw / scale / recompute;
-  if (shape.micro_batch <= 0) return mfu;
+  const double mfu = hw / recompute;
+  if (shape.micro_batch <= 0) return mfu / scale;
   // (b) Fixed time per layer per micro-batch against the micro-batch's
-  // compute on one tensor-parallel rank (pipeline stages divide both).
+  // compute on one tensor-parallel rank (pipeline stages divide both); the
+  // scale loss applies to the sum, so that the layout search, which undoes
+  // it for pure data parallelism, gets a rate independent of the GPU count.
   const double t_compute =
       shape.micro_batch * seq_len * f_model / (std::max(1, shape.tp) * peak * 1e12 * mfu);
-  return mfu * t_compute / (t_compute + m.layers * kTrainLayerOverheadS);
+  return mfu * t_compute / (t_compute + m.layers * kTrainLayerOverheadS) / scale;
 }
 
 double optimizer_step_seconds(double params, workload::Optimizer o, double bw_gbs) {
