@@ -112,22 +112,72 @@ TEST(Throughput, MegatronFlopsFormula) {
   EXPECT_NEAR(internal::train_flops_per_token(m, 2048, Method::kFull) / megatron, 1.0, 1e-3);
 }
 
+internal::TrainShape shape(double gpus) {
+  internal::TrainShape s;
+  s.gpus = gpus;
+  return s;
+}
+
 TEST(Throughput, MfuHandComputed) {
   // A100 80GB SXM: 312 TFLOP/s, 2039 GB/s -> 153.0 FLOP/byte; h = 4096:
-  // 0.65 / (1 + 6.25 * 153.0 / 4096) = 0.5270 on one node, no recompute.
+  // e / (1 + k * 153.0 / 4096) on one node, no recompute, fused attention.
+  const double e = internal::kTrainMatmulEfficiency, k = internal::kTrainMemoryBoundWork,
+               c = internal::kScaleLossPerDoubling;
   workload::Model m = *workload::find_model("llama-2-7b");
   const double mfu =
-      internal::train_mfu(312, 2039, 4096, 8, Recompute::kNone, m, 2048, Method::kFull);
-  EXPECT_NEAR(mfu, 0.65 / (1 + 6.25 * (312e12 / 2039e9) / 4096), 1e-9);
-  EXPECT_NEAR(mfu, 0.527, 1e-3);
-  // 64 GPUs = 3 doublings past 8: / (1 + 0.04 * 3).
-  EXPECT_NEAR(internal::train_mfu(312, 2039, 4096, 64, Recompute::kNone, m, 2048, Method::kFull),
-              mfu / 1.12, 1e-9);
+      internal::train_mfu(312, 2039, Recompute::kNone, m, 2048, Method::kFull, shape(8));
+  EXPECT_NEAR(mfu, e / (1 + k * (312e12 / 2039e9) / 4096), 1e-9);
+  // 64 GPUs = 3 doublings past 8: / (1 + c * 3).
+  EXPECT_NEAR(internal::train_mfu(312, 2039, Recompute::kNone, m, 2048, Method::kFull, shape(64)),
+              mfu / (1 + 3 * c), 1e-9);
   // Full recompute: hardware FLOPs 8N + 16lhs against model FLOPs 6N + 12lhs.
   const double n = internal::matmul_params(m) * 1e9;
   const double lhs = 32.0 * 4096 * 2048;
-  EXPECT_NEAR(internal::train_mfu(312, 2039, 4096, 8, Recompute::kFull, m, 2048, Method::kFull),
+  EXPECT_NEAR(internal::train_mfu(312, 2039, Recompute::kFull, m, 2048, Method::kFull, shape(8)),
               mfu * (6 * n + 12 * lhs) / (8 * n + 16 * lhs), 1e-9);
+}
+
+TEST(Throughput, UnfusedAttentionAddsScoreTraffic) {
+  // Korthikanti et al. 2022 §4.1: 5·a·s bytes per token and layer for the
+  // scores beside 34·h. Llama 2 7B at s = 2048: 5·32·2048 / (34·4096) = 2.353,
+  // so the memory-bound term is 3.353 x larger.
+  const double e = internal::kTrainMatmulEfficiency, k = internal::kTrainMemoryBoundWork;
+  workload::Model m = *workload::find_model("llama-2-7b");
+  internal::TrainShape s = shape(8);
+  s.fused_attention = false;
+  const double mem = k * (312e12 / 2039e9) / 4096;
+  EXPECT_NEAR(internal::train_mfu(312, 2039, Recompute::kNone, m, 2048, Method::kFull, s),
+              e / (1 + mem * (1 + 5.0 * 32 * 2048 / (34.0 * 4096))), 1e-9);
+  // Longer sequences cost more only when the scores are materialised.
+  EXPECT_LT(internal::train_mfu(312, 2039, Recompute::kNone, m, 8192, Method::kFull, s),
+            internal::train_mfu(312, 2039, Recompute::kNone, m, 2048, Method::kFull, s));
+}
+
+TEST(Throughput, SmallMicroBatchesAndDataParallelScale) {
+  workload::Model m = *workload::find_model("llama-2-7b");
+  const double big =
+      internal::train_mfu(312, 2039, Recompute::kNone, m, 2048, Method::kFull, shape(8));
+  // One 2048-token micro-batch: compute 2048·F/(312 T·mfu) per micro-batch
+  // against 32 layers x 240 µs of fixed time.
+  internal::TrainShape s = shape(8);
+  s.micro_batch = 1;
+  const double f = internal::train_flops_per_token(m, 2048, Method::kFull);
+  const double t = 2048 * f / (312e12 * big);
+  EXPECT_NEAR(internal::train_mfu(312, 2039, Recompute::kNone, m, 2048, Method::kFull, s),
+              big * t / (t + 32 * 3 * internal::kLayerOverheadS), 1e-9);
+  // Tensor parallelism splits the compute, not the fixed time.
+  internal::TrainShape s8 = s;
+  s8.tp = 8;
+  EXPECT_LT(internal::train_mfu(312, 2039, Recompute::kNone, m, 2048, Method::kFull, s8),
+            internal::train_mfu(312, 2039, Recompute::kNone, m, 2048, Method::kFull, s));
+  // A purely data-parallel job on 1,024 GPUs pays no per-doubling loss (its
+  // all-reduce is costed from the links instead).
+  internal::TrainShape dp = shape(1024);
+  dp.data_parallel_only = true;
+  EXPECT_NEAR(internal::train_mfu(312, 2039, Recompute::kNone, m, 2048, Method::kFull, dp), big,
+              1e-12);
+  EXPECT_LT(internal::train_mfu(312, 2039, Recompute::kNone, m, 2048, Method::kFull, shape(1024)),
+            big);
 }
 
 TEST(Throughput, DecodeStepHandComputed) {
@@ -419,15 +469,20 @@ TEST(Validate, CalibrationFileWithinBounds) {
     const bool train = std::find(training.begin(), training.end(), metric) != training.end();
     EXPECT_LE(med, train ? 10.0 : 20.0) << metric;
   }
-  // Serving rows added for issue 11 (max-load and MI300X rows): the issue's
-  // 15 % median bound holds.
-  bool found = false;
+  // Issue 11's bounds per group: serving 15 %, training 7 % (the original
+  // rows and the added V100 / 1,000+-GPU rows, each on its own).
+  const std::map<std::string, double> bounds = {{"serving rows, new", 15.0},
+                                                {"serving rows, original", 15.0},
+                                                {"training rows, new", 7.0},
+                                                {"training rows, original", 7.0}};
+  size_t found = 0;
   for (const MetricSummary& g : v->groups) {
-    if (g.metric != "serving rows, new") continue;
-    found = true;
-    EXPECT_LE(g.median_abs_error_percent, 15.0);
+    auto it = bounds.find(g.metric);
+    if (it == bounds.end()) continue;
+    ++found;
+    EXPECT_LE(g.median_abs_error_percent, it->second) << g.metric;
   }
-  EXPECT_TRUE(found);
+  EXPECT_EQ(found, bounds.size());
   for (const ValidationRow& r : v->rows) {
     EXPECT_NEAR(r.error_percent, 100 * (r.predicted - r.published) / r.published, 1e-9);
   }
@@ -493,11 +548,55 @@ TEST(Validate, SparseRowsUseTheModelTableOrParams) {
   auto v = validate(*table, *cat);
   ASSERT_TRUE(v) << v.error().to_string();
   ASSERT_EQ(v->rows.size(), 2u);
-  EXPECT_NEAR(v->rows[0].predicted, 52.7, 0.1);  // Llama 2 7B's h = 4096, as in MfuHandComputed
-  // params_b 6.738 -> 33 layers x hidden 4224: 0.65 / (1 + 6.25 * 153.0 / 4224).
-  EXPECT_NEAR(v->rows[1].predicted, 100 * 0.65 / (1 + 6.25 * (312e12 / 2039e9) / 4224), 0.01);
+  // Llama 2 7B's h = 4096, as in MfuHandComputed: e / (1 + k * 153.0 / 4096).
+  const double e = internal::kTrainMatmulEfficiency, k = internal::kTrainMemoryBoundWork;
+  EXPECT_NEAR(v->rows[0].predicted, 100 * e / (1 + k * (312e12 / 2039e9) / 4096), 0.01);
+  // params_b 6.738 -> 33 layers x hidden 4224: e / (1 + k * 153.0 / 4224).
+  EXPECT_NEAR(v->rows[1].predicted, 100 * e / (1 + k * (312e12 / 2039e9) / 4224), 0.01);
   ASSERT_EQ(v->skipped.size(), 1u);
   EXPECT_EQ(v->skipped[0].id, "none");
+}
+
+TEST(Validate, DataParallelRowsPayTheirAllReduceFromTheLinks) {
+  // BERT-large-like rows, pure data parallelism (tp = pp = 1) on V100 SXM2.
+  const std::string header =
+      "id,kind,model,params_b,layers,hidden,heads,seq_len,gpu,gpu_count,precision,batch,metric,"
+      "value,tp,pp,attention,dp_overlap,gpus_per_node,node_network_gbps\n";
+  const std::string arch = "train,bert,0.336,24,1024,16,128,V100-32GB,";
+  auto table = csv::parse(
+      header + "one," + arch + "1,fp16,64,train_tokens_per_s_per_gpu,1,1,1,unfused,,,\n" + "ddp," +
+          arch + "8,fp16,512,train_tokens_per_s_per_gpu,1,1,1,unfused,yes,,\n" + "post," + arch +
+          "8,fp16,512,train_tokens_per_s_per_gpu,1,1,1,unfused,no,,\n" + "fused," + arch +
+          "1,fp16,64,train_tokens_per_s_per_gpu,1,1,1,fused,,,\n" + "small," + arch +
+          "1,fp16,8,train_tokens_per_s_per_gpu,1,1,1,unfused,,,\n" + "nonet," + arch +
+          "16,fp16,1024,train_tokens_per_s_per_gpu,1,1,1,,,8,\n" + "bad," + arch +
+          "1,fp16,64,train_tokens_per_s_per_gpu,1,1,1,flash,,,\n",
+      "m.csv");
+  ASSERT_TRUE(table) << table.error().to_string();
+  catalog::Gpu v100;
+  v100.model = "V100-32GB";
+  v100.fp16_tflops = 125;
+  v100.fp32_tflops = 15.7;
+  v100.memory_gib = 32;
+  v100.memory_bw_gbs = 900;
+  v100.interconnect_gbs = 300;
+  auto cat = catalog::Catalog::from_parts({v100}, {}, {});
+  auto v = validate(*table, *cat);
+  ASSERT_TRUE(v) << v.error().to_string();
+  std::map<std::string, double> p;
+  for (const ValidationRow& r : v->rows) p[r.id] = r.predicted;
+  ASSERT_EQ(p.size(), 5u);
+  // DDP's buckets (~10 ms over NVLink) hide behind a ~0.25 s backward pass:
+  // 8 GPUs run as fast per GPU as one. After the backward pass they cost.
+  EXPECT_NEAR(p["ddp"], p["one"], 1e-9 * p["one"]);
+  EXPECT_LT(p["post"], 0.99 * p["ddp"]);
+  // Materialised scores and small micro-batches both cost utilisation.
+  EXPECT_LT(p["one"], p["fused"]);
+  EXPECT_LT(p["small"], p["one"]);
+  ASSERT_EQ(v->skipped.size(), 2u);
+  EXPECT_NE(v->skipped[0].reason.find("node_network_gbps"), std::string::npos)
+      << v->skipped[0].reason;
+  EXPECT_NE(v->skipped[1].reason.find("attention"), std::string::npos) << v->skipped[1].reason;
 }
 
 TEST(Validate, UninterpretableRowsAreSkippedWithTheReason) {
@@ -520,8 +619,12 @@ TEST(Validate, UninterpretableRowsAreSkippedWithTheReason) {
   EXPECT_NE(v->skipped[0].reason.find("B200"), std::string::npos);
   EXPECT_NE(v->skipped[1].reason.find("tokens_b"), std::string::npos);
   ASSERT_EQ(v->rows.size(), 1u);
-  // Llama-2-7B shape (gated FFN chosen from params_b) on 8 A100s, no recompute: MFU 52.7 %.
-  EXPECT_NEAR(v->rows[0].predicted, 52.7, 0.1);
+  // Llama-2-7B shape (gated FFN chosen from params_b) on 8 A100s, no recompute,
+  // no attention column (fused): e / (1 + k * 153.0 / 4096) = 53.5 %.
+  EXPECT_NEAR(v->rows[0].predicted,
+              100 * internal::kTrainMatmulEfficiency /
+                  (1 + internal::kTrainMemoryBoundWork * (312e12 / 2039e9) / 4096),
+              0.01);
 }
 
 }  // namespace

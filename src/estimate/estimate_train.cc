@@ -23,6 +23,11 @@ TrainInputs train_inputs(const Ctx& c, double peak, double mfu, int count) {
   TrainInputs in;
   in.peak_flops = peak * 1e12;
   in.mfu = mfu;
+  // The fitted per-doubling loss inside `mfu` (not with an `mfu` override).
+  if (!c.w.overrides.count("mfu")) {
+    const double gpus = static_cast<double>(c.dev.whole_per_vm) * count;
+    in.model_parallel_scale = 1.0 + kScaleLossPerDoubling * std::log2(std::max(1.0, gpus / 8.0));
+  }
   in.memory_gib = usable_gib(c.w, c.dev.memory_gib);
   in.overhead_gib = override_or(c.w, "memory_overhead_gib", kOverheadGiB);
   in.gpus_per_vm = c.dev.whole_per_vm;
@@ -35,8 +40,15 @@ TrainInputs train_inputs(const Ctx& c, double peak, double mfu, int count) {
 
 double train_mfu_for(const Ctx& c, double peak, double gpus) {
   const workload::Workload& w = c.w;
-  const double fitted = train_mfu(peak, c.dev.gpu.memory_bw_gbs, w.model.hidden, gpus, w.recompute,
-                                  w.model, w.data.seq_len, w.method) *
+  // Planned workloads run fused attention (PyTorch SDPA / FlashAttention;
+  // printed as an assumption); the layout, hence tp, is chosen afterwards,
+  // so the per-micro-batch overhead is charged at tp = 1.
+  TrainShape shape;
+  shape.gpus = gpus;
+  shape.micro_batch = w.data.micro_batch;
+  shape.fused_attention = true;
+  const double fitted = train_mfu(peak, c.dev.gpu.memory_bw_gbs, w.recompute, w.model,
+                                  w.data.seq_len, w.method, shape) *
                         (w.method == workload::Method::kQlora ? 0.75 : 1.0);
   return override_or(w, "mfu", fitted);
 }
@@ -125,9 +137,16 @@ void explain_train(const Ctx& c, const TrainPlan& t, double f_model, double gb,
             (w.method == workload::Method::kFull ? "6N" : "4N, frozen base") + " + 12·l·h·s)",
         "Narayanan et al. 2021 eq. 3; Kaplan et al. 2020 §2.1");
   c.add("mfu", fixed(e.mfu * 100, 1) + " %",
-        w.overrides.count("mfu") ? "override (workload file)"
-                                 : "fitted model e/(1+k·(FLOP:byte)/h)/(1+c·log2(G/8))/recompute, "
-                                   "e=0.65 k=6.25 c=0.04 (docs/estimator.md)");
+        w.overrides.count("mfu")
+            ? "override (workload file)"
+            : "fitted model e/(1+k·(FLOP:byte)/h)/(1+c·log2(G/8))/recompute, e=" +
+                  fixed(kTrainMatmulEfficiency, 2) + " k=" + fixed(kTrainMemoryBoundWork, 2) +
+                  " c=" + fixed(kScaleLossPerDoubling, 3) + ", + " +
+                  fixed(kTrainLayerOverheadS * 1e6, 0) +
+                  " µs per layer per micro-batch (docs/estimator.md)");
+  c.add("attention", "fused (no s×s scores in memory)",
+        "assumed: PyTorch SDPA / FlashAttention (Dao et al. 2022); unfused attention adds "
+        "5·a·s/(34·h) to the memory-bound work (Korthikanti et al. 2022 §4.1)");
   if (w.method == workload::Method::kQlora && !w.overrides.count("mfu")) {
     c.add("qlora_dequant_factor", "0.75",
           "gpuplan estimate: NF4 weights are dequantised before every matmul (override mfu)");
@@ -168,7 +187,8 @@ void explain_train(const Ctx& c, const TrainPlan& t, double f_model, double gb,
     c.add(
         "gradient_allreduce",
         fixed(t.t_dp, 2) + " s/step vs " + fixed(t.t_compute, 2) + " s compute (overlaps backward)",
-        "ring all-reduce 2(d-1)/d·bytes/bw + 2(d-1)·latency in 25 MB buckets; ZeRO-3 x1.5 "
+        "ring all-reduce 2(d-1)/d·bytes/bw + 2(d-1)·latency in 25 MB buckets, one ring per NIC "
+        "between VMs; ZeRO-3 x1.5 "
         "(Rajbhandari et al. 2020 §7)");
   }
   if (e.layout.pp > 1) {

@@ -191,6 +191,18 @@ Link inter_vm_link(const catalog::VmSize& size) {
   return l;
 }
 
+Link data_parallel_link(const Link& intra, const Link& inter, int ranks_per_vm) {
+  // NCCL builds one ring (channel) per NIC and routes each through every GPU
+  // of the VM over the intra-VM links, so the inter-VM hops of the group's
+  // rings together use ranks_per_vm NICs' shares (nccl-tests bus bandwidth
+  // on multi-node DGX systems is the node's NIC total, not one GPU's share).
+  Link l = inter;
+  const int r = std::max(1, ranks_per_vm);
+  l.gbs = std::min(inter.gbs * r, std::max(inter.gbs, intra.gbs));
+  if (r > 1) l.name += " (" + std::to_string(r) + " GPUs of a VM in the ring, one ring per NIC)";
+  return l;
+}
+
 CollectiveCost allreduce_cost(int ranks, const Link& link, bool low_latency) {
   if (ranks <= 1) return {};
   const int h = hop_kind(link.kind);

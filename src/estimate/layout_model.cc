@@ -30,8 +30,11 @@
 //   * data parallelism: ring all-reduce of the trainable gradients (16-bit;
 //     ZeRO-3 moves 1.5×, Rajbhandari et al. 2020 §7) in 25 MB buckets
 //     (PyTorch DDP's bucket_cap_mb default, Li et al. VLDB 2020), over the
-//     VM's links or InfiniBand/Ethernet between VMs, hidden behind the
-//     backward pass where it fits.
+//     VM's links or InfiniBand/Ethernet between VMs (one NCCL ring per NIC:
+//     the group's GPUs in a VM add their NIC shares, interconnect.cc),
+//     hidden behind the backward pass where it fits; such a purely
+//     data-parallel layout (tp = pp = 1) does not pay the per-doubling loss
+//     that the MFU model charges model-parallel jobs.
 // The shortest step wins. Every rejected layout keeps its reason.
 //
 // Trade-offs: ranks are placed tp-innermost (Megatron's order), so with more
@@ -66,8 +69,10 @@ Cost step_cost(const workload::Workload& w, const TrainInputs& in, const Layout&
   const double mb = w.data.micro_batch;
   const double f = train_flops_per_token(m, w.data.seq_len, w.method);
   Cost c{};
-  // One micro-batch on one stage.
-  const double t_mb = mb * seq * f / (static_cast<double>(l.tp) * l.pp * in.peak_flops * in.mfu);
+  // One micro-batch on one stage. A purely data-parallel layout does not
+  // pay the model-parallel per-doubling loss (throughput_model.cc).
+  const double mfu = l.tp * l.pp == 1 ? in.mfu * in.model_parallel_scale : in.mfu;
+  const double t_mb = mb * seq * f / (static_cast<double>(l.tp) * l.pp * in.peak_flops * mfu);
   double t_tp_mb = 0;
   if (l.tp > 1 && in.intra.kind == LinkKind::kPcie) {
     const double bytes = seq * mb * m.hidden * 2.0;
@@ -88,8 +93,12 @@ Cost step_cost(const workload::Workload& w, const TrainInputs& in, const Layout&
     const double grad_bytes =
         trainable_params * 2.0 / (l.tp * l.pp) * (w.zero_stage >= 3 ? 1.5 : 1.0);
     const double buckets = std::max(1.0, std::ceil(grad_bytes / kBucketBytes));
-    c.t_dp =
-        buckets * allreduce_seconds(grad_bytes / buckets, l.dp, in.count > 1 ? in.inter : in.intra);
+    // Between VMs, the group's GPUs in one VM (tp-innermost; conservatively
+    // one with a pipeline) each drive one ring over their own NIC share.
+    const int ranks_per_vm = l.pp == 1 ? std::min(l.dp, std::max(1, in.gpus_per_vm / l.tp)) : 1;
+    const Link link =
+        in.count > 1 ? data_parallel_link(in.intra, in.inter, ranks_per_vm) : in.intra;
+    c.t_dp = buckets * allreduce_seconds(grad_bytes / buckets, l.dp, link);
   }
   // The all-reduce overlaps the backward pass (all but the forward share).
   const double fwd = 2.0 * matmul_params(m) * 1e9 + 4.0 * m.layers * m.hidden * seq;

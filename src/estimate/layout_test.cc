@@ -166,6 +166,53 @@ TEST(Interconnect, RingAllReduceIsLatencyPlusBandwidth) {
   EXPECT_TRUE(internal::inter_vm_link(vm("unknown", h100_nvl(), 2, false, 0)).assumed);
 }
 
+TEST(Interconnect, DataParallelRingsUseEveryNicOfTheVm) {
+  // ND H100 v5: 3200 Gb/s per VM, 8 GPUs -> 50 GB/s per GPU x 0.8. With all
+  // 8 GPUs of the VM in one data-parallel group NCCL runs 8 rings, one per
+  // NIC: 8 x 40 = 320 GB/s, within NVLink's 360.
+  const auto nd = vm("Standard_ND96isr_H100_v5", h100(), 8, true, 3200);
+  const internal::Link intra = internal::intra_vm_link(h100(), true);
+  const internal::Link inter = internal::inter_vm_link(nd);
+  EXPECT_NEAR(inter.gbs, 40, 1e-9);
+  EXPECT_NEAR(internal::data_parallel_link(intra, inter, 8).gbs, 320, 1e-9);
+  EXPECT_NEAR(internal::data_parallel_link(intra, inter, 1).gbs, 40, 1e-9);
+  // Never faster than the intra-VM link the rings also cross.
+  EXPECT_NEAR(internal::data_parallel_link(intra, inter, 16).gbs, intra.gbs, 1e-9);
+}
+
+TEST(Layout, PureDataParallelPaysItsAllReduceNotTheScaleLoss) {
+  // Llama 3 8B, ZeRO-3, on 4 ND H100 VMs: the fastest layout is pure data
+  // parallelism; its compute is at the MFU without the model-parallel
+  // per-doubling loss, and its all-reduce is costed on 8 NICs per VM.
+  workload::Workload w = sft("llama-3-8b", 512);
+  w.data.seq_len = 2048;
+  const auto nd = vm("Standard_ND96isr_H100_v5", h100(), 8, true, 3200);
+  internal::TrainInputs in;
+  in.peak_flops = 989.5e12;
+  in.mfu = 0.4;
+  in.model_parallel_scale = 1.25;
+  in.memory_gib = 80 * 0.95;
+  in.overhead_gib = 2;
+  in.gpus_per_vm = 8;
+  in.count = 4;
+  in.nvlink = true;
+  in.intra = internal::intra_vm_link(h100(), true);
+  in.inter = internal::inter_vm_link(nd);
+  const internal::TrainPlan t = internal::plan_training(w, in, false);
+  ASSERT_TRUE(t.fits) << t.reason;
+  ASSERT_EQ(t.layout.tp * t.layout.pp, 1);
+  ASSERT_EQ(w.method, Method::kFull);
+  const double f = internal::train_flops_per_token(w.model, 2048, w.method);
+  const double per_gpu_tokens = t.layout.grad_accum * w.data.micro_batch * 2048.0;
+  EXPECT_NEAR(t.t_compute, per_gpu_tokens * f / (989.5e12 * 0.4 * 1.25), 1e-9 * t.t_compute);
+  // 16-bit gradients x 1.5 (ZeRO-3) over 32 ranks in 25 MB buckets, at 320 GB/s.
+  const double bytes = w.model.params_b * 1e9 * 2 * 1.5;
+  const double buckets = std::ceil(bytes / 25e6);
+  const internal::Link link = internal::data_parallel_link(in.intra, in.inter, 8);
+  EXPECT_NEAR(t.t_dp, buckets * internal::allreduce_seconds(bytes / buckets, 32, link),
+              1e-9 * t.t_dp);
+}
+
 // ---- Tensor parallelism over PCIe, and the request-rate operating point ----
 
 struct TpotCheck {

@@ -18,7 +18,19 @@
 //    for it): "checkpoint-method uniform"/"full recompute" → full,
 //    "selective recompute" → selective, otherwise none;
 //  * training rows that give their pipeline depth (`pp`, with `tp`) pay
-//    the 1F1B pipeline bubble on top (pipeline_bubble() below);
+//    the 1F1B pipeline bubble on top (pipeline_bubble() below), and the
+//    per-layer fixed time of their micro-batches (micro-batch 1);
+//  * the optional `attention` column (fused | unfused) says whether the
+//    row's software materialised the s × s attention scores; blank is fused,
+//    the behaviour before the column existed (train_mfu());
+//  * training rows with tp = pp = 1 are purely data parallel: no
+//    per-doubling scale loss; each GPU runs batch ÷ gpu_count sequences as
+//    one micro-batch per step (the row's batch per GPU), pays the per-layer
+//    fixed time, the ring all-reduce of 16-bit gradients (intra-node link up
+//    to `gpus_per_node`, default 8; beyond, `node_network_gbps` per node,
+//    one NCCL ring per NIC) — in 25 MB buckets behind the backward pass, or
+//    as one buffer after it where `dp_overlap` is no — and one fused
+//    optimizer update (data_parallel_step() below);
 //  * training rows without a gpu_count (Korthikanti et al. report per model
 //    parallel group) get the smallest tensor(8) × pipeline group whose
 //    memory fits, as `estimate` would choose;
@@ -179,6 +191,66 @@ Result<double> pipeline_bubble(const Row& row, double gpus) {
   return (*pp - 1) / (micro_batches + *pp - 1);
 }
 
+// The optional `attention` column: fused (FlashAttention-style, the scores
+// stay on chip) or unfused (materialised s x s scores). Blank: fused, the
+// model's behaviour before the column existed.
+Result<bool> row_fused_attention(const Row& row) {
+  const std::string a = strings::to_lower(row.get("attention"));
+  if (a.empty() || a == "fused") return true;
+  if (a == "unfused") return false;
+  return invalid_argument("attention must be fused or unfused, not '" + a + "'");
+}
+
+// A training row that states tp = pp = 1 is purely data parallel: each GPU
+// runs batch ÷ GPUs sequences as one micro-batch per step (the row's batch
+// per GPU), then the gradient all-reduce and the optimizer update.
+struct DataParallelStep {
+  double t_compute = 0, t_allreduce = 0, t_optimizer = 0;
+};
+
+Result<DataParallelStep> data_parallel_step(const Row& row, const workload::Workload& w,
+                                            const catalog::Gpu& gpu, double gpus, double peak,
+                                            double mfu) {
+  const auto batch = row.num("batch");
+  if (!batch || *batch < gpus) return invalid_argument("tp = pp = 1 needs a batch >= gpu_count");
+  const std::string overlap = strings::to_lower(row.get("dp_overlap"));
+  if (!overlap.empty() && overlap != "yes" && overlap != "no")
+    return invalid_argument("dp_overlap must be yes or no, not '" + overlap + "'");
+  const int per_node = static_cast<int>(row.num("gpus_per_node").value_or(8));
+  if (per_node < 1) return invalid_argument("gpus_per_node must be at least 1");
+  const int dp = static_cast<int>(gpus);
+  const workload::Model& m = w.model;
+  DataParallelStep s;
+  const double f = train_flops_per_token(m, w.data.seq_len, workload::Method::kFull);
+  s.t_compute = *batch / gpus * w.data.seq_len * f / (peak * 1e12 * mfu);
+  s.t_optimizer = optimizer_step_seconds(m.params_b * 1e9, w.optimizer, gpu.memory_bw_gbs);
+  if (dp <= 1) return s;
+  const Link intra = intra_vm_link(gpu, gpu.interconnect_gbs > 0);
+  Link link = intra;
+  if (dp > per_node) {
+    const auto ib = row.num("node_network_gbps");
+    if (!ib || *ib <= 0)
+      return invalid_argument("more GPUs than gpus_per_node need node_network_gbps");
+    catalog::VmSize node;
+    node.gpu_count = per_node;
+    node.infiniband_gbps = *ib;
+    link = data_parallel_link(intra, inter_vm_link(node), per_node);
+  }
+  // 16-bit gradients. DDP (dp_overlap yes, the default) all-reduces 25 MB
+  // buckets during the backward pass; "no" (e.g. NVIDIA's BERT scripts,
+  // allreduce_post_accumulation) one flat buffer after it.
+  const double bytes = 2.0 * m.params_b * 1e9;
+  if (overlap == "no") {
+    s.t_allreduce = allreduce_seconds(bytes, dp, link);
+    return s;
+  }
+  const double buckets = std::max(1.0, std::ceil(bytes / 25e6));
+  const double t = buckets * allreduce_seconds(bytes / buckets, dp, link);
+  const double fwd = 2.0 * matmul_params(m) * 1e9 + 4.0 * m.layers * m.hidden * w.data.seq_len;
+  s.t_allreduce = std::max(0.0, t - (1.0 - fwd / f) * s.t_compute);
+  return s;
+}
+
 Result<double> predict(const Row& row, const catalog::Catalog& catalog, MaxLoadPoint* load) {
   const std::string kind = row.get("kind");
   const std::string metric = row.get("metric");
@@ -205,10 +277,26 @@ Result<double> predict(const Row& row, const catalog::Catalog& catalog, MaxLoadP
     w.data.seq_len = static_cast<int>(seq);
     double gpus = row.num("gpu_count").value_or(0);
     if (gpus <= 0) gpus = group_gpus(w, *gpu);
-    double mfu = train_mfu(peak, gpu->memory_bw_gbs, m.hidden, gpus, w.recompute, m, w.data.seq_len,
-                           workload::Method::kFull);
+    GPUPLAN_TRY(bool fused, row_fused_attention(row));
+    TrainShape shape;
+    shape.gpus = gpus;
+    shape.fused_attention = fused;
+    const auto tp = row.num("tp"), pp = row.num("pp");
+    shape.data_parallel_only = tp && pp && *tp == 1 && *pp == 1;
+    if (shape.data_parallel_only) {
+      shape.micro_batch = row.num("batch").value_or(0) / gpus;
+    } else if (tp && pp) {
+      shape.micro_batch = 1;  // as pipeline_bubble() assumes
+      shape.tp = static_cast<int>(std::max(1.0, *tp));
+    }
+    double mfu = train_mfu(peak, gpu->memory_bw_gbs, w.recompute, m, w.data.seq_len,
+                           workload::Method::kFull, shape);
     GPUPLAN_TRY(double bubble, pipeline_bubble(row, gpus));
     mfu *= 1 - bubble;
+    if (shape.data_parallel_only && mfu > 0) {
+      GPUPLAN_TRY(DataParallelStep st, data_parallel_step(row, w, *gpu, gpus, peak, mfu));
+      mfu *= st.t_compute / (st.t_compute + st.t_allreduce + st.t_optimizer);
+    }
     const double flops = train_flops_per_token(m, w.data.seq_len, workload::Method::kFull);
     const double tokens_per_gpu = peak * 1e12 * mfu / flops;
     if (metric == "model_tflops_per_gpu") return peak * mfu;

@@ -18,18 +18,29 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 // the fit minimises the worst per-metric median absolute error.
 
 // Best achievable fraction of peak for the matmuls of a training step.
-inline constexpr double kTrainMatmulEfficiency = 0.65;
+// Refitted for issue 11 (was 0.65) together with kTrainMemoryBoundWork and
+// kScaleLossPerDoubling, once, over every training row of the file, after
+// the unfused-attention, micro-batch and data-parallel terms were added.
+inline constexpr double kTrainMatmulEfficiency = 0.60;
 // Cost of the memory-bound (non-matmul) work relative to the matmuls, per
 // unit of (peak FLOP/s / memory bytes/s) / hidden: layernorm, softmax,
 // activation functions and residuals move O(h) bytes per token per layer
 // while matmuls do O(h^2) FLOPs (Korthikanti et al. 2022 §3 counts these
 // tensors), so their share grows with the GPU's FLOP:byte ratio and shrinks
-// with the hidden size. Shared by training and inference.
+// with the hidden size. kMemoryBoundWork is the inference fit (serving
+// rows); kTrainMemoryBoundWork the training one, which since issue 11 no
+// longer has to absorb materialised attention scores (charged separately
+// where the row's software stores them, kUnfusedAttentionBytesPerHeadToken).
 inline constexpr double kMemoryBoundWork = 6.25;
-// Per-GPU efficiency lost per doubling of GPUs beyond one 8-GPU node
-// (gradient all-reduce and pipeline bubbles that overlap imperfectly);
-// Megatron-LM strong scaling 96 -> 4608 H100s loses 47 -> 42 % MFU.
-inline constexpr double kScaleLossPerDoubling = 0.04;
+inline constexpr double kTrainMemoryBoundWork = 3.25;
+// Per-GPU efficiency lost per doubling of GPUs beyond one 8-GPU node by
+// model-parallel (tensor x pipeline) jobs: pipeline bubbles of interleaved
+// schedules, point-to-point and tensor-parallel traffic, and the gradient
+// all-reduce that overlap imperfectly; Megatron-LM strong scaling 96 -> 4608
+// H100s loses 47 -> 42 % MFU. Purely data-parallel runs whose layout is
+// known pay their gradient all-reduce from the links instead
+// (train_step_seconds()).
+inline constexpr double kScaleLossPerDoubling = 0.03;  // was 0.04 before issue 11
 // Inference: matmul efficiency (before the memory-bound term above), memory
 // bandwidth efficiency, fixed time per layer per forward pass (kernel
 // launches, sampling). Tensor-parallel all-reduces are not fitted: they are
@@ -37,6 +48,21 @@ inline constexpr double kScaleLossPerDoubling = 0.04;
 inline constexpr double kInferMatmulEfficiency = 0.95;
 inline constexpr double kInferBandwidthEfficiency = 0.95;
 inline constexpr double kLayerOverheadS = 80e-6;
+
+// ---- Training kernels: derived, not fitted --------------------------------
+// Attention implementations that materialise the s x s scores (everything
+// before FlashAttention, Dao et al. 2022) store 5·a·s bytes per token per
+// layer beside the 34·h of the rest of the layer (Korthikanti et al. 2022
+// §4.1, eq. 1: 2·a·s² softmax output, a·s² dropout mask, 2·a·s² dropout
+// output per sequence), and move them through memory the same way; so the
+// memory-bound work grows by 5·a·s / (34·h). Fused attention keeps the
+// scores on chip.
+inline constexpr double kUnfusedAttentionBytesPerHeadToken = 5;
+// Fixed time per layer per micro-batch of a training step: kernel launches
+// and small-kernel latency of a forward and a backward pass, the backward
+// running about twice the forward's kernels (it computes two gradients per
+// matmul, Narayanan et al. 2021 §5.1): 3 x the inference per-layer overhead.
+inline constexpr double kTrainLayerOverheadS = 3 * kLayerOverheadS;
 
 // ---- Fixed physical assumptions (sources in docs/estimator.md) -----------
 // CUDA context + NCCL buffers + allocator slack per GPU.
@@ -78,6 +104,11 @@ struct Link {
 Link intra_vm_link(const catalog::Gpu& gpu, bool nvlink);
 // Between VMs, per GPU: InfiniBand where the size has it, else its Ethernet.
 Link inter_vm_link(const catalog::VmSize& size);
+// The link a data-parallel ring all-reduce sees when `ranks_per_vm` members
+// of the group share a VM: NCCL runs one ring per NIC, so the group's bus
+// bandwidth between VMs is ranks_per_vm x the per-GPU share, at most the
+// intra-VM link's.
+Link data_parallel_link(const Link& intra, const Link& inter, int ranks_per_vm);
 // Cost of one collective as latency + bytes x seconds per byte.
 struct CollectiveCost {
   double latency_s = 0;
@@ -115,6 +146,10 @@ struct TrainPlan {
 struct TrainInputs {
   double peak_flops = 0;  // per GPU, FLOP/s
   double mfu = 0;
+  // The per-doubling loss (1 + c·log2(G/8)) that `mfu` includes: a purely
+  // data-parallel layout (tp = pp = 1) does not pay it, its gradient
+  // all-reduce being costed from the links instead.
+  double model_parallel_scale = 1;
   double memory_gib = 0;  // per GPU, usable (after headroom)
   double overhead_gib = 0;
   int gpus_per_vm = 1;
@@ -146,9 +181,35 @@ double train_flops_per_token(const workload::Model& m, int seq_len, workload::Me
 double hardware_flops_per_token(const workload::Model& m, int seq_len, workload::Method method,
                                 workload::Recompute r);
 
-// Model FLOPs utilization for training on `gpus` GPUs of this rate/bandwidth.
-double train_mfu(double peak_tflops, double bw_gbs, int hidden, double gpus, workload::Recompute r,
-                 const workload::Model& m, int seq_len, workload::Method method);
+// What train_mfu() needs to know about how a training job runs.
+struct TrainShape {
+  double gpus = 1;  // all GPUs of the job
+  // The layout is pure data parallelism (tp = pp = 1) and its gradient
+  // all-reduce is costed from the links (train_step_seconds(), or the
+  // layout search): no per-doubling scale loss.
+  bool data_parallel_only = false;
+  // Sequences per micro-batch on one model replica, 0 when unknown (then no
+  // per-micro-batch overhead is charged), and the tensor-parallel ranks that
+  // share its layers.
+  double micro_batch = 0;
+  int tp = 1;
+  // FlashAttention-style kernels (true) or materialised s x s scores.
+  bool fused_attention = true;
+};
+
+// Model FLOPs utilization for training at precision rate `peak_tflops` and
+// memory bandwidth `bw_gbs`:
+//   e / (1 + k·(peak/bw)/h·(1 + [unfused] 5·a·s/(34·h))) / scale / recompute,
+// scale = 1 + c·log2(G/8) unless data_parallel_only, then the fixed
+// per-layer time of each micro-batch (kTrainLayerOverheadS) when the
+// micro-batch is known. 0 when a rate is missing.
+double train_mfu(double peak_tflops, double bw_gbs, workload::Recompute r, const workload::Model& m,
+                 int seq_len, workload::Method method, const TrainShape& shape);
+
+// Seconds of one optimizer update of `params` (per GPU) at `bw_gbs`: a fused
+// optimizer reads and writes every byte of weights, gradients and optimizer
+// states once (16-bit weights and gradients + optimizer_bytes()).
+double optimizer_step_seconds(double params, workload::Optimizer o, double bw_gbs);
 
 // Memory per GPU for training/finetuning at a layout.
 MemoryBreakdown train_memory(const workload::Workload& w, const Layout& layout);
