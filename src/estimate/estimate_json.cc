@@ -10,6 +10,8 @@ nlohmann::ordered_json to_json(const Estimate& e) {
   j["size"] = e.size;
   j["count"] = e.count;
   j["gpus"] = e.gpus;
+  j["gpu"] = e.gpu;
+  j["gpu_count"] = e.gpu_count;
   j["fits"] = e.fits;
   j["reason"] = e.reason;
   j["layout"] = {{"tp", e.layout.tp}, {"pp", e.layout.pp}, {"dp", e.layout.dp}};

@@ -482,7 +482,7 @@ TEST(Deploy, FromAWorkloadThroughThePlannerMatchesThePlanJson) {
   const json p = json::parse(plan.out);
   int option = 0;
   for (size_t i = 0; i < p["options"].size() && option == 0; ++i) {
-    const std::string model = p["options"][i].value("gpu_model", "");
+    const std::string model = p["options"][i].value("gpu", "");
     if (model.rfind("MI", 0) != 0 && model != "V620" && model != "V710")
       option = static_cast<int>(i) + 1;
   }

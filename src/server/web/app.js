@@ -70,7 +70,7 @@ function optionRows(options) {
     const range = o.cost_low_usd !== o.cost_high_usd
       ? `<div class="why">${money(o.cost_low_usd)}–${money(o.cost_high_usd)}</div>` : "";
     const row = [`${o.rank ?? i + 1}`, `<a href="#" class="size" data-i="${i}">${esc(short(o.size))}</a>`,
-      esc(o.count), `${num(o.gpus, o.gpus % 1 ? 2 : 0)}× ${esc(o.gpu ?? o.gpu_model)}`, esc(o.region),
+      esc(o.count), `${num(o.gpus, o.gpus % 1 ? 2 : 0)}× ${esc(o.gpu)}`, esc(o.region),
       `${esc(o.pricing)} <span class="why">${esc(o.os)}${o.hybrid_benefit ? " AHB" : ""}</span>` +
         (o.spot_risk ? `<div>${riskBadge(o)}</div>` : ""),
       num(o.hours), money(o.cost_usd) + range, money(o.usd_per_hour), quotaBadge(o)];
