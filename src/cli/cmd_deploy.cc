@@ -116,6 +116,9 @@ int run_deploy(Context& ctx, const DeployFlags& f) {
     j["plan"] = spec->plan_file;
     j["option"] = spec->option_index;
     j["size"] = spec->size.name;
+    j["gpu"] = spec->size.gpu_model;
+    j["gpu_count"] = spec->size.gpu_count;
+    j["cpu_architecture"] = spec->arm64 ? "arm64" : "x64";
     j["count"] = spec->option.count;
     j["region"] = spec->option.region;
     j["pricing"] = catalog::to_string(spec->option.pricing);

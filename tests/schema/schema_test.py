@@ -79,6 +79,8 @@ COMMANDS = [
     ("stack", "stack-amd", ["stack", "--size", "Standard_ND96isr_MI300X_v5", "--json"], {1}),
     ("deploy", "deploy-plan-v1", ["deploy", "tests/data/plans/nc_h100_train.json", "--out",
                                   "{tmp}/d1", "--ssh-cidr", "203.0.113.0/24", "--json"], {0}),
+    ("deploy", "deploy-plan-v2-arm64", ["deploy", "tests/data/plans/nd_gb200_arm64.json", "--out",
+                                        "{tmp}/d3", "--ssh-cidr", "203.0.113.0/24", "--json"], {0}),
     ("deploy", "deploy-workload", ["deploy", "examples/serve-llama3-8b.yaml", "--out", "{tmp}/d2",
                                    "--ssh-cidr", "203.0.113.0/24", "--json"], {0}),
 ]
