@@ -200,7 +200,7 @@ async function runPlan(ev) {
 
 function renderEstimate(est) {
   const mem = (o) => o.memory ? Object.entries(o.memory).filter(([, v]) => v).map(([k, v]) => `${k} ${num(v)}`).join(", ") : "";
-  let html = `<h2>Estimate of ${esc(est.workload)} (${esc(est.kind)}): ${(est.options || []).filter((o) => o.fits).length} of ${(est.options || []).length} options fit</h2><div id="chart-estimate"></div>`;
+  let html = `<h2>Estimate of ${esc(est.workload && est.workload.name)} (${esc(est.workload && est.workload.kind)}): ${(est.options || []).filter((o) => o.fits).length} of ${(est.options || []).length} options fit</h2><div id="chart-estimate"></div>`;
   // What fits first, fastest first; an option that does not fit has no
   // throughput or hours (the API's zeros are shown as "—"), only its reason.
   const opts = [...(est.options || [])].sort((a, b) => (b.fits - a.fits) || (a.hours - b.hours));
