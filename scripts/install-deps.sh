@@ -11,6 +11,8 @@ packages=(
   libexpected-dev libcurl4-openssl-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   shellcheck cloud-init python3 clang-format
+  # tests/schema/schema_test.py validates every command's JSON (docs/schema/).
+  python3-jsonschema
   wrk
   # `make deb` and its test: cpack's dpkg-shlibdeps step finds ELF files with file(1).
   file

@@ -44,21 +44,11 @@
 #include <vector>
 
 #include "catalog/internal/catalog_data.h"
+#include "core/format.h"
 #include "core/strings.h"
 
 namespace gpuplan::catalog::internal {
 namespace {
-
-// "$6.98": 4 decimals, trailing zeros dropped. std::to_chars, not printf:
-// this runs ~10k times per load.
-std::string money(double v) {
-  char buf[48];
-  auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, 4);
-  std::string s(buf, res.ptr);
-  while (!s.empty() && s.back() == '0') s.pop_back();
-  if (!s.empty() && s.back() == '.') s.push_back('0');
-  return "$" + s;
-}
 
 std::string percent(double fraction) {
   char buf[48];
@@ -292,7 +282,6 @@ EstimateRule::EstimateRule(Kind kind, std::shared_ptr<const internal::PricingRul
       base_listed_(base_listed) {}
 
 std::string EstimateRule::text() const {
-  using internal::money;
   using internal::percent;
   if (kind_ == Kind::kNone || !rule_) return "";
   const internal::PricingRule& r = *rule_;
@@ -300,19 +289,20 @@ std::string EstimateRule::text() const {
     case Kind::kNone:
       break;
     case Kind::kWindowsPayg:
-      return "linux payg " + money(base_usd_per_hour_) + " + " + money(r.value) + "/vCPU-h x " +
-             std::to_string(vcpus_) + " vCPU Windows licence (" + r.source + ")";
+      return "linux payg " + format::usd(base_usd_per_hour_) + " + " + format::usd(r.value) +
+             "/vCPU-h x " + std::to_string(vcpus_) + " vCPU Windows licence (" + r.source + ")";
     case Kind::kWindowsSpot:
-      return "linux spot " + money(base_usd_per_hour_) + " + " + money(r.value) + "/vCPU-h x " +
-             std::to_string(vcpus_) + " vCPU Windows spot licence (" + r.source + ")";
+      return "linux spot " + format::usd(base_usd_per_hour_) + " + " + format::usd(r.value) +
+             "/vCPU-h x " + std::to_string(vcpus_) + " vCPU Windows spot licence (" + r.source +
+             ")";
     case Kind::kCommitment:
-      return "linux payg " + money(base_usd_per_hour_) + " x (1 - " + percent(r.value) + ") " +
-             std::string(to_string(pricing_)) + " discount, " + internal::rule_scope(r) + " (" +
-             r.source + ")";
+      return "linux payg " + format::usd(base_usd_per_hour_) + " x (1 - " + percent(r.value) +
+             ") " + std::string(to_string(pricing_)) + " discount, " + internal::rule_scope(r) +
+             " (" + r.source + ")";
     case Kind::kWindowsCommitment:
-      return std::string(to_string(pricing_)) + " linux " + money(base_usd_per_hour_) + " (" +
-             (base_listed_ ? "listed" : "estimated") + ") + " + money(r.value) + "/vCPU-h x " +
-             std::to_string(vcpus_) +
+      return std::string(to_string(pricing_)) + " linux " + format::usd(base_usd_per_hour_) + " (" +
+             (base_listed_ ? "listed" : "estimated") + ") + " + format::usd(r.value) +
+             "/vCPU-h x " + std::to_string(vcpus_) +
              " vCPU Windows licence at payg, which commitments do not cover (" + r.source + ")";
   }
   return "";

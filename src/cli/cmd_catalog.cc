@@ -20,6 +20,7 @@
 #include "cli/command.h"
 #include "cli/number_flags.h"
 #include "core/csv.h"
+#include "core/format.h"
 #include "core/strings.h"
 #include "core/text_table.h"
 
@@ -93,16 +94,6 @@ Result<CatalogQuery> to_query(const CatalogFlags& f) {
   return q;
 }
 
-// Numbers as the table shows them: up to `digits` decimals, no trailing zeros.
-std::string num(double v, int digits) {
-  std::string s = strings::fixed(v, digits);
-  if (s.find('.') != std::string::npos) {
-    while (s.back() == '0') s.pop_back();
-    if (s.back() == '.') s.pop_back();
-  }
-  return s;
-}
-
 std::string short_size(const std::string& name) {
   return strings::starts_with_icase(name, "Standard_") ? name.substr(9) : name;
 }
@@ -154,6 +145,13 @@ nlohmann::ordered_json row_json(const CatalogRow& r, const CatalogQuery& q,
   return j;
 }
 
+// Money without "$" (the column headers name the unit).
+std::string bare_money(double v) {
+  return format::number(v, format::Kind::kMoney, format::Form::kCsv);
+}
+
+// CSV rounds as text does (docs/json.md): money to cents, or three
+// significant digits below ten cents; --json has the full figures.
 void print_csv(std::ostream& out, const std::vector<CatalogRow>& rows, const CatalogQuery& q) {
   out << "size,series,gpu,gpu_count,gpu_memory_gib,vcpus,memory_gib,region,pricing,os,"
          "usd_per_hour,usd_per_gpu_hour,as_of,estimated,rule,source,note,"
@@ -164,21 +162,21 @@ void print_csv(std::ostream& out, const std::vector<CatalogRow>& rows, const Cat
         s.name,
         s.series,
         s.gpu_model,
-        num(s.gpu_count, 4),
-        num(s.gpu_memory_gib, 2),
+        format::trimmed(s.gpu_count, 4),
+        format::trimmed(s.gpu_memory_gib, 2),
         std::to_string(s.vcpus),
-        num(s.memory_gib, 2),
+        format::trimmed(s.memory_gib, 2),
         r.region,
         std::string(catalog::to_string(q.pricing)),
         std::string(catalog::to_string(q.os)),
-        r.usd_per_hour ? num(*r.usd_per_hour, 6) : "",
-        r.usd_per_gpu_hour ? num(*r.usd_per_gpu_hour, 6) : "",
+        r.usd_per_hour ? bare_money(*r.usd_per_hour) : "",
+        r.usd_per_gpu_hour ? bare_money(*r.usd_per_gpu_hour) : "",
         r.offer ? r.offer->as_of : "",
         r.offer && r.offer->estimated ? "true" : "false",
         r.offer && r.offer->estimated ? r.offer->rule.text() : "",
         r.offer ? r.offer->source : "",
         r.note,
-        r.quota_headroom_vcpus ? num(*r.quota_headroom_vcpus, 0) : "",
+        r.quota_headroom_vcpus ? format::trimmed(*r.quota_headroom_vcpus, 0) : "",
         r.restricted ? "true" : "false",
         std::string(catalog::to_string(s.status)),
         s.status_date,
@@ -219,19 +217,19 @@ std::string render_table(const std::vector<CatalogRow>& rows, bool with_quota, b
     cells.push_back(short_size(s.name) + (r.restricted ? " (R)" : "") +
                     (s.status == catalog::SizeStatus::kRetired ? " (retired)" : ""));
     cells.push_back(s.series);
-    cells.push_back(num(s.gpu_count, 4) + "x " + s.gpu_model);
-    cells.push_back(num(s.gpu_memory_gib, 1));
+    cells.push_back(format::trimmed(s.gpu_count, 4) + "x " + s.gpu_model);
+    cells.push_back(format::trimmed(s.gpu_memory_gib, 1));
     cells.push_back(std::to_string(s.vcpus));
-    cells.push_back(num(s.memory_gib, 1));
+    cells.push_back(format::trimmed(s.memory_gib, 1));
     cells.push_back(r.region.empty()
                         ? "-"
                         : r.region +
                               (r.region_access == catalog::RegionAccess::kRestricted ? "*" : ""));
     const char* mark = r.offer && r.offer->estimated ? "~" : "";
-    cells.push_back(r.usd_per_hour ? mark + strings::fixed(*r.usd_per_hour, 3) : "-");
-    cells.push_back(r.usd_per_gpu_hour ? mark + strings::fixed(*r.usd_per_gpu_hour, 3) : "-");
+    cells.push_back(r.usd_per_hour ? mark + bare_money(*r.usd_per_hour) : "-");
+    cells.push_back(r.usd_per_gpu_hour ? mark + bare_money(*r.usd_per_gpu_hour) : "-");
     if (with_quota) {
-      cells.push_back(r.quota_headroom_vcpus ? num(*r.quota_headroom_vcpus, 0) : "-");
+      cells.push_back(r.quota_headroom_vcpus ? format::trimmed(*r.quota_headroom_vcpus, 0) : "-");
     }
     if (with_as_of) cells.push_back(r.offer ? r.offer->as_of : "-");
     t.add_row(std::move(cells));
@@ -427,9 +425,10 @@ void print_regions(std::ostream& out, const std::vector<catalog::RegionSummary>&
       cells.push_back(i == 0 ? r.region + mark : "");
       cells.push_back(i == 0 ? std::to_string(r.sizes) : "");
       if (with_quota) {
-        cells.push_back(i == 0 && r.total_headroom_vcpus ? num(*r.total_headroom_vcpus, 0)
-                                                         : (i == 0 ? "-" : ""));
-        cells.push_back(i == 0 && r.spot_headroom_vcpus ? num(*r.spot_headroom_vcpus, 0)
+        cells.push_back(i == 0 && r.total_headroom_vcpus
+                            ? format::trimmed(*r.total_headroom_vcpus, 0)
+                            : (i == 0 ? "-" : ""));
+        cells.push_back(i == 0 && r.spot_headroom_vcpus ? format::trimmed(*r.spot_headroom_vcpus, 0)
                                                         : (i == 0 ? "-" : ""));
       }
       cells.push_back(lines[i]);
@@ -561,9 +560,9 @@ void add_catalog_commands(CLI::App& app, Context& ctx) {
           j["region_access"] = catalog::to_string(r.access);
           j["gpu_models"] = r.gpu_models;
           j["sizes"] = r.sizes;
-          j["total_headroom_vcpus"] =
+          j["quota_headroom_vcpus"] =
               r.total_headroom_vcpus ? nlohmann::ordered_json(*r.total_headroom_vcpus) : nullptr;
-          j["spot_headroom_vcpus"] =
+          j["spot_quota_headroom_vcpus"] =
               r.spot_headroom_vcpus ? nlohmann::ordered_json(*r.spot_headroom_vcpus) : nullptr;
           arr.push_back(std::move(j));
         }

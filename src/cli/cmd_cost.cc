@@ -14,6 +14,7 @@
 #include "cli/choices.h"
 #include "cli/command.h"
 #include "cli/number_flags.h"
+#include "core/format.h"
 #include "core/strings.h"
 #include "core/text_table.h"
 #include "cost/cost.h"
@@ -72,9 +73,8 @@ void print(std::ostream& os, const cost::SizeCost& sc, const std::string& not_re
                                 : strings::fixed(*r.break_even_utilization * 100, 0) + "%")
                          : "-";
     std::string price = b.quote.estimated ? "estimated" : "listed " + b.quote.as_of;
-    t.add_row({name, strings::fixed(b.quote.compute_usd_per_hour + b.quote.licence_usd_per_hour, 3),
-               cost::format_usd(b.numbers.total_usd), strings::fixed(b.numbers.usd_per_hour, 3), be,
-               price});
+    t.add_row({name, format::usd(b.quote.compute_usd_per_hour + b.quote.licence_usd_per_hour),
+               format::usd(b.numbers.total_usd), format::usd(b.numbers.usd_per_hour), be, price});
   }
   std::vector<std::string> dropped;
   os << t.render_fitting(width, kDropOrder, &dropped);

@@ -71,25 +71,23 @@ struct DeployFlags {
 };
 
 // The plan: PLAN.json as written by `gpuplan plan --json`, or a workload
-// planned here with the planner's defaults.
-Result<deploy::PlanDocument> read_plan(const Context& ctx, const std::string& input,
-                                       const catalog::Catalog& cat) {
+// planned here with the planner's defaults, handed over as it is.
+Result<deploy::PlanDocument> read_plan(const std::string& input, const catalog::Catalog& cat) {
   if (strings::ends_with(strings::to_lower(input), ".json")) {
     GPUPLAN_TRY(std::string text, files::read_text(input));
     return deploy::parse_plan_json(text, input);
   }
-  (void)ctx;
   GPUPLAN_TRY(workload::Workload w, workload::parse_file(input));
   GPUPLAN_TRY(cost::Rates rates, cost::Rates::load_embedded());
   GPUPLAN_TRY(plan::Plan p, plan::make_plan(w, cat, rates, plan::PlanOptions{}));
-  return deploy::parse_plan_json(plan::to_json(p).dump(), input);
+  return deploy::plan_document(p, input);
 }
 
 int run_deploy(Context& ctx, const DeployFlags& f) {
   // 1. The catalog and the plan.
   auto cat = load_catalog(ctx);
   if (!cat) return report(ctx, cat.error());
-  auto plan = read_plan(ctx, f.input, **cat);
+  auto plan = read_plan(f.input, **cat);
   if (!plan) return report(ctx, plan.error());
   // 2. Decide the deployment (validates SSH, dates, the option, the stack).
   auto matrix = deploy::embedded_stack_matrix();
@@ -118,6 +116,9 @@ int run_deploy(Context& ctx, const DeployFlags& f) {
     j["plan"] = spec->plan_file;
     j["option"] = spec->option_index;
     j["size"] = spec->size.name;
+    j["gpu"] = spec->size.gpu_model;
+    j["gpu_count"] = spec->size.gpu_count;
+    j["cpu_architecture"] = spec->arm64 ? "arm64" : "x64";
     j["count"] = spec->option.count;
     j["region"] = spec->option.region;
     j["pricing"] = catalog::to_string(spec->option.pricing);
@@ -174,7 +175,7 @@ void add_deploy_commands(CLI::App& app, Context& ctx) {
   stack->add_option("--os", sf->os, "linux or windows")
       ->capture_default_str()
       ->check(one_of("OS", os_names()));
-  stack->add_flag("--json", sf->json, "Print JSON (schema gpuplan.stack/1)");
+  stack->add_flag("--json", sf->json, "Print JSON (schema gpuplan.stack/2)");
   stack->callback([sf, &ctx] { ctx.action = [sf, &ctx] { return run_stack(ctx, *sf); }; });
 
   // ---- gpuplan deploy

@@ -78,7 +78,7 @@ void add_doctor_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--expect-cuda", f->expect_cuda,
                   "CUDA X.Y the software needs; the driver must be new enough for it");
   cmd->add_flag("--no-bandwidth", f->no_bandwidth, "Skip the copy-bandwidth probe");
-  cmd->add_flag("--json", f->json, "Print JSON (schema gpuplan.doctor/1)");
+  cmd->add_flag("--json", f->json, "Print JSON (schema gpuplan.doctor/2)");
   cmd->callback([f, &ctx] { ctx.action = [f, &ctx] { return run_doctor(ctx, *f); }; });
 }
 

@@ -15,6 +15,7 @@
 #include "cli/choices.h"
 #include "cli/command.h"
 #include "core/csv.h"
+#include "core/format.h"
 #include "core/strings.h"
 #include "core/text_table.h"
 #include "estimate/estimate.h"
@@ -36,22 +37,6 @@ struct EstimateFlags {
 
 std::string short_size(const std::string& name) {
   return strings::starts_with_icase(name, "Standard_") ? name.substr(9) : name;
-}
-
-std::string num(double v, int digits) {
-  std::string s = fixed(v, digits);
-  if (s.find('.') != std::string::npos) {
-    while (s.back() == '0') s.pop_back();
-    if (s.back() == '.') s.pop_back();
-  }
-  return s;
-}
-
-// Significant digits for throughput-like numbers.
-std::string sig(double v) {
-  if (v >= 1000) return fixed(v, 0);
-  if (v >= 10) return fixed(v, 1);
-  return fixed(v, 2);
 }
 
 std::string layout_text(const Estimate& e) {
@@ -80,23 +65,23 @@ struct Layout {
 void print_header(std::ostream& out, const workload::Workload& w, const Layout& lay) {
   std::string h = "Workload " + w.name + ": " + std::string(workload::to_string(w.kind));
   if (w.kind != workload::Kind::kBatch) {
-    h += ", " + w.model.name + " (" + num(w.model.params_b, 2) + " B params), " +
+    h += ", " + w.model.name + " (" + format::trimmed(w.model.params_b, 2) + " B params), " +
          std::string(workload::to_string(w.precision));
   }
   switch (w.kind) {
     case workload::Kind::kTrain:
     case workload::Kind::kFinetune:
-      h += ", " + num(w.total_tokens() / 1e9, 3) + " B tokens";
+      h += ", " + format::trimmed(w.total_tokens() / 1e9, 3) + " B tokens";
       break;
     case workload::Kind::kInfer:
-      h += ", " + num(w.serving.request_rate, 2) + " req/s";
+      h += ", " + format::trimmed(w.serving.request_rate, 2) + " req/s";
       break;
     case workload::Kind::kBatch:
-      h += ", " + num(w.data.items.value_or(0), 0) + " items";
+      h += ", " + format::trimmed(w.data.items.value_or(0), 0) + " items";
       break;
   }
   if (w.constraints.deadline_hours)
-    h += ", deadline " + num(*w.constraints.deadline_hours, 1) + " h";
+    h += ", deadline " + format::trimmed(*w.constraints.deadline_hours, 1) + " h";
   out << wrap_text(h, lay.width, 0, 2) << "\n";
 }
 
@@ -115,7 +100,8 @@ void print_one(std::ostream& out, const workload::Workload& w, const Estimate& e
   auto field = [&](const std::string& label, const std::string& text) {
     out << wrap_text(label + std::string(13 - label.size(), ' ') + text, lay.width, 0, 13);
   };
-  field("Size:", e.size + " x" + std::to_string(e.count) + " (" + num(e.gpus, 4) + " GPUs)");
+  field("Size:",
+        e.size + " x" + std::to_string(e.count) + " (" + format::trimmed(e.gpus, 4) + " GPUs)");
   field("Fits:", e.fits ? "yes" : "no: " + e.reason);
   field("Layout:", layout_text(e));
   field("Memory/GPU:",
@@ -124,17 +110,17 @@ void print_one(std::ostream& out, const workload::Workload& w, const Estimate& e
             fixed(e.memory.gradients, 1) + ", optimizer " + fixed(e.memory.optimizer, 1) +
             ", activations " + fixed(e.memory.activations, 1) + ", KV cache " +
             fixed(e.memory.kv_cache, 1) + ", overhead " + fixed(e.memory.overhead, 1) + ")");
-  std::string tput = sig(e.throughput) + " " + e.throughput_unit;
+  std::string tput = format::rate(e.throughput) + " " + e.throughput_unit;
   if (e.mfu > 0) tput += " (MFU " + fixed(e.mfu * 100, 1) + " %)";
   field("Throughput:", tput);
   if (e.serving) {
     const auto& sv = *e.serving;
     field("Serving:",
           std::to_string(sv.replicas) + " replica(s) of " + std::to_string(sv.gpus_per_replica) +
-              " GPU(s); needs " + std::to_string(sv.replicas_needed) +
-              " replica(s) = " + std::to_string(sv.vms_needed) + " VM(s); " +
-              fixed(sv.capacity_rps_per_replica, 2) + " req/s per replica at batch " +
-              num(sv.batch_at_slo, 0) + " (KV cache holds " + num(sv.max_batch, 0) + "); TTFT " +
+              " GPU(s); needs " + std::to_string(sv.replicas_needed) + " replica(s) = " +
+              std::to_string(sv.vms_needed) + " VM(s); " + fixed(sv.capacity_rps_per_replica, 2) +
+              " req/s per replica at batch " + format::trimmed(sv.batch_at_slo, 0) +
+              " (KV cache holds " + format::trimmed(sv.max_batch, 0) + "); TTFT " +
               fixed(sv.ttft_ms, 0) + " ms, TPOT " + fixed(sv.tpot_ms, 1) + " ms");
   }
   field("Hours:", fixed(e.hours, 1) + (e.serving ? " (serving duration)" : ""));
@@ -167,9 +153,10 @@ void print_all(std::ostream& out, const workload::Workload& w, const std::vector
   for (const Estimate& e : all) {
     if (!e.fits) continue;
     ++fits;
-    t.add_row({short_size(e.size), std::to_string(e.count), num(e.gpus, 2), layout_text(e),
+    t.add_row({short_size(e.size), std::to_string(e.count), format::trimmed(e.gpus, 2),
+               layout_text(e),
                fixed(e.memory_needed_gib, 1) + "/" + fixed(e.memory_available_gib, 0),
-               sig(e.throughput), fixed(e.hours, 1)});
+               format::rate(e.throughput), fixed(e.hours, 1)});
   }
   if (fits) {
     out << wrap_text("Fits (" + std::to_string(fits) + " sizes, smallest VM count" +
@@ -212,8 +199,8 @@ void print_quiet(std::ostream& out, const std::vector<Estimate>& all) {
     out << "does not fit: " << e.reason << "\n";
     return;
   }
-  out << fixed(e.hours, 1) << " h on " << e.size << " x" << e.count << " (" << sig(e.throughput)
-      << " " << e.throughput_unit << ")\n";
+  out << fixed(e.hours, 1) << " h on " << e.size << " x" << e.count << " ("
+      << format::rate(e.throughput) << " " << e.throughput_unit << ")\n";
 }
 
 int run_estimate(Context& ctx, const EstimateFlags& f) {
@@ -305,7 +292,7 @@ int run_validate(Context& ctx, const EstimateFlags& f) {
     t.add_column("ERROR %", TextTable::Align::kRight);
     for (const auto& r : v->rows) {
       if (r.metric != s.metric) continue;
-      t.add_row({r.id, sig(r.predicted), sig(r.published),
+      t.add_row({r.id, format::rate(r.predicted), format::rate(r.published),
                  (r.error_percent >= 0 ? "+" : "") + fixed(r.error_percent, 1)});
     }
     ctx.out << s.metric << ":\n" << t.render() << "\n";

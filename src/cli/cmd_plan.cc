@@ -13,6 +13,7 @@
 #include "cli/choices.h"
 #include "cli/command.h"
 #include "cli/number_flags.h"
+#include "core/format.h"
 #include "core/strings.h"
 #include "core/text_table.h"
 #include "cost/cost.h"
@@ -134,7 +135,7 @@ std::string hours_cell(double h) { return strings::fixed(h, h >= 100 ? 0 : 1); }
 
 std::string money(double usd) {
   // Whole dollars above $1,000 keep the table narrow.
-  std::string s = cost::format_usd(usd);
+  std::string s = format::usd(usd);
   if (usd >= 1000) s = s.substr(0, s.size() - 3);
   return s;
 }
@@ -167,7 +168,8 @@ std::string options_table(const std::vector<plan::Option>& options, bool details
       if (pricing) row.push_back(std::string(catalog::to_string(o.pricing)));
       row.push_back(hours_cell(o.hours));
       row.push_back(money(o.cost_usd));
-      if (per_gpu) row.push_back(strings::fixed(o.usd_per_gpu_hour, 2));
+      if (per_gpu)
+        row.push_back(format::number(o.usd_per_gpu_hour, format::Kind::kMoney, format::Form::kCsv));
       t.add_row(row);
     }
     return t.render();
@@ -263,7 +265,7 @@ void print_plan(std::ostream& os, const plan::Plan& p) {
     for (const cost::CostLine& l : best.lines) {
       std::string head =
           "  " + l.name + std::string(l.name.size() < 24 ? 24 - l.name.size() : 1, ' ');
-      std::string amount = cost::format_usd(l.usd);
+      std::string amount = format::usd(l.usd);
       os << head << std::string(amount.size() < 12 ? 12 - amount.size() : 0, ' ') << amount << "\n";
       os << wrap(l.assumption, 6);
     }
@@ -329,7 +331,8 @@ void print_plan(std::ostream& os, const plan::Plan& p) {
 // --quiet: the chosen option, one line: size, VMs, region, pricing, hours, cost.
 void print_quiet(std::ostream& os, const plan::Option& o) {
   os << o.size << " x" << o.count << " " << o.region << " " << catalog::to_string(o.pricing) << " "
-     << hours_cell(o.hours) << " h " << strings::fixed(o.cost_usd, 2) << " USD\n";
+     << hours_cell(o.hours) << " h "
+     << format::number(o.cost_usd, format::Kind::kMoney, format::Form::kCsv) << " USD\n";
 }
 
 // How old the prices behind the ranked options are (catalog/freshness.h):

@@ -12,6 +12,7 @@
 
 #include "cli/command.h"
 #include "core/files.h"
+#include "core/format.h"
 #include "core/strings.h"
 #include "core/text_table.h"
 #include "cost/cost.h"
@@ -29,10 +30,7 @@ struct ReportFlags {
   report::AnomalyRule rule;
 };
 
-std::string money(double v) { return cost::format_usd(v); }
-std::string per_hour(const std::optional<double>& v) {
-  return v ? "$" + strings::fixed(*v, 2) : "-";
-}
+std::string per_hour(const std::optional<double>& v) { return v ? format::usd(*v) : "-"; }
 
 Result<report::Options> options(const ReportFlags& f) {
   report::Options o;
@@ -83,8 +81,8 @@ void print_vms(std::ostream& os, const report::Report& r, size_t width) {
       row.push_back(std::to_string(v.days_running));
       row.push_back(strings::fixed(v.hours_billed, 0));
       for (int i = 0; i < 3; ++i)
-        if (all_categories || used[i]) row.push_back(money(v.usd_by_category[i]));
-      row.push_back(money(v.usd_total));
+        if (all_categories || used[i]) row.push_back(format::usd(v.usd_by_category[i]));
+      row.push_back(format::usd(v.usd_total));
       row.push_back(per_hour(v.effective_usd_per_gpu_hour));
       if (list) row.push_back(per_hour(v.list_usd_per_gpu_hour));
       t.add_row(std::move(row));
@@ -109,7 +107,7 @@ void print_commitments(std::ostream& os, const report::Report& r) {
     t.add_row({c.name.empty() ? c.id : c.name, c.type, c.size.empty() ? "-" : c.size,
                strings::fixed(c.used_hours, 0),
                c.utilization ? strings::fixed(*c.utilization * 100, 0) + "%" : "unknown",
-               money(c.unused_usd)});
+               format::usd(c.unused_usd)});
   }
   os << t.render();
 }
@@ -118,10 +116,10 @@ void print(std::ostream& os, const report::Report& r, size_t width) {
   std::ostringstream head;
   head << r.file << ": " << (r.format == report::ExportFormat::kFocus ? "FOCUS" : "Azure cost")
        << " export, " << r.rows << " rows, " << r.first_day << " .. " << r.last_day << "; total "
-       << money(r.usd_total) << " ("
+       << format::usd(r.usd_total) << " ("
        << (r.format == report::ExportFormat::kFocus ? "EffectiveCost" : "cost column") << ")"
        << (r.currency.empty() || r.currency == "USD" ? "" : " " + r.currency) << ", GPU VMs "
-       << money(r.usd_gpu_vms);
+       << format::usd(r.usd_gpu_vms);
   os << wrap_text(head.str(), width, 0, 2);
   if (r.plan) {
     std::ostringstream plan;
@@ -189,7 +187,7 @@ void add_report_command(CLI::App& app, Context& ctx) {
         ctx.out << report::to_json(*r).dump(2) << "\n";
       } else if (ctx.verbosity == Verbosity::kQuiet) {
         // The answer: what was billed, and how many findings need a look.
-        ctx.out << money(r->usd_total) << " total, " << r->findings.size()
+        ctx.out << format::usd(r->usd_total) << " total, " << r->findings.size()
                 << (r->findings.size() == 1 ? " finding" : " findings") << "\n";
       } else {
         print(ctx.out, *r, ctx.width);

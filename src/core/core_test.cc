@@ -1,3 +1,4 @@
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -7,6 +8,7 @@
 #include "core/csv.h"
 #include "core/dates.h"
 #include "core/files.h"
+#include "core/format.h"
 #include "core/names.h"
 #include "core/result.h"
 #include "core/strings.h"
@@ -269,7 +271,7 @@ TEST(Strings, Utf8ValidationFollowsRfc3629) {
 }
 
 // `cost --hours 1e300` once exited 4: fixed() cut the text at 64 bytes and
-// format_usd found no decimal point.
+// the money formatter found no decimal point.
 TEST(Json, NumbersBeyondADoubleAreAnErrorWithTheirPlace) {
   auto j = files::parse_json("{\n  \"count\": 1e400\n}", "p.json");
   ASSERT_FALSE(j);
@@ -289,6 +291,39 @@ TEST(Csv, IntegersBeyondTwoToThe53AreRefused) {
 TEST(Strings, FixedPrintsHugeNumbersWhole) {
   EXPECT_EQ(strings::fixed(1e300, 2).size(), 301u + 3u);
   EXPECT_EQ(strings::fixed(2.5, 1), "2.5");
+}
+
+// The one rounding rule of text and CSV (core/format.h; docs/json.md).
+TEST(Format, MoneyIsCentsOrThreeSignificantDigitsBelowTenCents) {
+  using format::Form;
+  using format::Kind;
+  EXPECT_EQ(format::usd(1234.5), "$1,234.50");
+  EXPECT_EQ(format::usd(1234567.891), "$1,234,567.89");
+  EXPECT_EQ(format::usd(0), "$0.00");
+  EXPECT_EQ(format::usd(6.98), "$6.98");
+  EXPECT_EQ(format::usd(0.5), "$0.50");
+  EXPECT_EQ(format::usd(0.748), "$0.75");  // cents from ten cents up
+  // A spot hour of a small size, a sub-cent amount: never "$0.05" or "$0.00".
+  EXPECT_EQ(format::usd(0.052612), "$0.0526");
+  EXPECT_EQ(format::usd(0.001234), "$0.00123");
+  EXPECT_EQ(format::usd(-12.346), "-$12.35");
+  EXPECT_EQ(format::usd(-0.004), "-$0.004");
+  EXPECT_EQ(format::usd(-0.001), "-$0.001");
+  EXPECT_EQ(format::number(1234.567, Kind::kMoney, Form::kCsv), "1234.57");
+  EXPECT_EQ(format::number(0.052612, Kind::kMoney, Form::kCsv), "0.0526");
+  EXPECT_EQ(format::number(std::nan(""), Kind::kMoney), "nan");
+}
+
+TEST(Format, RatesKeepThreeSignificantDigitsAndTheirWholePart) {
+  EXPECT_EQ(format::rate(12345.678), "12346");
+  EXPECT_EQ(format::rate(98.34), "98.3");
+  EXPECT_EQ(format::rate(1.5), "1.5");
+  EXPECT_EQ(format::rate(0.012345), "0.0123");
+  EXPECT_EQ(format::rate(0), "0");
+  EXPECT_EQ(format::rate(-0.0001), "-0.0001");
+  EXPECT_EQ(format::trimmed(13.950, 2), "13.95");
+  EXPECT_EQ(format::trimmed(48.0, 2), "48");
+  EXPECT_EQ(format::trimmed(-0.001, 2), "0");
 }
 
 }  // namespace

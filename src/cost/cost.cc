@@ -67,16 +67,6 @@ namespace gpuplan::cost {
 
 namespace internal {
 
-std::string hrs(double h) {
-  std::string s = strings::fixed(h, 2);
-  while (s.find('.') != std::string::npos && (s.back() == '0' || s.back() == '.')) {
-    bool dot = s.back() == '.';
-    s.pop_back();
-    if (dot) break;
-  }
-  return s;
-}
-
 std::string cite(const Rate& r, bool fell_back, std::string_view region) {
   std::string s = r.source;
   if (!r.as_of.empty()) s += ", " + r.as_of;
@@ -100,7 +90,6 @@ double tiered(double amount, const std::vector<Tier>& tiers) {
 
 using internal::hrs;
 using internal::is_commitment;
-using internal::num;
 using internal::rate_text;
 
 namespace {
@@ -267,13 +256,14 @@ CostBreakdown breakdown(const PriceQuote& q, const Usage& u, const HoursModel& h
                          hrs(work) + " h of work (" + price_src + ")"});
   if (is_commitment(q.pricing)) {
     std::string how = u.utilization
-                          ? "utilization " + num(util * 100, 1) + "% of the term (given)"
+                          ? "utilization " + strings::fixed(util * 100, 1) + "% of the term (given)"
                           : "bought for this work only: " + hrs(h.billed_hours) + " h of the " +
-                                num(catalog::commitment_hours(q.pricing), 0) +
+                                strings::fixed(catalog::commitment_hours(q.pricing), 0) +
                                 " h term used, the rest is paid anyway";
     b.lines.push_back({"unused commitment", c.unused_commitment_usd,
                        vms + " x " + rate_text(q.compute_usd_per_hour) + " x " +
-                           hrs(h.billed_hours) + " h x (1/" + num(util, 4) + " - 1); " + how});
+                           hrs(h.billed_hours) + " h x (1/" + strings::fixed(util, 4) + " - 1); " +
+                           how});
   }
   if (u.os == catalog::Os::kWindows) {
     std::string basis = q.licence_basis.empty() ? "included" : q.licence_basis;
@@ -288,19 +278,21 @@ CostBreakdown breakdown(const PriceQuote& q, const Usage& u, const HoursModel& h
     double loss = u.eviction.restart_hours + u.eviction.checkpoint_interval_hours / 2.0;
     std::string text;
     if (!u.eviction.stretches_hours) {
-      text = "serving: " + num(h.expected_evictions, 2) + " expected evictions drop capacity for " +
-             hrs(u.eviction.restart_hours) + " h each (an SLO risk, not extra hours)";
+      text = "serving: " + strings::fixed(h.expected_evictions, 2) +
+             " expected evictions drop capacity for " + hrs(u.eviction.restart_hours) +
+             " h each (an SLO risk, not extra hours)";
     } else {
-      text =
-          vms + " x " + rate_text(with_lic) + " x " +
-          hrs(std::max(0.0, h.wall_hours - setup - work)) + " h: " + num(h.expected_evictions, 2) +
-          " expected evictions at " + num(u.eviction.rate_per_hour, 3) + "/VM-h" +
-          (u.eviction.gang && u.count > 1
-               ? " (any of " + std::to_string(u.count) + " VMs stops the job)"
-               : "") +
-          ", each losing " + hrs(loss) + " h (restart " + hrs(u.eviction.restart_hours) +
-          " h + half a " + hrs(u.eviction.checkpoint_interval_hours) + " h checkpoint interval)" +
-          (h.finishes ? "" : "; the work never finishes at this rate");
+      text = vms + " x " + rate_text(with_lic) + " x " +
+             hrs(std::max(0.0, h.wall_hours - setup - work)) +
+             " h: " + strings::fixed(h.expected_evictions, 2) + " expected evictions at " +
+             strings::fixed(u.eviction.rate_per_hour, 3) + "/VM-h" +
+             (u.eviction.gang && u.count > 1
+                  ? " (any of " + std::to_string(u.count) + " VMs stops the job)"
+                  : "") +
+             ", each losing " + hrs(loss) + " h (restart " + hrs(u.eviction.restart_hours) +
+             " h + half a " + hrs(u.eviction.checkpoint_interval_hours) +
+             " h checkpoint interval)" +
+             (h.finishes ? "" : "; the work never finishes at this rate");
     }
     if (!u.eviction.basis.empty()) text += "; rate: " + u.eviction.basis;
     b.lines.push_back({"spot eviction overhead", c.eviction_usd, text});
@@ -309,11 +301,11 @@ CostBreakdown breakdown(const PriceQuote& q, const Usage& u, const HoursModel& h
     // Under a minute of rounding reads in seconds ("0.9 s"), not as "0 h".
     const double extra_h = h.billed_hours - h.wall_hours;
     const std::string extra =
-        extra_h < 1.0 / 60 ? num(extra_h * 3600, 1) + " s" : hrs(extra_h) + " h";
+        extra_h < 1.0 / 60 ? strings::fixed(extra_h * 3600, 1) + " s" : hrs(extra_h) + " h";
     b.lines.push_back({"billing minimum", c.billing_rounding_usd,
                        vms + " x " + rate_text(with_lic) + " x " + extra +
-                           ": per-second billing with a " + num(u.billing_minimum_seconds, 0) +
-                           " s minimum per launch"});
+                           ": per-second billing with a " +
+                           strings::fixed(u.billing_minimum_seconds, 0) + " s minimum per launch"});
   }
   if (!u.os_disk_tier.empty()) {
     b.lines.push_back({"os disk", c.os_disk_usd,
@@ -382,6 +374,8 @@ Result<SizeCost> cost_size(const catalog::Catalog& catalog, const Rates& rates,
   u.eviction.rate_high_per_hour = 0;
   SizeCost out;
   out.size = size.name;
+  out.gpu = size.gpu_model;
+  out.gpu_count = size.gpu_count;
   out.region = std::string(region);
   out.os = os;
   out.hybrid_benefit = hybrid_benefit;
@@ -394,7 +388,8 @@ Result<SizeCost> cost_size(const catalog::Catalog& catalog, const Rates& rates,
     u.work_hours = *utilization * kHoursPerMonth;
     u.utilization = *utilization;
     out.utilization = utilization;
-    out.assumptions.push_back({"hours", hrs(u.work_hours) + " h = " + num(*utilization * 100, 1) +
+    out.assumptions.push_back({"hours", hrs(u.work_hours) +
+                                            " h = " + strings::fixed(*utilization * 100, 1) +
                                             "% of a 730 h month (--utilization); commitments "
                                             "amortised at the same utilization"});
   } else {
@@ -451,20 +446,6 @@ double deadline_miss_probability(const Usage& u, const HoursModel& h, double dea
     if (term < 1e-18 && k > mean) break;
   }
   return std::clamp(1.0 - cdf, 0.0, 1.0);
-}
-
-std::string format_usd(double usd) {
-  if (usd != 0 && std::fabs(usd) < 0.01) return "$" + strings::fixed(usd, 4);
-  std::string digits = strings::fixed(std::fabs(usd), 2);
-  size_t dot = digits.find('.');
-  if (dot == std::string::npos) return "$" + digits;  // NaN or inf: a bug upstream, printed
-  std::string whole = digits.substr(0, dot);
-  std::string grouped;
-  for (size_t i = 0; i < whole.size(); ++i) {
-    if (i && (whole.size() - i) % 3 == 0) grouped += ',';
-    grouped += whole[i];
-  }
-  return std::string(usd < 0 ? "-" : "") + "$" + grouped + digits.substr(dot);
 }
 
 }  // namespace gpuplan::cost

@@ -350,6 +350,8 @@ struct PricingCost {
 };
 struct SizeCost {
   std::string size;
+  std::string gpu;       // GPU model, as the catalog names it
+  double gpu_count = 0;  // GPUs per VM
   std::string region;
   catalog::Os os = catalog::Os::kLinux;
   bool hybrid_benefit = false;
@@ -372,9 +374,6 @@ struct SizeCost {
                                          catalog::Os os, bool hybrid_benefit,
                                          std::optional<double> hours,
                                          std::optional<double> utilization, int count = 1);
-
-// Formats a number of dollars as "$1,234.56" (two decimals; "$0.0012" below a cent).
-[[nodiscard]] std::string format_usd(double usd);
 
 // What `gpuplan cost --json` prints (cost_json.cc; docs/cost.md): {size,
 // region, os, hybrid_benefit, count, hours, utilization, pricing: [{pricing,

@@ -464,13 +464,6 @@ TEST(RatesTest, ParseErrorsNameLineAndColumn) {
   ASSERT_FALSE(text);
 }
 
-TEST(FormatTest, Usd) {
-  EXPECT_EQ(format_usd(1234.5), "$1,234.50");
-  EXPECT_EQ(format_usd(0), "$0.00");
-  EXPECT_EQ(format_usd(0.001234), "$0.0012");
-  EXPECT_EQ(format_usd(1234567.891), "$1,234,567.89");
-}
-
 // +50 % a week for 4 weeks: F = 1.5^4 = 5.0625, mean = (F - 1) / ln F =
 // 4.0625 / 1.62186 = 2.5049 (the closed form of the mean of (1+g)^(t/168));
 // checked against a 1-hour Riemann sum, which needs no calculus.

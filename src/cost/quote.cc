@@ -10,7 +10,6 @@
 namespace gpuplan::cost {
 
 using internal::is_commitment;
-using internal::num;
 using internal::rate_text;
 
 // ------------------------------------------------------------------ quote
@@ -48,7 +47,7 @@ std::optional<PriceQuote> quote_offers(const OfferSet& offers, const catalog::Vm
     q.licence_usd_per_hour = licence_usd_per_vcpu_hour * size.vcpus;
     if (with_text) {
       q.licence_basis = std::to_string(size.vcpus) + " vCPUs x $" +
-                        num(licence_usd_per_vcpu_hour, 3) +
+                        strings::fixed(licence_usd_per_vcpu_hour, 3) +
                         "/vCPU-h (rates.csv windows_licence_usd_per_vcpu_hour)";
     }
   };

@@ -29,12 +29,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/format.h"
 #include "core/strings.h"
 #include "cost/internal/cost_text.h"
 
 namespace gpuplan::cost {
-
-using internal::num;
 
 Result<DataDisk> data_disk(const Rates& rates, std::optional<double> gib) {
   DataDisk d;
@@ -91,12 +90,12 @@ Result<BlobStorage> blob_storage(const Usage& u, std::string_view region) {
       std::vector<internal::Tier> bands;
       for (const auto& band : listed->bands) bands.push_back({band.from_gb, band.usd_per_gb_month});
       b.usd_per_month = internal::tiered(b.gb, bands);
-      b.basis = what + " LRS x $" + strings::fixed(listed->bands.front().usd_per_gb_month, 4) +
+      b.basis = what + " LRS x " + format::usd(listed->bands.front().usd_per_gb_month) +
                 "/GB-month" +
                 (listed->bands.size() > 1
                      ? " (lower rates above " + strings::fixed(listed->bands[1].from_gb, 0) + " GB)"
                      : "") +
-                " = $" + strings::fixed(b.usd_per_month, 2) + "/month (" + listed->source +
+                " = " + format::usd(b.usd_per_month) + "/month (" + listed->source +
                 ", effective " + listed->as_of + ")";
       return b;
     }
@@ -114,7 +113,7 @@ Result<BlobStorage> blob_storage(const Usage& u, std::string_view region) {
   }
   b.priced = true;
   b.usd_per_month = b.gb * price;
-  b.basis = what + " x $" + strings::fixed(price, 4) + "/GB-month (" +
+  b.basis = what + " x " + format::usd(price) + "/GB-month (" +
             (u.blob_price_source.empty() ? "given" : u.blob_price_source) + ")";
   return b;
 }
@@ -136,7 +135,7 @@ Result<RegionCosts> region_costs(const Rates& rates, const Usage& u, std::string
                               "' for the OS disk (P4, P6, P10, P15, P20, P30, P40, P50, ...)");
     }
     rc.os_disk_usd_per_vm_month = r->value;
-    rc.os_disk_basis = "Premium SSD " + u.os_disk_tier + " $" + num(r->value, 2) + "/month (" +
+    rc.os_disk_basis = "Premium SSD " + u.os_disk_tier + " " + format::usd(r->value) + "/month (" +
                        internal::cite(*r, fb, region) + ")";
   }
   // Data disk: the Premium SSD deploy builds, billed at its tier (data_disk()).
@@ -146,9 +145,10 @@ Result<RegionCosts> region_costs(const Rates& rates, const Usage& u, std::string
     const Rate* r = rates.find("disk_premium_ssd_usd_per_month", disk.tier, region, &fb);
     if (!r) return internal_error("rates.csv: no price for Premium SSD tier " + disk.tier);
     rc.data_disk_usd_per_vm_month = r->value;
-    rc.data_disk_basis = "Premium SSD " + num(disk.gib, 0) + " GiB (" + disk.sku + ", billed as " +
-                         disk.tier + " " + num(disk.tier_gib, 0) + " GiB) $" + num(r->value, 2) +
-                         "/month (" + internal::cite(*r, fb, region) + ")";
+    rc.data_disk_basis = "Premium SSD " + strings::fixed(disk.gib, 0) + " GiB (" + disk.sku +
+                         ", billed as " + disk.tier + " " + strings::fixed(disk.tier_gib, 0) +
+                         " GiB) " + format::usd(r->value) + "/month (" +
+                         internal::cite(*r, fb, region) + ")";
   }
   // Transfer: internet egress on the tier ladder, inter-region by geography.
   std::vector<std::string> parts;
@@ -164,7 +164,8 @@ Result<RegionCosts> region_costs(const Rates& rates, const Usage& u, std::string
               [](const internal::Tier& a, const internal::Tier& b) { return a.from < b.from; });
     double usd = internal::tiered(u.egress_internet_gb, tiers);
     rc.egress_usd += usd;
-    parts.push_back(num(u.egress_internet_gb, 0) + " GB to the internet = $" + num(usd, 2) +
+    parts.push_back(strings::fixed(u.egress_internet_gb, 0) +
+                    " GB to the internet = " + format::usd(usd) +
                     " (first 100 GB free, then $0.087/GB to 10 TB; third-party rates)");
   }
   if (u.transfer_gb > 0 && !u.data_region.empty()) {
@@ -183,9 +184,9 @@ Result<RegionCosts> region_costs(const Rates& rates, const Usage& u, std::string
     }
     double usd = u.transfer_gb * r->value;
     rc.egress_usd += usd;
-    parts.push_back(num(u.transfer_gb, 0) + " GB " + from + " -> " + to + " (" + how + ") x $" +
-                    num(r->value, 3) + "/GB = $" + num(usd, 2) + " (" + r->source + ", " +
-                    r->confidence + ")");
+    parts.push_back(strings::fixed(u.transfer_gb, 0) + " GB " + from + " -> " + to + " (" + how +
+                    ") x " + format::usd(r->value) + "/GB = " + format::usd(usd) + " (" +
+                    r->source + ", " + r->confidence + ")");
   }
   for (size_t i = 0; i < parts.size(); ++i) rc.egress_basis += (i ? "; " : "") + parts[i];
   GPUPLAN_TRY(rc.blob, blob_storage(u, region));

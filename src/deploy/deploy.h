@@ -73,6 +73,7 @@ struct DeploySpec {
   bool serving = false;          // an inference workload: autoscale.json too
   bool proximity_group = false;  // InfiniBand scale-out: proximity placement group
   bool hpc_image = false;        // Ubuntu-HPC image (ships driver, MOFED, NCCL)
+  bool arm64 = false;            // an Arm64 size (catalog::is_arm64): arm64 image, sbsa repo
   std::string image_urn;         // publisher:offer:sku:version
   bool encryption_at_host = false;
   // Security: Confidential VM for confidential sizes, else Trusted Launch

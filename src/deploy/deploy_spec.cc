@@ -43,6 +43,14 @@ constexpr const char* kUbuntuCvmImage =
 // Version 22.04.2024102301: the one Microsoft's CycleCloud Slurm GPU guide pins.
 constexpr const char* kHpcImage = "microsoft-dsvm:ubuntu-hpc:2204:22.04.2024102301";
 constexpr const char* kHpcImageRow = "ubuntu-hpc-2204";
+// Ubuntu 24.04 LTS for Arm64 (the ND GB200 v6 and ND GB300 v6 sizes: two
+// Grace CPUs with their Blackwell GPUs, catalog::is_arm64). Canonical
+// publishes it as offer ubuntu-24_04-lts, SKU server-arm64 (`az vm image
+// list --publisher Canonical --offer ubuntu-24_04-lts --sku server-arm64
+// --all`); the x64 images above do not boot on an Arm64 size. Version
+// 24.04.202609040: a release build pinned by Azure deployments seen in
+// public repositories (2026-09); deploy.sh checks it is still offered.
+constexpr const char* kUbuntuArm64Image = "Canonical:ubuntu-24_04-lts:server-arm64:24.04.202609040";
 // Windows Server 2022 Gen2: the newest Server the NvidiaGpuDriverWindows
 // extension lists (Server 2012 R2-2022, hpccompute-gpu-windows.md).
 // Version 20348.5622.260906: listed Active (x64, V2) in eastus2, 2026-09.
@@ -112,6 +120,21 @@ void decide_security(DeploySpec& spec) {
 // than /16 get a warning (issue 15: a /1 is half the internet, not narrow).
 constexpr int kNarrowestRefusedPrefix = 8;
 constexpr int kWarnBroaderThanPrefix = 16;
+
+// What an Arm64 deployment sets up and what it leaves to the user: the
+// x64 Ubuntu-HPC image would have brought InfiniBand (DOCA-OFED), NCCL's
+// tuning and the NVLink multi-node services; Canonical's arm64 image has none.
+void add_arm64_notes(DeploySpec& spec) {
+  spec.notes.push_back(
+      spec.size.name + " is Arm64 (Grace CPUs): image " + spec.image_urn + "; the NVIDIA driver (" +
+      spec.stack.driver_package + ") and CUDA " + spec.stack.cuda.to_string() +
+      " come from NVIDIA's sbsa (Arm64 server) repository, PyTorch from its aarch64 wheels");
+  spec.notes.push_back(
+      "not set up on Arm64: InfiniBand drivers (DOCA-OFED), NCCL's InfiniBand tuning and the "
+      "NVLink multi-node (IMEX) service that the x64 Ubuntu-HPC image ships; a single VM's four "
+      "GPUs work without them, multi-VM training needs them (Azure's ND GB200 v6 / GB300 v6 "
+      "guidance)");
+}
 
 bool is_serving(const std::string& kind) {
   return kind == "infer" || kind == "serve" || kind == "serving" || kind == "inference";
@@ -220,7 +243,8 @@ Status check_ssh_public_key_file(const std::string& path) {
 
 StackTarget deployment_target(const catalog::VmSize& size, const catalog::Gpu* gpu,
                               catalog::Os os) {
-  const bool hpc = os == catalog::Os::kLinux && size.infiniband_gbps > 0;
+  const bool hpc =
+      os == catalog::Os::kLinux && size.infiniband_gbps > 0 && !catalog::is_arm64(size);
   return make_target(size, gpu, os, hpc ? kHpcImageRow : "");
 }
 
@@ -328,12 +352,22 @@ Result<DeploySpec> make_deploy_spec(const PlanDocument& plan, const catalog::Cat
 
   // 4. Layout: InfiniBand sizes run the HPC image; several VMs form a scale
   //    set, kept close by a proximity placement group when they talk over IB.
-  spec.hpc_image = os == catalog::Os::kLinux && size->infiniband_gbps > 0;
+  //    Arm64 sizes boot Canonical's arm64 image: the Ubuntu-HPC image is x64.
+  spec.arm64 = catalog::is_arm64(*size);
+  if (spec.arm64 && os == catalog::Os::kWindows) {
+    return failed_precondition(
+        size->name +
+            " is an Arm64 size (Grace CPUs): the Windows Server images gpuplan deploys "
+            "are x64 only; plan it with os: linux",
+        Where{plan.file, 0, 0, "options[" + std::to_string(options.option - 1) + "].os"});
+  }
+  spec.hpc_image = os == catalog::Os::kLinux && size->infiniband_gbps > 0 && !spec.arm64;
   spec.serving = is_serving(spec.workload_kind);
   // Serving gets a scale set even at one VM, so autoscale has something to scale.
   spec.scale_set = spec.option.count > 1 || spec.serving;
   spec.proximity_group = spec.scale_set && size->infiniband_gbps > 0;
   spec.image_urn = os == catalog::Os::kWindows ? kWindowsImage
+                   : spec.arm64                ? kUbuntuArm64Image
                    : spec.hpc_image            ? kHpcImage
                                                : kUbuntuImage;
   spec.encryption_at_host = size->encryption_at_host;
@@ -378,6 +412,7 @@ Result<DeploySpec> make_deploy_spec(const PlanDocument& plan, const catalog::Cat
     return tl::unexpected(e);
   }
   spec.stack = *stack;
+  if (spec.arm64) add_arm64_notes(spec);
 
   // 6. Names.
   spec.prefix = sanitize_name(spec.workload_name);

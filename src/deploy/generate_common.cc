@@ -49,8 +49,6 @@ std::string cuda_dash(const DeploySpec& spec) {
   return std::to_string(spec.stack.cuda.major()) + "-" + std::to_string(spec.stack.cuda.minor());
 }
 
-std::string usd(double v) { return strings::fixed(v, 2); }
-
 std::string windows_setup_command() {
   // Windows puts the VM's custom data in C:\AzureData\CustomData.bin; forward
   // slashes keep the command free of JSON and shell escapes.

@@ -63,13 +63,24 @@ std::string linux_install_script(const DeploySpec& spec) {
     << "  echo \"${keyring_sha256}  /tmp/cuda-keyring.deb\" | sha256sum -c - \\\n"
     << "    || { log \"cuda-keyring checksum mismatch: not installing it\"; exit 1; }\n"
     << "  dpkg -i /tmp/cuda-keyring.deb\n"
-    << "fi\n"
-    << "apt-get update -q\n\n";
+    << "fi\n";
+  if (spec.arm64) {
+    // The keyring package is architecture-independent; its sources entry
+    // names the x86_64 repository, so an Arm64 VM points apt at the sbsa
+    // (Arm64 server) one instead, signed by the same key: apt refuses the
+    // repository if it is not.
+    o << "# Arm64 (" << spec.size.name << "): NVIDIA's sbsa repository, same signing key.\n"
+      << "rm -f /etc/apt/sources.list.d/cuda-${repo}-x86_64.list\n"
+      << "echo \"deb [signed-by=/usr/share/keyrings/cuda-archive-keyring.gpg] "
+         "https://developer.download.nvidia.com/compute/cuda/repos/${repo}/sbsa/ /\" \\\n"
+      << "  > /etc/apt/sources.list.d/cuda-${repo}-sbsa.list\n";
+  }
+  o << "apt-get update -q\n\n";
   switch (st.driver_source) {
     case DriverSource::kCloudInit:
       o << "log \"installing NVIDIA driver branch " << st.driver_branch << " (CUDA " << cuda
         << " needs >= " << st.min_driver.to_string() << ")\"\n"
-        << "apt-get install -y -q cuda-drivers-" << st.driver_branch << "\n"
+        << "apt-get install -y -q " << st.driver_package << "\n"
         << "modprobe nvidia || log \"the driver loads after a reboot\"\n\n";
       break;
     case DriverSource::kExtension:

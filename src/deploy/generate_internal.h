@@ -64,8 +64,6 @@ inline constexpr const char* kVmContributorRoleId = "9980e02c-c2be-4d73-94e8-173
 [[nodiscard]] int admin_port(const DeploySpec& spec);
 // The CUDA toolkit's apt package suffix "13-0".
 [[nodiscard]] std::string cuda_dash(const DeploySpec& spec);
-// Money with two decimals.
-[[nodiscard]] std::string usd(double v);
 // The Windows Custom Script Extension command that runs setup.ps1 from custom data.
 [[nodiscard]] std::string windows_setup_command();
 

@@ -12,7 +12,15 @@ namespace {
 
 using nlohmann::json;
 
+// The schema this reader knows besides /1: the one this gpuplan writes.
+constexpr std::string_view kPlanSchemaV2 = plan::kPlanSchema;
+
 Where at(const std::string& file, const std::string& path) { return Where{file, 0, 0, path}; }
+
+// "1024 GiB" (the plan's data_disk_gib assumption) → 1024.
+std::optional<double> disk_gib(const std::string& text) {
+  return strings::parse_double(strings::split(std::string(strings::trim(text)), ' ')[0]);
+}
 
 Result<std::string> get_string(const json& obj, const char* key, const std::string& file,
                                const std::string& path, bool required = true) {
@@ -49,7 +57,8 @@ Result<bool> get_bool(const json& obj, const char* key, const std::string& file,
   return it->get<bool>();
 }
 
-Result<PlanOption> parse_option(const json& o, const std::string& file, const std::string& path) {
+Result<PlanOption> parse_option(const json& o, int version, const std::string& file,
+                                const std::string& path) {
   if (!o.is_object()) return invalid_argument("expected an option object", at(file, path));
   PlanOption opt;
   GPUPLAN_TRY(opt.size, get_string(o, "size", file, path));
@@ -60,6 +69,15 @@ Result<PlanOption> parse_option(const json& o, const std::string& file, const st
   }
   opt.count = static_cast<int>(count);
   GPUPLAN_TRY(opt.gpus, get_number(o, "gpus", file, path));
+  if (version == 1) {
+    GPUPLAN_TRY(opt.gpu, get_string(o, "gpu_model", file, path, false));
+  } else {
+    GPUPLAN_TRY(opt.gpu, get_string(o, "gpu", file, path, false));
+    if (o.contains("gpu_count") && !o["gpu_count"].is_null()) {
+      GPUPLAN_TRY(double per_vm, get_number(o, "gpu_count", file, path));
+      opt.gpu_count = per_vm;
+    }
+  }
   GPUPLAN_TRY(opt.region, get_string(o, "region", file, path));
   GPUPLAN_RETURN_IF_ERROR(names::check_region(opt.region, at(file, path + ".region")));
   GPUPLAN_TRY(std::string pricing, get_string(o, "pricing", file, path));
@@ -103,12 +121,20 @@ Result<PlanDocument> parse_plan_json(std::string_view text, const std::string& f
   PlanDocument plan;
   plan.file = file;
   auto schema = doc.find("schema");
-  // Only the version this gpuplan writes: a newer one may mean fields this
-  // reader would misread (issue 15, item 7).
-  if (schema != doc.end() && (!schema->is_string() || *schema != "gpuplan.plan/1")) {
-    return invalid_argument("expected \"gpuplan.plan/1\" (output of `gpuplan plan --json`), got " +
-                                names::printable(schema->dump(), 40),
-                            at(file, "schema"));
+  // Only the versions this gpuplan knows: a newer one may mean fields this
+  // reader would misread (issue 15, item 7). /2 renamed gpu_model to gpu.
+  int version = 1;
+  if (schema != doc.end()) {
+    if (schema->is_string() && *schema == "gpuplan.plan/1") {
+      version = 1;
+    } else if (schema->is_string() && *schema == kPlanSchemaV2) {
+      version = 2;
+    } else {
+      return invalid_argument("expected \"gpuplan.plan/1\" or \"" + std::string(kPlanSchemaV2) +
+                                  "\" (output of `gpuplan plan --json`), got " +
+                                  names::printable(schema->dump(), 40),
+                              at(file, "schema"));
+    }
   }
   auto wl = doc.find("workload");
   if (wl != doc.end() && wl->is_object()) {
@@ -125,7 +151,7 @@ Result<PlanDocument> parse_plan_json(std::string_view text, const std::string& f
   }
   for (size_t i = 0; i < options->size(); ++i) {
     GPUPLAN_TRY(PlanOption opt,
-                parse_option((*options)[i], file, "options[" + std::to_string(i) + "]"));
+                parse_option((*options)[i], version, file, "options[" + std::to_string(i) + "]"));
     if (opt.kind.empty()) opt.kind = plan.workload_kind;
     plan.options.push_back(std::move(opt));
   }
@@ -140,13 +166,46 @@ Result<PlanDocument> parse_plan_json(std::string_view text, const std::string& f
       if (v->is_number()) {
         plan.data_disk_gib = v->get<double>();
       } else if (v->is_string()) {
-        const std::string s = v->get<std::string>();
-        plan.data_disk_gib =
-            strings::parse_double(strings::split(std::string(strings::trim(s)), ' ')[0]);
+        plan.data_disk_gib = disk_gib(v->get<std::string>());
       }
     }
   }
   return plan;
+}
+
+PlanDocument plan_document(const plan::Plan& p, const std::string& file) {
+  PlanDocument doc;
+  doc.file = file;
+  doc.workload_name =
+      p.workload_name.empty() ? std::filesystem::path(file).stem().string() : p.workload_name;
+  doc.workload_kind = p.kind;
+  for (const plan::Option& o : p.options) {
+    PlanOption opt;
+    opt.size = o.size;
+    opt.count = o.count;
+    opt.gpus = o.gpus;
+    opt.gpu = o.gpu_model;
+    opt.gpu_count = o.gpu_count;
+    opt.region = o.region;
+    opt.pricing = o.pricing;
+    opt.os = o.os;
+    opt.hybrid_benefit = o.hybrid_benefit;
+    opt.hours = o.hours;
+    opt.cost_usd = o.cost_usd;
+    opt.cost_low_usd = o.cost_low_usd;
+    opt.cost_high_usd = o.cost_high_usd;
+    opt.usd_per_hour = o.usd_per_hour;
+    opt.quota_ok = o.quota_ok;
+    opt.kind = o.kind.empty() ? p.kind : o.kind;
+    opt.price_source = o.price.source;
+    opt.price_as_of = o.price.as_of;
+    opt.confidential = o.confidential;
+    doc.options.push_back(std::move(opt));
+  }
+  for (const plan::Assumption& a : p.assumptions) {
+    if (a.name == "data_disk_gib") doc.data_disk_gib = disk_gib(a.value);
+  }
+  return doc;
 }
 
 }  // namespace gpuplan::deploy

@@ -1,5 +1,11 @@
-// Reading `gpuplan plan --json` output (schema gpuplan.plan/1, docs/plan.md):
-// only the fields deploy needs, with errors that name the JSON path.
+// What deploy (and report) take from a plan: the ranked options, each as the
+// small PlanOption below. Two ways in, one type out, no JSON round trip:
+//   plan_document()   — a plan made in this process (`gpuplan deploy
+//                       WORKLOAD.yaml`): copied field by field from
+//                       plan::Option;
+//   parse_plan_json() — `gpuplan plan --json` output read back (schemas
+//                       gpuplan.plan/1 and /2, docs/json.md), with errors
+//                       that name the file and the JSON path.
 #pragma once
 
 #include <optional>
@@ -9,14 +15,17 @@
 
 #include "catalog/catalog.h"
 #include "core/result.h"
+#include "plan/plan.h"
 
 namespace gpuplan::deploy {
 
 // One ranked option of a plan.
 struct PlanOption {
-  std::string size;  // "Standard_NC40ads_H100_v5"
-  int count = 1;     // VMs
-  double gpus = 0;   // GPUs in all VMs
+  std::string size;                 // "Standard_NC40ads_H100_v5"
+  int count = 1;                    // VMs
+  double gpus = 0;                  // GPUs in all VMs
+  std::string gpu;                  // GPU model ("gpu"; /1's "gpu_model"); may be ""
+  std::optional<double> gpu_count;  // GPUs per VM ("gpu_count", /2 only)
   std::string region;
   catalog::Pricing pricing = catalog::Pricing::kPayg;
   catalog::Os os = catalog::Os::kLinux;
@@ -45,10 +54,16 @@ struct PlanDocument {
   std::optional<double> data_disk_gib;
 };
 
-// Parses plan JSON text. kInvalidArgument naming file and JSON path
-// ("options[2].count") for a missing or mistyped field, an unknown pricing or
-// OS, a count below 1 or a negative cost/hours. An empty options[] is valid
-// here (deploy then reports that the plan has no feasible option).
+// Parses plan JSON text: "schema" "gpuplan.plan/1" or "gpuplan.plan/2" (a
+// document without "schema" is read as /1). kInvalidArgument naming file and
+// JSON path ("options[2].count") for any other schema, a missing or mistyped
+// field, an unknown pricing or OS, a count below 1 or a negative cost/hours.
+// An empty options[] is valid here (deploy then reports that the plan has no
+// feasible option).
 [[nodiscard]] Result<PlanDocument> parse_plan_json(std::string_view text, const std::string& file);
+
+// The same document for a plan made in this process; `file` is the workload
+// file it was planned from. Never fails: the planner's options are valid.
+[[nodiscard]] PlanDocument plan_document(const plan::Plan& plan, const std::string& file);
 
 }  // namespace gpuplan::deploy

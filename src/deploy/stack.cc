@@ -308,6 +308,12 @@ Result<Stack> resolve_stack(const StackMatrix& matrix, const StackTarget& target
   s.pytorch_index_url = "https://download.pytorch.org/whl/" + s.wheel_variant;
   if (s.driver_source == DriverSource::kCloudInit) {
     s.driver_branch = std::to_string(s.min_driver.major());
+    // "For cutting-edge platforms such as NVIDIA Grace Hopper or NVIDIA
+    // Blackwell, you must use the open-source GPU kernel modules" (NVIDIA
+    // technical blog, "NVIDIA Transitions Fully Towards Open-Source GPU
+    // Kernel Modules", 2024-07-17); the CUDA repository's nvidia-open-<branch>
+    // installs them (NVIDIA driver installation guide, "Kernel Modules").
+    s.driver_package = (cc.major() >= 10 ? "nvidia-open-" : "cuda-drivers-") + s.driver_branch;
   }
   s.reasons.push_back("PyTorch " + s.pytorch.to_string() + " " + s.wheel_variant + " (" +
                       (s.wheel_stable ? "stable" : "experimental") +

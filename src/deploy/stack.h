@@ -57,6 +57,10 @@ struct Stack {
   // Driver branch gpuplan installs (cloud-init: "580" → cuda-drivers-580);
   // "" when the extension or the image provides the driver.
   std::string driver_branch;
+  // The package that installs it: "cuda-drivers-580", or "nvidia-open-580"
+  // (open kernel modules) for Blackwell, which the proprietary modules do not
+  // support; "" with driver_branch.
+  std::string driver_package;
   // The driver known to be installed by the extension (GRID) or image; nullopt otherwise.
   std::optional<Version> provided_driver;
   Version cuda;  // toolkit major.minor
@@ -81,7 +85,7 @@ struct Stack {
 [[nodiscard]] Result<Stack> resolve_stack(const StackMatrix& matrix, const StackTarget& target,
                                           const StackRequest& request);
 
-// The --json form of a stack (schema gpuplan.stack/1) and a readable report.
+// The --json form of a stack (schema gpuplan.stack/2) and a readable report.
 [[nodiscard]] nlohmann::ordered_json to_json(const Stack& stack);
 [[nodiscard]] std::string render_text(const Stack& stack);
 

@@ -22,7 +22,7 @@ Result<std::optional<Version>> major_minor(std::string_view text, const std::str
 nlohmann::ordered_json StackAnswer::to_json() const {
   if (!stack)
     return nlohmann::ordered_json{
-        {"schema", "gpuplan.stack/1"}, {"size", size}, {"refused", true}, {"reason", refusal}};
+        {"schema", "gpuplan.stack/2"}, {"size", size}, {"refused", true}, {"reason", refusal}};
   auto j = deploy::to_json(*stack);
   j["refused"] = false;
   return j;

@@ -12,7 +12,7 @@ std::string driver_line(const Stack& s) {
                      s.min_driver.to_string();
   switch (s.driver_source) {
     case DriverSource::kCloudInit:
-      line += ", branch " + s.driver_branch + " (cuda-drivers-" + s.driver_branch +
+      line += ", branch " + s.driver_branch + " (" + s.driver_package +
               ", installed by gpuplan's cloud-init)";
       break;
     case DriverSource::kExtension:
@@ -31,9 +31,9 @@ std::string driver_line(const Stack& s) {
 nlohmann::ordered_json to_json(const Stack& s) {
   using J = nlohmann::ordered_json;
   J j;
-  j["schema"] = "gpuplan.stack/1";
+  j["schema"] = "gpuplan.stack/2";
   j["size"] = s.target.size;
-  j["gpu_model"] = s.target.gpu_model;
+  j["gpu"] = s.target.gpu_model;  // /2: "gpu", as everywhere (docs/json.md)
   j["architecture"] = s.target.architecture;
   j["compute_capability"] = s.compute_capability.to_string();
   j["os"] = catalog::to_string(s.target.os);
@@ -41,6 +41,7 @@ nlohmann::ordered_json to_json(const Stack& s) {
   j["driver_source"] = to_string(s.driver_source);
   j["min_driver"] = s.min_driver.to_string();
   j["driver_branch"] = s.driver_branch.empty() ? J(nullptr) : J(s.driver_branch);
+  j["driver_package"] = s.driver_package.empty() ? J(nullptr) : J(s.driver_package);
   j["provided_driver"] = s.provided_driver ? J(s.provided_driver->to_string()) : J(nullptr);
   j["image"] = s.target.image_with_driver.empty() ? J(nullptr) : J(s.target.image_with_driver);
   j["cuda"] = s.cuda.to_string();

@@ -421,7 +421,7 @@ std::string render_text(const DoctorReport& r) {
 nlohmann::ordered_json to_json(const DoctorReport& r) {
   using J = nlohmann::ordered_json;
   J j;
-  j["schema"] = "gpuplan.doctor/1";
+  j["schema"] = "gpuplan.doctor/2";
   j["gpu_found"] = r.gpu_found;
   j["problem"] = r.gpu_found ? J(nullptr) : J(r.problem);
   j["driver_version"] = r.driver_version.empty() ? J(nullptr) : J(r.driver_version);
@@ -432,7 +432,7 @@ nlohmann::ordered_json to_json(const DoctorReport& r) {
     const GpuInfo& i = g.info;
     gpus.push_back(J{{"index", i.index},
                      {"name", i.name},
-                     {"model", g.model.empty() ? J(nullptr) : J(g.model)},
+                     {"gpu", g.model.empty() ? J(nullptr) : J(g.model)},
                      {"pci_bus_id", i.pci_bus_id},
                      {"memory_total_bytes", i.memory_total_bytes},
                      {"memory_used_bytes", i.memory_used_bytes},
@@ -451,7 +451,10 @@ nlohmann::ordered_json to_json(const DoctorReport& r) {
                      {"spec_bandwidth_gbs", opt(g.spec_bandwidth_gbs)},
                      {"bandwidth_note", g.bandwidth_note}});
   }
-  j["gpus"] = gpus;
+  // "devices", not "gpus": everywhere else "gpus" is a count of GPUs
+  // (docs/json.md); /2 renamed /1's "gpus" array and its "model" ("gpu").
+  j["gpu_count"] = r.gpus.size();
+  j["devices"] = gpus;
   J checks = J::array();
   for (const Check& c : r.checks) {
     checks.push_back(J{{"name", c.name}, {"status", to_string(c.status)}, {"detail", c.detail}});

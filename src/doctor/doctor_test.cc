@@ -201,7 +201,7 @@ TEST(Doctor, HealthyH100PassesAndMeasuresBandwidth) {
   const std::string text = render_text(r);
   EXPECT_NE(text.find("GPU 0  NVIDIA H100 NVL (H100-NVL)"), std::string::npos);
   EXPECT_NE(text.find("Result: all checks passed"), std::string::npos);
-  EXPECT_EQ(to_json(r)["gpus"][0]["bandwidth_gbs"], 3120.0);
+  EXPECT_EQ(to_json(r)["devices"][0]["bandwidth_gbs"], 3120.0);
 }
 
 TEST(Doctor, WrongGpuCountFails) {
@@ -289,7 +289,7 @@ TEST(Doctor, EccTemperatureAndPersistenceBoundaries) {
   EXPECT_EQ(find(r, "temperature gpu3"), nullptr);
   EXPECT_EQ(find(r, "temperature gpu1")->detail.find("78"), std::string::npos);
   const auto j = to_json(r);
-  EXPECT_TRUE(j["gpus"][3]["ecc_enabled"].is_null());
+  EXPECT_TRUE(j["devices"][3]["ecc_enabled"].is_null());
 }
 
 TEST(Doctor, SlowCopiesWarnAndProbeFailuresAreReported) {

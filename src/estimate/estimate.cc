@@ -341,6 +341,8 @@ Estimate estimate_impl(const workload::Workload& w, const catalog::VmSize& size,
   e.size = size.name;
   e.count = count;
   e.gpus = size.gpu_count * count;
+  e.gpu = size.gpu_model;
+  e.gpu_count = size.gpu_count;
   if (count < 1) {
     e.reason = "count must be at least 1";
     return e;
@@ -455,12 +457,13 @@ std::vector<Estimate> estimate_all(const workload::Workload& w, const catalog::C
     if (size.gpu_count <= 0) continue;
     const catalog::Gpu* gpu = catalog.find_gpu(size.gpu_model);
     if (!gpu) {
-      Estimate e;
+      Estimate& e = out.emplace_back();
       e.size = size.name;
       e.count = 1;
       e.gpus = size.gpu_count;
+      e.gpu = size.gpu_model;
+      e.gpu_count = size.gpu_count;
       e.reason = "GPU '" + size.gpu_model + "' is not in the catalog";
-      out.push_back(std::move(e));
       continue;
     }
     out.push_back(estimate_smallest(w, size, *gpu, max_count));

@@ -76,11 +76,13 @@ struct ServingEstimate {
 };
 
 struct Estimate {
-  std::string size;    // VM size name
-  int count = 0;       // VMs
-  double gpus = 0;     // GPUs in `count` VMs (fractional for vGPU slices)
-  bool fits = false;   // fits in memory AND (infer) meets the SLOs
-  std::string reason;  // why not, when !fits; "" otherwise
+  std::string size;      // VM size name
+  int count = 0;         // VMs
+  double gpus = 0;       // GPUs in `count` VMs (fractional for vGPU slices)
+  std::string gpu;       // GPU model ("H100-SXM"), as the catalog names it
+  double gpu_count = 0;  // GPUs per VM
+  bool fits = false;     // fits in memory AND (infer) meets the SLOs
+  std::string reason;    // why not, when !fits; "" otherwise
   Layout layout;
   double memory_needed_gib = 0;     // per GPU, at `layout`
   double memory_available_gib = 0;  // per GPU

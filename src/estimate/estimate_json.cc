@@ -10,6 +10,8 @@ nlohmann::ordered_json to_json(const Estimate& e) {
   j["size"] = e.size;
   j["count"] = e.count;
   j["gpus"] = e.gpus;
+  j["gpu"] = e.gpu;
+  j["gpu_count"] = e.gpu_count;
   j["fits"] = e.fits;
   j["reason"] = e.reason;
   j["layout"] = {{"tp", e.layout.tp}, {"pp", e.layout.pp}, {"dp", e.layout.dp}};
@@ -58,8 +60,8 @@ nlohmann::ordered_json to_json(const Estimate& e) {
 
 nlohmann::ordered_json to_json(const workload::Workload& w, const std::vector<Estimate>& options) {
   nlohmann::ordered_json j;
-  j["workload"] = w.name;
-  j["kind"] = workload::to_string(w.kind);
+  // The workload as a plan names it (docs/json.md): name, file, kind.
+  j["workload"] = {{"name", w.name}, {"file", w.file}, {"kind", workload::to_string(w.kind)}};
   nlohmann::ordered_json opts = nlohmann::ordered_json::array();
   for (const Estimate& e : options) opts.push_back(to_json(e));
   j["options"] = std::move(opts);

@@ -153,23 +153,6 @@ double objective_score(Objective o, double cost_usd, double hours) {
   return cost_usd;
 }
 
-namespace {
-
-// The enumeration needs only fit and hours; when the estimator offers a call
-// that skips building its assumption texts (a fifth `explain` argument), use
-// it: it is ~10x cheaper, and the printed options are re-estimated in full.
-template <typename W>
-estimate::Estimate quick_estimate(const W& w, const catalog::VmSize& size, const catalog::Gpu& gpu,
-                                  int count) {
-  if constexpr (requires { estimate::estimate(w, size, gpu, count, false); }) {
-    return estimate::estimate(w, size, gpu, count, false);
-  } else {
-    return estimate::estimate(w, size, gpu, count);
-  }
-}
-
-}  // namespace
-
 Result<Plan> make_plan(const workload::Workload& workload, const catalog::Catalog& catalog,
                        const cost::Rates& rates, const PlanOptions& options,
                        const EstimateFn& estimator) {
@@ -179,8 +162,11 @@ Result<Plan> make_plan(const workload::Workload& workload, const catalog::Catalo
 
 Result<Plan> make_plan(const workload::Workload& workload, const catalog::Catalog& catalog,
                        const cost::Rates& rates, const PlanOptions& options) {
+  // The enumeration needs only fit and hours: the estimator's call without
+  // its assumption texts is ~10x cheaper, and the printed options are
+  // re-estimated in full.
   EstimateFn quick = [&workload](const catalog::VmSize& size, const catalog::Gpu& gpu, int count) {
-    return quick_estimate(workload, size, gpu, count);
+    return estimate::estimate(workload, size, gpu, count, /*explain=*/false);
   };
   EstimateFn full = [&workload](const catalog::VmSize& size, const catalog::Gpu& gpu, int count) {
     return estimate::estimate(workload, size, gpu, count);

@@ -104,9 +104,10 @@ struct SpotRisk {
 struct Option {
   int rank = 0;  // 1-based in its list
   std::string size;
-  int count = 0;  // VMs
-  double gpus = 0;
-  std::string gpu_model;
+  int count = 0;          // VMs
+  double gpus = 0;        // GPUs in all VMs: count x gpu_count
+  std::string gpu_model;  // "H100-SXM" (JSON "gpu", as in the catalog)
+  double gpu_count = 0;   // GPUs per VM (fractional for partial GPUs: 0.1667)
   std::string region;
   catalog::Pricing pricing = catalog::Pricing::kPayg;
   catalog::Os os = catalog::Os::kLinux;
@@ -266,7 +267,12 @@ struct Plan {
 // cost x sqrt(hours). Exposed so tests and tools rank the same way.
 [[nodiscard]] double objective_score(Objective o, double cost_usd, double hours);
 
-// The stable JSON of docs/plan.md ("schema": "gpuplan.plan/1").
+// The schema string of the plan JSON this gpuplan writes (docs/json.md).
+// Readers (deploy, report) accept it and "gpuplan.plan/1".
+inline constexpr std::string_view kPlanSchema = "gpuplan.plan/2";
+
+// The stable JSON of docs/plan.md and docs/json.md ("schema": kPlanSchema),
+// every number at full precision.
 [[nodiscard]] nlohmann::ordered_json to_json(const Plan& plan);
 [[nodiscard]] nlohmann::ordered_json to_json(const Option& option);
 

@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/format.h"
 #include "core/strings.h"
 #include "plan/internal/planner.h"
 
@@ -51,7 +52,7 @@ void Planner::check_data_pipeline(const Plan& plan) {
     for (const cost::CostLine& l : best.lines) {
       if (l.name != "data transfer" || l.usd <= 0) continue;
       warnings_.push_back("the data lives in " + data_region_ + " and the top option runs in " +
-                          best.region + ": the run pays " + cost::format_usd(l.usd) +
+                          best.region + ": the run pays " + format::usd(l.usd) +
                           " to move it; copy it once to " + best.region +
                           " (Blob or the data disk) before runs that repeat, or choose an option "
                           "in " +
@@ -137,7 +138,7 @@ void Planner::check_data_pipeline(const Plan& plan) {
     std::string fix = "a " + r->key + " data disk (--data-disk-gib " + fixed(gib->value, 0) + ", " +
                       mbps(r->value) + ")";
     if (price != nullptr && now != nullptr) {
-      fix += ": +" + cost::format_usd(price->value - now->value) + " a month per VM";
+      fix += ": +" + format::usd(price->value - now->value) + " a month per VM";
     }
     fixes.push_back(fix);
     break;
@@ -148,7 +149,7 @@ void Planner::check_data_pipeline(const Plan& plan) {
   if (v2_free != nullptr && v2_mbps != nullptr) {
     const double extra = std::max(0.0, std::ceil(need_per_vm) - v2_free->value) * v2_mbps->value;
     fixes.push_back("Premium SSD v2 provisioned at " + mbps(std::ceil(need_per_vm)) + " (" +
-                    cost::format_usd(extra) + " a month per VM for the MB/s above the free " +
+                    format::usd(extra) + " a month per VM for the MB/s above the free " +
                     fixed(v2_free->value, 0) + "; zonal VMs only, which deploy does not build)");
   }
   fixes.push_back(

@@ -7,6 +7,7 @@
 // the linear form of cost::cost_total, so the number filtered is the number
 // printed. A candidate that passes goes to the ranking (plan_rank.cc); one
 // blocked only by quota is kept for the quota requests (plan_quota.cc).
+#include "core/format.h"
 #include "core/strings.h"
 #include "plan/internal/planner.h"
 
@@ -118,8 +119,7 @@ void Planner::candidate(int si, int count, int r, Pricing pricing, int hc,
     drop(kBudget, 1, si, r, [] { return std::string(); });
     if (closer) {
       d.best = total;
-      d.example = "cheapest: " + name() + ": " + cost::format_usd(total) + " > " +
-                  cost::format_usd(*budget_);
+      d.example = "cheapest: " + name() + ": " + format::usd(total) + " > " + format::usd(*budget_);
     }
     return;
   }

@@ -22,6 +22,7 @@
 // week. Work that runs once is planned on today's data.
 #include <cmath>
 
+#include "core/format.h"
 #include "core/strings.h"
 #include "cost/growth.h"
 #include "plan/internal/planner.h"
@@ -110,9 +111,9 @@ void Planner::growth_serving(Plan& plan, Growth& gr) {
       (last.vms > 0 ? " and needs " + vms(last.vms) + " (today " + std::to_string(best.count) + ")"
                     : "") +
       "; following the load in whole VMs, the " + std::to_string(gr.horizon_weeks) +
-      " weeks' compute costs " + cost::format_usd(gr.grown_cost_usd) + ", " +
+      " weeks' compute costs " + format::usd(gr.grown_cost_usd) + ", " +
       times(gr.flat_cost_usd > 0 ? gr.grown_cost_usd / gr.flat_cost_usd : 1) +
-      " today's fleet held flat (" + cost::format_usd(gr.flat_cost_usd) + "; mean load " +
+      " today's fleet held flat (" + format::usd(gr.flat_cost_usd) + "; mean load " +
       times(gr.mean_load_factor) + ")" +
       ". Growth scales every option alike, so the ranking holds; let the scale set reach " +
       vms(std::max(last.vms, best.count)) +

@@ -1,18 +1,13 @@
-// The stable JSON of a plan (docs/plan.md, "schema": "gpuplan.plan/1").
-// Keys are only ever added, never renamed or removed.
-#include <cmath>
-
+// The stable JSON of a plan (docs/plan.md and docs/json.md, "schema":
+// "gpuplan.plan/2"). Keys are only ever added within a version; /2 renamed
+// /1's "gpu_model" to "gpu" and added "gpu_count" (GPUs per VM), the names
+// the catalog uses. Every number is written at full precision: rounding is
+// for text (core/format.h), and a script must read the value computed.
 #include "plan/plan.h"
 
 namespace gpuplan::plan {
 
 namespace {
-
-// Money and hours rounded for output stability (cents and 1/10,000 h);
-// the numbers in memory are not rounded.
-double round_to(double v, double step) { return std::round(v / step) * step; }
-double usd(double v) { return round_to(v, 0.0001); }
-double hrs(double v) { return round_to(v, 0.0001); }
 
 nlohmann::ordered_json limits_json(const std::vector<QuotaLimit>& limits) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
@@ -32,13 +27,13 @@ nlohmann::ordered_json growth_json(const Growth& g) {
   nlohmann::ordered_json weeks = nlohmann::ordered_json::array();
   for (const GrowthWeek& w : g.weeks) {
     weeks.push_back({{"week", w.week},
-                     {"demand_factor", round_to(w.demand_factor, 0.0001)},
-                     {"rate_rps", round_to(w.rate_rps, 0.0001)},
+                     {"demand_factor", w.demand_factor},
+                     {"rate_rps", w.rate_rps},
                      {"replicas", w.replicas},
                      {"vms", w.vms},
-                     {"hours", hrs(w.hours)},
-                     {"cost_usd", usd(w.cost_usd)},
-                     {"budget_usd", w.budget_usd ? nlohmann::ordered_json(usd(*w.budget_usd))
+                     {"hours", w.hours},
+                     {"cost_usd", w.cost_usd},
+                     {"budget_usd", w.budget_usd ? nlohmann::ordered_json(*w.budget_usd)
                                                  : nlohmann::ordered_json(nullptr)},
                      {"meets_deadline", w.meets_deadline},
                      {"within_budget", w.within_budget}});
@@ -49,9 +44,9 @@ nlohmann::ordered_json growth_json(const Growth& g) {
   return {{"growth_per_week", g.growth_per_week},
           {"horizon_weeks", g.horizon_weeks},
           {"weeks", std::move(weeks)},
-          {"flat_cost_usd", usd(g.flat_cost_usd)},
-          {"grown_cost_usd", usd(g.grown_cost_usd)},
-          {"mean_load_factor", round_to(g.mean_load_factor, 0.0001)},
+          {"flat_cost_usd", g.flat_cost_usd},
+          {"grown_cost_usd", g.grown_cost_usd},
+          {"mean_load_factor", g.mean_load_factor},
           {"reserve_pays_until_week", opt_num(g.reserve_pays_until_week)},
           {"reserve_vms", g.reserve_vms},
           {"misses_deadline_week", opt_num(g.misses_deadline_week)},
@@ -67,21 +62,22 @@ nlohmann::ordered_json to_json(const Option& o) {
   j["rank"] = o.rank;
   j["size"] = o.size;
   j["count"] = o.count;
-  j["gpus"] = round_to(o.gpus, 0.0001);
-  j["gpu_model"] = o.gpu_model;
+  j["gpus"] = o.gpus;
+  j["gpu"] = o.gpu_model;
+  j["gpu_count"] = o.gpu_count;
   j["region"] = o.region;
   j["pricing"] = std::string(catalog::to_string(o.pricing));
   j["os"] = std::string(catalog::to_string(o.os));
   j["hybrid_benefit"] = o.hybrid_benefit;
-  j["hours"] = hrs(o.hours);
-  j["hours_low"] = hrs(o.hours_low);
-  j["hours_high"] = hrs(o.hours_high);
-  j["work_hours"] = hrs(o.work_hours);
-  j["cost_usd"] = usd(o.cost_usd);
-  j["cost_low_usd"] = usd(o.cost_low_usd);
-  j["cost_high_usd"] = usd(o.cost_high_usd);
-  j["usd_per_hour"] = usd(o.usd_per_hour);
-  j["usd_per_gpu_hour"] = usd(o.usd_per_gpu_hour);
+  j["hours"] = o.hours;
+  j["hours_low"] = o.hours_low;
+  j["hours_high"] = o.hours_high;
+  j["work_hours"] = o.work_hours;
+  j["cost_usd"] = o.cost_usd;
+  j["cost_low_usd"] = o.cost_low_usd;
+  j["cost_high_usd"] = o.cost_high_usd;
+  j["usd_per_hour"] = o.usd_per_hour;
+  j["usd_per_gpu_hour"] = o.usd_per_gpu_hour;
   j["vcpus"] = o.vcpus;
   j["quota_ok"] = o.quota_ok;
   j["quota_known"] = o.quota_known;
@@ -93,25 +89,23 @@ nlohmann::ordered_json to_json(const Option& o) {
   }
   j["kind"] = o.kind;
   j["layout"] = o.layout;
-  j["estimate"] = {{"throughput", round_to(o.throughput, 0.001)},
-                   {"throughput_unit", o.throughput_unit},
-                   {"mfu", round_to(o.mfu, 0.0001)}};
-  j["price"] = {
-      {"usd_per_hour_vm", usd(o.price.compute_usd_per_hour + o.price.licence_usd_per_hour)},
-      {"compute_usd_per_hour_vm", usd(o.price.compute_usd_per_hour)},
-      {"licence_usd_per_hour_vm", usd(o.price.licence_usd_per_hour)},
-      {"source", o.price.source},
-      {"as_of", o.price.as_of},
-      {"estimated", o.price.estimated},
-      {"rule", o.price.rule}};
+  j["estimate"] = {
+      {"throughput", o.throughput}, {"throughput_unit", o.throughput_unit}, {"mfu", o.mfu}};
+  j["price"] = {{"usd_per_hour_vm", o.price.compute_usd_per_hour + o.price.licence_usd_per_hour},
+                {"compute_usd_per_hour_vm", o.price.compute_usd_per_hour},
+                {"licence_usd_per_hour_vm", o.price.licence_usd_per_hour},
+                {"source", o.price.source},
+                {"as_of", o.price.as_of},
+                {"estimated", o.price.estimated},
+                {"rule", o.price.rule}};
   if (o.spot_risk) {
     const SpotRisk& r = *o.spot_risk;
     j["spot_risk"] = {
-        {"eviction_rate_per_hour", round_to(r.eviction_rate_per_hour, 0.0001)},
-        {"eviction_rate_high_per_hour", round_to(r.eviction_rate_high_per_hour, 0.0001)},
-        {"job_eviction_rate_per_hour", round_to(r.job_eviction_rate_per_hour, 0.0001)},
-        {"expected_evictions", round_to(r.expected_evictions, 0.0001)},
-        {"deadline_miss_probability", round_to(r.deadline_miss_probability, 0.0001)},
+        {"eviction_rate_per_hour", r.eviction_rate_per_hour},
+        {"eviction_rate_high_per_hour", r.eviction_rate_high_per_hour},
+        {"job_eviction_rate_per_hour", r.job_eviction_rate_per_hour},
+        {"expected_evictions", r.expected_evictions},
+        {"deadline_miss_probability", r.deadline_miss_probability},
         {"level", r.level},
         {"rate_basis", r.rate_basis},
         {"band", r.band ? nlohmann::ordered_json(*r.band) : nlohmann::ordered_json()},
@@ -127,7 +121,7 @@ nlohmann::ordered_json to_json(const Option& o) {
   j["price_warnings"] = o.price_warnings;
   nlohmann::ordered_json lines = nlohmann::ordered_json::array();
   for (const cost::CostLine& l : o.lines) {
-    lines.push_back({{"name", l.name}, {"usd", usd(l.usd)}, {"assumption", l.assumption}});
+    lines.push_back({{"name", l.name}, {"usd", l.usd}, {"assumption", l.assumption}});
   }
   j["cost_lines"] = std::move(lines);
   return j;
@@ -135,7 +129,7 @@ nlohmann::ordered_json to_json(const Option& o) {
 
 nlohmann::ordered_json to_json(const Plan& p) {
   nlohmann::ordered_json j;
-  j["schema"] = "gpuplan.plan/1";
+  j["schema"] = std::string(kPlanSchema);
   j["workload"] = {{"name", p.workload_name}, {"file", p.workload_file}, {"kind", p.kind}};
   j["objective"] = std::string(to_string(p.objective));
   j["considered"] = p.considered;
@@ -173,7 +167,7 @@ nlohmann::ordered_json to_json(const Plan& p) {
                         {"vcpus_needed", q.vcpus_needed},
                         {"new_limit", q.new_limit},
                         {"unlocks", to_json(q.unlocks)},
-                        {"saves_usd", usd(q.saves_usd)},
+                        {"saves_usd", q.saves_usd},
                         {"command", q.command},
                         {"limits", limits_json(q.limits)}});
   }

@@ -36,6 +36,7 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "core/format.h"
 #include "core/strings.h"
 #include "plan/internal/planner.h"
 
@@ -166,7 +167,7 @@ std::vector<std::string> Planner::price_warnings(const Cand& c) const {
                   " off: Tukey's lower fence of the spot/payg ratios)");
   }
   if (cell.flags & kBelowSiblings) {
-    out.push_back("$" + fixed(cell.compute / sizes_[c.s]->gpu_count, 2) + " per GPU-hour is " +
+    out.push_back(format::usd(cell.compute / sizes_[c.s]->gpu_count) + " per GPU-hour is " +
                   percent(cell.sibling_ratio) + " of the median same-GPU (" +
                   sizes_[c.s]->gpu_model + ") size here at this pricing ($" +
                   fixed(cell.sibling_median_per_gpu, 2) +

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/format.h"
 #include "core/strings.h"
 #include "plan/internal/planner.h"
 #include "plan/internal/spot_risk.h"
@@ -107,6 +108,7 @@ Option Planner::materialise(const Cand& c, bool detailed) {
   o.count = c.count;
   o.gpus = size.gpu_count * c.count;
   o.gpu_model = size.gpu_model;
+  o.gpu_count = size.gpu_count;
   o.region = regions_[c.r];
   o.pricing = pricing;
   o.os = os_;
@@ -178,7 +180,7 @@ void Planner::finish_options(Plan& plan) {
     std::string money_part =
         std::fabs(dc) < 0.005
             ? "same cost"
-            : (dc > 0 ? "+" : "-") + cost::format_usd(std::fabs(dc)) +
+            : (dc > 0 ? "+" : "-") + format::usd(std::fabs(dc)) +
                   (best->cost_usd > 0 ? " (" + std::string(dc > 0 ? "+" : "-") +
                                             percent(std::fabs(dc) / best->cost_usd) + ")"
                                       : "");
@@ -256,7 +258,7 @@ void Planner::finish_fallbacks(Plan& plan) {
       o.fallback_for = kind;
       double dc = o.cost_usd - best->cost_usd;
       o.why = std::string(kind[0] == 'r' ? "same size in " + o.region : "other size " + o.size) +
-              ": " + (dc >= 0 ? "+" : "-") + cost::format_usd(std::fabs(dc)) + ", " +
+              ": " + (dc >= 0 ? "+" : "-") + format::usd(std::fabs(dc)) + ", " +
               hours_text(o.hours) + " h";
       plan.fallbacks.push_back(std::move(o));
     }
@@ -295,9 +297,9 @@ void Planner::price_check_warnings(const Option& best) {
   if (!best_suspect_.valid() || !Order{opt_.objective, false}(best_suspect_, top_.front())) return;
   const Option o = materialise(best_suspect_, false);
   warnings_.push_back(o.size + " x" + std::to_string(o.count) + " in " + o.region + " (" +
-                      std::string(catalog::to_string(o.pricing)) + ", " +
-                      cost::format_usd(o.cost_usd) + ") would rank first, but its price looks " +
-                      "wrong (" + o.price_warnings.front() +
+                      std::string(catalog::to_string(o.pricing)) + ", " + format::usd(o.cost_usd) +
+                      ") would rank first, but its price looks " + "wrong (" +
+                      o.price_warnings.front() +
                       "): it is ranked after every option whose price looks right");
 }
 

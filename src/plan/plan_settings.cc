@@ -8,6 +8,7 @@
 #include <cmath>
 #include <utility>
 
+#include "core/format.h"
 #include "core/strings.h"
 #include "plan/internal/planner.h"
 
@@ -86,7 +87,7 @@ Status Planner::settle_os_spot_limits() {
   budget_ = opt_.budget_usd ? opt_.budget_usd : k.budget_usd;
   add_assumption("deadline", deadline_ ? hours_text(*deadline_) + " h" : "none",
                  opt_.deadline_hours ? "--deadline-hours" : wfile);
-  add_assumption("budget", budget_ ? cost::format_usd(*budget_) : "none",
+  add_assumption("budget", budget_ ? format::usd(*budget_) : "none",
                  opt_.budget_usd ? "--budget" : wfile);
   // Node counts: --max-nodes, else the workload's max_nodes, else the
   // default cap — each honoured as given, never capped silently.

@@ -711,7 +711,7 @@ TEST_F(PlanTest, JsonHasTheDocumentedKeys) {
   auto p = make_plan(f.workload, *f.catalog, rates_, o, f.estimator);
   ASSERT_TRUE(p);
   nlohmann::ordered_json j = to_json(*p);
-  EXPECT_EQ(j["schema"], "gpuplan.plan/1");
+  EXPECT_EQ(j["schema"], "gpuplan.plan/2");
   for (const char* k : {"options", "frontier", "fallbacks", "dropped", "warnings", "assumptions",
                         "quota_requests"}) {
     EXPECT_TRUE(j.contains(k)) << k;

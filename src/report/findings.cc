@@ -47,6 +47,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/format.h"
 #include "core/strings.h"
 #include "cost/cost.h"
 
@@ -83,7 +84,6 @@ constexpr double kMadToSigma = 1.4826;      // Rousseeuw & Croux 1993
 constexpr double kHoursPerMonth = 730;      // Azure's month (DESIGN.md)
 constexpr int kMinDaysForReservation = 28;  // a month of history before "buy"
 
-std::string usd(double v) { return cost::format_usd(v); }
 std::string pct(double v) { return strings::fixed(v * 100, 0) + "%"; }
 std::string hours(double h) { return strings::fixed(h, h >= 100 ? 0 : 1) + " h"; }
 
@@ -119,9 +119,9 @@ void anomalies(const VmReport& vm, const AnomalyRule& rule, std::vector<Finding>
     f.subject = vm.name;
     f.date = day.date;
     f.usd = day.usd - med;
-    f.what = day.date + " cost " + usd(day.usd) + " against a median " + usd(med) + " (threshold " +
-             usd(threshold) + "); " + hours(day.hours) + " billed, typically " +
-             hours(typical_hours);
+    f.what = day.date + " cost " + format::usd(day.usd) + " against a median " + format::usd(med) +
+             " (threshold " + format::usd(threshold) + "); " + hours(day.hours) +
+             " billed, typically " + hours(typical_hours);
     if (day.hours > typical_hours + rule.min_excess_hours) {
       f.recommendation =
           "deallocate it when idle: autostop (gpuplan deploy --autostop MINUTES) stops a VM "
@@ -188,14 +188,14 @@ void plan_checks(const Report& rep, const catalog::Catalog& catalog, const deplo
     f.subject = vm.name;
     f.usd = vm.usd_total;
     f.what = vm.size + " is not the plan's size " + plan_name + " (" + hours(vm.hours_billed) +
-             ", " + usd(vm.usd_total) + ")";
+             ", " + format::usd(vm.usd_total) + ")";
     auto mine = list_price(catalog, vm.size, vm.region, catalog::Pricing::kPayg);
     auto theirs = list_price(catalog, plan_name, vm.region, catalog::Pricing::kPayg);
     if (mine && theirs && *theirs < *mine) {
       f.usd = vm.hours_billed * (*mine - *theirs);
-      f.recommendation = "downsize to the plan's size " + plan_name + ": " + usd(*theirs) +
-                         "/h instead of " + usd(*mine) + "/h (payg list) saves " + usd(f.usd) +
-                         " over these hours";
+      f.recommendation = "downsize to the plan's size " + plan_name + ": " + format::usd(*theirs) +
+                         "/h instead of " + format::usd(*mine) + "/h (payg list) saves " +
+                         format::usd(f.usd) + " over these hours";
     } else {
       f.recommendation = "deallocate it, or re-plan if the work needs " + vm.size;
     }
@@ -215,7 +215,7 @@ void plan_checks(const Report& rep, const catalog::Catalog& catalog, const deplo
     f.subject = same[i]->name;
     f.usd = same[i]->usd_total;
     f.what = "one VM more than the plan's " + std::to_string(plan.count) + " x " + plan_name +
-             " (" + hours(same[i]->hours_billed) + ", " + usd(same[i]->usd_total) + ")";
+             " (" + hours(same[i]->hours_billed) + ", " + format::usd(same[i]->usd_total) + ")";
     f.recommendation = "deallocate it, or re-plan with more VMs if the work needs them";
     out.push_back(std::move(f));
   }
@@ -225,8 +225,8 @@ void plan_checks(const Report& rep, const catalog::Catalog& catalog, const deplo
 void measure(CommitmentReport& c, int period_days) {
   if (c.unused_usd > 0 || c.used_usd > 0) {
     c.utilization = c.used_usd / (c.used_usd + c.unused_usd);
-    c.basis =
-        "amortized cost: used " + usd(c.used_usd) + " / (used + unused " + usd(c.unused_usd) + ")";
+    c.basis = "amortized cost: used " + format::usd(c.used_usd) + " / (used + unused " +
+              format::usd(c.unused_usd) + ")";
     return;
   }
   if (c.purchase_usd > 0 && c.purchase_quantity > 0 && !c.one_time_purchase && period_days > 0) {
@@ -235,8 +235,8 @@ void measure(CommitmentReport& c, int period_days) {
     c.unused_usd = c.purchase_usd * (1 - *c.utilization);
     c.basis = "actual cost: " + hours(c.used_hours) + " used of " +
               strings::fixed(c.purchase_quantity, 0) + " instance(s) x " +
-              std::to_string(period_days) + " days x 24 h (monthly payment " + usd(c.purchase_usd) +
-              "; instance size flexibility not counted)";
+              std::to_string(period_days) + " days x 24 h (monthly payment " +
+              format::usd(c.purchase_usd) + "; instance size flexibility not counted)";
     return;
   }
   c.basis = "unknown: no unused rows and no monthly purchase row; export amortized cost or FOCUS";
@@ -251,7 +251,7 @@ void commitment_finding(const CommitmentReport& c, const catalog::Catalog& catal
   f.subject = c.name.empty() ? c.id : c.name;
   f.usd = c.unused_usd;
   f.what = (c.type.empty() ? std::string("commitment") : c.type) + " " + pct(u) +
-           " used: " + usd(c.unused_usd) + " paid for nothing (" + c.basis + ")";
+           " used: " + format::usd(c.unused_usd) + " paid for nothing (" + c.basis + ")";
   // Its own rate per committed hour, else the catalog's 1-year price.
   std::optional<double> rate;
   if (u > 0 && c.used_hours > 0) {
@@ -274,7 +274,8 @@ void commitment_finding(const CommitmentReport& c, const catalog::Catalog& catal
                          " (break-even " + pct(b) + "); do not renew it";
     } else {
       f.recommendation = "keep it (above its break-even " + pct(b) + ") and move on-demand " +
-                         c.size + " work onto it to use the " + usd(c.unused_usd) + " unused";
+                         c.size + " work onto it to use the " + format::usd(c.unused_usd) +
+                         " unused";
     }
   } else {
     f.recommendation = "move on-demand work of its size onto it, or do not renew it";
@@ -305,9 +306,9 @@ void buy_reservation(const VmReport& vm, const catalog::Catalog& catalog, int pe
            " days (" + pct(share) + " of the time; a 1-year reservation breaks even at " + pct(b) +
            ")";
   f.recommendation = "buy a 1-year reservation for " + vm.size + " in " + vm.region + " at " +
-                     usd(*res->usd_per_hour) + "/h (" +
+                     format::usd(*res->usd_per_hour) + "/h (" +
                      (res->estimated ? "estimated: " + res->rule.text() : res->source) +
-                     "): saves about " + usd(saving) + " a month";
+                     "): saves about " + format::usd(saving) + " a month";
   out.push_back(std::move(f));
 }
 

@@ -1,4 +1,5 @@
-// `gpuplan report --json` (schema gpuplan.report/1; docs/report.md).
+// `gpuplan report --json` (schema gpuplan.report/1; docs/report.md, docs/json.md):
+// every number at full precision.
 #include <cmath>
 
 #include "report/report.h"
@@ -6,10 +7,8 @@
 namespace gpuplan::report {
 namespace {
 
-double round4(double v) { return std::round(v * 1e4) / 1e4; }
-
 nlohmann::ordered_json opt(const std::optional<double>& v) {
-  return v ? nlohmann::ordered_json(round4(*v)) : nlohmann::ordered_json(nullptr);
+  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
 }
 
 nlohmann::ordered_json vm_json(const VmReport& v) {
@@ -19,15 +18,15 @@ nlohmann::ordered_json vm_json(const VmReport& v) {
   j["size"] = v.size;
   j["region"] = v.region;
   j["gpu"] = v.gpu_model;
-  j["gpu_count"] = round4(v.gpu_count);
+  j["gpu_count"] = v.gpu_count;
   j["days_running"] = v.days_running;
-  j["hours_billed"] = round4(v.hours_billed);
-  j["cost_usd"] = round4(v.usd_total);
-  j["compute_usd"] = round4(v.usd_compute);
+  j["hours_billed"] = v.hours_billed;
+  j["cost_usd"] = v.usd_total;
+  j["compute_usd"] = v.usd_compute;
   nlohmann::ordered_json by = nlohmann::ordered_json::object();
   for (int i = 0; i < kCategories; ++i) {
-    by[std::string(to_string(static_cast<Category>(i)))] = {
-        {"usd", round4(v.usd_by_category[i])}, {"hours", round4(v.hours_by_category[i])}};
+    by[std::string(to_string(static_cast<Category>(i)))] = {{"usd", v.usd_by_category[i]},
+                                                            {"hours", v.hours_by_category[i]}};
   }
   j["by_pricing"] = by;
   j["effective_usd_per_gpu_hour"] = opt(v.effective_usd_per_gpu_hour);
@@ -36,7 +35,7 @@ nlohmann::ordered_json vm_json(const VmReport& v) {
   j["list_as_of"] = v.list_as_of;
   nlohmann::ordered_json days = nlohmann::ordered_json::array();
   for (const DayCost& d : v.daily)
-    days.push_back({{"date", d.date}, {"usd", round4(d.usd)}, {"hours", round4(d.hours)}});
+    days.push_back({{"date", d.date}, {"usd", d.usd}, {"hours", d.hours}});
   j["daily"] = days;
   return j;
 }
@@ -52,13 +51,13 @@ nlohmann::ordered_json to_json(const Report& r) {
   j["first_day"] = r.first_day;
   j["last_day"] = r.last_day;
   j["currency"] = r.currency;
-  j["cost_usd"] = round4(r.usd_total);
-  j["gpu_vm_cost_usd"] = round4(r.usd_gpu_vms);
+  j["cost_usd"] = r.usd_total;
+  j["gpu_vm_cost_usd"] = r.usd_gpu_vms;
   if (r.plan) {
-    j["plan"] = {{"file", r.plan_file},           {"option", r.plan_option},
-                 {"size", r.plan->size},          {"count", r.plan->count},
-                 {"region", r.plan->region},      {"pricing", catalog::to_string(r.plan->pricing)},
-                 {"hours", round4(r.plan->hours)}};
+    j["plan"] = {{"file", r.plan_file},      {"option", r.plan_option},
+                 {"size", r.plan->size},     {"count", r.plan->count},
+                 {"region", r.plan->region}, {"pricing", catalog::to_string(r.plan->pricing)},
+                 {"hours", r.plan->hours}};
   } else {
     j["plan"] = nullptr;
   }
@@ -78,10 +77,10 @@ nlohmann::ordered_json to_json(const Report& r) {
                   {"type", c.type},
                   {"size", c.size},
                   {"region", c.region},
-                  {"used_hours", round4(c.used_hours)},
-                  {"used_usd", round4(c.used_usd)},
-                  {"unused_usd", round4(c.unused_usd)},
-                  {"purchase_usd", round4(c.purchase_usd)},
+                  {"used_hours", c.used_hours},
+                  {"used_usd", c.used_usd},
+                  {"unused_usd", c.unused_usd},
+                  {"purchase_usd", c.purchase_usd},
                   {"utilization", opt(c.utilization)},
                   {"basis", c.basis}});
   }
@@ -91,7 +90,7 @@ nlohmann::ordered_json to_json(const Report& r) {
     fs.push_back({{"kind", std::string(to_string(f.kind))},
                   {"subject", f.subject},
                   {"date", f.date},
-                  {"usd", round4(f.usd)},
+                  {"usd", f.usd},
                   {"what", f.what},
                   {"recommendation", f.recommendation}});
   }

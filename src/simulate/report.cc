@@ -1,6 +1,6 @@
-// The report's formats: JSON (stable key order, numbers rounded to what
-// they mean), text tables of at most 100 columns, the timeline as CSV or
-// JSON, and a self-contained HTML page whose charts Chart.js draws (the
+// The report's formats: JSON (stable key order, numbers at full precision),
+// text tables of at most 100 columns (numbers rounded by core/format.h), the
+// timeline as CSV or JSON, and a self-contained HTML page whose charts Chart.js draws (the
 // library and the drawing code are copied in; nothing is loaded from
 // elsewhere). Nothing here computes; it prints a SimReport.
 #include <cmath>
@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "core/format.h"
 #include "core/text_table.h"
 #include "simulate/internal/runner.h"
 #include "simulate/simulate.h"
@@ -16,52 +17,48 @@ namespace gpuplan::simulate {
 
 namespace {
 
-using internal::num;
-
-nlohmann::ordered_json opt_json(const std::optional<double>& v, int digits) {
-  if (!v) return nullptr;
-  const double scale = std::pow(10.0, digits);
-  return std::round(*v * scale) / scale;
-}
-
-double rounded(double v, int digits) {
-  const double scale = std::pow(10.0, digits);
-  return std::round(v * scale) / scale;
+// JSON carries every number at full precision (docs/json.md); absent is null.
+nlohmann::ordered_json opt_json(const std::optional<double>& v) {
+  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
 }
 
 nlohmann::ordered_json row_json(const PolicyRow& r) {
   nlohmann::ordered_json j;
   j["policy"] = r.policy;
-  j["cost_usd"] = rounded(r.cost_usd, 4);
-  j["cost_vs_optimal"] = opt_json(r.cost_vs_optimal, 4);
-  j["slo_attainment"] = opt_json(r.slo_attainment, 5);
-  j["p50_ttft_ms"] = opt_json(r.p50_ttft_ms, 2);
-  j["p99_ttft_ms"] = opt_json(r.p99_ttft_ms, 2);
-  j["deadline_met_fraction"] = opt_json(r.deadline_met_fraction, 4);
-  j["evictions"] = rounded(r.evictions, 3);
-  j["scale_events"] = rounded(r.scale_events, 3);
-  j["p99_tpot_ms"] = opt_json(r.p99_tpot_ms, 2);
+  j["cost_usd"] = r.cost_usd;
+  j["cost_vs_optimal"] = opt_json(r.cost_vs_optimal);
+  j["slo_attainment"] = opt_json(r.slo_attainment);
+  j["p50_ttft_ms"] = opt_json(r.p50_ttft_ms);
+  j["p99_ttft_ms"] = opt_json(r.p99_ttft_ms);
+  j["deadline_met_fraction"] = opt_json(r.deadline_met_fraction);
+  j["evictions"] = r.evictions;
+  j["scale_events"] = r.scale_events;
+  j["p99_tpot_ms"] = opt_json(r.p99_tpot_ms);
   if (r.vm_hours) {
-    j["p50_tpot_ms"] = opt_json(r.p50_tpot_ms, 2);
-    j["vm_hours"] = rounded(*r.vm_hours, 4);
-    j["rejected"] = opt_json(r.rejected, 0);
+    j["p50_tpot_ms"] = opt_json(r.p50_tpot_ms);
+    j["vm_hours"] = *r.vm_hours;
+    j["rejected"] = opt_json(r.rejected);
   }
-  j["gpu_hours"] = rounded(r.gpu_hours, 4);
+  j["gpu_hours"] = r.gpu_hours;
   if (r.reserved_usd) {
-    j["cost_by_pricing"] = {{"payg", rounded(r.on_demand_usd, 4)},
-                            {"reserved", rounded(*r.reserved_usd, 4)}};
-    j["committed_after_usd"] = opt_json(r.committed_after_usd, 4);
+    j["cost_by_pricing"] = {{"payg", r.on_demand_usd}, {"reserved", *r.reserved_usd}};
+    j["committed_after_usd"] = opt_json(r.committed_after_usd);
   } else {
-    j["cost_by_pricing"] = {{"payg", rounded(r.on_demand_usd, 4)},
-                            {"spot", rounded(r.spot_usd, 4)}};
+    j["cost_by_pricing"] = {{"payg", r.on_demand_usd}, {"spot", r.spot_usd}};
   }
   j["runs"] = r.runs;
   return j;
 }
 
 std::string opt_text(const std::optional<double>& v, int digits, double scale = 1) {
-  return v ? num(*v * scale, digits) : "-";
+  return v ? strings::fixed(*v * scale, digits) : "-";
 }
+
+// Dollars in a column headed "$": money's rounding, no sign.
+std::string dollars(double v) {
+  return format::number(v, format::Kind::kMoney, format::Form::kCsv);
+}
+std::string opt_dollars(const std::optional<double>& v) { return v ? dollars(*v) : "-"; }
 
 // The table of one set of rows, with the columns of the report's kind,
 // within `width`: narrow terminals lose the least telling columns first (the
@@ -89,18 +86,20 @@ std::string rows_table(const std::string& kind, const std::vector<PolicyRow>& ro
   t.add_column("GPU-h", TextTable::Align::kRight);
   for (const auto& p : rows) {
     if (kind == "reserve")
-      t.add_row({p.policy, num(p.cost_usd, 2), opt_text(p.cost_vs_optimal, 3),
-                 num(p.on_demand_usd, 2), opt_text(p.reserved_usd, 2),
-                 opt_text(p.committed_after_usd, 2), num(p.scale_events, 1), num(p.gpu_hours, 1)});
+      t.add_row({p.policy, dollars(p.cost_usd), opt_text(p.cost_vs_optimal, 3),
+                 dollars(p.on_demand_usd), opt_dollars(p.reserved_usd),
+                 opt_dollars(p.committed_after_usd), strings::fixed(p.scale_events, 1),
+                 strings::fixed(p.gpu_hours, 1)});
     else if (kind == "serving")
-      t.add_row({p.policy, num(p.cost_usd, 2), opt_text(p.cost_vs_optimal, 3),
+      t.add_row({p.policy, dollars(p.cost_usd), opt_text(p.cost_vs_optimal, 3),
                  opt_text(p.slo_attainment, 2, 100), opt_text(p.p50_ttft_ms, 0),
-                 opt_text(p.p99_ttft_ms, 0), opt_text(p.p99_tpot_ms, 1), num(p.scale_events, 1),
-                 num(p.gpu_hours, 2)});
+                 opt_text(p.p99_ttft_ms, 0), opt_text(p.p99_tpot_ms, 1),
+                 strings::fixed(p.scale_events, 1), strings::fixed(p.gpu_hours, 2)});
     else
-      t.add_row({p.policy, num(p.cost_usd, 2), opt_text(p.cost_vs_optimal, 3),
-                 opt_text(p.deadline_met_fraction, 1, 100), num(p.spot_usd, 2), num(p.evictions, 1),
-                 num(p.scale_events, 1), num(p.gpu_hours, 2)});
+      t.add_row({p.policy, dollars(p.cost_usd), opt_text(p.cost_vs_optimal, 3),
+                 opt_text(p.deadline_met_fraction, 1, 100), dollars(p.spot_usd),
+                 strings::fixed(p.evictions, 1), strings::fixed(p.scale_events, 1),
+                 strings::fixed(p.gpu_hours, 2)});
   }
   return t.render_fitting(width, {"scale events", "purchases", "GPU-h", "p50 TTFT ms", "evictions",
                                   "owed after $", "p99 TPOT ms", "spot $", "payg $"});
@@ -122,10 +121,10 @@ void plot_summary(const SimReport& r, std::ostringstream& o) {
                               : "<th>on time %</th>")
     << "</tr>\n";
   for (const auto& p : r.policies)
-    o << "<tr><td>" << esc(p.policy) << "</td><td>" << num(p.cost_usd, 2) << "</td><td>"
+    o << "<tr><td>" << esc(p.policy) << "</td><td>" << dollars(p.cost_usd) << "</td><td>"
       << opt_text(p.cost_vs_optimal, 3) << "</td><td>"
       << (r.kind == "serving"   ? opt_text(p.slo_attainment, 2, 100)
-          : r.kind == "reserve" ? opt_text(p.reserved_usd, 2)
+          : r.kind == "reserve" ? opt_dollars(p.reserved_usd)
                                 : opt_text(p.deadline_met_fraction, 1, 100))
       << "</td></tr>\n";
   o << "</table>\n";
@@ -157,9 +156,8 @@ nlohmann::ordered_json to_json(const SimReport& r) {
   for (const auto& t : r.traces) {
     nlohmann::ordered_json tj;
     tj["file"] = t.file;
-    tj["spot_availability"] = t.spot_availability >= 0
-                                  ? nlohmann::ordered_json(rounded(t.spot_availability, 4))
-                                  : nlohmann::ordered_json(nullptr);
+    tj["spot_availability"] = t.spot_availability >= 0 ? nlohmann::ordered_json(t.spot_availability)
+                                                       : nlohmann::ordered_json(nullptr);
     tj["policies"] = nlohmann::ordered_json::array();
     for (const auto& p : t.policies) tj["policies"].push_back(row_json(p));
     j["traces"].push_back(tj);
@@ -184,7 +182,7 @@ std::string to_text(const SimReport& r, size_t width, bool verbose) {
     for (const auto& t : r.traces) {
       o << "\n" << std::filesystem::path(t.file).filename().string();
       if (t.spot_availability >= 0)
-        o << " (spot available " << num(t.spot_availability * 100, 1) << " % of steps)";
+        o << " (spot available " << strings::fixed(t.spot_availability * 100, 1) << " % of steps)";
       o << ":\n" << rows_table(r.kind, t.policies, width);
     }
   }
@@ -201,11 +199,12 @@ std::string to_text(const SimReport& r, size_t width, bool verbose) {
 
 std::string timeline_csv(const SimReport& r) {
   std::string out = "policy,t_hours,demand,replicas,capacity,cost_usd\n";
-  char buf[256];
+  using format::Form;
+  using format::Kind;
   for (const auto& t : r.timeline) {
-    std::snprintf(buf, sizeof buf, "%s,%.4f,%.4f,%.0f,%s,%.4f\n", t.policy.c_str(), t.t_hours,
-                  t.demand, t.replicas, t.capacity.c_str(), t.cost_usd);
-    out += buf;
+    out += t.policy + "," + format::trimmed(t.t_hours, 4) + "," +
+           format::number(t.demand, Kind::kRate, Form::kCsv) + "," + strings::fixed(t.replicas, 0) +
+           "," + t.capacity + "," + format::number(t.cost_usd, Kind::kMoney, Form::kCsv) + "\n";
   }
   return out;
 }
@@ -218,15 +217,12 @@ nlohmann::ordered_json timeline_json(const SimReport& r) {
                                            : "progress hours";
   j["points"] = nlohmann::ordered_json::array();
   for (const auto& t : r.timeline) {
-    nlohmann::ordered_json p = {{"policy", t.policy},
-                                {"t_hours", rounded(t.t_hours, 4)},
-                                {"demand", rounded(t.demand, 4)},
-                                {"replicas", t.replicas},
-                                {"capacity", t.capacity},
-                                {"cost_usd", rounded(t.cost_usd, 4)}};
+    nlohmann::ordered_json p = {{"policy", t.policy},     {"t_hours", t.t_hours},
+                                {"demand", t.demand},     {"replicas", t.replicas},
+                                {"capacity", t.capacity}, {"cost_usd", t.cost_usd}};
     if (r.kind == "serving") {
-      p["ttft_mean_ms"] = opt_json(t.ttft_mean_ms, 2);
-      p["ttft_max_ms"] = opt_json(t.ttft_max_ms, 2);
+      p["ttft_mean_ms"] = opt_json(t.ttft_mean_ms);
+      p["ttft_max_ms"] = opt_json(t.ttft_max_ms);
     }
     j["points"].push_back(std::move(p));
   }

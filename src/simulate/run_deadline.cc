@@ -29,13 +29,13 @@ namespace {
 
 // The job as the report states it.
 void job_assumptions(const DeadlineJob& job, std::vector<Assumed>& a) {
-  a.push_back({"work_hours", num(job.work_hours, 2), "scenario file"});
-  a.push_back({"deadline_hours", num(job.deadline_hours, 2), "scenario file"});
-  a.push_back({"changeover_hours", num(job.changeover_hours, 3),
+  a.push_back({"work_hours", strings::fixed(job.work_hours, 2), "scenario file"});
+  a.push_back({"deadline_hours", strings::fixed(job.deadline_hours, 2), "scenario file"});
+  a.push_back({"changeover_hours", strings::fixed(job.changeover_hours, 3),
                "scenario file (restart cost of every launch)"});
-  a.push_back({"eviction_notice_seconds", num(job.eviction_notice_s, 0),
+  a.push_back({"eviction_notice_seconds", strings::fixed(job.eviction_notice_s, 0),
                "Azure Scheduled Events Preempt notice (30 s)"});
-  a.push_back({"checkpoint_seconds", num(job.checkpoint_s, 0),
+  a.push_back({"checkpoint_seconds", strings::fixed(job.checkpoint_s, 0),
                "scenario file (progress beyond the notice is lost)"});
 }
 
@@ -148,7 +148,8 @@ RunOut run_one(const Sweep& sw, const RunJob& j,
   const bool log = j.run == 0 && sw.o.event_log;
   if (log)
     out.log += "# trace " + (sw.model() ? std::string("stochastic") : trace->file) +
-               " run 0 offset " + std::to_string(j.offset) + " optimal $" + num(opt, 4) + "\n";
+               " run 0 offset " + std::to_string(j.offset) + " optimal $" + strings::fixed(opt, 4) +
+               "\n";
   for (size_t i = 0; i < pols.size(); ++i) {
     DeadlineRun r = run_deadline(sw.job, *trace, j.offset, *pols[i], log ? &out.log : nullptr,
                                  j.run == 0 && j.block == 0 && sw.o.timeline);
@@ -246,8 +247,9 @@ Result<SimReport> run_deadline_scenario(const Scenario& s, const catalog::Catalo
     spot_model = spot_model_for(*spec.spot_model, spec.spot_model_up_given,
                                 cat ? cat->spot_eviction(s.vm_size, s.region) : nullptr, basis);
     rep.assumptions.push_back({"spot_model",
-                               "mean up " + num(spot_model.mean_up_hours, 2) + " h, mean down " +
-                                   num(spot_model.mean_down_hours, 2) + " h",
+                               "mean up " + strings::fixed(spot_model.mean_up_hours, 2) +
+                                   " h, mean down " +
+                                   strings::fixed(spot_model.mean_down_hours, 2) + " h",
                                basis});
   }
   const Sweep sw{s, o, job, policies, traces, spot_model, gpus, rep.runs, rep.seed};

@@ -25,8 +25,8 @@ Result<ReservePrices> reserve_prices(const Scenario& s, const catalog::Catalog* 
   const std::string term = spec.term_years == 3 ? "reserved-3y" : "reserved-1y";
   if (spec.reserved_usd_per_hour) {
     prices.reserved_usd_per_hour = *spec.reserved_usd_per_hour;
-    rep.assumptions.push_back(
-        {"reserved_usd_per_hour", num(prices.reserved_usd_per_hour, 4), price_source(s)});
+    rep.assumptions.push_back({"reserved_usd_per_hour",
+                               strings::fixed(prices.reserved_usd_per_hour, 4), price_source(s)});
   } else {
     GPUPLAN_TRY(prices.reserved_usd_per_hour,
                 catalog_price(s, cat,
@@ -37,16 +37,17 @@ Result<ReservePrices> reserve_prices(const Scenario& s, const catalog::Catalog* 
   if (!(prices.reserved_usd_per_hour < prices.payg_usd_per_hour))
     return invalid_argument("the reservation costs as much as pay-as-you-go: nothing to decide",
                             Where{s.file, 0, 0, "prices.reserved_usd_per_hour"});
+  rep.assumptions.push_back({"term", term + " (" + strings::fixed(prices.term_hours, 0) + " h)",
+                             "reservation.term (default 1y)"});
   rep.assumptions.push_back(
-      {"term", term + " (" + num(prices.term_hours, 0) + " h)", "reservation.term (default 1y)"});
-  rep.assumptions.push_back({"break_even_utilization",
-                             num(prices.reserved_usd_per_hour / prices.payg_usd_per_hour, 4),
-                             "derived: reserved / payg price"});
-  rep.assumptions.push_back({"review_hours", num(spec.policy.review_hours, 0),
+      {"break_even_utilization",
+       strings::fixed(prices.reserved_usd_per_hour / prices.payg_usd_per_hour, 4),
+       "derived: reserved / payg price"});
+  rep.assumptions.push_back({"review_hours", strings::fixed(spec.policy.review_hours, 0),
                              "advisor and forecast-reserve look this often"});
-  rep.assumptions.push_back({"lookback_hours", num(spec.policy.lookback_hours, 0),
+  rep.assumptions.push_back({"lookback_hours", strings::fixed(spec.policy.lookback_hours, 0),
                              "Azure reservation recommendations' Last30Days look-back"});
-  rep.assumptions.push_back({"projection_hours", num(spec.policy.projection_hours, 0),
+  rep.assumptions.push_back({"projection_hours", strings::fixed(spec.policy.projection_hours, 0),
                              "forecast-reserve projects this far ahead"});
   rep.assumptions.push_back({"accounting",
                              "amortized: each hour pays its share of the reservations held",
@@ -70,12 +71,12 @@ Result<VmDemand> trace_demand(const Scenario& s, const RunOptions& o, const Rese
               }));
   jobs_demand.describe = "alibaba-pods: " + file;
   if (static_cast<double>(jobs_demand.vms.size()) > prices.term_hours)
-    return invalid_argument("the trace spans " + num(jobs_demand.vms.size() / 24.0, 0) +
+    return invalid_argument("the trace spans " + strings::fixed(jobs_demand.vms.size() / 24.0, 0) +
                                 " days, longer than the reservation term (renewals are not "
                                 "modelled); use demand.time_scale or a 3y term",
                             Where{s.file, 0, 0, "demand.time_scale"});
-  rep.assumptions.push_back(
-      {"gpus_per_vm", num(per_vm, 2), spec.gpus_per_vm ? "scenario file" : "catalog (VM size)"});
+  rep.assumptions.push_back({"gpus_per_vm", strings::fixed(per_vm, 2),
+                             spec.gpus_per_vm ? "scenario file" : "catalog (VM size)"});
   for (const DropNote& d : jobs_demand.drops)
     rep.notes.push_back("trace: dropped " + std::to_string(d.count) + " " + d.what);
   return jobs_demand;
@@ -127,7 +128,7 @@ Result<SimReport> run_reserve_scenario(const Scenario& s, const catalog::Catalog
     const bool first = run == 0;
     if (first && o.event_log)
       rep.event_log += "# " + demand.describe + " run 0, " + std::to_string(demand.vms.size()) +
-                       " hours, optimal $" + num(opt, 4) + "\n";
+                       " hours, optimal $" + strings::fixed(opt, 4) + "\n";
     double vm_hours = 0;
     for (int32_t v : demand.vms) vm_hours += v;
     for (size_t i = 0; i < pols.size(); ++i) {

@@ -71,9 +71,10 @@ Result<MeanTokens> mean_tokens(const Scenario& s, const std::string& trace, uint
 }
 
 std::string describe_replica(const ReplicaCapacity& c) {
-  return "prefill " + num(c.prefill_tokens_per_s, 0) + " tok/s, step " +
-         num(c.step_base_s * 1e3, 2) + " ms + " + num(c.step_per_seq_s * 1e3, 4) +
-         " ms/seq, max batch " + std::to_string(c.max_batch);
+  return "prefill " + strings::fixed(c.prefill_tokens_per_s, 0) + " tok/s, step " +
+         strings::fixed(c.step_base_s * 1e3, 2) + " ms + " +
+         strings::fixed(c.step_per_seq_s * 1e3, 4) + " ms/seq, max batch " +
+         std::to_string(c.max_batch);
 }
 
 // The scenario's model at its precision as an inference workload.
@@ -172,9 +173,10 @@ Result<ReplicaCapacity> resolve_replica(const Scenario& s, const catalog::Catalo
     c = fit_replica(lay.model, mean.context);
   }
   c.source = "estimator: " + std::string(m->name) + " " + spec.precision + " on " +
-             std::to_string(*tp) + "x " + gpu->model + " at mean context " + num(mean.context, 0) +
+             std::to_string(*tp) + "x " + gpu->model + " at mean context " +
+             strings::fixed(mean.context, 0) +
              " tokens (linear fit of the decode step at batch 1 and " +
-             num(std::min(c.max_batch, 64), 0) + ")";
+             strings::fixed(std::min(c.max_batch, 64), 0) + ")";
   assumed.push_back({"replica", describe_replica(c), c.source});
   return c;
 }
@@ -217,13 +219,14 @@ void fleet_config(const Scenario& s, const catalog::Catalog* cat, int tp, Servin
     rep.assumptions.push_back(
         {"replicas_per_vm",
          std::to_string(c.replicas_per_vm) + " (tensor_parallel " + std::to_string(tp) + " on " +
-             num(size->gpu_count, size->gpu_count == std::floor(size->gpu_count) ? 0 : 4) +
+             strings::fixed(size->gpu_count,
+                            size->gpu_count == std::floor(size->gpu_count) ? 0 : 4) +
              " GPU(s) per VM; fleet counts, scale events and static-peak are VMs)",
          spec.tensor_parallel > 0 ? "scenario file"
                                   : "the layout serving the most requests per VM (estimator)"});
   if (spec.startup_s) {
     c.startup_s = *spec.startup_s;
-    rep.assumptions.push_back({"startup_seconds", num(c.startup_s, 0), "scenario file"});
+    rep.assumptions.push_back({"startup_seconds", strings::fixed(c.startup_s, 0), "scenario file"});
   } else if (c.replica.weight_bytes > 0) {
     // Scale-out latency: allocation, boot and driver, the serving image, and
     // every replica's weights over the VM's network at weights_gbps.
@@ -232,8 +235,9 @@ void fleet_config(const Scenario& s, const catalog::Catalog* cat, int tp, Servin
     c.startup_s = boot + spec.image_s + gb / spec.weights_gbps;
     rep.assumptions.push_back(
         {"startup_seconds",
-         num(c.startup_s, 0) + " = boot " + num(boot, 0) + " s + image " + num(spec.image_s, 0) +
-             " s + " + num(gb, 1) + " GB of weights at " + num(spec.weights_gbps, 2) + " GB/s",
+         strings::fixed(c.startup_s, 0) + " = boot " + strings::fixed(boot, 0) + " s + image " +
+             strings::fixed(spec.image_s, 0) + " s + " + strings::fixed(gb, 1) +
+             " GB of weights at " + strings::fixed(spec.weights_gbps, 2) + " GB/s",
          std::string(spec.boot_s ? "fleet.boot_seconds" : kBootSource) +
              "; image pull and weights: fleet.image_seconds, fleet.weights_gbps (" +
              kWeightsSource + ")"});
@@ -248,7 +252,7 @@ void fleet_config(const Scenario& s, const catalog::Catalog* cat, int tp, Servin
   if (spec.quota_vcpus && size && size->vcpus > 0) {
     const int cap = static_cast<int>(std::floor(*spec.quota_vcpus / size->vcpus));
     rep.assumptions.push_back({"quota_cap_replicas", std::to_string(cap),
-                               "fleet.quota_vcpus " + num(*spec.quota_vcpus, 0) + " / " +
+                               "fleet.quota_vcpus " + strings::fixed(*spec.quota_vcpus, 0) + " / " +
                                    std::to_string(size->vcpus) + " vCPUs per VM"});
     c.max_replicas = std::max(1, std::min(c.max_replicas, cap));
   }
@@ -268,10 +272,12 @@ void fleet_config(const Scenario& s, const catalog::Catalog* cat, int tp, Servin
          std::to_string(c.max_queue) +
              " requests wait when all replicas are full; more are turned away",
          "scenario file"});
-  rep.assumptions.push_back(
-      {"slo", "TTFT <= " + num(spec.ttft_ms, 0) + " ms and TPOT <= " + num(spec.tpot_ms, 0) + " ms",
-       "scenario file"});
-  rep.assumptions.push_back({"slo_attainment_target", num(c.slo_attainment * 100, 1) + " %",
+  rep.assumptions.push_back({"slo",
+                             "TTFT <= " + strings::fixed(spec.ttft_ms, 0) +
+                                 " ms and TPOT <= " + strings::fixed(spec.tpot_ms, 0) + " ms",
+                             "scenario file"});
+  rep.assumptions.push_back({"slo_attainment_target",
+                             strings::fixed(c.slo_attainment * 100, 1) + " %",
                              spec.slo_attainment_given ? "scenario file" : "default (issue 11)"});
   rep.assumptions.push_back({"planning_batch", std::to_string(c.replica.batch_at_slo(c.tpot_slo_s)),
                              "largest batch whose decode step is <= half the TPOT target"});
@@ -469,19 +475,21 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
   rep.traces.push_back(std::move(tr));
   rep.notes.push_back(
       "optimal: a lower bound on any fleet of this size meeting the SLO for " +
-      num(bound.attainment * 100, 1) +
+      strings::fixed(bound.attainment * 100, 1) +
       " % of requests under the same physics (serial prefills within the TTFT at every "
       "second's peak, at most " +
       "the TPOT-bound batch per replica, the same start-up delay and fleet limits); it serves no "
       "requests, so its latency fields are null; a policy below the target is compared with the "
       "bound at its own attainment");
   if (bound.max_attainment < c.slo_attainment)
-    rep.notes.push_back("no fleet within max_replicas reaches " + num(c.slo_attainment * 100, 1) +
-                        " %: at most " + num(bound.max_attainment * 100, 2) + " % (" +
+    rep.notes.push_back("no fleet within max_replicas reaches " +
+                        strings::fixed(c.slo_attainment * 100, 1) + " %: at most " +
+                        strings::fixed(bound.max_attainment * 100, 2) + " % (" +
                         std::to_string(profile.hopeless) +
                         " requests cannot meet the SLO on any fleet of this size)");
   rep.notes.push_back("requests " + std::to_string(profile.requests) + ", mean " +
-                      num(profile.mean_input, 0) + " input / " + num(profile.mean_output, 0) +
+                      strings::fixed(profile.mean_input, 0) + " input / " +
+                      strings::fixed(profile.mean_output, 0) +
                       " output tokens; static-peak holds " + std::to_string(ctx.peak_replicas) +
                       (c.replicas_per_vm > 1 ? " VMs" : " replicas"));
   return rep;

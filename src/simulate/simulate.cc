@@ -30,7 +30,7 @@ Result<double> catalog_price(const Scenario& s, const catalog::Catalog* cat, cat
                          (s.region.empty() ? "(no region)" : s.region) +
                          "; give prices: in the scenario",
                      Where{s.file, 0, 0, "vm.size"});
-  assumed.push_back({what + "_usd_per_hour", num(*o->usd_per_hour, 4),
+  assumed.push_back({what + "_usd_per_hour", strings::fixed(*o->usd_per_hour, 4),
                      "catalog: " + o->source + " as of " + o->as_of +
                          (o->estimated ? " (estimated: " + o->rule.text() + ")" : "")});
   return *o->usd_per_hour;
@@ -53,22 +53,23 @@ Result<Prices> resolve_prices(const Scenario& s, const catalog::Catalog* cat, bo
   const std::string src = price_source(s);
   if (s.od_usd_per_hour) {
     p.od = *s.od_usd_per_hour;
-    assumed.push_back({"on_demand_usd_per_hour", num(p.od, 4), src});
+    assumed.push_back({"on_demand_usd_per_hour", strings::fixed(p.od, 4), src});
   } else {
     GPUPLAN_TRY(p.od, from_catalog(catalog::Pricing::kPayg, "on_demand"));
   }
   if (!need_spot) return p;
   if (s.spot_usd_per_hour) {
     p.spot = *s.spot_usd_per_hour;
-    assumed.push_back({"spot_usd_per_hour", num(p.spot, 4), src});
+    assumed.push_back({"spot_usd_per_hour", strings::fixed(p.spot, 4), src});
   } else if (s.spot_ratio) {
     p.spot = p.od * *s.spot_ratio;
-    assumed.push_back({"spot_usd_per_hour", num(p.spot, 4),
-                       "on-demand x spot_ratio " + num(*s.spot_ratio, 4) + " (" + src + ")"});
+    assumed.push_back(
+        {"spot_usd_per_hour", strings::fixed(p.spot, 4),
+         "on-demand x spot_ratio " + strings::fixed(*s.spot_ratio, 4) + " (" + src + ")"});
   } else {
     GPUPLAN_TRY(p.spot, from_catalog(catalog::Pricing::kSpot, "spot"));
   }
-  assumed.push_back({"spot_to_on_demand_ratio", num(p.spot / p.od, 4), "derived"});
+  assumed.push_back({"spot_to_on_demand_ratio", strings::fixed(p.spot / p.od, 4), "derived"});
   return p;
 }
 

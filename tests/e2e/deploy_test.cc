@@ -1,7 +1,7 @@
 // End-to-end tests of `gpuplan stack` and `gpuplan deploy`: golden files of
-// everything deploy writes for the four reference plans (NC H100 training on
+// everything deploy writes for the five reference plans (NC H100 training on
 // spot, multi-node ND with InfiniBand, NV A10 rendering with the GRID driver,
-// Windows with Hybrid Benefit), ARM template structure, secure defaults and
+// Windows with Hybrid Benefit, an Arm64 ND GB200 VM), ARM template structure, secure defaults and
 // refusals. shellcheck and `cloud-init schema` run on the golden files as
 // ctest tests (src/deploy/CMakeLists.txt).
 #include <cstdlib>
@@ -25,7 +25,9 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-const char* const kCases[] = {"nc_h100_train", "nd_multinode_ib", "nv_a10_render", "win_hybrid"};
+// nd_gb200_arm64 is a gpuplan.plan/2 document; the others are /1.
+const char* const kCases[] = {"nc_h100_train", "nd_multinode_ib", "nv_a10_render", "win_hybrid",
+                              "nd_gb200_arm64"};
 
 // Plan paths are relative to the source tree so the generated files (which
 // name the plan) are the same on every machine.
@@ -61,7 +63,7 @@ std::vector<std::string> files_of(const std::string& dir) {
   return names;
 }
 
-TEST(Deploy, GoldenFilesForTheFourReferencePlans) {
+TEST(Deploy, GoldenFilesForTheReferencePlans) {
   in_source_dir();
   for (const char* c : kCases) {
     SCOPED_TRACE(c);
@@ -482,7 +484,7 @@ TEST(Deploy, FromAWorkloadThroughThePlannerMatchesThePlanJson) {
   const json p = json::parse(plan.out);
   int option = 0;
   for (size_t i = 0; i < p["options"].size() && option == 0; ++i) {
-    const std::string model = p["options"][i].value("gpu_model", "");
+    const std::string model = p["options"][i].value("gpu", "");
     if (model.rfind("MI", 0) != 0 && model != "V620" && model != "V710")
       option = static_cast<int>(i) + 1;
   }

@@ -26,7 +26,7 @@ TEST(Doctor, WithoutAGpuExits3WithAClearMessage) {
   const CliResult j = run_cli({"doctor", "--json"});
   EXPECT_EQ(j.code, 3);
   const auto doc = nlohmann::json::parse(j.out);
-  EXPECT_EQ(doc["schema"], "gpuplan.doctor/1");
+  EXPECT_EQ(doc["schema"], "gpuplan.doctor/2");
   EXPECT_EQ(doc["gpu_found"], false);
   EXPECT_EQ(doc["exit_code"], 3);
 }

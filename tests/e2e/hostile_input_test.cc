@@ -108,14 +108,14 @@ TEST(HostileInput, UnknownPlanSchemaVersionIsExit2) {
   std::string plan = read(source_path("tests/data/plans/nc_h100_train.json"));
   const size_t at = plan.find("gpuplan.plan/1");
   ASSERT_NE(at, std::string::npos);
-  plan.replace(at, 14, "gpuplan.plan/2");
+  plan.replace(at, 14, "gpuplan.plan/3");
   const std::string dir = temp_dir();
-  const std::string p = write(dir, "plan_v2.json", plan);
+  const std::string p = write(dir, "plan_v3.json", plan);
   auto r = run_cli({"deploy", p, "--out", dir + "/out", "--ssh-cidr", "203.0.113.0/24"});
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(first_line(r.err), "gpuplan: error: " + p +
-                                   ": schema: expected \"gpuplan.plan/1\" (output of `gpuplan "
-                                   "plan --json`), got \"gpuplan.plan/2\"");
+                                   ": schema: expected \"gpuplan.plan/1\" or \"gpuplan.plan/2\" "
+                                   "(output of `gpuplan plan --json`), got \"gpuplan.plan/3\"");
   EXPECT_FALSE(fs::exists(dir + "/out/deploy.sh"));
 }
 

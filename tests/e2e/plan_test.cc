@@ -66,7 +66,7 @@ TEST(PlanCli, FinetuneJsonIsTheDocumentedContract) {
   std::string out = scrub(r.out);
   EXPECT_EQ(check_golden("plan_finetune-llama3-8b.json", out), "");
   auto j = nlohmann::json::parse(out);
-  EXPECT_EQ(j["schema"], "gpuplan.plan/1");
+  EXPECT_EQ(j["schema"], "gpuplan.plan/2");
   ASSERT_FALSE(j["options"].empty());
   const auto& o = j["options"][0];
   for (const char* k :

@@ -221,7 +221,7 @@ TEST(Realism, Llama2_70bPretraining) {
   json p = plan(name);
   const json& o = top(p);
   expect_signable(name, o);
-  EXPECT_EQ(o.value("gpu_model", ""), "A100-80GB-SXM");
+  EXPECT_EQ(o.value("gpu", ""), "A100-80GB-SXM");
   const double gpu_hours = o["gpus"].get<double>() * o["work_hours"].get<double>();
   expect_within(gpu_hours, 1720320, 0.25, "Llama 2 70B GPU-hours");
   expect_within(o["cost_usd"].get<double>(), 1720320 * o["usd_per_gpu_hour"].get<double>(), 0.30,
@@ -336,7 +336,7 @@ double min_gpus(double rps, double params_b, double tokens, double peak_tflops) 
 }
 
 double peak_of(const json& option) {
-  const catalog::Gpu* g = embedded().find_gpu(option["gpu_model"].get<std::string>());
+  const catalog::Gpu* g = embedded().find_gpu(option["gpu"].get<std::string>());
   EXPECT_NE(g, nullptr);
   return g ? g->bf16_tflops : 1;
 }
@@ -377,7 +377,7 @@ TEST(Realism, Llama31_405bServing) {
 // ratio, finish items × seconds within the option's work hours.
 void expect_batch_arithmetic(const json& o, double items, double seconds, double ref_rate,
                              const std::string& rate_field) {
-  const catalog::Gpu* g = embedded().find_gpu(o["gpu_model"].get<std::string>());
+  const catalog::Gpu* g = embedded().find_gpu(o["gpu"].get<std::string>());
   ASSERT_NE(g, nullptr);
   const double rate = rate_field == "fp16" ? g->fp16_tflops : g->fp32_tflops;
   const double hours = items * seconds / (o["gpus"].get<double>() * rate / ref_rate) / 3600;

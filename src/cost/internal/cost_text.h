@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "catalog/catalog.h"
+#include "core/format.h"
 #include "core/strings.h"
 #include "cost/cost.h"
 
@@ -18,14 +19,11 @@ std::string_view embedded_file(std::string_view name);
 
 inline bool is_commitment(catalog::Pricing p) { return catalog::commitment_hours(p) > 0; }
 
-inline std::string num(double v, int digits) { return strings::fixed(v, digits); }
-
 // Hours with up to 2 decimals, trailing zeros trimmed ("13.95", "0.25", "48").
-std::string hrs(double h);
+inline std::string hrs(double h) { return format::trimmed(h, 2); }
 
-inline std::string rate_text(double usd_per_hour) {
-  return "$" + strings::fixed(usd_per_hour, usd_per_hour < 1 ? 4 : 3) + "/h";
-}
+// A price per hour as text ("$3.67/h", "$0.0526/h"): money's rounding.
+inline std::string rate_text(double usd_per_hour) { return format::usd(usd_per_hour) + "/h"; }
 
 // "SOURCE, AS_OF, CONFIDENCE; R rate used, none for REGION".
 std::string cite(const Rate& r, bool fell_back, std::string_view region);

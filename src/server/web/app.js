@@ -70,7 +70,7 @@ function optionRows(options) {
     const range = o.cost_low_usd !== o.cost_high_usd
       ? `<div class="why">${money(o.cost_low_usd)}–${money(o.cost_high_usd)}</div>` : "";
     const row = [`${o.rank ?? i + 1}`, `<a href="#" class="size" data-i="${i}">${esc(short(o.size))}</a>`,
-      esc(o.count), `${num(o.gpus, o.gpus % 1 ? 2 : 0)}× ${esc(o.gpu ?? o.gpu_model)}`, esc(o.region),
+      esc(o.count), `${num(o.gpus, o.gpus % 1 ? 2 : 0)}× ${esc(o.gpu)}`, esc(o.region),
       `${esc(o.pricing)} <span class="why">${esc(o.os)}${o.hybrid_benefit ? " AHB" : ""}</span>` +
         (o.spot_risk ? `<div>${riskBadge(o)}</div>` : ""),
       num(o.hours), money(o.cost_usd) + range, money(o.usd_per_hour), quotaBadge(o)];
@@ -200,7 +200,7 @@ async function runPlan(ev) {
 
 function renderEstimate(est) {
   const mem = (o) => o.memory ? Object.entries(o.memory).filter(([, v]) => v).map(([k, v]) => `${k} ${num(v)}`).join(", ") : "";
-  let html = `<h2>Estimate of ${esc(est.workload)} (${esc(est.kind)}): ${(est.options || []).filter((o) => o.fits).length} of ${(est.options || []).length} options fit</h2><div id="chart-estimate"></div>`;
+  let html = `<h2>Estimate of ${esc(est.workload && est.workload.name)} (${esc(est.workload && est.workload.kind)}): ${(est.options || []).filter((o) => o.fits).length} of ${(est.options || []).length} options fit</h2><div id="chart-estimate"></div>`;
   // What fits first, fastest first; an option that does not fit has no
   // throughput or hours (the API's zeros are shown as "—"), only its reason.
   const opts = [...(est.options || [])].sort((a, b) => (b.fits - a.fits) || (a.hours - b.hours));

@@ -16,7 +16,6 @@
 namespace gpuplan::simulate::internal {
 
 // `v` with `digits` decimals (reports and assumptions).
-inline std::string num(double v, int digits) { return strings::fixed(v, digits); }
 
 struct Prices {
   double od = 0;    // on-demand (pay-as-you-go), per VM-hour
