@@ -458,7 +458,11 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
     tr.policies.push_back(row_of(policies[i], r, bounds, c.slo_attainment));
     for (const TimelinePoint& p : r.timeline) {
       TimelineRow row{policies[i], p.t_hours, p.demand_rps, p.replicas, "payg", p.cost_usd};
-      if (p.ttft_max_ms > 0) row.ttft_mean_ms = p.ttft_mean_ms, row.ttft_max_ms = p.ttft_max_ms;
+      if (p.ttft_max_ms > 0) {
+        row.ttft_mean_ms = p.ttft_mean_ms, row.ttft_p99_ms = p.ttft_p99_ms;
+        row.ttft_max_ms = p.ttft_max_ms;
+        row.tpot_mean_ms = p.tpot_mean_ms, row.tpot_p99_ms = p.tpot_p99_ms;
+      }
       rep.timeline.push_back(std::move(row));
     }
   }

@@ -324,9 +324,10 @@ class Engine {
     q_.push(r.prefill_free + seconds(decode_s), kComplete, i);
     const double ttft_ms = ttft_s * 1e3, tpot_ms = tpot_s * 1e3;
     out_.ttft_ms.add(ttft_ms);
-    ++admitted_tl_;
-    ttft_sum_tl_ += ttft_ms;
-    ttft_max_tl_ = std::max(ttft_max_tl_, ttft_ms);
+    if (want_timeline_) {
+      ttft_tl_.push_back(static_cast<float>(ttft_ms));
+      tpot_tl_.push_back(static_cast<float>(tpot_ms));
+    }
     out_.tpot_ms.add(tpot_ms);
     ++out_.requests;
     if (ttft_s <= c_.ttft_slo_s && tpot_s <= c_.tpot_slo_s)
@@ -367,6 +368,7 @@ class Engine {
     in.arrival_rps = static_cast<double>(arrivals_iv_) / iv_s;
     const double work_rate = work_iv_ / iv_s;  // model replicas' worth of work
     const double per_vm = static_cast<double>(per_vm_);
+    in.work_replicas = work_rate;
     in.utilization = ready_ > 0 ? work_rate / (ready_ * per_vm) : (work_rate > 0 ? 10.0 : 0.0);
     // Per VM: the policies count VMs.
     in.capacity_rps_per_replica =
@@ -429,13 +431,29 @@ class Engine {
     p.demand_rps = static_cast<double>(arrivals_tl_) / c_.timeline_s;
     p.replicas = billed();
     p.cost_usd = to_seconds(billed_us) / 3600 * c_.usd_per_hour;
-    if (admitted_tl_ > 0) {
-      p.ttft_mean_ms = ttft_sum_tl_ / static_cast<double>(admitted_tl_);
-      p.ttft_max_ms = ttft_max_tl_;
+    if (!ttft_tl_.empty()) {
+      p.ttft_mean_ms = mean_of(ttft_tl_);
+      p.ttft_max_ms = *std::max_element(ttft_tl_.begin(), ttft_tl_.end());
+      p.ttft_p99_ms = p99_of(ttft_tl_);
+      p.tpot_mean_ms = mean_of(tpot_tl_);
+      p.tpot_p99_ms = p99_of(tpot_tl_);
     }
     out_.timeline.push_back(p);
-    arrivals_tl_ = admitted_tl_ = 0;
-    ttft_sum_tl_ = ttft_max_tl_ = 0;
+    arrivals_tl_ = 0;
+    ttft_tl_.clear();
+    tpot_tl_.clear();
+  }
+
+  static double mean_of(const std::vector<float>& v) {
+    double sum = 0;
+    for (const float x : v) sum += x;
+    return sum / static_cast<double>(v.size());
+  }
+  // The ceil(0.99 n)-th smallest (the report's quantile rule), exact.
+  static double p99_of(std::vector<float>& v) {
+    const size_t k = static_cast<size_t>(std::ceil(0.99 * static_cast<double>(v.size()))) - 1;
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+    return v[k];
   }
 
   const ServingConfig& c_;
@@ -455,8 +473,9 @@ class Engine {
   std::deque<Request> waiting_;
   int ready_ = 0, starting_ = 0, draining_ = 0;
   int64_t in_flight_ = 0, arrivals_iv_ = 0, arrivals_tl_ = 0;
-  int64_t admitted_tl_ = 0;                   // this timeline interval: requests admitted,
-  double ttft_sum_tl_ = 0, ttft_max_tl_ = 0;  // their TTFT's sum and maximum (ms)
+  // This timeline interval: the TTFT and TPOT (ms) of each request admitted
+  // (only when the timeline is asked for: memory is one interval's requests).
+  std::vector<float> ttft_tl_, tpot_tl_;
   int64_t missed_iv_ = 0, rejected_iv_ = 0;   // this interval: admitted and missed, turned away
   double work_iv_ = 0;
   // Prefill seconds arriving: this interval, the current second, the

@@ -506,12 +506,31 @@ std::vector<Request> bursty_requests(uint64_t seed, double seconds_long) {
   return v;
 }
 
+// Sustained load: a 650-token prompt (0.43 s of prefill) every 1/2.6 s from
+// 46 s to 116 s (a VM launched at the first tick serves from 45 s), 1.13
+// prefill-seconds per second: every 15-s tick in between needs a second VM,
+// not only an instant of one.
+std::vector<Request> sustained_requests(uint64_t seed) {
+  Rng rng(seed);
+  std::vector<Request> v;
+  for (double t = 46; t < 116; t += 1.0 / 2.6)
+    v.push_back({seconds(t), 650, static_cast<float>(5 + std::floor(rng.uniform() * 60))});
+  return v;
+}
+
 // The bound against every schedule of 1..3 VMs per 15-s tick over 8 ticks
 // (6,561 schedules): no schedule costs less than the bound at its own
 // attainment, and at 90 %, 95 % and the best attainment any schedule
 // reaches, the cheapest schedule is within 1.75x the bound (measured
-// 1.35-1.67x: VMs change only at ticks, the bound lets a level appear for an
-// instant). A bound at the floor alone would be 2.1x at 100 %.
+// 1.35-1.67x on the bursts: VMs change only at ticks, the bound lets a level
+// appear for an instant). A bound at the floor alone would be 2.1x at 100 %.
+// The sustained trace (seed 0) checks the runs of the bound's cost: the
+// second VM, needed in five consecutive ticks, is up from the first to the
+// last (its start-up plus three ticks: 1.15x below the cheapest schedule at
+// 100 %); a sum over pairs of consecutive ticks charged it one start-up
+// (1.50x). With misses allowed the Lagrangian drops it in ticks at the
+// fewest misses each overflow forces (1.82-1.89x at 90-95 %), so there only
+// the bound's validity is checked.
 TEST(Serving, LowerBoundHoldsAgainstEveryScheduleOfSmallTraces) {
   ServingConfig c;
   c.replica = {1500, 0.002, 0.010, 0.001, 16, "test"};
@@ -523,9 +542,9 @@ TEST(Serving, LowerBoundHoldsAgainstEveryScheduleOfSmallTraces) {
   c.initial_replicas = 1;
   c.max_replicas = 3;
   c.interval_s = 15;
-  for (uint64_t seed : {1u, 2u, 3u}) {
+  for (uint64_t seed : {0u, 1u, 2u, 3u}) {
     SCOPED_TRACE("seed " + std::to_string(seed));
-    const std::vector<Request> reqs = bursty_requests(seed, 130);
+    const std::vector<Request> reqs = seed == 0 ? sustained_requests(7) : bursty_requests(seed, 130);
     const DemandProfile prof = profile_of(reqs, c);
     const ServingBoundModel bound(prof, c);
     // Each schedule's cost and attainment.
@@ -544,7 +563,12 @@ TEST(Serving, LowerBoundHoldsAgainstEveryScheduleOfSmallTraces) {
     // Tightness at the attainments the schedules reach.
     double top = 0;
     for (const auto& [a, cost] : runs) top = std::max(top, a);
+    if (seed == 0) {  // the floor to the last arrival, then level 2's run
+      const double floor_s = to_seconds(reqs.back().arrival);
+      EXPECT_GE(bound.at(top).vm_hours * 3600, floor_s + c.startup_s + 3 * c.interval_s - 1e-6);
+    }
     for (double target : {0.9, 0.95, top}) {
+      if (seed == 0 && target < top) continue;
       double best = std::numeric_limits<double>::infinity();
       for (const auto& [a, cost] : runs)
         if (a >= target) best = std::min(best, cost);
@@ -1073,7 +1097,7 @@ TEST(PlotHtml, ScriptsAndDataCannotCloseTheirElement) {
   PolicyRow p;
   p.policy = "hpa";
   r.policies.push_back(p);
-  r.timeline.push_back({"hpa", 0.5, 2, 1, "payg", 1.5, 120.0, 300.0});
+  r.timeline.push_back({"hpa", 0.5, 2, 1, "payg", 1.5, 120.0, 250.0, 300.0, 20.0, 45.0});
   const std::string html = plot_html(r, {"var lib = '</script>';", "var charts = 1;"});
   size_t closes = 0;
   for (size_t at = html.find("</script>"); at != std::string::npos;
@@ -1084,6 +1108,10 @@ TEST(PlotHtml, ScriptsAndDataCannotCloseTheirElement) {
   EXPECT_NE(html.find("<title>gpuplan simulate: a&lt;/script&gt;&lt;b&gt;</title>"),
             std::string::npos);
   EXPECT_NE(html.find("\"ttft_max_ms\":300.0"), std::string::npos) << html;
+  // The latency charts' series: p99 and mean of TTFT and TPOT per interval.
+  EXPECT_NE(html.find("\"ttft_p99_ms\":250.0"), std::string::npos) << html;
+  EXPECT_NE(html.find("\"tpot_mean_ms\":20.0"), std::string::npos) << html;
+  EXPECT_NE(html.find("\"tpot_p99_ms\":45.0"), std::string::npos) << html;
   EXPECT_NE(html.find("gpuplanCharts.simulation("), std::string::npos);
 }
 

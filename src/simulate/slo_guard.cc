@@ -76,7 +76,7 @@ class SloGuardPolicy final : public ScalingPolicy {
   void reset(const PolicyContext& ctx) override {
     ctx_ = ctx;
     // A VM launched for a need is ready L later and then kept L more.
-    hold_s_ = s_.hold_s > 0 ? s_.hold_s : 2 * std::max(ctx.startup_s, 60.0);
+    hold_s_ = s_.hold_s > 0 ? s_.hold_s : std::max(ctx.startup_s, kSmoothS);
     f_ = 1;
     n_ = 0;
     // z of the attainment target: the share of replica-intervals allowed over.
@@ -144,8 +144,10 @@ class SloGuardPolicy final : public ScalingPolicy {
     const int up = whole(want);
     if (up > current) return {up, Capacity::kOnDemand};
     const int down = whole(recent);
-    const bool seen_hold = in.now_s >= hold_s_;  // never scale in on a partial window
-    if (down < current && seen_hold) return {down, Capacity::kOnDemand};
+    // Scale in once the load has been seen over a metric grain: the initial
+    // fleet was not launched for any need, so it owes no hold.
+    const bool seen = in.now_s >= kSmoothS - 1e-9;
+    if (down < current && seen) return {down, Capacity::kOnDemand};
     return {current, Capacity::kOnDemand};
   }
 
