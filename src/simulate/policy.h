@@ -43,7 +43,6 @@ struct PolicyInput {
   int sequences = 0;          // sequences admitted and not finished (all replicas)
   int64_t arrivals = 0;       // requests that arrived in the interval
   int64_t missed = 0;         // admitted in the interval and missed the SLO, or turned away
-  double work_replicas = 0;   // work arriving per second, in model replicas at the planning batch
 
   // --- deadline ---
   double work_done_s = 0;  // compute finished (checkpointed)

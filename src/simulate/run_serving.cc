@@ -396,6 +396,46 @@ PolicyRow row_of(const std::string& name, const ServingRun& r, const ServingBoun
   return row;
 }
 
+// Item 5 of issue 11: slo-guard is not an Azure autoscale setting. When it
+// ran, the report says what the export cannot express and recommends the
+// nearest exportable rule set that ran — the cheapest of azure-autoscale and
+// slo-guard-autoscale that meets the target, else the one closest to it —
+// with its simulated SLO and cost beside slo-guard's.
+void recommend_export(const Scenario& s, const ServingConfig& c,
+                      const std::vector<PolicyRow>& rows, std::vector<std::string>& notes) {
+  const PolicyRow* guard = nullptr;
+  const PolicyRow* best = nullptr;
+  const auto better = [&](const PolicyRow& a, const PolicyRow& b) {
+    const bool am = *a.slo_attainment >= c.slo_attainment, bm = *b.slo_attainment >= c.slo_attainment;
+    if (am != bm) return am;
+    return am ? a.cost_usd < b.cost_usd : *a.slo_attainment > *b.slo_attainment;
+  };
+  for (const PolicyRow& r : rows) {
+    if (!r.slo_attainment) continue;
+    if (r.policy == "slo-guard") guard = &r;
+    if ((r.policy == "azure-autoscale" || r.policy == "slo-guard-autoscale") &&
+        (!best || better(r, *best)))
+      best = &r;
+  }
+  if (!guard) return;
+  const SloGuardExport e =
+      slo_guard_autoscale_settings(s.slo_guard, c.startup_s, c.interval_s, AutoscaleTarget{});
+  std::string what;
+  for (const std::string& line : e.not_expressed) what += (what.empty() ? "" : "; ") + line;
+  const auto fig = [](const PolicyRow& r) {
+    return num(*r.slo_attainment * 100, 2) + " % SLO at " + num(r.cost_usd, 2) + " USD";
+  };
+  std::string note = "export: slo-guard is not expressible as Azure autoscale settings (" + what +
+                     "). ";
+  if (best)
+    note += "Nearest exportable rule set: " + best->policy + " (" + fig(*best) +
+            (*best->slo_attainment >= c.slo_attainment ? ", meets" : ", misses") + " the " +
+            num(c.slo_attainment * 100, 1) + " % target; slo-guard: " + fig(*guard) + ")";
+  else
+    note += "Run --policy slo-guard-autoscale (or all) to simulate the nearest exportable rule set";
+  notes.push_back(note);
+}
+
 }  // namespace
 
 Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog* cat,
@@ -485,6 +525,7 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
       "the TPOT-bound batch per replica, the same start-up delay and fleet limits); it serves no "
       "requests, so its latency fields are null; a policy below the target is compared with the "
       "bound at its own attainment");
+  recommend_export(s, c, rep.policies, rep.notes);
   if (bound.max_attainment < c.slo_attainment)
     rep.notes.push_back("no fleet within max_replicas reaches " +
                         strings::fixed(c.slo_attainment * 100, 1) + " %: at most " +

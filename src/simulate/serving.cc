@@ -368,7 +368,6 @@ class Engine {
     in.arrival_rps = static_cast<double>(arrivals_iv_) / iv_s;
     const double work_rate = work_iv_ / iv_s;  // model replicas' worth of work
     const double per_vm = static_cast<double>(per_vm_);
-    in.work_replicas = work_rate;
     in.utilization = ready_ > 0 ? work_rate / (ready_ * per_vm) : (work_rate > 0 ? 10.0 : 0.0);
     // Per VM: the policies count VMs.
     in.capacity_rps_per_replica =

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/strings.h"
 #include "simulate/autoscale_export.h"
 #include "simulate/deadline.h"
 #include "simulate/demand.h"
@@ -1080,8 +1081,8 @@ TEST(AutoscaleExport, SloGuardExportsTieredRulesOnItsDeficitAndSaysWhatItCannotE
   EXPECT_EQ(rules[0]["metricTrigger"]["metricName"], "SloGuardDeficitVms");
   EXPECT_EQ(rules[0]["metricTrigger"]["timeGrain"], "PT1M");
   EXPECT_EQ(rules[3]["scaleAction"]["value"], "11");
-  // Scale-in over the ski-rental hold: 2 x start-up = 10 minutes.
-  EXPECT_EQ(rules[4]["metricTrigger"]["timeWindow"], "PT10M");
+  // Scale-in over the ski-rental hold: one start-up = 5 minutes.
+  EXPECT_EQ(rules[4]["metricTrigger"]["timeWindow"], "PT5M");
   EXPECT_EQ(rules[4]["scaleAction"]["direction"], "Decrease");
   ASSERT_EQ(e.not_expressed.size(), 4u);
   EXPECT_NE(e.not_expressed[1].find("15 s"), std::string::npos);
@@ -1113,6 +1114,41 @@ TEST(PlotHtml, ScriptsAndDataCannotCloseTheirElement) {
   EXPECT_NE(html.find("\"tpot_mean_ms\":20.0"), std::string::npos) << html;
   EXPECT_NE(html.find("\"tpot_p99_ms\":45.0"), std::string::npos) << html;
   EXPECT_NE(html.find("gpuplanCharts.simulation("), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpuplan::simulate
+
+namespace gpuplan::simulate {
+namespace {
+
+// Issue 11, item 5: slo-guard is not an autoscale setting, so the report
+// says what the export cannot express and names the nearest exportable rule
+// set that ran, with its simulated SLO and cost.
+TEST(AutoscaleExport, ReportRecommendsTheNearestExportableRuleSetWithItsSlo) {
+  static const auto cat = catalog::Catalog::load_embedded();
+  ASSERT_TRUE(cat);
+  auto s = parse_scenario_file(std::string(GPUPLAN_SOURCE_DIR) + "/examples/sim-serve-conv.yaml");
+  ASSERT_TRUE(s) << s.error().to_string();
+  auto r = run_scenario(*s, cat->get(), RunOptions{});
+  ASSERT_TRUE(r) << r.error().to_string();
+  std::string note;
+  for (const std::string& n : r->notes)
+    if (n.rfind("export: slo-guard is not expressible", 0) == 0) note = n;
+  ASSERT_FALSE(note.empty());
+  EXPECT_NE(note.find("SloGuardDeficitVms"), std::string::npos) << note;
+  // The recommended set is the cheapest exportable one meeting the target.
+  const PolicyRow* best = nullptr;
+  for (const PolicyRow& p : r->policies)
+    if ((p.policy == "azure-autoscale" || p.policy == "slo-guard-autoscale") &&
+        *p.slo_attainment >= 0.99 && (!best || p.cost_usd < best->cost_usd))
+      best = &p;
+  ASSERT_NE(best, nullptr);
+  EXPECT_NE(note.find("Nearest exportable rule set: " + best->policy + " (" +
+                      strings::fixed(*best->slo_attainment * 100, 2) + " % SLO at " +
+                      strings::fixed(best->cost_usd, 2) + " USD, meets"),
+            std::string::npos)
+      << note;
 }
 
 }  // namespace
