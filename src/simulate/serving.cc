@@ -86,6 +86,7 @@ class Engine {
       : c_(c), src_(src), pol_(pol), log_(log), want_timeline_(tl) {
     batch_slo_ = c.replica.batch_at_slo(c.tpot_slo_s);
     step_slo_ = c.replica.step_s(batch_slo_);
+    step1_s_ = c.replica.step_s(1);
     per_vm_ = static_cast<uint32_t>(std::max(1, c.replicas_per_vm));
     iv_ = seconds(c.interval_s);
     tl_iv_ = seconds(c.timeline_s);
@@ -314,7 +315,8 @@ class Engine {
     ++vms_[i / per_vm_].active;
     ++in_flight_;
     const SimTime start = std::max(now, r.prefill_free);
-    const SimTime pf = seconds(c_.replica.prefill_s(req.input_tokens));
+    const double pf_s = c_.replica.prefill_s(req.input_tokens);
+    const SimTime pf = seconds(pf_s);
     r.prefill_free = free_[i] = start + pf;
     r.prefill_busy += pf;
     const double ttft_s = to_seconds(r.prefill_free - req.arrival);
@@ -333,7 +335,7 @@ class Engine {
     if (ttft_s <= c_.ttft_slo_s && tpot_s <= c_.tpot_slo_s)
       ++out_.slo_met;
     else
-      ++missed_iv_;
+      ++missed_iv_, hopeless_iv_ += pf_s > c_.ttft_slo_s || step1_s_ > c_.tpot_slo_s;
   }
 
   void complete(SimTime now, uint32_t i) {
@@ -378,10 +380,11 @@ class Engine {
     in.prefill_sq_s = prefill_sq_iv_ / iv_s;
     in.sequences = static_cast<int>(in_flight_);
     in.missed = missed_iv_ + rejected_iv_;
+    in.hopeless = hopeless_iv_;
     in.arrivals = arrivals_iv_;
     peak_sec_iv_ = 0;
     prefill_iv_ = prefill_sq_iv_ = 0;
-    missed_iv_ = rejected_iv_ = 0;
+    missed_iv_ = rejected_iv_ = hopeless_iv_ = 0;
     arrivals_iv_ = 0;
     work_iv_ = 0;
     const int current = ready_ + starting_;
@@ -462,6 +465,7 @@ class Engine {
   bool want_timeline_;
   int batch_slo_ = 1;
   double step_slo_ = 0;  // step_s(batch_slo_)
+  double step1_s_ = 0;   // step_s(1)
   SimTime iv_ = 0, tl_iv_ = 0, vm_us_ = 0;
   uint32_t per_vm_ = 1;
   EventQueue q_;
@@ -476,6 +480,7 @@ class Engine {
   // (only when the timeline is asked for: memory is one interval's requests).
   std::vector<float> ttft_tl_, tpot_tl_;
   int64_t missed_iv_ = 0, rejected_iv_ = 0;   // this interval: admitted and missed, turned away
+  int64_t hopeless_iv_ = 0;  // of the missed: no fleet serves them (prefill or step over the SLO)
   double work_iv_ = 0;
   // Prefill seconds arriving: this interval, the current second, the
   // largest whole second of this interval.

@@ -486,6 +486,36 @@ class ScriptedPolicy final : public ScalingPolicy {
   size_t i_ = 0;
 };
 
+// What the engine reports to a policy, each tick.
+class RecordingPolicy final : public ScalingPolicy {
+ public:
+  std::string_view name() const override { return "recording"; }
+  void reset(const PolicyContext&) override { seen.clear(); }
+  PolicyDecision decide(const PolicyInput& in) override {
+    seen.push_back(in);
+    return {in.ready + in.starting, Capacity::kOnDemand};
+  }
+  std::vector<PolicyInput> seen;
+};
+
+// A prompt whose prefill alone is over the TTFT misses on any fleet: the
+// engine tells the policy so (slo-guard leaves such misses out of its
+// calibration), apart from a miss that more capacity would have avoided.
+TEST(Serving, PolicySeesWhichMissesNoFleetCouldAvoid) {
+  const ServingConfig c = small_config();  // prefill 1,000 tok/s, TTFT 1 s
+  // 1,500 tokens: 1.5 s of prefill (hopeless); then two 800-token prompts
+  // at once: the second waits for the first (TTFT 1.6 s), avoidable.
+  VecSource src({{seconds(1), 1500, 2}, {seconds(5), 800, 2}, {seconds(5), 800, 2},
+                 {seconds(20), 10, 2}});
+  RecordingPolicy pol;
+  auto r = run_serving(c, src, pol, PolicyContext{});
+  ASSERT_TRUE(r);
+  ASSERT_FALSE(pol.seen.empty());
+  EXPECT_EQ(pol.seen[0].arrivals, 3);
+  EXPECT_EQ(pol.seen[0].missed, 2);
+  EXPECT_EQ(pol.seen[0].hopeless, 1);
+}
+
 // Bursty requests over `seconds_long`: Poisson at 0.6 req/s (prompts
 // 100..600 tokens: one replica's prefill share ~15 %) with 3 bursts of 8
 // requests within half a second after the first 50 s.

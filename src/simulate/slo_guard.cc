@@ -56,7 +56,9 @@
 //     as misses. When an interval's misses exceed half the attainment budget
 //     (1 − target) of its arrivals, f grows by 5 %; while the last hour's
 //     misses stay under a quarter of its budget, f decays by 0.1 % an
-//     interval (about −20 % an hour at 15 s), within [0.8, 2].
+//     interval (about −20 % an hour at 15 s), within [0.8, 2]. Requests no
+//     fleet serves (prefill alone over the TTFT: the router knows the
+//     prompt's length) are left out of both counts.
 // Trade-offs. Bursts shorter than L that arrive unannounced are served by
 // the headroom the peak-second rule keeps, not by new VMs; the calibration
 // trades a little cost for the attainment target over the long run. All
@@ -256,16 +258,20 @@ class SloGuardPolicy final : public ScalingPolicy {
   // f follows the misses against the attainment budget.
   void calibrate(const PolicyInput& in) {
     const double budget_share = std::max(1e-6, 1 - ctx_.slo_attainment);
-    window_.push_back({in.now_s, in.arrivals, in.missed});
-    arrivals_w_ += in.arrivals;
-    missed_w_ += in.missed;
+    // Requests no fleet serves (their prefill alone is over the TTFT) say
+    // nothing about the fleet's size: they leave the count, or every long
+    // prompt would buy capacity that cannot help it.
+    const int64_t arrivals = in.arrivals - in.hopeless, missed = in.missed - in.hopeless;
+    window_.push_back({in.now_s, arrivals, missed});
+    arrivals_w_ += arrivals;
+    missed_w_ += missed;
     while (window_.front().t < in.now_s - s_.calibration_s) {
       arrivals_w_ -= window_.front().arrivals;
       missed_w_ -= window_.front().missed;
       window_.pop_front();
     }
-    if (in.arrivals > 0 &&
-        static_cast<double>(in.missed) > 0.5 * budget_share * static_cast<double>(in.arrivals))
+    if (arrivals > 0 &&
+        static_cast<double>(missed) > 0.5 * budget_share * static_cast<double>(arrivals))
       f_ = std::min(kMaxF, f_ * 1.05);
     else if (static_cast<double>(missed_w_) <
              0.25 * budget_share * static_cast<double>(arrivals_w_))
