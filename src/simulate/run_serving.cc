@@ -401,12 +401,13 @@ PolicyRow row_of(const std::string& name, const ServingRun& r, const ServingBoun
 // nearest exportable rule set that ran — the cheapest of azure-autoscale and
 // slo-guard-autoscale that meets the target, else the one closest to it —
 // with its simulated SLO and cost beside slo-guard's.
-void recommend_export(const Scenario& s, const ServingConfig& c,
-                      const std::vector<PolicyRow>& rows, std::vector<std::string>& notes) {
+void recommend_export(const Scenario& s, const ServingConfig& c, const std::vector<PolicyRow>& rows,
+                      std::vector<std::string>& notes) {
   const PolicyRow* guard = nullptr;
   const PolicyRow* best = nullptr;
   const auto better = [&](const PolicyRow& a, const PolicyRow& b) {
-    const bool am = *a.slo_attainment >= c.slo_attainment, bm = *b.slo_attainment >= c.slo_attainment;
+    const bool am = *a.slo_attainment >= c.slo_attainment,
+               bm = *b.slo_attainment >= c.slo_attainment;
     if (am != bm) return am;
     return am ? a.cost_usd < b.cost_usd : *a.slo_attainment > *b.slo_attainment;
   };
@@ -418,15 +419,15 @@ void recommend_export(const Scenario& s, const ServingConfig& c,
       best = &r;
   }
   if (!guard) return;
-  const SloGuardExport e =
-      slo_guard_autoscale_settings(s.slo_guard, c.startup_s, c.interval_s, AutoscaleTarget{});
+  const SloGuardExport e = slo_guard_autoscale_settings(s.serving().slo_guard, c.startup_s,
+                                                        c.interval_s, AutoscaleTarget{});
   std::string what;
   for (const std::string& line : e.not_expressed) what += (what.empty() ? "" : "; ") + line;
   const auto fig = [](const PolicyRow& r) {
     return num(*r.slo_attainment * 100, 2) + " % SLO at " + num(r.cost_usd, 2) + " USD";
   };
-  std::string note = "export: slo-guard is not expressible as Azure autoscale settings (" + what +
-                     "). ";
+  std::string note =
+      "export: slo-guard is not expressible as Azure autoscale settings (" + what + "). ";
   if (best)
     note += "Nearest exportable rule set: " + best->policy + " (" + fig(*best) +
             (*best->slo_attainment >= c.slo_attainment ? ", meets" : ", misses") + " the " +

@@ -479,7 +479,7 @@ class Engine {
   // This timeline interval: the TTFT and TPOT (ms) of each request admitted
   // (only when the timeline is asked for: memory is one interval's requests).
   std::vector<float> ttft_tl_, tpot_tl_;
-  int64_t missed_iv_ = 0, rejected_iv_ = 0;   // this interval: admitted and missed, turned away
+  int64_t missed_iv_ = 0, rejected_iv_ = 0;  // this interval: admitted and missed, turned away
   int64_t hopeless_iv_ = 0;  // of the missed: no fleet serves them (prefill or step over the SLO)
   double work_iv_ = 0;
   // Prefill seconds arriving: this interval, the current second, the

@@ -505,8 +505,8 @@ TEST(Serving, PolicySeesWhichMissesNoFleetCouldAvoid) {
   const ServingConfig c = small_config();  // prefill 1,000 tok/s, TTFT 1 s
   // 1,500 tokens: 1.5 s of prefill (hopeless); then two 800-token prompts
   // at once: the second waits for the first (TTFT 1.6 s), avoidable.
-  VecSource src({{seconds(1), 1500, 2}, {seconds(5), 800, 2}, {seconds(5), 800, 2},
-                 {seconds(20), 10, 2}});
+  VecSource src(
+      {{seconds(1), 1500, 2}, {seconds(5), 800, 2}, {seconds(5), 800, 2}, {seconds(20), 10, 2}});
   RecordingPolicy pol;
   auto r = run_serving(c, src, pol, PolicyContext{});
   ASSERT_TRUE(r);
@@ -575,7 +575,8 @@ TEST(Serving, LowerBoundHoldsAgainstEveryScheduleOfSmallTraces) {
   c.interval_s = 15;
   for (uint64_t seed : {0u, 1u, 2u, 3u}) {
     SCOPED_TRACE("seed " + std::to_string(seed));
-    const std::vector<Request> reqs = seed == 0 ? sustained_requests(7) : bursty_requests(seed, 130);
+    const std::vector<Request> reqs =
+        seed == 0 ? sustained_requests(7) : bursty_requests(seed, 130);
     const DemandProfile prof = profile_of(reqs, c);
     const ServingBoundModel bound(prof, c);
     // Each schedule's cost and attainment.
