@@ -424,14 +424,16 @@ void recommend_export(const Scenario& s, const ServingConfig& c, const std::vect
   std::string what;
   for (const std::string& line : e.not_expressed) what += (what.empty() ? "" : "; ") + line;
   const auto fig = [](const PolicyRow& r) {
-    return num(*r.slo_attainment * 100, 2) + " % SLO at " + num(r.cost_usd, 2) + " USD";
+    return strings::fixed(*r.slo_attainment * 100, 2) + " % SLO at " +
+           strings::fixed(r.cost_usd, 2) + " USD";
   };
   std::string note =
       "export: slo-guard is not expressible as Azure autoscale settings (" + what + "). ";
   if (best)
     note += "Nearest exportable rule set: " + best->policy + " (" + fig(*best) +
             (*best->slo_attainment >= c.slo_attainment ? ", meets" : ", misses") + " the " +
-            num(c.slo_attainment * 100, 1) + " % target; slo-guard: " + fig(*guard) + ")";
+            strings::fixed(c.slo_attainment * 100, 1) + " % target; slo-guard: " + fig(*guard) +
+            ")";
   else
     note += "Run --policy slo-guard-autoscale (or all) to simulate the nearest exportable rule set";
   notes.push_back(note);
