@@ -71,6 +71,34 @@ void BM_SimulateServing45rps(benchmark::State& state) {
 }
 BENCHMARK(BM_SimulateServing45rps)->Arg(1)->Arg(168)->Unit(benchmark::kMillisecond)->Iterations(1);
 
+// The same replay under slo-guard (ours: per-interval need model, learned
+// headroom, calibration) and the lower bound's profile pass and dual over
+// the same demand: what `simulate --policy all` adds per policy and once.
+void BM_SimulateServingSloGuard45rps(benchmark::State& state) {
+  ServingConfig c = week_config();
+  int64_t events = 0;
+  double bound_usd = 0;
+  for (auto _ : state) {
+    auto src = make_synthetic(week_demand(static_cast<double>(state.range(0))), 1, 1);
+    auto pol = make_slo_guard_policy(SloGuardSettings{});
+    PolicyContext ctx;
+    ctx.startup_s = c.startup_s;
+    ctx.slots_per_replica = c.replica.batch_at_slo(c.tpot_slo_s);
+    ctx.step_base_s = c.replica.step_base_s;
+    ctx.step_per_seq_s = c.replica.step_per_seq_s;
+    auto r = run_serving(c, *src, *pol, ctx);
+    events += r->events;
+    auto psrc = make_synthetic(week_demand(static_cast<double>(state.range(0))), 1, 1);
+    auto prof = profile_demand(*psrc, c);
+    bound_usd = serving_lower_bound(*prof, c, c.slo_attainment).cost_usd;
+    benchmark::DoNotOptimize(r->cost_usd);
+  }
+  state.counters["events_per_s"] =
+      benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+  state.counters["bound_usd"] = bound_usd;
+}
+BENCHMARK(BM_SimulateServingSloGuard45rps)->Arg(24)->Unit(benchmark::kMillisecond)->Iterations(1);
+
 // Demand generation alone (the share of the above that is not the engine).
 void BM_SimulateSyntheticDemand(benchmark::State& state) {
   int64_t n = 0;

@@ -69,8 +69,9 @@ SloGuardExport slo_guard_autoscale_settings(const SloGuardSettings& guard, doubl
     s.rules.push_back({"deficit", "GreaterThan", static_cast<double>(above), 60, "Maximum",
                        "Maximum", true, add, 60});
   // Scale-in: the deficit (whole VMs) stayed at -1 or below — a VM too many —
-  // over the hold window slo-guard uses (2 x start-up); one VM at a time.
-  const double hold = guard.hold_s > 0 ? guard.hold_s : 2 * std::max(startup_s, 60.0);
+  // over the hold window slo-guard uses (one start-up delay, at least a
+  // minute: slo_guard.cc); one VM at a time.
+  const double hold = guard.hold_s > 0 ? guard.hold_s : std::max(startup_s, 60.0);
   const double window = std::max(60.0, std::ceil(hold / 60) * 60);
   s.rules.push_back({"deficit", "LessThan", -0.5, window, "Maximum", "Maximum", false, 1, 60});
   out.resource = azure_autoscale_settings(s, target);

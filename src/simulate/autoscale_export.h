@@ -52,7 +52,7 @@ struct AutoscaleTarget {
 // target.metric_namespace), and the rules act on it in tiers:
 //   out: Maximum over 1 min > 0, > 2, > 5, > 10 -> +1, +3, +6, +11 (Azure
 //        applies the rule with the largest increase when several fire);
-//   in:  Maximum over 2 x start-up (the ski-rental hold) <= -1 -> -1.
+//   in:  Maximum over one start-up (the ski-rental hold) <= -1 -> -1.
 struct SloGuardExport {
   nlohmann::ordered_json resource;         // the Microsoft.Insights/autoscaleSettings resource
   AutoscaleSettings rules;                 // the same rules, for the simulator (metric "deficit")

@@ -43,6 +43,7 @@ struct PolicyInput {
   int sequences = 0;          // sequences admitted and not finished (all replicas)
   int64_t arrivals = 0;       // requests that arrived in the interval
   int64_t missed = 0;         // admitted in the interval and missed the SLO, or turned away
+  int64_t hopeless = 0;       // of the missed: prefill alone over the TTFT (no fleet serves them)
 
   // --- deadline ---
   double work_done_s = 0;  // compute finished (checkpointed)

@@ -222,7 +222,10 @@ nlohmann::ordered_json timeline_json(const SimReport& r) {
                                 {"capacity", t.capacity}, {"cost_usd", t.cost_usd}};
     if (r.kind == "serving") {
       p["ttft_mean_ms"] = opt_json(t.ttft_mean_ms);
+      p["ttft_p99_ms"] = opt_json(t.ttft_p99_ms);
       p["ttft_max_ms"] = opt_json(t.ttft_max_ms);
+      p["tpot_mean_ms"] = opt_json(t.tpot_mean_ms);
+      p["tpot_p99_ms"] = opt_json(t.tpot_p99_ms);
     }
     j["points"].push_back(std::move(p));
   }

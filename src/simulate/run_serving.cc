@@ -396,6 +396,49 @@ PolicyRow row_of(const std::string& name, const ServingRun& r, const ServingBoun
   return row;
 }
 
+// Item 5 of issue 11: slo-guard is not an Azure autoscale setting. When it
+// ran, the report says what the export cannot express and recommends the
+// nearest exportable rule set that ran — the cheapest of azure-autoscale and
+// slo-guard-autoscale that meets the target, else the one closest to it —
+// with its simulated SLO and cost beside slo-guard's.
+void recommend_export(const Scenario& s, const ServingConfig& c, const std::vector<PolicyRow>& rows,
+                      std::vector<std::string>& notes) {
+  const PolicyRow* guard = nullptr;
+  const PolicyRow* best = nullptr;
+  const auto better = [&](const PolicyRow& a, const PolicyRow& b) {
+    const bool am = *a.slo_attainment >= c.slo_attainment,
+               bm = *b.slo_attainment >= c.slo_attainment;
+    if (am != bm) return am;
+    return am ? a.cost_usd < b.cost_usd : *a.slo_attainment > *b.slo_attainment;
+  };
+  for (const PolicyRow& r : rows) {
+    if (!r.slo_attainment) continue;
+    if (r.policy == "slo-guard") guard = &r;
+    if ((r.policy == "azure-autoscale" || r.policy == "slo-guard-autoscale") &&
+        (!best || better(r, *best)))
+      best = &r;
+  }
+  if (!guard) return;
+  const SloGuardExport e = slo_guard_autoscale_settings(s.serving().slo_guard, c.startup_s,
+                                                        c.interval_s, AutoscaleTarget{});
+  std::string what;
+  for (const std::string& line : e.not_expressed) what += (what.empty() ? "" : "; ") + line;
+  const auto fig = [](const PolicyRow& r) {
+    return strings::fixed(*r.slo_attainment * 100, 2) + " % SLO at " +
+           strings::fixed(r.cost_usd, 2) + " USD";
+  };
+  std::string note =
+      "export: slo-guard is not expressible as Azure autoscale settings (" + what + "). ";
+  if (best)
+    note += "Nearest exportable rule set: " + best->policy + " (" + fig(*best) +
+            (*best->slo_attainment >= c.slo_attainment ? ", meets" : ", misses") + " the " +
+            strings::fixed(c.slo_attainment * 100, 1) + " % target; slo-guard: " + fig(*guard) +
+            ")";
+  else
+    note += "Run --policy slo-guard-autoscale (or all) to simulate the nearest exportable rule set";
+  notes.push_back(note);
+}
+
 }  // namespace
 
 Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog* cat,
@@ -458,7 +501,11 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
     tr.policies.push_back(row_of(policies[i], r, bounds, c.slo_attainment));
     for (const TimelinePoint& p : r.timeline) {
       TimelineRow row{policies[i], p.t_hours, p.demand_rps, p.replicas, "payg", p.cost_usd};
-      if (p.ttft_max_ms > 0) row.ttft_mean_ms = p.ttft_mean_ms, row.ttft_max_ms = p.ttft_max_ms;
+      if (p.ttft_max_ms > 0) {
+        row.ttft_mean_ms = p.ttft_mean_ms, row.ttft_p99_ms = p.ttft_p99_ms;
+        row.ttft_max_ms = p.ttft_max_ms;
+        row.tpot_mean_ms = p.tpot_mean_ms, row.tpot_p99_ms = p.tpot_p99_ms;
+      }
       rep.timeline.push_back(std::move(row));
     }
   }
@@ -481,6 +528,7 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
       "the TPOT-bound batch per replica, the same start-up delay and fleet limits); it serves no "
       "requests, so its latency fields are null; a policy below the target is compared with the "
       "bound at its own attainment");
+  recommend_export(s, c, rep.policies, rep.notes);
   if (bound.max_attainment < c.slo_attainment)
     rep.notes.push_back("no fleet within max_replicas reaches " +
                         strings::fixed(c.slo_attainment * 100, 1) + " %: at most " +

@@ -86,6 +86,7 @@ class Engine {
       : c_(c), src_(src), pol_(pol), log_(log), want_timeline_(tl) {
     batch_slo_ = c.replica.batch_at_slo(c.tpot_slo_s);
     step_slo_ = c.replica.step_s(batch_slo_);
+    step1_s_ = c.replica.step_s(1);
     per_vm_ = static_cast<uint32_t>(std::max(1, c.replicas_per_vm));
     iv_ = seconds(c.interval_s);
     tl_iv_ = seconds(c.timeline_s);
@@ -314,7 +315,8 @@ class Engine {
     ++vms_[i / per_vm_].active;
     ++in_flight_;
     const SimTime start = std::max(now, r.prefill_free);
-    const SimTime pf = seconds(c_.replica.prefill_s(req.input_tokens));
+    const double pf_s = c_.replica.prefill_s(req.input_tokens);
+    const SimTime pf = seconds(pf_s);
     r.prefill_free = free_[i] = start + pf;
     r.prefill_busy += pf;
     const double ttft_s = to_seconds(r.prefill_free - req.arrival);
@@ -324,15 +326,16 @@ class Engine {
     q_.push(r.prefill_free + seconds(decode_s), kComplete, i);
     const double ttft_ms = ttft_s * 1e3, tpot_ms = tpot_s * 1e3;
     out_.ttft_ms.add(ttft_ms);
-    ++admitted_tl_;
-    ttft_sum_tl_ += ttft_ms;
-    ttft_max_tl_ = std::max(ttft_max_tl_, ttft_ms);
+    if (want_timeline_) {
+      ttft_tl_.push_back(static_cast<float>(ttft_ms));
+      tpot_tl_.push_back(static_cast<float>(tpot_ms));
+    }
     out_.tpot_ms.add(tpot_ms);
     ++out_.requests;
     if (ttft_s <= c_.ttft_slo_s && tpot_s <= c_.tpot_slo_s)
       ++out_.slo_met;
     else
-      ++missed_iv_;
+      ++missed_iv_, hopeless_iv_ += pf_s > c_.ttft_slo_s || step1_s_ > c_.tpot_slo_s;
   }
 
   void complete(SimTime now, uint32_t i) {
@@ -377,10 +380,11 @@ class Engine {
     in.prefill_sq_s = prefill_sq_iv_ / iv_s;
     in.sequences = static_cast<int>(in_flight_);
     in.missed = missed_iv_ + rejected_iv_;
+    in.hopeless = hopeless_iv_;
     in.arrivals = arrivals_iv_;
     peak_sec_iv_ = 0;
     prefill_iv_ = prefill_sq_iv_ = 0;
-    missed_iv_ = rejected_iv_ = 0;
+    missed_iv_ = rejected_iv_ = hopeless_iv_ = 0;
     arrivals_iv_ = 0;
     work_iv_ = 0;
     const int current = ready_ + starting_;
@@ -429,13 +433,29 @@ class Engine {
     p.demand_rps = static_cast<double>(arrivals_tl_) / c_.timeline_s;
     p.replicas = billed();
     p.cost_usd = to_seconds(billed_us) / 3600 * c_.usd_per_hour;
-    if (admitted_tl_ > 0) {
-      p.ttft_mean_ms = ttft_sum_tl_ / static_cast<double>(admitted_tl_);
-      p.ttft_max_ms = ttft_max_tl_;
+    if (!ttft_tl_.empty()) {
+      p.ttft_mean_ms = mean_of(ttft_tl_);
+      p.ttft_max_ms = *std::max_element(ttft_tl_.begin(), ttft_tl_.end());
+      p.ttft_p99_ms = p99_of(ttft_tl_);
+      p.tpot_mean_ms = mean_of(tpot_tl_);
+      p.tpot_p99_ms = p99_of(tpot_tl_);
     }
     out_.timeline.push_back(p);
-    arrivals_tl_ = admitted_tl_ = 0;
-    ttft_sum_tl_ = ttft_max_tl_ = 0;
+    arrivals_tl_ = 0;
+    ttft_tl_.clear();
+    tpot_tl_.clear();
+  }
+
+  static double mean_of(const std::vector<float>& v) {
+    double sum = 0;
+    for (const float x : v) sum += x;
+    return sum / static_cast<double>(v.size());
+  }
+  // The ceil(0.99 n)-th smallest (the report's quantile rule), exact.
+  static double p99_of(std::vector<float>& v) {
+    const size_t k = static_cast<size_t>(std::ceil(0.99 * static_cast<double>(v.size()))) - 1;
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+    return v[k];
   }
 
   const ServingConfig& c_;
@@ -445,6 +465,7 @@ class Engine {
   bool want_timeline_;
   int batch_slo_ = 1;
   double step_slo_ = 0;  // step_s(batch_slo_)
+  double step1_s_ = 0;   // step_s(1)
   SimTime iv_ = 0, tl_iv_ = 0, vm_us_ = 0;
   uint32_t per_vm_ = 1;
   EventQueue q_;
@@ -455,9 +476,11 @@ class Engine {
   std::deque<Request> waiting_;
   int ready_ = 0, starting_ = 0, draining_ = 0;
   int64_t in_flight_ = 0, arrivals_iv_ = 0, arrivals_tl_ = 0;
-  int64_t admitted_tl_ = 0;                   // this timeline interval: requests admitted,
-  double ttft_sum_tl_ = 0, ttft_max_tl_ = 0;  // their TTFT's sum and maximum (ms)
-  int64_t missed_iv_ = 0, rejected_iv_ = 0;   // this interval: admitted and missed, turned away
+  // This timeline interval: the TTFT and TPOT (ms) of each request admitted
+  // (only when the timeline is asked for: memory is one interval's requests).
+  std::vector<float> ttft_tl_, tpot_tl_;
+  int64_t missed_iv_ = 0, rejected_iv_ = 0;  // this interval: admitted and missed, turned away
+  int64_t hopeless_iv_ = 0;  // of the missed: no fleet serves them (prefill or step over the SLO)
   double work_iv_ = 0;
   // Prefill seconds arriving: this interval, the current second, the
   // largest whole second of this interval.

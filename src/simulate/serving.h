@@ -92,10 +92,14 @@ struct TimelinePoint {
   double demand_rps = 0;
   double replicas = 0;  // VMs billed at the point (ready + starting + draining)
   double cost_usd = 0;  // cumulative
-  // Time to first token of the requests admitted in the interval ending at
-  // the point (0 when none was): their mean and the slowest.
+  // Latency of the requests admitted in the interval ending at the point
+  // (0 when none was): time to first token, mean, 99th percentile and the
+  // slowest; time per output token, mean and 99th percentile.
   double ttft_mean_ms = 0;
+  double ttft_p99_ms = 0;
   double ttft_max_ms = 0;
+  double tpot_mean_ms = 0;
+  double tpot_p99_ms = 0;
 };
 
 struct ServingRun {

@@ -33,11 +33,21 @@
 // in it. Cost is VM-seconds, decomposed by level: the k-th VM is billed while
 // at least k serve plus a start-up delay each time level k is crossed upward
 // (each crossing is a distinct VM becoming ready after start-up, billed while
-// it started). Between instants in ticks u < u' a level that stays up costs
-// at least (u' − u − 1) ticks; one that drops costs a start-up; so min of
-// the two. Levels up to min_replicas never drop (the engine keeps ready >=
-// min_replicas) and are billed to the last arrival; levels up to the initial
-// fleet start ready at 0.
+// it started). Runs: map every tick whose level-k instant is served to the
+// maximal interval during which level k is up that contains the instant.
+// The ticks one interval serves are consecutive among the ticks that need
+// level k (it is up throughout the ticks between its first and last
+// instant), and it lasts at least from the instant in its first tick u_a to
+// the one in its last tick u_b: (u_b − u_a − 1) ticks when u_b > u_a, and it
+// began with a start-up — unless it is a level of the initial fleet up from
+// time 0, which then lasts at least u_b ticks. A level's cost is therefore at
+// least the least cost of splitting its ticks into such runs (a linear
+// dynamic programme with a running minimum). Summing per pair of consecutive
+// instants instead, (u' − u − 1) ticks each, does not telescope: a level
+// needed in every tick would cost one start-up and no time at all, which is
+// how the bound of the week example once sat at one replica on average while
+// every policy paid for three. Levels up to min_replicas never drop (the
+// engine keeps ready >= min_replicas) and are billed to the last arrival.
 //
 // Misses. With M = (1 − a) × requests allowed misses, choosing which ticks
 // to leave short is a knapsack across levels. The bound is its Lagrangian
@@ -228,29 +238,21 @@ ServingBoundModel::ServingBoundModel(const DemandProfile& p, const ServingConfig
 
 double ServingBoundModel::level_cost(const std::vector<LevelTick>& ticks, bool initial,
                                      double lambda) const {
-  // dp = least cost with this tick the last kept; skipped ticks pay lambda x delta.
-  double skipped = 0;  // lambda x deltas of ticks before i
-  double dp_prev = kInf, restart = kInf, best = kInf;
-  double total = 0;
-  for (const LevelTick& t : ticks) total += t.delta;
-  total *= lambda;
-  int32_t u_prev = -1;
+  // Runs (the essay's "Cost"): f = least cost with the ticks before index m
+  // decided; open = min over j < m of f[j] - u_j T, a run that began at j.
+  // A run over indices j..m costs a start-up plus (u_m - u_j - 1) T, or
+  // u_m T from time 0 for a level of the initial fleet; a skipped tick
+  // costs lambda x its misses.
+  double f = 0, open = kInf;
   for (const LevelTick& t : ticks) {
-    const double u0 = static_cast<double>(t.tick) * tick_s_;
-    const double first = initial ? std::min(u0, startup_s_) : startup_s_;
-    double dp = skipped + first;
-    if (u_prev >= 0) {
-      const double gap = std::max(0.0, static_cast<double>(t.tick - u_prev - 1)) * tick_s_;
-      dp = std::min(dp, dp_prev + std::min(gap, startup_s_));
-      dp = std::min(dp, restart + skipped + startup_s_);
-    }
-    skipped += lambda * t.delta;
-    restart = std::min(restart, dp - skipped);
-    best = std::min(best, dp + (total - skipped));
-    dp_prev = dp;
-    u_prev = t.tick;
+    const double u = static_cast<double>(t.tick);
+    double run = f + startup_s_;  // a run of this tick alone
+    if (open < kInf) run = std::min(run, startup_s_ + (u - 1) * tick_s_ + open);
+    if (initial) run = std::min(run, u * tick_s_);
+    open = std::min(open, f - u * tick_s_);
+    f = std::min(f + lambda * t.delta, run);
   }
-  return std::min(best, total);
+  return f;
 }
 
 ServingBound ServingBoundModel::at(double attainment) const {

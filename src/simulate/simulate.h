@@ -78,9 +78,10 @@ struct TimelineRow {
   double replicas = 0;   // serving: VMs billed; deadline: 1 while a VM runs; reserve: reserved
   std::string capacity;  // "payg" | "spot" | "on-demand" | "none" | "reserved"
   double cost_usd = 0;   // cumulative
-  // Serving: mean and maximum TTFT (ms) of the requests admitted in the
-  // interval ending here; nullopt for other kinds and empty intervals.
-  std::optional<double> ttft_mean_ms, ttft_max_ms;
+  // Serving: TTFT (mean, 99th percentile, maximum) and TPOT (mean, 99th
+  // percentile), ms, of the requests admitted in the interval ending here;
+  // nullopt for other kinds and empty intervals.
+  std::optional<double> ttft_mean_ms, ttft_p99_ms, ttft_max_ms, tpot_mean_ms, tpot_p99_ms;
 };
 
 // One deadline run: the row of each policy, then the optimum's; what a

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/strings.h"
 #include "simulate/autoscale_export.h"
 #include "simulate/deadline.h"
 #include "simulate/demand.h"
@@ -485,6 +486,36 @@ class ScriptedPolicy final : public ScalingPolicy {
   size_t i_ = 0;
 };
 
+// What the engine reports to a policy, each tick.
+class RecordingPolicy final : public ScalingPolicy {
+ public:
+  std::string_view name() const override { return "recording"; }
+  void reset(const PolicyContext&) override { seen.clear(); }
+  PolicyDecision decide(const PolicyInput& in) override {
+    seen.push_back(in);
+    return {in.ready + in.starting, Capacity::kOnDemand};
+  }
+  std::vector<PolicyInput> seen;
+};
+
+// A prompt whose prefill alone is over the TTFT misses on any fleet: the
+// engine tells the policy so (slo-guard leaves such misses out of its
+// calibration), apart from a miss that more capacity would have avoided.
+TEST(Serving, PolicySeesWhichMissesNoFleetCouldAvoid) {
+  const ServingConfig c = small_config();  // prefill 1,000 tok/s, TTFT 1 s
+  // 1,500 tokens: 1.5 s of prefill (hopeless); then two 800-token prompts
+  // at once: the second waits for the first (TTFT 1.6 s), avoidable.
+  VecSource src(
+      {{seconds(1), 1500, 2}, {seconds(5), 800, 2}, {seconds(5), 800, 2}, {seconds(20), 10, 2}});
+  RecordingPolicy pol;
+  auto r = run_serving(c, src, pol, PolicyContext{});
+  ASSERT_TRUE(r);
+  ASSERT_FALSE(pol.seen.empty());
+  EXPECT_EQ(pol.seen[0].arrivals, 3);
+  EXPECT_EQ(pol.seen[0].missed, 2);
+  EXPECT_EQ(pol.seen[0].hopeless, 1);
+}
+
 // Bursty requests over `seconds_long`: Poisson at 0.6 req/s (prompts
 // 100..600 tokens: one replica's prefill share ~15 %) with 3 bursts of 8
 // requests within half a second after the first 50 s.
@@ -506,12 +537,31 @@ std::vector<Request> bursty_requests(uint64_t seed, double seconds_long) {
   return v;
 }
 
+// Sustained load: a 650-token prompt (0.43 s of prefill) every 1/2.6 s from
+// 46 s to 116 s (a VM launched at the first tick serves from 45 s), 1.13
+// prefill-seconds per second: every 15-s tick in between needs a second VM,
+// not only an instant of one.
+std::vector<Request> sustained_requests(uint64_t seed) {
+  Rng rng(seed);
+  std::vector<Request> v;
+  for (double t = 46; t < 116; t += 1.0 / 2.6)
+    v.push_back({seconds(t), 650, static_cast<float>(5 + std::floor(rng.uniform() * 60))});
+  return v;
+}
+
 // The bound against every schedule of 1..3 VMs per 15-s tick over 8 ticks
 // (6,561 schedules): no schedule costs less than the bound at its own
 // attainment, and at 90 %, 95 % and the best attainment any schedule
 // reaches, the cheapest schedule is within 1.75x the bound (measured
-// 1.35-1.67x: VMs change only at ticks, the bound lets a level appear for an
-// instant). A bound at the floor alone would be 2.1x at 100 %.
+// 1.35-1.67x on the bursts: VMs change only at ticks, the bound lets a level
+// appear for an instant). A bound at the floor alone would be 2.1x at 100 %.
+// The sustained trace (seed 0) checks the runs of the bound's cost: the
+// second VM, needed in five consecutive ticks, is up from the first to the
+// last (its start-up plus three ticks: 1.15x below the cheapest schedule at
+// 100 %); a sum over pairs of consecutive ticks charged it one start-up
+// (1.50x). With misses allowed the Lagrangian drops it in ticks at the
+// fewest misses each overflow forces (1.82-1.89x at 90-95 %), so there only
+// the bound's validity is checked.
 TEST(Serving, LowerBoundHoldsAgainstEveryScheduleOfSmallTraces) {
   ServingConfig c;
   c.replica = {1500, 0.002, 0.010, 0.001, 16, "test"};
@@ -523,9 +573,10 @@ TEST(Serving, LowerBoundHoldsAgainstEveryScheduleOfSmallTraces) {
   c.initial_replicas = 1;
   c.max_replicas = 3;
   c.interval_s = 15;
-  for (uint64_t seed : {1u, 2u, 3u}) {
+  for (uint64_t seed : {0u, 1u, 2u, 3u}) {
     SCOPED_TRACE("seed " + std::to_string(seed));
-    const std::vector<Request> reqs = bursty_requests(seed, 130);
+    const std::vector<Request> reqs =
+        seed == 0 ? sustained_requests(7) : bursty_requests(seed, 130);
     const DemandProfile prof = profile_of(reqs, c);
     const ServingBoundModel bound(prof, c);
     // Each schedule's cost and attainment.
@@ -544,7 +595,12 @@ TEST(Serving, LowerBoundHoldsAgainstEveryScheduleOfSmallTraces) {
     // Tightness at the attainments the schedules reach.
     double top = 0;
     for (const auto& [a, cost] : runs) top = std::max(top, a);
+    if (seed == 0) {  // the floor to the last arrival, then level 2's run
+      const double floor_s = to_seconds(reqs.back().arrival);
+      EXPECT_GE(bound.at(top).vm_hours * 3600, floor_s + c.startup_s + 3 * c.interval_s - 1e-6);
+    }
     for (double target : {0.9, 0.95, top}) {
+      if (seed == 0 && target < top) continue;
       double best = std::numeric_limits<double>::infinity();
       for (const auto& [a, cost] : runs)
         if (a >= target) best = std::min(best, cost);
@@ -1056,8 +1112,8 @@ TEST(AutoscaleExport, SloGuardExportsTieredRulesOnItsDeficitAndSaysWhatItCannotE
   EXPECT_EQ(rules[0]["metricTrigger"]["metricName"], "SloGuardDeficitVms");
   EXPECT_EQ(rules[0]["metricTrigger"]["timeGrain"], "PT1M");
   EXPECT_EQ(rules[3]["scaleAction"]["value"], "11");
-  // Scale-in over the ski-rental hold: 2 x start-up = 10 minutes.
-  EXPECT_EQ(rules[4]["metricTrigger"]["timeWindow"], "PT10M");
+  // Scale-in over the ski-rental hold: one start-up = 5 minutes.
+  EXPECT_EQ(rules[4]["metricTrigger"]["timeWindow"], "PT5M");
   EXPECT_EQ(rules[4]["scaleAction"]["direction"], "Decrease");
   ASSERT_EQ(e.not_expressed.size(), 4u);
   EXPECT_NE(e.not_expressed[1].find("15 s"), std::string::npos);
@@ -1073,7 +1129,7 @@ TEST(PlotHtml, ScriptsAndDataCannotCloseTheirElement) {
   PolicyRow p;
   p.policy = "hpa";
   r.policies.push_back(p);
-  r.timeline.push_back({"hpa", 0.5, 2, 1, "payg", 1.5, 120.0, 300.0});
+  r.timeline.push_back({"hpa", 0.5, 2, 1, "payg", 1.5, 120.0, 250.0, 300.0, 20.0, 45.0});
   const std::string html = plot_html(r, {"var lib = '</script>';", "var charts = 1;"});
   size_t closes = 0;
   for (size_t at = html.find("</script>"); at != std::string::npos;
@@ -1084,7 +1140,46 @@ TEST(PlotHtml, ScriptsAndDataCannotCloseTheirElement) {
   EXPECT_NE(html.find("<title>gpuplan simulate: a&lt;/script&gt;&lt;b&gt;</title>"),
             std::string::npos);
   EXPECT_NE(html.find("\"ttft_max_ms\":300.0"), std::string::npos) << html;
+  // The latency charts' series: p99 and mean of TTFT and TPOT per interval.
+  EXPECT_NE(html.find("\"ttft_p99_ms\":250.0"), std::string::npos) << html;
+  EXPECT_NE(html.find("\"tpot_mean_ms\":20.0"), std::string::npos) << html;
+  EXPECT_NE(html.find("\"tpot_p99_ms\":45.0"), std::string::npos) << html;
   EXPECT_NE(html.find("gpuplanCharts.simulation("), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpuplan::simulate
+
+namespace gpuplan::simulate {
+namespace {
+
+// Issue 11, item 5: slo-guard is not an autoscale setting, so the report
+// says what the export cannot express and names the nearest exportable rule
+// set that ran, with its simulated SLO and cost.
+TEST(AutoscaleExport, ReportRecommendsTheNearestExportableRuleSetWithItsSlo) {
+  static const auto cat = catalog::Catalog::load_embedded();
+  ASSERT_TRUE(cat);
+  auto s = parse_scenario_file(std::string(GPUPLAN_SOURCE_DIR) + "/examples/sim-serve-conv.yaml");
+  ASSERT_TRUE(s) << s.error().to_string();
+  auto r = run_scenario(*s, cat->get(), RunOptions{});
+  ASSERT_TRUE(r) << r.error().to_string();
+  std::string note;
+  for (const std::string& n : r->notes)
+    if (n.rfind("export: slo-guard is not expressible", 0) == 0) note = n;
+  ASSERT_FALSE(note.empty());
+  EXPECT_NE(note.find("SloGuardDeficitVms"), std::string::npos) << note;
+  // The recommended set is the cheapest exportable one meeting the target.
+  const PolicyRow* best = nullptr;
+  for (const PolicyRow& p : r->policies)
+    if ((p.policy == "azure-autoscale" || p.policy == "slo-guard-autoscale") &&
+        *p.slo_attainment >= 0.99 && (!best || p.cost_usd < best->cost_usd))
+      best = &p;
+  ASSERT_NE(best, nullptr);
+  EXPECT_NE(note.find("Nearest exportable rule set: " + best->policy + " (" +
+                      strings::fixed(*best->slo_attainment * 100, 2) + " % SLO at " +
+                      strings::fixed(best->cost_usd, 2) + " USD, meets"),
+            std::string::npos)
+      << note;
 }
 
 }  // namespace

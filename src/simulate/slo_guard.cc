@@ -42,18 +42,23 @@
 //     interval ahead (a VM launched now serves only then): the slope between
 //     the mean need of the last 10 minutes and of the 10 before, never
 //     negative.
-//  3. Scale in only to the largest need of the last 2L seconds: a VM
-//     launched for a need serves L later, and is then kept L more — the
-//     ski-rental rule (Karlin, Manasse, Rudolph, Sleator, "Competitive snoopy
-//     caching", Algorithmica 1988) with the start-up delay as the break-even
-//     point: a VM stopped and needed again within L costs a start-up, which
-//     is what keeping it for L costs; the rule is 2-competitive.
+//  3. Scale in only to the largest need of the last L seconds (at least a
+//     minute) — the ski-rental rule (Karlin, Manasse, Rudolph, Sleator,
+//     "Competitive snoopy caching", Algorithmica 1988) with the start-up
+//     delay as the break-even point: a VM stopped and needed again within L
+//     costs a start-up (L VM-seconds billed before it serves), which is what
+//     keeping it idle for L costs; the rule is 2-competitive. (It held 2L
+//     once, counting from the launch; the hold is the idle time, and the
+//     conv hour paid 8.69 USD for it instead of 7.59.) The initial fleet was
+//     launched for no need: it may shrink after one minute of load.
 //  4. Calibration f (starts at 1, scales m and q): what the even split does
 //     not see (a replica's queue, rate changes within an interval) shows up
 //     as misses. When an interval's misses exceed half the attainment budget
 //     (1 − target) of its arrivals, f grows by 5 %; while the last hour's
 //     misses stay under a quarter of its budget, f decays by 0.1 % an
-//     interval (about −20 % an hour at 15 s), within [0.8, 2].
+//     interval (about −20 % an hour at 15 s), within [0.8, 2]. Requests no
+//     fleet serves (prefill alone over the TTFT: the router knows the
+//     prompt's length) are left out of both counts.
 // Trade-offs. Bursts shorter than L that arrive unannounced are served by
 // the headroom the peak-second rule keeps, not by new VMs; the calibration
 // trades a little cost for the attainment target over the long run. All
@@ -76,7 +81,7 @@ class SloGuardPolicy final : public ScalingPolicy {
   void reset(const PolicyContext& ctx) override {
     ctx_ = ctx;
     // A VM launched for a need is ready L later and then kept L more.
-    hold_s_ = s_.hold_s > 0 ? s_.hold_s : 2 * std::max(ctx.startup_s, 60.0);
+    hold_s_ = s_.hold_s > 0 ? s_.hold_s : std::max(ctx.startup_s, kSmoothS);
     f_ = 1;
     n_ = 0;
     // z of the attainment target: the share of replica-intervals allowed over.
@@ -144,8 +149,10 @@ class SloGuardPolicy final : public ScalingPolicy {
     const int up = whole(want);
     if (up > current) return {up, Capacity::kOnDemand};
     const int down = whole(recent);
-    const bool seen_hold = in.now_s >= hold_s_;  // never scale in on a partial window
-    if (down < current && seen_hold) return {down, Capacity::kOnDemand};
+    // Scale in once the load has been seen over a metric grain: the initial
+    // fleet was not launched for any need, so it owes no hold.
+    const bool seen = in.now_s >= kSmoothS - 1e-9;
+    if (down < current && seen) return {down, Capacity::kOnDemand};
     return {current, Capacity::kOnDemand};
   }
 
@@ -251,16 +258,20 @@ class SloGuardPolicy final : public ScalingPolicy {
   // f follows the misses against the attainment budget.
   void calibrate(const PolicyInput& in) {
     const double budget_share = std::max(1e-6, 1 - ctx_.slo_attainment);
-    window_.push_back({in.now_s, in.arrivals, in.missed});
-    arrivals_w_ += in.arrivals;
-    missed_w_ += in.missed;
+    // Requests no fleet serves (their prefill alone is over the TTFT) say
+    // nothing about the fleet's size: they leave the count, or every long
+    // prompt would buy capacity that cannot help it.
+    const int64_t arrivals = in.arrivals - in.hopeless, missed = in.missed - in.hopeless;
+    window_.push_back({in.now_s, arrivals, missed});
+    arrivals_w_ += arrivals;
+    missed_w_ += missed;
     while (window_.front().t < in.now_s - s_.calibration_s) {
       arrivals_w_ -= window_.front().arrivals;
       missed_w_ -= window_.front().missed;
       window_.pop_front();
     }
-    if (in.arrivals > 0 &&
-        static_cast<double>(in.missed) > 0.5 * budget_share * static_cast<double>(in.arrivals))
+    if (arrivals > 0 &&
+        static_cast<double>(missed) > 0.5 * budget_share * static_cast<double>(arrivals))
       f_ = std::min(kMaxF, f_ * 1.05);
     else if (static_cast<double>(missed_w_) <
              0.25 * budget_share * static_cast<double>(arrivals_w_))

@@ -105,6 +105,12 @@ TEST(Simulate, TimelineJsonHasLatencyPerInterval) {
     ++with_requests;
     EXPECT_GT(p["ttft_mean_ms"].get<double>(), 0);
     EXPECT_GE(p["ttft_max_ms"].get<double>(), p["ttft_mean_ms"].get<double>());
+    // The 99th percentile is one of the interval's requests: above 0, at
+    // most the slowest; TPOT's mean and percentile are a decode step or more.
+    EXPECT_GT(p["ttft_p99_ms"].get<double>(), 0);
+    EXPECT_LE(p["ttft_p99_ms"].get<double>(), p["ttft_max_ms"].get<double>());
+    EXPECT_GT(p["tpot_mean_ms"].get<double>(), 0);
+    EXPECT_GT(p["tpot_p99_ms"].get<double>(), 0);
   }
   EXPECT_GT(with_requests, 0);
 }

@@ -207,10 +207,23 @@
                                  : "VM running over time (1 = running)",
                        serving ? "VMs billed" : reserve ? "reserved VMs" : "VMs running"));
     if (serving) {
-      charts.push(series(parent, timeline, "ttft_mean_ms",
-                         "Latency over time: mean time to first token per interval (ms)", "ms"));
-      charts.push(series(parent, timeline, "ttft_max_ms",
-                         "Latency over time: slowest time to first token per interval (ms)", "ms"));
+      // Each policy's 99th percentile (solid) and mean (dashed) per interval.
+      const latency = (p99, mean, title) => {
+        const names = [...new Set(timeline.points.map((p) => p.policy))];
+        const dashed = names.map((n, i) => ({
+          label: n + " (mean)", borderDash: [4, 3], borderWidth: 1, pointRadius: 0,
+          borderColor: COLORS[i % COLORS.length], backgroundColor: COLORS[i % COLORS.length],
+          data: timeline.points.filter((p) => p.policy === n && p[mean] != null)
+            .map((p) => ({x: p.t_hours, y: p[mean]})),
+        }));
+        return series(parent, timeline, p99, title, "ms", false, dashed);
+      };
+      charts.push(latency("ttft_p99_ms", "ttft_mean_ms",
+                          "Latency over time: time to first token per interval, p99 (solid) " +
+                          "and mean (dashed), ms"));
+      charts.push(latency("tpot_p99_ms", "tpot_mean_ms",
+                          "Latency over time: time per output token per interval, p99 (solid) " +
+                          "and mean (dashed), ms"));
     }
     charts.push(series(parent, timeline, "cost_usd", "Cumulative cost over time (USD)", "USD"));
     return charts;
