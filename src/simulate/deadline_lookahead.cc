@@ -211,9 +211,11 @@ class LookaheadProgramme {
     const double* down = next_[at(m0, spot ? kNone : c)].data() + idx(0);
     double* o = cont_.data() + idx(0);
     if (spot) {
+      // Clamped above too: the band holds states this j never reaches
+      // (done = Q + R(j) past the job), whose P would index past the layer.
       const int64_t back = owed(j) - gr_.lostu;
       for (int64_t q = lo; q <= hi; ++q)
-        o[q] = p1 * up[q] + (1 - p1) * down[std::max<int64_t>(0, q + back)];
+        o[q] = p1 * up[q] + (1 - p1) * down[std::clamp<int64_t>(q + back, 0, gr_.Cu - 1)];
     } else {
       for (int64_t q = lo; q <= hi; ++q) o[q] = p1 * up[q] + (1 - p1) * down[q];
     }
