@@ -11,7 +11,7 @@
 #                          the libFuzzer harnesses; the suite again, which
 #                          replays every fuzz corpus under the sanitizers
 #   scripts/ci.sh fuzz     each libFuzzer harness for FUZZ_SECONDS (default
-#                          20) from its seed corpus; a crash, leak, timeout or
+#                          60) from its seed corpus; a crash, leak, timeout or
 #                          sanitizer report fails
 #   scripts/ci.sh check    all of the above, cheapest first: what CI runs
 #                          (`make check`, the README's test command)
@@ -21,7 +21,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
-FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
+FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
 CLANG_BUILD=build-ci-clang
 
 # A sanitizer report is a failure, never a warning; leaks count.
