@@ -188,7 +188,9 @@ class LookaheadProgramme {
            static_cast<size_t>(width_);
   }
   [[nodiscard]] size_t idx(int64_t q) const { return static_cast<size_t>(q + gr_.du); }
-  [[nodiscard]] size_t at(int m, int c) const { return static_cast<size_t>(m * nc_ + c); }
+  [[nodiscard]] size_t at(int m, int c) const {
+    return static_cast<size_t>(m) * static_cast<size_t>(nc_) + static_cast<size_t>(c);
+  }
 
   // run[Q] = cost-to-go of running at `price` this step from Q: finish within
   // the step, else a full step and E[value at k+1 from Q + g] (cont_).
