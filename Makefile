@@ -17,9 +17,11 @@ build: $(BUILD)/Makefile
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-# What CI runs (the README's test command): every tracked file clang-formatted,
-# then the GCC build with warnings as errors and every test. scripts/ci.sh all
-# adds the Clang ASan/UBSan suite, clang-tidy and timed fuzzing.
+# What CI runs (the README's test command), cheapest first: clang-format on
+# every tracked file, clang-tidy on HEAD's changed files, the GCC build with
+# warnings as errors and every test, the Clang build with warnings as errors
+# under ASan + UBSan and the suite again (every fuzz corpus replayed), then
+# each libFuzzer harness for FUZZ_SECONDS. Stages one by one: scripts/ci.sh.
 check:
 	JOBS=$(JOBS) ./scripts/ci.sh check
 
@@ -27,16 +29,14 @@ check:
 bench: build
 	./scripts/bench.sh $(BUILD)
 
+# The suite under ASan + UBSan (clang, build-ci-clang), as CI runs it.
 sanitize:
-	$(MAKE) test BUILD=build-asan CMAKE_FLAGS="-DGPUPLAN_SANITIZE=ON -DGPUPLAN_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo"
+	JOBS=$(JOBS) ./scripts/ci.sh clang
 
-# libFuzzer runs of every tests/fuzz harness (clang), FUZZ_SECONDS each.
+# libFuzzer runs of every tests/fuzz harness (clang, build-ci-clang), FUZZ_SECONDS each.
 FUZZ_SECONDS ?= 60
 fuzz:
-	cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
-	  -DGPUPLAN_FUZZ=ON -DGPUPLAN_BUILD_BENCH=OFF
-	cmake --build build-fuzz -j $(JOBS)
-	./scripts/fuzz.sh build-fuzz $(FUZZ_SECONDS)
+	JOBS=$(JOBS) FUZZ_SECONDS=$(FUZZ_SECONDS) ./scripts/ci.sh fuzz
 
 # Install the built tree (bin/, lib/gpuplan/, completion, man page) under PREFIX;
 # DESTDIR stages it as usual. Packages: `make deb` writes $(BUILD)/gpuplan_*.deb.
@@ -51,4 +51,4 @@ format:
 	git ls-files '*.cc' '*.h' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD) build-asan build-fuzz
+	rm -rf $(BUILD) build-ci-clang

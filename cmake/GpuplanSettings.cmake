@@ -14,3 +14,9 @@ if(GPUPLAN_SANITIZE)
   target_compile_options(gpuplan_settings INTERFACE -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   target_link_options(gpuplan_settings INTERFACE -fsanitize=address,undefined)
 endif()
+if(GPUPLAN_FUZZ AND CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+  # libFuzzer steers by the coverage of the code under test, which lives in the
+  # module libraries, not the harness: instrument everything for coverage
+  # (fuzzer-no-link); only the harnesses link libFuzzer (tests/fuzz).
+  target_compile_options(gpuplan_settings INTERFACE -fsanitize=fuzzer-no-link)
+endif()

@@ -10,9 +10,14 @@ packages=(
   libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libsqlite3-dev libfmt-dev
   libexpected-dev libcurl4-openssl-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  shellcheck cloud-init python3 clang-format
+  shellcheck cloud-init python3
   # tests/schema/schema_test.py validates every command's JSON (docs/schema/).
   python3-jsonschema
+  # scripts/ci.sh: the -Werror Clang build under ASan/UBSan, its libFuzzer
+  # harnesses (the sanitizer and fuzzer runtimes are libclang-rt-dev, only
+  # recommended by clang, so named here), llvm-symbolizer (in llvm) for
+  # readable sanitizer reports, and the format and tidy checks.
+  clang libclang-rt-dev llvm clang-format clang-tidy
   wrk
   # `make deb` and its test: cpack's dpkg-shlibdeps step finds ELF files with file(1).
   file

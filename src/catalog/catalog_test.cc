@@ -14,13 +14,13 @@ namespace gpuplan::catalog {
 namespace {
 
 const Catalog& embedded() {
-  static const std::unique_ptr<Catalog> c = [] {
+  static const std::unique_ptr<Catalog> kCatalog = [] {
     // A fixed "today": statuses and reservability are computed from dates.
     auto r = Catalog::load_embedded_at("2026-12-02");
     EXPECT_TRUE(r.has_value()) << (r ? "" : r.error().to_string());
     return std::move(*r);
   }();
-  return *c;
+  return *kCatalog;
 }
 
 // ------------------------------------------------------------ the data

@@ -192,7 +192,7 @@ Result<internal::RetailItem> read_item(const nlohmann::json& item, const std::st
 
 }  // namespace
 
-RetailPricesImport::RetailPricesImport(SizeFilter filter, std::string region)
+RetailPricesImport::RetailPricesImport(SizeFilter filter, std::string_view region)
     : filter_(std::move(filter)), region_(internal::normalize_region(region)) {
   report_.data.kind = SnapshotKind::kRetailPrices;
 }

@@ -25,7 +25,7 @@ struct RetailItem;  // one validated item (import_retail_prices.cc)
 class RetailPricesImport {
  public:
   // `region`: keep only items whose armRegionName equals it ("" keeps all).
-  RetailPricesImport(SizeFilter filter, std::string region);
+  RetailPricesImport(SizeFilter filter, std::string_view region);
 
   // Validates and interprets one page. `origin` names it in errors (a file
   // path or "URL (page N)"). Returns the page's NextPageLink ("" when null or

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <utility>
 
 #include "core/files.h"
 #include "core/names.h"
@@ -40,7 +41,8 @@ CLI::Validator one_of(std::string what, std::vector<std::string> choices, bool l
   for (size_t i = 0; i < choices.size(); ++i) description += (i ? "," : "") + choices[i];
   description += "}";
   return CLI::Validator(
-      [what, choices, list](std::string& text) -> std::string {
+      [what = std::move(what), choices = std::move(choices),
+       list](std::string& text) -> std::string {
         std::vector<std::string> parts =
             list ? strings::split(text, ',') : std::vector<std::string>{text};
         for (const std::string& part : parts) {

@@ -27,7 +27,6 @@
 namespace gpuplan::cli {
 namespace {
 
-using catalog::Catalog;
 using catalog::CatalogQuery;
 using catalog::CatalogRow;
 
@@ -278,6 +277,7 @@ void print_freshness(std::ostream& out, const std::vector<CatalogRow>& rows, con
                      const std::string& today, const catalog::FreshnessPolicy& policy,
                      size_t width) {
   std::vector<const catalog::Offer*> offers;
+  offers.reserve(rows.size());
   for (const CatalogRow& r : rows) offers.push_back(r.offer);
   const std::string region = q.regions.size() == 1 ? q.regions.front() : "";
   for (const std::string& line :
@@ -407,12 +407,12 @@ void print_regions(std::ostream& out, const std::vector<catalog::RegionSummary>&
   // Wrap the model list so the table fits `width`: REGION (18) + SIZES (5) +
   // the quota columns (9 each) + separators, and one character for the
   // trailing comma of a wrapped line; at least one model name a line.
-  const size_t kModelsWidth = std::max<size_t>(width - (with_quota ? 50 : 28), 16);
+  const size_t models_width = std::max<size_t>(width - (with_quota ? 50 : 28), 16);
   for (const auto& r : regions) {
     std::vector<std::string> lines(1);
     for (const std::string& m : r.gpu_models) {
       std::string& cur = lines.back();
-      if (!cur.empty() && cur.size() + 2 + m.size() > kModelsWidth) {
+      if (!cur.empty() && cur.size() + 2 + m.size() > models_width) {
         cur += ",";
         lines.emplace_back();
       }

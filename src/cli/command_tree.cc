@@ -73,7 +73,8 @@ OptionSpec describe_option(CLI::Option& opt, const catalog::Catalog* cat) {
   return o;
 }
 
-CommandSpec describe(CLI::App& app, const catalog::Catalog* cat, std::vector<std::string> path) {
+CommandSpec describe(CLI::App& app, const catalog::Catalog* cat,
+                     const std::vector<std::string>& path) {
   CommandSpec c;
   c.name = app.get_name();
   c.path = path;

@@ -79,13 +79,15 @@ using Status = tl::expected<void, Error>;
 
 // GPUPLAN_TRY(var, expr): evaluates expr (a Result<T>); on error returns the
 // error from the enclosing function, else moves the value into `var`.
+// `var` is usually a declaration (`GPUPLAN_TRY(auto x, f())`), which
+// parentheses would break: hence the NOLINT on the line that uses it.
 #define GPUPLAN_CONCAT_INNER(a, b) a##b
 #define GPUPLAN_CONCAT(a, b) GPUPLAN_CONCAT_INNER(a, b)
 #define GPUPLAN_TRY(var, expr)                                               \
   auto GPUPLAN_CONCAT(gpuplan_try_, __LINE__) = (expr);                      \
   if (!GPUPLAN_CONCAT(gpuplan_try_, __LINE__))                               \
     return ::tl::unexpected(GPUPLAN_CONCAT(gpuplan_try_, __LINE__).error()); \
-  var = std::move(*GPUPLAN_CONCAT(gpuplan_try_, __LINE__))
+  var = std::move(*GPUPLAN_CONCAT(gpuplan_try_, __LINE__))  // NOLINT(bugprone-macro-parentheses)
 
 // GPUPLAN_RETURN_IF_ERROR(expr): for Status-returning expressions.
 #define GPUPLAN_RETURN_IF_ERROR(expr)                                       \

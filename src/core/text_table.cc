@@ -83,6 +83,7 @@ std::string TextTable::render(const std::vector<bool>& shown) const {
   };
   std::string out = line(headers_);
   std::vector<std::string> rule;
+  rule.reserve(width.size());
   for (size_t w : width) rule.emplace_back(w, '-');
   out += line(rule);
   for (const auto& r : rows_) out += line(r);

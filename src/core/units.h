@@ -26,7 +26,9 @@ struct Quantity {
     value -= o.value;
     return *this;
   }
-  constexpr auto operator<=>(const Quantity&) const = default;
+  // clang-tidy 14 reads the 0 that a defaulted <=> compares with as a null
+  // pointer (llvm-project#53961, fixed in clang-tidy 18).
+  constexpr auto operator<=>(const Quantity&) const = default;  // NOLINT(modernize-use-nullptr)
 };
 
 struct UsdTag {};

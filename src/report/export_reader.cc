@@ -209,6 +209,12 @@ Result<bool> CsvStream::next(std::vector<std::string>& fields) {
   while (std::getline(in_, buf_)) {
     int this_line = next_line_++;
     if (!buf_.empty() && buf_.back() == '\r') buf_.pop_back();
+    // Exports are UTF-8 like every input (core/files.h); other bytes would
+    // reach the JSON report, which cannot hold them (found by fuzz_focus).
+    if (auto bad = strings::invalid_utf8_at(buf_)) {
+      return invalid_argument("not UTF-8 text (byte 0x" + strings::hex_byte(buf_[*bad]) + ")",
+                              Where{file_, this_line, static_cast<int>(*bad) + 1, ""});
+    }
     if (!in_quotes) {
       if (strings::trim(buf_).empty()) continue;
       line_ = this_line;

@@ -322,6 +322,14 @@ TEST(Report, BadInputNamesFileLineAndColumn) {
   ASSERT_FALSE(open_quote);
   EXPECT_EQ(open_quote.error().where.line, 2);
   EXPECT_NE(open_quote.error().message.find("never closes"), std::string::npos);
+
+  // A Windows-1252 resource name (0x92, a curly apostrophe) would reach the
+  // JSON report, which holds only UTF-8: refused where it stands.
+  auto latin = read("Date,CostInBillingCurrency,ResourceId\n2026-11-01,1,bob\x92s-vm\n");
+  ASSERT_FALSE(latin);
+  EXPECT_EQ(latin.error().where.line, 2);
+  EXPECT_EQ(latin.error().where.column, 17);  // "2026-11-01,1,bob" is 16 bytes
+  EXPECT_NE(latin.error().message.find("not UTF-8"), std::string::npos);
 }
 
 TEST(Report, DamagedDatesAndAmountsAreRefusedNotAccumulated) {

@@ -188,7 +188,9 @@ class LookaheadProgramme {
            static_cast<size_t>(width_);
   }
   [[nodiscard]] size_t idx(int64_t q) const { return static_cast<size_t>(q + gr_.du); }
-  [[nodiscard]] size_t at(int m, int c) const { return static_cast<size_t>(m * nc_ + c); }
+  [[nodiscard]] size_t at(int m, int c) const {
+    return static_cast<size_t>(m) * static_cast<size_t>(nc_) + static_cast<size_t>(c);
+  }
 
   // run[Q] = cost-to-go of running at `price` this step from Q: finish within
   // the step, else a full step and E[value at k+1 from Q + g] (cont_).
@@ -211,9 +213,11 @@ class LookaheadProgramme {
     const double* down = next_[at(m0, spot ? kNone : c)].data() + idx(0);
     double* o = cont_.data() + idx(0);
     if (spot) {
+      // Clamped above too: the band holds states this j never reaches
+      // (done = Q + R(j) past the job), whose P would index past the layer.
       const int64_t back = owed(j) - gr_.lostu;
       for (int64_t q = lo; q <= hi; ++q)
-        o[q] = p1 * up[q] + (1 - p1) * down[std::max<int64_t>(0, q + back)];
+        o[q] = p1 * up[q] + (1 - p1) * down[std::clamp<int64_t>(q + back, 0, gr_.Cu - 1)];
     } else {
       for (int64_t q = lo; q <= hi; ++q) o[q] = p1 * up[q] + (1 - p1) * down[q];
     }
