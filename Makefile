@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build test check bench sanitize fuzz format clean install deb
+.PHONY: all build test check all-ci bench sanitize fuzz format clean install deb
 
 all: build
 
@@ -17,13 +17,16 @@ build: $(BUILD)/Makefile
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-# What CI runs (the README's test command), cheapest first: clang-format on
-# every tracked file, clang-tidy on HEAD's changed files, the GCC build with
-# warnings as errors and every test, the Clang build with warnings as errors
-# under ASan + UBSan and the suite again (every fuzz corpus replayed), then
-# each libFuzzer harness for FUZZ_SECONDS. Stages one by one: scripts/ci.sh.
+# What CI runs (the README's test command): clang-format on every tracked
+# file, then the GCC build with warnings as errors and every test. `make all-ci`
+# adds clang-tidy on HEAD's changed files, the Clang build with warnings as
+# errors under ASan + UBSan with the suite again (every fuzz corpus
+# replayed), and each libFuzzer harness for FUZZ_SECONDS (scripts/ci.sh all).
 check:
 	JOBS=$(JOBS) ./scripts/ci.sh check
+
+all-ci:
+	JOBS=$(JOBS) ./scripts/ci.sh all
 
 # Benchmarks (Release); prints each figure the design asks for.
 bench: build

@@ -13,8 +13,9 @@
 #   scripts/ci.sh fuzz     each libFuzzer harness for FUZZ_SECONDS (default
 #                          60) from its seed corpus; a crash, leak, timeout or
 #                          sanitizer report fails
-#   scripts/ci.sh check    all of the above, cheapest first: what CI runs
-#                          (`make check`, the README's test command)
+#   scripts/ci.sh check    format, then gcc: what CI gates on today (`make
+#                          check`, the README's test command)
+#   scripts/ci.sh all      all of the above, cheapest first
 #
 # Build folders: build (gcc), build-ci-clang (clang). JOBS defaults to nproc.
 # docs/CONTRIBUTING.md lists what each stage costs on a 2-core machine.
@@ -162,6 +163,12 @@ case "${1:-check}" in
     cmake --build "$CLANG_BUILD" -j "$JOBS"
     run_fuzz
     ;;
-  check | all) run_format; run_tidy; run_gcc; run_clang; run_fuzz ;;
-  *) echo "usage: scripts/ci.sh [check|format|tidy|gcc|clang|fuzz]" >&2; exit 2 ;;
+  # What .ci/run gates on today: the stages verified end to end on a clean
+  # clone. The Clang/ASan, tidy and fuzz stages join `check` once a whole
+  # run of `all` has been seen to pass within CI's 90 minutes on 2 cores
+  # (docs/CONTRIBUTING.md, "CI"); until then `make sanitize`, `make fuzz` and
+  # `scripts/ci.sh all` run them.
+  check) run_format; run_gcc ;;
+  all) run_format; run_tidy; run_gcc; run_clang; run_fuzz ;;
+  *) echo "usage: scripts/ci.sh [check|all|format|tidy|gcc|clang|fuzz]" >&2; exit 2 ;;
 esac
