@@ -3,6 +3,7 @@
 // /1's "gpu_model" to "gpu" and added "gpu_count" (GPUs per VM), the names
 // the catalog uses. Every number is written at full precision: rounding is
 // for text (core/format.h), and a script must read the value computed.
+#include "core/json_value.h"
 #include "plan/plan.h"
 
 namespace gpuplan::plan {
@@ -33,25 +34,21 @@ nlohmann::ordered_json growth_json(const Growth& g) {
                      {"vms", w.vms},
                      {"hours", w.hours},
                      {"cost_usd", w.cost_usd},
-                     {"budget_usd", w.budget_usd ? nlohmann::ordered_json(*w.budget_usd)
-                                                 : nlohmann::ordered_json(nullptr)},
+                     {"budget_usd", json::or_null(w.budget_usd)},
                      {"meets_deadline", w.meets_deadline},
                      {"within_budget", w.within_budget}});
   }
-  auto opt_num = [](const auto& v) {
-    return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
-  };
   return {{"growth_per_week", g.growth_per_week},
           {"horizon_weeks", g.horizon_weeks},
           {"weeks", std::move(weeks)},
           {"flat_cost_usd", g.flat_cost_usd},
           {"grown_cost_usd", g.grown_cost_usd},
           {"mean_load_factor", g.mean_load_factor},
-          {"reserve_pays_until_week", opt_num(g.reserve_pays_until_week)},
+          {"reserve_pays_until_week", json::or_null(g.reserve_pays_until_week)},
           {"reserve_vms", g.reserve_vms},
-          {"misses_deadline_week", opt_num(g.misses_deadline_week)},
+          {"misses_deadline_week", json::or_null(g.misses_deadline_week)},
           {"move_to", g.move_to},
-          {"over_budget_week", opt_num(g.over_budget_week)},
+          {"over_budget_week", json::or_null(g.over_budget_week)},
           {"summary", g.summary}};
 }
 

@@ -2,14 +2,11 @@
 // every number at full precision.
 #include <cmath>
 
+#include "core/json_value.h"
 #include "report/report.h"
 
 namespace gpuplan::report {
 namespace {
-
-nlohmann::ordered_json opt(const std::optional<double>& v) {
-  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
-}
 
 nlohmann::ordered_json vm_json(const VmReport& v) {
   nlohmann::ordered_json j;
@@ -29,8 +26,8 @@ nlohmann::ordered_json vm_json(const VmReport& v) {
                                                             {"hours", v.hours_by_category[i]}};
   }
   j["by_pricing"] = by;
-  j["effective_usd_per_gpu_hour"] = opt(v.effective_usd_per_gpu_hour);
-  j["list_usd_per_gpu_hour"] = opt(v.list_usd_per_gpu_hour);
+  j["effective_usd_per_gpu_hour"] = json::or_null(v.effective_usd_per_gpu_hour);
+  j["list_usd_per_gpu_hour"] = json::or_null(v.list_usd_per_gpu_hour);
   j["list_source"] = v.list_source;
   j["list_as_of"] = v.list_as_of;
   nlohmann::ordered_json days = nlohmann::ordered_json::array();
@@ -81,7 +78,7 @@ nlohmann::ordered_json to_json(const Report& r) {
                   {"used_usd", c.used_usd},
                   {"unused_usd", c.unused_usd},
                   {"purchase_usd", c.purchase_usd},
-                  {"utilization", opt(c.utilization)},
+                  {"utilization", json::or_null(c.utilization)},
                   {"basis", c.basis}});
   }
   j["commitments"] = cs;

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/format.h"
+#include "core/json_value.h"
 #include "core/text_table.h"
 #include "simulate/internal/runner.h"
 #include "simulate/simulate.h"
@@ -17,32 +18,27 @@ namespace gpuplan::simulate {
 
 namespace {
 
-// JSON carries every number at full precision (docs/json.md); absent is null.
-nlohmann::ordered_json opt_json(const std::optional<double>& v) {
-  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
-}
-
 nlohmann::ordered_json row_json(const PolicyRow& r) {
   nlohmann::ordered_json j;
   j["policy"] = r.policy;
   j["cost_usd"] = r.cost_usd;
-  j["cost_vs_optimal"] = opt_json(r.cost_vs_optimal);
-  j["slo_attainment"] = opt_json(r.slo_attainment);
-  j["p50_ttft_ms"] = opt_json(r.p50_ttft_ms);
-  j["p99_ttft_ms"] = opt_json(r.p99_ttft_ms);
-  j["deadline_met_fraction"] = opt_json(r.deadline_met_fraction);
+  j["cost_vs_optimal"] = json::or_null(r.cost_vs_optimal);
+  j["slo_attainment"] = json::or_null(r.slo_attainment);
+  j["p50_ttft_ms"] = json::or_null(r.p50_ttft_ms);
+  j["p99_ttft_ms"] = json::or_null(r.p99_ttft_ms);
+  j["deadline_met_fraction"] = json::or_null(r.deadline_met_fraction);
   j["evictions"] = r.evictions;
   j["scale_events"] = r.scale_events;
-  j["p99_tpot_ms"] = opt_json(r.p99_tpot_ms);
+  j["p99_tpot_ms"] = json::or_null(r.p99_tpot_ms);
   if (r.vm_hours) {
-    j["p50_tpot_ms"] = opt_json(r.p50_tpot_ms);
+    j["p50_tpot_ms"] = json::or_null(r.p50_tpot_ms);
     j["vm_hours"] = *r.vm_hours;
-    j["rejected"] = opt_json(r.rejected);
+    j["rejected"] = json::or_null(r.rejected);
   }
   j["gpu_hours"] = r.gpu_hours;
   if (r.reserved_usd) {
     j["cost_by_pricing"] = {{"payg", r.on_demand_usd}, {"reserved", *r.reserved_usd}};
-    j["committed_after_usd"] = opt_json(r.committed_after_usd);
+    j["committed_after_usd"] = json::or_null(r.committed_after_usd);
   } else {
     j["cost_by_pricing"] = {{"payg", r.on_demand_usd}, {"spot", r.spot_usd}};
   }
@@ -221,11 +217,11 @@ nlohmann::ordered_json timeline_json(const SimReport& r) {
                                 {"demand", t.demand},     {"replicas", t.replicas},
                                 {"capacity", t.capacity}, {"cost_usd", t.cost_usd}};
     if (r.kind == "serving") {
-      p["ttft_mean_ms"] = opt_json(t.ttft_mean_ms);
-      p["ttft_p99_ms"] = opt_json(t.ttft_p99_ms);
-      p["ttft_max_ms"] = opt_json(t.ttft_max_ms);
-      p["tpot_mean_ms"] = opt_json(t.tpot_mean_ms);
-      p["tpot_p99_ms"] = opt_json(t.tpot_p99_ms);
+      p["ttft_mean_ms"] = json::or_null(t.ttft_mean_ms);
+      p["ttft_p99_ms"] = json::or_null(t.ttft_p99_ms);
+      p["ttft_max_ms"] = json::or_null(t.ttft_max_ms);
+      p["tpot_mean_ms"] = json::or_null(t.tpot_mean_ms);
+      p["tpot_p99_ms"] = json::or_null(t.tpot_p99_ms);
     }
     j["points"].push_back(std::move(p));
   }
