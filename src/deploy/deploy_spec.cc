@@ -18,7 +18,7 @@
 #include "core/strings.h"
 #include "cost/cost.h"
 #include "deploy/deploy.h"
-#include "deploy/generate_internal.h"
+#include "deploy/internal/generate.h"
 
 namespace gpuplan::deploy {
 namespace {

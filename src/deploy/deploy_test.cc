@@ -17,7 +17,7 @@
 
 #include "core/files.h"
 #include "core/names.h"
-#include "deploy/generate_internal.h"
+#include "deploy/internal/generate.h"
 #include "deploy/plan_input.h"
 #include "deploy/stack.h"
 #include "deploy/stack_matrix.h"

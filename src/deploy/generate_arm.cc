@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/strings.h"
-#include "deploy/generate_internal.h"
+#include "deploy/internal/generate.h"
 
 namespace gpuplan::deploy {
 

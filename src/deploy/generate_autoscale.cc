@@ -4,7 +4,7 @@
 // simulate::default_autoscale_settings(); capacity: minimum 1 VM (scale in at
 // quiet hours), default the plan's count (sized for the planned request rate
 // and SLO), maximum twice that (headroom for bursts) — said to the user.
-#include "deploy/generate_internal.h"
+#include "deploy/internal/generate.h"
 #include "simulate/autoscale_export.h"
 #include "simulate/serving.h"
 

@@ -31,7 +31,7 @@
 #include <sstream>
 
 #include "core/strings.h"
-#include "deploy/generate_internal.h"
+#include "deploy/internal/generate.h"
 
 namespace gpuplan::deploy::internal {
 

@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/units.h"
-#include "deploy/generate_internal.h"
+#include "deploy/internal/generate.h"
 
 namespace gpuplan::deploy {
 

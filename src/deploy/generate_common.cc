@@ -1,5 +1,5 @@
 #include "core/strings.h"
-#include "deploy/generate_internal.h"
+#include "deploy/internal/generate.h"
 
 namespace gpuplan::deploy {
 namespace internal {

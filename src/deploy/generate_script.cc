@@ -10,7 +10,7 @@
 #include "core/format.h"
 #include "core/names.h"
 #include "core/strings.h"
-#include "deploy/generate_internal.h"
+#include "deploy/internal/generate.h"
 
 namespace gpuplan::deploy {
 
