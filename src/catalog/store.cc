@@ -136,9 +136,12 @@ int64_t row_count(const SnapshotData& d) {
   return 0;
 }
 
-bool store_missing(const std::string& path) {
+// The store at `path` opened for reading; null (not an error) when there is
+// no store there yet: every reader then answers "nothing imported".
+Result<DbPtr> open_existing(const std::string& path) {
   std::error_code ec;
-  return !std::filesystem::exists(path, ec);
+  if (!std::filesystem::exists(path, ec)) return DbPtr{};
+  return open_store(path, /*create=*/false);
 }
 
 }  // namespace
@@ -200,8 +203,7 @@ Result<SnapshotInfo> write_snapshot(const std::string& path, const SnapshotData&
 }
 
 Result<StoreContents> read_store(const std::string& path) {
-  if (store_missing(path)) return StoreContents{};
-  GPUPLAN_TRY(DbPtr db, open_store(path, /*create=*/false));
+  GPUPLAN_TRY(DbPtr db, open_existing(path));
   if (!db) return StoreContents{};
   sqlite3* h = db.get();
   // One read transaction: every query below sees the same committed state.
@@ -253,8 +255,7 @@ Result<StoreContents> read_store(const std::string& path) {
 
 Result<std::vector<SnapshotInfo>> list_snapshots(const std::string& path) {
   std::vector<SnapshotInfo> out;
-  if (store_missing(path)) return out;
-  GPUPLAN_TRY(DbPtr db, open_store(path, /*create=*/false));
+  GPUPLAN_TRY(DbPtr db, open_existing(path));
   if (!db) return out;
   GPUPLAN_TRY(StmtPtr s, prepare(db.get(), path,
                                  "SELECT id, kind, source, imported_at, rows FROM snapshots "
@@ -275,8 +276,7 @@ Result<std::vector<PriceHistoryEntry>> price_history(const std::string& path,
                                                      const std::string& size,
                                                      const std::string& region) {
   std::vector<PriceHistoryEntry> out;
-  if (store_missing(path)) return out;
-  GPUPLAN_TRY(DbPtr db, open_store(path, /*create=*/false));
+  GPUPLAN_TRY(DbPtr db, open_existing(path));
   if (!db) return out;
   GPUPLAN_TRY(StmtPtr s, prepare(db.get(), path, R"sql(
       SELECT p.snapshot, s.source, s.imported_at, p.os, p.pricing, p.usd_per_hour, p.as_of
@@ -321,8 +321,7 @@ Result<std::vector<SpotPriceHistoryEntry>> spot_price_history(const std::string&
                                                               const std::string& size,
                                                               const std::string& region) {
   std::vector<SpotPriceHistoryEntry> out;
-  if (store_missing(path)) return out;
-  GPUPLAN_TRY(DbPtr db, open_store(path, /*create=*/false));
+  GPUPLAN_TRY(DbPtr db, open_existing(path));
   if (!db) return out;
   GPUPLAN_TRY(bool has_spot, has_table(db.get(), path, "spot_prices"));
   if (!has_spot) return out;
