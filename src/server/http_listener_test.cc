@@ -20,6 +20,18 @@
 #include "catalog/catalog.h"
 #include "server/server.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kAddressSanitizer = true;
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+
 namespace gpuplan::server {
 namespace {
 
@@ -373,8 +385,13 @@ TEST(HttpListener, SlowClientsDoNotStarveTheHealthProbe) {
   std::cout << "health probe under load: p50 " << latencies_ms[49] << " ms, p99 "
             << latencies_ms[98] << " ms, max " << latencies_ms.back() << " ms\n";
   EXPECT_LT(latencies_ms.back(), 2000.0);
-  EXPECT_LT(rss_kib() - rss_before, 256 * 1024)
-      << "RSS grew by " << rss_kib() - rss_before << " KiB";
+  // Bounded memory is a property of the listener, not of AddressSanitizer's
+  // allocator, whose quarantine keeps up to 256 MB of freed blocks resident
+  // by design (quarantine_size_mb); under ASan the bound is not measured.
+  if (!kAddressSanitizer) {
+    EXPECT_LT(rss_kib() - rss_before, 256 * 1024)
+        << "RSS grew by " << rss_kib() - rss_before << " KiB";
+  }
   EXPECT_GE((*s)->stats().timed_out, 50u);
   (*s)->stop();
   serving.join();
