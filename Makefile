@@ -18,10 +18,10 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # What CI runs (the README's test command): clang-format on every tracked
-# file, then the GCC build with warnings as errors and every test. `make all-ci`
-# adds clang-tidy on HEAD's changed files, the Clang build with warnings as
-# errors under ASan + UBSan with the suite again (every fuzz corpus
-# replayed), and each libFuzzer harness for FUZZ_SECONDS (scripts/ci.sh all).
+# file, the GCC build with warnings as errors and every test, then the Clang
+# build with warnings as errors under ASan + UBSan and the suite again (every
+# fuzz corpus replayed). `make all-ci` adds clang-tidy on HEAD's changed files
+# and each libFuzzer harness for FUZZ_SECONDS (scripts/ci.sh all).
 check:
 	JOBS=$(JOBS) ./scripts/ci.sh check
 
