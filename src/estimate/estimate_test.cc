@@ -573,14 +573,7 @@ TEST(Validate, DataParallelRowsPayTheirAllReduceFromTheLinks) {
           "1,fp16,64,train_tokens_per_s_per_gpu,1,1,1,flash,,,\n",
       "m.csv");
   ASSERT_TRUE(table) << table.error().to_string();
-  catalog::Gpu v100;
-  v100.model = "V100-32GB";
-  v100.fp16_tflops = 125;
-  v100.fp32_tflops = 15.7;
-  v100.memory_gib = 32;
-  v100.memory_bw_gbs = 900;
-  v100.interconnect_gbs = 300;
-  auto cat = catalog::Catalog::from_parts({v100}, {}, {});
+  auto cat = catalog::Catalog::from_parts({v100()}, {}, {});
   auto v = validate(*table, *cat);
   ASSERT_TRUE(v) << v.error().to_string();
   std::map<std::string, double> p;

@@ -31,6 +31,18 @@ inline catalog::Gpu a100() {
   g.interconnect_gbs = 600;
   return g;
 }
+// V100 SXM2 32 GB (NVIDIA V100 datasheet: 125 TFLOP/s tensor, 900 GB/s,
+// 300 GB/s NVLink).
+inline catalog::Gpu v100() {
+  catalog::Gpu g;
+  g.model = "V100-32GB";
+  g.fp16_tflops = 125;
+  g.fp32_tflops = 15.7;
+  g.memory_gib = 32;
+  g.memory_bw_gbs = 900;
+  g.interconnect_gbs = 300;
+  return g;
+}
 inline catalog::Gpu h100() {
   catalog::Gpu g = a100();
   g.model = "H100-SXM";
