@@ -77,7 +77,7 @@ SloGuardExport slo_guard_autoscale_settings(const SloGuardSettings& guard, doubl
   out.resource = azure_autoscale_settings(s, target);
   out.not_expressed = {
       "the need itself (per-second prefill peaks, the prefill queue and stall models, decode "
-      "slots, the learned start-up headroom, the miss calibration) is computed outside Azure "
+      "slots, the learned load ratio, the miss calibration) is computed outside Azure "
       "Monitor: the router must publish it as the custom metric SloGuardDeficitVms",
       "slo-guard decides every " + std::to_string(static_cast<int>(interval_s)) +
           " s; Azure autoscale evaluates at a 1-minute time grain at best",

@@ -778,6 +778,72 @@ TEST(Serving, HpaFormulaToleranceAndStabilization) {
   EXPECT_EQ(hpa->decide(in).replicas, 3);
 }
 
+// One A100 replica of Llama-3.1-8B as the week example sizes it (step 11.3 ms
+// + 0.153 ms per sequence, TPOT 50 ms, 256 s start-up).
+PolicyContext slo_guard_context() {
+  PolicyContext ctx;
+  ctx.startup_s = 256;
+  ctx.min_replicas = 1;
+  ctx.max_replicas = 40;
+  ctx.ttft_slo_s = 1;
+  ctx.tpot_slo_s = 0.05;
+  ctx.slo_attainment = 0.99;
+  ctx.slots_per_replica = 89;
+  ctx.step_base_s = 0.0113;
+  ctx.step_per_seq_s = 0.000153;
+  return ctx;
+}
+
+// `intervals` decisions 15 s apart at a prefill load that follows `load(k)`
+// (prefills of 80 ms each, no misses); returns the last decision.
+template <typename Load>
+int run_slo_guard(ScalingPolicy& pol, int intervals, Load load) {
+  PolicyInput in;
+  in.ready = 1;
+  int want = 1;
+  for (int k = 1; k <= intervals; ++k) {
+    in.now_s = 15.0 * k;
+    in.prefill_mean_s = load(k);
+    in.prefill_sq_s = 0.08 * in.prefill_mean_s;
+    in.prefill_peak_s = in.prefill_mean_s;
+    in.arrival_rps = in.prefill_mean_s / 0.08;
+    in.arrivals = static_cast<int64_t>(in.arrival_rps * 15);
+    in.sequences = 10;
+    want = pol.decide(in).replicas;
+    in.ready = want;
+  }
+  return want;
+}
+
+TEST(Serving, SloGuardShrinksTheInitialFleetAtItsFirstDecision) {
+  auto pol = make_slo_guard_policy(SloGuardSettings{});
+  pol->reset(slo_guard_context());
+  PolicyInput in;
+  in.now_s = 15;
+  in.ready = 4;  // the initial fleet, launched for no need
+  in.prefill_mean_s = 0.05;
+  in.prefill_sq_s = 0.004;
+  in.prefill_peak_s = 0.1;
+  in.arrival_rps = 0.6;
+  in.arrivals = 9;
+  in.sequences = 3;
+  EXPECT_EQ(pol->decide(in).replicas, 1);
+}
+
+TEST(Serving, SloGuardSizesForTheRatesMovesBetweenIntervals) {
+  // The same minute mean (0.6 prefill seconds per second), steady or in one
+  // interval of four at 2x the mean. The Poisson split alone sees one
+  // replica at 60 % either way; after the spiky interval a replica's share
+  // is over 1 - step / TPOT (0.71) and every admission of the next misses,
+  // so the learned ratio (2 at the 99th percentile) must buy the second.
+  auto steady = make_slo_guard_policy(SloGuardSettings{});
+  steady->reset(slo_guard_context());
+  EXPECT_EQ(run_slo_guard(*steady, 480, [](int) { return 0.6; }), 1);
+  auto spiky = make_slo_guard_policy(SloGuardSettings{});
+  spiky->reset(slo_guard_context());
+  EXPECT_GE(run_slo_guard(*spiky, 480, [](int k) { return k % 4 == 0 ? 1.2 : 0.4; }), 2);
+}
+
 TEST(Serving, AzureAutoscaleScalesInOnlyWhenAllRulesAgree) {
   auto pol = make_azure_autoscale_policy(default_autoscale_settings());
   pol->reset({});
