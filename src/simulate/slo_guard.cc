@@ -56,7 +56,12 @@
 //     conv hour paid 8.69 USD for it instead of 7.59.) The initial fleet was
 //     launched for no need and owes no hold: it shrinks to the need at the
 //     first decision (waiting a minute for it cost the conv hour 7.59 USD
-//     against static-peak's 6.82).
+//     against static-peak's 6.82). Scale-in also waits until the held need
+//     is below the lower count by the HPA's tolerance (10 %, the
+//     kube-controller-manager default): a VM released while the need sits
+//     just under a whole count comes back at the next noisy minute and pays
+//     a start-up (on the week example this halved the scale events, 1,659
+//     to 1,174, and raised attainment).
 //  4. Calibration f (starts at 1, scales m and q): what the even split does
 //     not see (a replica's queue, rate changes within an interval) shows up
 //     as misses. When an interval's misses exceed half the attainment budget
@@ -64,7 +69,12 @@
 //     misses stay under a quarter of its budget, f decays by 0.1 % an
 //     interval (about −20 % an hour at 15 s), within [0.8, 2]. Requests no
 //     fleet serves (prefill alone over the TTFT: the router knows the
-//     prompt's length) are left out of both counts.
+//     prompt's length) are left out of both counts, and so are the misses
+//     of an interval in which VMs were starting: capacity is already on its
+//     way, and raising f then (5 % an interval, 17 intervals of a start-up)
+//     buys VMs that arrive after the cause is gone and stay for hours while
+//     f decays — the flash crowds of the week example held f at its cap
+//     long after them.
 // Trade-offs. Bursts shorter than L that arrive unannounced are served by
 // the headroom the peak-second rule keeps, not by new VMs; the calibration
 // trades a little cost for the attainment target over the long run. All
@@ -152,7 +162,7 @@ class SloGuardPolicy final : public ScalingPolicy {
     const int current = in.ready + in.starting;
     const int up = whole(want);
     if (up > current) return {up, Capacity::kOnDemand};
-    const int down = whole(recent);
+    const int down = whole(recent * (1 + kScaleInTolerance));
     // The initial fleet was not launched for any need: it owes no hold.
     if (down < current) return {down, Capacity::kOnDemand};
     return {current, Capacity::kOnDemand};
@@ -161,6 +171,9 @@ class SloGuardPolicy final : public ScalingPolicy {
  private:
   static constexpr double kTrendWindowS = 600;
   static constexpr double kSmoothS = 60;  // Azure Monitor's and the HPA's metric grain
+  // kube-controller-manager's --horizontal-pod-autoscaler-tolerance default
+  // (kubernetes.io, "Horizontal Pod Autoscaling", algorithm details).
+  static constexpr double kScaleInTolerance = 0.1;
   struct Load {
     double t, m, q;
   };
@@ -259,7 +272,8 @@ class SloGuardPolicy final : public ScalingPolicy {
     // Requests no fleet serves (their prefill alone is over the TTFT) say
     // nothing about the fleet's size: they leave the count, or every long
     // prompt would buy capacity that cannot help it.
-    const int64_t arrivals = in.arrivals - in.hopeless, missed = in.missed - in.hopeless;
+    const int64_t arrivals = in.arrivals - in.hopeless;
+    const int64_t missed = in.starting > 0 ? 0 : in.missed - in.hopeless;
     window_.push_back({in.now_s, arrivals, missed});
     arrivals_w_ += arrivals;
     missed_w_ += missed;
