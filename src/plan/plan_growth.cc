@@ -24,6 +24,7 @@
 
 #include "core/format.h"
 #include "core/strings.h"
+#include "core/units.h"
 #include "cost/growth.h"
 #include "plan/internal/planner.h"
 
@@ -131,7 +132,7 @@ void Planner::growth_reservation(const Option& best, Growth& gr) {
   if (!res || !payg || payg->compute_usd_per_hour <= 0) return;
   const double be =
       cost::break_even_utilization(res->compute_usd_per_hour, payg->compute_usd_per_hour);
-  const double weeks = cost::reservation_pays_until_weeks(8760.0, be);
+  const double weeks = cost::reservation_pays_until_weeks(kHoursPerYear, be);
   gr.reserve_pays_until_week = weeks;
   const int within = static_cast<int>(std::min<double>(gr.horizon_weeks, std::floor(weeks)));
   gr.reserve_vms = within >= 1 ? gr.weeks[within - 1].vms : (weeks > 0 ? best.count : 0);

@@ -49,6 +49,7 @@
 
 #include "core/format.h"
 #include "core/strings.h"
+#include "core/units.h"
 #include "cost/cost.h"
 
 namespace gpuplan::report {
@@ -81,7 +82,6 @@ namespace internal {
 namespace {
 
 constexpr double kMadToSigma = 1.4826;      // Rousseeuw & Croux 1993
-constexpr double kHoursPerMonth = 730;      // Azure's month (DESIGN.md)
 constexpr int kMinDaysForReservation = 28;  // a month of history before "buy"
 
 std::string pct(double v) { return strings::fixed(v * 100, 0) + "%"; }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "core/units.h"
 #include "simulate/demand.h"
 #include "simulate/policy.h"
 
@@ -20,8 +21,8 @@ namespace gpuplan::simulate {
 // Prices of one VM of the size, per hour.
 struct ReservePrices {
   double payg_usd_per_hour = 0;
-  double reserved_usd_per_hour = 0;  // the term's price spread over its hours
-  double term_hours = 8760;          // 1 year (8760) or 3 years (26280)
+  double reserved_usd_per_hour = 0;   // the term's price spread over its hours
+  double term_hours = kHoursPerYear;  // 1 year, or 3 x kHoursPerYear
 };
 
 // VMs in use in each hour of the simulated window (hour h covers

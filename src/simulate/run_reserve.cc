@@ -5,6 +5,7 @@
 // in reserve.cc.
 #include <memory>
 
+#include "core/units.h"
 #include "simulate/demand.h"
 #include "simulate/internal/runner.h"
 #include "simulate/reserve.h"
@@ -21,7 +22,7 @@ Result<ReservePrices> reserve_prices(const Scenario& s, const catalog::Catalog* 
   GPUPLAN_TRY(const Prices payg, resolve_prices(s, cat, false, rep.assumptions));
   ReservePrices prices;
   prices.payg_usd_per_hour = payg.od;
-  prices.term_hours = spec.term_years * 8760.0;
+  prices.term_hours = spec.term_years * kHoursPerYear;
   const std::string term = spec.term_years == 3 ? "reserved-3y" : "reserved-1y";
   if (spec.reserved_usd_per_hour) {
     prices.reserved_usd_per_hour = *spec.reserved_usd_per_hour;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "core/units.h"
 
 namespace gpuplan::workload {
 
@@ -103,10 +104,10 @@ struct Serving {
   std::string trace;        // optional trace file (Azure LLM format)
   TokenDistribution input_tokens;
   TokenDistribution output_tokens;
-  double ttft_ms = 0;           // SLO on time to first token; 0 = none
-  double tpot_ms = 0;           // SLO on time per output token; 0 = none
-  double percentile = 99;       // SLO percentile, e.g. 99
-  double duration_hours = 730;  // how long the service runs (for cost)
+  double ttft_ms = 0;                      // SLO on time to first token; 0 = none
+  double tpot_ms = 0;                      // SLO on time per output token; 0 = none
+  double percentile = 99;                  // SLO percentile, e.g. 99
+  double duration_hours = kHoursPerMonth;  // how long the service runs (for cost)
 };
 
 struct BatchJob {
