@@ -82,8 +82,9 @@ std::vector<std::string> objective_names() {
 
 std::vector<std::string> policy_names() {
   std::set<std::string> names;
-  for (const auto* list : {&simulate::deadline_policy_names(), &simulate::serving_policy_names(),
-                           &simulate::reserve_policy_names()}) {
+  for (const auto* list :
+       {&simulate::deadline_policy_names(), &simulate::serving_policy_names(),
+        &simulate::serving_on_request_names(), &simulate::reserve_policy_names()}) {
     names.insert(list->begin(), list->end());
   }
   std::vector<std::string> out = {"all"};

@@ -299,6 +299,8 @@ struct Replays {
   std::vector<Result<ServingRun>> runs;  // in policy order
   std::vector<std::string> logs;
   Result<ProfileOut> profile;
+  double hindsight_margin = 0;  // the search's margin and engine runs, when it ran
+  int hindsight_runs = 0;
 };
 
 // The profile pass and each policy's run are independent replays of the
@@ -335,6 +337,25 @@ Replays replay_policies(const Scenario& s, const ServingConfig& c, const PolicyC
         }
         pc.peak_replicas = std::min(
             c.max_replicas, pr->profile.peak_replicas(c.target_utilization, c.replicas_per_vm));
+      }
+      if (name == "hindsight") {  // reads the future from the profile, searches its margin
+        const Result<ProfileOut>& pr = profile_f.get();
+        if (!pr) {
+          out.runs[i] = tl::unexpected(pr.error());
+          continue;
+        }
+        auto h = run_hindsight(c, pr->profile, pc, [&](ScalingPolicy& p) -> Result<ServingRun> {
+          GPUPLAN_TRY(auto src, open_demand(s, trace, seed));
+          return run_serving(c, *src, p, pc, nullptr, timeline);
+        });
+        if (!h) {
+          out.runs[i] = tl::unexpected(h.error());
+          continue;
+        }
+        out.hindsight_margin = h->margin;
+        out.hindsight_runs = h->runs;
+        out.runs[i] = std::move(h->run);
+        continue;
       }
       std::unique_ptr<ScalingPolicy> pol;
       if (name == "azure-autoscale")
@@ -445,7 +466,8 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
                                        const RunOptions& o) {
   const ServingSpec& spec = s.serving();
   SimReport rep;
-  GPUPLAN_TRY(const auto policies, start_report(s, o, "serving", serving_policy_names(), rep));
+  GPUPLAN_TRY(const auto policies, start_report(s, o, "serving", serving_policy_names(), rep,
+                                                serving_on_request_names()));
   rep.runs = 1;  // a demand trace is replayed once
   GPUPLAN_TRY(Prices prices, resolve_prices(s, cat, false, rep.assumptions));
   const std::string trace = o.trace.value_or(spec.demand.trace);
@@ -528,6 +550,14 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
       "the TPOT-bound batch per replica, the same start-up delay and fleet limits); it serves no "
       "requests, so its latency fields are null; a policy below the target is compared with the "
       "bound at its own attainment");
+  if (replays.hindsight_runs > 0)
+    rep.notes.push_back(
+        "hindsight: a schedule that knows every future arrival (not a deployable policy): the "
+        "need of each interval from now to one start-up ahead, its prefill at the TPOT stall "
+        "limit times a margin m, searched over " +
+        std::to_string(replays.hindsight_runs) +
+        " engine runs; m = " + strings::fixed(replays.hindsight_margin, 3) +
+        ". A fleet reaches its cost, so the optimum lies between the optimal row and it");
   recommend_export(s, c, rep.policies, rep.notes);
   if (bound.max_attainment < c.slo_attainment)
     rep.notes.push_back("no fleet within max_replicas reaches " +

@@ -143,9 +143,11 @@ Status parse_prices(const Reader& r, const YAML::Node& p, Scenario& s) {
 // `policies:`: all, one name or a list of the kind's policies.
 Status parse_policies(const Reader& r, const YAML::Node& pol, const std::string& kind,
                       Scenario& s) {
-  const auto& names = s.kind() == ScenarioKind::kDeadline  ? deadline_policy_names()
-                      : s.kind() == ScenarioKind::kServing ? serving_policy_names()
-                                                           : reserve_policy_names();
+  std::vector<std::string> names = s.kind() == ScenarioKind::kDeadline  ? deadline_policy_names()
+                                   : s.kind() == ScenarioKind::kServing ? serving_policy_names()
+                                                                        : reserve_policy_names();
+  if (s.kind() == ScenarioKind::kServing)
+    names.insert(names.end(), serving_on_request_names().begin(), serving_on_request_names().end());
   std::vector<YAML::Node> items;
   if (pol.IsScalar())
     items.push_back(pol);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
@@ -258,5 +259,24 @@ struct SloGuardSettings {
 [[nodiscard]] std::unique_ptr<ScalingPolicy> make_slo_guard_autoscale_policy(
     const AutoscaleSettings& rules, const SloGuardSettings& guard);
 [[nodiscard]] const std::vector<std::string>& serving_policy_names();
+// Rows run only when named (--policy or the scenario's list), never by
+// `all`: "hindsight".
+[[nodiscard]] const std::vector<std::string>& serving_on_request_names();
+
+// hindsight (hindsight.cc): a schedule that reads the demand profile's
+// future prefill load, sized with a margin m on the TPOT stall limit; an
+// upper bound on the optimum, not a deployable policy.
+[[nodiscard]] std::unique_ptr<ScalingPolicy> make_hindsight_policy(const BoundBins& bins,
+                                                                   double margin);
+struct HindsightRun {
+  ServingRun run;  // the cheapest run that met the attainment target (else m = 2's)
+  double margin = 0;
+  int runs = 0;  // engine runs the search made
+};
+// Searches m (1, 2, then bisection) with `run` replaying the demand under
+// the given policy each time.
+[[nodiscard]] Result<HindsightRun> run_hindsight(
+    const ServingConfig& config, const DemandProfile& profile, const PolicyContext& context,
+    const std::function<Result<ServingRun>(ScalingPolicy&)>& run);
 
 }  // namespace gpuplan::simulate

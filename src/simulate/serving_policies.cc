@@ -301,4 +301,9 @@ const std::vector<std::string>& serving_policy_names() {
   return kNames;
 }
 
+const std::vector<std::string>& serving_on_request_names() {
+  static const std::vector<std::string> kNames = {"hindsight"};
+  return kNames;
+}
+
 }  // namespace gpuplan::simulate

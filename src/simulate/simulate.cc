@@ -112,7 +112,8 @@ void accumulate(PolicyRow& into, const PolicyRow& one) {
 // the kind does not know is kInvalidArgument at --policy.
 Result<std::vector<std::string>> start_report(const Scenario& s, const RunOptions& o,
                                               const std::string& kind,
-                                              const std::vector<std::string>& all, SimReport& rep) {
+                                              const std::vector<std::string>& all, SimReport& rep,
+                                              const std::vector<std::string>& on_request) {
   rep.scenario = s.name;
   rep.kind = kind;
   rep.runs = o.runs.value_or(s.runs);
@@ -121,6 +122,7 @@ Result<std::vector<std::string>> start_report(const Scenario& s, const RunOption
   if (chosen.empty() || (chosen.size() == 1 && chosen[0] == "all")) return all;
   for (const auto& p : chosen) {
     if (std::find(all.begin(), all.end(), p) != all.end()) continue;
+    if (std::find(on_request.begin(), on_request.end(), p) != on_request.end()) continue;
     std::string msg = "unknown policy '" + p + "' for a " + kind + " scenario";
     if (auto c = strings::closest(p, all))
       msg += "; did you mean '" + *c + "'?";

@@ -1163,6 +1163,43 @@ TEST(Serving, EveryExampleHasCostVsOptimalAtLeastOne) {
   }
 }
 
+// The hindsight schedule, on the examples that replay in well under a
+// second: a fleet really reaches its cost, so it meets the attainment
+// target, costs at least the bound, and says what it is.
+TEST(Serving, HindsightMeetsTheTargetAtACostAboveTheBound) {
+  static const auto cat = catalog::Catalog::load_embedded();
+  ASSERT_TRUE(cat);
+  for (const char* name : {"sim-serve-conv.yaml", "sim-serve-longctx.yaml"}) {
+    SCOPED_TRACE(name);
+    auto s = parse_scenario_file(std::string(GPUPLAN_SOURCE_DIR) + "/examples/" + name);
+    ASSERT_TRUE(s) << s.error().to_string();
+    RunOptions o;
+    o.policies = {"hindsight"};
+    auto r = run_scenario(*s, cat->get(), o);
+    ASSERT_TRUE(r) << r.error().to_string();
+    ASSERT_EQ(r->policies.size(), 2u);
+    const PolicyRow& h = r->policies[0];
+    EXPECT_EQ(h.policy, "hindsight");
+    ASSERT_TRUE(h.slo_attainment);
+    EXPECT_GE(*h.slo_attainment, 0.99);
+    ASSERT_TRUE(h.cost_vs_optimal);
+    EXPECT_GE(*h.cost_vs_optimal, 1.0);
+    bool said = false;
+    for (const std::string& n : r->notes) said = said || n.rfind("hindsight: ", 0) == 0;
+    EXPECT_TRUE(said);
+  }
+}
+
+TEST(Serving, HindsightRunsOnlyWhenNamed) {
+  static const auto cat = catalog::Catalog::load_embedded();
+  ASSERT_TRUE(cat);
+  auto s = parse_scenario_file(std::string(GPUPLAN_SOURCE_DIR) + "/examples/sim-serve-conv.yaml");
+  ASSERT_TRUE(s);
+  auto r = run_scenario(*s, cat->get(), RunOptions{});
+  ASSERT_TRUE(r);
+  for (const PolicyRow& p : r->policies) EXPECT_NE(p.policy, "hindsight");
+}
+
 }  // namespace
 }  // namespace gpuplan::simulate
 

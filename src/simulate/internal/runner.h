@@ -46,11 +46,11 @@ void accumulate(PolicyRow& into, const PolicyRow& one);
 
 // A report's header (scenario, kind, seed, runs) and the policies to run:
 // the options', else the scenario's, else every policy of the kind (`all`);
-// a name the kind does not know is kInvalidArgument at --policy.
-[[nodiscard]] Result<std::vector<std::string>> start_report(const Scenario& s, const RunOptions& o,
-                                                            const std::string& kind,
-                                                            const std::vector<std::string>& all,
-                                                            SimReport& rep);
+// a name neither in `all` nor in `on_request` is kInvalidArgument at --policy.
+[[nodiscard]] Result<std::vector<std::string>> start_report(
+    const Scenario& s, const RunOptions& o, const std::string& kind,
+    const std::vector<std::string>& all, SimReport& rep,
+    const std::vector<std::string>& on_request = {});
 
 // The deadline report's rows (per trace, then over all traces) from every
 // run's record, in run order: the same sums whether the runs came from one
