@@ -1159,6 +1159,12 @@ TEST(Serving, EveryExampleHasCostVsOptimalAtLeastOne) {
       SCOPED_TRACE(p.policy);
       ASSERT_TRUE(p.cost_vs_optimal);
       EXPECT_GE(*p.cost_vs_optimal, 1.0);
+      // The four scenarios of issue 11 (the one-day cut spends most of a
+      // day's budget on its flash crowd's start-up, and is not held to it).
+      if (p.policy == "slo-guard" && std::string(name) != "sim-serve-day.yaml") {
+        ASSERT_TRUE(p.slo_attainment);
+        EXPECT_GE(*p.slo_attainment, 0.99);
+      }
     }
   }
 }
