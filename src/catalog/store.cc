@@ -89,35 +89,30 @@ Status write_rows(sqlite3* db, const std::string& path, int64_t id, const Snapsh
       // Blob capacity prices: one snapshot, both tables.
       GPUPLAN_RETURN_IF_ERROR(write_price_rows(db, path, id, data, step));
       return write_blob_rows(db, path, id, data, step);
-    case SnapshotKind::kSkus: {
-      GPUPLAN_TRY(StmtPtr a, prepare(db, path,
-                                     "INSERT INTO sku_availability(snapshot, size, region, zones) "
-                                     "VALUES (?,?,?,?)"));
-      for (const SkuAvailability& r : data.availability) {
-        bind_row(a.get(), id, r.size, r.region, join(r.zones, ','));
-        GPUPLAN_RETURN_IF_ERROR(step(a.get()));
-      }
-      GPUPLAN_TRY(StmtPtr b, prepare(db, path,
-                                     "INSERT INTO sku_restrictions(snapshot, size, region, reason, "
-                                     "zones) VALUES (?,?,?,?,?)"));
-      for (const Restriction& r : data.restrictions) {
-        bind_row(b.get(), id, r.size, r.region, r.reason, join(r.zones, ','));
-        GPUPLAN_RETURN_IF_ERROR(step(b.get()));
-      }
-      break;
-    }
+    case SnapshotKind::kSkus:
+      GPUPLAN_RETURN_IF_ERROR(insert_each(
+          db, path, "INSERT INTO sku_availability(snapshot, size, region, zones) VALUES (?,?,?,?)",
+          data.availability, step, [&](sqlite3_stmt* s, const SkuAvailability& r) -> Status {
+            bind_row(s, id, r.size, r.region, join(r.zones, ','));
+            return {};
+          }));
+      return insert_each(
+          db, path,
+          "INSERT INTO sku_restrictions(snapshot, size, region, reason, zones) VALUES (?,?,?,?,?)",
+          data.restrictions, step, [&](sqlite3_stmt* s, const Restriction& r) -> Status {
+            bind_row(s, id, r.size, r.region, r.reason, join(r.zones, ','));
+            return {};
+          });
     case SnapshotKind::kSpot:
       return write_spot_rows(db, path, id, data, step);
-    case SnapshotKind::kUsage: {
-      GPUPLAN_TRY(StmtPtr s, prepare(db, path,
-                                     "INSERT INTO usage(snapshot, region, family, family_display, "
-                                     "quota_limit, used) VALUES (?,?,?,?,?,?)"));
-      for (const UsageRow& r : data.usage) {
-        bind_row(s.get(), id, r.region, r.family, r.family_display, r.limit, r.used);
-        GPUPLAN_RETURN_IF_ERROR(step(s.get()));
-      }
-      break;
-    }
+    case SnapshotKind::kUsage:
+      return insert_each(db, path,
+                         "INSERT INTO usage(snapshot, region, family, family_display, "
+                         "quota_limit, used) VALUES (?,?,?,?,?,?)",
+                         data.usage, step, [&](sqlite3_stmt* s, const UsageRow& r) -> Status {
+                           bind_row(s, id, r.region, r.family, r.family_display, r.limit, r.used);
+                           return {};
+                         });
   }
   return {};
 }
@@ -142,6 +137,36 @@ Result<DbPtr> open_existing(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return DbPtr{};
   return open_store(path, /*create=*/false);
+}
+
+// The rows of `table` for one size (any case) in one region, each with its
+// snapshot's id and source (result columns 0 and 1) and then `columns`, in
+// `order`; `fill` reads columns 2 on into an entry. Empty when there is no
+// store yet or an older store has no `table`.
+template <class Entry, class Fill>
+Result<std::vector<Entry>> read_history(const std::string& path, const std::string& table,
+                                        const std::string& columns, const std::string& order,
+                                        const std::string& size, const std::string& region,
+                                        const Fill& fill) {
+  std::vector<Entry> out;
+  GPUPLAN_TRY(DbPtr db, open_existing(path));
+  if (!db) return out;
+  GPUPLAN_TRY(bool has, has_table(db.get(), path, table.c_str()));
+  if (!has) return out;
+  const std::string sql = "SELECT p.snapshot, s.source, " + columns + " FROM " + table +
+                          " p JOIN snapshots s ON s.id = p.snapshot"
+                          " WHERE p.size = ? COLLATE NOCASE AND p.region = ? ORDER BY " +
+                          order;
+  GPUPLAN_TRY(StmtPtr s, prepare(db.get(), path, sql.c_str()));
+  bind_row(s.get(), size, region);
+  while (sqlite3_step(s.get()) == SQLITE_ROW) {
+    Entry e;
+    e.snapshot = sqlite3_column_int64(s.get(), 0);
+    e.source = column_text(s.get(), 1);
+    GPUPLAN_RETURN_IF_ERROR(fill(s.get(), e));
+    out.push_back(std::move(e));
+  }
+  return out;
 }
 
 }  // namespace
@@ -275,30 +300,21 @@ Result<std::vector<SnapshotInfo>> list_snapshots(const std::string& path) {
 Result<std::vector<PriceHistoryEntry>> price_history(const std::string& path,
                                                      const std::string& size,
                                                      const std::string& region) {
-  std::vector<PriceHistoryEntry> out;
-  GPUPLAN_TRY(DbPtr db, open_existing(path));
-  if (!db) return out;
-  GPUPLAN_TRY(StmtPtr s, prepare(db.get(), path, R"sql(
-      SELECT p.snapshot, s.source, s.imported_at, p.os, p.pricing, p.usd_per_hour, p.as_of
-      FROM prices p JOIN snapshots s ON s.id = p.snapshot
-      WHERE p.size = ? COLLATE NOCASE AND p.region = ?
-      ORDER BY p.snapshot, p.os, p.pricing)sql"));
-  bind_text(s.get(), 1, size);
-  bind_text(s.get(), 2, region);
-  while (sqlite3_step(s.get()) == SQLITE_ROW) {
-    PriceHistoryEntry e;
-    e.snapshot = sqlite3_column_int64(s.get(), 0);
-    e.source = column_text(s.get(), 1);
-    e.imported_at = column_text(s.get(), 2);
-    auto os = parse_os(column_text(s.get(), 3));
-    auto pricing = parse_pricing(column_text(s.get(), 4));
+  auto fill = [&](sqlite3_stmt* s, PriceHistoryEntry& e) -> Status {
+    e.imported_at = column_text(s, 2);
+    auto os = parse_os(column_text(s, 3));
+    auto pricing = parse_pricing(column_text(s, 4));
     if (!os || !pricing) return unavailable("store holds an unknown os or pricing", Where{path});
     e.os = *os;
     e.pricing = *pricing;
-    e.usd_per_hour = sqlite3_column_double(s.get(), 5);
-    e.as_of = column_text(s.get(), 6);
-    out.push_back(std::move(e));
-  }
+    e.usd_per_hour = sqlite3_column_double(s, 5);
+    e.as_of = column_text(s, 6);
+    return {};
+  };
+  GPUPLAN_TRY(std::vector<PriceHistoryEntry> out,
+              read_history<PriceHistoryEntry>(
+                  path, "prices", "s.imported_at, p.os, p.pricing, p.usd_per_hour, p.as_of",
+                  "p.snapshot, p.os, p.pricing", size, region, fill));
   // The newest snapshot per (os, pricing) is the one in use: the rows hold
   // every snapshot of this size and region, so no other query is needed.
   std::map<std::pair<Os, Pricing>, int64_t> newest;
@@ -320,30 +336,17 @@ Result<std::vector<PriceHistoryEntry>> price_history(const std::string& path,
 Result<std::vector<SpotPriceHistoryEntry>> spot_price_history(const std::string& path,
                                                               const std::string& size,
                                                               const std::string& region) {
-  std::vector<SpotPriceHistoryEntry> out;
-  GPUPLAN_TRY(DbPtr db, open_existing(path));
-  if (!db) return out;
-  GPUPLAN_TRY(bool has_spot, has_table(db.get(), path, "spot_prices"));
-  if (!has_spot) return out;
-  GPUPLAN_TRY(StmtPtr s, prepare(db.get(), path, R"sql(
-      SELECT p.snapshot, s.source, p.os, p.effective_date, p.usd_per_hour
-      FROM spot_prices p JOIN snapshots s ON s.id = p.snapshot
-      WHERE p.size = ? COLLATE NOCASE AND p.region = ?
-      ORDER BY p.effective_date, p.os, p.snapshot)sql"));
-  bind_text(s.get(), 1, size);
-  bind_text(s.get(), 2, region);
-  while (sqlite3_step(s.get()) == SQLITE_ROW) {
-    SpotPriceHistoryEntry e;
-    e.snapshot = sqlite3_column_int64(s.get(), 0);
-    e.source = column_text(s.get(), 1);
-    auto os = parse_os(column_text(s.get(), 2));
+  auto fill = [&](sqlite3_stmt* s, SpotPriceHistoryEntry& e) -> Status {
+    auto os = parse_os(column_text(s, 2));
     if (!os) return unavailable("store holds an unknown os", Where{path});
     e.os = *os;
-    e.effective_date = column_text(s.get(), 3);
-    e.usd_per_hour = sqlite3_column_double(s.get(), 4);
-    out.push_back(std::move(e));
-  }
-  return out;
+    e.effective_date = column_text(s, 3);
+    e.usd_per_hour = sqlite3_column_double(s, 4);
+    return {};
+  };
+  return read_history<SpotPriceHistoryEntry>(
+      path, "spot_prices", "p.os, p.effective_date, p.usd_per_hour",
+      "p.effective_date, p.os, p.snapshot", size, region, fill);
 }
 
 }  // namespace gpuplan::catalog

@@ -3,7 +3,6 @@
 // newest snapshot's bands per (region, tier, redundancy). They come from a
 // Retail Prices API Storage page (import_retail_prices.cc says which items)
 // and price the plan's Blob line (cost/storage.cc).
-#include <cmath>
 #include <map>
 #include <tuple>
 
@@ -28,19 +27,16 @@ Status write_blob_rows(sqlite3* db, const std::string& path, int64_t id, const S
                        const StepFn& step) {
   // open_store(create) made or upgraded the store to schema 4: the table is there.
   if (data.blob_prices.empty()) return {};
-  GPUPLAN_TRY(StmtPtr s, prepare(db, path,
-                                 "INSERT OR REPLACE INTO blob_prices(snapshot, region, tier, "
-                                 "redundancy, from_gb, usd_per_gb_month, as_of) "
-                                 "VALUES (?,?,?,?,?,?,?)"));
-  for (const BlobPriceRow& r : data.blob_prices) {
-    if (!std::isfinite(r.usd_per_gb_month) || r.usd_per_gb_month < 0 || !std::isfinite(r.from_gb) ||
-        r.from_gb < 0)
-      return invalid_argument("Blob price is not a finite non-negative number",
-                              Where{data.source, 0, 0, r.region + " " + r.tier});
-    bind_row(s.get(), id, r.region, r.tier, r.redundancy, r.from_gb, r.usd_per_gb_month, r.as_of);
-    GPUPLAN_RETURN_IF_ERROR(step(s.get()));
-  }
-  return {};
+  auto bind = [&](sqlite3_stmt* s, const BlobPriceRow& r) -> Status {
+    GPUPLAN_RETURN_IF_ERROR(check_price({r.usd_per_gb_month, r.from_gb}, "Blob price", data.source,
+                                        r.region + " " + r.tier));
+    bind_row(s, id, r.region, r.tier, r.redundancy, r.from_gb, r.usd_per_gb_month, r.as_of);
+    return {};
+  };
+  return insert_each(db, path,
+                     "INSERT OR REPLACE INTO blob_prices(snapshot, region, tier, redundancy, "
+                     "from_gb, usd_per_gb_month, as_of) VALUES (?,?,?,?,?,?,?)",
+                     data.blob_prices, step, bind);
 }
 
 Status read_blob_prices(sqlite3* db, const std::string& path, StoreContents& out) {

@@ -7,6 +7,7 @@
 // snapshots through them.
 #include "catalog/internal/store_db.h"
 
+#include <cmath>
 #include <filesystem>
 #include <optional>
 
@@ -187,6 +188,16 @@ Result<bool> has_table(sqlite3* db, const std::string& path, const char* name) {
               prepare(db, path, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"));
   bind_text(q.get(), 1, name);
   return sqlite3_step(q.get()) == SQLITE_ROW;
+}
+
+Status check_price(std::initializer_list<double> values, std::string_view what,
+                   const std::string& source, const std::string& key) {
+  for (double v : values) {
+    if (!std::isfinite(v) || v < 0)
+      return invalid_argument(std::string(what) + " is not a finite non-negative number",
+                              Where{source, 0, 0, key});
+  }
+  return {};
 }
 
 Status mark_current_schema(sqlite3* db, const std::string& path) {

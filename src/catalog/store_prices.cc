@@ -3,7 +3,6 @@
 // pricing), maintained by an UPSERT in the import's own transaction so that
 // a command reads only the current prices however long the history is
 // (store.cc's essay says why; bench/store_scale.sh measures it).
-#include <cmath>
 #include <map>
 
 #include "catalog/internal/store_db.h"
@@ -109,9 +108,8 @@ Status write_price_rows(sqlite3* db, const std::string& path, int64_t id, const 
                                  "pricing, usd_per_hour, as_of) VALUES (?,?,?,?,?,?,?)"));
   GPUPLAN_TRY(StmtPtr latest, prepare(db, path, kUpsertLatest));
   for (const PriceRow& r : data.prices) {
-    if (!std::isfinite(r.usd_per_hour) || r.usd_per_hour < 0)
-      return invalid_argument("price is not a finite non-negative number",
-                              Where{data.source, 0, 0, r.size + " " + r.region});
+    GPUPLAN_RETURN_IF_ERROR(
+        check_price({r.usd_per_hour}, "price", data.source, r.size + " " + r.region));
     bind_row(s.get(), id, r.size, r.region, to_string(r.os), to_string(r.pricing), r.usd_per_hour,
              r.as_of);
     GPUPLAN_RETURN_IF_ERROR(step(s.get()));

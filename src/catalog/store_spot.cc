@@ -2,7 +2,6 @@
 // SpotResources eviction bands per (size, region) and spot price history
 // points per (size, region, OS, effective date), and how the newest of them
 // joins the listed offers.
-#include <cmath>
 #include <map>
 
 #include "catalog/internal/store_db.h"
@@ -34,24 +33,22 @@ CREATE INDEX IF NOT EXISTS spot_prices_by_key ON spot_prices(size COLLATE NOCASE
 
 Status write_spot_rows(sqlite3* db, const std::string& path, int64_t id, const SnapshotData& data,
                        const StepFn& step) {
-  GPUPLAN_TRY(StmtPtr b, prepare(db, path,
-                                 "INSERT INTO spot_bands(snapshot, size, region, band, as_of) "
-                                 "VALUES (?,?,?,?,?)"));
-  for (const SpotBandRow& r : data.spot_bands) {
-    bind_row(b.get(), id, r.size, r.region, to_string(r.band), r.as_of);
-    GPUPLAN_RETURN_IF_ERROR(step(b.get()));
-  }
-  GPUPLAN_TRY(StmtPtr p, prepare(db, path,
-                                 "INSERT OR REPLACE INTO spot_prices(snapshot, size, region, os, "
-                                 "effective_date, usd_per_hour) VALUES (?,?,?,?,?,?)"));
-  for (const SpotPriceRow& r : data.spot_prices) {
-    if (!std::isfinite(r.usd_per_hour) || r.usd_per_hour < 0)
-      return invalid_argument("spot price is not a finite non-negative number",
-                              Where{data.source, 0, 0, r.size + " " + r.region});
-    bind_row(p.get(), id, r.size, r.region, to_string(r.os), r.effective_date, r.usd_per_hour);
-    GPUPLAN_RETURN_IF_ERROR(step(p.get()));
-  }
-  return {};
+  GPUPLAN_RETURN_IF_ERROR(insert_each(
+      db, path, "INSERT INTO spot_bands(snapshot, size, region, band, as_of) VALUES (?,?,?,?,?)",
+      data.spot_bands, step, [&](sqlite3_stmt* s, const SpotBandRow& r) -> Status {
+        bind_row(s, id, r.size, r.region, to_string(r.band), r.as_of);
+        return {};
+      }));
+  return insert_each(
+      db, path,
+      "INSERT OR REPLACE INTO spot_prices(snapshot, size, region, os, "
+      "effective_date, usd_per_hour) VALUES (?,?,?,?,?,?)",
+      data.spot_prices, step, [&](sqlite3_stmt* s, const SpotPriceRow& r) -> Status {
+        GPUPLAN_RETURN_IF_ERROR(
+            check_price({r.usd_per_hour}, "spot price", data.source, r.size + " " + r.region));
+        bind_row(s, id, r.size, r.region, to_string(r.os), r.effective_date, r.usd_per_hour);
+        return {};
+      });
 }
 
 // The newest band per (size, region), and the newest spot price per (size,

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -66,6 +67,11 @@ std::string join(const std::vector<std::string>& v, char sep);
 std::vector<std::string> split_nonempty(const std::string& s, char sep);
 std::string utc_now();
 Result<bool> has_table(sqlite3* db, const std::string& path, const char* name);
+// kInvalidArgument "<what> is not a finite non-negative number", naming the
+// import's `source` and the row's `key`, unless each of `values` is one: the
+// store never holds a NaN, infinite or negative price.
+Status check_price(std::initializer_list<double> values, std::string_view what,
+                   const std::string& source, const std::string& key);
 
 // Opens (and with `create`, creates or upgrades) the store and checks its
 // schema. For reading, a file without any table yet yields a null DbPtr (an
@@ -77,6 +83,20 @@ Status mark_current_schema(sqlite3* db, const std::string& path);
 // Runs one bound INSERT and resets it (store.cc's write_rows owns it: it
 // counts rows for the kill -9 test hook).
 using StepFn = std::function<Status(sqlite3_stmt*)>;
+
+// Prepares the INSERT `sql` once and runs it through `step` for each of
+// `rows`; `bind(stmt, row)` binds one row (bind_row) or refuses it with an
+// error that ends the write. The one way an import's rows are written.
+template <class Rows, class Bind>
+Status insert_each(sqlite3* db, const std::string& path, const char* sql, const Rows& rows,
+                   const StepFn& step, const Bind& bind) {
+  GPUPLAN_TRY(StmtPtr s, prepare(db, path, sql));
+  for (const auto& r : rows) {
+    GPUPLAN_RETURN_IF_ERROR(bind(s.get(), r));
+    GPUPLAN_RETURN_IF_ERROR(step(s.get()));
+  }
+  return {};
+}
 
 // ---- store_prices.cc: retail prices and price_latest ----
 Status ensure_price_latest(sqlite3* db, const std::string& path);
