@@ -1,6 +1,7 @@
 // `gpuplan catalog import retail-prices|skus|usage|spot` and `gpuplan catalog
 // history`: parse flags, call the importers and the store, print what was
 // read, used and ignored (or --json). No arithmetic here.
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -34,8 +35,15 @@ Result<SizeFilter> size_filter() {
   return SizeFilter::from_sizes(cat->sizes());
 }
 
-// Writes the report's snapshot and prints the summary; the exit code.
-int store_and_print(Context& ctx, Result<ImportReport> imported, bool json) {
+using ImportFn = std::function<Result<ImportReport>(const SizeFilter&)>;
+
+// Every import's steps after its flags: which sizes to keep, `import` reads
+// and interprets the input (nothing is written on any error), then one
+// transaction in the store and the summary (--json or text); the exit code.
+int import_and_store(Context& ctx, bool json, const ImportFn& import) {
+  auto filter = size_filter();
+  if (!filter) return report(ctx, filter.error());
+  Result<ImportReport> imported = import(*filter);
   if (!imported) return report(ctx, imported.error());
   auto info = catalog::write_snapshot(store_path(ctx), imported->data);
   if (!info) return report(ctx, info.error());
@@ -108,12 +116,9 @@ void add_retail_prices(CLI::App& import, Context& ctx) {
         return report(ctx, Error{ErrorCode::kInvalidArgument,
                                  "give FILE... or --live (not both, not neither)",
                                  Where{"", 0, 0, "retail-prices"}});
-      // 2. Which sizes to keep.
-      auto filter = size_filter();
-      if (!filter) return report(ctx, filter.error());
-      // 3. Read and interpret every page; nothing is written on any error.
-      Result<ImportReport> r = [&]() -> Result<ImportReport> {
-        if (!f->live) return catalog::import_retail_price_files(f->files, *filter, f->region);
+      // 2. Read and interpret every page, then one transaction in the store.
+      return import_and_store(ctx, f->json, [&](const SizeFilter& filter) -> Result<ImportReport> {
+        if (!f->live) return catalog::import_retail_price_files(f->files, filter, f->region);
         catalog::LiveOptions o;
         o.endpoint = f->endpoint;
         o.region = f->region;
@@ -125,12 +130,10 @@ void add_retail_prices(CLI::App& import, Context& ctx) {
           o.progress = [&ctx](int page, int64_t) {
             ctx.err << "\rfetched page " << page << std::flush;
           };
-        auto res = catalog::import_retail_prices_live(o, *filter);
+        auto res = catalog::import_retail_prices_live(o, filter);
         if (ctx.err_is_tty) ctx.err << "\n";
         return res;
-      }();
-      // 4. One transaction in the store.
-      return store_and_print(ctx, std::move(r), f->json);
+      });
     };
   });
 }
@@ -150,9 +153,9 @@ void add_skus(CLI::App& import, Context& ctx) {
   cmd->add_flag("--json", *json, "Print the import summary as JSON");
   cmd->callback([file, json, &ctx] {
     ctx.action = [file, json, &ctx]() -> int {
-      auto filter = size_filter();
-      if (!filter) return report(ctx, filter.error());
-      return store_and_print(ctx, catalog::import_skus_file(*file, *filter), *json);
+      return import_and_store(ctx, *json, [&](const SizeFilter& filter) {
+        return catalog::import_skus_file(*file, filter);
+      });
     };
   });
 }
@@ -173,9 +176,9 @@ void add_usage(CLI::App& import, Context& ctx) {
   cmd->add_flag("--json", *json, "Print the import summary as JSON");
   cmd->callback([file, region, json, &ctx] {
     ctx.action = [file, region, json, &ctx]() -> int {
-      auto filter = size_filter();
-      if (!filter) return report(ctx, filter.error());
-      return store_and_print(ctx, catalog::import_usage_file(*file, *region, *filter), *json);
+      return import_and_store(ctx, *json, [&](const SizeFilter& filter) {
+        return catalog::import_usage_file(*file, *region, filter);
+      });
     };
   });
 }
@@ -201,9 +204,9 @@ void add_spot(CLI::App& import, Context& ctx) {
   cmd->add_flag("--json", *json, "Print the import summary as JSON");
   cmd->callback([files, as_of, json, &ctx] {
     ctx.action = [files, as_of, json, &ctx]() -> int {
-      auto filter = size_filter();
-      if (!filter) return report(ctx, filter.error());
-      return store_and_print(ctx, catalog::import_spot_files(*files, *filter, *as_of), *json);
+      return import_and_store(ctx, *json, [&](const SizeFilter& filter) {
+        return catalog::import_spot_files(*files, filter, *as_of);
+      });
     };
   });
 }
