@@ -117,24 +117,26 @@ Result<StackMatrix> parse_stack_matrix(std::string_view csv_text, const std::str
     GPUPLAN_TRY(std::string notes, r.str("notes"));
     GPUPLAN_TRY(std::string source, r.str("source"));
     GPUPLAN_TRY(std::string status, r.str("status"));
+    // Every table's row carries the row's notes and source cells.
+    auto keep = [&](auto& rows, auto entry) {
+      entry.notes = notes;
+      entry.source = source;
+      rows.push_back(std::move(entry));
+    };
     if (kind == "cuda") {
       CudaRelease c;
       GPUPLAN_TRY(c.cuda, version_cell(r, "cuda"));
       GPUPLAN_TRY(c.linux_min_driver, version_cell(r, "driver_linux"));
       GPUPLAN_TRY(c.windows_min_driver, optional_version_cell(r, "driver_windows"));
       GPUPLAN_TRY(c.min_cc, optional_version_cell(r, "min_cc"));
-      c.notes = notes;
-      c.source = source;
-      m.cuda.push_back(std::move(c));
+      keep(m.cuda, std::move(c));
     } else if (kind == "cuda_family") {
       CudaFamily f;
       GPUPLAN_TRY(Version major, version_cell(r, "name"));
       f.major = major.major();
       GPUPLAN_TRY(f.linux_min_driver, version_cell(r, "driver_linux"));
       GPUPLAN_TRY(f.windows_min_driver, optional_version_cell(r, "driver_windows"));
-      f.notes = notes;
-      f.source = source;
-      m.families.push_back(std::move(f));
+      keep(m.families, std::move(f));
     } else if (kind == "cudnn") {
       CudnnRelease c;
       GPUPLAN_TRY(c.version, version_cell(r, "name"));
@@ -143,9 +145,7 @@ Result<StackMatrix> parse_stack_matrix(std::string_view csv_text, const std::str
       c.cuda_max = range.second;
       GPUPLAN_TRY(c.min_cc, version_cell(r, "min_cc"));
       GPUPLAN_TRY(c.max_cc, version_cell(r, "max_cc"));
-      c.notes = notes;
-      c.source = source;
-      m.cudnn.push_back(std::move(c));
+      keep(m.cudnn, std::move(c));
     } else if (kind == "pytorch") {
       PytorchWheel w;
       GPUPLAN_TRY(w.pytorch, version_cell(r, "name"));
@@ -157,25 +157,19 @@ Result<StackMatrix> parse_stack_matrix(std::string_view csv_text, const std::str
       w.stable = status == "stable";
       GPUPLAN_TRY(w.min_cc, version_cell(r, "min_cc"));
       GPUPLAN_TRY(w.max_cc, version_cell(r, "max_cc"));
-      w.notes = notes;
-      w.source = source;
-      m.pytorch.push_back(std::move(w));
+      keep(m.pytorch, std::move(w));
     } else if (kind == "grid") {
       GridDriver g;
       g.series = name;
       GPUPLAN_TRY(g.gpu, r.str("gpu"));
       GPUPLAN_TRY(g.linux_driver, optional_version_cell(r, "driver_linux"));
       GPUPLAN_TRY(g.windows_driver, optional_version_cell(r, "driver_windows"));
-      g.notes = notes;
-      g.source = source;
-      m.grid.push_back(std::move(g));
+      keep(m.grid, std::move(g));
     } else if (kind == "image") {
       ImageDriver i;
       i.image = name;
       GPUPLAN_TRY(i.linux_driver, version_cell(r, "driver_linux"));
-      i.notes = notes;
-      i.source = source;
-      m.images.push_back(std::move(i));
+      keep(m.images, std::move(i));
     } else {
       return invalid_argument(
           "unknown table '" + kind + "' (expected cuda, cuda_family, cudnn, pytorch, grid, image)",

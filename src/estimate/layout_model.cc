@@ -130,6 +130,12 @@ TrainPlan plan_training(const workload::Workload& w, const TrainInputs& in, bool
   auto reject = [&](const Layout& l, const std::string& why) {
     if (explain && best.rejected.size() < kMaxRejected) best.rejected.push_back({l, why});
   };
+  // The layout the plan reports: the chosen one, or the closest to fitting.
+  auto hold = [&](const Layout& l, const MemoryBreakdown& mem, double need) {
+    best.layout = l;
+    best.memory = mem;
+    best.needed_gib = need;
+  };
   // Trainable parameters: everything for full training, the adapters for LoRA.
   double trainable = m.params_b * 1e9;
   if (w.method != workload::Method::kFull) {
@@ -160,11 +166,7 @@ TrainPlan plan_training(const workload::Workload& w, const TrainInputs& in, bool
       const double need = mem.total() + in.overhead_gib;
       const bool mem_ok = need <= in.memory_gib;
       if (l.dp > max_dp) {
-        if (mem_ok && !batch_limited && !best.fits && least_need == 1e300) {
-          best.layout = l;
-          best.memory = mem;
-          best.needed_gib = need;
-        }
+        if (mem_ok && !batch_limited && !best.fits && least_need == 1e300) hold(l, mem, need);
         batch_limited = batch_limited || mem_ok;
         reject(l, "dp=" + std::to_string(l.dp) + " > global batch " + std::to_string(gb) +
                       " / micro-batch " + std::to_string(w.data.micro_batch));
@@ -173,9 +175,7 @@ TrainPlan plan_training(const workload::Workload& w, const TrainInputs& in, bool
       if (!mem_ok) {
         if (need < least_need && !best.fits) {
           least_need = need;
-          best.layout = l;
-          best.memory = mem;
-          best.needed_gib = need;
+          hold(l, mem, need);
         }
         reject(l, "needs " + fixed(need, 1) + " GiB/GPU, has " + fixed(in.memory_gib, 1));
         continue;
@@ -188,9 +188,7 @@ TrainPlan plan_training(const workload::Workload& w, const TrainInputs& in, bool
                                   fixed(c.t_step, 3) + " s at " + layout_text(l));
         best_time = c.t_step;
         best.fits = true;
-        best.layout = l;
-        best.memory = mem;
-        best.needed_gib = need;
+        hold(l, mem, need);
         best.t_step = c.t_step;
         best.t_compute = c.t_compute;
         best.t_tp = c.t_tp;
