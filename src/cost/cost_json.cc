@@ -2,6 +2,7 @@
 // every number at full precision.
 #include <nlohmann/json.hpp>
 
+#include "core/json_value.h"
 #include "cost/cost.h"
 
 namespace gpuplan::cost {
@@ -16,11 +17,7 @@ nlohmann::ordered_json to_json(const SizeCost& sc) {
   j["hybrid_benefit"] = sc.hybrid_benefit;
   j["count"] = sc.count;
   j["hours"] = sc.hours;
-  if (sc.utilization) {
-    j["utilization"] = *sc.utilization;
-  } else {
-    j["utilization"] = nullptr;
-  }
+  j["utilization"] = json::or_null(sc.utilization);
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (const PricingCost& r : sc.rows) {
     nlohmann::ordered_json row;
@@ -38,11 +35,7 @@ nlohmann::ordered_json to_json(const SizeCost& sc) {
     row["licence_usd_per_hour_vm"] = b.quote.licence_usd_per_hour;
     row["cost_usd"] = b.numbers.total_usd;
     row["usd_per_hour"] = b.numbers.usd_per_hour;
-    if (r.break_even_utilization) {
-      row["break_even_utilization"] = *r.break_even_utilization;
-    } else {
-      row["break_even_utilization"] = nullptr;
-    }
+    row["break_even_utilization"] = json::or_null(r.break_even_utilization);
     row["source"] = b.quote.source;
     row["as_of"] = b.quote.as_of;
     row["estimated"] = b.quote.estimated;

@@ -79,11 +79,7 @@ nlohmann::ordered_json to_json(const Option& o) {
   j["quota_ok"] = o.quota_ok;
   j["quota_known"] = o.quota_known;
   j["quota_family"] = o.quota_family;
-  if (o.quota_headroom_vcpus) {
-    j["quota_headroom_vcpus"] = *o.quota_headroom_vcpus;
-  } else {
-    j["quota_headroom_vcpus"] = nullptr;
-  }
+  j["quota_headroom_vcpus"] = json::or_null(o.quota_headroom_vcpus);
   j["kind"] = o.kind;
   j["layout"] = o.layout;
   j["estimate"] = {
@@ -105,7 +101,7 @@ nlohmann::ordered_json to_json(const Option& o) {
         {"deadline_miss_probability", r.deadline_miss_probability},
         {"level", r.level},
         {"rate_basis", r.rate_basis},
-        {"band", r.band ? nlohmann::ordered_json(*r.band) : nlohmann::ordered_json()},
+        {"band", json::or_null(r.band)},
         {"band_source", r.band ? nlohmann::ordered_json(r.band_source) : nlohmann::ordered_json()},
         {"band_as_of", r.band ? nlohmann::ordered_json(r.band_as_of) : nlohmann::ordered_json()}};
   } else {
