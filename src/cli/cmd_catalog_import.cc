@@ -238,6 +238,124 @@ struct HistoryFlags {
   bool json = false;
 };
 
+// `catalog history --json`: the retail price rows and, unless --pricing
+// names another pricing, the spot price points.
+void print_history_json(Context& ctx, const catalog::VmSize& size, const std::string& region,
+                        const std::vector<catalog::PriceHistoryEntry>& rows,
+                        const std::vector<catalog::SpotPriceHistoryEntry>& spot, bool with_spot) {
+  nlohmann::ordered_json j;
+  j["size"] = size.name;
+  j["region"] = region;
+  nlohmann::ordered_json arr = nlohmann::ordered_json::array();
+  for (const auto& e : rows) {
+    nlohmann::ordered_json r;
+    r["snapshot"] = e.snapshot;
+    r["imported_at"] = e.imported_at;
+    r["source"] = "retail-prices: " + e.source;
+    r["os"] = std::string(catalog::to_string(e.os));
+    r["pricing"] = std::string(catalog::to_string(e.pricing));
+    r["usd_per_hour"] = e.usd_per_hour;
+    r["as_of"] = e.as_of;
+    r["in_use"] = e.wins;
+    arr.push_back(std::move(r));
+  }
+  j["prices"] = std::move(arr);
+  if (with_spot) {
+    nlohmann::ordered_json pts = nlohmann::ordered_json::array();
+    for (const auto& e : spot)
+      pts.push_back({{"snapshot", e.snapshot},
+                     {"source", "spot: " + e.source},
+                     {"os", std::string(catalog::to_string(e.os))},
+                     {"effective_date", e.effective_date},
+                     {"usd_per_hour", e.usd_per_hour}});
+    j["spot_price_history"] = std::move(pts);
+  }
+  ctx.out << j.dump(2) << "\n";
+}
+
+// `catalog history` as text: the spot price points, then the retail price
+// imports with the one in use marked and their sources.
+void print_history_text(Context& ctx, const catalog::VmSize& size, const std::string& region,
+                        const std::vector<catalog::PriceHistoryEntry>& rows,
+                        const std::vector<catalog::SpotPriceHistoryEntry>& spot) {
+  if (!spot.empty()) print_spot_history(ctx, size, region, spot);
+  if (rows.empty() && !spot.empty()) return;
+  if (rows.empty()) {
+    ctx.out << "No imported prices for " << size.name << " in " << region
+            << " (the embedded default is in use; import with "
+               "`gpuplan catalog import retail-prices`).\n";
+    return;
+  }
+  TextTable t;
+  t.add_column("SNAPSHOT", TextTable::Align::kRight);
+  t.add_column("IMPORTED");
+  t.add_column("OS");
+  t.add_column("PRICING");
+  t.add_column("$/HOUR", TextTable::Align::kRight);
+  t.add_column("AS-OF");
+  t.add_column("IN USE");
+  std::vector<std::pair<int64_t, std::string>> sources;
+  for (const auto& e : rows) {
+    t.add_row({std::to_string(e.snapshot), e.imported_at, std::string(catalog::to_string(e.os)),
+               std::string(catalog::to_string(e.pricing)), strings::fixed(e.usd_per_hour, 4),
+               e.as_of, e.wins ? "yes" : ""});
+    if (sources.empty() || sources.back().first != e.snapshot)
+      sources.emplace_back(e.snapshot, e.source);
+  }
+  ctx.out << "Price history of " << size.name << " in " << region << " (oldest import first)\n"
+          << t.render()
+          << "IN USE: the newest import per os and pricing; it replaces the "
+             "embedded default.\nSources:\n";
+  for (const auto& [id, src] : sources) ctx.out << "  " << id << ": retail-prices: " << src << "\n";
+}
+
+// `catalog history`: the flags, the size as the catalog spells it, the
+// store's history filtered by --os and --pricing, printed.
+int run_history(Context& ctx, const HistoryFlags& f) {
+  // 1. Flags.
+  std::optional<catalog::Os> os;
+  std::optional<catalog::Pricing> pricing;
+  if (!f.os.empty()) {
+    auto p = catalog::parse_os(f.os, Where{"", 0, 0, "--os"});
+    if (!p) return report(ctx, p.error());
+    os = *p;
+  }
+  if (!f.pricing.empty()) {
+    auto p = catalog::parse_pricing(f.pricing);
+    if (!p)
+      return report(ctx, Error{p.error().code, p.error().message, Where{"", 0, 0, "--pricing"}});
+    pricing = *p;
+  }
+  // 2. The size as the catalog spells it ("NC24ads_A100_v4" also matches).
+  auto cat = catalog::Catalog::load_embedded();
+  if (!cat) return report(ctx, cat.error());
+  auto found = catalog::lookup_size(**cat, f.size, Where{"", 0, 0, "SIZE"});
+  if (!found) return report(ctx, found.error());
+  const catalog::VmSize* size = *found;
+  // 3. The store's history, filtered.
+  auto all = catalog::price_history(store_path(ctx), size->name, f.region);
+  if (!all) return report(ctx, all.error());
+  std::vector<catalog::PriceHistoryEntry> rows;
+  for (auto& e : *all)
+    if ((!os || e.os == *os) && (!pricing || e.pricing == *pricing)) rows.push_back(e);
+  // Resource Graph spot price points (gpuplan catalog import spot).
+  const bool with_spot = !pricing || *pricing == catalog::Pricing::kSpot;
+  std::vector<catalog::SpotPriceHistoryEntry> spot;
+  if (with_spot) {
+    auto points = catalog::spot_price_history(store_path(ctx), size->name, f.region);
+    if (!points) return report(ctx, points.error());
+    for (auto& e : *points)
+      if (!os || e.os == *os) spot.push_back(e);
+  }
+  // 4. Format.
+  if (f.json) {
+    print_history_json(ctx, *size, f.region, rows, spot, with_spot);
+  } else {
+    print_history_text(ctx, *size, f.region, rows, spot);
+  }
+  return 0;
+}
+
 void add_history(CLI::App& catalog_cmd, Context& ctx) {
   auto f = std::make_shared<HistoryFlags>();
   CLI::App* cmd = catalog_cmd.add_subcommand(
@@ -253,109 +371,7 @@ void add_history(CLI::App& catalog_cmd, Context& ctx) {
                   "Only payg, spot, reserved-1y, reserved-3y, savings-1y or savings-3y")
       ->check(one_of("pricing", pricing_names()));
   cmd->add_flag("--json", f->json, "Print JSON");
-  cmd->callback([f, &ctx] {
-    ctx.action = [f, &ctx]() -> int {
-      // 1. Flags.
-      std::optional<catalog::Os> os;
-      std::optional<catalog::Pricing> pricing;
-      if (!f->os.empty()) {
-        auto p = catalog::parse_os(f->os, Where{"", 0, 0, "--os"});
-        if (!p) return report(ctx, p.error());
-        os = *p;
-      }
-      if (!f->pricing.empty()) {
-        auto p = catalog::parse_pricing(f->pricing);
-        if (!p)
-          return report(ctx,
-                        Error{p.error().code, p.error().message, Where{"", 0, 0, "--pricing"}});
-        pricing = *p;
-      }
-      // 2. The size as the catalog spells it ("NC24ads_A100_v4" also matches).
-      auto cat = catalog::Catalog::load_embedded();
-      if (!cat) return report(ctx, cat.error());
-      auto found = catalog::lookup_size(**cat, f->size, Where{"", 0, 0, "SIZE"});
-      if (!found) return report(ctx, found.error());
-      const catalog::VmSize* size = *found;
-      // 3. The store's history, filtered.
-      auto all = catalog::price_history(store_path(ctx), size->name, f->region);
-      if (!all) return report(ctx, all.error());
-      std::vector<catalog::PriceHistoryEntry> rows;
-      for (auto& e : *all)
-        if ((!os || e.os == *os) && (!pricing || e.pricing == *pricing)) rows.push_back(e);
-      // Resource Graph spot price points (gpuplan catalog import spot).
-      std::vector<catalog::SpotPriceHistoryEntry> spot;
-      if (!pricing || *pricing == catalog::Pricing::kSpot) {
-        auto points = catalog::spot_price_history(store_path(ctx), size->name, f->region);
-        if (!points) return report(ctx, points.error());
-        for (auto& e : *points)
-          if (!os || e.os == *os) spot.push_back(e);
-      }
-      // 4. Format.
-      if (f->json) {
-        nlohmann::ordered_json j;
-        j["size"] = size->name;
-        j["region"] = f->region;
-        nlohmann::ordered_json arr = nlohmann::ordered_json::array();
-        for (const auto& e : rows) {
-          nlohmann::ordered_json r;
-          r["snapshot"] = e.snapshot;
-          r["imported_at"] = e.imported_at;
-          r["source"] = "retail-prices: " + e.source;
-          r["os"] = std::string(catalog::to_string(e.os));
-          r["pricing"] = std::string(catalog::to_string(e.pricing));
-          r["usd_per_hour"] = e.usd_per_hour;
-          r["as_of"] = e.as_of;
-          r["in_use"] = e.wins;
-          arr.push_back(std::move(r));
-        }
-        j["prices"] = std::move(arr);
-        if (!pricing || *pricing == catalog::Pricing::kSpot) {
-          nlohmann::ordered_json pts = nlohmann::ordered_json::array();
-          for (const auto& e : spot)
-            pts.push_back({{"snapshot", e.snapshot},
-                           {"source", "spot: " + e.source},
-                           {"os", std::string(catalog::to_string(e.os))},
-                           {"effective_date", e.effective_date},
-                           {"usd_per_hour", e.usd_per_hour}});
-          j["spot_price_history"] = std::move(pts);
-        }
-        ctx.out << j.dump(2) << "\n";
-        return 0;
-      }
-      if (!spot.empty()) print_spot_history(ctx, *size, f->region, spot);
-      if (rows.empty() && !spot.empty()) return 0;
-      if (rows.empty()) {
-        ctx.out << "No imported prices for " << size->name << " in " << f->region
-                << " (the embedded default is in use; import with "
-                   "`gpuplan catalog import retail-prices`).\n";
-        return 0;
-      }
-      TextTable t;
-      t.add_column("SNAPSHOT", TextTable::Align::kRight);
-      t.add_column("IMPORTED");
-      t.add_column("OS");
-      t.add_column("PRICING");
-      t.add_column("$/HOUR", TextTable::Align::kRight);
-      t.add_column("AS-OF");
-      t.add_column("IN USE");
-      std::vector<std::pair<int64_t, std::string>> sources;
-      for (const auto& e : rows) {
-        t.add_row({std::to_string(e.snapshot), e.imported_at, std::string(catalog::to_string(e.os)),
-                   std::string(catalog::to_string(e.pricing)), strings::fixed(e.usd_per_hour, 4),
-                   e.as_of, e.wins ? "yes" : ""});
-        if (sources.empty() || sources.back().first != e.snapshot)
-          sources.emplace_back(e.snapshot, e.source);
-      }
-      ctx.out << "Price history of " << size->name << " in " << f->region
-              << " (oldest import first)\n"
-              << t.render()
-              << "IN USE: the newest import per os and pricing; it replaces the "
-                 "embedded default.\nSources:\n";
-      for (const auto& [id, src] : sources)
-        ctx.out << "  " << id << ": retail-prices: " << src << "\n";
-      return 0;
-    };
-  });
+  cmd->callback([f, &ctx] { ctx.action = [f, &ctx] { return run_history(ctx, *f); }; });
 }
 
 }  // namespace
