@@ -118,34 +118,18 @@ struct Candidate {
   Version min_driver;
 };
 
-}  // namespace
+// The driver version someone else installs (Azure's GRID extension, an HPC
+// image), which caps the CUDA; none where gpuplan installs the driver.
+struct FixedDriver {
+  std::optional<Version> version;
+  std::string by;  // "Azure's GRID driver 535.161.08 (NVadsA10_v5, linux)"
+};
 
-Result<Stack> resolve_stack(const StackMatrix& matrix, const StackTarget& target,
-                            const StackRequest& request) {
-  const std::string os_name(catalog::to_string(target.os));
-  // 1. Driver kind: AMD sizes have no rows in the matrix.
-  if (target.driver == catalog::DriverKind::kAmd) {
-    return failed_precondition(
-        target.size + " has an AMD GPU (" + target.gpu_model +
-        "): it needs AMD's driver and ROCm, and gpuplan's compatibility matrix has no ROCm rows "
-        "(only NVIDIA driver/CUDA/cuDNN/PyTorch). Use AMD's GPU driver extension or the "
-        "microsoft-dsvm:ubuntu-hpc:2204-rocm image and AMD's install guide.");
-  }
-  auto cc_parsed = Version::parse(target.compute_capability);
-  if (!cc_parsed) {
-    return failed_precondition("the compute capability of " + target.size + "'s GPU (" +
-                               target.gpu_model + ") is unknown, so no CUDA can be chosen for it");
-  }
-  const Version cc = *cc_parsed;
-  const std::string gpu = gpu_label(target, cc);
-
-  Stack s;
-  s.target = target;
-  s.compute_capability = cc;
-
-  // 2. Where the driver comes from, and whether its version is fixed.
-  std::optional<Version> fixed_driver;
-  std::string fixed_by;
+// Step 2: where the driver comes from (s.driver_source, with the reasons and
+// warnings it brings) and, when someone else installs it, its version.
+Result<FixedDriver> choose_driver_source(const StackMatrix& matrix, const StackTarget& target,
+                                         const std::string& os_name, Stack& s) {
+  FixedDriver fixed;
   if (target.driver == catalog::DriverKind::kGrid) {
     const GridDriver* g = find_grid(matrix, target);
     if (g == nullptr) {
@@ -155,8 +139,8 @@ Result<Stack> resolve_stack(const StackMatrix& matrix, const StackTarget& target
                                  target.series +
                                  "': there is no GRID-branch→CUDA map to choose a CUDA from");
     }
-    fixed_driver = target.os == Os::kWindows ? g->windows_driver : g->linux_driver;
-    if (!fixed_driver) {
+    fixed.version = target.os == Os::kWindows ? g->windows_driver : g->linux_driver;
+    if (!fixed.version) {
       return failed_precondition(
           target.size + " (" + g->series + ") needs Azure's GRID driver, whose " + os_name +
           " version is not in the data (" + g->notes +
@@ -164,30 +148,31 @@ Result<Stack> resolve_stack(const StackMatrix& matrix, const StackTarget& target
           "with the NvidiaGpuDriver extension and read the CUDA version `nvidia-smi` reports.");
     }
     s.driver_source = DriverSource::kExtension;
-    s.provided_driver = fixed_driver;
-    fixed_by = "Azure's GRID driver " + fixed_driver->to_string() + " (" + g->series + ", " +
+    s.provided_driver = fixed.version;
+    fixed.by = "Azure's GRID driver " + fixed.version->to_string() + " (" + g->series + ", " +
                os_name + ")";
     s.reasons.push_back(target.size +
                         " needs the GRID/vGPU driver; Azure's NvidiaGpuDriver "
                         "extension installs " +
-                        fixed_driver->to_string() + " [" + g->source + "]");
+                        fixed.version->to_string() + " [" + g->source + "]");
     s.warnings.push_back(
         "no GRID-branch→CUDA map is published: the CUDA ceiling comes from "
         "comparing GRID driver " +
-        fixed_driver->to_string() + " with NVIDIA's minimum-driver table (a derivation)");
+        fixed.version->to_string() + " with NVIDIA's minimum-driver table (a derivation)");
   } else if (!target.image_with_driver.empty()) {
     const ImageDriver* img = matrix.find_image(target.image_with_driver);
     if (img == nullptr) {
       return internal_error("no image row '" + target.image_with_driver + "' in the stack matrix");
     }
-    fixed_driver = img->linux_driver;
+    fixed.version = img->linux_driver;
     s.driver_source = DriverSource::kImage;
-    s.provided_driver = fixed_driver;
-    fixed_by = "the " + img->image + " image's driver (" + fixed_driver->to_string() + " or newer)";
+    s.provided_driver = fixed.version;
+    fixed.by =
+        "the " + img->image + " image's driver (" + fixed.version->to_string() + " or newer)";
     s.reasons.push_back("the " + img->image +
                         " image ships the NVIDIA driver and fabric manager; "
                         "the oldest in our data is " +
-                        fixed_driver->to_string() + " [" + img->source + "]");
+                        fixed.version->to_string() + " [" + img->source + "]");
   } else if (target.os == Os::kWindows) {
     s.driver_source = DriverSource::kExtension;
     s.reasons.push_back(
@@ -197,7 +182,13 @@ Result<Stack> resolve_stack(const StackMatrix& matrix, const StackTarget& target
     s.driver_source = DriverSource::kCloudInit;
   }
 
-  // 3. A requested CUDA must exist and support the GPU's architecture.
+  return fixed;
+}
+
+// Step 3: a requested CUDA must exist and support the GPU's architecture; a
+// requested PyTorch must be in the matrix.
+Status check_request(const StackMatrix& matrix, const StackTarget& target,
+                     const StackRequest& request, const Version& cc, const std::string& gpu) {
   if (request.cuda) {
     const CudaRelease* c = matrix.find_cuda(*request.cuda);
     if (c == nullptr) {
@@ -233,7 +224,16 @@ Result<Stack> resolve_stack(const StackMatrix& matrix, const StackTarget& target
     }
   }
 
-  // 4. Filter the wheels, remembering why each was dropped.
+  return {};
+}
+
+// Step 4: the wheels that can work, the preferred one first (stable, newest
+// PyTorch, full driver support over minor-version compatibility, newest
+// CUDA); kFailedPrecondition listing why each wheel was dropped when none can.
+Result<Candidate> choose_wheel(const StackMatrix& matrix, const StackTarget& target,
+                               const StackRequest& request, const Version& cc,
+                               const std::string& gpu, const std::string& os_name,
+                               const FixedDriver& fixed) {
   std::vector<Candidate> ok;
   std::vector<std::string> why;
   auto drop = [&](const PytorchWheel& w, const std::string& reason) {
@@ -263,10 +263,10 @@ Result<Stack> resolve_stack(const StackMatrix& matrix, const StackTarget& target
       continue;
     }
     Candidate cand{&w, c, false, *need};
-    if (fixed_driver && *fixed_driver < *need) {
+    if (fixed.version && *fixed.version < *need) {
       const CudaFamily* f = matrix.find_family(c->cuda.major());
       const std::optional<Version> fam = f ? family_min_driver(*f, target.os) : std::nullopt;
-      if (fam && *fixed_driver >= *fam) {
+      if (fam && *fixed.version >= *fam) {
         cand.minor_compat = true;
         cand.min_driver = *fam;
       } else {
@@ -274,7 +274,7 @@ Result<Stack> resolve_stack(const StackMatrix& matrix, const StackTarget& target
                     (fam ? " (" + std::to_string(c->cuda.major()) +
                                ".x minor-version compatibility: " + fam->to_string() + ")"
                          : "") +
-                    ", above " + fixed_by);
+                    ", above " + fixed.by);
         continue;
       }
     }
@@ -296,9 +296,13 @@ Result<Stack> resolve_stack(const StackMatrix& matrix, const StackTarget& target
     if (a.minor_compat != b.minor_compat) return !a.minor_compat;
     return a.wheel->cuda > b.wheel->cuda;
   });
-  const Candidate& best = ok.front();
+  return ok.front();
+}
 
-  // 5. Fill in the stack.
+// Step 5: the stack from the chosen wheel, with its reasons and warnings,
+// and the cuDNN release that covers its CUDA on this GPU.
+void fill_stack(const StackMatrix& matrix, const StackTarget& target, const Candidate& best,
+                const Version& cc, const std::string& os_name, const FixedDriver& fixed, Stack& s) {
   s.cuda = best.cuda->cuda;
   s.min_driver = best.min_driver;
   s.minor_version_compat = best.minor_compat;
@@ -324,7 +328,7 @@ Result<Stack> resolve_stack(const StackMatrix& matrix, const StackTarget& target
                       " on " + os_name + " [" + best.cuda->source + "]");
   if (s.minor_version_compat) {
     s.warnings.push_back(
-        "CUDA " + s.cuda.to_string() + " runs on " + fixed_by +
+        "CUDA " + s.cuda.to_string() + " runs on " + fixed.by +
         " only through minor-version compatibility (driver >= " + s.min_driver.to_string() +
         "); some features (PTX JIT of newer code) "
         "need a newer driver");
@@ -348,6 +352,41 @@ Result<Stack> resolve_stack(const StackMatrix& matrix, const StackTarget& target
                          " on compute capability " + cc.to_string() +
                          "; the PyTorch wheel bundles its own");
   }
+}
+
+}  // namespace
+
+Result<Stack> resolve_stack(const StackMatrix& matrix, const StackTarget& target,
+                            const StackRequest& request) {
+  const std::string os_name(catalog::to_string(target.os));
+  // 1. Driver kind: AMD sizes have no rows in the matrix.
+  if (target.driver == catalog::DriverKind::kAmd) {
+    return failed_precondition(
+        target.size + " has an AMD GPU (" + target.gpu_model +
+        "): it needs AMD's driver and ROCm, and gpuplan's compatibility matrix has no ROCm rows "
+        "(only NVIDIA driver/CUDA/cuDNN/PyTorch). Use AMD's GPU driver extension or the "
+        "microsoft-dsvm:ubuntu-hpc:2204-rocm image and AMD's install guide.");
+  }
+  auto cc_parsed = Version::parse(target.compute_capability);
+  if (!cc_parsed) {
+    return failed_precondition("the compute capability of " + target.size + "'s GPU (" +
+                               target.gpu_model + ") is unknown, so no CUDA can be chosen for it");
+  }
+  const Version cc = *cc_parsed;
+  const std::string gpu = gpu_label(target, cc);
+
+  Stack s;
+  s.target = target;
+  s.compute_capability = cc;
+
+  // 2. Where the driver comes from, and whether its version is fixed.
+  GPUPLAN_TRY(const FixedDriver fixed, choose_driver_source(matrix, target, os_name, s));
+  // 3. A requested CUDA must exist and support the GPU's architecture.
+  GPUPLAN_RETURN_IF_ERROR(check_request(matrix, target, request, cc, gpu));
+  // 4. Filter the wheels, remembering why each was dropped; the best one.
+  GPUPLAN_TRY(const Candidate best, choose_wheel(matrix, target, request, cc, gpu, os_name, fixed));
+  // 5. Fill in the stack.
+  fill_stack(matrix, target, best, cc, os_name, fixed, s);
   return s;
 }
 
