@@ -269,35 +269,11 @@ const char* to_string(SecurityType t) {
   return "Standard";
 }
 
-Result<DeploySpec> make_deploy_spec(const PlanDocument& plan, const catalog::Catalog& catalog,
-                                    const StackMatrix& matrix, const DeployOptions& options) {
-  // 1. The option.
-  if (plan.options.empty()) {
-    return failed_precondition(plan.file +
-                               " has no feasible option to deploy (its options[] is "
-                               "empty; see its dropped[] for why)");
-  }
-  if (options.option < 1 || options.option > static_cast<int>(plan.options.size())) {
-    return invalid_argument("option " + std::to_string(options.option) +
-                                " does not exist: " + plan.file + " has " +
-                                std::to_string(plan.options.size()) + " option(s), numbered from 1",
-                            Where{"", 0, 0, "--option"});
-  }
-  DeploySpec spec;
-  spec.plan_file = plan.file;
-  spec.option_index = options.option;
-  spec.option = plan.options[static_cast<size_t>(options.option - 1)];
-  spec.workload_name = plan.workload_name;
-  spec.workload_kind = spec.option.kind.empty() ? plan.workload_kind : spec.option.kind;
-  // The names written into the generated files: checked here as well as where
-  // they were read, so no caller can hand a generator shell or template syntax.
-  const std::string opath = "options[" + std::to_string(options.option - 1) + "]";
-  GPUPLAN_RETURN_IF_ERROR(
-      names::check_region(spec.option.region, Where{plan.file, 0, 0, opath + ".region"}));
-  GPUPLAN_RETURN_IF_ERROR(
-      names::check_size(spec.option.size, Where{plan.file, 0, 0, opath + ".size"}));
+namespace {
 
-  // 2. SSH access: a CIDR, or an explicit "from anywhere".
+// Step 2: who may reach the VM over SSH — a CIDR, or an explicit "from
+// anywhere" — into spec.ssh_cidr, with a note when the range is broad.
+Status decide_ssh(const DeployOptions& options, DeploySpec& spec) {
   if (options.allow_ssh_from_anywhere && !options.ssh_cidr.empty()) {
     return invalid_argument("give either --ssh-cidr or --allow-ssh-from-anywhere, not both",
                             Where{"", 0, 0, "--ssh-cidr"});
@@ -332,48 +308,40 @@ Result<DeploySpec> make_deploy_spec(const PlanDocument& plan, const catalog::Cat
                            " addresses; an office or VPN range is usually /24 or narrower");
     }
   }
-  if (!options.ssh_public_key_file.empty()) {
-    GPUPLAN_RETURN_IF_ERROR(check_ssh_public_key_file(options.ssh_public_key_file));
-    spec.ssh_public_key_file = options.ssh_public_key_file;
-  }
-  GPUPLAN_RETURN_IF_ERROR(check_budget_start_date(options.start_date));
-  spec.start_date = options.start_date;
+  return {};
+}
 
-  // 3. The size and its GPU.
-  const catalog::VmSize* size = catalog.find_size(spec.option.size);
-  if (size == nullptr) {
-    return not_found(
-        "size '" + spec.option.size + "' of option " + std::to_string(options.option) +
-            " is not in the catalog",
-        Where{plan.file, 0, 0, "options[" + std::to_string(options.option - 1) + "].size"});
-  }
-  spec.size = *size;
+// Step 4, the layout: InfiniBand sizes run the HPC image; several VMs form a
+// scale set, kept close by a proximity placement group when they talk over
+// IB. Arm64 sizes boot Canonical's arm64 image: the Ubuntu-HPC image is x64.
+Status decide_layout(const PlanDocument& plan, const DeployOptions& options,
+                     const catalog::VmSize& size, DeploySpec& spec) {
   const catalog::Os os = spec.option.os;
-
-  // 4. Layout: InfiniBand sizes run the HPC image; several VMs form a scale
-  //    set, kept close by a proximity placement group when they talk over IB.
-  //    Arm64 sizes boot Canonical's arm64 image: the Ubuntu-HPC image is x64.
-  spec.arm64 = catalog::is_arm64(*size);
+  spec.arm64 = catalog::is_arm64(size);
   if (spec.arm64 && os == catalog::Os::kWindows) {
     return failed_precondition(
-        size->name +
+        size.name +
             " is an Arm64 size (Grace CPUs): the Windows Server images gpuplan deploys "
             "are x64 only; plan it with os: linux",
         Where{plan.file, 0, 0, "options[" + std::to_string(options.option - 1) + "].os"});
   }
-  spec.hpc_image = os == catalog::Os::kLinux && size->infiniband_gbps > 0 && !spec.arm64;
+  spec.hpc_image = os == catalog::Os::kLinux && size.infiniband_gbps > 0 && !spec.arm64;
   spec.serving = is_serving(spec.workload_kind);
   // Serving gets a scale set even at one VM, so autoscale has something to scale.
   spec.scale_set = spec.option.count > 1 || spec.serving;
-  spec.proximity_group = spec.scale_set && size->infiniband_gbps > 0;
+  spec.proximity_group = spec.scale_set && size.infiniband_gbps > 0;
   spec.image_urn = os == catalog::Os::kWindows ? kWindowsImage
                    : spec.arm64                ? kUbuntuArm64Image
                    : spec.hpc_image            ? kHpcImage
                                                : kUbuntuImage;
-  spec.encryption_at_host = size->encryption_at_host;
+  spec.encryption_at_host = size.encryption_at_host;
   decide_security(spec);
+  return {};
+}
 
-  // Autostop: on by default for jobs that end, off for serving (its
+// Autostop (on by default for jobs that end, off for serving: its
+// autoscale settings govern it) and the daily shutdown backstop.
+Status decide_autostop(const DeployOptions& options, DeploySpec& spec) {
   // autoscale settings govern it).
   spec.autostop_minutes =
       options.autostop_minutes.value_or(spec.serving ? 0 : kDefaultAutostopMinutes);
@@ -391,13 +359,17 @@ Result<DeploySpec> make_deploy_spec(const PlanDocument& plan, const catalog::Cat
   spec.shutdown_time = t;
   spec.shutdown_backstop = !spec.serving && !spec.scale_set && spec.autostop_minutes > 0 &&
                            spec.option.hours <= kShutdownBackstopMaxJobHours;
-  spec.gpus_per_vm = size->gpu_count < 1 ? 1 : static_cast<int>(std::lround(size->gpu_count));
+  return {};
+}
 
-  // 5. The GPU stack.
-  StackTarget target = deployment_target(*size, catalog.find_gpu(size->gpu_model), os);
+// Step 5: the GPU stack of the option's size; when there is none, the error
+// points at the first option gpuplan can deploy, so the user is not stuck.
+Result<Stack> deployable_stack(const PlanDocument& plan, const catalog::Catalog& catalog,
+                               const StackMatrix& matrix, const DeployOptions& options,
+                               const catalog::VmSize& size, catalog::Os os) {
+  StackTarget target = deployment_target(size, catalog.find_gpu(size.gpu_model), os);
   auto stack = resolve_stack(matrix, target, StackRequest{});
   if (!stack) {
-    // Point at the first option gpuplan can deploy, so the user is not stuck.
     Error e = stack.error();
     for (size_t i = 0; i < plan.options.size(); ++i) {
       const catalog::VmSize* other = catalog.find_size(plan.options[i].size);
@@ -411,10 +383,11 @@ Result<DeploySpec> make_deploy_spec(const PlanDocument& plan, const catalog::Cat
     }
     return tl::unexpected(e);
   }
-  spec.stack = *stack;
-  if (spec.arm64) add_arm64_notes(spec);
+  return stack;
+}
 
-  // 6. Names.
+// Step 6: the resource names, from the workload's name.
+void name_resources(DeploySpec& spec, catalog::Os os) {
   spec.prefix = sanitize_name(spec.workload_name);
   spec.resource_group = spec.prefix + "-rg";
   spec.vm_name = spec.prefix + (spec.scale_set ? "-vmss" : "-vm");
@@ -426,8 +399,11 @@ Result<DeploySpec> make_deploy_spec(const PlanDocument& plan, const catalog::Cat
   } else {
     spec.computer_name = spec.prefix;
   }
+}
 
-  // 7. Data disk.
+// Step 7: the data disk: --data-disk-gib, else the plan's, else the disk the
+// plan prices by default.
+Status decide_data_disk(const PlanDocument& plan, const DeployOptions& options, DeploySpec& spec) {
   if (options.data_disk_gib) {
     spec.data_disk_gib = *options.data_disk_gib;
     spec.data_disk_source = "--data-disk-gib";
@@ -450,6 +426,12 @@ Result<DeploySpec> make_deploy_spec(const PlanDocument& plan, const catalog::Cat
     return invalid_argument("data disk must be a whole number of GiB in 4-32767",
                             Where{"", 0, 0, "--data-disk-gib"});
   }
+  return {};
+}
+
+// The notes deploy prints about what it decided: disks, security,
+// autostop and shutdown, autoscale, quota.
+void add_decision_notes(const catalog::VmSize& size, DeploySpec& spec) {
   spec.notes.push_back(
       "OS disk: 128 GiB Premium SSD per VM (room for the CUDA toolkit and PyTorch)");
   spec.notes.push_back(spec.security_note);
@@ -476,7 +458,7 @@ Result<DeploySpec> make_deploy_spec(const PlanDocument& plan, const catalog::Cat
                                       "autoShutdownStatus=Enabled to use it"));
   }
   if (!spec.encryption_at_host && spec.security_type != SecurityType::kConfidentialVm) {
-    spec.notes.push_back(size->name +
+    spec.notes.push_back(size.name +
                          " does not support encryption at host; disks use "
                          "platform-managed encryption at rest only");
   }
@@ -493,6 +475,73 @@ Result<DeploySpec> make_deploy_spec(const PlanDocument& plan, const catalog::Cat
         "the plan says quota is short for this option; request it first "
         "(see the plan's quota_requests)");
   }
+}
+
+}  // namespace
+
+Result<DeploySpec> make_deploy_spec(const PlanDocument& plan, const catalog::Catalog& catalog,
+                                    const StackMatrix& matrix, const DeployOptions& options) {
+  // 1. The option.
+  if (plan.options.empty()) {
+    return failed_precondition(plan.file +
+                               " has no feasible option to deploy (its options[] is "
+                               "empty; see its dropped[] for why)");
+  }
+  if (options.option < 1 || options.option > static_cast<int>(plan.options.size())) {
+    return invalid_argument("option " + std::to_string(options.option) +
+                                " does not exist: " + plan.file + " has " +
+                                std::to_string(plan.options.size()) + " option(s), numbered from 1",
+                            Where{"", 0, 0, "--option"});
+  }
+  DeploySpec spec;
+  spec.plan_file = plan.file;
+  spec.option_index = options.option;
+  spec.option = plan.options[static_cast<size_t>(options.option - 1)];
+  spec.workload_name = plan.workload_name;
+  spec.workload_kind = spec.option.kind.empty() ? plan.workload_kind : spec.option.kind;
+  // The names written into the generated files: checked here as well as where
+  // they were read, so no caller can hand a generator shell or template syntax.
+  const std::string opath = "options[" + std::to_string(options.option - 1) + "]";
+  GPUPLAN_RETURN_IF_ERROR(
+      names::check_region(spec.option.region, Where{plan.file, 0, 0, opath + ".region"}));
+  GPUPLAN_RETURN_IF_ERROR(
+      names::check_size(spec.option.size, Where{plan.file, 0, 0, opath + ".size"}));
+
+  // 2. SSH access: a CIDR, or an explicit "from anywhere".
+  GPUPLAN_RETURN_IF_ERROR(decide_ssh(options, spec));
+  if (!options.ssh_public_key_file.empty()) {
+    GPUPLAN_RETURN_IF_ERROR(check_ssh_public_key_file(options.ssh_public_key_file));
+    spec.ssh_public_key_file = options.ssh_public_key_file;
+  }
+  GPUPLAN_RETURN_IF_ERROR(check_budget_start_date(options.start_date));
+  spec.start_date = options.start_date;
+
+  // 3. The size and its GPU.
+  const catalog::VmSize* size = catalog.find_size(spec.option.size);
+  if (size == nullptr) {
+    return not_found(
+        "size '" + spec.option.size + "' of option " + std::to_string(options.option) +
+            " is not in the catalog",
+        Where{plan.file, 0, 0, "options[" + std::to_string(options.option - 1) + "].size"});
+  }
+  spec.size = *size;
+  const catalog::Os os = spec.option.os;
+
+  // 4. Layout: image, scale set, placement, security.
+  GPUPLAN_RETURN_IF_ERROR(decide_layout(plan, options, *size, spec));
+
+  GPUPLAN_RETURN_IF_ERROR(decide_autostop(options, spec));
+  spec.gpus_per_vm = size->gpu_count < 1 ? 1 : static_cast<int>(std::lround(size->gpu_count));
+
+  // 5. The GPU stack.
+  GPUPLAN_TRY(spec.stack, deployable_stack(plan, catalog, matrix, options, *size, os));
+  if (spec.arm64) add_arm64_notes(spec);
+
+  // 6. Names.
+  name_resources(spec, os);
+  // 7. Data disk, then the notes on what was decided.
+  GPUPLAN_RETURN_IF_ERROR(decide_data_disk(plan, options, spec));
+  add_decision_notes(*size, spec);
   return spec;
 }
 
