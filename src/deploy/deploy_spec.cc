@@ -5,13 +5,6 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "core/files.h"
 #include "core/names.h"
@@ -22,8 +15,6 @@
 
 namespace gpuplan::deploy {
 namespace {
-
-namespace fs = std::filesystem;
 
 // Marketplace images, pinned by version (publisher:offer:sku:version): a
 // deployment made today and one made next month boot the same bits. deploy.sh
@@ -543,66 +534,6 @@ Result<DeploySpec> make_deploy_spec(const PlanDocument& plan, const catalog::Cat
   GPUPLAN_RETURN_IF_ERROR(decide_data_disk(plan, options, spec));
   add_decision_notes(*size, spec);
   return spec;
-}
-
-Status write_files(const std::string& dir, const std::vector<GeneratedFile>& files_to_write) {
-  std::error_code ec;
-  const fs::path target(dir);
-  auto write_one = [](const fs::path& path, const GeneratedFile& f) -> Status {
-    const fs::path tmp = path.parent_path() / ("." + f.name + ".tmp-" + std::to_string(::getpid()));
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, f.executable ? 0755 : 0644);
-    if (fd < 0) return unavailable("cannot write " + tmp.string(), Where{tmp.string(), 0, 0, ""});
-    size_t done = 0;
-    while (done < f.content.size()) {
-      const ssize_t n = ::write(fd, f.content.data() + done, f.content.size() - done);
-      if (n <= 0) {
-        ::close(fd);
-        ::unlink(tmp.c_str());
-        return unavailable("cannot write " + tmp.string(), Where{tmp.string(), 0, 0, ""});
-      }
-      done += static_cast<size_t>(n);
-    }
-    const bool synced = ::fsync(fd) == 0;
-    ::close(fd);
-    ::chmod(tmp.c_str(), f.executable ? 0755 : 0644);  // independent of the umask
-    if (!synced || std::rename(tmp.c_str(), path.c_str()) != 0) {
-      ::unlink(tmp.c_str());
-      return unavailable("cannot write " + path.string(), Where{path.string(), 0, 0, ""});
-    }
-    return {};
-  };
-
-  if (fs::exists(target, ec)) {
-    if (!fs::is_directory(target, ec)) {
-      return unavailable("--out " + dir + " exists and is not a directory", Where{dir, 0, 0, ""});
-    }
-    for (const GeneratedFile& f : files_to_write) {
-      GPUPLAN_RETURN_IF_ERROR(write_one(target / f.name, f));
-    }
-    return {};
-  }
-  // A fresh directory: build it beside the target, then rename it into place.
-  const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  fs::create_directories(parent, ec);
-  const fs::path staging =
-      parent / ("." + target.filename().string() + ".tmp-" + std::to_string(::getpid()));
-  fs::remove_all(staging, ec);
-  if (!fs::create_directory(staging, ec)) {
-    return unavailable("cannot create " + staging.string() + ": " + ec.message(),
-                       Where{dir, 0, 0, ""});
-  }
-  for (const GeneratedFile& f : files_to_write) {
-    auto st = write_one(staging / f.name, f);
-    if (!st) {
-      fs::remove_all(staging, ec);
-      return st;
-    }
-  }
-  if (std::rename(staging.c_str(), target.c_str()) != 0) {
-    fs::remove_all(staging, ec);
-    return unavailable("cannot create " + dir, Where{dir, 0, 0, ""});
-  }
-  return {};
 }
 
 }  // namespace gpuplan::deploy
