@@ -169,6 +169,141 @@ DoctorReport diagnose(const Loaders& loaders, const deploy::StackMatrix& matrix,
 
 namespace {
 
+// Step 4: the driver against CUDA — the expected CUDA, else the one the
+// driver reports — from NVIDIA's minimum-driver table.
+void check_cuda_driver(const deploy::StackMatrix& matrix, const DoctorOptions& options,
+                       const std::string& driver, const Result<deploy::Version>& driver_v,
+                       const Result<deploy::Version>& cuda_v, DoctorReport& r) {
+  if (!driver_v) {
+    add(r, "cuda", CheckStatus::kWarn, "driver version '" + driver + "' is not a dotted version");
+  } else {
+    const deploy::Version want = options.expect_cuda ? *options.expect_cuda
+                                 : cuda_v            ? *cuda_v
+                                                     : deploy::Version{};
+    const deploy::CudaRelease* rel = matrix.find_cuda(want);
+    const std::string wants = "CUDA " + want.to_string();
+    if (rel == nullptr) {
+      add(r, "cuda", options.expect_cuda ? CheckStatus::kFail : CheckStatus::kWarn,
+          wants + " is not in NVIDIA's minimum-driver table; cannot check driver " + driver);
+    } else if (*driver_v >= rel->linux_min_driver) {
+      add(r, "cuda", CheckStatus::kPass,
+          "driver " + driver + " >= " + rel->linux_min_driver.to_string() + ", the minimum for " +
+              wants + " [" + rel->source + "]");
+    } else {
+      const deploy::CudaFamily* fam = matrix.find_family(want.major());
+      if (fam != nullptr && *driver_v >= fam->linux_min_driver) {
+        add(r, "cuda", CheckStatus::kWarn,
+            "driver " + driver + " < " + rel->linux_min_driver.to_string() + " (" + wants +
+                "), but >= " + fam->linux_min_driver.to_string() + ": " + wants +
+                " runs through minor-version compatibility with a possibly limited feature set");
+      } else {
+        add(r, "cuda", CheckStatus::kFail,
+            "driver " + driver + " is older than " + rel->linux_min_driver.to_string() +
+                ", which " + wants + " needs [" + rel->source + "]; install a newer driver branch");
+      }
+    }
+  }
+}
+
+// Step 5: each GPU's health: ECC, temperature against its slowdown
+// threshold, persistence mode.
+void check_gpu_health(DoctorReport& r) {
+  for (const GpuReport& g : r.gpus) {
+    const std::string id = "gpu" + std::to_string(g.info.index);
+    if (g.info.ecc_uncorrected_volatile && *g.info.ecc_uncorrected_volatile > 0) {
+      add(r, "ecc " + id, CheckStatus::kFail,
+          std::to_string(*g.info.ecc_uncorrected_volatile) +
+              " uncorrected ECC error(s) since the driver loaded: the GPU needs attention");
+    } else if (g.info.ecc_enabled && !*g.info.ecc_enabled) {
+      add(r, "ecc " + id, CheckStatus::kWarn, "ECC is off (data-center GPUs ship with it on)");
+    } else if (g.info.ecc_enabled) {
+      add(r, "ecc " + id, CheckStatus::kPass, "ECC on, no uncorrected errors");
+    }
+    if (g.info.temperature_c && g.info.slowdown_temperature_c) {
+      const unsigned t = *g.info.temperature_c;
+      const unsigned slow = *g.info.slowdown_temperature_c;
+      const std::string d = std::to_string(t) + " C, slowdown at " + std::to_string(slow) + " C";
+      if (t >= slow) {
+        add(r, "temperature " + id, CheckStatus::kFail, d + ": the GPU is throttling");
+      } else if (t + kTemperatureMarginC >= slow) {
+        add(r, "temperature " + id, CheckStatus::kWarn, d + ": close to throttling");
+      } else {
+        add(r, "temperature " + id, CheckStatus::kPass, d);
+      }
+    }
+    if (g.info.persistence_mode && !*g.info.persistence_mode) {
+      add(r, "persistence " + id, CheckStatus::kWarn,
+          "persistence mode is off: each first CUDA call re-initialises the GPU "
+          "(enable with `sudo nvidia-smi -pm 1`)");
+    }
+  }
+}
+
+// Step 6: device-to-device copy bandwidth of each GPU (CUDA driver API),
+// against its spec; `seen` is the GPU count NVML reported.
+void probe_bandwidth(const Loaders& loaders, const DoctorOptions& options, int seen,
+                     DoctorReport& r) {
+  if (!options.bandwidth) {
+    for (GpuReport& g : r.gpus) g.bandwidth_note = "skipped (--no-bandwidth)";
+    return;
+  }
+  auto cuda_api = loaders.cuda();
+  if (!cuda_api) {
+    for (GpuReport& g : r.gpus) g.bandwidth_note = cuda_api.error().message;
+    add(r, "bandwidth", CheckStatus::kWarn, "copy probe not run: " + cuda_api.error().message);
+    return;
+  }
+  auto cuda_count = (*cuda_api)->device_count();
+  const int usable = cuda_count ? *cuda_count : 0;
+  if (usable != seen) {
+    add(r, "bandwidth", CheckStatus::kWarn,
+        "CUDA sees " + std::to_string(usable) + " device(s), NVML " + std::to_string(seen) +
+            " (CUDA_VISIBLE_DEVICES set?): probing the first " +
+            std::to_string(std::min(usable, seen)));
+  }
+  for (GpuReport& g : r.gpus) {
+    const int dev = static_cast<int>(g.info.index);
+    const std::string id = "gpu" + std::to_string(dev);
+    if (dev >= usable) {
+      g.bandwidth_note = "not visible to CUDA";
+      continue;
+    }
+    // Two buffers must fit in what is free; keep a quarter of free memory at most each.
+    const uint64_t free_bytes =
+        g.info.memory_total_bytes - std::min(g.info.memory_used_bytes, g.info.memory_total_bytes);
+    const size_t bytes =
+        static_cast<size_t>(std::min<uint64_t>(options.probe_bytes, free_bytes / 4));
+    if (bytes < (size_t{1} << 20)) {
+      g.bandwidth_note = "not enough free GPU memory for the probe";
+      add(r, "bandwidth " + id, CheckStatus::kWarn, g.bandwidth_note);
+      continue;
+    }
+    auto ms = (*cuda_api)->time_dtod_copies(dev, bytes, options.probe_iterations);
+    if (!ms || *ms <= 0) {
+      g.bandwidth_note = ms ? "the probe measured no time" : ms.error().message;
+      add(r, "bandwidth " + id, CheckStatus::kWarn, "copy probe failed: " + g.bandwidth_note);
+      continue;
+    }
+    const double gbs =
+        2.0 * static_cast<double>(bytes) * options.probe_iterations / (*ms / 1000.0) / 1e9;
+    g.measured_bandwidth_gbs = gbs;
+    if (!g.spec_bandwidth_gbs) {
+      add(r, "bandwidth " + id, CheckStatus::kPass,
+          strings::fixed(gbs, 0) + " GB/s device-to-device (no spec known for '" + g.info.name +
+              "')");
+      continue;
+    }
+    const double ratio = gbs / *g.spec_bandwidth_gbs;
+    const std::string d =
+        strings::fixed(gbs, 0) + " GB/s device-to-device = " + strings::fixed(100 * ratio, 0) +
+        "% of the " + strings::fixed(*g.spec_bandwidth_gbs, 0) + " GB/s spec (" + g.model + ")";
+    add(r, "bandwidth " + id, ratio < kBandwidthWarnRatio ? CheckStatus::kWarn : CheckStatus::kPass,
+        ratio < kBandwidthWarnRatio
+            ? d + ": below half of spec (throttled memory clock, a vGPU slice, or another process?)"
+            : d);
+  }
+}
+
 DoctorReport diagnose_gpus(const Loaders& loaders, const deploy::StackMatrix& matrix,
                            const catalog::Catalog* catalog, const DoctorOptions& options) {
   DoctorReport r;
@@ -230,127 +365,13 @@ DoctorReport diagnose_gpus(const Loaders& loaders, const deploy::StackMatrix& ma
   }
 
   // 4. Driver against CUDA: the expected CUDA, else the one the driver reports.
-  if (!driver_v) {
-    add(r, "cuda", CheckStatus::kWarn, "driver version '" + *driver + "' is not a dotted version");
-  } else {
-    const deploy::Version want = options.expect_cuda ? *options.expect_cuda
-                                 : cuda_v            ? *cuda_v
-                                                     : deploy::Version{};
-    const deploy::CudaRelease* rel = matrix.find_cuda(want);
-    const std::string wants = "CUDA " + want.to_string();
-    if (rel == nullptr) {
-      add(r, "cuda", options.expect_cuda ? CheckStatus::kFail : CheckStatus::kWarn,
-          wants + " is not in NVIDIA's minimum-driver table; cannot check driver " + *driver);
-    } else if (*driver_v >= rel->linux_min_driver) {
-      add(r, "cuda", CheckStatus::kPass,
-          "driver " + *driver + " >= " + rel->linux_min_driver.to_string() + ", the minimum for " +
-              wants + " [" + rel->source + "]");
-    } else {
-      const deploy::CudaFamily* fam = matrix.find_family(want.major());
-      if (fam != nullptr && *driver_v >= fam->linux_min_driver) {
-        add(r, "cuda", CheckStatus::kWarn,
-            "driver " + *driver + " < " + rel->linux_min_driver.to_string() + " (" + wants +
-                "), but >= " + fam->linux_min_driver.to_string() + ": " + wants +
-                " runs through minor-version compatibility with a possibly limited feature set");
-      } else {
-        add(r, "cuda", CheckStatus::kFail,
-            "driver " + *driver + " is older than " + rel->linux_min_driver.to_string() +
-                ", which " + wants + " needs [" + rel->source + "]; install a newer driver branch");
-      }
-    }
-  }
+  check_cuda_driver(matrix, options, *driver, driver_v, cuda_v, r);
 
   // 5. Per-GPU health.
-  for (const GpuReport& g : r.gpus) {
-    const std::string id = "gpu" + std::to_string(g.info.index);
-    if (g.info.ecc_uncorrected_volatile && *g.info.ecc_uncorrected_volatile > 0) {
-      add(r, "ecc " + id, CheckStatus::kFail,
-          std::to_string(*g.info.ecc_uncorrected_volatile) +
-              " uncorrected ECC error(s) since the driver loaded: the GPU needs attention");
-    } else if (g.info.ecc_enabled && !*g.info.ecc_enabled) {
-      add(r, "ecc " + id, CheckStatus::kWarn, "ECC is off (data-center GPUs ship with it on)");
-    } else if (g.info.ecc_enabled) {
-      add(r, "ecc " + id, CheckStatus::kPass, "ECC on, no uncorrected errors");
-    }
-    if (g.info.temperature_c && g.info.slowdown_temperature_c) {
-      const unsigned t = *g.info.temperature_c;
-      const unsigned slow = *g.info.slowdown_temperature_c;
-      const std::string d = std::to_string(t) + " C, slowdown at " + std::to_string(slow) + " C";
-      if (t >= slow) {
-        add(r, "temperature " + id, CheckStatus::kFail, d + ": the GPU is throttling");
-      } else if (t + kTemperatureMarginC >= slow) {
-        add(r, "temperature " + id, CheckStatus::kWarn, d + ": close to throttling");
-      } else {
-        add(r, "temperature " + id, CheckStatus::kPass, d);
-      }
-    }
-    if (g.info.persistence_mode && !*g.info.persistence_mode) {
-      add(r, "persistence " + id, CheckStatus::kWarn,
-          "persistence mode is off: each first CUDA call re-initialises the GPU "
-          "(enable with `sudo nvidia-smi -pm 1`)");
-    }
-  }
+  check_gpu_health(r);
 
   // 6. Device-to-device copy bandwidth (CUDA driver API).
-  if (!options.bandwidth) {
-    for (GpuReport& g : r.gpus) g.bandwidth_note = "skipped (--no-bandwidth)";
-    return r;
-  }
-  auto cuda_api = loaders.cuda();
-  if (!cuda_api) {
-    for (GpuReport& g : r.gpus) g.bandwidth_note = cuda_api.error().message;
-    add(r, "bandwidth", CheckStatus::kWarn, "copy probe not run: " + cuda_api.error().message);
-    return r;
-  }
-  auto cuda_count = (*cuda_api)->device_count();
-  const int usable = cuda_count ? *cuda_count : 0;
-  if (usable != seen) {
-    add(r, "bandwidth", CheckStatus::kWarn,
-        "CUDA sees " + std::to_string(usable) + " device(s), NVML " + std::to_string(seen) +
-            " (CUDA_VISIBLE_DEVICES set?): probing the first " +
-            std::to_string(std::min(usable, seen)));
-  }
-  for (GpuReport& g : r.gpus) {
-    const int dev = static_cast<int>(g.info.index);
-    const std::string id = "gpu" + std::to_string(dev);
-    if (dev >= usable) {
-      g.bandwidth_note = "not visible to CUDA";
-      continue;
-    }
-    // Two buffers must fit in what is free; keep a quarter of free memory at most each.
-    const uint64_t free_bytes =
-        g.info.memory_total_bytes - std::min(g.info.memory_used_bytes, g.info.memory_total_bytes);
-    const size_t bytes =
-        static_cast<size_t>(std::min<uint64_t>(options.probe_bytes, free_bytes / 4));
-    if (bytes < (size_t{1} << 20)) {
-      g.bandwidth_note = "not enough free GPU memory for the probe";
-      add(r, "bandwidth " + id, CheckStatus::kWarn, g.bandwidth_note);
-      continue;
-    }
-    auto ms = (*cuda_api)->time_dtod_copies(dev, bytes, options.probe_iterations);
-    if (!ms || *ms <= 0) {
-      g.bandwidth_note = ms ? "the probe measured no time" : ms.error().message;
-      add(r, "bandwidth " + id, CheckStatus::kWarn, "copy probe failed: " + g.bandwidth_note);
-      continue;
-    }
-    const double gbs =
-        2.0 * static_cast<double>(bytes) * options.probe_iterations / (*ms / 1000.0) / 1e9;
-    g.measured_bandwidth_gbs = gbs;
-    if (!g.spec_bandwidth_gbs) {
-      add(r, "bandwidth " + id, CheckStatus::kPass,
-          strings::fixed(gbs, 0) + " GB/s device-to-device (no spec known for '" + g.info.name +
-              "')");
-      continue;
-    }
-    const double ratio = gbs / *g.spec_bandwidth_gbs;
-    const std::string d =
-        strings::fixed(gbs, 0) + " GB/s device-to-device = " + strings::fixed(100 * ratio, 0) +
-        "% of the " + strings::fixed(*g.spec_bandwidth_gbs, 0) + " GB/s spec (" + g.model + ")";
-    add(r, "bandwidth " + id, ratio < kBandwidthWarnRatio ? CheckStatus::kWarn : CheckStatus::kPass,
-        ratio < kBandwidthWarnRatio
-            ? d + ": below half of spec (throttled memory clock, a vGPU slice, or another process?)"
-            : d);
-  }
+  probe_bandwidth(loaders, options, seen, r);
   return r;
 }
 
