@@ -131,6 +131,111 @@ int run_merge(Context& ctx, const SimulateFlags& f) {
   return 0;
 }
 
+// The run options the flags ask for, checked against each other and the
+// scenario (--shard only for deadline scenarios, and without files).
+Result<simulate::RunOptions> run_options(const SimulateFlags& f,
+                                         const simulate::Scenario& scenario) {
+  simulate::RunOptions opt;
+  if (!f.policy.empty()) opt.policies = {f.policy};
+  if (!f.trace.empty()) opt.trace = f.trace;
+  opt.spot_traces = f.spot_traces;
+  if (f.runs != 0) {
+    if (f.runs < 0)
+      return tl::unexpected(
+          Error{ErrorCode::kInvalidArgument, "expected a count >= 1", {"", 0, 0, "--runs"}});
+    opt.runs = f.runs;
+  }
+  if (f.seed >= 0) opt.seed = static_cast<uint64_t>(f.seed);
+  if (!f.timeline.empty() && !strings::ends_with(f.timeline, ".csv") &&
+      !strings::ends_with(f.timeline, ".json"))
+    return tl::unexpected(Error{ErrorCode::kInvalidArgument,
+                                "expected a file name ending in .csv or .json",
+                                {"", 0, 0, "--timeline"}});
+  opt.timeline = !f.plot.empty() || !f.timeline.empty();
+  opt.event_log = !f.events.empty();
+  if (f.threads < 0)
+    return tl::unexpected(Error{
+        ErrorCode::kInvalidArgument, "expected a count >= 0 (0: all)", {"", 0, 0, "--threads"}});
+  opt.threads = f.threads;
+  if (!f.shard.empty()) {
+    auto sh = parse_shard(f.shard);
+    if (!sh) return tl::unexpected(sh.error());
+    if (scenario.kind() != simulate::ScenarioKind::kDeadline)
+      return tl::unexpected(Error{ErrorCode::kInvalidArgument,
+                                  "--shard applies to deadline scenarios (runs over spot traces)",
+                                  {"", 0, 0, "--shard"}});
+    if (opt.timeline || opt.event_log)
+      return tl::unexpected(Error{ErrorCode::kInvalidArgument,
+                                  "--shard writes a partial report only; run --events, "
+                                  "--timeline and --plot without it",
+                                  {"", 0, 0, "--shard"}});
+    opt.shard = *sh;
+  }
+  return opt;
+}
+
+// The files the flags ask for (--timeline, --plot, --events), each written
+// atomically once the report is complete.
+Status write_outputs(const SimulateFlags& f, const simulate::SimReport& rep,
+                     const std::string& chart_js) {
+  if (!f.timeline.empty()) {
+    const std::string body = strings::ends_with(f.timeline, ".csv")
+                                 ? simulate::timeline_csv(rep)
+                                 : simulate::timeline_json(rep).dump(2) + "\n";
+    if (auto s = files::write_atomic(f.timeline, body); !s) return s;
+  }
+  if (!f.plot.empty()) {
+    const simulate::PlotScripts scripts{chart_js, internal::embedded_file("charts.js")};
+    if (auto s = files::write_atomic(f.plot, simulate::plot_html(rep, scripts)); !s) return s;
+  }
+  if (!f.events.empty())
+    if (auto s = files::write_atomic(f.events, rep.event_log); !s) return s;
+  return {};
+}
+
+// `simulate SCENARIO`: the scenario and flags, the catalog, the run, the
+// files, the report.
+int run_simulate(Context& ctx, const SimulateFlags& f) {
+  // 1. The scenario and the flags.
+  if (f.file.empty())
+    return report(ctx, Error{ErrorCode::kInvalidArgument,
+                             "expected a scenario file (or: simulate merge PARTIAL...)",
+                             {"", 0, 0, "scenario"}});
+  auto scenario = simulate::parse_scenario_file(f.file);
+  if (!scenario) return report(ctx, scenario.error());
+  auto opt = run_options(f, *scenario);
+  if (!opt) return report(ctx, opt.error());
+  // The plot's charting library, before anything runs: without it no
+  // plot can be drawn (exit 3, nothing written).
+  std::string chart_js;
+  if (!f.plot.empty()) {
+    auto lib = server::find_chart_js();
+    if (!lib) return report(ctx, unavailable(lib.error().message, {"", 0, 0, "--plot"}).value());
+    chart_js = std::move(lib->bytes);
+  }
+  // 2. The catalog (prices and sizes).
+  auto cat = load_catalog(ctx);
+  if (!cat) return report(ctx, cat.error());
+  if (auto bad = check_scenario_names(**cat, *scenario); !bad) return report(ctx, bad.error());
+  // 3. Simulate.
+  if (ctx.err_is_tty) {
+    ctx.err << "gpuplan: simulating " << scenario->name << " ...\n";
+    opt->progress = progress_line(ctx);
+  }
+  auto rep = simulate::run_scenario(*scenario, cat->get(), *opt);
+  if (!rep) return report(ctx, rep.error());
+  // 4. Files (all computed first, each written atomically).
+  if (auto s = write_outputs(f, *rep, chart_js); !s) return report(ctx, s.error());
+  // 5. Print (a shard: its partial report, for simulate merge).
+  if (rep->partial)
+    ctx.out << simulate::partial_json(*rep).dump() << "\n";
+  else if (f.json)
+    ctx.out << simulate::to_json(*rep).dump(2) << "\n";
+  else
+    print_text(ctx, *rep);
+  return 0;
+}
+
 }  // namespace
 
 void add_simulate_command(CLI::App& app, Context& ctx) {
@@ -171,96 +276,7 @@ void add_simulate_command(CLI::App& app, Context& ctx) {
   merge->callback([f, &ctx] { ctx.action = [f, &ctx]() -> int { return run_merge(ctx, *f); }; });
   cmd->callback([f, &ctx, merge] {
     if (merge->parsed()) return;
-    ctx.action = [f, &ctx]() -> int {
-      // 1. The scenario and the flags.
-      if (f->file.empty())
-        return report(ctx, Error{ErrorCode::kInvalidArgument,
-                                 "expected a scenario file (or: simulate merge PARTIAL...)",
-                                 {"", 0, 0, "scenario"}});
-      auto scenario = simulate::parse_scenario_file(f->file);
-      if (!scenario) return report(ctx, scenario.error());
-      simulate::RunOptions opt;
-      if (!f->policy.empty()) opt.policies = {f->policy};
-      if (!f->trace.empty()) opt.trace = f->trace;
-      opt.spot_traces = f->spot_traces;
-      if (f->runs != 0) {
-        if (f->runs < 0)
-          return report(
-              ctx,
-              Error{ErrorCode::kInvalidArgument, "expected a count >= 1", {"", 0, 0, "--runs"}});
-        opt.runs = f->runs;
-      }
-      if (f->seed >= 0) opt.seed = static_cast<uint64_t>(f->seed);
-      if (!f->timeline.empty() && !strings::ends_with(f->timeline, ".csv") &&
-          !strings::ends_with(f->timeline, ".json"))
-        return report(ctx, Error{ErrorCode::kInvalidArgument,
-                                 "expected a file name ending in .csv or .json",
-                                 {"", 0, 0, "--timeline"}});
-      opt.timeline = !f->plot.empty() || !f->timeline.empty();
-      // The plot's charting library, before anything runs: without it no
-      // plot can be drawn (exit 3, nothing written).
-      std::string chart_js;
-      if (!f->plot.empty()) {
-        auto lib = server::find_chart_js();
-        if (!lib)
-          return report(ctx, unavailable(lib.error().message, {"", 0, 0, "--plot"}).value());
-        chart_js = std::move(lib->bytes);
-      }
-      opt.event_log = !f->events.empty();
-      if (f->threads < 0)
-        return report(ctx, Error{ErrorCode::kInvalidArgument,
-                                 "expected a count >= 0 (0: all)",
-                                 {"", 0, 0, "--threads"}});
-      opt.threads = f->threads;
-      if (!f->shard.empty()) {
-        auto sh = parse_shard(f->shard);
-        if (!sh) return report(ctx, sh.error());
-        if (scenario->kind() != simulate::ScenarioKind::kDeadline)
-          return report(ctx, Error{ErrorCode::kInvalidArgument,
-                                   "--shard applies to deadline scenarios (runs over spot traces)",
-                                   {"", 0, 0, "--shard"}});
-        if (opt.timeline || opt.event_log)
-          return report(ctx, Error{ErrorCode::kInvalidArgument,
-                                   "--shard writes a partial report only; run --events, "
-                                   "--timeline and --plot without it",
-                                   {"", 0, 0, "--shard"}});
-        opt.shard = *sh;
-      }
-      // 2. The catalog (prices and sizes).
-      auto cat = load_catalog(ctx);
-      if (!cat) return report(ctx, cat.error());
-      if (auto bad = check_scenario_names(**cat, *scenario); !bad) return report(ctx, bad.error());
-      // 3. Simulate.
-      if (ctx.err_is_tty) {
-        ctx.err << "gpuplan: simulating " << scenario->name << " ...\n";
-        opt.progress = progress_line(ctx);
-      }
-      auto rep = simulate::run_scenario(*scenario, cat->get(), opt);
-      if (!rep) return report(ctx, rep.error());
-      // 4. Files (all computed first, each written atomically).
-      if (!f->timeline.empty()) {
-        const std::string body = strings::ends_with(f->timeline, ".csv")
-                                     ? simulate::timeline_csv(*rep)
-                                     : simulate::timeline_json(*rep).dump(2) + "\n";
-        if (auto s = files::write_atomic(f->timeline, body); !s) return report(ctx, s.error());
-      }
-      if (!f->plot.empty()) {
-        const simulate::PlotScripts scripts{chart_js, internal::embedded_file("charts.js")};
-        if (auto s = files::write_atomic(f->plot, simulate::plot_html(*rep, scripts)); !s)
-          return report(ctx, s.error());
-      }
-      if (!f->events.empty())
-        if (auto s = files::write_atomic(f->events, rep->event_log); !s)
-          return report(ctx, s.error());
-      // 5. Print (a shard: its partial report, for simulate merge).
-      if (rep->partial)
-        ctx.out << simulate::partial_json(*rep).dump() << "\n";
-      else if (f->json)
-        ctx.out << simulate::to_json(*rep).dump(2) << "\n";
-      else
-        print_text(ctx, *rep);
-      return 0;
-    };
+    ctx.action = [f, &ctx]() -> int { return run_simulate(ctx, *f); };
   });
 }
 
