@@ -239,6 +239,69 @@ void print_growth(std::ostream& os, const plan::Growth& g) {
   }
 }
 
+// The ranked options, their caveats (each once, in option order) and the
+// cost lines of #1 with their assumptions.
+void print_ranked(std::ostream& os, const std::vector<plan::Option>& options) {
+  os << "\nRanked options\n" << options_table(options, true);
+  std::vector<std::string> caveats;  // each once, in option order
+  for (const plan::Option& o : options) {
+    for (const std::string& c : o.caveats) {
+      if (std::find(caveats.begin(), caveats.end(), c) == caveats.end()) caveats.push_back(c);
+    }
+  }
+  if (!caveats.empty()) os << "\nCaveats\n";
+  for (const std::string& c : caveats) os << wrap("- " + c, 2);
+  const plan::Option& best = options.front();
+  os << "\n"
+     << wrap("Cost of #1 (" + short_size(best.size) + " x" + std::to_string(best.count) + ", " +
+                 best.region + ", " + std::string(catalog::to_string(best.pricing)) +
+                 "; price as of " + best.price.as_of + ")",
+             0);
+  for (const cost::CostLine& l : best.lines) {
+    std::string head =
+        "  " + l.name + std::string(l.name.size() < 24 ? 24 - l.name.size() : 1, ' ');
+    std::string amount = format::usd(l.usd);
+    os << head << std::string(amount.size() < 12 ? 12 - amount.size() : 0, ' ') << amount << "\n";
+    os << wrap(l.assumption, 6);
+  }
+}
+
+// Each quota request that would unlock a better option, with every limit
+// that binds: current, used, needed, the value to ask for and the command.
+void print_quota_requests(std::ostream& os, const std::vector<plan::QuotaRequest>& requests) {
+  os << "\nQuota requests that unlock a better option\n";
+  for (const plan::QuotaRequest& q : requests) {
+    // Every limit that binds, each with current, used, needed and the value to ask for.
+    os << wrap(short_size(q.unlocks.size) + " x" + std::to_string(q.unlocks.count) + " in " +
+                   q.region + " (" + std::string(catalog::to_string(q.unlocks.pricing)) + ", " +
+                   money(q.unlocks.cost_usd) + ", " + hours_cell(q.unlocks.hours) + " h) needs " +
+                   strings::fixed(q.vcpus_needed, 0) + " vCPUs; " +
+                   std::to_string(q.limits.size()) +
+                   (q.limits.size() == 1 ? " limit stands" : " limits stand") + " in the way:",
+               2);
+    for (const plan::QuotaLimit& l : q.limits) {
+      os << wrap(l.scope + " limit " + l.resource + ": current " + strings::fixed(l.limit, 0) +
+                     ", used " + strings::fixed(l.used, 0) + ", needed " +
+                     strings::fixed(l.needed, 0) + ", ask for " + strings::fixed(l.new_limit, 0),
+                 4);
+      os << wrap(l.command, 6);
+    }
+  }
+}
+
+// The options dropped, grouped by reason, with a count and an example.
+void print_dropped(std::ostream& os, const std::vector<plan::Drop>& dropped) {
+  long long total = 0;
+  for (const plan::Drop& d : dropped) total += d.count;
+  os << "\nDropped: " << total << " options\n";
+  for (const plan::Drop& d : dropped) {
+    os << wrap(std::to_string(d.count) + " " + d.reason + " (" + std::to_string(d.sizes) +
+                   (d.sizes == 1 ? " size" : " sizes") + " in " + std::to_string(d.regions) +
+                   (d.regions == 1 ? " region" : " regions") + "), e.g. " + d.example,
+               2);
+  }
+}
+
 void print_plan(std::ostream& os, const plan::Plan& p) {
   os << wrap("gpuplan plan: " + p.workload_name + " (" + p.kind + "), objective " +
                  std::string(plan::to_string(p.objective)),
@@ -246,30 +309,7 @@ void print_plan(std::ostream& os, const plan::Plan& p) {
      << wrap(std::to_string(p.feasible) + " feasible of " + std::to_string(p.considered) +
                  " options considered (size x VMs x region x pricing)",
              0);
-  if (!p.options.empty()) {
-    os << "\nRanked options\n" << options_table(p.options, true);
-    std::vector<std::string> caveats;  // each once, in option order
-    for (const plan::Option& o : p.options) {
-      for (const std::string& c : o.caveats) {
-        if (std::find(caveats.begin(), caveats.end(), c) == caveats.end()) caveats.push_back(c);
-      }
-    }
-    if (!caveats.empty()) os << "\nCaveats\n";
-    for (const std::string& c : caveats) os << wrap("- " + c, 2);
-    const plan::Option& best = p.options.front();
-    os << "\n"
-       << wrap("Cost of #1 (" + short_size(best.size) + " x" + std::to_string(best.count) + ", " +
-                   best.region + ", " + std::string(catalog::to_string(best.pricing)) +
-                   "; price as of " + best.price.as_of + ")",
-               0);
-    for (const cost::CostLine& l : best.lines) {
-      std::string head =
-          "  " + l.name + std::string(l.name.size() < 24 ? 24 - l.name.size() : 1, ' ');
-      std::string amount = format::usd(l.usd);
-      os << head << std::string(amount.size() < 12 ? 12 - amount.size() : 0, ' ') << amount << "\n";
-      os << wrap(l.assumption, 6);
-    }
-  }
+  if (!p.options.empty()) print_ranked(os, p.options);
   if (!p.frontier.empty()) {
     std::string title = "Cost-time Pareto frontier, fastest first";
     std::vector<plan::Option> shown = p.frontier;
@@ -286,37 +326,8 @@ void print_plan(std::ostream& os, const plan::Plan& p) {
        << options_table(p.fallbacks, false);
   }
   if (p.growth) print_growth(os, *p.growth);
-  if (!p.quota_requests.empty()) {
-    os << "\nQuota requests that unlock a better option\n";
-    for (const plan::QuotaRequest& q : p.quota_requests) {
-      // Every limit that binds, each with current, used, needed and the value to ask for.
-      os << wrap(short_size(q.unlocks.size) + " x" + std::to_string(q.unlocks.count) + " in " +
-                     q.region + " (" + std::string(catalog::to_string(q.unlocks.pricing)) + ", " +
-                     money(q.unlocks.cost_usd) + ", " + hours_cell(q.unlocks.hours) + " h) needs " +
-                     strings::fixed(q.vcpus_needed, 0) + " vCPUs; " +
-                     std::to_string(q.limits.size()) +
-                     (q.limits.size() == 1 ? " limit stands" : " limits stand") + " in the way:",
-                 2);
-      for (const plan::QuotaLimit& l : q.limits) {
-        os << wrap(l.scope + " limit " + l.resource + ": current " + strings::fixed(l.limit, 0) +
-                       ", used " + strings::fixed(l.used, 0) + ", needed " +
-                       strings::fixed(l.needed, 0) + ", ask for " + strings::fixed(l.new_limit, 0),
-                   4);
-        os << wrap(l.command, 6);
-      }
-    }
-  }
-  if (!p.dropped.empty()) {
-    long long total = 0;
-    for (const plan::Drop& d : p.dropped) total += d.count;
-    os << "\nDropped: " << total << " options\n";
-    for (const plan::Drop& d : p.dropped) {
-      os << wrap(std::to_string(d.count) + " " + d.reason + " (" + std::to_string(d.sizes) +
-                     (d.sizes == 1 ? " size" : " sizes") + " in " + std::to_string(d.regions) +
-                     (d.regions == 1 ? " region" : " regions") + "), e.g. " + d.example,
-                 2);
-    }
-  }
+  if (!p.quota_requests.empty()) print_quota_requests(os, p.quota_requests);
+  if (!p.dropped.empty()) print_dropped(os, p.dropped);
   if (!p.warnings.empty()) {
     os << "\nWarnings\n";
     for (const std::string& w : p.warnings) os << wrap("- " + w, 2);
@@ -346,6 +357,100 @@ void print_price_age(std::ostream& os, const catalog::Catalog& cat, const plan::
   if (ages.empty()) return;
   os << "\nPrices\n";
   for (const std::string& line : catalog::freshness_lines(ages, "")) os << wrap(line, 2);
+}
+
+// The flags that replace an assumption of the cost model: commitment
+// utilization, spot evictions and restarts, checkpoints, setup, disks, data
+// movement, Blob storage and the billing minimum.
+void add_cost_model_flags(CLI::App& cmd, PlanFlags& f) {
+  cmd.add_option("--utilization", f.utilization,
+                 "Share of a reservation/savings-plan term in use, (0,1] (default: this work only)")
+      ->check(number_in(0, 1, Low::kOpen));
+  cmd.add_option("--eviction-rate", f.eviction_rate,
+                 "Spot evictions per VM-hour for every size and region, replacing Azure's "
+                 "imported bands (default where no band was imported: 0.05)")
+      ->check(number_in(0, range::kMaxEvictionsPerHour));
+  cmd.add_option("--eviction-rate-high", f.eviction_rate_high,
+                 "Spot evictions per VM-hour for the high end of the range (default 0.20)")
+      ->check(number_in(0, range::kMaxEvictionsPerHour));
+  cmd.add_option("--restart-hours", f.restart_hours, "Hours lost restarting after an eviction")
+      ->check(number_in(0, range::kMaxHours));
+  cmd.add_option("--checkpoint-hours", f.checkpoint_hours,
+                 "Hours between checkpoints (replaces the workload's constraints.checkpoint_hours)")
+      ->check(number_in(0, range::kMaxHours, Low::kOpen));
+  cmd.add_option("--setup-hours", f.setup_hours, "Billed idle hours per VM launch")
+      ->check(number_in(0, range::kMaxHours));
+  cmd.add_option("--data-disk-gib", f.data_disk_gib,
+                 "Premium SSD data disk per VM, GiB (Premium_LRS, the disk deploy builds)")
+      ->check(number_in(0, range::kMaxDiskGib));
+  cmd.add_option("--egress-gb", f.egress_gb, "GB sent to the internet")
+      ->check(number_in(0, range::kMaxGb));
+  cmd.add_option("--dataset-gb", f.dataset_gb, "GB moved from the workload's data_region")
+      ->check(number_in(0, range::kMaxGb));
+  cmd.add_option("--blob-gb", f.blob_gb,
+                 "GB kept in Blob storage while the job runs (default: dataset + latest "
+                 "checkpoint, or the served model's weights)")
+      ->check(number_in(0, range::kMaxGb));
+  cmd.add_option("--blob-tier", f.blob_tier, "Blob access tier: hot (default) or cool")
+      ->check(one_of("Blob tier", {"hot", "cool"}));
+  cmd.add_option("--blob-usd-per-gb-month", f.blob_usd_per_gb_month,
+                 "Blob price per GB-month for the tier (none: shown as 'no listed price', "
+                 "left out of the total)")
+      ->check(number_in(0, range::kMaxUsd));
+  cmd.add_option("--billing-minimum-seconds", f.billing_minimum_seconds,
+                 "Billed minimum per VM launch")
+      ->check(number_in(0, 86400));
+}
+
+// `plan WORKLOAD`: the flags, the workload, the catalog and rates, the plan,
+// printed; exit 1 when no option is feasible.
+int run_plan(Context& ctx, const PlanFlags& f) {
+  // 1. The flags.
+  auto options = to_options(f);
+  if (!options) return report(ctx, options.error());
+  // 2. The workload.
+  auto w = workload::parse_file(f.file);
+  if (!w) return report(ctx, w.error());
+  // Hybrid Benefit is a Windows licence: refused on Linux, from a flag or
+  // from --os overriding a Windows workload that asks for it.
+  const bool windows =
+      options->os ? *options->os == catalog::Os::kWindows : w->constraints.os == "windows";
+  if (options->hybrid_benefit.value_or(w->constraints.hybrid_benefit) && !windows)
+    return report(ctx,
+                  invalid_argument("Azure Hybrid Benefit applies to Windows VMs only; "
+                                   "add --os windows (or os: windows in the workload)",
+                                   Where{"", 0, 0, f.hybrid_benefit ? "--hybrid-benefit" : "--os"})
+                      .value());
+  // 3. The catalog and the cost rates.
+  auto cat = load_catalog(ctx);
+  if (!cat) return report(ctx, cat.error());
+  if (auto bad = check_regions(**cat, split_list(f.regions), Where{"", 0, 0, "--region"}); !bad) {
+    return report(ctx, bad.error());
+  }
+  if (auto bad = check_workload_names(**cat, *w); !bad) return report(ctx, bad.error());
+  auto rates = cost::Rates::load_embedded();
+  if (!rates) return report(ctx, rates.error());
+  // 4. Plan.
+  auto p = plan::make_plan(*w, **cat, *rates, *options);
+  if (!p) return report(ctx, p.error());
+  // 5. Print.
+  g_width = ctx.width;
+  g_verbose = ctx.verbosity == Verbosity::kVerbose;
+  if (f.json) {
+    ctx.out << plan::to_json(*p).dump(2) << "\n";
+  } else if (ctx.verbosity == Verbosity::kQuiet) {
+    if (!p->options.empty()) print_quiet(ctx.out, p->options.front());
+  } else {
+    print_plan(ctx.out, *p);
+    print_price_age(ctx.out, **cat, *p);
+  }
+  if (p->options.empty()) {
+    ctx.err << "gpuplan: no feasible option for " << p->workload_name
+            << (ctx.verbosity == Verbosity::kQuiet ? " (without --quiet the drops say why)\n"
+                                                   : " (see the drops above)\n");
+    return 1;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -380,45 +485,7 @@ void add_plan_command(CLI::App& app, Context& ctx) {
                 "Also consider access-restricted regions (e.g. jioindiawest, germanynorth)");
   cmd->add_flag("--allow-amd", f->allow_amd,
                 "Also consider AMD GPUs (MI300X, V620, V710, MI25: ROCm, not set up by deploy)");
-  cmd->add_option(
-         "--utilization", f->utilization,
-         "Share of a reservation/savings-plan term in use, (0,1] (default: this work only)")
-      ->check(number_in(0, 1, Low::kOpen));
-  cmd->add_option("--eviction-rate", f->eviction_rate,
-                  "Spot evictions per VM-hour for every size and region, replacing Azure's "
-                  "imported bands (default where no band was imported: 0.05)")
-      ->check(number_in(0, range::kMaxEvictionsPerHour));
-  cmd->add_option("--eviction-rate-high", f->eviction_rate_high,
-                  "Spot evictions per VM-hour for the high end of the range (default 0.20)")
-      ->check(number_in(0, range::kMaxEvictionsPerHour));
-  cmd->add_option("--restart-hours", f->restart_hours, "Hours lost restarting after an eviction")
-      ->check(number_in(0, range::kMaxHours));
-  cmd->add_option(
-         "--checkpoint-hours", f->checkpoint_hours,
-         "Hours between checkpoints (replaces the workload's constraints.checkpoint_hours)")
-      ->check(number_in(0, range::kMaxHours, Low::kOpen));
-  cmd->add_option("--setup-hours", f->setup_hours, "Billed idle hours per VM launch")
-      ->check(number_in(0, range::kMaxHours));
-  cmd->add_option("--data-disk-gib", f->data_disk_gib,
-                  "Premium SSD data disk per VM, GiB (Premium_LRS, the disk deploy builds)")
-      ->check(number_in(0, range::kMaxDiskGib));
-  cmd->add_option("--egress-gb", f->egress_gb, "GB sent to the internet")
-      ->check(number_in(0, range::kMaxGb));
-  cmd->add_option("--dataset-gb", f->dataset_gb, "GB moved from the workload's data_region")
-      ->check(number_in(0, range::kMaxGb));
-  cmd->add_option("--blob-gb", f->blob_gb,
-                  "GB kept in Blob storage while the job runs (default: dataset + latest "
-                  "checkpoint, or the served model's weights)")
-      ->check(number_in(0, range::kMaxGb));
-  cmd->add_option("--blob-tier", f->blob_tier, "Blob access tier: hot (default) or cool")
-      ->check(one_of("Blob tier", {"hot", "cool"}));
-  cmd->add_option("--blob-usd-per-gb-month", f->blob_usd_per_gb_month,
-                  "Blob price per GB-month for the tier (none: shown as 'no listed price', "
-                  "left out of the total)")
-      ->check(number_in(0, range::kMaxUsd));
-  cmd->add_option("--billing-minimum-seconds", f->billing_minimum_seconds,
-                  "Billed minimum per VM launch")
-      ->check(number_in(0, 86400));
+  add_cost_model_flags(*cmd, *f);
   cmd->add_option("--deadline-hours", f->deadline_hours, "Deadline (replaces the workload's)")
       ->check(number_in(0, range::kMaxHours, Low::kOpen));
   cmd->add_option("--budget", f->budget, "Budget in USD (replaces the workload's)")
@@ -426,57 +493,7 @@ void add_plan_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--max-nodes", f->max_nodes, "Most VMs per option (default 64)");
   cmd->add_option("--horizon-weeks", f->horizon_weeks,
                   "Weeks to look ahead when data.growth_per_week > 0 (default 4)");
-  cmd->callback([f, &ctx] {
-    ctx.action = [f, &ctx]() -> int {
-      // 1. The flags.
-      auto options = to_options(*f);
-      if (!options) return report(ctx, options.error());
-      // 2. The workload.
-      auto w = workload::parse_file(f->file);
-      if (!w) return report(ctx, w.error());
-      // Hybrid Benefit is a Windows licence: refused on Linux, from a flag or
-      // from --os overriding a Windows workload that asks for it.
-      const bool windows =
-          options->os ? *options->os == catalog::Os::kWindows : w->constraints.os == "windows";
-      if (options->hybrid_benefit.value_or(w->constraints.hybrid_benefit) && !windows)
-        return report(
-            ctx, invalid_argument("Azure Hybrid Benefit applies to Windows VMs only; "
-                                  "add --os windows (or os: windows in the workload)",
-                                  Where{"", 0, 0, f->hybrid_benefit ? "--hybrid-benefit" : "--os"})
-                     .value());
-      // 3. The catalog and the cost rates.
-      auto cat = load_catalog(ctx);
-      if (!cat) return report(ctx, cat.error());
-      if (auto bad = check_regions(**cat, split_list(f->regions), Where{"", 0, 0, "--region"});
-          !bad) {
-        return report(ctx, bad.error());
-      }
-      if (auto bad = check_workload_names(**cat, *w); !bad) return report(ctx, bad.error());
-      auto rates = cost::Rates::load_embedded();
-      if (!rates) return report(ctx, rates.error());
-      // 4. Plan.
-      auto p = plan::make_plan(*w, **cat, *rates, *options);
-      if (!p) return report(ctx, p.error());
-      // 5. Print.
-      g_width = ctx.width;
-      g_verbose = ctx.verbosity == Verbosity::kVerbose;
-      if (f->json) {
-        ctx.out << plan::to_json(*p).dump(2) << "\n";
-      } else if (ctx.verbosity == Verbosity::kQuiet) {
-        if (!p->options.empty()) print_quiet(ctx.out, p->options.front());
-      } else {
-        print_plan(ctx.out, *p);
-        print_price_age(ctx.out, **cat, *p);
-      }
-      if (p->options.empty()) {
-        ctx.err << "gpuplan: no feasible option for " << p->workload_name
-                << (ctx.verbosity == Verbosity::kQuiet ? " (without --quiet the drops say why)\n"
-                                                       : " (see the drops above)\n");
-        return 1;
-      }
-      return 0;
-    };
-  });
+  cmd->callback([f, &ctx] { ctx.action = [f, &ctx] { return run_plan(ctx, *f); }; });
 }
 
 }  // namespace gpuplan::cli
