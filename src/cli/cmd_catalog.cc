@@ -21,6 +21,7 @@
 #include "cli/number_flags.h"
 #include "core/csv.h"
 #include "core/format.h"
+#include "core/json_value.h"
 #include "core/strings.h"
 #include "core/text_table.h"
 
@@ -454,6 +455,81 @@ void print_regions(std::ostream& out, const std::vector<catalog::RegionSummary>&
   }
 }
 
+// `catalog`: the flags as a query, the catalog, the rows, printed.
+int run_catalog(Context& ctx, const CatalogFlags& flags) {
+  // 1. Flags -> query (bad spellings are exit 2 before anything loads).
+  auto query = to_query(flags);
+  if (!query) return report(ctx, query.error());
+  // 2. The catalog: embedded default + the store's imports.
+  auto cat = load_catalog(ctx);
+  if (!cat) return report(ctx, cat.error());
+  // 3. Filter and sort.
+  auto rows = (*cat)->query(*query);
+  if (!rows) return report(ctx, rows.error());
+  // 4. Format.
+  if (flags.json) {
+    nlohmann::ordered_json arr = nlohmann::ordered_json::array();
+    for (const CatalogRow& r : *rows) arr.push_back(row_json(r, *query, (*cat)->today()));
+    ctx.out << arr.dump(2) << "\n";
+  } else if (flags.csv) {
+    print_csv(ctx.out, *rows, *query);
+  } else if (ctx.verbosity == Verbosity::kQuiet) {
+    print_quiet(ctx.out, *rows);
+  } else {
+    print_table(ctx.out, *rows, *query, (*cat)->today(), flags.freshness,
+                Layout{ctx.width, ctx.verbosity == Verbosity::kVerbose});
+  }
+  return 0;
+}
+
+// `regions`: each region's GPU models, sizes and quota headroom, printed.
+int run_regions(Context& ctx, bool json, bool include_restricted) {
+  auto cat = load_catalog(ctx);
+  if (!cat) return report(ctx, cat.error());
+  std::vector<catalog::RegionSummary> summaries = (*cat)->region_summaries(include_restricted);
+  if (json) {
+    nlohmann::ordered_json arr = nlohmann::ordered_json::array();
+    for (const auto& r : summaries) {
+      nlohmann::ordered_json j;
+      j["region"] = r.region;
+      j["region_access"] = catalog::to_string(r.access);
+      j["gpu_models"] = r.gpu_models;
+      j["sizes"] = r.sizes;
+      j["quota_headroom_vcpus"] = json::or_null(r.total_headroom_vcpus);
+      j["spot_quota_headroom_vcpus"] = json::or_null(r.spot_headroom_vcpus);
+      arr.push_back(std::move(j));
+    }
+    ctx.out << arr.dump(2) << "\n";
+  } else if (ctx.verbosity == Verbosity::kQuiet) {
+    // --quiet: the region names, one line.
+    for (size_t i = 0; i < summaries.size(); ++i) {
+      ctx.out << (i ? " " : "") << summaries[i].region;
+    }
+    ctx.out << "\n";
+  } else {
+    print_regions(ctx.out, summaries, ctx.width);
+  }
+  return 0;
+}
+
+// ---- gpuplan regions
+void add_regions_command(CLI::App& app, Context& ctx) {
+  auto regions_json = std::make_shared<bool>(false);
+  auto regions_restricted = std::make_shared<bool>(false);
+  CLI::App* regions = app.add_subcommand(
+      "regions",
+      "List regions with the GPU models offered there and quota headroom when imported.\n"
+      "Example: gpuplan regions --json");
+  regions->add_flag("--json", *regions_json, "Print a JSON array");
+  regions->add_flag("--include-restricted-regions", *regions_restricted,
+                    "Also list access-restricted regions (marked *)");
+  regions->callback([regions_json, regions_restricted, &ctx] {
+    ctx.action = [regions_json, regions_restricted, &ctx] {
+      return run_regions(ctx, *regions_json, *regions_restricted);
+    };
+  });
+}
+
 }  // namespace
 
 void add_catalog_commands(CLI::App& app, Context& ctx) {
@@ -510,75 +586,10 @@ void add_catalog_commands(CLI::App& app, Context& ctx) {
   cmd->callback([cmd, flags, &ctx] {
     // CLI11 runs this parent callback after `catalog import ...` too.
     if (!cmd->get_subcommands().empty()) return;
-    ctx.action = [flags, &ctx]() -> int {
-      // 1. Flags -> query (bad spellings are exit 2 before anything loads).
-      auto query = to_query(*flags);
-      if (!query) return report(ctx, query.error());
-      // 2. The catalog: embedded default + the store's imports.
-      auto cat = load_catalog(ctx);
-      if (!cat) return report(ctx, cat.error());
-      // 3. Filter and sort.
-      auto rows = (*cat)->query(*query);
-      if (!rows) return report(ctx, rows.error());
-      // 4. Format.
-      if (flags->json) {
-        nlohmann::ordered_json arr = nlohmann::ordered_json::array();
-        for (const CatalogRow& r : *rows) arr.push_back(row_json(r, *query, (*cat)->today()));
-        ctx.out << arr.dump(2) << "\n";
-      } else if (flags->csv) {
-        print_csv(ctx.out, *rows, *query);
-      } else if (ctx.verbosity == Verbosity::kQuiet) {
-        print_quiet(ctx.out, *rows);
-      } else {
-        print_table(ctx.out, *rows, *query, (*cat)->today(), flags->freshness,
-                    Layout{ctx.width, ctx.verbosity == Verbosity::kVerbose});
-      }
-      return 0;
-    };
+    ctx.action = [flags, &ctx] { return run_catalog(ctx, *flags); };
   });
 
-  // ---- gpuplan regions
-  auto regions_json = std::make_shared<bool>(false);
-  auto regions_restricted = std::make_shared<bool>(false);
-  CLI::App* regions = app.add_subcommand(
-      "regions",
-      "List regions with the GPU models offered there and quota headroom when imported.\n"
-      "Example: gpuplan regions --json");
-  regions->add_flag("--json", *regions_json, "Print a JSON array");
-  regions->add_flag("--include-restricted-regions", *regions_restricted,
-                    "Also list access-restricted regions (marked *)");
-  regions->callback([regions_json, regions_restricted, &ctx] {
-    ctx.action = [regions_json, regions_restricted, &ctx]() -> int {
-      auto cat = load_catalog(ctx);
-      if (!cat) return report(ctx, cat.error());
-      std::vector<catalog::RegionSummary> summaries = (*cat)->region_summaries(*regions_restricted);
-      if (*regions_json) {
-        nlohmann::ordered_json arr = nlohmann::ordered_json::array();
-        for (const auto& r : summaries) {
-          nlohmann::ordered_json j;
-          j["region"] = r.region;
-          j["region_access"] = catalog::to_string(r.access);
-          j["gpu_models"] = r.gpu_models;
-          j["sizes"] = r.sizes;
-          j["quota_headroom_vcpus"] =
-              r.total_headroom_vcpus ? nlohmann::ordered_json(*r.total_headroom_vcpus) : nullptr;
-          j["spot_quota_headroom_vcpus"] =
-              r.spot_headroom_vcpus ? nlohmann::ordered_json(*r.spot_headroom_vcpus) : nullptr;
-          arr.push_back(std::move(j));
-        }
-        ctx.out << arr.dump(2) << "\n";
-      } else if (ctx.verbosity == Verbosity::kQuiet) {
-        // --quiet: the region names, one line.
-        for (size_t i = 0; i < summaries.size(); ++i) {
-          ctx.out << (i ? " " : "") << summaries[i].region;
-        }
-        ctx.out << "\n";
-      } else {
-        print_regions(ctx.out, summaries, ctx.width);
-      }
-      return 0;
-    };
-  });
+  add_regions_command(app, ctx);
 }
 
 }  // namespace gpuplan::cli
