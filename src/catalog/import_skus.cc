@@ -53,6 +53,97 @@ Result<std::vector<std::string>> string_array(const nlohmann::json& obj, const c
   return out;
 }
 
+// A SKU's locationInfo[]: each region's zones, sorted.
+Result<std::map<std::string, std::vector<std::string>>> location_zones(const nlohmann::json& sku,
+                                                                       const std::string& origin,
+                                                                       const std::string& path) {
+  std::map<std::string, std::vector<std::string>> zones;
+  if (auto li = sku.find("locationInfo"); li != sku.end() && !li->is_null()) {
+    if (!li->is_array())
+      return invalid_argument("expected an array, got " + json_type_name(*li),
+                              Where{origin, 0, 0, path + ".locationInfo"});
+    for (size_t j = 0; j < li->size(); ++j) {
+      const auto& info = (*li)[j];
+      std::string ipath = path + ".locationInfo[" + std::to_string(j) + "]";
+      if (!info.is_object())
+        return invalid_argument("expected an object, got " + json_type_name(info),
+                                Where{origin, 0, 0, ipath});
+      GPUPLAN_TRY(std::string loc, require_string(info, "location", origin, ipath));
+      GPUPLAN_TRY(std::vector<std::string> z, string_array(info, "zones", origin, ipath));
+      std::sort(z.begin(), z.end());
+      zones[normalize_region(loc)] = std::move(z);
+    }
+  }
+  return zones;
+}
+
+// A restriction that takes a size away from a region (all its zones when
+// `zones` is empty) for this subscription.
+struct ParsedRestriction {
+  std::string region;
+  std::string reason;
+  std::vector<std::string> zones;
+};
+
+// One restrictions[] entry, at `rpath`: a Location restriction takes each
+// region it names away; a Zone restriction takes the zones of
+// restrictionInfo away in each of its regions.
+Status parse_restriction(const nlohmann::json& r, const std::string& origin,
+                         const std::string& rpath, std::vector<ParsedRestriction>& out) {
+  if (!r.is_object())
+    return invalid_argument("expected an object, got " + json_type_name(r),
+                            Where{origin, 0, 0, rpath});
+  GPUPLAN_TRY(std::string rtype, require_string(r, "type", origin, rpath));
+  GPUPLAN_TRY(auto reason, optional_string(r, "reasonCode", origin, rpath));
+  GPUPLAN_TRY(std::vector<std::string> values, string_array(r, "values", origin, rpath));
+  std::vector<std::string> info_locations, info_zones;
+  if (auto ri = r.find("restrictionInfo"); ri != r.end() && !ri->is_null()) {
+    if (!ri->is_object())
+      return invalid_argument("expected an object, got " + json_type_name(*ri),
+                              Where{origin, 0, 0, rpath + ".restrictionInfo"});
+    GPUPLAN_TRY(info_locations, string_array(*ri, "locations", origin, rpath + ".restrictionInfo"));
+    GPUPLAN_TRY(info_zones, string_array(*ri, "zones", origin, rpath + ".restrictionInfo"));
+  }
+  std::string why = reason.value_or("unspecified");
+  if (rtype == "Location") {
+    std::set<std::string> regions;
+    for (const auto& v : values) regions.insert(normalize_region(v));
+    for (const auto& v : info_locations) regions.insert(normalize_region(v));
+    for (const auto& reg : regions) out.push_back(ParsedRestriction{reg, why, {}});
+  } else if (rtype == "Zone") {
+    if (info_zones.empty())
+      return invalid_argument("a Zone restriction without restrictionInfo.zones",
+                              Where{origin, 0, 0, rpath + ".restrictionInfo.zones"});
+    std::sort(info_zones.begin(), info_zones.end());
+    std::set<std::string> regions;
+    for (const auto& v : info_locations) regions.insert(normalize_region(v));
+    if (regions.empty())
+      for (const auto& v : values) regions.insert(normalize_region(v));
+    for (const auto& reg : regions) out.push_back(ParsedRestriction{reg, why, info_zones});
+  } else {
+    return invalid_argument("unknown restriction type '" + rtype + "' (expected Location or Zone)",
+                            Where{origin, 0, 0, rpath + ".type"});
+  }
+  return {};
+}
+
+// A SKU's restrictions[], validated whether or not the size is kept.
+Result<std::vector<ParsedRestriction>> parse_restrictions(const nlohmann::json& sku,
+                                                          const std::string& origin,
+                                                          const std::string& path) {
+  std::vector<ParsedRestriction> out;
+  auto rs = sku.find("restrictions");
+  if (rs == sku.end() || rs->is_null()) return out;
+  if (!rs->is_array())
+    return invalid_argument("expected an array, got " + json_type_name(*rs),
+                            Where{origin, 0, 0, path + ".restrictions"});
+  for (size_t j = 0; j < rs->size(); ++j) {
+    GPUPLAN_RETURN_IF_ERROR(parse_restriction(
+        (*rs)[j], origin, path + ".restrictions[" + std::to_string(j) + "]", out));
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<ImportReport> import_skus_text(std::string_view text, const std::string& origin,
@@ -84,74 +175,8 @@ Result<ImportReport> import_skus_text(std::string_view text, const std::string& 
     }
     GPUPLAN_TRY(std::vector<std::string> locations, string_array(sku, "locations", origin, path));
     // Validate locationInfo and restrictions before deciding to ignore.
-    std::map<std::string, std::vector<std::string>> zones_by_region;
-    if (auto li = sku.find("locationInfo"); li != sku.end() && !li->is_null()) {
-      if (!li->is_array())
-        return invalid_argument("expected an array, got " + json_type_name(*li),
-                                Where{origin, 0, 0, path + ".locationInfo"});
-      for (size_t j = 0; j < li->size(); ++j) {
-        const auto& info = (*li)[j];
-        std::string ipath = path + ".locationInfo[" + std::to_string(j) + "]";
-        if (!info.is_object())
-          return invalid_argument("expected an object, got " + json_type_name(info),
-                                  Where{origin, 0, 0, ipath});
-        GPUPLAN_TRY(std::string loc, require_string(info, "location", origin, ipath));
-        GPUPLAN_TRY(std::vector<std::string> zones, string_array(info, "zones", origin, ipath));
-        std::sort(zones.begin(), zones.end());
-        zones_by_region[normalize_region(loc)] = zones;
-      }
-    }
-    struct Parsed {
-      std::string region;
-      std::string reason;
-      std::vector<std::string> zones;
-    };
-    std::vector<Parsed> restrictions;
-    if (auto rs = sku.find("restrictions"); rs != sku.end() && !rs->is_null()) {
-      if (!rs->is_array())
-        return invalid_argument("expected an array, got " + json_type_name(*rs),
-                                Where{origin, 0, 0, path + ".restrictions"});
-      for (size_t j = 0; j < rs->size(); ++j) {
-        const auto& r = (*rs)[j];
-        std::string rpath = path + ".restrictions[" + std::to_string(j) + "]";
-        if (!r.is_object())
-          return invalid_argument("expected an object, got " + json_type_name(r),
-                                  Where{origin, 0, 0, rpath});
-        GPUPLAN_TRY(std::string rtype, require_string(r, "type", origin, rpath));
-        GPUPLAN_TRY(auto reason, optional_string(r, "reasonCode", origin, rpath));
-        GPUPLAN_TRY(std::vector<std::string> values, string_array(r, "values", origin, rpath));
-        std::vector<std::string> info_locations, info_zones;
-        if (auto ri = r.find("restrictionInfo"); ri != r.end() && !ri->is_null()) {
-          if (!ri->is_object())
-            return invalid_argument("expected an object, got " + json_type_name(*ri),
-                                    Where{origin, 0, 0, rpath + ".restrictionInfo"});
-          GPUPLAN_TRY(info_locations,
-                      string_array(*ri, "locations", origin, rpath + ".restrictionInfo"));
-          GPUPLAN_TRY(info_zones, string_array(*ri, "zones", origin, rpath + ".restrictionInfo"));
-        }
-        std::string why = reason.value_or("unspecified");
-        if (rtype == "Location") {
-          std::set<std::string> regions;
-          for (const auto& v : values) regions.insert(normalize_region(v));
-          for (const auto& v : info_locations) regions.insert(normalize_region(v));
-          for (const auto& reg : regions) restrictions.push_back(Parsed{reg, why, {}});
-        } else if (rtype == "Zone") {
-          if (info_zones.empty())
-            return invalid_argument("a Zone restriction without restrictionInfo.zones",
-                                    Where{origin, 0, 0, rpath + ".restrictionInfo.zones"});
-          std::sort(info_zones.begin(), info_zones.end());
-          std::set<std::string> regions;
-          for (const auto& v : info_locations) regions.insert(normalize_region(v));
-          if (regions.empty())
-            for (const auto& v : values) regions.insert(normalize_region(v));
-          for (const auto& reg : regions) restrictions.push_back(Parsed{reg, why, info_zones});
-        } else {
-          return invalid_argument(
-              "unknown restriction type '" + rtype + "' (expected Location or Zone)",
-              Where{origin, 0, 0, rpath + ".type"});
-        }
-      }
-    }
+    GPUPLAN_TRY(auto zones_by_region, location_zones(sku, origin, path));
+    GPUPLAN_TRY(std::vector<ParsedRestriction> restrictions, parse_restrictions(sku, origin, path));
 
     std::optional<std::string> size = filter.match(name);
     if (!size) {
