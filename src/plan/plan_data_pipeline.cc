@@ -40,6 +40,75 @@ using strings::fixed;
 
 std::string mbps(double v) { return fixed(v, v >= 100 ? 0 : 1) + " MB/s"; }
 
+// The fixes for a data disk too slow for `need_per_vm` MB/s, each with its
+// cost: stage to the size's temporary disk when the dataset fits, a faster
+// Premium SSD tier, Premium SSD v2 at the rate, more parallel Blob readers.
+std::vector<std::string> data_disk_fixes(const cost::Rates& rates, const catalog::VmSize* size,
+                                         const cost::DataDisk& disk, const std::string& region,
+                                         double need_per_vm, double dataset_gb) {
+  std::vector<std::string> fixes;
+  if (size != nullptr && size->temp_disk_gib * 1.073741824 >= dataset_gb) {
+    fixes.push_back("stage the dataset (" + fixed(dataset_gb, 0) + " GB) to the local " +
+                    fixed(size->temp_disk_gib, 0) + " GiB temporary disk of " + size->name +
+                    " at start-up (no extra cost; it is erased on deallocation)");
+  }
+  for (const cost::Rate* r : rates.all_named("disk_premium_ssd_tier_mbps")) {
+    if (r->value < need_per_vm) continue;
+    const cost::Rate* gib = rates.find("disk_premium_ssd_tier_gib", r->key);
+    const cost::Rate* price = rates.find("disk_premium_ssd_usd_per_month", r->key, region);
+    const cost::Rate* now = rates.find("disk_premium_ssd_usd_per_month", disk.tier, region);
+    if (gib == nullptr) break;
+    std::string fix = "a " + r->key + " data disk (--data-disk-gib " + fixed(gib->value, 0) + ", " +
+                      mbps(r->value) + ")";
+    if (price != nullptr && now != nullptr) {
+      fix += ": +" + format::usd(price->value - now->value) + " a month per VM";
+    }
+    fixes.push_back(fix);
+    break;
+  }
+  const cost::Rate* v2_free = rates.find("disk_premium_ssd_v2_free_mbps");
+  const cost::Rate* v2_mbps = rates.find("disk_premium_ssd_v2_usd_per_mbps_month", "", region);
+  if (v2_free != nullptr && v2_mbps != nullptr) {
+    const double extra = std::max(0.0, std::ceil(need_per_vm) - v2_free->value) * v2_mbps->value;
+    fixes.push_back("Premium SSD v2 provisioned at " + mbps(std::ceil(need_per_vm)) + " (" +
+                    format::usd(extra) + " a month per VM for the MB/s above the free " +
+                    fixed(v2_free->value, 0) + "; zonal VMs only, which deploy does not build)");
+  }
+  fixes.push_back(
+      "read from Blob with more parallel readers (DataLoader workers, "
+      "blobfuse2 block cache)");
+  return fixes;
+}
+
+// What the winner's GPUs consume: MB/s per VM, how that figure was reached
+// (for the messages), and the dataset's size in GB.
+struct DataDemand {
+  double need_per_vm = 0;
+  std::string basis;
+  double dataset_gb = 0;
+};
+
+DataDemand data_demand(const workload::Workload& w, const Option& best, double bytes_per_token) {
+  DataDemand d;
+  const double seq_len = std::max(1, w.data.seq_len);
+  const double bytes_per_s = w.data.bytes_per_sample
+                                 ? best.throughput / seq_len * *w.data.bytes_per_sample
+                                 : best.throughput * bytes_per_token;
+  d.need_per_vm = bytes_per_s / best.count / 1e6;  // MB/s
+  d.basis = w.data.bytes_per_sample
+                ? fixed(best.throughput / seq_len, 1) + " samples/s x " +
+                      fixed(*w.data.bytes_per_sample / 1e6, 3) + " MB (data.bytes_per_sample)"
+                : fixed(best.throughput, 0) + " tokens/s x " + fixed(bytes_per_token, 0) +
+                      " bytes (bytes_per_token)";
+  // The dataset one VM must hold to read it locally.
+  const double epochs = w.data.epochs > 0 ? w.data.epochs : 1;
+  const double samples = w.total_tokens() / epochs / seq_len;
+  d.dataset_gb = (w.data.bytes_per_sample ? samples * *w.data.bytes_per_sample
+                                          : w.total_tokens() / epochs * bytes_per_token) /
+                 1e9;
+  return d;
+}
+
 }  // namespace
 
 void Planner::check_data_pipeline(const Plan& plan) {
@@ -63,23 +132,10 @@ void Planner::check_data_pipeline(const Plan& plan) {
   if (best.throughput_unit != "tokens/s" || best.throughput <= 0 || best.count < 1) return;
   const cost::Rate* bpt = rates_.find("bytes_per_token");
   if (bpt == nullptr) return;
-  const double seq_len = std::max(1, w_.data.seq_len);
-  const double bytes_per_s = w_.data.bytes_per_sample
-                                 ? best.throughput / seq_len * *w_.data.bytes_per_sample
-                                 : best.throughput * bpt->value;
-  const double need_per_vm = bytes_per_s / best.count / 1e6;  // MB/s
-  const std::string basis = w_.data.bytes_per_sample
-                                ? fixed(best.throughput / seq_len, 1) + " samples/s x " +
-                                      fixed(*w_.data.bytes_per_sample / 1e6, 3) +
-                                      " MB (data.bytes_per_sample)"
-                                : fixed(best.throughput, 0) + " tokens/s x " +
-                                      fixed(bpt->value, 0) + " bytes (bytes_per_token)";
-  // The dataset one VM must hold to read it locally.
-  const double epochs = w_.data.epochs > 0 ? w_.data.epochs : 1;
-  const double samples = w_.total_tokens() / epochs / seq_len;
-  const double dataset_gb = (w_.data.bytes_per_sample ? samples * *w_.data.bytes_per_sample
-                                                      : w_.total_tokens() / epochs * bpt->value) /
-                            1e9;
+  const DataDemand demand = data_demand(w_, best, bpt->value);
+  const double need_per_vm = demand.need_per_vm;
+  const std::string& basis = demand.basis;
+  const double dataset_gb = demand.dataset_gb;
   const catalog::VmSize* size = catalog_.find_size(best.size);
 
   auto disk = cost::data_disk(rates_, usage_.data_disk_gib);
@@ -123,38 +179,8 @@ void Planner::check_data_pipeline(const Plan& plan) {
   if (need_per_vm <= supply) return;
 
   // The fixes, each with its cost.
-  std::vector<std::string> fixes;
-  if (size != nullptr && size->temp_disk_gib * 1.073741824 >= dataset_gb) {
-    fixes.push_back("stage the dataset (" + fixed(dataset_gb, 0) + " GB) to the local " +
-                    fixed(size->temp_disk_gib, 0) + " GiB temporary disk of " + size->name +
-                    " at start-up (no extra cost; it is erased on deallocation)");
-  }
-  for (const cost::Rate* r : rates_.all_named("disk_premium_ssd_tier_mbps")) {
-    if (r->value < need_per_vm) continue;
-    const cost::Rate* gib = rates_.find("disk_premium_ssd_tier_gib", r->key);
-    const cost::Rate* price = rates_.find("disk_premium_ssd_usd_per_month", r->key, best.region);
-    const cost::Rate* now = rates_.find("disk_premium_ssd_usd_per_month", disk->tier, best.region);
-    if (gib == nullptr) break;
-    std::string fix = "a " + r->key + " data disk (--data-disk-gib " + fixed(gib->value, 0) + ", " +
-                      mbps(r->value) + ")";
-    if (price != nullptr && now != nullptr) {
-      fix += ": +" + format::usd(price->value - now->value) + " a month per VM";
-    }
-    fixes.push_back(fix);
-    break;
-  }
-  const cost::Rate* v2_free = rates_.find("disk_premium_ssd_v2_free_mbps");
-  const cost::Rate* v2_mbps =
-      rates_.find("disk_premium_ssd_v2_usd_per_mbps_month", "", best.region);
-  if (v2_free != nullptr && v2_mbps != nullptr) {
-    const double extra = std::max(0.0, std::ceil(need_per_vm) - v2_free->value) * v2_mbps->value;
-    fixes.push_back("Premium SSD v2 provisioned at " + mbps(std::ceil(need_per_vm)) + " (" +
-                    format::usd(extra) + " a month per VM for the MB/s above the free " +
-                    fixed(v2_free->value, 0) + "; zonal VMs only, which deploy does not build)");
-  }
-  fixes.push_back(
-      "read from Blob with more parallel readers (DataLoader workers, "
-      "blobfuse2 block cache)");
+  const std::vector<std::string> fixes =
+      data_disk_fixes(rates_, size, *disk, best.region, need_per_vm, dataset_gb);
   std::string text = "the data cannot keep up: each VM's GPUs read " + mbps(need_per_vm) + " (" +
                      basis + ") but its " + disk->tier + " data disk delivers " + mbps(supply) +
                      ", so the GPUs would wait on input about " +
