@@ -156,6 +156,62 @@ ServingLayout choose_serving_layout(const workload::Workload& w, const catalog::
 
 namespace {
 
+// No layout of this VM holds the weights: the estimate says so, with the
+// weights spread over every GPU of one VM as the memory shown.
+void no_serving_layout(const Ctx& c, int per_vm, const std::string& why_not) {
+  const workload::Workload& w = c.w;
+  Estimate& e = c.e;
+  e.fits = false;
+  e.reason = why_not.empty() ? "the model does not fit" : why_not;
+  e.layout = {per_vm, 1, c.count};
+  e.memory.weights = weight_bytes(w.model, w.precision) / kGiB / per_vm;
+  e.memory.overhead = override_or(w, "memory_overhead_gib", kOverheadGiB);
+  e.memory_needed_gib = e.memory.total();
+  e.serving = ServingEstimate{};
+}
+
+// The assumptions behind a serving estimate (--explain): the request mix
+// and SLOs, the KV cache, the fitted efficiencies, the tensor-parallel link,
+// the concurrency Little's law gives and the utilization knee.
+void explain_infer(const Ctx& c, const ServingEstimate& s, const ReplicaModel& model, int tp,
+                   double peak, double rate) {
+  const workload::Workload& w = c.w;
+  c.add("request_rate", fixed(rate, 2) + " req/s", "workload file");
+  c.add("tokens",
+        "input mean " + fixed(w.serving.input_tokens.mean, 0) + " (p" +
+            fixed(w.serving.percentile, 0) + " " + fixed(input_tokens_at_percentile(w), 0) +
+            "), output mean " + fixed(w.serving.output_tokens.mean, 0),
+        "workload file");
+  c.add("slo",
+        "TTFT " + (w.serving.ttft_ms > 0 ? fixed(w.serving.ttft_ms, 0) + " ms" : "none") +
+            ", TPOT " + (w.serving.tpot_ms > 0 ? fixed(w.serving.tpot_ms, 0) + " ms" : "none") +
+            " at p" + fixed(w.serving.percentile, 0),
+        "workload file");
+  c.add("kv_cache_per_token", fixed(model.kv_bytes_per_token / 1024, 1) + " KiB",
+        "2·layers·kv_heads·head_dim·bytes (GQA-aware)");
+  c.add("serving_efficiency",
+        "compute " + fixed(model.flops_per_s / (peak * 1e12 * tp) * 100, 0) +
+            " % of peak, bandwidth " +
+            fixed(model.bytes_per_s / (c.dev.gpu.memory_bw_gbs * 1e9 * tp) * 100, 0) + " %",
+        "fitted to TensorRT-LLM / lmdeploy measurements (docs/estimator.md)");
+  if (tp > 1) {
+    const Link link = intra_vm_link(c.dev.gpu, c.size.nvlink);
+    c.add("tensor_parallel_link",
+          link.name + ": " + fixed(model.tp_comm_seconds(1) * 1e3, 2) +
+              " ms of all-reduces per decode step at batch 1",
+          "2 all-reduces/layer (Shoeybi et al. 2019 §3); NCCL ring latency + bandwidth "
+          "(tuning.cc); " +
+              link.source);
+  }
+  c.add("concurrency",
+        fixed(s.concurrency, 1) + " sequences in flight per replica at " +
+            fixed(rate / std::max(1, std::max(s.replicas, s.replicas_needed)), 2) + " req/s",
+        "Little's law, concurrency = rate x (TTFT + (output - 1) x TPOT), solved as a fixed point");
+  c.add("serving_max_utilization", fixed(kServingMaxUtilization * 100, 0) + " %",
+        "queueing knee (M/D/1); queueing delay itself: gpuplan simulate");
+  c.add("duration_hours", fixed(c.e.hours, 0), "workload file (serving.duration_hours)");
+}
+
 void estimate_infer(const Ctx& c) {
   const workload::Workload& w = c.w;
   Estimate& e = c.e;
@@ -181,14 +237,7 @@ void estimate_infer(const Ctx& c) {
   const std::string why_not = layout.why_not;
   ServingEstimate s;
   if (choice.tp == 0) {
-    e.fits = false;
-    e.reason = why_not.empty() ? "the model does not fit" : why_not;
-    e.layout = {per_vm, 1, c.count};
-    const double wb = weight_bytes(w.model, w.precision) / kGiB / per_vm;
-    e.memory.weights = wb;
-    e.memory.overhead = override_or(w, "memory_overhead_gib", kOverheadGiB);
-    e.memory_needed_gib = e.memory.total();
-    e.serving = s;
+    no_serving_layout(c, per_vm, why_not);
     return;
   }
   const bool slo_ok = choice.tp > 0;
@@ -240,41 +289,7 @@ void estimate_infer(const Ctx& c) {
                " req/s within the SLOs";
   }
   e.serving = s;
-  if (!c.explain) return;
-  c.add("request_rate", fixed(rate, 2) + " req/s", "workload file");
-  c.add("tokens",
-        "input mean " + fixed(w.serving.input_tokens.mean, 0) + " (p" +
-            fixed(w.serving.percentile, 0) + " " + fixed(input_tokens_at_percentile(w), 0) +
-            "), output mean " + fixed(w.serving.output_tokens.mean, 0),
-        "workload file");
-  c.add("slo",
-        "TTFT " + (w.serving.ttft_ms > 0 ? fixed(w.serving.ttft_ms, 0) + " ms" : "none") +
-            ", TPOT " + (w.serving.tpot_ms > 0 ? fixed(w.serving.tpot_ms, 0) + " ms" : "none") +
-            " at p" + fixed(w.serving.percentile, 0),
-        "workload file");
-  c.add("kv_cache_per_token", fixed(choice.model.kv_bytes_per_token / 1024, 1) + " KiB",
-        "2·layers·kv_heads·head_dim·bytes (GQA-aware)");
-  c.add("serving_efficiency",
-        "compute " + fixed(choice.model.flops_per_s / (peak * 1e12 * tp) * 100, 0) +
-            " % of peak, bandwidth " +
-            fixed(choice.model.bytes_per_s / (c.dev.gpu.memory_bw_gbs * 1e9 * tp) * 100, 0) + " %",
-        "fitted to TensorRT-LLM / lmdeploy measurements (docs/estimator.md)");
-  if (tp > 1) {
-    const Link link = intra_vm_link(c.dev.gpu, c.size.nvlink);
-    c.add("tensor_parallel_link",
-          link.name + ": " + fixed(choice.model.tp_comm_seconds(1) * 1e3, 2) +
-              " ms of all-reduces per decode step at batch 1",
-          "2 all-reduces/layer (Shoeybi et al. 2019 §3); NCCL ring latency + bandwidth "
-          "(tuning.cc); " +
-              link.source);
-  }
-  c.add("concurrency",
-        fixed(s.concurrency, 1) + " sequences in flight per replica at " +
-            fixed(rate / std::max(1, std::max(s.replicas, s.replicas_needed)), 2) + " req/s",
-        "Little's law, concurrency = rate x (TTFT + (output - 1) x TPOT), solved as a fixed point");
-  c.add("serving_max_utilization", fixed(kServingMaxUtilization * 100, 0) + " %",
-        "queueing knee (M/D/1); queueing delay itself: gpuplan simulate");
-  c.add("duration_hours", fixed(e.hours, 0), "workload file (serving.duration_hours)");
+  if (c.explain) explain_infer(c, s, choice.model, tp, peak, rate);
 }
 
 // ------------------------------------------------------------------- batch
