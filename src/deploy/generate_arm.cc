@@ -160,20 +160,19 @@ void add_autostop_resources(const DeploySpec& spec, ordered_json& resources) {
                          {"notificationSettings", {{"status", "Disabled"}}}}}});
 }
 
-}  // namespace
+// The resource ids the template's resources refer to each other by.
+struct ArmIds {
+  std::string nsg = rid("Microsoft.Network/networkSecurityGroups", "variables('nsgName')");
+  std::string vnet = rid("Microsoft.Network/virtualNetworks", "variables('vnetName')");
+  std::string subnet =
+      "[resourceId('Microsoft.Network/virtualNetworks/subnets', variables('vnetName'), "
+      "variables('subnetName'))]";
+  std::string ppg = rid("Microsoft.Compute/proximityPlacementGroups", "variables('ppgName')");
+};
 
-std::string render_arm_template(const DeploySpec& spec) {
+// Parameters: everything a user may change, secrets without defaults.
+ordered_json arm_parameters(const DeploySpec& spec) {
   const bool win = is_windows(spec);
-  ordered_json t;
-  t["$schema"] = "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#";
-  t["contentVersion"] = "1.0.0.0";
-  t["metadata"] = {{"generator", "gpuplan"},
-                   {"plan", spec.plan_file},
-                   {"option", spec.option_index},
-                   {"description", describe_option(spec)},
-                   {"stack", describe_stack(spec)}};
-
-  // Parameters: everything a user may change, secrets without defaults.
   ordered_json params;
   params["location"] = {{"type", "string"}, {"defaultValue", spec.option.region}};
   params["vmName"] = {{"type", "string"}, {"defaultValue", spec.vm_name}};
@@ -231,8 +230,13 @@ std::string render_arm_template(const DeploySpec& spec) {
                               : "disabled: the job runs longer than a day and a daily shutdown "
                                 "would cut it"}}}};
   }
-  t["parameters"] = params;
 
+  return params;
+}
+
+// Variables: the resource names and the guest's first-boot script.
+ordered_json arm_variables(const DeploySpec& spec) {
+  const bool win = is_windows(spec);
   ordered_json vars;
   vars["nsgName"] = nsg_name(spec);
   vars["vnetName"] = vnet_name(spec);
@@ -243,18 +247,14 @@ std::string render_arm_template(const DeploySpec& spec) {
   }
   if (spec.proximity_group) vars["ppgName"] = ppg_name(spec);
   vars["customData"] = win ? render_setup_ps1(spec) : render_cloud_init(spec);
-  t["variables"] = vars;
+  return vars;
+}
 
-  const std::string nsg_id = rid("Microsoft.Network/networkSecurityGroups", "variables('nsgName')");
-  const std::string vnet_id = rid("Microsoft.Network/virtualNetworks", "variables('vnetName')");
-  const std::string subnet_id =
-      "[resourceId('Microsoft.Network/virtualNetworks/subnets', variables('vnetName'), "
-      "variables('subnetName'))]";
-  const std::string ppg_id =
-      rid("Microsoft.Compute/proximityPlacementGroups", "variables('ppgName')");
-
-  ordered_json resources = ordered_json::array();
-  ordered_json deferred = ordered_json::array();  // resources that follow the machines
+// The network every layout shares: the security group admitting only the
+// admin port from the allowed CIDR, the VNet and its subnet, and the
+// proximity placement group when there is one.
+void add_network_resources(const DeploySpec& spec, const ArmIds& ids, ordered_json& resources) {
+  const bool win = is_windows(spec);
   resources.push_back(
       {{"type", "Microsoft.Network/networkSecurityGroups"},
        {"apiVersion", kNetworkApi},
@@ -278,14 +278,14 @@ std::string render_arm_template(const DeploySpec& spec) {
        {"apiVersion", kNetworkApi},
        {"name", "[variables('vnetName')]"},
        {"location", "[parameters('location')]"},
-       {"dependsOn", ordered_json::array({nsg_id})},
+       {"dependsOn", ordered_json::array({ids.nsg})},
        {"properties",
         {{"addressSpace", {{"addressPrefixes", ordered_json::array({kVnetPrefix})}}},
          {"subnets",
           ordered_json::array({ordered_json{{"name", "[variables('subnetName')]"},
                                             {"properties",
                                              {{"addressPrefix", kSubnetPrefix},
-                                              {"networkSecurityGroup", {{"id", nsg_id}}}}}}})}}}});
+                                              {"networkSecurityGroup", {{"id", ids.nsg}}}}}}})}}}});
   if (spec.proximity_group) {
     resources.push_back({{"type", "Microsoft.Compute/proximityPlacementGroups"},
                          {"apiVersion", kComputeApi},
@@ -293,128 +293,164 @@ std::string render_arm_template(const DeploySpec& spec) {
                          {"location", "[parameters('location')]"},
                          {"properties", {{"proximityPlacementGroupType", "Standard"}}}});
   }
+}
+
+// One VM: its public IP, NIC, the VM itself and its extensions (the
+// driver extension where Azure installs the driver; on Windows the setup
+// script after it).
+void add_single_vm_resources(const DeploySpec& spec, const ArmIds& ids, ordered_json& resources) {
+  const bool win = is_windows(spec);
+  const std::string pip_id =
+      rid("Microsoft.Network/publicIPAddresses", "variables('publicIpName')");
+  const std::string nic_id = rid("Microsoft.Network/networkInterfaces", "variables('nicName')");
+  const std::string vm_id = rid("Microsoft.Compute/virtualMachines", "parameters('vmName')");
+  resources.push_back({{"type", "Microsoft.Network/publicIPAddresses"},
+                       {"apiVersion", kNetworkApi},
+                       {"name", "[variables('publicIpName')]"},
+                       {"location", "[parameters('location')]"},
+                       {"sku", {{"name", "Standard"}}},
+                       {"properties", {{"publicIPAllocationMethod", "Static"}}}});
+  resources.push_back({{"type", "Microsoft.Network/networkInterfaces"},
+                       {"apiVersion", kNetworkApi},
+                       {"name", "[variables('nicName')]"},
+                       {"location", "[parameters('location')]"},
+                       {"dependsOn", ordered_json::array({ids.vnet, pip_id})},
+                       {"properties",
+                        {{"ipConfigurations", ordered_json::array({ordered_json{
+                                                  {"name", "ipconfig1"},
+                                                  {"properties",
+                                                   {{"privateIPAllocationMethod", "Dynamic"},
+                                                    {"subnet", {{"id", ids.subnet}}},
+                                                    {"publicIPAddress", {{"id", pip_id}}}}}}})}}}});
+  ordered_json props;
+  props["hardwareProfile"] = {{"vmSize", "[parameters('vmSize')]"}};
+  props["storageProfile"] = storage_profile(spec);
+  props["osProfile"] = os_profile(spec);
+  props["networkProfile"] = {
+      {"networkInterfaces", ordered_json::array({ordered_json{{"id", nic_id}}})}};
+  add_pricing_and_security(spec, props);
+  if (spec.proximity_group) props["proximityPlacementGroup"] = {{"id", ids.ppg}};
+  ordered_json vm{{"type", "Microsoft.Compute/virtualMachines"},
+                  {"apiVersion", kComputeApi},
+                  {"name", "[parameters('vmName')]"},
+                  {"location", "[parameters('location')]"},
+                  {"identity", {{"type", "SystemAssigned"}}},
+                  {"dependsOn", ordered_json::array({nic_id})},
+                  {"properties", props}};
+  resources.push_back(vm);
+  std::string last_extension;
+  if (uses_driver_extension(spec)) {
+    const std::string ext = win ? kWindowsDriverExtension : kLinuxDriverExtension;
+    resources.push_back({{"type", "Microsoft.Compute/virtualMachines/extensions"},
+                         {"apiVersion", kComputeApi},
+                         {"name", "[format('{0}/{1}', parameters('vmName'), '" + ext + "')]"},
+                         {"location", "[parameters('location')]"},
+                         {"dependsOn", ordered_json::array({vm_id})},
+                         {"properties", driver_extension_properties(spec)}});
+    last_extension =
+        "[resourceId('Microsoft.Compute/virtualMachines/extensions', "
+        "parameters('vmName'), '" +
+        ext + "')]";
+  }
+  if (win) {
+    resources.push_back(
+        {{"type", "Microsoft.Compute/virtualMachines/extensions"},
+         {"apiVersion", kComputeApi},
+         {"name", "[format('{0}/{1}', parameters('vmName'), 'CustomScriptExtension')]"},
+         {"location", "[parameters('location')]"},
+         {"dependsOn", ordered_json::array({last_extension.empty() ? vm_id : last_extension})},
+         {"properties", setup_extension_properties()}});
+  }
+}
+
+// A scale set, its extensions in the VM profile; for serving, the
+// autoscale setting, which must follow the scale set (`deferred`).
+void add_scale_set_resources(const DeploySpec& spec, const ArmIds& ids, ordered_json& resources,
+                             ordered_json& deferred) {
+  const bool win = is_windows(spec);
+  ordered_json vm_profile;
+  vm_profile["storageProfile"] = storage_profile(spec);
+  vm_profile["osProfile"] = os_profile(spec);
+  vm_profile["networkProfile"] = {
+      {"networkInterfaceConfigurations",
+       ordered_json::array(
+           {ordered_json{{"name", "nic"},
+                         {"properties",
+                          {{"primary", true},
+                           {"ipConfigurations",
+                            ordered_json::array({ordered_json{
+                                {"name", "ipconfig1"},
+                                {"properties",
+                                 {{"subnet", {{"id", ids.subnet}}},
+                                  {"publicIPAddressConfiguration",
+                                   {{"name", "pip"},
+                                    {"properties", {{"idleTimeoutInMinutes", 15}}}}}}}}})}}}}})}};
+  add_pricing_and_security(spec, vm_profile);
+  ordered_json extensions = ordered_json::array();
+  if (uses_driver_extension(spec)) {
+    extensions.push_back({{"name", win ? kWindowsDriverExtension : kLinuxDriverExtension},
+                          {"properties", driver_extension_properties(spec)}});
+  }
+  if (win) {
+    ordered_json setup = setup_extension_properties();
+    if (uses_driver_extension(spec)) {
+      setup["provisionAfterExtensions"] = ordered_json::array({kWindowsDriverExtension});
+    }
+    extensions.push_back({{"name", "CustomScriptExtension"}, {"properties", setup}});
+  }
+  if (!extensions.empty()) vm_profile["extensionProfile"] = {{"extensions", extensions}};
+  ordered_json props{{"orchestrationMode", "Uniform"},
+                     {"singlePlacementGroup", true},
+                     {"platformFaultDomainCount", 1},
+                     {"overprovision", false},
+                     {"upgradePolicy", {{"mode", "Manual"}}}};
+  if (spec.proximity_group) props["proximityPlacementGroup"] = {{"id", ids.ppg}};
+  props["virtualMachineProfile"] = vm_profile;
+  ordered_json depends = ordered_json::array({ids.vnet});
+  if (spec.proximity_group) depends.push_back(ids.ppg);
+  if (spec.serving) {
+    ordered_json scale = autoscale_resource(spec, true);
+    scale["dependsOn"] = ordered_json::array(
+        {rid("Microsoft.Compute/virtualMachineScaleSets", "parameters('vmName')")});
+    deferred.push_back(scale);
+  }
+  resources.push_back({{"type", "Microsoft.Compute/virtualMachineScaleSets"},
+                       {"apiVersion", kComputeApi},
+                       {"name", "[parameters('vmName')]"},
+                       {"location", "[parameters('location')]"},
+                       {"sku",
+                        {{"name", "[parameters('vmSize')]"},
+                         {"tier", "Standard"},
+                         {"capacity", "[parameters('instanceCount')]"}}},
+                       {"identity", {{"type", "SystemAssigned"}}},
+                       {"dependsOn", depends},
+                       {"properties", props}});
+}
+
+}  // namespace
+
+std::string render_arm_template(const DeploySpec& spec) {
+  ordered_json t;
+  t["$schema"] = "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#";
+  t["contentVersion"] = "1.0.0.0";
+  t["metadata"] = {{"generator", "gpuplan"},
+                   {"plan", spec.plan_file},
+                   {"option", spec.option_index},
+                   {"description", describe_option(spec)},
+                   {"stack", describe_stack(spec)}};
+
+  t["parameters"] = arm_parameters(spec);
+  t["variables"] = arm_variables(spec);
+
+  const ArmIds ids;
+  ordered_json resources = ordered_json::array();
+  ordered_json deferred = ordered_json::array();  // resources that follow the machines
+  add_network_resources(spec, ids, resources);
 
   if (!spec.scale_set) {
-    const std::string pip_id =
-        rid("Microsoft.Network/publicIPAddresses", "variables('publicIpName')");
-    const std::string nic_id = rid("Microsoft.Network/networkInterfaces", "variables('nicName')");
-    const std::string vm_id = rid("Microsoft.Compute/virtualMachines", "parameters('vmName')");
-    resources.push_back({{"type", "Microsoft.Network/publicIPAddresses"},
-                         {"apiVersion", kNetworkApi},
-                         {"name", "[variables('publicIpName')]"},
-                         {"location", "[parameters('location')]"},
-                         {"sku", {{"name", "Standard"}}},
-                         {"properties", {{"publicIPAllocationMethod", "Static"}}}});
-    resources.push_back(
-        {{"type", "Microsoft.Network/networkInterfaces"},
-         {"apiVersion", kNetworkApi},
-         {"name", "[variables('nicName')]"},
-         {"location", "[parameters('location')]"},
-         {"dependsOn", ordered_json::array({vnet_id, pip_id})},
-         {"properties",
-          {{"ipConfigurations",
-            ordered_json::array({ordered_json{{"name", "ipconfig1"},
-                                              {"properties",
-                                               {{"privateIPAllocationMethod", "Dynamic"},
-                                                {"subnet", {{"id", subnet_id}}},
-                                                {"publicIPAddress", {{"id", pip_id}}}}}}})}}}});
-    ordered_json props;
-    props["hardwareProfile"] = {{"vmSize", "[parameters('vmSize')]"}};
-    props["storageProfile"] = storage_profile(spec);
-    props["osProfile"] = os_profile(spec);
-    props["networkProfile"] = {
-        {"networkInterfaces", ordered_json::array({ordered_json{{"id", nic_id}}})}};
-    add_pricing_and_security(spec, props);
-    if (spec.proximity_group) props["proximityPlacementGroup"] = {{"id", ppg_id}};
-    ordered_json vm{{"type", "Microsoft.Compute/virtualMachines"},
-                    {"apiVersion", kComputeApi},
-                    {"name", "[parameters('vmName')]"},
-                    {"location", "[parameters('location')]"},
-                    {"identity", {{"type", "SystemAssigned"}}},
-                    {"dependsOn", ordered_json::array({nic_id})},
-                    {"properties", props}};
-    resources.push_back(vm);
-    std::string last_extension;
-    if (uses_driver_extension(spec)) {
-      const std::string ext = win ? kWindowsDriverExtension : kLinuxDriverExtension;
-      resources.push_back({{"type", "Microsoft.Compute/virtualMachines/extensions"},
-                           {"apiVersion", kComputeApi},
-                           {"name", "[format('{0}/{1}', parameters('vmName'), '" + ext + "')]"},
-                           {"location", "[parameters('location')]"},
-                           {"dependsOn", ordered_json::array({vm_id})},
-                           {"properties", driver_extension_properties(spec)}});
-      last_extension =
-          "[resourceId('Microsoft.Compute/virtualMachines/extensions', "
-          "parameters('vmName'), '" +
-          ext + "')]";
-    }
-    if (win) {
-      resources.push_back(
-          {{"type", "Microsoft.Compute/virtualMachines/extensions"},
-           {"apiVersion", kComputeApi},
-           {"name", "[format('{0}/{1}', parameters('vmName'), 'CustomScriptExtension')]"},
-           {"location", "[parameters('location')]"},
-           {"dependsOn", ordered_json::array({last_extension.empty() ? vm_id : last_extension})},
-           {"properties", setup_extension_properties()}});
-    }
+    add_single_vm_resources(spec, ids, resources);
   } else {
-    ordered_json vm_profile;
-    vm_profile["storageProfile"] = storage_profile(spec);
-    vm_profile["osProfile"] = os_profile(spec);
-    vm_profile["networkProfile"] = {
-        {"networkInterfaceConfigurations",
-         ordered_json::array(
-             {ordered_json{{"name", "nic"},
-                           {"properties",
-                            {{"primary", true},
-                             {"ipConfigurations",
-                              ordered_json::array({ordered_json{
-                                  {"name", "ipconfig1"},
-                                  {"properties",
-                                   {{"subnet", {{"id", subnet_id}}},
-                                    {"publicIPAddressConfiguration",
-                                     {{"name", "pip"},
-                                      {"properties", {{"idleTimeoutInMinutes", 15}}}}}}}}})}}}}})}};
-    add_pricing_and_security(spec, vm_profile);
-    ordered_json extensions = ordered_json::array();
-    if (uses_driver_extension(spec)) {
-      extensions.push_back({{"name", win ? kWindowsDriverExtension : kLinuxDriverExtension},
-                            {"properties", driver_extension_properties(spec)}});
-    }
-    if (win) {
-      ordered_json setup = setup_extension_properties();
-      if (uses_driver_extension(spec)) {
-        setup["provisionAfterExtensions"] = ordered_json::array({kWindowsDriverExtension});
-      }
-      extensions.push_back({{"name", "CustomScriptExtension"}, {"properties", setup}});
-    }
-    if (!extensions.empty()) vm_profile["extensionProfile"] = {{"extensions", extensions}};
-    ordered_json props{{"orchestrationMode", "Uniform"},
-                       {"singlePlacementGroup", true},
-                       {"platformFaultDomainCount", 1},
-                       {"overprovision", false},
-                       {"upgradePolicy", {{"mode", "Manual"}}}};
-    if (spec.proximity_group) props["proximityPlacementGroup"] = {{"id", ppg_id}};
-    props["virtualMachineProfile"] = vm_profile;
-    ordered_json depends = ordered_json::array({vnet_id});
-    if (spec.proximity_group) depends.push_back(ppg_id);
-    if (spec.serving) {
-      ordered_json scale = autoscale_resource(spec, true);
-      scale["dependsOn"] = ordered_json::array(
-          {rid("Microsoft.Compute/virtualMachineScaleSets", "parameters('vmName')")});
-      deferred.push_back(scale);
-    }
-    resources.push_back({{"type", "Microsoft.Compute/virtualMachineScaleSets"},
-                         {"apiVersion", kComputeApi},
-                         {"name", "[parameters('vmName')]"},
-                         {"location", "[parameters('location')]"},
-                         {"sku",
-                          {{"name", "[parameters('vmSize')]"},
-                           {"tier", "Standard"},
-                           {"capacity", "[parameters('instanceCount')]"}}},
-                         {"identity", {{"type", "SystemAssigned"}}},
-                         {"dependsOn", depends},
-                         {"properties", props}});
+    add_scale_set_resources(spec, ids, resources, deferred);
   }
   if (spec.autostop_minutes > 0) add_autostop_resources(spec, resources);
   for (const ordered_json& r : deferred) resources.push_back(r);
