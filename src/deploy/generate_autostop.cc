@@ -55,6 +55,8 @@ std::string autostop_conf(const DeploySpec& spec) {
   return o.str();
 }
 
+// autostop.sh, run by the systemd timer each minute. Long because it is a
+// template: one fixed bash script (its decide step is tested on its own).
 std::string linux_autostop_script() {
   std::ostringstream o;
   o << "#!/bin/bash\n"

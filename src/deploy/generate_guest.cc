@@ -33,6 +33,9 @@ std::string indent(const std::string& text, int spaces) {
   return out;
 }
 
+// The Linux stack installer cloud-init runs: CUDA repository, driver,
+// toolkit, cuDNN, the PyTorch venv. Long because it is a template: the
+// script's text in order, with the resolved versions spliced in.
 std::string linux_install_script(const DeploySpec& spec) {
   const Stack& st = spec.stack;
   const std::string cuda = st.cuda.to_string();
@@ -225,6 +228,9 @@ std::string render_cloud_init(const DeploySpec& spec) {
   return o.str();
 }
 
+// setup.ps1: the Windows guest's first-boot script (CUDA, Python, PyTorch,
+// then the checks). Long because it is a template: the script's text in
+// order, with the stack's versions spliced in; no decisions are made here.
 std::string render_setup_ps1(const DeploySpec& spec) {
   const Stack& st = spec.stack;
   const std::string cuda = st.cuda.to_string();
