@@ -251,68 +251,57 @@ Result<DataParallelStep> data_parallel_step(const Row& row, const workload::Work
   return s;
 }
 
-Result<double> predict(const Row& row, const catalog::Catalog& catalog, MaxLoadPoint* load) {
-  const std::string kind = row.get("kind");
-  const std::string metric = row.get("metric");
-  const std::string gpu_name = row.get("gpu");
-  const catalog::Gpu* gpu = catalog.find_gpu(gpu_name);
-  if (!gpu) return not_found("GPU '" + gpu_name + "' is not in the catalog");
-  GPUPLAN_TRY(workload::Model m, row_model(row));
-  GPUPLAN_TRY(workload::Precision prec, row_precision(row));
-  workload::Workload w;
-  w.model = m;
-  w.precision = prec;
-  w.recompute = row_recompute(row);
-  w.zero_stage = 1;
-  std::string note;
-  const double peak = peak_tflops(*gpu, prec, &note);
-  if (peak <= 0 || gpu->memory_bw_gbs <= 0) {
-    return invalid_argument("no " + row.get("precision") + " rate for " + gpu_name);
+// A training row's figure: the fitted MFU for the row's shape, less the
+// pipeline bubble and, for pure data parallelism, the exposed all-reduce
+// and optimizer time; then the metric the row names.
+Result<double> predict_train(const Row& row, workload::Workload& w, const catalog::Gpu& gpu,
+                             double peak, const std::string& metric) {
+  const workload::Model& m = w.model;
+  // Without seq_len, 2048 (the attention term is a few % of the FLOPs).
+  const double seq = row.num("seq_len").value_or(2048);
+  if (seq <= 0) return invalid_argument("seq_len must be positive");
+  w.data.seq_len = static_cast<int>(seq);
+  double gpus = row.num("gpu_count").value_or(0);
+  if (gpus <= 0) gpus = group_gpus(w, gpu);
+  GPUPLAN_TRY(bool fused, row_fused_attention(row));
+  TrainShape shape;
+  shape.gpus = gpus;
+  shape.fused_attention = fused;
+  const auto tp = row.num("tp"), pp = row.num("pp");
+  shape.data_parallel_only = tp && pp && *tp == 1 && *pp == 1;
+  if (shape.data_parallel_only) {
+    shape.micro_batch = row.num("batch").value_or(0) / gpus;
+  } else if (tp && pp) {
+    shape.micro_batch = 1;  // as pipeline_bubble() assumes
+    shape.tp = static_cast<int>(std::max(1.0, *tp));
   }
-
-  if (kind == "train") {
-    // Without seq_len, 2048 (the attention term is a few % of the FLOPs).
-    const double seq = row.num("seq_len").value_or(2048);
-    if (seq <= 0) return invalid_argument("seq_len must be positive");
-    w.data.seq_len = static_cast<int>(seq);
-    double gpus = row.num("gpu_count").value_or(0);
-    if (gpus <= 0) gpus = group_gpus(w, *gpu);
-    GPUPLAN_TRY(bool fused, row_fused_attention(row));
-    TrainShape shape;
-    shape.gpus = gpus;
-    shape.fused_attention = fused;
-    const auto tp = row.num("tp"), pp = row.num("pp");
-    shape.data_parallel_only = tp && pp && *tp == 1 && *pp == 1;
-    if (shape.data_parallel_only) {
-      shape.micro_batch = row.num("batch").value_or(0) / gpus;
-    } else if (tp && pp) {
-      shape.micro_batch = 1;  // as pipeline_bubble() assumes
-      shape.tp = static_cast<int>(std::max(1.0, *tp));
-    }
-    double mfu = train_mfu(peak, gpu->memory_bw_gbs, w.recompute, m, w.data.seq_len,
-                           workload::Method::kFull, shape);
-    GPUPLAN_TRY(double bubble, pipeline_bubble(row, gpus));
-    mfu *= 1 - bubble;
-    if (shape.data_parallel_only && mfu > 0) {
-      GPUPLAN_TRY(DataParallelStep st, data_parallel_step(row, w, *gpu, gpus, peak, mfu));
-      mfu *= st.t_compute / (st.t_compute + st.t_allreduce + st.t_optimizer);
-    }
-    const double flops = train_flops_per_token(m, w.data.seq_len, workload::Method::kFull);
-    const double tokens_per_gpu = peak * 1e12 * mfu / flops;
-    if (metric == "model_tflops_per_gpu") return peak * mfu;
-    if (metric == "mfu_percent") return 100 * mfu;
-    if (metric == "train_tokens_per_s_per_gpu") return tokens_per_gpu;
-    if (metric == "total_gpu_hours") {
-      const auto tokens = row.num("tokens_b");
-      if (!tokens || *tokens <= 0) return invalid_argument("total_gpu_hours needs tokens_b");
-      return *tokens * 1e9 / tokens_per_gpu / 3600.0;
-    }
-    return invalid_argument("metric '" + metric + "' is not a training metric");
+  double mfu = train_mfu(peak, gpu.memory_bw_gbs, w.recompute, m, w.data.seq_len,
+                         workload::Method::kFull, shape);
+  GPUPLAN_TRY(double bubble, pipeline_bubble(row, gpus));
+  mfu *= 1 - bubble;
+  if (shape.data_parallel_only && mfu > 0) {
+    GPUPLAN_TRY(DataParallelStep st, data_parallel_step(row, w, gpu, gpus, peak, mfu));
+    mfu *= st.t_compute / (st.t_compute + st.t_allreduce + st.t_optimizer);
   }
-  if (kind != "infer") return invalid_argument("unknown kind '" + kind + "'");
+  const double flops = train_flops_per_token(m, w.data.seq_len, workload::Method::kFull);
+  const double tokens_per_gpu = peak * 1e12 * mfu / flops;
+  if (metric == "model_tflops_per_gpu") return peak * mfu;
+  if (metric == "mfu_percent") return 100 * mfu;
+  if (metric == "train_tokens_per_s_per_gpu") return tokens_per_gpu;
+  if (metric == "total_gpu_hours") {
+    const auto tokens = row.num("tokens_b");
+    if (!tokens || *tokens <= 0) return invalid_argument("total_gpu_hours needs tokens_b");
+    return *tokens * 1e9 / tokens_per_gpu / 3600.0;
+  }
+  return invalid_argument("metric '" + metric + "' is not a training metric");
+}
 
+// An inference row's figure from the replica model: at the max-load point
+// when the row gives no batch, else at its batch (static batching).
+Result<double> predict_infer(const Row& row, const workload::Workload& w, const catalog::Gpu& gpu,
+                             const std::string& metric, MaxLoadPoint* load) {
   const int tp = std::max(1, static_cast<int>(row.num("gpu_count").value_or(1)));
-  GPUPLAN_TRY(ReplicaModel r, replica_model(w, *gpu, gpu->interconnect_gbs > 0, tp));
+  GPUPLAN_TRY(ReplicaModel r, replica_model(w, gpu, gpu.interconnect_gbs > 0, tp));
   const double batch = std::max(1.0, row.num("batch").value_or(1));
   const double in = std::max(1.0, row.num("input_tokens").value_or(1));
   const double out = std::max(1.0, row.num("output_tokens").value_or(1));
@@ -343,6 +332,30 @@ Result<double> predict(const Row& row, const catalog::Catalog& catalog, MaxLoadP
     return batch * out / (prefill + decode);
   }
   return invalid_argument("metric '" + metric + "' is not an inference metric");
+}
+
+Result<double> predict(const Row& row, const catalog::Catalog& catalog, MaxLoadPoint* load) {
+  const std::string kind = row.get("kind");
+  const std::string metric = row.get("metric");
+  const std::string gpu_name = row.get("gpu");
+  const catalog::Gpu* gpu = catalog.find_gpu(gpu_name);
+  if (!gpu) return not_found("GPU '" + gpu_name + "' is not in the catalog");
+  GPUPLAN_TRY(workload::Model m, row_model(row));
+  GPUPLAN_TRY(workload::Precision prec, row_precision(row));
+  workload::Workload w;
+  w.model = m;
+  w.precision = prec;
+  w.recompute = row_recompute(row);
+  w.zero_stage = 1;
+  std::string note;
+  const double peak = peak_tflops(*gpu, prec, &note);
+  if (peak <= 0 || gpu->memory_bw_gbs <= 0) {
+    return invalid_argument("no " + row.get("precision") + " rate for " + gpu_name);
+  }
+
+  if (kind == "train") return predict_train(row, w, *gpu, peak, metric);
+  if (kind != "infer") return invalid_argument("unknown kind '" + kind + "'");
+  return predict_infer(row, w, *gpu, metric, load);
 }
 
 double median(std::vector<double> v) {
