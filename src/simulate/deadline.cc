@@ -75,6 +75,29 @@ Status validate(const DeadlineJob& job, double step_seconds) {
   return {};
 }
 
+namespace {
+
+// What a policy sees at time `t` (microseconds, as every argument): the
+// work done of the total, the deadline, the changeover and the step, what
+// runs with its start-up overhead left, whether spot is available; in
+// seconds.
+PolicyInput policy_input(const internal::Exact& e, int64_t t, int64_t done, int64_t overhead_left,
+                         Capacity running, bool spot_available) {
+  PolicyInput in;
+  in.now_s = static_cast<double>(t) * 1e-6;
+  in.work_done_s = static_cast<double>(done) * 1e-6;
+  in.work_total_s = static_cast<double>(e.C) * 1e-6;
+  in.deadline_s = static_cast<double>(e.D) * 1e-6;
+  in.changeover_s = static_cast<double>(e.d) * 1e-6;
+  in.step_s = static_cast<double>(e.g) * 1e-6;
+  in.running = running;
+  in.overhead_left_s = static_cast<double>(overhead_left) * 1e-6;
+  in.spot_available = spot_available;
+  return in;
+}
+
+}  // namespace
+
 DeadlineRun run_deadline(const DeadlineJob& job, const SpotTrace& trace, int64_t offset,
                          ScalingPolicy& policy, std::string* log, bool timeline) {
   const internal::Exact e = internal::exact(job, trace.gap_seconds);
@@ -105,17 +128,7 @@ DeadlineRun run_deadline(const DeadlineJob& job, const SpotTrace& trace, int64_t
       ++out.evictions;
       emit(t, "evicted (30 s notice, checkpointed)");
     }
-    PolicyInput in;
-    in.now_s = static_cast<double>(t) * 1e-6;
-    in.work_done_s = static_cast<double>(P) * 1e-6;
-    in.work_total_s = static_cast<double>(e.C) * 1e-6;
-    in.deadline_s = static_cast<double>(e.D) * 1e-6;
-    in.changeover_s = static_cast<double>(e.d) * 1e-6;
-    in.step_s = static_cast<double>(e.g) * 1e-6;
-    in.running = I;
-    in.overhead_left_s = static_cast<double>(R) * 1e-6;
-    in.spot_available = a;
-    Capacity A = policy.decide(in).capacity;
+    Capacity A = policy.decide(policy_input(e, t, P, R, I, a)).capacity;
     if (A == Capacity::kSpot && !a) A = Capacity::kNone;
     if (A != I) {
       ++out.scale_events;
