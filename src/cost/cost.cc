@@ -235,6 +235,37 @@ CostNumbers cost_numbers(const PriceQuote& q, const Usage& u, const HoursModel& 
   return c;
 }
 
+namespace {
+
+// The spot eviction line's text: for serving, capacity lost per eviction;
+// for a job, the hours evictions add, from the rate, the restart and half a
+// checkpoint interval lost each time.
+std::string eviction_text(const Usage& u, const HoursModel& h, const std::string& vms,
+                          double usd_per_hour, double setup, double work) {
+  double loss = u.eviction.restart_hours + u.eviction.checkpoint_interval_hours / 2.0;
+  std::string text;
+  if (!u.eviction.stretches_hours) {
+    text = "serving: " + strings::fixed(h.expected_evictions, 2) +
+           " expected evictions drop capacity for " + hrs(u.eviction.restart_hours) +
+           " h each (an SLO risk, not extra hours)";
+  } else {
+    text = vms + " x " + rate_text(usd_per_hour) + " x " +
+           hrs(std::max(0.0, h.wall_hours - setup - work)) +
+           " h: " + strings::fixed(h.expected_evictions, 2) + " expected evictions at " +
+           strings::fixed(u.eviction.rate_per_hour, 3) + "/VM-h" +
+           (u.eviction.gang && u.count > 1
+                ? " (any of " + std::to_string(u.count) + " VMs stops the job)"
+                : "") +
+           ", each losing " + hrs(loss) + " h (restart " + hrs(u.eviction.restart_hours) +
+           " h + half a " + hrs(u.eviction.checkpoint_interval_hours) + " h checkpoint interval)" +
+           (h.finishes ? "" : "; the work never finishes at this rate");
+  }
+  if (!u.eviction.basis.empty()) text += "; rate: " + u.eviction.basis;
+  return text;
+}
+
+}  // namespace
+
 CostBreakdown breakdown(const PriceQuote& q, const Usage& u, const HoursModel& h,
                         const RegionCosts& rc) {
   CostBreakdown b;
@@ -275,26 +306,7 @@ CostBreakdown breakdown(const PriceQuote& q, const Usage& u, const HoursModel& h
                      vms + " x " + rate_text(with_lic) + " x " + hrs(setup) +
                          " h billed while provisioning, installing drivers and staging data"});
   if (q.pricing == catalog::Pricing::kSpot) {
-    double loss = u.eviction.restart_hours + u.eviction.checkpoint_interval_hours / 2.0;
-    std::string text;
-    if (!u.eviction.stretches_hours) {
-      text = "serving: " + strings::fixed(h.expected_evictions, 2) +
-             " expected evictions drop capacity for " + hrs(u.eviction.restart_hours) +
-             " h each (an SLO risk, not extra hours)";
-    } else {
-      text = vms + " x " + rate_text(with_lic) + " x " +
-             hrs(std::max(0.0, h.wall_hours - setup - work)) +
-             " h: " + strings::fixed(h.expected_evictions, 2) + " expected evictions at " +
-             strings::fixed(u.eviction.rate_per_hour, 3) + "/VM-h" +
-             (u.eviction.gang && u.count > 1
-                  ? " (any of " + std::to_string(u.count) + " VMs stops the job)"
-                  : "") +
-             ", each losing " + hrs(loss) + " h (restart " + hrs(u.eviction.restart_hours) +
-             " h + half a " + hrs(u.eviction.checkpoint_interval_hours) +
-             " h checkpoint interval)" +
-             (h.finishes ? "" : "; the work never finishes at this rate");
-    }
-    if (!u.eviction.basis.empty()) text += "; rate: " + u.eviction.basis;
+    const std::string text = eviction_text(u, h, vms, with_lic, setup, work);
     b.lines.push_back({"spot eviction overhead", c.eviction_usd, text});
   }
   if (c.billing_rounding_usd > 0) {  // every cent-fraction too: the lines sum to the total
