@@ -5,6 +5,7 @@
 #include <cstring>
 #include <exception>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include <unistd.h>
@@ -94,6 +95,43 @@ Status check_regions(const catalog::Catalog& catalog, const std::vector<std::str
   return {};
 }
 
+namespace {
+
+// Parses `args` into `app`: the exit code when parsing ends the run (help
+// and --version print and exit 0, a usage error exits 2 with a suggestion),
+// nullopt when a command is to run.
+std::optional<int> parse_args(CLI::App& app, const std::vector<std::string>& args,
+                              std::ostream& out, std::ostream& err) {
+  try {
+    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp& e) {
+    out << app.help();
+    return 0;
+  } catch (const CLI::CallForAllHelp& e) {
+    out << app.help("", CLI::AppFormatMode::All);
+    return 0;
+  } catch (const CLI::CallForVersion& e) {
+    out << e.what() << "\n";
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    // Help for a subcommand is raised as CallForHelp from that subcommand.
+    if (e.get_exit_code() == 0) {
+      std::ostringstream o, er;
+      app.exit(e, o, er);
+      out << o.str() << er.str();
+      return 0;
+    }
+    err << "gpuplan: error: " << e.what() << "\n"
+        << did_you_mean(app, args)
+        << "Run 'gpuplan --help' (or 'gpuplan COMMAND --help') for usage.\n";
+    return 2;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   Context ctx{out, err, {}, {}, ::isatty(STDERR_FILENO) != 0};
   CLI::App app{
@@ -134,31 +172,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   add_serve_command(app, ctx);
   add_generated_file_commands(app, ctx);
 
-  try {
-    std::vector<std::string> reversed(args.rbegin(), args.rend());
-    app.parse(reversed);
-  } catch (const CLI::CallForHelp& e) {
-    out << app.help();
-    return 0;
-  } catch (const CLI::CallForAllHelp& e) {
-    out << app.help("", CLI::AppFormatMode::All);
-    return 0;
-  } catch (const CLI::CallForVersion& e) {
-    out << e.what() << "\n";
-    return 0;
-  } catch (const CLI::ParseError& e) {
-    // Help for a subcommand is raised as CallForHelp from that subcommand.
-    if (e.get_exit_code() == 0) {
-      std::ostringstream o, er;
-      app.exit(e, o, er);
-      out << o.str() << er.str();
-      return 0;
-    }
-    err << "gpuplan: error: " << e.what() << "\n"
-        << did_you_mean(app, args)
-        << "Run 'gpuplan --help' (or 'gpuplan COMMAND --help') for usage.\n";
-    return 2;
-  }
+  if (auto done = parse_args(app, args, out, err)) return *done;
   files::set_max_input_bytes(max_input_mib << 20);
   ctx.width = terminal_width(&out == &std::cout);
   if (quiet_flag) ctx.verbosity = Verbosity::kQuiet;
