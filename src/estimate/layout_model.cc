@@ -119,6 +119,35 @@ int global_batch(const workload::Workload& w) {
   return std::max(1, static_cast<int>(std::ceil(kDefaultTokensPerStep / w.data.seq_len)));
 }
 
+namespace {
+
+// Why no layout fits: more GPUs than the global batch can use at every
+// layout that fits in memory (more VMs cannot help), else memory, naming
+// the smallest layout's need when `explain`.
+void explain_no_fit(TrainPlan& best, const workload::Workload& w, const TrainInputs& in, int total,
+                    int max_dp, int gb, bool batch_limited, bool memory_fit_somewhere,
+                    bool explain) {
+  if (batch_limited && !memory_fit_somewhere) {
+    best.batch_bound = true;
+    best.reason = std::to_string(total) + " GPUs need dp > " + std::to_string(max_dp) +
+                  " (global batch " + std::to_string(gb) + " / micro-batch " +
+                  std::to_string(w.data.micro_batch) +
+                  ") at every layout that fits: more VMs cannot help";
+  } else {
+    best.reason = "does not fit in GPU memory";
+    if (explain) {
+      best.reason = "needs " + fixed(best.needed_gib, 1) + " GiB/GPU at the smallest layout (" +
+                    layout_text(best.layout) + "), has " + fixed(in.memory_gib, 1) + " GiB usable";
+    }
+  }
+}
+
+}  // namespace
+
+// The fastest (tp, pp, dp) layout that fits, else the one closest to fitting
+// with the reason. Long because it is one search over layouts whose
+// branches share its state: the best so far, the closest to fitting, and
+// whether the batch or the memory was the limit.
 TrainPlan plan_training(const workload::Workload& w, const TrainInputs& in, bool explain) {
   TrainPlan best;
   best.available_gib = in.memory_gib;
@@ -201,19 +230,7 @@ TrainPlan plan_training(const workload::Workload& w, const TrainInputs& in, bool
     }
   }
   if (best.fits) return best;
-  if (batch_limited && !memory_fit_somewhere) {
-    best.batch_bound = true;
-    best.reason = std::to_string(total) + " GPUs need dp > " + std::to_string(max_dp) +
-                  " (global batch " + std::to_string(gb) + " / micro-batch " +
-                  std::to_string(w.data.micro_batch) +
-                  ") at every layout that fits: more VMs cannot help";
-  } else {
-    best.reason = "does not fit in GPU memory";
-    if (explain) {
-      best.reason = "needs " + fixed(best.needed_gib, 1) + " GiB/GPU at the smallest layout (" +
-                    layout_text(best.layout) + "), has " + fixed(in.memory_gib, 1) + " GiB usable";
-    }
-  }
+  explain_no_fit(best, w, in, total, max_dp, gb, batch_limited, memory_fit_somewhere, explain);
   // Costs of the closest layout, so the estimate still says how long it would
   // take (not for a layout the batch rules out: it cannot run at all).
   if (best.needed_gib > 0 && !best.batch_bound) {
