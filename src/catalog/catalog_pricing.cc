@@ -63,6 +63,24 @@ const PricingRule* find_surcharge(const std::vector<PricingRule>& rules, Pricing
   return nullptr;
 }
 
+// A size that cannot be reserved (retired, preview, or past the end of
+// reservation sales) gets no reserved or savings offer, listed or not: an
+// imported Reservation price for it is history, not an offer.
+std::vector<Offer> without_unreservable_commitments(
+    const std::vector<VmSize>& sizes,
+    const std::unordered_map<std::string_view, size_t>& size_by_name, std::vector<Offer> listed) {
+  std::vector<Offer> out;
+  out.reserve(listed.size());
+  for (Offer& o : listed) {
+    if (commitment_hours(o.pricing) > 0) {
+      auto it = size_by_name.find(o.size);
+      if (it != size_by_name.end() && !sizes[it->second].reservable) continue;
+    }
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
 std::string rule_scope(const PricingRule& r) {
   if (r.applies_to == "*") return "default";
   if (r.applies_to.rfind("series:", 0) == 0) return "series " + r.applies_to.substr(7);
@@ -97,6 +115,9 @@ const PricingRule* find_discount_rule(const std::vector<PricingRule>& rules, con
   return by_series ? by_series : by_default;
 }
 
+// catalog_data.h says what this does. Long because it is one pass over the
+// listed offers sharing one slot index, the rules' shared ownership and a
+// per-size discount cache, tuned for the catalog's load time (bench/).
 std::vector<Offer> with_estimates(const std::vector<VmSize>& sizes, std::vector<Offer> listed,
                                   std::vector<PricingRule> rules) {
   std::unordered_map<std::string_view, size_t> size_by_name;
@@ -114,18 +135,7 @@ std::vector<Offer> with_estimates(const std::vector<VmSize>& sizes, std::vector<
   // exact strings key the map; folding 10k keys would dominate the load.
   constexpr int kSlots = 2 * 6;
   auto slot = [](Os os, Pricing p) { return static_cast<int>(os) * 6 + static_cast<int>(p); };
-  // A size that cannot be reserved (retired, preview, or past the end of
-  // reservation sales) gets no reserved or savings offer, listed or not: an
-  // imported Reservation price for it is history, not an offer.
-  std::vector<Offer> out;
-  out.reserve(listed.size());
-  for (Offer& o : listed) {
-    if (commitment_hours(o.pricing) > 0) {
-      auto it = size_by_name.find(o.size);
-      if (it != size_by_name.end() && !sizes[it->second].reservable) continue;
-    }
-    out.push_back(std::move(o));
-  }
+  std::vector<Offer> out = without_unreservable_commitments(sizes, size_by_name, std::move(listed));
   // At most 10 estimates per priced Linux payg offer (Windows payg and spot,
   // 4 Linux and 4 Windows commitments): reserving that keeps references to
   // `out` valid while it grows below.
@@ -182,31 +192,30 @@ std::vector<Offer> with_estimates(const std::vector<VmSize>& sizes, std::vector<
     const double vcpus = size.vcpus;
     const std::string estimated_source = "estimated from " + base.source;
 
-    auto estimate = [&](Os os, Pricing p, double usd, EstimateRule rule) {
-      if ((*cur)[slot(os, p)] >= 0) return;  // listed: skip building the offer
+    // An offer for (os, p) derived from `base`: same size, region and dates.
+    auto derived = [&](Os os, Pricing p) {
       Offer o;
       o.size = base.size;
       o.region = base.region;
       o.os = os;
       o.pricing = p;
-      o.usd_per_hour = usd;
-      o.source = estimated_source;
       o.as_of = base.as_of;
       o.retrieved = base.retrieved;
+      return o;
+    };
+    auto estimate = [&](Os os, Pricing p, double usd, EstimateRule rule) {
+      if ((*cur)[slot(os, p)] >= 0) return;  // listed: skip building the offer
+      Offer o = derived(os, p);
+      o.usd_per_hour = usd;
+      o.source = estimated_source;
       o.estimated = true;
       o.rule = std::move(rule);
       add(std::move(o));
     };
     auto no_price = [&](Os os, Pricing p, std::string why) {
       if ((*cur)[slot(os, p)] >= 0) return;
-      Offer o;
-      o.size = base.size;
-      o.region = base.region;
-      o.os = os;
-      o.pricing = p;
+      Offer o = derived(os, p);
       o.source = std::move(why);
-      o.as_of = base.as_of;
-      o.retrieved = base.retrieved;
       add(std::move(o));
     };
     using Kind = EstimateRule::Kind;
