@@ -16,6 +16,9 @@ std::optional<size_t> Table::column(std::string_view name) const {
   return std::nullopt;
 }
 
+// csv.h says what this accepts. Long because it is one state machine over
+// the text (quoted fields, doubled quotes, CRLF, line counting); its states
+// share the field, the row and the line numbers.
 Result<Table> parse(std::string_view text, std::string file) {
   Table table;
   table.file = std::move(file);

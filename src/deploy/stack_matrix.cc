@@ -107,6 +107,8 @@ Result<std::pair<Version, Version>> range_cell(const csv::RowReader& r, std::str
 
 }  // namespace
 
+// stack_matrix.h says what this accepts. Long because it is one dispatch
+// over the matrix's six tables, each branch reading its own row's cells.
 Result<StackMatrix> parse_stack_matrix(std::string_view csv_text, const std::string& file) {
   GPUPLAN_TRY(csv::Table table, csv::parse(csv_text, file));
   StackMatrix m;
