@@ -58,6 +58,17 @@ int import_and_store(Context& ctx, bool json, const ImportFn& import) {
   return 0;
 }
 
+// Ends the declaration of a file import command: its --json flag (last in
+// --help, after the command's own flags) and its action, which runs
+// `import` through import_and_store().
+void add_import_action(CLI::App& cmd, Context& ctx, ImportFn import) {
+  auto json = std::make_shared<bool>(false);
+  cmd.add_flag("--json", *json, "Print the import summary as JSON");
+  cmd.callback([json, import = std::move(import), &ctx] {
+    ctx.action = [json, import, &ctx] { return import_and_store(ctx, *json, import); };
+  });
+}
+
 struct RetailFlags {
   std::vector<std::string> files;
   bool live = false;
@@ -140,7 +151,6 @@ void add_retail_prices(CLI::App& import, Context& ctx) {
 
 void add_skus(CLI::App& import, Context& ctx) {
   auto file = std::make_shared<std::string>();
-  auto json = std::make_shared<bool>(false);
   CLI::App* cmd = import.add_subcommand(
       "skus",
       "Import `az vm list-skus --all -o json` (or the REST {\"value\": [...]} shape):\n"
@@ -150,20 +160,14 @@ void add_skus(CLI::App& import, Context& ctx) {
       "Example: az vm list-skus --all -o json > skus.json && gpuplan catalog import skus "
       "skus.json");
   cmd->add_option("FILE", *file, "list-skus JSON")->required();
-  cmd->add_flag("--json", *json, "Print the import summary as JSON");
-  cmd->callback([file, json, &ctx] {
-    ctx.action = [file, json, &ctx]() -> int {
-      return import_and_store(ctx, *json, [&](const SizeFilter& filter) {
-        return catalog::import_skus_file(*file, filter);
-      });
-    };
+  add_import_action(*cmd, ctx, [file](const SizeFilter& filter) {
+    return catalog::import_skus_file(*file, filter);
   });
 }
 
 void add_usage(CLI::App& import, Context& ctx) {
   auto file = std::make_shared<std::string>();
   auto region = std::make_shared<std::string>();
-  auto json = std::make_shared<bool>(false);
   CLI::App* cmd = import.add_subcommand(
       "usage",
       "Import `az vm list-usage -l REGION -o json` (or {\"value\": [...]}): regional and\n"
@@ -173,20 +177,14 @@ void add_usage(CLI::App& import, Context& ctx) {
       "gpuplan catalog import usage usage.json --region eastus");
   cmd->add_option("FILE", *file, "list-usage JSON")->required();
   cmd->add_option("--region", *region, "The region the file is for (az's -l)")->required();
-  cmd->add_flag("--json", *json, "Print the import summary as JSON");
-  cmd->callback([file, region, json, &ctx] {
-    ctx.action = [file, region, json, &ctx]() -> int {
-      return import_and_store(ctx, *json, [&](const SizeFilter& filter) {
-        return catalog::import_usage_file(*file, *region, filter);
-      });
-    };
+  add_import_action(*cmd, ctx, [file, region](const SizeFilter& filter) {
+    return catalog::import_usage_file(*file, *region, filter);
   });
 }
 
 void add_spot(CLI::App& import, Context& ctx) {
   auto files = std::make_shared<std::vector<std::string>>();
   auto as_of = std::make_shared<std::string>();
-  auto json = std::make_shared<bool>(false);
   CLI::App* cmd = import.add_subcommand(
       "spot",
       "Import Azure Resource Graph spot data (az graph query -o json pages, in order): the\n"
@@ -201,13 +199,8 @@ void add_spot(CLI::App& import, Context& ctx) {
   cmd->add_option("FILE", *files, "az graph query page(s), in order")->required();
   cmd->add_option("--as-of", *as_of,
                   "Day the pages were fetched, YYYY-MM-DD (default: today, UTC); dates the bands");
-  cmd->add_flag("--json", *json, "Print the import summary as JSON");
-  cmd->callback([files, as_of, json, &ctx] {
-    ctx.action = [files, as_of, json, &ctx]() -> int {
-      return import_and_store(ctx, *json, [&](const SizeFilter& filter) {
-        return catalog::import_spot_files(*files, filter, *as_of);
-      });
-    };
+  add_import_action(*cmd, ctx, [files, as_of](const SizeFilter& filter) {
+    return catalog::import_spot_files(*files, filter, *as_of);
   });
 }
 
