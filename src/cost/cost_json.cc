@@ -7,17 +7,11 @@
 
 namespace gpuplan::cost {
 
+GPUPLAN_JSON_FIELDS(SizeCost, size, gpu, gpu_count, region, os, hybrid_benefit, count, hours,
+                    utilization)
+
 nlohmann::ordered_json to_json(const SizeCost& sc) {
-  nlohmann::ordered_json j;
-  j["size"] = sc.size;
-  j["gpu"] = sc.gpu;
-  j["gpu_count"] = sc.gpu_count;
-  j["region"] = sc.region;
-  j["os"] = std::string(catalog::to_string(sc.os));
-  j["hybrid_benefit"] = sc.hybrid_benefit;
-  j["count"] = sc.count;
-  j["hours"] = sc.hours;
-  j["utilization"] = json::or_null(sc.utilization);
+  nlohmann::ordered_json j = sc;
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (const PricingCost& r : sc.rows) {
     nlohmann::ordered_json row;

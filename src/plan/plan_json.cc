@@ -8,51 +8,21 @@
 
 namespace gpuplan::plan {
 
-namespace {
-
-nlohmann::ordered_json limits_json(const std::vector<QuotaLimit>& limits) {
-  nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  for (const QuotaLimit& l : limits) {
-    out.push_back({{"scope", l.scope},
-                   {"resource", l.resource},
-                   {"limit", l.limit},
-                   {"used", l.used},
-                   {"needed", l.needed},
-                   {"new_limit", l.new_limit},
-                   {"command", l.command}});
-  }
-  return out;
-}
-
-nlohmann::ordered_json growth_json(const Growth& g) {
-  nlohmann::ordered_json weeks = nlohmann::ordered_json::array();
-  for (const GrowthWeek& w : g.weeks) {
-    weeks.push_back({{"week", w.week},
-                     {"demand_factor", w.demand_factor},
-                     {"rate_rps", w.rate_rps},
-                     {"replicas", w.replicas},
-                     {"vms", w.vms},
-                     {"hours", w.hours},
-                     {"cost_usd", w.cost_usd},
-                     {"budget_usd", json::or_null(w.budget_usd)},
-                     {"meets_deadline", w.meets_deadline},
-                     {"within_budget", w.within_budget}});
-  }
-  return {{"growth_per_week", g.growth_per_week},
-          {"horizon_weeks", g.horizon_weeks},
-          {"weeks", std::move(weeks)},
-          {"flat_cost_usd", g.flat_cost_usd},
-          {"grown_cost_usd", g.grown_cost_usd},
-          {"mean_load_factor", g.mean_load_factor},
-          {"reserve_pays_until_week", json::or_null(g.reserve_pays_until_week)},
-          {"reserve_vms", g.reserve_vms},
-          {"misses_deadline_week", json::or_null(g.misses_deadline_week)},
-          {"move_to", g.move_to},
-          {"over_budget_week", json::or_null(g.over_budget_week)},
-          {"summary", g.summary}};
-}
-
-}  // namespace
+// Beside the types' namespace, where argument-dependent lookup finds them.
+// An option's keys rename some of its members ("gpu" is gpu_model) and add
+// computed ones: to_json(Option) writes it by hand.
+GPUPLAN_JSON_FIELDS(QuotaLimit, scope, resource, limit, used, needed, new_limit, command)
+GPUPLAN_JSON_FIELDS(GrowthWeek, week, demand_factor, rate_rps, replicas, vms, hours, cost_usd,
+                    budget_usd, meets_deadline, within_budget)
+GPUPLAN_JSON_FIELDS(Growth, growth_per_week, horizon_weeks, weeks, flat_cost_usd, grown_cost_usd,
+                    mean_load_factor, reserve_pays_until_week, reserve_vms, misses_deadline_week,
+                    move_to, over_budget_week, summary)
+// band_source and band_as_of are null without a band (to_json(Option)).
+GPUPLAN_JSON_FIELDS(SpotRisk, eviction_rate_per_hour, eviction_rate_high_per_hour,
+                    job_eviction_rate_per_hour, expected_evictions, deadline_miss_probability,
+                    level, rate_basis, band, band_source, band_as_of)
+GPUPLAN_JSON_FIELDS(Drop, reason, count, regions, sizes, example)
+GPUPLAN_JSON_FIELDS(Assumption, name, value, source)
 
 nlohmann::ordered_json to_json(const Option& o) {
   nlohmann::ordered_json j;
@@ -79,7 +49,7 @@ nlohmann::ordered_json to_json(const Option& o) {
   j["quota_ok"] = o.quota_ok;
   j["quota_known"] = o.quota_known;
   j["quota_family"] = o.quota_family;
-  j["quota_headroom_vcpus"] = json::or_null(o.quota_headroom_vcpus);
+  j["quota_headroom_vcpus"] = o.quota_headroom_vcpus;
   j["kind"] = o.kind;
   j["layout"] = o.layout;
   j["estimate"] = {
@@ -91,21 +61,10 @@ nlohmann::ordered_json to_json(const Option& o) {
                 {"as_of", o.price.as_of},
                 {"estimated", o.price.estimated},
                 {"rule", o.price.rule}};
-  if (o.spot_risk) {
-    const SpotRisk& r = *o.spot_risk;
-    j["spot_risk"] = {
-        {"eviction_rate_per_hour", r.eviction_rate_per_hour},
-        {"eviction_rate_high_per_hour", r.eviction_rate_high_per_hour},
-        {"job_eviction_rate_per_hour", r.job_eviction_rate_per_hour},
-        {"expected_evictions", r.expected_evictions},
-        {"deadline_miss_probability", r.deadline_miss_probability},
-        {"level", r.level},
-        {"rate_basis", r.rate_basis},
-        {"band", json::or_null(r.band)},
-        {"band_source", r.band ? nlohmann::ordered_json(r.band_source) : nlohmann::ordered_json()},
-        {"band_as_of", r.band ? nlohmann::ordered_json(r.band_as_of) : nlohmann::ordered_json()}};
-  } else {
-    j["spot_risk"] = nullptr;
+  j["spot_risk"] = o.spot_risk;
+  if (o.spot_risk && !o.spot_risk->band) {
+    j["spot_risk"]["band_source"] = nullptr;
+    j["spot_risk"]["band_as_of"] = nullptr;
   }
   j["why"] = o.why;
   if (!o.fallback_for.empty()) j["fallback_for"] = o.fallback_for;
@@ -135,21 +94,9 @@ nlohmann::ordered_json to_json(const Plan& p) {
   j["options"] = list(p.options);
   j["frontier"] = list(p.frontier);
   j["fallbacks"] = list(p.fallbacks);
-  nlohmann::ordered_json dropped = nlohmann::ordered_json::array();
-  for (const Drop& d : p.dropped) {
-    dropped.push_back({{"reason", d.reason},
-                       {"count", d.count},
-                       {"regions", d.regions},
-                       {"sizes", d.sizes},
-                       {"example", d.example}});
-  }
-  j["dropped"] = std::move(dropped);
+  j["dropped"] = p.dropped;
   j["warnings"] = p.warnings;
-  nlohmann::ordered_json assumptions = nlohmann::ordered_json::array();
-  for (const Assumption& a : p.assumptions) {
-    assumptions.push_back({{"name", a.name}, {"value", a.value}, {"source", a.source}});
-  }
-  j["assumptions"] = std::move(assumptions);
+  j["assumptions"] = p.assumptions;
   nlohmann::ordered_json requests = nlohmann::ordered_json::array();
   for (const QuotaRequest& q : p.quota_requests) {
     requests.push_back({{"family", q.family},
@@ -162,10 +109,10 @@ nlohmann::ordered_json to_json(const Plan& p) {
                         {"unlocks", to_json(q.unlocks)},
                         {"saves_usd", q.saves_usd},
                         {"command", q.command},
-                        {"limits", limits_json(q.limits)}});
+                        {"limits", q.limits}});
   }
   j["quota_requests"] = std::move(requests);
-  j["growth"] = p.growth ? growth_json(*p.growth) : nlohmann::ordered_json(nullptr);
+  j["growth"] = p.growth;
   return j;
 }
 

@@ -6,6 +6,15 @@
 #include "report/report.h"
 
 namespace gpuplan::report {
+
+// Beside the types' namespace, where argument-dependent lookup finds them. A
+// VM's and the report's own keys rename their members (gpu, cost_usd, ...):
+// those are written by hand below.
+GPUPLAN_JSON_FIELDS(DayCost, date, usd, hours)
+GPUPLAN_JSON_FIELDS(CommitmentReport, id, name, type, size, region, used_hours, used_usd,
+                    unused_usd, purchase_usd, utilization, basis)
+GPUPLAN_JSON_FIELDS(Finding, kind, subject, date, usd, what, recommendation)
+
 namespace {
 
 nlohmann::ordered_json vm_json(const VmReport& v) {
@@ -26,14 +35,11 @@ nlohmann::ordered_json vm_json(const VmReport& v) {
                                                             {"hours", v.hours_by_category[i]}};
   }
   j["by_pricing"] = by;
-  j["effective_usd_per_gpu_hour"] = json::or_null(v.effective_usd_per_gpu_hour);
-  j["list_usd_per_gpu_hour"] = json::or_null(v.list_usd_per_gpu_hour);
+  j["effective_usd_per_gpu_hour"] = v.effective_usd_per_gpu_hour;
+  j["list_usd_per_gpu_hour"] = v.list_usd_per_gpu_hour;
   j["list_source"] = v.list_source;
   j["list_as_of"] = v.list_as_of;
-  nlohmann::ordered_json days = nlohmann::ordered_json::array();
-  for (const DayCost& d : v.daily)
-    days.push_back({{"date", d.date}, {"usd", d.usd}, {"hours", d.hours}});
-  j["daily"] = days;
+  j["daily"] = v.daily;
   return j;
 }
 
@@ -67,31 +73,8 @@ nlohmann::ordered_json to_json(const Report& r) {
   nlohmann::ordered_json vms = nlohmann::ordered_json::array();
   for (const VmReport& v : r.vms) vms.push_back(vm_json(v));
   j["vms"] = vms;
-  nlohmann::ordered_json cs = nlohmann::ordered_json::array();
-  for (const CommitmentReport& c : r.commitments) {
-    cs.push_back({{"id", c.id},
-                  {"name", c.name},
-                  {"type", c.type},
-                  {"size", c.size},
-                  {"region", c.region},
-                  {"used_hours", c.used_hours},
-                  {"used_usd", c.used_usd},
-                  {"unused_usd", c.unused_usd},
-                  {"purchase_usd", c.purchase_usd},
-                  {"utilization", json::or_null(c.utilization)},
-                  {"basis", c.basis}});
-  }
-  j["commitments"] = cs;
-  nlohmann::ordered_json fs = nlohmann::ordered_json::array();
-  for (const Finding& f : r.findings) {
-    fs.push_back({{"kind", std::string(to_string(f.kind))},
-                  {"subject", f.subject},
-                  {"date", f.date},
-                  {"usd", f.usd},
-                  {"what", f.what},
-                  {"recommendation", f.recommendation}});
-  }
-  j["findings"] = fs;
+  j["commitments"] = r.commitments;
+  j["findings"] = r.findings;
   j["assumptions"] = r.assumptions;
   return j;
 }

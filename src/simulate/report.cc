@@ -16,29 +16,31 @@
 
 namespace gpuplan::simulate {
 
+// Beside the type's namespace, where argument-dependent lookup finds them.
+GPUPLAN_JSON_FIELDS(PolicyRow, policy, cost_usd, cost_vs_optimal, slo_attainment, p50_ttft_ms,
+                    p99_ttft_ms, deadline_met_fraction, evictions, scale_events, p99_tpot_ms,
+                    p50_tpot_ms, vm_hours, rejected, gpu_hours)
+
+GPUPLAN_JSON_FIELDS(Assumed, name, value, source)
+// The serving latencies are written for serving timelines only (timeline_json).
+GPUPLAN_JSON_FIELDS(TimelineRow, policy, t_hours, demand, replicas, capacity, cost_usd,
+                    ttft_mean_ms, ttft_p99_ms, ttft_max_ms, tpot_mean_ms, tpot_p99_ms)
+
 namespace {
 
+// A row's fields, then its split of the cost by pricing model and its run
+// count; serving rows (those with VM-hours) alone carry p50_tpot_ms, vm_hours
+// and rejected.
 nlohmann::ordered_json row_json(const PolicyRow& r) {
-  nlohmann::ordered_json j;
-  j["policy"] = r.policy;
-  j["cost_usd"] = r.cost_usd;
-  j["cost_vs_optimal"] = json::or_null(r.cost_vs_optimal);
-  j["slo_attainment"] = json::or_null(r.slo_attainment);
-  j["p50_ttft_ms"] = json::or_null(r.p50_ttft_ms);
-  j["p99_ttft_ms"] = json::or_null(r.p99_ttft_ms);
-  j["deadline_met_fraction"] = json::or_null(r.deadline_met_fraction);
-  j["evictions"] = r.evictions;
-  j["scale_events"] = r.scale_events;
-  j["p99_tpot_ms"] = json::or_null(r.p99_tpot_ms);
-  if (r.vm_hours) {
-    j["p50_tpot_ms"] = json::or_null(r.p50_tpot_ms);
-    j["vm_hours"] = *r.vm_hours;
-    j["rejected"] = json::or_null(r.rejected);
+  nlohmann::ordered_json j = r;
+  if (!r.vm_hours) {
+    j.erase("p50_tpot_ms");
+    j.erase("vm_hours");
+    j.erase("rejected");
   }
-  j["gpu_hours"] = r.gpu_hours;
   if (r.reserved_usd) {
     j["cost_by_pricing"] = {{"payg", r.on_demand_usd}, {"reserved", *r.reserved_usd}};
-    j["committed_after_usd"] = json::or_null(r.committed_after_usd);
+    j["committed_after_usd"] = r.committed_after_usd;
   } else {
     j["cost_by_pricing"] = {{"payg", r.on_demand_usd}, {"spot", r.spot_usd}};
   }
@@ -158,9 +160,7 @@ nlohmann::ordered_json to_json(const SimReport& r) {
     for (const auto& p : t.policies) tj["policies"].push_back(row_json(p));
     j["traces"].push_back(tj);
   }
-  j["assumptions"] = nlohmann::ordered_json::array();
-  for (const auto& a : r.assumptions)
-    j["assumptions"].push_back({{"name", a.name}, {"value", a.value}, {"source", a.source}});
+  j["assumptions"] = r.assumptions;
   j["notes"] = r.notes;
   return j;
 }
@@ -213,15 +213,12 @@ nlohmann::ordered_json timeline_json(const SimReport& r) {
                                            : "progress hours";
   j["points"] = nlohmann::ordered_json::array();
   for (const auto& t : r.timeline) {
-    nlohmann::ordered_json p = {{"policy", t.policy},     {"t_hours", t.t_hours},
-                                {"demand", t.demand},     {"replicas", t.replicas},
-                                {"capacity", t.capacity}, {"cost_usd", t.cost_usd}};
-    if (r.kind == "serving") {
-      p["ttft_mean_ms"] = json::or_null(t.ttft_mean_ms);
-      p["ttft_p99_ms"] = json::or_null(t.ttft_p99_ms);
-      p["ttft_max_ms"] = json::or_null(t.ttft_max_ms);
-      p["tpot_mean_ms"] = json::or_null(t.tpot_mean_ms);
-      p["tpot_p99_ms"] = json::or_null(t.tpot_p99_ms);
+    nlohmann::ordered_json p = t;
+    if (r.kind != "serving") {
+      for (const char* key :
+           {"ttft_mean_ms", "ttft_p99_ms", "ttft_max_ms", "tpot_mean_ms", "tpot_p99_ms"}) {
+        p.erase(key);
+      }
     }
     j["points"].push_back(std::move(p));
   }
