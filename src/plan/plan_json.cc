@@ -9,8 +9,8 @@
 namespace gpuplan::plan {
 
 // Beside the types' namespace, where argument-dependent lookup finds them.
-// An option's keys rename some of its members ("gpu" is gpu_model) and add
-// computed ones: to_json(Option) writes it by hand.
+// An option renames a member ("gpu" is gpu_model) and adds computed keys:
+// to_json(Option) lists the runs of fields between those.
 GPUPLAN_JSON_FIELDS(QuotaLimit, scope, resource, limit, used, needed, new_limit, command)
 GPUPLAN_JSON_FIELDS(GrowthWeek, week, demand_factor, rate_rps, replicas, vms, hours, cost_usd,
                     budget_usd, meets_deadline, within_budget)
@@ -26,32 +26,12 @@ GPUPLAN_JSON_FIELDS(Assumption, name, value, source)
 
 nlohmann::ordered_json to_json(const Option& o) {
   nlohmann::ordered_json j;
-  j["rank"] = o.rank;
-  j["size"] = o.size;
-  j["count"] = o.count;
-  j["gpus"] = o.gpus;
+  GPUPLAN_JSON_WRITE_FIELDS(j, o, rank, size, count, gpus);
   j["gpu"] = o.gpu_model;
-  j["gpu_count"] = o.gpu_count;
-  j["region"] = o.region;
-  j["pricing"] = std::string(catalog::to_string(o.pricing));
-  j["os"] = std::string(catalog::to_string(o.os));
-  j["hybrid_benefit"] = o.hybrid_benefit;
-  j["hours"] = o.hours;
-  j["hours_low"] = o.hours_low;
-  j["hours_high"] = o.hours_high;
-  j["work_hours"] = o.work_hours;
-  j["cost_usd"] = o.cost_usd;
-  j["cost_low_usd"] = o.cost_low_usd;
-  j["cost_high_usd"] = o.cost_high_usd;
-  j["usd_per_hour"] = o.usd_per_hour;
-  j["usd_per_gpu_hour"] = o.usd_per_gpu_hour;
-  j["vcpus"] = o.vcpus;
-  j["quota_ok"] = o.quota_ok;
-  j["quota_known"] = o.quota_known;
-  j["quota_family"] = o.quota_family;
-  j["quota_headroom_vcpus"] = o.quota_headroom_vcpus;
-  j["kind"] = o.kind;
-  j["layout"] = o.layout;
+  GPUPLAN_JSON_WRITE_FIELDS(j, o, gpu_count, region, pricing, os, hybrid_benefit, hours, hours_low,
+                            hours_high, work_hours, cost_usd, cost_low_usd, cost_high_usd,
+                            usd_per_hour, usd_per_gpu_hour, vcpus, quota_ok, quota_known,
+                            quota_family, quota_headroom_vcpus, kind, layout);
   j["estimate"] = {
       {"throughput", o.throughput}, {"throughput_unit", o.throughput_unit}, {"mfu", o.mfu}};
   j["price"] = {{"usd_per_hour_vm", o.price.compute_usd_per_hour + o.price.licence_usd_per_hour},
@@ -68,9 +48,7 @@ nlohmann::ordered_json to_json(const Option& o) {
   }
   j["why"] = o.why;
   if (!o.fallback_for.empty()) j["fallback_for"] = o.fallback_for;
-  j["confidential"] = o.confidential;
-  j["caveats"] = o.caveats;
-  j["price_warnings"] = o.price_warnings;
+  GPUPLAN_JSON_WRITE_FIELDS(j, o, confidential, caveats, price_warnings);
   nlohmann::ordered_json lines = nlohmann::ordered_json::array();
   for (const cost::CostLine& l : o.lines) {
     lines.push_back({{"name", l.name}, {"usd", l.usd}, {"assumption", l.assumption}});

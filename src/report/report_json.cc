@@ -8,8 +8,8 @@
 namespace gpuplan::report {
 
 // Beside the types' namespace, where argument-dependent lookup finds them. A
-// VM's and the report's own keys rename their members (gpu, cost_usd, ...):
-// those are written by hand below.
+// VM and the report itself rename some members (gpu, cost_usd, ...): their
+// writers below list the runs of fields between those keys.
 GPUPLAN_JSON_FIELDS(DayCost, date, usd, hours)
 GPUPLAN_JSON_FIELDS(CommitmentReport, id, name, type, size, region, used_hours, used_usd,
                     unused_usd, purchase_usd, utilization, basis)
@@ -19,14 +19,9 @@ namespace {
 
 nlohmann::ordered_json vm_json(const VmReport& v) {
   nlohmann::ordered_json j;
-  j["resource_id"] = v.resource_id;
-  j["name"] = v.name;
-  j["size"] = v.size;
-  j["region"] = v.region;
+  GPUPLAN_JSON_WRITE_FIELDS(j, v, resource_id, name, size, region);
   j["gpu"] = v.gpu_model;
-  j["gpu_count"] = v.gpu_count;
-  j["days_running"] = v.days_running;
-  j["hours_billed"] = v.hours_billed;
+  GPUPLAN_JSON_WRITE_FIELDS(j, v, gpu_count, days_running, hours_billed);
   j["cost_usd"] = v.usd_total;
   j["compute_usd"] = v.usd_compute;
   nlohmann::ordered_json by = nlohmann::ordered_json::object();
@@ -35,11 +30,8 @@ nlohmann::ordered_json vm_json(const VmReport& v) {
                                                             {"hours", v.hours_by_category[i]}};
   }
   j["by_pricing"] = by;
-  j["effective_usd_per_gpu_hour"] = v.effective_usd_per_gpu_hour;
-  j["list_usd_per_gpu_hour"] = v.list_usd_per_gpu_hour;
-  j["list_source"] = v.list_source;
-  j["list_as_of"] = v.list_as_of;
-  j["daily"] = v.daily;
+  GPUPLAN_JSON_WRITE_FIELDS(j, v, effective_usd_per_gpu_hour, list_usd_per_gpu_hour, list_source,
+                            list_as_of, daily);
   return j;
 }
 
@@ -48,12 +40,7 @@ nlohmann::ordered_json vm_json(const VmReport& v) {
 nlohmann::ordered_json to_json(const Report& r) {
   nlohmann::ordered_json j;
   j["schema"] = "gpuplan.report/1";
-  j["file"] = r.file;
-  j["format"] = std::string(to_string(r.format));
-  j["rows"] = r.rows;
-  j["first_day"] = r.first_day;
-  j["last_day"] = r.last_day;
-  j["currency"] = r.currency;
+  GPUPLAN_JSON_WRITE_FIELDS(j, r, file, format, rows, first_day, last_day, currency);
   j["cost_usd"] = r.usd_total;
   j["gpu_vm_cost_usd"] = r.usd_gpu_vms;
   if (r.plan) {
@@ -73,9 +60,7 @@ nlohmann::ordered_json to_json(const Report& r) {
   nlohmann::ordered_json vms = nlohmann::ordered_json::array();
   for (const VmReport& v : r.vms) vms.push_back(vm_json(v));
   j["vms"] = vms;
-  j["commitments"] = r.commitments;
-  j["findings"] = r.findings;
-  j["assumptions"] = r.assumptions;
+  GPUPLAN_JSON_WRITE_FIELDS(j, r, commitments, findings, assumptions);
   return j;
 }
 

@@ -107,10 +107,7 @@ nlohmann::ordered_json partial_json(const SimReport& r) {
   nlohmann::ordered_json j;
   const Partial& p = *r.partial;
   j["gpuplan_partial"] = kFormat;
-  j["scenario"] = r.scenario;
-  j["kind"] = r.kind;
-  j["runs"] = r.runs;
-  j["seed"] = r.seed;
+  GPUPLAN_JSON_WRITE_FIELDS(j, r, scenario, kind, runs, seed);
   j["shard"] = p.index;
   j["shards"] = p.count;
   j["total_runs"] = p.total_runs;
@@ -118,10 +115,7 @@ nlohmann::ordered_json partial_json(const SimReport& r) {
   j["traces"] = nlohmann::ordered_json::array();
   for (const TraceRows& t : r.traces)
     j["traces"].push_back({{"file", t.file}, {"spot_availability", t.spot_availability}});
-  j["assumptions"] = nlohmann::ordered_json::array();
-  for (const auto& a : r.assumptions)
-    j["assumptions"].push_back({{"name", a.name}, {"value", a.value}, {"source", a.source}});
-  j["notes"] = r.notes;
+  GPUPLAN_JSON_WRITE_FIELDS(j, r, assumptions, notes);
   j["records"] = nlohmann::ordered_json::array();
   for (const RunRecord& rec : p.records) {
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();

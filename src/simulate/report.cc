@@ -20,8 +20,6 @@ namespace gpuplan::simulate {
 GPUPLAN_JSON_FIELDS(PolicyRow, policy, cost_usd, cost_vs_optimal, slo_attainment, p50_ttft_ms,
                     p99_ttft_ms, deadline_met_fraction, evictions, scale_events, p99_tpot_ms,
                     p50_tpot_ms, vm_hours, rejected, gpu_hours)
-
-GPUPLAN_JSON_FIELDS(Assumed, name, value, source)
 // The serving latencies are written for serving timelines only (timeline_json).
 GPUPLAN_JSON_FIELDS(TimelineRow, policy, t_hours, demand, replicas, capacity, cost_usd,
                     ttft_mean_ms, ttft_p99_ms, ttft_max_ms, tpot_mean_ms, tpot_p99_ms)
@@ -144,10 +142,7 @@ std::string inline_script(std::string_view text) {
 
 nlohmann::ordered_json to_json(const SimReport& r) {
   nlohmann::ordered_json j;
-  j["scenario"] = r.scenario;
-  j["kind"] = r.kind;
-  j["runs"] = r.runs;
-  j["seed"] = r.seed;
+  GPUPLAN_JSON_WRITE_FIELDS(j, r, scenario, kind, runs, seed);
   j["policies"] = nlohmann::ordered_json::array();
   for (const auto& p : r.policies) j["policies"].push_back(row_json(p));
   j["traces"] = nlohmann::ordered_json::array();
@@ -160,8 +155,7 @@ nlohmann::ordered_json to_json(const SimReport& r) {
     for (const auto& p : t.policies) tj["policies"].push_back(row_json(p));
     j["traces"].push_back(tj);
   }
-  j["assumptions"] = r.assumptions;
-  j["notes"] = r.notes;
+  GPUPLAN_JSON_WRITE_FIELDS(j, r, assumptions, notes);
   return j;
 }
 

@@ -8,10 +8,20 @@
 #include <vector>
 
 #include "catalog/catalog.h"
+#include "core/json_value.h"
 #include "core/result.h"
 #include "core/strings.h"
 #include "simulate/scenario.h"
 #include "simulate/simulate.h"
+
+namespace gpuplan::simulate {
+
+// An assumption as the report and a partial report write it (report.cc,
+// partial.cc), beside the type's namespace where argument-dependent lookup
+// finds it.
+GPUPLAN_JSON_FIELDS(Assumed, name, value, source)
+
+}  // namespace gpuplan::simulate
 
 namespace gpuplan::simulate::internal {
 
