@@ -29,7 +29,7 @@ nlohmann::ordered_json to_json(const SizeCost& sc) {
     row["licence_usd_per_hour_vm"] = b.quote.licence_usd_per_hour;
     row["cost_usd"] = b.numbers.total_usd;
     row["usd_per_hour"] = b.numbers.usd_per_hour;
-    row["break_even_utilization"] = json::or_null(r.break_even_utilization);
+    row["break_even_utilization"] = r.break_even_utilization;
     row["source"] = b.quote.source;
     row["as_of"] = b.quote.as_of;
     row["estimated"] = b.quote.estimated;
