@@ -18,10 +18,12 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # What CI runs (the README's test command): clang-format on every tracked
-# file, the GCC build with warnings as errors and every test, then the Clang
-# build with warnings as errors under ASan + UBSan and the suite again (every
-# fuzz corpus replayed). `make all-ci` adds clang-tidy on HEAD's changed files
-# and each libFuzzer harness for FUZZ_SECONDS (scripts/ci.sh all).
+# file, clang-tidy on the src/ files HEAD's commit changed, the GCC build with
+# warnings as errors and every test, the Clang build with warnings as errors
+# under ASan + UBSan and the suite again (every fuzz corpus replayed), then
+# each libFuzzer harness for 30 s. It prints each stage's wall time at the
+# end. `make all-ci` is the deeper run: tidy on every src/ file and 60 s a
+# harness (scripts/ci.sh all).
 check:
 	JOBS=$(JOBS) ./scripts/ci.sh check
 

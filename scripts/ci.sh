@@ -10,19 +10,21 @@
 #   scripts/ci.sh clang    Clang build with -Werror under ASan + UBSan, with
 #                          the libFuzzer harnesses; the suite again, which
 #                          replays every fuzz corpus under the sanitizers
-#   scripts/ci.sh fuzz     each libFuzzer harness for FUZZ_SECONDS (default
-#                          60) from its seed corpus; a crash, leak, timeout or
-#                          sanitizer report fails
-#   scripts/ci.sh check    format, gcc, clang: what CI gates on (`make
-#                          check`, the README's test command)
-#   scripts/ci.sh all      all of the above, cheapest first
+#   scripts/ci.sh fuzz     each libFuzzer harness for FUZZ_SECONDS from its
+#                          seed corpus; a crash, leak, timeout or sanitizer
+#                          report fails, naming the input that reproduces it
+#   scripts/ci.sh check    format, tidy, gcc, clang, fuzz (FUZZ_SECONDS 30):
+#                          what CI gates on (`make check`, the README's test
+#                          command)
+#   scripts/ci.sh all      check, deeper: tidy on every src/ file and each
+#                          harness for FUZZ_SECONDS 60 (`make all-ci`)
 #
-# Build folders: build (gcc), build-ci-clang (clang). JOBS defaults to nproc.
-# docs/CONTRIBUTING.md lists what each stage costs on a 2-core machine.
+# Build folders: build (gcc), build-ci-clang (clang; tidy and fuzz reuse it).
+# JOBS defaults to nproc. At the end each stage's wall time is printed, also
+# when a stage fails; docs/CONTRIBUTING.md lists what each costs on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
-FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
 CLANG_BUILD=build-ci-clang
 
 # A sanitizer report is a failure, never a warning; leaks count.
@@ -30,6 +32,41 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:halt_on_err
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 
 stage() { printf '\n==== ci: %s ====\n' "$*"; }
+
+# Wall time of each stage run so far, printed on exit (pass or fail) so a CI
+# log shows where its minutes went.
+STAGE_NAMES=()
+STAGE_SECONDS=()
+timed() {
+  local name="$1" start rc
+  shift
+  start=$(date +%s)
+  # A subshell with -e of its own: called as `f || ...`, a function would run
+  # with -e off and go on past a failed command.
+  set +e
+  (
+    set -e
+    "$@"
+  )
+  rc=$?
+  set -e
+  STAGE_NAMES+=("$name")
+  STAGE_SECONDS+=($(($(date +%s) - start)))
+  [ "$rc" -eq 0 ] || STAGE_NAMES[-1]="$name (FAILED)"
+  return "$rc"
+}
+print_times() {
+  local rc=$? i total=0
+  [ ${#STAGE_NAMES[@]} -gt 0 ] || return "$rc"
+  printf '\n==== ci: wall time per stage ====\n'
+  for i in "${!STAGE_NAMES[@]}"; do
+    printf '  %-22s %5d s\n' "${STAGE_NAMES[$i]}" "${STAGE_SECONDS[$i]}"
+    total=$((total + STAGE_SECONDS[i]))
+  done
+  printf '  %-22s %5d s (%d min)\n' total "$total" $(((total + 59) / 60))
+  return "$rc"
+}
+trap print_times EXIT
 
 run_format() {
   stage "clang-format"
@@ -49,6 +86,7 @@ run_format() {
 # The clang build: -O1 with line tables (enough for symbolized sanitizer
 # reports, about half the compile time of -O2 -g), no benchmarks (they are
 # timed, never run, in CI), every object instrumented for libFuzzer coverage.
+# Its compile_commands.json is what clang-tidy reads.
 configure_clang() {
   CC=clang CXX=clang++ cmake -S . -B "$CLANG_BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" \
@@ -56,17 +94,29 @@ configure_clang() {
     -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
 }
 
-# The src/ files HEAD's commit changed (a merge: what it brings to its first
-# parent). A headers' findings are reported through the .cc files that include
-# it, so a changed foo.h checks foo.cc. Without a parent (a shallow clone, the
-# first commit) every src/ file is checked.
+# The src/ .cc files to check for HEAD's commit (a merge: what it brings to
+# its first parent). clang-tidy reports a header's findings through a .cc that
+# includes it (HeaderFilterRegex), so a changed foo.h checks foo.cc, or, when
+# there is none, the first src/ .cc that includes it. Without a parent (a
+# shallow clone, the first commit) every src/ file is checked.
 tidy_files() {
   if [ "${TIDY_ALL:-0}" = 1 ] || ! git rev-parse -q --verify HEAD^1 >/dev/null; then
     git ls-files 'src/*.cc'
     return
   fi
+  local f cc
   git diff --name-only --diff-filter=AMR HEAD^1 HEAD -- 'src/*.cc' 'src/*.h' |
-    sed 's/\.h$/.cc/' | sort -u | while IFS= read -r f; do [ -f "$f" ] && echo "$f"; done
+    while IFS= read -r f; do
+      case "$f" in
+        *.cc) [ -f "$f" ] && echo "$f" ;;
+        *.h)
+          cc="${f%.h}.cc"
+          [ -f "$cc" ] ||
+            cc="$(git grep -l -F "#include \"${f#src/}\"" -- 'src/*.cc' | head -1 || true)"
+          [ -n "$cc" ] && echo "$cc"
+          ;;
+      esac
+    done | sort -u
 }
 
 run_tidy() {
@@ -75,7 +125,7 @@ run_tidy() {
   local files log
   mapfile -t files < <(tidy_files)
   if [ ${#files[@]} -eq 0 ]; then
-    echo "HEAD changes no src/ C++ file"
+    echo "HEAD ($(git rev-parse --short HEAD)) changes no src/ C++ file: nothing to check"
     return 0
   fi
   printf '  %s\n' "${files[@]}"
@@ -89,34 +139,41 @@ run_tidy() {
     return 1
   fi
   rm -f "$log"
-  echo "clang-tidy: no finding"
+  echo "clang-tidy: no finding in ${#files[@]} file(s)"
 }
 
-run_gcc() {
-  stage "gcc -Werror build and tests"
+gcc_build() {
+  stage "gcc -Werror build"
   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DGPUPLAN_WERROR=ON >/dev/null
   cmake --build build -j "$JOBS"
+}
+gcc_tests() {
+  stage "gcc tests"
   (cd build && ctest --output-on-failure -j "$JOBS")
 }
 
+clang_build() {
+  stage "clang -Werror + ASan/UBSan build"
+  configure_clang
+  cmake --build "$CLANG_BUILD" -j "$JOBS"
+}
 # Under the sanitizers every test runs but two, which test nothing the
 # sanitizers can see: InstallAndDeb checks what `cmake --install` and cpack
 # package (the GCC stage runs it), and BrowserPageTest checks the page's
 # JavaScript in Chromium, which is not instrumented; the server handlers it
 # calls are called by server_test here. The fuzz corpus replays
 # (fuzz_*_corpus) run here, under ASan and UBSan.
-run_clang() {
-  stage "clang -Werror + ASan/UBSan build and tests"
-  configure_clang
-  cmake --build "$CLANG_BUILD" -j "$JOBS"
+clang_tests() {
+  stage "clang tests under ASan/UBSan"
   (cd "$CLANG_BUILD" &&
     ctest --output-on-failure -j "$JOBS" -E '^(InstallAndDeb|BrowserPageTest)$')
 }
 
-# One harness, FUZZ_SECONDS, over a scratch copy of its seed corpus; a crash
-# input is kept in $CLANG_BUILD/fuzz-artifacts/ to be added to the corpus.
+# One harness, FUZZ_SECONDS, over a scratch copy of its seed corpus. A failing
+# input is written to $CLANG_BUILD/fuzz-artifacts/ and named with the command
+# that reproduces it; cut it down and add it to the corpus with the fix.
 fuzz_one() {
-  local bin="$1" name corpus work log rc=0
+  local bin="$1" name corpus work log rc=0 input
   name="$(basename "$bin")"
   corpus="tests/fuzz/corpus/${name#fuzz_}"
   work="$(mktemp -d)"
@@ -127,14 +184,24 @@ fuzz_one() {
   # bad_laughs.yaml) takes 0.3 s; 30 s is wall time on a machine that may be
   # busy with the other harness.
   "$bin" -max_total_time="$FUZZ_SECONDS" -rss_limit_mb=2048 -timeout=30 -print_final_stats=1 \
-    -artifact_prefix="$CLANG_BUILD/fuzz-artifacts/$name-" "$work" >"$log" 2>&1 || rc=$?
+    -artifact_prefix="$PWD/$CLANG_BUILD/fuzz-artifacts/$name-" "$work" >"$log" 2>&1 || rc=$?
   printf -- '-- %s: %s executions, %s, peak RSS %s MB\n' "$name" \
     "$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")" \
     "$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -1)" \
     "$(sed -n 's/^stat::peak_rss_mb: *//p' "$log")"
   if [ "$rc" -ne 0 ]; then
     grep -v -E '^#[0-9]+|^INFO:' "$log" | tail -60 >&2
-    echo "$name failed (exit $rc); the input is in $CLANG_BUILD/fuzz-artifacts/" >&2
+    input="$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -1)"
+    {
+      echo "FUZZ FAILURE: $name exited $rc"
+      if [ -n "$input" ]; then
+        echo "  reproducer: $input"
+        echo "  reproduce:  $PWD/$bin $input"
+      else
+        echo "  no input was written; see the log above"
+      fi
+    } >&2
+    rc=1 # xargs reports any 1-125; a signal's 128+n would not be
   fi
   rm -rf "$work" "$log"
   return "$rc"
@@ -150,24 +217,55 @@ run_fuzz() {
   export CLANG_BUILD FUZZ_SECONDS
   export -f fuzz_one
   # shellcheck disable=SC2016  # $1 is the inner shell's
-  printf '%s\n' "${bins[@]}" | xargs -P "$JOBS" -I{} bash -c 'fuzz_one "$1"' _ {}
+  if ! printf '%s\n' "${bins[@]}" | xargs -P "$JOBS" -I{} bash -c 'fuzz_one "$1"' _ {}; then
+    echo "fuzz: a harness failed (FUZZ FAILURE above names the reproducer)" >&2
+    return 1
+  fi
+  echo "fuzz: ${#bins[@]} harnesses, no finding"
+}
+
+# Every stage, cheapest first; the first to fail stops the run. tidy needs
+# only the clang configure (its compile_commands.json), so it runs before the
+# builds; fuzz runs the harnesses the clang build made.
+#
+# FUZZ_SECONDS in check: 30 s a harness, 13 harnesses two at a time on CI's
+# 2 cores, is ~3.5 min, which keeps the whole check (1,415 s before tidy and
+# fuzz joined it; CONTRIBUTING.md has the stage times) well inside CI's 90
+# minutes even when a shallow clone makes tidy check every file (~15 min).
+run_check() {
+  timed format run_format
+  timed tidy run_tidy
+  timed "gcc build" gcc_build
+  timed "gcc tests" gcc_tests
+  timed "clang build" clang_build
+  timed "clang tests" clang_tests
+  timed fuzz run_fuzz
 }
 
 case "${1:-check}" in
-  format) run_format ;;
-  tidy) run_tidy ;;
-  gcc) run_gcc ;;
-  clang) run_clang ;;
-  fuzz)
-    configure_clang
-    cmake --build "$CLANG_BUILD" -j "$JOBS"
-    run_fuzz
+  format) timed format run_format ;;
+  tidy) timed tidy run_tidy ;;
+  gcc)
+    timed "gcc build" gcc_build
+    timed "gcc tests" gcc_tests
     ;;
-  # What .ci/run gates on: the stages seen to pass end to end on a clean
-  # clone (format, GCC, Clang -Werror under ASan/UBSan with every fuzz corpus
-  # replayed). Tidy and the timed fuzz runs join once a whole `all` run has
-  # passed within CI's 90 minutes on 2 cores (docs/CONTRIBUTING.md, "CI").
-  check) run_format; run_gcc; run_clang ;;
-  all) run_format; run_tidy; run_gcc; run_clang; run_fuzz ;;
+  clang)
+    timed "clang build" clang_build
+    timed "clang tests" clang_tests
+    ;;
+  fuzz)
+    FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
+    timed "clang build" clang_build
+    timed fuzz run_fuzz
+    ;;
+  check)
+    FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
+    run_check
+    ;;
+  all)
+    FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
+    TIDY_ALL=1
+    run_check
+    ;;
   *) echo "usage: scripts/ci.sh [check|all|format|tidy|gcc|clang|fuzz]" >&2; exit 2 ;;
 esac
