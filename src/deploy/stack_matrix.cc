@@ -47,7 +47,7 @@ std::strong_ordering operator<=>(const Version& a, const Version& b) {
   return std::strong_ordering::equal;
 }
 
-bool operator==(const Version& a, const Version& b) { return (a <=> b) == 0; }
+bool operator==(const Version& a, const Version& b) { return std::is_eq(a <=> b); }
 
 std::string PytorchWheel::variant() const {
   return "cu" + std::to_string(cuda.major()) + std::to_string(cuda.minor());

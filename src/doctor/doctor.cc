@@ -152,7 +152,7 @@ Check autostop_check(const DoctorOptions& options, int64_t now) {
                                                               : decision.find(' ') + 1) +
       ")";
   // The timer runs once a minute: a check older than 5 minutes means it stopped.
-  if (now - decided > 5 * 60) {
+  if (now - decided > int64_t{5} * 60) {
     return {"autostop", CheckStatus::kWarn,
             detail + "; but the last check was " + std::to_string((now - decided) / 60) +
                 " min ago: is gpuplan-autostop.timer running?"};

@@ -154,7 +154,7 @@ class DlNvml final : public Nvml {
   explicit DlNvml(void* h) : lib_(h) {}
 
   Status bind() {
-    const char* kLib = "libnvidia-ml.so.1";
+    constexpr const char* kLib = "libnvidia-ml.so.1";
     init_ = lib_.get<nvmlReturn_t (*)()>("nvmlInit_v2");
     shutdown_ = lib_.get<nvmlReturn_t (*)()>("nvmlShutdown");
     error_string_ = lib_.get<const char* (*)(nvmlReturn_t)>("nvmlErrorString");
@@ -297,7 +297,7 @@ class DlCuda final : public CudaDriver {
   explicit DlCuda(void* h) : lib_(h) {}
 
   Status bind() {
-    const char* kLib = "libcuda.so.1";
+    constexpr const char* kLib = "libcuda.so.1";
     init_ = lib_.get<CUresult (*)(unsigned)>("cuInit");
     error_string_ = lib_.get<CUresult (*)(CUresult, const char**)>("cuGetErrorString");
     count_ = lib_.get<CUresult (*)(int*)>("cuDeviceGetCount");

@@ -47,7 +47,6 @@ namespace gpuplan::estimate {
 using namespace internal;
 using strings::fixed;
 using workload::Kind;
-using workload::Precision;
 
 namespace internal {
 

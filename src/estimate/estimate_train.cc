@@ -14,8 +14,6 @@
 namespace gpuplan::estimate::internal {
 
 using strings::fixed;
-using workload::Kind;
-using workload::Precision;
 
 namespace {
 

@@ -101,6 +101,7 @@ World random_world(unsigned seed) {
   }
   int n_regions = 2 + pick(3);
   std::vector<std::string> regions;
+  regions.reserve(static_cast<size_t>(n_regions));
   for (int r = 0; r < n_regions; ++r) regions.push_back("zr" + std::to_string(r));
   const double factor[] = {1.0, 0.3, 0.6, 0.4, 0.7, 0.5};
   std::vector<Offer> offers;

@@ -108,6 +108,7 @@ void anomalies(const VmReport& vm, const AnomalyRule& rule, std::vector<Finding>
     }
     const double med = median(window);
     std::vector<double> dev;
+    dev.reserve(window.size());
     for (double w : window) dev.push_back(std::fabs(w - med));
     const double sigma = kMadToSigma * median(dev);
     const double threshold = med + std::max(rule.k * sigma, rule.min_excess_hours * rate);

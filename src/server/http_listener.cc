@@ -347,10 +347,8 @@ void HttpListener::Impl::loop() {
         close_conn(ids[i]);  // the client left (or half-closed) before its answer
       } else if (c.state == Conn::State::kWriting) {
         on_writable(ids[i], c);
-      } else if (fds[i].revents & (POLLIN | POLLERR | POLLHUP)) {
-        on_readable(ids[i], c);
-      } else if (fds[i].revents & POLLRDHUP) {
-        on_readable(ids[i], c);  // reads the EOF and closes
+      } else if (fds[i].revents & (POLLIN | POLLERR | POLLHUP | POLLRDHUP)) {
+        on_readable(ids[i], c);  // on POLLRDHUP it reads the EOF and closes
       }
     }
     expire(Clock::now());

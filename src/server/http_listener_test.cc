@@ -337,6 +337,7 @@ TEST(HttpListener, SlowClientsDoNotStarveTheHealthProbe) {
   const long rss_before = rss_kib();
 
   std::vector<int> slow;
+  slow.reserve(50);
   for (int i = 0; i < 50; ++i) slow.push_back(connect_to(*port));
   std::atomic<bool> done{false};
   std::thread dripping([&] {
@@ -350,6 +351,7 @@ TEST(HttpListener, SlowClientsDoNotStarveTheHealthProbe) {
   const std::string body((std::istreambuf_iterator<char>(yaml)), {});
   std::vector<std::thread> planners;
   std::atomic<int> plans_ok{0};
+  planners.reserve(4);
   for (int i = 0; i < 4; ++i)
     planners.emplace_back([&] {
       while (!done) {

@@ -19,7 +19,7 @@
 namespace gpuplan::server {
 
 struct HttpLimits {
-  size_t max_head_bytes = 16 * 1024;  // request line + header fields
+  size_t max_head_bytes = size_t{16} * 1024;  // request line + header fields
   size_t max_body_bytes = 1 << 20;
 };
 

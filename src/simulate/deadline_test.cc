@@ -39,7 +39,7 @@ class Dp {
   // spot now) — a second-order chain that tells a fresh spot window from an
   // established one.
   Dp(const Grid& gr, int order) : gr_(gr), width_(gr.Cu + 1), m_(1 << order) {
-    next_.assign(static_cast<size_t>(m_ * gr.ns() * width_), kInf);
+    next_.assign(static_cast<size_t>(m_) * gr.ns() * width_, kInf);
     cur_.assign(next_.size(), kInf);
   }
 

@@ -385,9 +385,9 @@ std::unique_ptr<ScalingPolicy> make_reserve_policy(const std::string& name,
 }
 
 const std::vector<std::string>& reserve_policy_names() {
-  static const std::vector<std::string> names = {"payg-only", "reserve-upfront", "advisor",
-                                                 "forecast-reserve"};
-  return names;
+  static const std::vector<std::string> kNames = {"payg-only", "reserve-upfront", "advisor",
+                                                  "forecast-reserve"};
+  return kNames;
 }
 
 }  // namespace gpuplan::simulate

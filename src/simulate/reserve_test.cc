@@ -128,6 +128,7 @@ TEST(Reserve, AdvisorBuysTheBreakEvenQuantityOfTheLookback) {
   // A week alternating 4 and 8 VMs; break-even 0.6: the 8th unit is used
   // half the hours (< 60 %), the 4th all of them, so Advisor holds 4.
   std::vector<int32_t> v;
+  v.reserve(168);
   for (int h = 0; h < 168; ++h) v.push_back(h % 2 ? 8 : 4);
   auto p = make_reserve_policy("advisor", {});
   ReserveRun r = run_reserve(demand_of(v), prices(10, 6), *p, nullptr, 0);

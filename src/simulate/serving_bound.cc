@@ -219,7 +219,7 @@ ServingBoundModel::ServingBoundModel(const DemandProfile& p, const ServingConfig
     const int top = std::min(r, cap);
     peak_ = std::max(peak_, top);
     // need[n - floor] = misses so that n VMs hold the tick.
-    need.assign(static_cast<size_t>(top - floor_ + 1), 0);
+    need.assign(static_cast<size_t>(top - floor_) + 1, 0);
     for (const Constraint& k : cs)
       for (int n = floor_; n <= top; ++n)
         need[static_cast<size_t>(n - floor_)] =

@@ -82,7 +82,7 @@ TEST(EventQueue, PayloadSurvivesAndLargeHeapsPopInOrder) {
   std::vector<std::pair<SimTime, uint32_t>> popped;
   for (int round = 0; round < 50; ++round) {
     for (int i = 0; i < 200; ++i) {
-      const SimTime t = static_cast<SimTime>(round * 100 + rng.below(500));
+      const SimTime t = static_cast<SimTime>(round * uint64_t{100} + rng.below(500));
       q.push(t, 0, id % EventQueue::kMaxPayload);
       all.push_back({t, id++});
     }
@@ -307,6 +307,7 @@ TEST(Deadline, HindsightOptimumEqualsBruteForce) {
   Rng rng(11);
   for (int trial = 0; trial < 25; ++trial) {
     std::vector<int> avail;
+    avail.reserve(12);
     for (int i = 0; i < 12; ++i) avail.push_back(rng.uniform() < 0.6 ? 1 : 0);
     const SpotTrace t = make_trace(avail);
     double best = 1e300;
@@ -618,6 +619,7 @@ TEST(Serving, LowerBoundHoldsAgainstEveryScheduleOfSmallTraces) {
 // routing over two replicas matters.
 std::vector<Request> busy_requests() {
   std::vector<Request> v;
+  v.reserve(400);
   for (int i = 0; i < 400; ++i)
     v.push_back(
         {seconds(0.02 * i), static_cast<float>(30 + (i % 7) * 10), static_cast<float>(5 + i % 11)});
@@ -698,14 +700,14 @@ Result<SimReport> serve_on(const std::string& size, int tp, const std::string& f
                            "\npolicies: " + policies + "\n";
   auto s = parse_scenario_string(text, "multi-gpu");
   if (!s) return tl::unexpected(s.error());
-  static const auto cat = catalog::Catalog::load_embedded();
-  if (!cat) return tl::unexpected(cat.error());
-  return run_scenario(*s, cat->get(), RunOptions{});
+  static const auto kCatalog = catalog::Catalog::load_embedded();
+  if (!kCatalog) return tl::unexpected(kCatalog.error());
+  return run_scenario(*s, kCatalog->get(), RunOptions{});
 }
 
 double gpus_of(const std::string& size) {
-  static const auto cat = catalog::Catalog::load_embedded();
-  return (*cat)->find_size(size)->gpu_count;
+  static const auto kCatalog = catalog::Catalog::load_embedded();
+  return (*kCatalog)->find_size(size)->gpu_count;
 }
 
 TEST(Serving, MultiGpuSizesBillVmsAndTheBoundStaysBelowPoliciesThatMeetTheSlo) {
@@ -1144,7 +1146,7 @@ namespace {
 // target, or at its own attainment when it fell short), and slo-guard keeps
 // the target on the synthetic weeks it was written for.
 TEST(Serving, EveryExampleHasCostVsOptimalAtLeastOne) {
-  static const auto cat = catalog::Catalog::load_embedded();
+  const auto cat = catalog::Catalog::load_embedded();
   ASSERT_TRUE(cat);
   for (const char* name : {"sim-serve-conv.yaml", "sim-serve-week.yaml", "sim-serve-longctx.yaml",
                            "sim-serve-growth.yaml", "sim-serve-day.yaml"}) {
@@ -1173,7 +1175,7 @@ TEST(Serving, EveryExampleHasCostVsOptimalAtLeastOne) {
 // second: a fleet really reaches its cost, so it meets the attainment
 // target, costs at least the bound, and says what it is.
 TEST(Serving, HindsightMeetsTheTargetAtACostAboveTheBound) {
-  static const auto cat = catalog::Catalog::load_embedded();
+  const auto cat = catalog::Catalog::load_embedded();
   ASSERT_TRUE(cat);
   for (const char* name : {"sim-serve-conv.yaml", "sim-serve-longctx.yaml"}) {
     SCOPED_TRACE(name);
@@ -1197,7 +1199,7 @@ TEST(Serving, HindsightMeetsTheTargetAtACostAboveTheBound) {
 }
 
 TEST(Serving, HindsightRunsOnlyWhenNamed) {
-  static const auto cat = catalog::Catalog::load_embedded();
+  const auto cat = catalog::Catalog::load_embedded();
   ASSERT_TRUE(cat);
   auto s = parse_scenario_file(std::string(GPUPLAN_SOURCE_DIR) + "/examples/sim-serve-conv.yaml");
   ASSERT_TRUE(s);
@@ -1266,7 +1268,7 @@ namespace {
 // says what the export cannot express and names the nearest exportable rule
 // set that ran, with its simulated SLO and cost.
 TEST(AutoscaleExport, ReportRecommendsTheNearestExportableRuleSetWithItsSlo) {
-  static const auto cat = catalog::Catalog::load_embedded();
+  const auto cat = catalog::Catalog::load_embedded();
   ASSERT_TRUE(cat);
   auto s = parse_scenario_file(std::string(GPUPLAN_SOURCE_DIR) + "/examples/sim-serve-conv.yaml");
   ASSERT_TRUE(s) << s.error().to_string();

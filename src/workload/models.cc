@@ -136,8 +136,8 @@ void shape_from_params(Model& m) {
 }
 
 const std::vector<Model>& builtin_models() {
-  static const std::vector<Model> models = build();
-  return models;
+  static const std::vector<Model> kModels = build();
+  return kModels;
 }
 
 const Model* find_model(std::string_view name) {
