@@ -303,6 +303,50 @@ struct Replays {
   int hindsight_runs = 0;
 };
 
+// One policy's replay. static-peak and hindsight wait for the profile pass
+// (static-peak's size, hindsight's future); hindsight is a search over
+// several replays and records its margin and run count in `out`.
+Result<ServingRun> replay_one(const Scenario& s, const ServingConfig& c, const PolicyContext& ctx,
+                              const std::string& name,
+                              const std::shared_future<Result<ProfileOut>>& profile_f,
+                              const std::string& trace, uint64_t seed, std::string* log,
+                              bool timeline, Replays& out) {
+  const ServingSpec& spec = s.serving();
+  PolicyContext pc = ctx;
+  if (name == "static-peak" || name == "hindsight") {
+    const Result<ProfileOut>& pr = profile_f.get();
+    if (!pr) return tl::unexpected(pr.error());
+    pc.peak_replicas = std::min(c.max_replicas,
+                                pr->profile.peak_replicas(c.target_utilization, c.replicas_per_vm));
+    if (name == "hindsight") {
+      GPUPLAN_TRY(HindsightRun h,
+                  run_hindsight(c, pr->profile, pc, [&](ScalingPolicy& p) -> Result<ServingRun> {
+                    GPUPLAN_TRY(auto src, open_demand(s, trace, seed));
+                    return run_serving(c, *src, p, pc, nullptr, timeline);
+                  }));
+      out.hindsight_margin = h.margin;
+      out.hindsight_runs = h.runs;
+      return std::move(h.run);
+    }
+  }
+  std::unique_ptr<ScalingPolicy> pol;
+  if (name == "azure-autoscale")
+    pol = make_azure_autoscale_policy(spec.autoscale);
+  else if (name == "hpa")
+    pol = make_hpa_policy(spec.hpa);
+  else if (name == "slo-guard")
+    pol = make_slo_guard_policy(spec.slo_guard);
+  else if (name == "slo-guard-autoscale")
+    pol = make_slo_guard_autoscale_policy(
+        slo_guard_autoscale_settings(spec.slo_guard, c.startup_s, c.interval_s, AutoscaleTarget{})
+            .rules,
+        spec.slo_guard);
+  else
+    pol = make_serving_policy(name, c);
+  GPUPLAN_TRY(auto src, open_demand(s, trace, seed));
+  return run_serving(c, *src, *pol, pc, log, timeline);
+}
+
 // The profile pass and each policy's run are independent replays of the
 // same demand: they run on up to hardware_concurrency threads. Only
 // static-peak waits for the profile. Results, logs and errors are gathered
@@ -310,7 +354,6 @@ struct Replays {
 Replays replay_policies(const Scenario& s, const ServingConfig& c, const PolicyContext& ctx,
                         const std::vector<std::string>& policies, const std::string& trace,
                         uint64_t seed, bool event_log, bool timeline) {
-  const ServingSpec& spec = s.serving();
   const std::shared_future<Result<ProfileOut>> profile_f =
       std::async(std::launch::async, [&]() -> Result<ProfileOut> {
         ProfileOut out;
@@ -326,59 +369,9 @@ Replays replay_policies(const Scenario& s, const ServingConfig& c, const PolicyC
               std::vector<std::string>(policies.size()), ProfileOut{}};
   std::atomic<size_t> next_job{0};
   const auto worker = [&] {
-    for (size_t i; (i = next_job++) < policies.size();) {
-      const std::string& name = policies[i];
-      PolicyContext pc = ctx;
-      if (name == "static-peak") {  // the only policy that reads peak_replicas
-        const Result<ProfileOut>& pr = profile_f.get();
-        if (!pr) {
-          out.runs[i] = tl::unexpected(pr.error());
-          continue;
-        }
-        pc.peak_replicas = std::min(
-            c.max_replicas, pr->profile.peak_replicas(c.target_utilization, c.replicas_per_vm));
-      }
-      if (name == "hindsight") {  // reads the future from the profile, searches its margin
-        const Result<ProfileOut>& pr = profile_f.get();
-        if (!pr) {
-          out.runs[i] = tl::unexpected(pr.error());
-          continue;
-        }
-        auto h = run_hindsight(c, pr->profile, pc, [&](ScalingPolicy& p) -> Result<ServingRun> {
-          GPUPLAN_TRY(auto src, open_demand(s, trace, seed));
-          return run_serving(c, *src, p, pc, nullptr, timeline);
-        });
-        if (!h) {
-          out.runs[i] = tl::unexpected(h.error());
-          continue;
-        }
-        out.hindsight_margin = h->margin;
-        out.hindsight_runs = h->runs;
-        out.runs[i] = std::move(h->run);
-        continue;
-      }
-      std::unique_ptr<ScalingPolicy> pol;
-      if (name == "azure-autoscale")
-        pol = make_azure_autoscale_policy(spec.autoscale);
-      else if (name == "hpa")
-        pol = make_hpa_policy(spec.hpa);
-      else if (name == "slo-guard")
-        pol = make_slo_guard_policy(spec.slo_guard);
-      else if (name == "slo-guard-autoscale")
-        pol = make_slo_guard_autoscale_policy(
-            slo_guard_autoscale_settings(spec.slo_guard, c.startup_s, c.interval_s,
-                                         AutoscaleTarget{})
-                .rules,
-            spec.slo_guard);
-      else
-        pol = make_serving_policy(name, c);
-      auto src = open_demand(s, trace, seed);
-      if (!src) {
-        out.runs[i] = tl::unexpected(src.error());
-        continue;
-      }
-      out.runs[i] = run_serving(c, **src, *pol, pc, event_log ? &out.logs[i] : nullptr, timeline);
-    }
+    for (size_t i; (i = next_job++) < policies.size();)
+      out.runs[i] = replay_one(s, c, ctx, policies[i], profile_f, trace, seed,
+                               event_log ? &out.logs[i] : nullptr, timeline, out);
   };
   {
     const size_t hw = std::max(1u, std::thread::hardware_concurrency());
@@ -462,6 +455,59 @@ void recommend_export(const Scenario& s, const ServingConfig& c, const std::vect
 
 }  // namespace
 
+// The report's notes on the bound, the hindsight search, the export, the
+// fleet's reach and the demand.
+void add_notes(const Scenario& s, const ServingConfig& c, const ServingBound& bound,
+               const DemandProfile& profile, int peak_replicas, const Replays& replays,
+               SimReport& rep) {
+  rep.notes.push_back(
+      "optimal: a lower bound on any fleet of this size meeting the SLO for " +
+      strings::fixed(bound.attainment * 100, 1) +
+      " % of requests under the same physics (serial prefills within the TTFT at every "
+      "second's peak, at most " +
+      "the TPOT-bound batch per replica, the same start-up delay and fleet limits); it serves no "
+      "requests, so its latency fields are null; a policy below the target is compared with the "
+      "bound at its own attainment");
+  if (replays.hindsight_runs > 0)
+    rep.notes.push_back(
+        "hindsight: a schedule that knows every future arrival (not a deployable policy): the "
+        "need of each interval from now to one start-up ahead, its prefill at the TPOT stall "
+        "limit times a margin m, searched over " +
+        std::to_string(replays.hindsight_runs) +
+        " engine runs; m = " + strings::fixed(replays.hindsight_margin, 3) +
+        ". A fleet reaches its cost, so the optimum lies between the optimal row and it");
+  recommend_export(s, c, rep.policies, rep.notes);
+  if (bound.max_attainment < c.slo_attainment)
+    rep.notes.push_back("no fleet within max_replicas reaches " +
+                        strings::fixed(c.slo_attainment * 100, 1) + " %: at most " +
+                        strings::fixed(bound.max_attainment * 100, 2) + " % (" +
+                        std::to_string(profile.hopeless) +
+                        " requests cannot meet the SLO on any fleet of this size)");
+  rep.notes.push_back("requests " + std::to_string(profile.requests) + ", mean " +
+                      strings::fixed(profile.mean_input, 0) + " input / " +
+                      strings::fixed(profile.mean_output, 0) +
+                      " output tokens; static-peak holds " + std::to_string(peak_replicas) +
+                      (c.replicas_per_vm > 1 ? " VMs" : " replicas"));
+}
+
+// What every serving policy knows before the run: the price, the start-up
+// delay, the fleet limits, the SLO, and one replica's slots and decode step.
+PolicyContext policy_context(const ServingConfig& c, double od_usd_per_hour) {
+  PolicyContext ctx;
+  ctx.od_usd_per_hour = od_usd_per_hour;
+  ctx.startup_s = c.startup_s;
+  ctx.min_replicas = c.min_replicas;
+  ctx.max_replicas = c.max_replicas;
+  ctx.ttft_slo_s = c.ttft_slo_s;
+  ctx.tpot_slo_s = c.tpot_slo_s;
+  ctx.slo_attainment = c.slo_attainment;
+  ctx.replicas_per_vm = c.replicas_per_vm;
+  ctx.slots_per_replica = c.replica.batch_at_slo(c.tpot_slo_s);
+  ctx.step_base_s = c.replica.step_base_s;
+  ctx.step_per_seq_s = c.replica.step_per_seq_s;
+  return ctx;
+}
+
 Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog* cat,
                                        const RunOptions& o) {
   const ServingSpec& spec = s.serving();
@@ -492,18 +538,7 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
   fleet_config(s, cat, tp, c, rep);
 
   // The replays, then the bound from the demand's profile.
-  PolicyContext ctx;
-  ctx.od_usd_per_hour = prices.od;
-  ctx.startup_s = c.startup_s;
-  ctx.min_replicas = c.min_replicas;
-  ctx.max_replicas = c.max_replicas;
-  ctx.ttft_slo_s = c.ttft_slo_s;
-  ctx.tpot_slo_s = c.tpot_slo_s;
-  ctx.slo_attainment = c.slo_attainment;
-  ctx.replicas_per_vm = c.replicas_per_vm;
-  ctx.slots_per_replica = c.replica.batch_at_slo(c.tpot_slo_s);
-  ctx.step_base_s = c.replica.step_base_s;
-  ctx.step_per_seq_s = c.replica.step_per_seq_s;
+  PolicyContext ctx = policy_context(c, prices.od);
   Replays replays = replay_policies(s, c, ctx, policies, trace, rep.seed, o.event_log, o.timeline);
   GPUPLAN_TRY(ProfileOut prof, std::move(replays.profile));
   const DemandProfile& profile = prof.profile;
@@ -542,34 +577,7 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
   tr.policies.push_back(opt);
   rep.policies = tr.policies;
   rep.traces.push_back(std::move(tr));
-  rep.notes.push_back(
-      "optimal: a lower bound on any fleet of this size meeting the SLO for " +
-      strings::fixed(bound.attainment * 100, 1) +
-      " % of requests under the same physics (serial prefills within the TTFT at every "
-      "second's peak, at most " +
-      "the TPOT-bound batch per replica, the same start-up delay and fleet limits); it serves no "
-      "requests, so its latency fields are null; a policy below the target is compared with the "
-      "bound at its own attainment");
-  if (replays.hindsight_runs > 0)
-    rep.notes.push_back(
-        "hindsight: a schedule that knows every future arrival (not a deployable policy): the "
-        "need of each interval from now to one start-up ahead, its prefill at the TPOT stall "
-        "limit times a margin m, searched over " +
-        std::to_string(replays.hindsight_runs) +
-        " engine runs; m = " + strings::fixed(replays.hindsight_margin, 3) +
-        ". A fleet reaches its cost, so the optimum lies between the optimal row and it");
-  recommend_export(s, c, rep.policies, rep.notes);
-  if (bound.max_attainment < c.slo_attainment)
-    rep.notes.push_back("no fleet within max_replicas reaches " +
-                        strings::fixed(c.slo_attainment * 100, 1) + " %: at most " +
-                        strings::fixed(bound.max_attainment * 100, 2) + " % (" +
-                        std::to_string(profile.hopeless) +
-                        " requests cannot meet the SLO on any fleet of this size)");
-  rep.notes.push_back("requests " + std::to_string(profile.requests) + ", mean " +
-                      strings::fixed(profile.mean_input, 0) + " input / " +
-                      strings::fixed(profile.mean_output, 0) +
-                      " output tokens; static-peak holds " + std::to_string(ctx.peak_replicas) +
-                      (c.replicas_per_vm > 1 ? " VMs" : " replicas"));
+  add_notes(s, c, bound, profile, ctx.peak_replicas, replays, rep);
   return rep;
 }
 
