@@ -12,7 +12,7 @@
 #include "simulate/deadline.h"
 #include "simulate/reserve.h"
 #include "simulate/serving.h"
-#include "workload/yaml_load.h"
+#include "workload/yaml_reader.h"
 
 namespace gpuplan::cli {
 
@@ -96,7 +96,7 @@ Where field_where(const std::string& file, const std::string& field, std::string
   Where where{file, 0, 0, field};
   auto text = files::read_text(file);
   if (!text) return where;
-  auto root = workload::load_yaml(*text, file);
+  auto root = yaml::load(*text, file);
   if (!root) return where;
   // reset(), not operator=, rebinds a YAML::Node (= would assign into the
   // tree); the const operator[] looks up without inserting.
@@ -106,10 +106,7 @@ Where field_where(const std::string& file, const std::string& field, std::string
     if (!parent.IsMap() || !parent[key]) return where;
     node.reset(parent[key]);
   }
-  const YAML::Mark m = find_item(node, value).Mark();
-  if (m.line >= 0) where.line = m.line + 1;
-  if (m.column >= 0) where.column = m.column + 1;
-  return where;
+  return yaml::located(find_item(node, value).Mark(), file, field);
 }
 
 Status check_workload_names(const catalog::Catalog& catalog, const workload::Workload& w) {

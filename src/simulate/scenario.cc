@@ -7,8 +7,8 @@
 // distributions and paths shared by the kinds, the start-up default, and
 // the up-front work estimate the server uses to refuse oversized requests.
 // Each kind's own sections are read in scenario_deadline.cc,
-// scenario_serving.cc and scenario_reserve.cc; the walker and the limits of
-// every key are in internal/scenario_reader.h.
+// scenario_serving.cc and scenario_reserve.cc; the limits of every key are
+// in internal/scenario_parse.h, the walker in workload/yaml_reader.h.
 #include "simulate/scenario.h"
 
 #include <algorithm>
@@ -20,8 +20,8 @@
 #include "core/files.h"
 #include "core/strings.h"
 #include "core/units.h"
-#include "simulate/internal/scenario_reader.h"
-#include "workload/yaml_load.h"
+#include "simulate/internal/scenario_parse.h"
+#include "workload/yaml_reader.h"
 
 namespace gpuplan::simulate {
 
@@ -33,20 +33,20 @@ std::string resolve(const std::string& dir, const std::string& p) {
 }
 
 Status parse_tokens(const Reader& r, const YAML::Node& n, const std::string& f, TokenDist& out) {
-  GPUPLAN_RETURN_IF_ERROR(r.keys(n, f, {"mean", "stddev", "min", "max"}));
+  GPUPLAN_RETURN_IF_ERROR(r.check_map(n, f, {"mean", "stddev", "min", "max"}));
   if (n["mean"]) {
     GPUPLAN_TRY(out.mean, r.positive(n["mean"], f + ".mean", kMaxTokens));
   }
   if (n["stddev"]) {
-    GPUPLAN_TRY(out.stddev, r.num(n["stddev"], f + ".stddev", 0, kMaxTokens));
+    GPUPLAN_TRY(out.stddev, r.number(n["stddev"], f + ".stddev", 0, kMaxTokens));
   }
   if (n["min"]) {
-    GPUPLAN_TRY(out.min, r.num(n["min"], f + ".min", 0, kMaxTokens));
+    GPUPLAN_TRY(out.min, r.number(n["min"], f + ".min", 0, kMaxTokens));
   }
   if (n["max"]) {
     GPUPLAN_TRY(out.max, r.positive(n["max"], f + ".max", kMaxTokens));
   }
-  if (out.min > out.max) return r.bad(n, f, "min is larger than max");
+  if (out.min > out.max) return r.error(n, f, "min is larger than max");
   return {};
 }
 
@@ -71,8 +71,8 @@ namespace {
 
 // `kind:`, the one key every scenario needs. Returns its name as written.
 Result<std::string> parse_kind(const Reader& r, const YAML::Node& root, Scenario& s) {
-  if (!root["kind"]) return r.bad(root, "kind", "required: deadline, serving or reserve");
-  GPUPLAN_TRY(std::string kind, r.str(root["kind"], "kind"));
+  if (!root["kind"]) return r.error(root, "kind", "required: deadline, serving or reserve");
+  GPUPLAN_TRY(std::string kind, r.non_empty_string(root["kind"], "kind"));
   if (kind == "deadline")
     s.spec = DeadlineSpec{};
   else if (kind == "serving")
@@ -80,19 +80,19 @@ Result<std::string> parse_kind(const Reader& r, const YAML::Node& root, Scenario
   else if (kind == "reserve")
     s.spec = ReserveSpec{};
   else
-    return r.bad(root["kind"], "kind",
-                 "expected deadline, serving or reserve, got '" + kind + "'" +
-                     strings::did_you_mean(kind, {"deadline", "serving", "reserve"}));
+    return r.error(root["kind"], "kind",
+                   "expected deadline, serving or reserve, got '" + kind + "'" +
+                       strings::did_you_mean(kind, {"deadline", "serving", "reserve"}));
   return kind;
 }
 
 Status parse_vm(const Reader& r, const YAML::Node& vm, Scenario& s) {
-  GPUPLAN_RETURN_IF_ERROR(r.keys(vm, "vm", {"size", "region"}));
+  GPUPLAN_RETURN_IF_ERROR(r.check_map(vm, "vm", {"size", "region"}));
   if (vm["size"]) {
-    GPUPLAN_TRY(s.vm_size, r.str(vm["size"], "vm.size"));
+    GPUPLAN_TRY(s.vm_size, r.non_empty_string(vm["size"], "vm.size"));
   }
   if (vm["region"]) {
-    GPUPLAN_TRY(s.region, r.str(vm["region"], "vm.region"));
+    GPUPLAN_TRY(s.region, r.non_empty_string(vm["region"], "vm.region"));
   }
   return {};
 }
@@ -100,9 +100,9 @@ Status parse_vm(const Reader& r, const YAML::Node& vm, Scenario& s) {
 // `prices:` overrides the catalog; which prices a scenario may give depends
 // on its kind (a reserve scenario has a reserved price and no spot price).
 Status parse_prices(const Reader& r, const YAML::Node& p, Scenario& s) {
-  GPUPLAN_RETURN_IF_ERROR(r.keys(p, "prices",
-                                 {"on_demand_usd_per_hour", "spot_usd_per_hour", "spot_ratio",
-                                  "reserved_usd_per_hour", "source", "as_of"}));
+  GPUPLAN_RETURN_IF_ERROR(r.check_map(p, "prices",
+                                      {"on_demand_usd_per_hour", "spot_usd_per_hour", "spot_ratio",
+                                       "reserved_usd_per_hour", "source", "as_of"}));
   if (p["on_demand_usd_per_hour"]) {
     GPUPLAN_TRY(double v, r.positive(p["on_demand_usd_per_hour"], "prices.on_demand_usd_per_hour",
                                      internal::kMaxUsdPerHour));
@@ -114,29 +114,29 @@ Status parse_prices(const Reader& r, const YAML::Node& p, Scenario& s) {
     s.spot_usd_per_hour = v;
   }
   if (p["spot_ratio"]) {
-    GPUPLAN_TRY(double v, r.num(p["spot_ratio"], "prices.spot_ratio", 0.001, 1));
+    GPUPLAN_TRY(double v, r.number(p["spot_ratio"], "prices.spot_ratio", 0.001, 1));
     s.spot_ratio = v;
   }
   if (p["reserved_usd_per_hour"]) {
     if (s.kind() != ScenarioKind::kReserve)
-      return r.bad(p["reserved_usd_per_hour"], "prices.reserved_usd_per_hour",
-                   "a price of reserve scenarios only");
+      return r.error(p["reserved_usd_per_hour"], "prices.reserved_usd_per_hour",
+                     "a price of reserve scenarios only");
     GPUPLAN_TRY(double v, r.positive(p["reserved_usd_per_hour"], "prices.reserved_usd_per_hour",
                                      internal::kMaxUsdPerHour));
     s.reservation().reserved_usd_per_hour = v;
   }
   for (const char* k : {"spot_usd_per_hour", "spot_ratio"})
     if (p[k] && s.kind() == ScenarioKind::kReserve)
-      return r.bad(p[k], std::string("prices.") + k, "a reserve scenario has no spot price");
+      return r.error(p[k], std::string("prices.") + k, "a reserve scenario has no spot price");
   if (p["source"]) {
-    GPUPLAN_TRY(s.price_source, r.str(p["source"], "prices.source"));
+    GPUPLAN_TRY(s.price_source, r.non_empty_string(p["source"], "prices.source"));
   }
   if (p["as_of"]) {
-    GPUPLAN_TRY(s.price_as_of, r.str(p["as_of"], "prices.as_of"));
+    GPUPLAN_TRY(s.price_as_of, r.non_empty_string(p["as_of"], "prices.as_of"));
   }
   if (s.spot_usd_per_hour && s.spot_ratio)
-    return r.bad(p["spot_ratio"], "prices.spot_ratio",
-                 "give spot_usd_per_hour or spot_ratio, not both");
+    return r.error(p["spot_ratio"], "prices.spot_ratio",
+                   "give spot_usd_per_hour or spot_ratio, not both");
   return {};
 }
 
@@ -154,9 +154,9 @@ Status parse_policies(const Reader& r, const YAML::Node& pol, const std::string&
   else if (pol.IsSequence())
     for (size_t i = 0; i < pol.size(); ++i) items.push_back(pol[i]);
   else
-    return r.bad(pol, "policies", "expected all, a policy name or a list of names");
+    return r.error(pol, "policies", "expected all, a policy name or a list of names");
   for (const YAML::Node& n : items) {
-    GPUPLAN_TRY(std::string p, r.str(n, "policies"));
+    GPUPLAN_TRY(std::string p, r.non_empty_string(n, "policies"));
     if (p == "all") {
       s.policies.clear();
       break;
@@ -168,7 +168,7 @@ Status parse_policies(const Reader& r, const YAML::Node& pol, const std::string&
       msg += kind;
       msg += " scenario";
       if (auto c = strings::closest(p, names)) msg += "; did you mean '" + *c + "'?";
-      return r.bad(n, "policies", msg);
+      return r.error(n, "policies", msg);
     }
     s.policies.push_back(p);
   }
@@ -180,25 +180,25 @@ Status parse_kind_sections(const Reader& r, const YAML::Node& root, Scenario& s)
   if (s.kind() == ScenarioKind::kDeadline) {
     for (const char* k :
          {"model", "replica", "slo", "demand", "fleet", "hpa", "autoscale", "reservation"})
-      if (root[k]) return r.bad(root[k], k, "not a key of a deadline scenario");
+      if (root[k]) return r.error(root[k], k, "not a key of a deadline scenario");
     return internal::parse_deadline(r, root, s);
   }
   if (s.kind() == ScenarioKind::kReserve) {
     for (const char* k : {"job", "spot", "model", "precision", "tensor_parallel", "replica", "slo",
                           "fleet", "hpa", "autoscale"})
-      if (root[k]) return r.bad(root[k], k, "not a key of a reserve scenario");
+      if (root[k]) return r.error(root[k], k, "not a key of a reserve scenario");
     GPUPLAN_RETURN_IF_ERROR(internal::parse_reserve(r, root, s));
     if (s.vm_size.empty() && (!s.od_usd_per_hour || !s.reservation().reserved_usd_per_hour))
-      return r.bad(root, "vm.size",
-                   "name a VM size (prices come from the catalog) or give "
-                   "prices: {on_demand_usd_per_hour, reserved_usd_per_hour}");
+      return r.error(root, "vm.size",
+                     "name a VM size (prices come from the catalog) or give "
+                     "prices: {on_demand_usd_per_hour, reserved_usd_per_hour}");
     return {};
   }
   for (const char* k : {"job", "spot", "reservation"})
-    if (root[k]) return r.bad(root[k], k, "not a key of a serving scenario");
+    if (root[k]) return r.error(root[k], k, "not a key of a serving scenario");
   GPUPLAN_RETURN_IF_ERROR(internal::parse_serving(r, root, s));
   if (!s.serving().replica && s.serving().model.empty())
-    return r.bad(
+    return r.error(
         root, "model",
         "a serving scenario needs model: (the estimator sizes a replica) or replica: {...}");
   return {};
@@ -208,21 +208,22 @@ Status parse_kind_sections(const Reader& r, const YAML::Node& root, Scenario& s)
 
 Result<Scenario> parse_scenario_string(const std::string& text, const std::string& name,
                                        const std::string& dir) {
-  // Syntax, UTF-8 and keys given twice: workload/yaml_load.h.
-  GPUPLAN_TRY(YAML::Node root, workload::load_yaml(text, name));
+  // Syntax, UTF-8 and keys given twice: workload/yaml_reader.h.
+  GPUPLAN_TRY(YAML::Node root, yaml::load(text, name));
   Reader r(name);
   if (!root || !root.IsMap())
     return invalid_argument("expected a mapping of scenario keys", Where{name, 1, 1, ""});
-  GPUPLAN_RETURN_IF_ERROR(r.keys(root, "",
-                                 {"name", "kind", "vm", "prices", "policies", "runs", "seed", "job",
-                                  "spot", "model", "precision", "tensor_parallel", "replica", "slo",
-                                  "demand", "fleet", "hpa", "autoscale", "reservation"}));
+  GPUPLAN_RETURN_IF_ERROR(
+      r.check_map(root, "",
+                  {"name", "kind", "vm", "prices", "policies", "runs", "seed", "job", "spot",
+                   "model", "precision", "tensor_parallel", "replica", "slo", "demand", "fleet",
+                   "hpa", "autoscale", "reservation"}));
   Scenario s;
   s.file = name;
   s.dir = dir;
   s.name = std::filesystem::path(name).stem().string();
   if (root["name"]) {
-    GPUPLAN_TRY(s.name, r.str(root["name"], "name"));
+    GPUPLAN_TRY(s.name, r.non_empty_string(root["name"], "name"));
   }
   GPUPLAN_TRY(const std::string kind, parse_kind(r, root, s));
   if (const YAML::Node vm = root["vm"]) GPUPLAN_RETURN_IF_ERROR(parse_vm(r, vm, s));
@@ -240,8 +241,8 @@ Result<Scenario> parse_scenario_string(const std::string& text, const std::strin
   GPUPLAN_RETURN_IF_ERROR(parse_kind_sections(r, root, s));
   if (s.vm_size.empty() && (!s.od_usd_per_hour || (s.kind() == ScenarioKind::kDeadline &&
                                                    !s.spot_usd_per_hour && !s.spot_ratio)))
-    return r.bad(root, "vm.size",
-                 "name a VM size (prices come from the catalog) or give prices: explicitly");
+    return r.error(root, "vm.size",
+                   "name a VM size (prices come from the catalog) or give prices: explicitly");
   return s;
 }
 

@@ -8,7 +8,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "simulate/internal/scenario_reader.h"
+#include "simulate/internal/scenario_parse.h"
 #include "simulate/scenario.h"
 
 namespace gpuplan::simulate::internal {
@@ -17,48 +17,49 @@ Status parse_deadline(const Reader& r, const YAML::Node& root, Scenario& s) {
   DeadlineSpec& spec = s.deadline();
   const YAML::Node job = root["job"];
   if (!job)
-    return r.bad(root, "job", "a deadline scenario needs job: {work_hours, deadline_hours}");
-  GPUPLAN_RETURN_IF_ERROR(r.keys(job, "job",
-                                 {"work_hours", "deadline_hours", "changeover_hours",
-                                  "checkpoint_seconds", "eviction_notice_seconds"}));
-  if (!job["work_hours"]) return r.bad(job, "job.work_hours", "required");
-  if (!job["deadline_hours"]) return r.bad(job, "job.deadline_hours", "required");
+    return r.error(root, "job", "a deadline scenario needs job: {work_hours, deadline_hours}");
+  GPUPLAN_RETURN_IF_ERROR(r.check_map(job, "job",
+                                      {"work_hours", "deadline_hours", "changeover_hours",
+                                       "checkpoint_seconds", "eviction_notice_seconds"}));
+  if (!job["work_hours"]) return r.error(job, "job.work_hours", "required");
+  if (!job["deadline_hours"]) return r.error(job, "job.deadline_hours", "required");
   GPUPLAN_TRY(spec.job.work_hours, r.positive(job["work_hours"], "job.work_hours", kMaxHours));
   GPUPLAN_TRY(spec.job.deadline_hours,
               r.positive(job["deadline_hours"], "job.deadline_hours", kMaxHours));
   if (job["changeover_hours"]) {
     GPUPLAN_TRY(spec.job.changeover_hours,
-                r.num(job["changeover_hours"], "job.changeover_hours", 0, kMaxHours));
+                r.number(job["changeover_hours"], "job.changeover_hours", 0, kMaxHours));
   }
   if (job["checkpoint_seconds"]) {
     GPUPLAN_TRY(spec.job.checkpoint_s,
-                r.num(job["checkpoint_seconds"], "job.checkpoint_seconds", 0, kSecondsPerDay));
+                r.number(job["checkpoint_seconds"], "job.checkpoint_seconds", 0, kSecondsPerDay));
   }
   if (job["eviction_notice_seconds"]) {
     GPUPLAN_TRY(spec.job.eviction_notice_s,
-                r.num(job["eviction_notice_seconds"], "job.eviction_notice_seconds", 0, 3600));
+                r.number(job["eviction_notice_seconds"], "job.eviction_notice_seconds", 0, 3600));
   }
   if (spec.job.work_hours + spec.job.changeover_hours > spec.job.deadline_hours)
-    return r.bad(job["deadline_hours"], "job.deadline_hours",
-                 "shorter than work_hours + changeover_hours: not even on-demand can meet it");
+    return r.error(job["deadline_hours"], "job.deadline_hours",
+                   "shorter than work_hours + changeover_hours: not even on-demand can meet it");
   const YAML::Node spot = root["spot"];
   if (!spot)
-    return r.bad(root, "spot",
-                 "a deadline scenario needs spot: {traces: [...]} or spot: {model: ...}");
-  GPUPLAN_RETURN_IF_ERROR(r.keys(spot, "spot", {"traces", "model"}));
+    return r.error(root, "spot",
+                   "a deadline scenario needs spot: {traces: [...]} or spot: {model: ...}");
+  GPUPLAN_RETURN_IF_ERROR(r.check_map(spot, "spot", {"traces", "model"}));
   if (spot["traces"]) {
     const YAML::Node t = spot["traces"];
     if (!t.IsSequence() || t.size() == 0)
-      return r.bad(t, "spot.traces", "expected a non-empty list of trace files");
+      return r.error(t, "spot.traces", "expected a non-empty list of trace files");
     for (size_t i = 0; i < t.size(); ++i) {
-      GPUPLAN_TRY(std::string p, r.str(t[i], "spot.traces[" + std::to_string(i) + "]"));
+      GPUPLAN_TRY(std::string p,
+                  r.non_empty_string(t[i], "spot.traces[" + std::to_string(i) + "]"));
       spec.spot_traces.push_back(resolve(s.dir, p));
     }
   }
   if (spot["model"]) {
     const YAML::Node m = spot["model"];
     GPUPLAN_RETURN_IF_ERROR(
-        r.keys(m, "spot.model", {"mean_up_hours", "mean_down_hours", "gap_seconds", "hours"}));
+        r.check_map(m, "spot.model", {"mean_up_hours", "mean_down_hours", "gap_seconds", "hours"}));
     SpotModel model;
     if (m["mean_up_hours"]) {
       GPUPLAN_TRY(model.mean_up_hours,
@@ -70,8 +71,8 @@ Status parse_deadline(const Reader& r, const YAML::Node& root, Scenario& s) {
                   r.positive(m["mean_down_hours"], "spot.model.mean_down_hours", kMaxHours));
     }
     if (m["gap_seconds"]) {
-      GPUPLAN_TRY(model.gap_seconds, r.num(m["gap_seconds"], "spot.model.gap_seconds",
-                                           kMinGapSeconds, kSecondsPerDay));
+      GPUPLAN_TRY(model.gap_seconds, r.number(m["gap_seconds"], "spot.model.gap_seconds",
+                                              kMinGapSeconds, kSecondsPerDay));
     }
     double hours = 30 * 24;
     if (m["hours"]) {
@@ -81,7 +82,7 @@ Status parse_deadline(const Reader& r, const YAML::Node& root, Scenario& s) {
     spec.spot_model_steps = static_cast<int64_t>(std::ceil(hours * 3600 / model.gap_seconds));
   }
   if (spec.spot_traces.empty() && !spec.spot_model)
-    return r.bad(spot, "spot", "expected traces: [...] or model: {...}");
+    return r.error(spot, "spot", "expected traces: [...] or model: {...}");
   return {};
 }
 

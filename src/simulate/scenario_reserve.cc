@@ -10,7 +10,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "core/strings.h"
-#include "simulate/internal/scenario_reader.h"
+#include "simulate/internal/scenario_parse.h"
 #include "simulate/scenario.h"
 
 namespace gpuplan::simulate::internal {
@@ -20,31 +20,32 @@ namespace {
 // `reservation:`: the term bought and the horizons of the buying policies.
 Status parse_reservation(const Reader& r, const YAML::Node& res, Scenario& s) {
   ReserveSpec& spec = s.reservation();
-  GPUPLAN_RETURN_IF_ERROR(
-      r.keys(res, "reservation", {"term", "review_hours", "lookback_hours", "projection_hours"}));
+  GPUPLAN_RETURN_IF_ERROR(r.check_map(
+      res, "reservation", {"term", "review_hours", "lookback_hours", "projection_hours"}));
   if (res["term"]) {
-    GPUPLAN_TRY(std::string term, r.str(res["term"], "reservation.term"));
+    GPUPLAN_TRY(std::string term, r.non_empty_string(res["term"], "reservation.term"));
     if (term == "1y")
       spec.term_years = 1;
     else if (term == "3y")
       spec.term_years = 3;
     else
-      return r.bad(
+      return r.error(
           res["term"], "reservation.term",
           "expected 1y or 3y, got '" + term + "'" + strings::did_you_mean(term, {"1y", "3y"}));
   }
   if (res["review_hours"]) {
     GPUPLAN_TRY(spec.policy.review_hours,
-                r.num(res["review_hours"], "reservation.review_hours", 1, kHoursPerYear));
+                r.number(res["review_hours"], "reservation.review_hours", 1, kHoursPerYear));
   }
   if (res["lookback_hours"]) {
-    GPUPLAN_TRY(spec.policy.lookback_hours,
-                r.num(res["lookback_hours"], "reservation.lookback_hours", 24, 3 * kHoursPerYear));
+    GPUPLAN_TRY(
+        spec.policy.lookback_hours,
+        r.number(res["lookback_hours"], "reservation.lookback_hours", 24, 3 * kHoursPerYear));
   }
   if (res["projection_hours"]) {
     GPUPLAN_TRY(
         spec.policy.projection_hours,
-        r.num(res["projection_hours"], "reservation.projection_hours", 24, 3 * kHoursPerYear));
+        r.number(res["projection_hours"], "reservation.projection_hours", 24, 3 * kHoursPerYear));
   }
   return {};
 }
@@ -54,40 +55,40 @@ Status parse_reservation(const Reader& r, const YAML::Node& res, Scenario& s) {
 Status parse_synthetic_vms(const Reader& r, const YAML::Node& syn, int term_years,
                            SyntheticVms& sv) {
   const std::string f = "demand.synthetic";
-  GPUPLAN_RETURN_IF_ERROR(r.keys(
+  GPUPLAN_RETURN_IF_ERROR(r.check_map(
       syn, f,
       {"base_vms", "weeks", "growth_per_week", "diurnal_amplitude", "diurnal_peak_hour", "noise"}));
-  if (!syn["base_vms"]) return r.bad(syn, f + ".base_vms", "required");
+  if (!syn["base_vms"]) return r.error(syn, f + ".base_vms", "required");
   GPUPLAN_TRY(sv.base_vms, r.positive(syn["base_vms"], f + ".base_vms", kMaxVms));
   if (syn["weeks"]) {
-    GPUPLAN_TRY(sv.weeks, r.num(syn["weeks"], f + ".weeks", 1, 156));
+    GPUPLAN_TRY(sv.weeks, r.number(syn["weeks"], f + ".weeks", 1, 156));
   }
   if (syn["growth_per_week"]) {
     GPUPLAN_TRY(sv.growth_per_week,
-                r.num(syn["growth_per_week"], f + ".growth_per_week", -0.99, 10));
+                r.number(syn["growth_per_week"], f + ".growth_per_week", -0.99, 10));
   }
   if (syn["diurnal_amplitude"]) {
     GPUPLAN_TRY(sv.diurnal_amplitude,
-                r.num(syn["diurnal_amplitude"], f + ".diurnal_amplitude", 0, 1));
+                r.number(syn["diurnal_amplitude"], f + ".diurnal_amplitude", 0, 1));
   }
   if (syn["diurnal_peak_hour"]) {
     GPUPLAN_TRY(sv.diurnal_peak_hour,
-                r.num(syn["diurnal_peak_hour"], f + ".diurnal_peak_hour", 0, 24));
+                r.number(syn["diurnal_peak_hour"], f + ".diurnal_peak_hour", 0, 24));
   }
   if (syn["noise"]) {
-    GPUPLAN_TRY(sv.noise, r.num(syn["noise"], f + ".noise", 0, 10));
+    GPUPLAN_TRY(sv.noise, r.number(syn["noise"], f + ".noise", 0, 10));
   }
   // The fleet at the end of the growth (noise drawn up to 3 sigma) must stay
   // countable: 1e300 VMs would overflow every counter downstream.
   const double peak = sv.base_vms * std::pow(1 + std::max(0.0, sv.growth_per_week), sv.weeks) *
                       (1 + sv.diurnal_amplitude) * (1 + 3 * sv.noise);
   if (!(peak <= kMaxVms))
-    return r.bad(syn["growth_per_week"] ? syn["growth_per_week"] : syn, f + ".growth_per_week",
-                 "the fleet would grow to " + strings::fixed(std::min(peak, 1e30), 0) +
-                     " VMs; at most " + strings::fixed(kMaxVms, 0));
+    return r.error(syn["growth_per_week"] ? syn["growth_per_week"] : syn, f + ".growth_per_week",
+                   "the fleet would grow to " + strings::fixed(std::min(peak, 1e30), 0) +
+                       " VMs; at most " + strings::fixed(kMaxVms, 0));
   if (sv.weeks * 168 > term_years * kHoursPerYear)
-    return r.bad(syn["weeks"] ? syn["weeks"] : syn, f + ".weeks",
-                 "longer than the reservation term: renewals are not modelled");
+    return r.error(syn["weeks"] ? syn["weeks"] : syn, f + ".weeks",
+                   "longer than the reservation term: renewals are not modelled");
   return {};
 }
 
@@ -100,14 +101,14 @@ Status parse_reserve(const Reader& r, const YAML::Node& root, Scenario& s) {
   }
   const YAML::Node d = root["demand"];
   if (!d)
-    return r.bad(root, "demand", "a reserve scenario needs demand: {alibaba_pods | synthetic}");
+    return r.error(root, "demand", "a reserve scenario needs demand: {alibaba_pods | synthetic}");
   GPUPLAN_RETURN_IF_ERROR(
-      r.keys(d, "demand", {"alibaba_pods", "synthetic", "gpus_per_vm", "time_scale"}));
+      r.check_map(d, "demand", {"alibaba_pods", "synthetic", "gpus_per_vm", "time_scale"}));
   int sources = 0;
   if (d["alibaba_pods"]) {
     ++sources;
     spec.demand.format = "alibaba-pods";
-    GPUPLAN_TRY(std::string p, r.str(d["alibaba_pods"], "demand.alibaba_pods"));
+    GPUPLAN_TRY(std::string p, r.non_empty_string(d["alibaba_pods"], "demand.alibaba_pods"));
     spec.demand.trace = resolve(s.dir, p);
   }
   if (d["gpus_per_vm"]) {
@@ -116,14 +117,14 @@ Status parse_reserve(const Reader& r, const YAML::Node& root, Scenario& s) {
   }
   if (d["time_scale"]) {
     GPUPLAN_TRY(spec.demand.time_scale,
-                r.num(d["time_scale"], "demand.time_scale", kMinTimeScale, kMaxTimeScale));
+                r.number(d["time_scale"], "demand.time_scale", kMinTimeScale, kMaxTimeScale));
   }
   if (const YAML::Node syn = d["synthetic"]) {
     ++sources;
     spec.demand.format = "synthetic-vms";
     GPUPLAN_RETURN_IF_ERROR(parse_synthetic_vms(r, syn, spec.term_years, spec.synthetic_vms));
   }
-  if (sources != 1) return r.bad(d, "demand", "expected exactly one of alibaba_pods, synthetic");
+  if (sources != 1) return r.error(d, "demand", "expected exactly one of alibaba_pods, synthetic");
   return {};
 }
 

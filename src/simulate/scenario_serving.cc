@@ -10,7 +10,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "core/strings.h"
-#include "simulate/internal/scenario_reader.h"
+#include "simulate/internal/scenario_parse.h"
 #include "simulate/scenario.h"
 
 namespace gpuplan::simulate::internal {
@@ -20,24 +20,25 @@ namespace {
 // `replica:` given explicitly instead of estimated: its prefill speed and
 // its decode step time (a base plus a per-sequence part), in ms.
 Status parse_replica(const Reader& r, const YAML::Node& rep, Scenario& s) {
-  GPUPLAN_RETURN_IF_ERROR(r.keys(rep, "replica",
-                                 {"prefill_tokens_per_s", "prefill_fixed_ms", "step_base_ms",
-                                  "step_per_seq_ms", "max_batch", "source"}));
+  GPUPLAN_RETURN_IF_ERROR(r.check_map(rep, "replica",
+                                      {"prefill_tokens_per_s", "prefill_fixed_ms", "step_base_ms",
+                                       "step_per_seq_ms", "max_batch", "source"}));
   ReplicaCapacity c;
   c.source = "scenario file";
   for (const char* k : {"prefill_tokens_per_s", "step_base_ms", "step_per_seq_ms", "max_batch"})
-    if (!rep[k]) return r.bad(rep, std::string("replica.") + k, "required when replica: is given");
+    if (!rep[k])
+      return r.error(rep, std::string("replica.") + k, "required when replica: is given");
   GPUPLAN_TRY(c.prefill_tokens_per_s,
               r.positive(rep["prefill_tokens_per_s"], "replica.prefill_tokens_per_s", 1e9));
   if (rep["prefill_fixed_ms"]) {
-    GPUPLAN_TRY(double ms, r.num(rep["prefill_fixed_ms"], "replica.prefill_fixed_ms", 0, 1e6));
+    GPUPLAN_TRY(double ms, r.number(rep["prefill_fixed_ms"], "replica.prefill_fixed_ms", 0, 1e6));
     c.prefill_fixed_s = ms / 1e3;
   }
   GPUPLAN_TRY(double base, r.positive(rep["step_base_ms"], "replica.step_base_ms", 1e6));
-  GPUPLAN_TRY(double per, r.num(rep["step_per_seq_ms"], "replica.step_per_seq_ms", 0, 1e6));
+  GPUPLAN_TRY(double per, r.number(rep["step_per_seq_ms"], "replica.step_per_seq_ms", 0, 1e6));
   GPUPLAN_TRY(c.max_batch, r.integer(rep["max_batch"], "replica.max_batch", 1, 1 << 20));
   if (rep["source"]) {
-    GPUPLAN_TRY(c.source, r.str(rep["source"], "replica.source"));
+    GPUPLAN_TRY(c.source, r.non_empty_string(rep["source"], "replica.source"));
   }
   c.step_base_s = base / 1e3;
   c.step_per_seq_s = per / 1e3;
@@ -47,10 +48,10 @@ Status parse_replica(const Reader& r, const YAML::Node& rep, Scenario& s) {
 
 Status parse_slo(const Reader& r, const YAML::Node& slo, Scenario& s) {
   ServingSpec& spec = s.serving();
-  GPUPLAN_RETURN_IF_ERROR(r.keys(slo, "slo", {"ttft_ms", "tpot_ms", "attainment"}));
+  GPUPLAN_RETURN_IF_ERROR(r.check_map(slo, "slo", {"ttft_ms", "tpot_ms", "attainment"}));
   if (slo["attainment"]) {
     // At least half: below, "the SLO" describes the exception, not the rule.
-    GPUPLAN_TRY(spec.slo_attainment, r.num(slo["attainment"], "slo.attainment", 0.5, 1));
+    GPUPLAN_TRY(spec.slo_attainment, r.number(slo["attainment"], "slo.attainment", 0.5, 1));
     spec.slo_attainment_given = true;
   }
   if (slo["ttft_ms"]) {
@@ -65,20 +66,20 @@ Status parse_slo(const Reader& r, const YAML::Node& slo, Scenario& s) {
 // demand.synthetic.bursts: windows in which the rate is multiplied.
 Status parse_bursts(const Reader& r, const YAML::Node& b, const std::string& f,
                     SyntheticDemand& sd) {
-  if (!b.IsSequence()) return r.bad(b, f + ".bursts", "expected a list");
+  if (!b.IsSequence()) return r.error(b, f + ".bursts", "expected a list");
   if (b.size() > kMaxBursts)
-    return r.bad(b, f + ".bursts", "at most " + std::to_string(kMaxBursts) + " bursts");
+    return r.error(b, f + ".bursts", "at most " + std::to_string(kMaxBursts) + " bursts");
   for (size_t i = 0; i < b.size(); ++i) {
     const std::string bf = f + ".bursts[" + std::to_string(i) + "]";
-    GPUPLAN_RETURN_IF_ERROR(r.keys(b[i], bf, {"start_hour", "duration_hours", "multiplier"}));
+    GPUPLAN_RETURN_IF_ERROR(r.check_map(b[i], bf, {"start_hour", "duration_hours", "multiplier"}));
     SyntheticDemand::Burst burst;
     if (!b[i]["start_hour"] || !b[i]["duration_hours"] || !b[i]["multiplier"])
-      return r.bad(b[i], bf, "a burst needs start_hour, duration_hours and multiplier");
-    GPUPLAN_TRY(burst.start_hour, r.num(b[i]["start_hour"], bf + ".start_hour", 0, kMaxHours));
+      return r.error(b[i], bf, "a burst needs start_hour, duration_hours and multiplier");
+    GPUPLAN_TRY(burst.start_hour, r.number(b[i]["start_hour"], bf + ".start_hour", 0, kMaxHours));
     GPUPLAN_TRY(burst.duration_hours,
                 r.positive(b[i]["duration_hours"], bf + ".duration_hours", kMaxHours));
     GPUPLAN_TRY(burst.multiplier,
-                r.num(b[i]["multiplier"], bf + ".multiplier", 0, kMaxBurstMultiplier));
+                r.number(b[i]["multiplier"], bf + ".multiplier", 0, kMaxBurstMultiplier));
     sd.bursts.push_back(burst);
   }
   return {};
@@ -88,34 +89,34 @@ Status parse_bursts(const Reader& r, const YAML::Node& b, const std::string& f,
 // noise and bursts.
 Status parse_synthetic(const Reader& r, const YAML::Node& syn, SyntheticDemand& sd) {
   const std::string f = "demand.synthetic";
-  GPUPLAN_RETURN_IF_ERROR(r.keys(
+  GPUPLAN_RETURN_IF_ERROR(r.check_map(
       syn, f,
       {"rate_rps", "duration_hours", "diurnal_amplitude", "diurnal_peak_hour", "growth_per_week",
        "bursts", "input_tokens", "output_tokens", "noise_cv", "noise_period_seconds"}));
-  if (!syn["rate_rps"]) return r.bad(syn, f + ".rate_rps", "required");
-  GPUPLAN_TRY(sd.rate_rps, r.num(syn["rate_rps"], f + ".rate_rps", kMinRateRps, kMaxRateRps));
+  if (!syn["rate_rps"]) return r.error(syn, f + ".rate_rps", "required");
+  GPUPLAN_TRY(sd.rate_rps, r.number(syn["rate_rps"], f + ".rate_rps", kMinRateRps, kMaxRateRps));
   if (syn["duration_hours"]) {
     GPUPLAN_TRY(sd.duration_hours,
                 r.positive(syn["duration_hours"], f + ".duration_hours", kMaxHours));
   }
   if (syn["diurnal_amplitude"]) {
     GPUPLAN_TRY(sd.diurnal_amplitude,
-                r.num(syn["diurnal_amplitude"], f + ".diurnal_amplitude", 0, 1));
+                r.number(syn["diurnal_amplitude"], f + ".diurnal_amplitude", 0, 1));
   }
   if (syn["diurnal_peak_hour"]) {
     GPUPLAN_TRY(sd.diurnal_peak_hour,
-                r.num(syn["diurnal_peak_hour"], f + ".diurnal_peak_hour", 0, 24));
+                r.number(syn["diurnal_peak_hour"], f + ".diurnal_peak_hour", 0, 24));
   }
   if (syn["growth_per_week"]) {
     GPUPLAN_TRY(sd.growth_per_week,
-                r.num(syn["growth_per_week"], f + ".growth_per_week", -0.99, 100));
+                r.number(syn["growth_per_week"], f + ".growth_per_week", -0.99, 100));
   }
   if (syn["noise_cv"]) {
-    GPUPLAN_TRY(sd.noise_cv, r.num(syn["noise_cv"], f + ".noise_cv", 0, kMaxNoiseCv));
+    GPUPLAN_TRY(sd.noise_cv, r.number(syn["noise_cv"], f + ".noise_cv", 0, kMaxNoiseCv));
   }
   if (syn["noise_period_seconds"]) {
-    GPUPLAN_TRY(sd.noise_period_s,
-                r.num(syn["noise_period_seconds"], f + ".noise_period_seconds", 1, kSecondsPerDay));
+    GPUPLAN_TRY(sd.noise_period_s, r.number(syn["noise_period_seconds"],
+                                            f + ".noise_period_seconds", 1, kSecondsPerDay));
   }
   if (syn["input_tokens"])
     GPUPLAN_RETURN_IF_ERROR(parse_tokens(r, syn["input_tokens"], f + ".input_tokens", sd.input));
@@ -131,22 +132,22 @@ Status parse_demand(const Reader& r, const YAML::Node& root, Scenario& s) {
   ServingSpec& spec = s.serving();
   const YAML::Node d = root["demand"];
   if (!d)
-    return r.bad(root, "demand",
-                 "a serving scenario needs demand: {azure_trace | alibaba_qps | synthetic}");
-  GPUPLAN_RETURN_IF_ERROR(r.keys(d, "demand",
-                                 {"azure_trace", "alibaba_qps", "synthetic", "time_scale",
-                                  "bucket_seconds", "input_tokens", "output_tokens"}));
+    return r.error(root, "demand",
+                   "a serving scenario needs demand: {azure_trace | alibaba_qps | synthetic}");
+  GPUPLAN_RETURN_IF_ERROR(r.check_map(d, "demand",
+                                      {"azure_trace", "alibaba_qps", "synthetic", "time_scale",
+                                       "bucket_seconds", "input_tokens", "output_tokens"}));
   int sources = 0;
   if (d["azure_trace"]) {
     ++sources;
     spec.demand.format = "azure-llm";
-    GPUPLAN_TRY(std::string p, r.str(d["azure_trace"], "demand.azure_trace"));
+    GPUPLAN_TRY(std::string p, r.non_empty_string(d["azure_trace"], "demand.azure_trace"));
     spec.demand.trace = resolve(s.dir, p);
   }
   if (d["alibaba_qps"]) {
     ++sources;
     spec.demand.format = "alibaba-qps";
-    GPUPLAN_TRY(std::string p, r.str(d["alibaba_qps"], "demand.alibaba_qps"));
+    GPUPLAN_TRY(std::string p, r.non_empty_string(d["alibaba_qps"], "demand.alibaba_qps"));
     spec.demand.trace = resolve(s.dir, p);
   }
   if (d["input_tokens"])
@@ -157,11 +158,11 @@ Status parse_demand(const Reader& r, const YAML::Node& root, Scenario& s) {
         parse_tokens(r, d["output_tokens"], "demand.output_tokens", spec.qps_output));
   if (d["bucket_seconds"]) {
     GPUPLAN_TRY(spec.qps_bucket_s,
-                r.num(d["bucket_seconds"], "demand.bucket_seconds", 1, kSecondsPerDay));
+                r.number(d["bucket_seconds"], "demand.bucket_seconds", 1, kSecondsPerDay));
   }
   if (d["time_scale"]) {
     GPUPLAN_TRY(spec.demand.time_scale,
-                r.num(d["time_scale"], "demand.time_scale", kMinTimeScale, kMaxTimeScale));
+                r.number(d["time_scale"], "demand.time_scale", kMinTimeScale, kMaxTimeScale));
   }
   if (const YAML::Node syn = d["synthetic"]) {
     ++sources;
@@ -169,7 +170,7 @@ Status parse_demand(const Reader& r, const YAML::Node& root, Scenario& s) {
     GPUPLAN_RETURN_IF_ERROR(parse_synthetic(r, syn, spec.synthetic));
   }
   if (sources != 1)
-    return r.bad(d, "demand", "expected exactly one of azure_trace, alibaba_qps, synthetic");
+    return r.error(d, "demand", "expected exactly one of azure_trace, alibaba_qps, synthetic");
   return {};
 }
 
@@ -177,26 +178,27 @@ Status parse_demand(const Reader& r, const YAML::Node& root, Scenario& s) {
 Status parse_fleet_replica(const Reader& r, const YAML::Node& fl, Scenario& s) {
   ServingSpec& spec = s.serving();
   if (fl["boot_seconds"]) {
-    GPUPLAN_TRY(double v, r.num(fl["boot_seconds"], "fleet.boot_seconds", 0, kSecondsPerDay));
+    GPUPLAN_TRY(double v, r.number(fl["boot_seconds"], "fleet.boot_seconds", 0, kSecondsPerDay));
     spec.boot_s = v;
   }
   if (fl["image_seconds"]) {
-    GPUPLAN_TRY(spec.image_s, r.num(fl["image_seconds"], "fleet.image_seconds", 0, kSecondsPerDay));
+    GPUPLAN_TRY(spec.image_s,
+                r.number(fl["image_seconds"], "fleet.image_seconds", 0, kSecondsPerDay));
   }
   if (fl["weights_gbps"]) {
     // From a slow disk (0.01 GB/s) to a node-local NVMe array (100 GB/s).
-    GPUPLAN_TRY(spec.weights_gbps, r.num(fl["weights_gbps"], "fleet.weights_gbps", 0.01, 100));
+    GPUPLAN_TRY(spec.weights_gbps, r.number(fl["weights_gbps"], "fleet.weights_gbps", 0.01, 100));
   }
   if (fl["routing"]) {
-    GPUPLAN_TRY(std::string v, r.str(fl["routing"], "fleet.routing"));
+    GPUPLAN_TRY(std::string v, r.non_empty_string(fl["routing"], "fleet.routing"));
     if (v == "shortest-queue")
       spec.routing = Routing::kShortestQueue;
     else if (v == "least-sequences")
       spec.routing = Routing::kLeastSequences;
     else
-      return r.bad(fl["routing"], "fleet.routing",
-                   "expected shortest-queue or least-sequences, got '" + v + "'" +
-                       strings::did_you_mean(v, {"shortest-queue", "least-sequences"}));
+      return r.error(fl["routing"], "fleet.routing",
+                     "expected shortest-queue or least-sequences, got '" + v + "'" +
+                         strings::did_you_mean(v, {"shortest-queue", "least-sequences"}));
     spec.routing_given = true;
   }
   if (fl["max_queue"]) {
@@ -204,7 +206,8 @@ Status parse_fleet_replica(const Reader& r, const YAML::Node& fl, Scenario& s) {
     spec.max_queue = v;
   }
   if (fl["startup_seconds"]) {
-    GPUPLAN_TRY(double v, r.num(fl["startup_seconds"], "fleet.startup_seconds", 0, kSecondsPerDay));
+    GPUPLAN_TRY(double v,
+                r.number(fl["startup_seconds"], "fleet.startup_seconds", 0, kSecondsPerDay));
     spec.startup_s = v;
   }
   return {};
@@ -214,10 +217,10 @@ Status parse_fleet_replica(const Reader& r, const YAML::Node& fl, Scenario& s) {
 Status parse_fleet(const Reader& r, const YAML::Node& fl, Scenario& s) {
   ServingSpec& spec = s.serving();
   GPUPLAN_RETURN_IF_ERROR(
-      r.keys(fl, "fleet",
-             {"startup_seconds", "min_replicas", "initial_replicas", "max_replicas", "quota_vcpus",
-              "interval_seconds", "timeline_seconds", "target_utilization", "routing", "max_queue",
-              "boot_seconds", "image_seconds", "weights_gbps"}));
+      r.check_map(fl, "fleet",
+                  {"startup_seconds", "min_replicas", "initial_replicas", "max_replicas",
+                   "quota_vcpus", "interval_seconds", "timeline_seconds", "target_utilization",
+                   "routing", "max_queue", "boot_seconds", "image_seconds", "weights_gbps"}));
   GPUPLAN_RETURN_IF_ERROR(parse_fleet_replica(r, fl, s));
   if (fl["min_replicas"]) {
     GPUPLAN_TRY(spec.min_replicas, r.integer(fl["min_replicas"], "fleet.min_replicas", 0, 100000));
@@ -235,36 +238,37 @@ Status parse_fleet(const Reader& r, const YAML::Node& fl, Scenario& s) {
     spec.quota_vcpus = v;
   }
   if (fl["interval_seconds"]) {
-    GPUPLAN_TRY(spec.interval_s, r.num(fl["interval_seconds"], "fleet.interval_seconds", 1, 3600));
+    GPUPLAN_TRY(spec.interval_s,
+                r.number(fl["interval_seconds"], "fleet.interval_seconds", 1, 3600));
   }
   if (fl["timeline_seconds"]) {
     GPUPLAN_TRY(spec.timeline_s,
-                r.num(fl["timeline_seconds"], "fleet.timeline_seconds", 1, kSecondsPerDay));
+                r.number(fl["timeline_seconds"], "fleet.timeline_seconds", 1, kSecondsPerDay));
   }
   if (fl["target_utilization"]) {
     GPUPLAN_TRY(spec.target_utilization,
-                r.num(fl["target_utilization"], "fleet.target_utilization", 0.05, 1));
+                r.number(fl["target_utilization"], "fleet.target_utilization", 0.05, 1));
   }
   if (spec.min_replicas > spec.max_replicas)
-    return r.bad(fl, "fleet.min_replicas", "larger than max_replicas");
+    return r.error(fl, "fleet.min_replicas", "larger than max_replicas");
   return {};
 }
 
 // `hpa:`: the Kubernetes Horizontal Pod Autoscaler policy's settings.
 Status parse_hpa(const Reader& r, const YAML::Node& h, HpaSettings& hpa) {
-  GPUPLAN_RETURN_IF_ERROR(
-      r.keys(h, "hpa", {"target_utilization", "tolerance", "scale_down_stabilization_seconds"}));
+  GPUPLAN_RETURN_IF_ERROR(r.check_map(
+      h, "hpa", {"target_utilization", "tolerance", "scale_down_stabilization_seconds"}));
   if (h["target_utilization"]) {
     GPUPLAN_TRY(hpa.target_utilization,
-                r.num(h["target_utilization"], "hpa.target_utilization", 0.05, 1));
+                r.number(h["target_utilization"], "hpa.target_utilization", 0.05, 1));
   }
   if (h["tolerance"]) {
-    GPUPLAN_TRY(hpa.tolerance, r.num(h["tolerance"], "hpa.tolerance", 0, 1));
+    GPUPLAN_TRY(hpa.tolerance, r.number(h["tolerance"], "hpa.tolerance", 0, 1));
   }
   if (h["scale_down_stabilization_seconds"]) {
     GPUPLAN_TRY(hpa.scale_down_stabilization_s,
-                r.num(h["scale_down_stabilization_seconds"], "hpa.scale_down_stabilization_seconds",
-                      0, kSecondsPerDay));
+                r.number(h["scale_down_stabilization_seconds"],
+                         "hpa.scale_down_stabilization_seconds", 0, kSecondsPerDay));
   }
   return {};
 }
@@ -273,47 +277,50 @@ Status parse_hpa(const Reader& r, const YAML::Node& h, HpaSettings& hpa) {
 // aggregation, direction, change, cooldown), with Azure Monitor's names.
 Result<AutoscaleRule> parse_autoscale_rule(const Reader& r, const YAML::Node& n,
                                            const std::string& f) {
-  GPUPLAN_RETURN_IF_ERROR(r.keys(n, f,
-                                 {"metric", "operator", "threshold", "window_seconds",
-                                  "time_aggregation", "direction", "change", "cooldown_seconds"}));
+  GPUPLAN_RETURN_IF_ERROR(
+      r.check_map(n, f,
+                  {"metric", "operator", "threshold", "window_seconds", "time_aggregation",
+                   "direction", "change", "cooldown_seconds"}));
   AutoscaleRule rule;
   for (const char* k : {"metric", "operator", "threshold", "direction"})
-    if (!n[k]) return r.bad(n, f + "." + k, "required");
-  GPUPLAN_TRY(rule.metric, r.str(n["metric"], f + ".metric"));
+    if (!n[k]) return r.error(n, f + "." + k, "required");
+  GPUPLAN_TRY(rule.metric, r.non_empty_string(n["metric"], f + ".metric"));
   if (rule.metric != "utilization" && rule.metric != "queue")
-    return r.bad(n["metric"], f + ".metric",
-                 "expected utilization (percent) or queue (requests waiting)" +
-                     strings::did_you_mean(rule.metric, {"utilization", "queue"}));
-  GPUPLAN_TRY(rule.op, r.str(n["operator"], f + ".operator"));
+    return r.error(n["metric"], f + ".metric",
+                   "expected utilization (percent) or queue (requests waiting)" +
+                       strings::did_you_mean(rule.metric, {"utilization", "queue"}));
+  GPUPLAN_TRY(rule.op, r.non_empty_string(n["operator"], f + ".operator"));
   if (rule.op != "GreaterThan" && rule.op != "GreaterThanOrEqual" && rule.op != "LessThan" &&
       rule.op != "LessThanOrEqual")
-    return r.bad(n["operator"], f + ".operator",
-                 "expected GreaterThan, GreaterThanOrEqual, LessThan or LessThanOrEqual" +
-                     strings::did_you_mean(rule.op, {"GreaterThan", "GreaterThanOrEqual",
-                                                     "LessThan", "LessThanOrEqual"}));
-  GPUPLAN_TRY(rule.threshold, r.num(n["threshold"], f + ".threshold", 0, 1e9));
+    return r.error(n["operator"], f + ".operator",
+                   "expected GreaterThan, GreaterThanOrEqual, LessThan or LessThanOrEqual" +
+                       strings::did_you_mean(rule.op, {"GreaterThan", "GreaterThanOrEqual",
+                                                       "LessThan", "LessThanOrEqual"}));
+  GPUPLAN_TRY(rule.threshold, r.number(n["threshold"], f + ".threshold", 0, 1e9));
   if (n["window_seconds"]) {
-    GPUPLAN_TRY(rule.window_s, r.num(n["window_seconds"], f + ".window_seconds", 60, 43200));
+    GPUPLAN_TRY(rule.window_s, r.number(n["window_seconds"], f + ".window_seconds", 60, 43200));
   }
   if (n["time_aggregation"]) {
-    GPUPLAN_TRY(rule.time_aggregation, r.str(n["time_aggregation"], f + ".time_aggregation"));
+    GPUPLAN_TRY(rule.time_aggregation,
+                r.non_empty_string(n["time_aggregation"], f + ".time_aggregation"));
     if (rule.time_aggregation != "Average" && rule.time_aggregation != "Maximum" &&
         rule.time_aggregation != "Minimum")
-      return r.bad(
+      return r.error(
           n["time_aggregation"], f + ".time_aggregation",
           "expected Average, Maximum or Minimum" +
               strings::did_you_mean(rule.time_aggregation, {"Average", "Maximum", "Minimum"}));
   }
-  GPUPLAN_TRY(std::string dir, r.str(n["direction"], f + ".direction"));
+  GPUPLAN_TRY(std::string dir, r.non_empty_string(n["direction"], f + ".direction"));
   if (dir != "out" && dir != "in")
-    return r.bad(n["direction"], f + ".direction",
-                 "expected out or in" + strings::did_you_mean(dir, {"out", "in"}));
+    return r.error(n["direction"], f + ".direction",
+                   "expected out or in" + strings::did_you_mean(dir, {"out", "in"}));
   rule.scale_out = dir == "out";
   if (n["change"]) {
     GPUPLAN_TRY(rule.change, r.integer(n["change"], f + ".change", 1, 1000));
   }
   if (n["cooldown_seconds"]) {
-    GPUPLAN_TRY(rule.cooldown_s, r.num(n["cooldown_seconds"], f + ".cooldown_seconds", 60, 604800));
+    GPUPLAN_TRY(rule.cooldown_s,
+                r.number(n["cooldown_seconds"], f + ".cooldown_seconds", 60, 604800));
   }
   return rule;
 }
@@ -321,14 +328,14 @@ Result<AutoscaleRule> parse_autoscale_rule(const Reader& r, const YAML::Node& n,
 // `autoscale:`: the Azure autoscale policy's time grain and rules (given
 // rules replace the default set).
 Status parse_autoscale(const Reader& r, const YAML::Node& a, AutoscaleSettings& out) {
-  GPUPLAN_RETURN_IF_ERROR(r.keys(a, "autoscale", {"time_grain_seconds", "rules"}));
+  GPUPLAN_RETURN_IF_ERROR(r.check_map(a, "autoscale", {"time_grain_seconds", "rules"}));
   if (a["time_grain_seconds"]) {
     GPUPLAN_TRY(out.time_grain_s,
-                r.num(a["time_grain_seconds"], "autoscale.time_grain_seconds", 60, 43200));
+                r.number(a["time_grain_seconds"], "autoscale.time_grain_seconds", 60, 43200));
   }
   if (const YAML::Node rules = a["rules"]) {
     if (!rules.IsSequence() || rules.size() == 0)
-      return r.bad(rules, "autoscale.rules", "expected a non-empty list");
+      return r.error(rules, "autoscale.rules", "expected a non-empty list");
     out.rules.clear();
     for (size_t i = 0; i < rules.size(); ++i) {
       const std::string f = "autoscale.rules[" + std::to_string(i) + "]";
@@ -344,10 +351,10 @@ Status parse_autoscale(const Reader& r, const YAML::Node& a, AutoscaleSettings& 
 Status parse_serving(const Reader& r, const YAML::Node& root, Scenario& s) {
   ServingSpec& spec = s.serving();
   if (root["model"]) {
-    GPUPLAN_TRY(spec.model, r.str(root["model"], "model"));
+    GPUPLAN_TRY(spec.model, r.non_empty_string(root["model"], "model"));
   }
   if (root["precision"]) {
-    GPUPLAN_TRY(spec.precision, r.str(root["precision"], "precision"));
+    GPUPLAN_TRY(spec.precision, r.non_empty_string(root["precision"], "precision"));
   }
   if (root["tensor_parallel"]) {
     GPUPLAN_TRY(spec.tensor_parallel, r.integer(root["tensor_parallel"], "tensor_parallel", 1, 64));

@@ -14,7 +14,7 @@
 // Files: this one walks the top level (kind, the per-kind defaults, the
 // cross-section rules and the combinations no framework runs);
 // workload_model.cc reads `model:`, workload_sections.cc the other
-// sections, internal/yaml_reader.h is the walker, workload_terms.cc the
+// sections, yaml_reader.h is the walker, workload_terms.cc the
 // enum names.
 #include "workload/workload.h"
 
@@ -26,12 +26,11 @@
 #include "core/files.h"
 #include "core/strings.h"
 #include "workload/internal/sections.h"
-#include "workload/internal/yaml_reader.h"
-#include "workload/yaml_load.h"
+#include "workload/yaml_reader.h"
 
 namespace gpuplan::workload {
 
-using internal::Reader;
+using yaml::Reader;
 
 namespace {
 
@@ -202,7 +201,7 @@ Result<Workload> parse_root(const Reader& r, const YAML::Node& root) {
   }
 
   bool sharding_given = false;
-  GPUPLAN_RETURN_IF_ERROR(internal::for_each(
+  GPUPLAN_RETURN_IF_ERROR(yaml::for_each(
       root, "", [&](const std::string& k, const YAML::Node& v, const std::string& f) -> Status {
         return parse_top_key(r, k, v, f, w, sharding_given);
       }));
@@ -222,7 +221,7 @@ Result<Workload> parse_root(const Reader& r, const YAML::Node& root) {
 
 Result<Workload> parse_string(std::string_view text, const std::string& name) {
   Reader r(name);
-  GPUPLAN_TRY(YAML::Node root, load_yaml(text, name));
+  GPUPLAN_TRY(YAML::Node root, yaml::load(text, name));
   try {
     GPUPLAN_TRY(Workload w, parse_root(r, root));
     w.file = name;

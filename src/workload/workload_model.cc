@@ -13,8 +13,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "core/strings.h"
 #include "workload/internal/sections.h"
-#include "workload/internal/yaml_reader.h"
 #include "workload/models.h"
 #include "workload/workload.h"
 

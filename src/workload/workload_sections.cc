@@ -15,7 +15,6 @@
 #include "core/names.h"
 #include "core/strings.h"
 #include "workload/internal/sections.h"
-#include "workload/internal/yaml_reader.h"
 #include "workload/workload.h"
 
 namespace gpuplan::workload::internal {

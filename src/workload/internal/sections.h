@@ -11,10 +11,13 @@
 #include <yaml-cpp/yaml.h>
 
 #include "core/result.h"
-#include "workload/internal/yaml_reader.h"
 #include "workload/workload.h"
+#include "workload/yaml_reader.h"
 
 namespace gpuplan::workload::internal {
+
+using yaml::for_each;
+using yaml::Reader;
 
 // `model:` (workload_model.cc): a built-in name, a base with overrides, an
 // explicit architecture or params_b alone.
