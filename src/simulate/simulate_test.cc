@@ -1016,6 +1016,22 @@ TEST(Scenario, UnknownKeyHasLineColumnAndSuggestion) {
       << s.error().message;
 }
 
+// The scenario and the workload parsers share one reader: a number <= 0
+// reads as in a workload file, and '_' groups digits in both.
+TEST(Scenario, NumbersReadAsInWorkloadFiles) {
+  auto s = parse_scenario_string("kind: deadline\njob:\n  work_hours: -4\n  deadline_hours: 6\n",
+                                 "s.yaml");
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().message, "must be greater than 0, got -4");
+  EXPECT_EQ(s.error().where.line, 3);
+  EXPECT_EQ(s.error().where.column, 15);
+  EXPECT_EQ(s.error().where.field, "job.work_hours");
+  s = parse_scenario_string("kind: deadline\njob: {work_hours: 1_000_000, deadline_hours: 6}\n",
+                            "s.yaml");
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().message, "expected a number in (0, 87600], got 1_000_000");
+}
+
 TEST(Scenario, RejectsUnknownPolicyAndImpossibleDeadline) {
   auto s = parse_scenario_string(
       "kind: deadline\nprices: {on_demand_usd_per_hour: 3, spot_usd_per_hour: 1}\npolicies: "
