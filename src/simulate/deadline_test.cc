@@ -15,6 +15,7 @@
 #include "simulate/internal/deadline_grid.h"
 #include "simulate/rng.h"
 #include "simulate/spot_trace.h"
+#include "simulate/test_util.h"
 
 namespace gpuplan::simulate {
 namespace {
@@ -147,16 +148,6 @@ double reference_optimal_cost(const DeadlineJob& job, const SpotTrace& trace, in
     q[static_cast<size_t>(k)] = {next, next, next, next};
   }
   return dp.solve(job.od_usd_per_hour, job.spot_usd_per_hour, eval, q, nullptr);
-}
-
-DeadlineJob example_job() {  // examples/sim-deadline-spot.yaml at the catalog's prices
-  DeadlineJob j;
-  j.work_hours = 48;
-  j.deadline_hours = 60;
-  j.changeover_hours = 0.2;
-  j.od_usd_per_hour = 3.06;
-  j.spot_usd_per_hour = 0.5655;
-  return j;
 }
 
 std::vector<SpotTrace> example_traces() {

@@ -132,7 +132,12 @@ Result<std::vector<std::string>> start_report(const Scenario& s, const RunOption
     }
     return invalid_argument(msg, Where{"", 0, 0, "--policy"});
   }
-  return chosen;
+  // A name given twice runs once: its rows would repeat, and each run's
+  // bookkeeping (hindsight's search notes) is one per name.
+  std::vector<std::string> once;
+  for (const auto& p : chosen)
+    if (std::find(once.begin(), once.end(), p) == once.end()) once.push_back(p);
+  return once;
 }
 
 }  // namespace internal

@@ -23,6 +23,7 @@
 #include "simulate/scenario.h"
 #include "simulate/serving.h"
 #include "simulate/spot_trace.h"
+#include "simulate/test_util.h"
 
 namespace gpuplan::simulate {
 namespace {
@@ -199,18 +200,8 @@ TEST(SpotTrace, StreamedFileEqualsTextAndKeepsOneBytePerStep) {
   EXPECT_FALSE(parse_spot_trace("  \n", "x.json"));
 }
 
-DeadlineJob v100_job() {
-  DeadlineJob j;
-  j.work_hours = 48;
-  j.deadline_hours = 60;
-  j.changeover_hours = 0.2;
-  j.od_usd_per_hour = 3.06;
-  j.spot_usd_per_hour = 0.5655;
-  return j;
-}
-
 TEST(Deadline, AlwaysAvailableSpotCostsWorkPlusOneChangeover) {
-  const DeadlineJob job = v100_job();
+  const DeadlineJob job = example_job();
   const SpotTrace t = make_trace(std::vector<int>(400, 1));
   // One launch: 48 h of work + 0.2 h of changeover, all on spot.
   const double expected = 48.2 * 0.5655;
@@ -227,7 +218,7 @@ TEST(Deadline, AlwaysAvailableSpotCostsWorkPlusOneChangeover) {
 }
 
 TEST(Deadline, NeverAvailableSpotFallsBackToOnDemandInTime) {
-  const DeadlineJob job = v100_job();
+  const DeadlineJob job = example_job();
   const SpotTrace t = make_trace(std::vector<int>(400, 0));
   for (const auto& name : deadline_policy_names()) {
     auto p = make_deadline_policy(name, job, 600);
@@ -250,7 +241,7 @@ TEST(Deadline, NeverAvailableSpotFallsBackToOnDemandInTime) {
 // availability seen at 120 s and at 30 s (each sample held for four steps)
 // must cost nearly the same, and every deadline must still be met.
 TEST(Deadline, LookaheadAtAFineStepCostsWhatItDoesAtTheCoarseOne) {
-  const DeadlineJob job = v100_job();
+  const DeadlineJob job = example_job();
   Rng rng(11);
   std::vector<int> coarse(12000), fine;
   int a = 1;
@@ -323,7 +314,7 @@ TEST(Deadline, HindsightOptimumEqualsBruteForce) {
 }
 
 TEST(Deadline, PoliciesMeetDeadlinesAndNeverBeatTheOptimum) {
-  const DeadlineJob job = v100_job();
+  const DeadlineJob job = example_job();
   Rng rng(5);
   for (int trial = 0; trial < 6; ++trial) {
     SpotModel m{trial % 2 ? 2.0 : 8.0, trial % 3 ? 1.0 : 4.0, 600};
@@ -357,7 +348,7 @@ TEST(Deadline, EvictionIsLoggedAndChargedAChangeover) {
 }
 
 TEST(Deadline, ValidateRejectsImpossibleDeadline) {
-  DeadlineJob job = v100_job();
+  DeadlineJob job = example_job();
   job.deadline_hours = 48.1;
   auto s = validate(job, 600);
   ASSERT_FALSE(s);
@@ -836,8 +827,9 @@ TEST(Serving, SloGuardSizesForTheRatesMovesBetweenIntervals) {
   // The same minute mean (0.6 prefill seconds per second), steady or in one
   // interval of four at 2x the mean. The Poisson split alone sees one
   // replica at 60 % either way; after the spiky interval a replica's share
-  // is over 1 - step / TPOT (0.71) and every admission of the next misses,
-  // so the learned ratio (2 at the 99th percentile) must buy the second.
+  // is over 1 - step(10) / TPOT = 1 - 12.8 / 50 = 0.74 and every admission of
+  // the next misses, so the learned ratio (2 at the 99th percentile: 0.6 x 2
+  // / 0.74 = 1.6 replicas) must buy the second.
   auto steady = make_slo_guard_policy(SloGuardSettings{});
   steady->reset(slo_guard_context());
   EXPECT_EQ(run_slo_guard(*steady, 480, [](int) { return 0.6; }), 1);
@@ -1212,6 +1204,20 @@ TEST(Serving, HindsightMeetsTheTargetAtACostAboveTheBound) {
     for (const std::string& n : r->notes) said = said || n.rfind("hindsight: ", 0) == 0;
     EXPECT_TRUE(said);
   }
+}
+
+TEST(Serving, APolicyNamedTwiceRunsOnce) {
+  static const auto cat = catalog::Catalog::load_embedded();
+  ASSERT_TRUE(cat);
+  auto s = parse_scenario_file(std::string(GPUPLAN_SOURCE_DIR) + "/examples/sim-serve-conv.yaml");
+  ASSERT_TRUE(s);
+  RunOptions o;
+  o.policies = {"hindsight", "hpa", "hindsight"};
+  auto r = run_scenario(*s, cat->get(), o);
+  ASSERT_TRUE(r) << r.error().to_string();
+  ASSERT_EQ(r->policies.size(), 3u);  // hindsight, hpa, optimal
+  EXPECT_EQ(r->policies[0].policy, "hindsight");
+  EXPECT_EQ(r->policies[1].policy, "hpa");
 }
 
 TEST(Serving, HindsightRunsOnlyWhenNamed) {
