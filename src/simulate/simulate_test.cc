@@ -1207,7 +1207,7 @@ TEST(Serving, HindsightMeetsTheTargetAtACostAboveTheBound) {
 }
 
 TEST(Serving, APolicyNamedTwiceRunsOnce) {
-  static const auto cat = catalog::Catalog::load_embedded();
+  const auto cat = catalog::Catalog::load_embedded();
   ASSERT_TRUE(cat);
   auto s = parse_scenario_file(std::string(GPUPLAN_SOURCE_DIR) + "/examples/sim-serve-conv.yaml");
   ASSERT_TRUE(s);
