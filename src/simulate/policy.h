@@ -40,10 +40,16 @@ struct PolicyInput {
   double prefill_peak_s = 0;  // prefill seconds arriving in the busiest second of the interval
   double prefill_mean_s = 0;  // prefill seconds arriving per second, interval mean
   double prefill_sq_s = 0;    // sum of squared prefill seconds arriving per second, interval mean
-  int sequences = 0;          // sequences admitted and not finished (all replicas)
-  int64_t arrivals = 0;       // requests that arrived in the interval
-  int64_t missed = 0;         // admitted in the interval and missed the SLO, or turned away
-  int64_t hopeless = 0;       // of the missed: prefill alone over the TTFT (no fleet serves them)
+  // What a request costs a replica's decode steps: its prefill seconds plus
+  // step_per_seq x its output tokens (every sequence in the batch lengthens
+  // each step by step_per_seq for as long as it decodes), arriving per
+  // second, interval mean; and the mean of their squares.
+  double tpot_load_s = 0;
+  double tpot_load_sq_s = 0;
+  int sequences = 0;     // sequences admitted and not finished (all replicas)
+  int64_t arrivals = 0;  // requests that arrived in the interval
+  int64_t missed = 0;    // admitted in the interval and missed the SLO, or turned away
+  int64_t hopeless = 0;  // of the missed: prefill alone over the TTFT (no fleet serves them)
 
   // --- deadline ---
   double work_done_s = 0;  // compute finished (checkpointed)

@@ -266,7 +266,7 @@ class Engine {
     ++arrivals_iv_;
     ++arrivals_tl_;
     work_iv_ += c_.replica.work_s_at(req.input_tokens, req.output_tokens, batch_slo_, step_slo_);
-    observe_prefill(now, c_.replica.prefill_s(req.input_tokens));
+    observe_prefill(now, c_.replica.prefill_s(req.input_tokens), req.output_tokens);
     const int i = pick(now);
     if (i < 0 || !waiting_.empty()) {
       // Admission: when every replica is full and the queue holds max_queue
@@ -286,7 +286,7 @@ class Engine {
 
   // Prefill seconds arriving per second: the policies see the interval's
   // peak second (the SLO's time scale), not only its mean.
-  void observe_prefill(SimTime now, double prefill_s) {
+  void observe_prefill(SimTime now, double prefill_s, double output_tokens) {
     const int64_t sec = now / kMicrosPerSecond;
     if (sec != sec_) {
       peak_sec_iv_ = std::max(peak_sec_iv_, sec_sum_);
@@ -296,6 +296,10 @@ class Engine {
     sec_sum_ += prefill_s;
     prefill_iv_ += prefill_s;
     prefill_sq_iv_ += prefill_s * prefill_s;
+    const double tpot_load =
+        prefill_s + c_.replica.step_per_seq_s * std::max(0.0, output_tokens - 1);
+    tpot_iv_ += tpot_load;
+    tpot_sq_iv_ += tpot_load * tpot_load;
   }
 
   void drain_queue(SimTime now) {
@@ -378,12 +382,14 @@ class Engine {
     in.prefill_peak_s = std::max(peak_sec_iv_, sec_sum_);
     in.prefill_mean_s = prefill_iv_ / iv_s;
     in.prefill_sq_s = prefill_sq_iv_ / iv_s;
+    in.tpot_load_s = tpot_iv_ / iv_s;
+    in.tpot_load_sq_s = tpot_sq_iv_ / iv_s;
     in.sequences = static_cast<int>(in_flight_);
     in.missed = missed_iv_ + rejected_iv_;
     in.hopeless = hopeless_iv_;
     in.arrivals = arrivals_iv_;
     peak_sec_iv_ = 0;
-    prefill_iv_ = prefill_sq_iv_ = 0;
+    prefill_iv_ = prefill_sq_iv_ = tpot_iv_ = tpot_sq_iv_ = 0;
     missed_iv_ = rejected_iv_ = hopeless_iv_ = 0;
     arrivals_iv_ = 0;
     work_iv_ = 0;
@@ -485,6 +491,7 @@ class Engine {
   // Prefill seconds arriving: this interval, the current second, the
   // largest whole second of this interval.
   double prefill_iv_ = 0, prefill_sq_iv_ = 0, sec_sum_ = 0, peak_sec_iv_ = 0;
+  double tpot_iv_ = 0, tpot_sq_iv_ = 0;
   int64_t sec_ = -1;
   ServingRun out_;
 };

@@ -798,6 +798,8 @@ int run_slo_guard(ScalingPolicy& pol, int intervals, Load load) {
     in.now_s = 15.0 * k;
     in.prefill_mean_s = load(k);
     in.prefill_sq_s = 0.08 * in.prefill_mean_s;
+    in.tpot_load_s = in.prefill_mean_s;  // one-token answers: no decode load
+    in.tpot_load_sq_s = in.prefill_sq_s;
     in.prefill_peak_s = in.prefill_mean_s;
     in.arrival_rps = in.prefill_mean_s / 0.08;
     in.arrivals = static_cast<int64_t>(in.arrival_rps * 15);
@@ -827,15 +829,75 @@ TEST(Serving, SloGuardSizesForTheRatesMovesBetweenIntervals) {
   // The same minute mean (0.6 prefill seconds per second), steady or in one
   // interval of four at 2x the mean. The Poisson split alone sees one
   // replica at 60 % either way; after the spiky interval a replica's share
-  // is over 1 - step(10) / TPOT = 1 - 12.8 / 50 = 0.74 and every admission of
-  // the next misses, so the learned ratio (2 at the 99th percentile: 0.6 x 2
-  // / 0.74 = 1.6 replicas) must buy the second.
+  // is over 1 - step_base / TPOT = 1 - 11.3 / 50 = 0.774 and every admission
+  // of the next misses, so the learned ratio (2 at the 99th percentile:
+  // 0.6 x 2 / 0.774 = 1.55 replicas) must buy the second.
   auto steady = make_slo_guard_policy(SloGuardSettings{});
   steady->reset(slo_guard_context());
   EXPECT_EQ(run_slo_guard(*steady, 480, [](int) { return 0.6; }), 1);
   auto spiky = make_slo_guard_policy(SloGuardSettings{});
   spiky->reset(slo_guard_context());
   EXPECT_GE(run_slo_guard(*spiky, 480, [](int k) { return k % 4 == 0 ? 1.2 : 0.4; }), 2);
+}
+
+// The batch a load brings: 20 req/s of 10 ms prefills on one replica of the
+// week example's A100 (step 11.3 ms + 0.153 ms per sequence, TPOT 50 ms).
+// With 211-token answers every request keeps a sequence decoding for 210
+// steps, so the batch is N = 20 x 210 x TPOT (Little's law) and the step
+// (11.3 ms + 0.153 ms x N) / (1 - 0.2) meets 50 ms only while
+// 0.2 + 20 x 210 x 0.153 ms = 0.84 <= 1 - 11.3 / 50 = 0.774: it does not,
+// and the engine agrees (on one replica 94 % of the requests miss TPOT, on
+// two none do). With one-token answers the same prefills fit one replica.
+// slo-guard once sized the share at the batch running now (10 sequences
+// at its first look) and kept one.
+int slo_guard_at(double output_tokens) {
+  auto pol = make_slo_guard_policy(SloGuardSettings{});
+  pol->reset(slo_guard_context());
+  PolicyInput in;
+  in.ready = 1;
+  int want = 1;
+  for (int k = 1; k <= 40; ++k) {
+    in.now_s = 15.0 * k;
+    in.arrival_rps = 20;
+    in.arrivals = 300;
+    in.prefill_mean_s = 20 * 0.01;
+    in.prefill_sq_s = 20 * 0.01 * 0.01;
+    const double cost = 0.01 + 0.000153 * (output_tokens - 1);
+    in.tpot_load_s = 20 * cost;
+    in.tpot_load_sq_s = 20 * cost * cost;
+    in.prefill_peak_s = in.prefill_mean_s;
+    in.sequences = 10;
+    want = pol->decide(in).replicas;
+    in.ready = want;
+  }
+  return want;
+}
+
+TEST(Serving, SloGuardCountsTheBatchItsLoadBrings) {
+  EXPECT_EQ(slo_guard_at(1), 1);
+  EXPECT_GE(slo_guard_at(211), 2);
+  // The engine: 20 req/s for 10 minutes, evenly spaced, on one and on two
+  // replicas that are up from the start.
+  std::vector<Request> reqs;
+  for (int i = 0; i < 20 * 600; ++i) reqs.push_back({static_cast<SimTime>(i) * 50'000, 100, 211});
+  ServingConfig c;
+  c.replica = {10000, 0, 0.0113, 0.000153, 384, "test"};  // 100 tokens: 10 ms
+  c.ttft_slo_s = 1;
+  c.tpot_slo_s = 0.05;
+  c.startup_s = 256;
+  c.usd_per_hour = 3.6;
+  const auto attainment = [&](int replicas) {
+    c.min_replicas = c.initial_replicas = c.max_replicas = replicas;
+    VecSource src(reqs);
+    auto pol = make_serving_policy("static-peak", c);
+    PolicyContext ctx;
+    ctx.peak_replicas = replicas;
+    auto r = run_serving(c, src, *pol, ctx);
+    EXPECT_TRUE(r);
+    return r ? r->slo_attainment() : 0.0;
+  };
+  EXPECT_LT(attainment(1), 0.5);  // 6 %: only those before the batch grows
+  EXPECT_GT(attainment(2), 0.99);
 }
 
 TEST(Serving, AzureAutoscaleScalesInOnlyWhenAllRulesAgree) {
