@@ -879,6 +879,7 @@ TEST(Serving, SloGuardCountsTheBatchItsLoadBrings) {
   // The engine: 20 req/s for 10 minutes, evenly spaced, on one and on two
   // replicas that are up from the start.
   std::vector<Request> reqs;
+  reqs.reserve(size_t{20} * 600);
   for (int i = 0; i < 20 * 600; ++i) reqs.push_back({static_cast<SimTime>(i) * 50'000, 100, 211});
   ServingConfig c;
   c.replica = {10000, 0, 0.0113, 0.000153, 384, "test"};  // 100 tokens: 10 ms
