@@ -975,7 +975,22 @@ struct Sandbox {
   std::string dir = testing::TempDir() + "/autostop-" + std::to_string(::getpid()) + "-" +
                     std::to_string(counter++);
   static inline int counter = 0;
-  Sandbox() { std::filesystem::create_directories(dir + "/bin"); }
+  // A directory left by an earlier process of the same pid (a crashed run,
+  // or one before the destructor removed it) would hand this test its busy
+  // file: start from nothing and leave nothing.
+  Sandbox() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+    std::filesystem::create_directories(dir + "/bin");
+  }
+  ~Sandbox() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+  Sandbox(const Sandbox&) = delete;
+  Sandbox& operator=(const Sandbox&) = delete;
+  Sandbox(Sandbox&&) = delete;
+  Sandbox& operator=(Sandbox&&) = delete;
   void tool(const std::string& name, const std::string& body) const {
     const std::string path = dir + "/bin/" + name;
     { std::ofstream(path) << "#!/bin/bash\n" << body; }
