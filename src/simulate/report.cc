@@ -19,7 +19,7 @@ namespace gpuplan::simulate {
 // Beside the type's namespace, where argument-dependent lookup finds them.
 GPUPLAN_JSON_FIELDS(PolicyRow, policy, cost_usd, cost_vs_optimal, slo_attainment, p50_ttft_ms,
                     p99_ttft_ms, deadline_met_fraction, evictions, scale_events, p99_tpot_ms,
-                    p50_tpot_ms, vm_hours, rejected, gpu_hours)
+                    p50_tpot_ms, vm_hours, rejected, missed_ttft, missed_tpot, hopeless, gpu_hours)
 // The serving latencies are written for serving timelines only (timeline_json).
 GPUPLAN_JSON_FIELDS(TimelineRow, policy, t_hours, demand, replicas, capacity, cost_usd,
                     ttft_mean_ms, ttft_p99_ms, ttft_max_ms, tpot_mean_ms, tpot_p99_ms)
@@ -27,14 +27,17 @@ GPUPLAN_JSON_FIELDS(TimelineRow, policy, t_hours, demand, replicas, capacity, co
 namespace {
 
 // A row's fields, then its split of the cost by pricing model and its run
-// count; serving rows (those with VM-hours) alone carry p50_tpot_ms, vm_hours
-// and rejected.
+// count; serving rows (those with VM-hours) alone carry p50_tpot_ms, vm_hours,
+// rejected and the misses by cause.
 nlohmann::ordered_json row_json(const PolicyRow& r) {
   nlohmann::ordered_json j = r;
   if (!r.vm_hours) {
     j.erase("p50_tpot_ms");
     j.erase("vm_hours");
     j.erase("rejected");
+    j.erase("missed_ttft");
+    j.erase("missed_tpot");
+    j.erase("hopeless");
   }
   if (r.reserved_usd) {
     j["cost_by_pricing"] = {{"payg", r.on_demand_usd}, {"reserved", *r.reserved_usd}};

@@ -403,6 +403,9 @@ PolicyRow row_of(const std::string& name, const ServingRun& r, const ServingBoun
   row.p50_tpot_ms = r.tpot_ms.quantile(0.5);
   row.vm_hours = r.vm_hours;
   row.rejected = static_cast<double>(r.rejected);
+  row.missed_ttft = static_cast<double>(r.missed_ttft);
+  row.missed_tpot = static_cast<double>(r.missed_tpot);
+  row.hopeless = static_cast<double>(r.hopeless);
   row.scale_events = r.scale_events;
   row.gpu_hours = r.gpu_hours;
   row.on_demand_usd = r.cost_usd;
@@ -483,6 +486,22 @@ void add_notes(const Scenario& s, const ServingConfig& c, const ServingBound& bo
                         strings::fixed(bound.max_attainment * 100, 2) + " % (" +
                         std::to_string(profile.hopeless) +
                         " requests cannot meet the SLO on any fleet of this size)");
+  // Why requests missed, per policy that missed any: what to change (more
+  // replicas for the queue, fewer sequences or prefills per replica for
+  // TPOT) differs, and hopeless requests need a faster replica, not more.
+  std::string causes;
+  for (const PolicyRow& r : rep.policies) {
+    if (!r.missed_ttft || !r.missed_tpot || !r.hopeless || !r.rejected) continue;
+    if (*r.missed_ttft + *r.missed_tpot + *r.rejected <= 0) continue;
+    causes += (causes.empty() ? "" : "; ") + r.policy + " " + strings::fixed(*r.missed_ttft, 0) +
+              " / " + strings::fixed(*r.missed_tpot, 0) + " / " + strings::fixed(*r.hopeless, 0) +
+              " / " + strings::fixed(*r.rejected, 0);
+  }
+  if (!causes.empty())
+    rep.notes.push_back(
+        "misses by cause (over the TTFT / over the TPOT, one request may miss both / of "
+        "those, no fleet of this size serves them / turned away): " +
+        causes);
   rep.notes.push_back("requests " + std::to_string(profile.requests) + ", mean " +
                       strings::fixed(profile.mean_input, 0) + " input / " +
                       strings::fixed(profile.mean_output, 0) +

@@ -336,10 +336,16 @@ class Engine {
     }
     out_.tpot_ms.add(tpot_ms);
     ++out_.requests;
-    if (ttft_s <= c_.ttft_slo_s && tpot_s <= c_.tpot_slo_s)
+    if (ttft_s <= c_.ttft_slo_s && tpot_s <= c_.tpot_slo_s) {
       ++out_.slo_met;
-    else
-      ++missed_iv_, hopeless_iv_ += pf_s > c_.ttft_slo_s || step1_s_ > c_.tpot_slo_s;
+    } else {
+      const bool hopeless = pf_s > c_.ttft_slo_s || step1_s_ > c_.tpot_slo_s;
+      ++missed_iv_;
+      hopeless_iv_ += hopeless;
+      out_.hopeless += hopeless;
+      out_.missed_ttft += ttft_s > c_.ttft_slo_s;
+      out_.missed_tpot += tpot_s > c_.tpot_slo_s;
+    }
   }
 
   void complete(SimTime now, uint32_t i) {

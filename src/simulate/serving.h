@@ -110,7 +110,12 @@ struct ServingRun {
   int64_t requests = 0;  // rejected ones included
   int64_t slo_met = 0;
   int64_t rejected = 0;  // turned away by admission (max_queue)
-  Histogram ttft_ms;     // admitted requests
+  // Admitted requests that missed, by cause (one request may miss both):
+  // TTFT over its target, TPOT over its target; and of the missed, those no
+  // fleet serves (their prefill alone over the TTFT, or a batch-1 decode
+  // step over the TPOT).
+  int64_t missed_ttft = 0, missed_tpot = 0, hopeless = 0;
+  Histogram ttft_ms;  // admitted requests
   Histogram tpot_ms;
   int scale_events = 0;
   int peak_replicas = 0;  // VMs

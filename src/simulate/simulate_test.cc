@@ -414,6 +414,9 @@ TEST(Serving, PrefillsQueueAndTheSecondRequestMissesTtft) {
   // Second prefill starts when the first ends: TTFT 1.6 s > 1 s.
   EXPECT_EQ(r->requests, 2);
   EXPECT_EQ(r->slo_met, 1);
+  EXPECT_EQ(r->missed_ttft, 1);  // the cause, for the report
+  EXPECT_EQ(r->missed_tpot, 0);
+  EXPECT_EQ(r->hopeless, 0);  // one replica more would have served it
   EXPECT_NEAR(r->ttft_ms.quantile(1.0), 1600, 16);
   EXPECT_NEAR(r->tpot_ms.quantile(1.0), 12, 0.2);  // batch of 2: 10 + 2 x 1 ms
 }
@@ -506,6 +509,10 @@ TEST(Serving, PolicySeesWhichMissesNoFleetCouldAvoid) {
   EXPECT_EQ(pol.seen[0].arrivals, 3);
   EXPECT_EQ(pol.seen[0].missed, 2);
   EXPECT_EQ(pol.seen[0].hopeless, 1);
+  // The run's counts by cause: both missed the TTFT, one on any fleet.
+  EXPECT_EQ(r->missed_ttft, 2);
+  EXPECT_EQ(r->missed_tpot, 0);
+  EXPECT_EQ(r->hopeless, 1);
 }
 
 // Bursty requests over `seconds_long`: Poisson at 0.6 req/s (prompts
@@ -898,6 +905,19 @@ TEST(Serving, SloGuardCountsTheBatchItsLoadBrings) {
     return r ? r->slo_attainment() : 0.0;
   };
   EXPECT_LT(attainment(1), 0.5);  // 6 %: only those before the batch grows
+  {
+    // And the report says why: TPOT, not the queue, and not hopeless.
+    c.min_replicas = c.initial_replicas = c.max_replicas = 1;
+    VecSource src(reqs);
+    auto pol = make_serving_policy("static-peak", c);
+    PolicyContext ctx;
+    ctx.peak_replicas = 1;
+    auto r = run_serving(c, src, *pol, ctx);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->missed_tpot, r->requests - r->slo_met);
+    EXPECT_EQ(r->missed_ttft, 0);
+    EXPECT_EQ(r->hopeless, 0);
+  }
   EXPECT_GT(attainment(2), 0.99);
 }
 
