@@ -266,7 +266,7 @@ class Engine {
     ++arrivals_iv_;
     ++arrivals_tl_;
     work_iv_ += c_.replica.work_s_at(req.input_tokens, req.output_tokens, batch_slo_, step_slo_);
-    observe_prefill(now, c_.replica.prefill_s(req.input_tokens), req.output_tokens);
+    observe_arrival(now, c_.replica.prefill_s(req.input_tokens), req.output_tokens);
     const int i = pick(now);
     if (i < 0 || !waiting_.empty()) {
       // Admission: when every replica is full and the queue holds max_queue
@@ -285,8 +285,9 @@ class Engine {
   }
 
   // Prefill seconds arriving per second: the policies see the interval's
-  // peak second (the SLO's time scale), not only its mean.
-  void observe_prefill(SimTime now, double prefill_s, double output_tokens) {
+  // peak second (the SLO's time scale), not only its mean; and the TPOT
+  // load (prefill plus step_per_seq x the decode steps) it brings.
+  void observe_arrival(SimTime now, double prefill_s, double output_tokens) {
     const int64_t sec = now / kMicrosPerSecond;
     if (sec != sec_) {
       peak_sec_iv_ = std::max(peak_sec_iv_, sec_sum_);
