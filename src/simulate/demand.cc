@@ -5,9 +5,12 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string_view>
+
+#include <nlohmann/json.hpp>
 
 #include "core/csv.h"
 #include "core/dates.h"
@@ -175,10 +178,51 @@ class LineReader {
 // from 1970 to 9999 once asked for a timeline of 8,000 years (bad_alloc).
 constexpr SimTime kMaxTraceSpanUs = SimTime{366} * 24 * 3600 * 1'000'000;
 
+// Arrival times of a request trace: relative to its first row, divided by
+// the time scale; a row earlier than the one before is held at that one's
+// time (counted); a replay spans at most kMaxTraceSpanUs.
+class RequestClock {
+ public:
+  explicit RequestClock(double time_scale) : time_scale_(time_scale) {}
+  Status place(int64_t ts_us, int64_t input, int64_t output, Request& out, const Where& at) {
+    if (first_ == kUnset) first_ = ts_us;
+    int64_t rel = ts_us - first_;
+    if (rel < last_) {
+      ++reordered_;
+      rel = last_;
+    }
+    last_ = rel;
+    const double arrival = static_cast<double>(rel) / time_scale_;
+    if (arrival > static_cast<double>(kMaxTraceSpanUs))
+      return invalid_argument("this row is more than a year of replay after the first (" +
+                                  std::to_string(rel / 86'400'000'000LL) +
+                                  " days); a replay covers at most 366 days",
+                              at);
+    out.arrival = static_cast<SimTime>(arrival);
+    out.input_tokens = static_cast<float>(std::max<int64_t>(input, 1));
+    out.output_tokens = static_cast<float>(output);
+    return {};
+  }
+  std::vector<DropNote> drops() const {
+    if (!reordered_) return {};
+    return {{"rows earlier than the row before (held at its time)", reordered_}};
+  }
+
+ private:
+  static constexpr int64_t kUnset = std::numeric_limits<int64_t>::min();
+  double time_scale_;
+  int64_t first_ = kUnset, last_ = 0, reordered_ = 0;
+};
+
+bool parse_double(std::string_view s, double& out) {
+  auto r = std::from_chars(s.data(), s.data() + s.size(), out);
+  return r.ec == std::errc() && r.ptr == s.data() + s.size() && std::isfinite(out);
+}
+
 class AzureLlmTrace final : public DemandSource {
  public:
   AzureLlmTrace(std::string path, double time_scale)
-      : path_(std::move(path)), reader_(path_), time_scale_(time_scale) {}
+      : path_(std::move(path)), reader_(path_), clock_(time_scale) {}
   Status open() {
     if (!reader_.ok()) return not_found("cannot open the trace", Where{path_, 0, 0, ""});
     std::string header;
@@ -211,32 +255,16 @@ class AzureLlmTrace final : public DemandSource {
       return invalid_argument(
           "expected a token count >= 0",
           Where{path_, reader_.line(), static_cast<int>(c2 + 2), "GeneratedTokens"});
-    if (first_ < 0) first_ = ts;
-    int64_t rel = ts - first_;
-    if (rel < last_) {  // out of order: hold at the last time (counted)
-      ++reordered_;
-      rel = last_;
-    }
-    last_ = rel;
     if (outt == 0) {
       ++zero_output_;
       outt = 1;
     }
-    const double arrival = static_cast<double>(rel) / time_scale_;
-    if (arrival > static_cast<double>(kMaxTraceSpanUs))
-      return invalid_argument("this row is more than a year of replay after the first (" +
-                                  std::to_string(rel / 86'400'000'000LL) +
-                                  " days); a replay covers at most 366 days",
-                              Where{path_, reader_.line(), 1, "TIMESTAMP"});
-    out.arrival = static_cast<SimTime>(arrival);
-    out.input_tokens = static_cast<float>(std::max<int64_t>(in, 1));
-    out.output_tokens = static_cast<float>(outt);
+    GPUPLAN_RETURN_IF_ERROR(
+        clock_.place(ts, in, outt, out, Where{path_, reader_.line(), 1, "TIMESTAMP"}));
     return true;
   }
   std::vector<DropNote> drops() const override {
-    std::vector<DropNote> d;
-    if (reordered_)
-      d.push_back({"rows earlier than the row before (held at its time)", reordered_});
+    std::vector<DropNote> d = clock_.drops();
     if (zero_output_) d.push_back({"rows with 0 generated tokens (counted as 1)", zero_output_});
     return d;
   }
@@ -245,9 +273,173 @@ class AzureLlmTrace final : public DemandSource {
  private:
   std::string path_;
   LineReader reader_;
-  double time_scale_;
+  RequestClock clock_;
   std::string line_;
-  int64_t first_ = -1, last_ = 0, reordered_ = 0, zero_output_ = 0;
+  int64_t zero_output_ = 0;
+};
+
+// BurstGPT (HPMLL/BurstGPT, Wang et al., arXiv:2401.17644: two months of
+// ChatGPT and GPT-4 calls on Azure OpenAI): `Timestamp,Model,Request tokens,
+// Response tokens,Total tokens,Log Type`, Timestamp in seconds from the
+// trace's start. Columns are found by name (exports reorder them). A row
+// with 0 response tokens is a failed call in the releases "with fails": it
+// is dropped and counted.
+class BurstGptTrace final : public DemandSource {
+ public:
+  BurstGptTrace(std::string path, double time_scale)
+      : path_(std::move(path)), reader_(path_), clock_(time_scale) {}
+  Status open() {
+    if (!reader_.ok()) return not_found("cannot open the trace", Where{path_, 0, 0, ""});
+    std::string header;
+    GPUPLAN_TRY(bool any, reader_.next(header));
+    if (!any) return invalid_argument("empty trace", Where{path_, 1, 0, ""});
+    const std::vector<std::string_view> names = split_row(header);
+    columns_ = names.size();
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (names[i] == "Timestamp") ts_col_ = i;
+      if (names[i] == "Request tokens") in_col_ = i;
+      if (names[i] == "Response tokens") out_col_ = i;
+    }
+    if (ts_col_ == kNone || in_col_ == kNone || out_col_ == kNone)
+      return invalid_argument(
+          "expected the columns Timestamp, Request tokens and Response tokens (BurstGPT)",
+          Where{path_, reader_.line(), 1, "header"});
+    return {};
+  }
+  Result<bool> next(Request& out) override {
+    for (;;) {
+      GPUPLAN_TRY(bool more, reader_.next(line_));
+      if (!more) return false;
+      const std::vector<std::string_view> f = split_row(line_);
+      if (f.size() != columns_)
+        return invalid_argument(
+            "expected " + std::to_string(columns_) + " fields, found " + std::to_string(f.size()),
+            Where{path_, reader_.line(), 1, ""});
+      double t_s = 0;
+      if (!parse_double(f[ts_col_], t_s) || t_s < 0)
+        return invalid_argument("expected seconds >= 0",
+                                Where{path_, reader_.line(), column_of(ts_col_), "Timestamp"});
+      int64_t in = 0, outt = 0;
+      if (!parse_int(f[in_col_], in) || in < 0)
+        return invalid_argument("expected a token count >= 0",
+                                Where{path_, reader_.line(), column_of(in_col_), "Request tokens"});
+      if (!parse_int(f[out_col_], outt) || outt < 0)
+        return invalid_argument(
+            "expected a token count >= 0",
+            Where{path_, reader_.line(), column_of(out_col_), "Response tokens"});
+      if (t_s > 1e12)  // 30,000 years: no trace; keeps the microseconds finite
+        return invalid_argument("expected seconds from the trace's start",
+                                Where{path_, reader_.line(), column_of(ts_col_), "Timestamp"});
+      if (outt == 0) {
+        ++failed_;
+        continue;
+      }
+      GPUPLAN_RETURN_IF_ERROR(
+          clock_.place(static_cast<int64_t>(std::llround(t_s * 1e6)), in, outt, out,
+                       Where{path_, reader_.line(), column_of(ts_col_), "Timestamp"}));
+      return true;
+    }
+  }
+  std::vector<DropNote> drops() const override {
+    std::vector<DropNote> d = clock_.drops();
+    if (failed_) d.push_back({"failed calls (0 response tokens), dropped", failed_});
+    return d;
+  }
+  std::string describe() const override { return "burstgpt: " + path_; }
+
+ private:
+  static constexpr size_t kNone = static_cast<size_t>(-1);
+  // Fields split at commas, outer quotes and blanks removed (BurstGPT's
+  // fields hold no commas).
+  static std::vector<std::string_view> split_row(std::string_view line) {
+    std::vector<std::string_view> out;
+    size_t start = 0;
+    for (;;) {
+      const size_t comma = line.find(',', start);
+      std::string_view f = strings::trim(
+          line.substr(start, comma == std::string_view::npos ? comma : comma - start));
+      if (f.size() >= 2 && f.front() == '"' && f.back() == '"') f = f.substr(1, f.size() - 2);
+      out.push_back(f);
+      if (comma == std::string_view::npos) return out;
+      start = comma + 1;
+    }
+  }
+  // The 1-based character column where field i starts.
+  int column_of(size_t i) const {
+    size_t pos = 0;
+    for (size_t k = 0; k < i && pos != std::string::npos; ++k) {
+      pos = line_.find(',', pos);
+      if (pos != std::string::npos) ++pos;
+    }
+    return pos == std::string::npos ? 1 : static_cast<int>(pos) + 1;
+  }
+  std::string path_;
+  LineReader reader_;
+  RequestClock clock_;
+  std::string line_;
+  size_t columns_ = 0, ts_col_ = kNone, in_col_ = kNone, out_col_ = kNone;
+  int64_t failed_ = 0;
+};
+
+// Mooncake (kvcache-ai/Mooncake, FAST'25; the trace format NVIDIA Dynamo's
+// and AIPerf's trace replays read): JSON lines `{"timestamp": ms since the
+// first request, "input_length": n, "output_length": n, "hash_ids": [...]}`.
+// hash_ids (shared prefix blocks) are not modelled: the engine prefills
+// every prompt in full.
+class MooncakeTrace final : public DemandSource {
+ public:
+  MooncakeTrace(std::string path, double time_scale)
+      : path_(std::move(path)), reader_(path_), clock_(time_scale) {}
+  Status open() {
+    if (!reader_.ok()) return not_found("cannot open the trace", Where{path_, 0, 0, ""});
+    return {};
+  }
+  Result<bool> next(Request& out) override {
+    GPUPLAN_TRY(bool more, reader_.next(line_));
+    if (!more) return false;
+    const Where at{path_, reader_.line(), 1, ""};
+    const nlohmann::json j = nlohmann::json::parse(line_, nullptr, false);
+    if (j.is_discarded() || !j.is_object())
+      return invalid_argument("expected one JSON object per line (Mooncake trace)", at);
+    const auto number = [&](const char* key, bool required, double fallback) -> Result<double> {
+      const auto it = j.find(key);
+      if (it == j.end()) {
+        if (required) return invalid_argument("missing", Where{path_, at.line, 1, key});
+        return fallback;
+      }
+      if (!it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() < 0)
+        return invalid_argument("expected a number >= 0", Where{path_, at.line, 1, key});
+      return it->get<double>();
+    };
+    GPUPLAN_TRY(const double t_ms, number("timestamp", true, 0));
+    GPUPLAN_TRY(const double in, number("input_length", true, 0));
+    GPUPLAN_TRY(double outt, number("output_length", false, 1));
+    if (t_ms > 1e15)
+      return invalid_argument("expected milliseconds since the first request",
+                              Where{path_, at.line, 1, "timestamp"});
+    if (in > 1e9 || outt > 1e9) return invalid_argument("more than 10^9 tokens in one request", at);
+    if (outt < 1) {
+      ++zero_output_;
+      outt = 1;
+    }
+    GPUPLAN_RETURN_IF_ERROR(clock_.place(static_cast<int64_t>(std::llround(t_ms * 1e3)),
+                                         static_cast<int64_t>(in), static_cast<int64_t>(outt), out,
+                                         Where{path_, at.line, 1, "timestamp"}));
+    return true;
+  }
+  std::vector<DropNote> drops() const override {
+    std::vector<DropNote> d = clock_.drops();
+    if (zero_output_) d.push_back({"rows with 0 output tokens (counted as 1)", zero_output_});
+    return d;
+  }
+  std::string describe() const override { return "mooncake: " + path_; }
+
+ private:
+  std::string path_;
+  LineReader reader_;
+  RequestClock clock_;
+  std::string line_;
+  int64_t zero_output_ = 0;
 };
 
 class AlibabaQps final : public DemandSource {
@@ -490,6 +682,35 @@ Result<std::unique_ptr<DemandSource>> open_azure_llm_trace(const std::string& pa
   auto src = std::make_unique<AzureLlmTrace>(path, time_scale);
   GPUPLAN_RETURN_IF_ERROR(src->open());
   return std::unique_ptr<DemandSource>(std::move(src));
+}
+
+Result<std::unique_ptr<DemandSource>> open_request_trace(const std::string& path,
+                                                         double time_scale) {
+  std::string first;
+  {
+    LineReader sniff(path);
+    if (!sniff.ok()) return not_found("cannot open the trace", Where{path, 0, 0, ""});
+    GPUPLAN_TRY(bool any, sniff.next(first));
+    if (!any) return invalid_argument("empty trace", Where{path, 1, 0, ""});
+  }
+  const std::string_view head = strings::trim(first);
+  if (!head.empty() && head.front() == '{') {
+    auto src = std::make_unique<MooncakeTrace>(path, time_scale);
+    GPUPLAN_RETURN_IF_ERROR(src->open());
+    return std::unique_ptr<DemandSource>(std::move(src));
+  }
+  if (head.find("Request tokens") != std::string_view::npos) {
+    auto src = std::make_unique<BurstGptTrace>(path, time_scale);
+    GPUPLAN_RETURN_IF_ERROR(src->open());
+    return std::unique_ptr<DemandSource>(std::move(src));
+  }
+  if (head.rfind("TIMESTAMP", 0) == 0) return open_azure_llm_trace(path, time_scale);
+  return invalid_argument(
+      "not a request trace this reader knows: expected the header "
+      "TIMESTAMP,ContextTokens,GeneratedTokens (Azure LLM inference), a header with Timestamp, "
+      "Request tokens and Response tokens (BurstGPT), or JSON lines with timestamp, "
+      "input_length and output_length (Mooncake)",
+      Where{path, 1, 1, "header"});
 }
 
 Result<std::unique_ptr<DemandSource>> open_alibaba_qps(const std::string& path, double time_scale,

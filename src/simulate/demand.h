@@ -7,6 +7,13 @@
 //                 of Splitwise, ISCA'24): `TIMESTAMP,ContextTokens,GeneratedTokens`,
 //                 TIMESTAMP as "YYYY-MM-DD HH:MM:SS.fffffff"; arrival times are
 //                 taken relative to the first row.
+//   burstgpt      BurstGPT (HPMLL/BurstGPT, arXiv:2401.17644): `Timestamp,Model,
+//                 Request tokens,Response tokens,Total tokens,Log Type`, columns
+//                 by name, Timestamp in seconds; failed calls (0 response
+//                 tokens) are dropped.
+//   mooncake      Mooncake (kvcache-ai/Mooncake, FAST'25) JSON lines:
+//                 `{"timestamp": ms, "input_length": n, "output_length": n,
+//                 "hash_ids": [...]}`; prefix sharing is not modelled.
 //   alibaba-qps   Alibaba GenAI `qps.csv` (`timestamp_anon,value,container_ip,
 //                 request_type`): per-container QPS samples at unaligned times.
 //                 The rate of a bucket is the sum over containers of each
@@ -101,6 +108,12 @@ class DemandSource {
   [[nodiscard]] virtual std::string describe() const = 0;
 };
 
+// A request trace in any of the formats above (azure-llm, burstgpt,
+// mooncake), told apart by its first line. `time_scale` > 1 replays faster.
+// kNotFound when the file cannot be opened; kInvalidArgument naming the
+// three formats when the first line is none of them.
+[[nodiscard]] Result<std::unique_ptr<DemandSource>> open_request_trace(const std::string& path,
+                                                                       double time_scale);
 // `time_scale` > 1 replays faster (arrival times divided by it).
 // kNotFound when the file cannot be opened; kInvalidArgument when the header
 // is not the expected one.

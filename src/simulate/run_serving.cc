@@ -27,7 +27,8 @@ namespace {
 Result<std::unique_ptr<DemandSource>> open_demand(const Scenario& s, const std::string& trace,
                                                   uint64_t seed) {
   const ServingSpec& spec = s.serving();
-  if (spec.demand.format == "azure-llm") return open_azure_llm_trace(trace, spec.demand.time_scale);
+  if (spec.demand.format == "request-trace")
+    return open_request_trace(trace, spec.demand.time_scale);
   if (spec.demand.format == "alibaba-qps")
     return open_alibaba_qps(trace, spec.demand.time_scale, spec.qps_bucket_s, spec.qps_input,
                             spec.qps_output, seed);

@@ -47,7 +47,7 @@ struct DeadlineSpec {
 
 // Where the demand of a serving or reserve scenario comes from.
 struct DemandInput {
-  std::string format;     // serving: "azure-llm" | "alibaba-qps" | "synthetic";
+  std::string format;     // serving: "request-trace" | "alibaba-qps" | "synthetic";
                           // reserve: "alibaba-pods" | "synthetic-vms"
   std::string trace;      // resolved path
   double time_scale = 1;  // demand.time_scale

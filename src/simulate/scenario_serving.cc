@@ -133,15 +133,20 @@ Status parse_demand(const Reader& r, const YAML::Node& root, Scenario& s) {
   const YAML::Node d = root["demand"];
   if (!d)
     return r.error(root, "demand",
-                   "a serving scenario needs demand: {azure_trace | alibaba_qps | synthetic}");
-  GPUPLAN_RETURN_IF_ERROR(r.check_map(d, "demand",
-                                      {"azure_trace", "alibaba_qps", "synthetic", "time_scale",
-                                       "bucket_seconds", "input_tokens", "output_tokens"}));
+                   "a serving scenario needs demand: {request_trace | alibaba_qps | synthetic}");
+  GPUPLAN_RETURN_IF_ERROR(
+      r.check_map(d, "demand",
+                  {"azure_trace", "request_trace", "alibaba_qps", "synthetic", "time_scale",
+                   "bucket_seconds", "input_tokens", "output_tokens"}));
   int sources = 0;
-  if (d["azure_trace"]) {
+  // A request trace: `request_trace`, or `azure_trace` as the first
+  // scenarios named it; the format (Azure LLM, BurstGPT, Mooncake) is read
+  // from the file's first line.
+  for (const char* key : {"azure_trace", "request_trace"}) {
+    if (!d[key]) continue;
     ++sources;
-    spec.demand.format = "azure-llm";
-    GPUPLAN_TRY(std::string p, r.non_empty_string(d["azure_trace"], "demand.azure_trace"));
+    spec.demand.format = "request-trace";
+    GPUPLAN_TRY(std::string p, r.non_empty_string(d[key], std::string("demand.") + key));
     spec.demand.trace = resolve(s.dir, p);
   }
   if (d["alibaba_qps"]) {
@@ -170,7 +175,7 @@ Status parse_demand(const Reader& r, const YAML::Node& root, Scenario& s) {
     GPUPLAN_RETURN_IF_ERROR(parse_synthetic(r, syn, spec.synthetic));
   }
   if (sources != 1)
-    return r.error(d, "demand", "expected exactly one of azure_trace, alibaba_qps, synthetic");
+    return r.error(d, "demand", "expected exactly one of request_trace, alibaba_qps, synthetic");
   return {};
 }
 

@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <set>
 
@@ -1030,6 +1032,150 @@ TEST(Demand, AzureTraceBadRowNamesLineAndColumn) {
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().where.line, 3);
   EXPECT_EQ(bad.error().where.field, "ContextTokens");
+}
+
+// Writes `text` to a file in the build tree and returns its path.
+std::string write_trace(const std::string& name, const std::string& text) {
+  const std::string path = std::string(GPUPLAN_BINARY_DIR) + "/" + name;
+  FILE* f = std::fopen(path.c_str(), "w");
+  std::fputs(text.c_str(), f);
+  std::fclose(f);
+  return path;
+}
+
+TEST(Demand, EveryRequestTraceFormatGivesTheSameRequests) {
+  // The 300 requests of azure_small.csv, rewritten as BurstGPT (seconds) and
+  // Mooncake (milliseconds) traces: the reader is chosen by the first line.
+  std::vector<std::vector<Request>> seen;
+  for (const char* f : {"azure_small.csv", "burstgpt_small.csv", "mooncake_small.jsonl"}) {
+    SCOPED_TRACE(f);
+    auto src = open_request_trace(fixture(f), 2.0);
+    ASSERT_TRUE(src) << src.error().to_string();
+    std::vector<Request> all;
+    Request r;
+    for (;;) {
+      auto more = (*src)->next(r);
+      ASSERT_TRUE(more) << more.error().to_string();
+      if (!*more) break;
+      all.push_back(r);
+    }
+    ASSERT_EQ(all.size(), 300u);
+    seen.push_back(std::move(all));
+  }
+  for (size_t k = 1; k < seen.size(); ++k)
+    for (size_t i = 0; i < seen[0].size(); ++i) {
+      EXPECT_EQ(seen[k][i].arrival, seen[0][i].arrival) << k << " row " << i;
+      EXPECT_EQ(seen[k][i].input_tokens, seen[0][i].input_tokens) << k << " row " << i;
+      EXPECT_EQ(seen[k][i].output_tokens, seen[0][i].output_tokens) << k << " row " << i;
+    }
+  EXPECT_EQ(seen[1][1].arrival, 2157289);  // 4.314579 s, replayed 2x faster
+}
+
+TEST(Demand, BurstGptFindsColumnsByNameAndDropsFailedCalls) {
+  // An export with the columns reordered; the second call failed (0
+  // response tokens); the third is out of order.
+  const std::string path =
+      write_trace("burstgpt_reordered.csv",
+                  "Log Type,Timestamp,Model,Request tokens,Response tokens,Total tokens\n"
+                  "Conversation log,100,ChatGPT,472,18,490\n"
+                  "API log,105,GPT-4,300,0,300\n"
+                  "Conversation log,103.5,ChatGPT,1087,230,1317\n"
+                  "Conversation log,110,GPT-4,0,276,276\n");
+  auto src = open_request_trace(path, 1);
+  ASSERT_TRUE(src) << src.error().to_string();
+  EXPECT_EQ((*src)->describe(), "burstgpt: " + path);
+  Request a, b, c, d;
+  ASSERT_TRUE(*(*src)->next(a));
+  ASSERT_TRUE(*(*src)->next(b));
+  ASSERT_TRUE(*(*src)->next(c));
+  EXPECT_FALSE(*(*src)->next(d));
+  EXPECT_EQ(a.arrival, 0);
+  EXPECT_FLOAT_EQ(a.input_tokens, 472);
+  EXPECT_EQ(b.arrival, 3'500'000);  // the failed call at 105 s is gone
+  EXPECT_FLOAT_EQ(b.output_tokens, 230);
+  EXPECT_EQ(c.arrival, 10'000'000);
+  EXPECT_FLOAT_EQ(c.input_tokens, 1);  // an empty prompt still prefills a token
+  const auto drops = (*src)->drops();
+  ASSERT_EQ(drops.size(), 1u);
+  EXPECT_EQ(drops[0].count, 1);
+  EXPECT_NE(drops[0].what.find("failed"), std::string::npos);
+}
+
+TEST(Demand, RequestTraceErrorsNameTheLineAndTheField) {
+  struct Case {
+    const char* name;
+    const char* text;
+    int line;
+    const char* field;
+  };
+  for (const Case& k : {
+           Case{"bad_burst_ts.csv",
+                "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
+                "1,ChatGPT,5,5,10,Conversation log\n-3,ChatGPT,5,5,10,Conversation log\n",
+                3, "Timestamp"},
+           Case{"bad_burst_tokens.csv",
+                "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
+                "1,ChatGPT,many,5,10,Conversation log\n",
+                2, "Request tokens"},
+           Case{"bad_burst_fields.csv",
+                "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n1,2\n", 2,
+                ""},
+           Case{"bad_mooncake_missing.jsonl",
+                "{\"timestamp\": 0, \"input_length\": 5, \"output_length\": 3}\n"
+                "{\"timestamp\": 10, \"output_length\": 3}\n",
+                2, "input_length"},
+           Case{"bad_mooncake_type.jsonl", "{\"timestamp\": \"soon\", \"input_length\": 5}\n", 1,
+                "timestamp"},
+           Case{"bad_mooncake_json.jsonl",
+                "{\"timestamp\": 0, \"input_length\": 5}\n{\"timestamp\": 1,\n", 2, ""},
+       }) {
+    SCOPED_TRACE(k.name);
+    const std::string path = write_trace(k.name, k.text);
+    auto src = open_request_trace(path, 1);
+    ASSERT_TRUE(src) << src.error().to_string();
+    Request r;
+    Result<bool> more = true;
+    while (more && *more) more = (*src)->next(r);
+    ASSERT_FALSE(more);
+    EXPECT_EQ(more.error().where.file, path);
+    EXPECT_EQ(more.error().where.line, k.line);
+    EXPECT_EQ(more.error().where.field, k.field);
+  }
+  // A file in none of the formats: the error names all three.
+  const std::string other = write_trace("not_a_trace.csv", "time,prompt,answer\n1,2,3\n");
+  auto none = open_request_trace(other, 1);
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().where.line, 1);
+  for (const char* name : {"Azure", "BurstGPT", "Mooncake"})
+    EXPECT_NE(none.error().message.find(name), std::string::npos) << name;
+}
+
+TEST(Demand, ScenariosReplayEveryRequestTraceFormatAlike) {
+  // serving_small.yaml's trace, given as --trace in another format or named
+  // by request_trace: the same fleet, costs and latencies.
+  auto s = parse_scenario_file(fixture("serving_small.yaml"));
+  ASSERT_TRUE(s) << s.error().to_string();
+  auto base = run_scenario(*s, nullptr, RunOptions{});
+  ASSERT_TRUE(base) << base.error().to_string();
+  const std::string want = to_json(*base)["traces"][0]["policies"].dump();
+  for (const char* f : {"burstgpt_small.csv", "mooncake_small.jsonl"}) {
+    SCOPED_TRACE(f);
+    RunOptions o;
+    o.trace = fixture(f);
+    auto r = run_scenario(*s, nullptr, o);
+    ASSERT_TRUE(r) << r.error().to_string();
+    EXPECT_EQ(to_json(*r)["traces"][0]["policies"].dump(), want);
+  }
+  std::ifstream in(fixture("serving_small.yaml"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t at = text.find("azure_trace: azure_small.csv");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 28, "request_trace: " + fixture("mooncake_small.jsonl"));
+  auto named = parse_scenario_string(text, "named.yaml");
+  ASSERT_TRUE(named) << named.error().to_string();
+  auto r = run_scenario(*named, nullptr, RunOptions{});
+  ASSERT_TRUE(r) << r.error().to_string();
+  EXPECT_EQ(to_json(*r)["traces"][0]["policies"].dump(), want);
 }
 
 TEST(Demand, AlibabaQpsSumsEachContainersLastSample) {

@@ -1,6 +1,7 @@
-// libFuzzer harness for request traces (Azure LLM inference CSV and Alibaba
-// QPS CSV), which the simulator streams from a file: the bytes are written to
-// a temporary file and read to the end with both readers. Every row gives a
+// libFuzzer harness for request traces (Azure LLM inference CSV, BurstGPT
+// CSV, Mooncake JSON lines, told apart by the first line; and Alibaba QPS
+// CSV), which the simulator streams from a file: the bytes are written to a
+// temporary file and read to the end with both openers. Every row gives a
 // request with a finite, non-decreasing arrival within a year, or an Error
 // naming the file; nothing crashes or hangs.
 #include <cstddef>
@@ -44,8 +45,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   ::close(fd);
   const std::string p = path;
-  // The header decides the format: the input is read by both readers.
-  if (auto azure = gpuplan::simulate::open_azure_llm_trace(p, 1.0)) drain(**azure, p);
+  // The first line decides the format: the input is read by both openers.
+  if (auto trace = gpuplan::simulate::open_request_trace(p, 1.0)) drain(**trace, p);
   gpuplan::simulate::TokenDist in{}, out{};
   in.mean = in.min = in.max = 100;
   out.mean = out.min = out.max = 10;
