@@ -1036,7 +1036,7 @@ TEST(Demand, AzureTraceBadRowNamesLineAndColumn) {
 
 // Writes `text` to a file in the build tree and returns its path.
 std::string write_trace(const std::string& name, const std::string& text) {
-  const std::string path = std::string(GPUPLAN_BINARY_DIR) + "/" + name;
+  std::string path = std::string(GPUPLAN_BINARY_DIR) + "/" + name;
   FILE* f = std::fopen(path.c_str(), "w");
   std::fputs(text.c_str(), f);
   std::fclose(f);
