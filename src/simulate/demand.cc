@@ -219,15 +219,35 @@ bool parse_double(std::string_view s, double& out) {
   return r.ec == std::errc() && r.ptr == s.data() + s.size() && std::isfinite(out);
 }
 
-class AzureLlmTrace final : public DemandSource {
+// What the three request-trace readers share: the file read line by line,
+// the relative clock, the current line (for column numbers in errors).
+class LineTrace : public DemandSource {
  public:
-  AzureLlmTrace(std::string path, double time_scale)
+  std::vector<DropNote> drops() const override { return clock_.drops(); }
+
+ protected:
+  LineTrace(std::string path, double time_scale)
       : path_(std::move(path)), reader_(path_), clock_(time_scale) {}
-  Status open() {
+  // Opens the file and reads its first line into `header` when given.
+  Status open_file(std::string* header) {
     if (!reader_.ok()) return not_found("cannot open the trace", Where{path_, 0, 0, ""});
-    std::string header;
-    GPUPLAN_TRY(bool any, reader_.next(header));
+    if (!header) return {};
+    GPUPLAN_TRY(bool any, reader_.next(*header));
     if (!any) return invalid_argument("empty trace", Where{path_, 1, 0, ""});
+    return {};
+  }
+  std::string path_;
+  LineReader reader_;
+  RequestClock clock_;
+  std::string line_;
+};
+
+class AzureLlmTrace final : public LineTrace {
+ public:
+  AzureLlmTrace(std::string path, double time_scale) : LineTrace(std::move(path), time_scale) {}
+  Status open() {
+    std::string header;
+    GPUPLAN_RETURN_IF_ERROR(open_file(&header));
     if (strings::trim(header) != "TIMESTAMP,ContextTokens,GeneratedTokens")
       return invalid_argument(
           "expected the header TIMESTAMP,ContextTokens,GeneratedTokens (Azure LLM trace)",
@@ -264,17 +284,13 @@ class AzureLlmTrace final : public DemandSource {
     return true;
   }
   std::vector<DropNote> drops() const override {
-    std::vector<DropNote> d = clock_.drops();
+    std::vector<DropNote> d = LineTrace::drops();
     if (zero_output_) d.push_back({"rows with 0 generated tokens (counted as 1)", zero_output_});
     return d;
   }
   std::string describe() const override { return "azure-llm: " + path_; }
 
  private:
-  std::string path_;
-  LineReader reader_;
-  RequestClock clock_;
-  std::string line_;
   int64_t zero_output_ = 0;
 };
 
@@ -284,15 +300,12 @@ class AzureLlmTrace final : public DemandSource {
 // trace's start. Columns are found by name (exports reorder them). A row
 // with 0 response tokens is a failed call in the releases "with fails": it
 // is dropped and counted.
-class BurstGptTrace final : public DemandSource {
+class BurstGptTrace final : public LineTrace {
  public:
-  BurstGptTrace(std::string path, double time_scale)
-      : path_(std::move(path)), reader_(path_), clock_(time_scale) {}
+  BurstGptTrace(std::string path, double time_scale) : LineTrace(std::move(path), time_scale) {}
   Status open() {
-    if (!reader_.ok()) return not_found("cannot open the trace", Where{path_, 0, 0, ""});
     std::string header;
-    GPUPLAN_TRY(bool any, reader_.next(header));
-    if (!any) return invalid_argument("empty trace", Where{path_, 1, 0, ""});
+    GPUPLAN_RETURN_IF_ERROR(open_file(&header));
     const std::vector<std::string_view> names = split_row(header);
     columns_ = names.size();
     for (size_t i = 0; i < names.size(); ++i) {
@@ -341,7 +354,7 @@ class BurstGptTrace final : public DemandSource {
     }
   }
   std::vector<DropNote> drops() const override {
-    std::vector<DropNote> d = clock_.drops();
+    std::vector<DropNote> d = LineTrace::drops();
     if (failed_) d.push_back({"failed calls (0 response tokens), dropped", failed_});
     return d;
   }
@@ -373,10 +386,6 @@ class BurstGptTrace final : public DemandSource {
     }
     return pos == std::string::npos ? 1 : static_cast<int>(pos) + 1;
   }
-  std::string path_;
-  LineReader reader_;
-  RequestClock clock_;
-  std::string line_;
   size_t columns_ = 0, ts_col_ = kNone, in_col_ = kNone, out_col_ = kNone;
   int64_t failed_ = 0;
 };
@@ -386,14 +395,10 @@ class BurstGptTrace final : public DemandSource {
 // first request, "input_length": n, "output_length": n, "hash_ids": [...]}`.
 // hash_ids (shared prefix blocks) are not modelled: the engine prefills
 // every prompt in full.
-class MooncakeTrace final : public DemandSource {
+class MooncakeTrace final : public LineTrace {
  public:
-  MooncakeTrace(std::string path, double time_scale)
-      : path_(std::move(path)), reader_(path_), clock_(time_scale) {}
-  Status open() {
-    if (!reader_.ok()) return not_found("cannot open the trace", Where{path_, 0, 0, ""});
-    return {};
-  }
+  MooncakeTrace(std::string path, double time_scale) : LineTrace(std::move(path), time_scale) {}
+  Status open() { return open_file(nullptr); }
   Result<bool> next(Request& out) override {
     GPUPLAN_TRY(bool more, reader_.next(line_));
     if (!more) return false;
@@ -428,17 +433,13 @@ class MooncakeTrace final : public DemandSource {
     return true;
   }
   std::vector<DropNote> drops() const override {
-    std::vector<DropNote> d = clock_.drops();
+    std::vector<DropNote> d = LineTrace::drops();
     if (zero_output_) d.push_back({"rows with 0 output tokens (counted as 1)", zero_output_});
     return d;
   }
   std::string describe() const override { return "mooncake: " + path_; }
 
  private:
-  std::string path_;
-  LineReader reader_;
-  RequestClock clock_;
-  std::string line_;
   int64_t zero_output_ = 0;
 };
 
