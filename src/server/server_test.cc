@@ -309,6 +309,14 @@ TEST_F(ServerTest, SimulatesGeneratedScenariosOnly) {
                     "demand: {alibaba_pods: /etc/passwd}\n");
   EXPECT_EQ(files.status, 400);
   EXPECT_EQ(nlohmann::json::parse(files.body)["error"]["field"], "demand");
+  for (const char* key : {"azure_trace", "request_trace"}) {
+    auto serving = call("POST", "/api/simulate", {},
+                        std::string("kind: serving\nvm: {size: Standard_NC40ads_H100_v5, region: "
+                                    "eastus}\nmodel: llama-3.1-8b\ndemand: {") +
+                            key + ": /etc/passwd}\n");
+    EXPECT_EQ(serving.status, 400) << key;
+    EXPECT_EQ(nlohmann::json::parse(serving.body)["error"]["field"], "demand") << key;
+  }
   auto spot = call("POST", "/api/simulate", {},
                    "kind: deadline\nprices: {on_demand_usd_per_hour: 3, spot_ratio: 0.3}\n"
                    "job: {work_hours: 10, deadline_hours: 20}\nspot: {traces: [x.json]}\n");
