@@ -6,9 +6,11 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <list>
 #include <map>
 #include <optional>
 #include <string_view>
+#include <unordered_map>
 
 #include <nlohmann/json.hpp>
 
@@ -390,14 +392,56 @@ class BurstGptTrace final : public LineTrace {
   int64_t failed_ = 0;
 };
 
+// The fleet's shared prefix cache over prompt block ids (PrefixCacheSpec):
+// least recently used out, past the capacity in blocks.
+class PrefixCache {
+ public:
+  explicit PrefixCache(const PrefixCacheSpec& spec)
+      : block_tokens_(spec.block_tokens),
+        capacity_(static_cast<size_t>(
+            std::max(0.0, std::floor(spec.capacity_tokens / spec.block_tokens)))) {}
+  // The leading blocks of `ids` held now; then every id of them becomes the
+  // most recent.
+  size_t lookup_and_insert(const std::vector<int64_t>& ids) {
+    size_t hits = 0;
+    while (hits < ids.size() && index_.count(ids[hits])) ++hits;
+    for (int64_t id : ids) {
+      if (capacity_ == 0) break;
+      auto it = index_.find(id);
+      if (it != index_.end()) {
+        order_.splice(order_.begin(), order_, it->second);
+        continue;
+      }
+      order_.push_front(id);
+      index_.emplace(id, order_.begin());
+      if (order_.size() > capacity_) {
+        index_.erase(order_.back());
+        order_.pop_back();
+      }
+    }
+    return hits;
+  }
+  [[nodiscard]] double block_tokens() const { return block_tokens_; }
+
+ private:
+  double block_tokens_;
+  size_t capacity_;
+  std::list<int64_t> order_;  // most recent first
+  std::unordered_map<int64_t, std::list<int64_t>::iterator> index_;
+};
+
 // Mooncake (kvcache-ai/Mooncake, FAST'25; the trace format NVIDIA Dynamo's
 // and AIPerf's trace replays read): JSON lines `{"timestamp": ms since the
 // first request, "input_length": n, "output_length": n, "hash_ids": [...]}`.
-// hash_ids (shared prefix blocks) are not modelled: the engine prefills
-// every prompt in full.
+// With a prefix cache, hash_ids (one id per prompt block; equal ids, equal
+// prefixes) say how much of each prompt the cache holds; without one, every
+// prompt is prefilled in full.
 class MooncakeTrace final : public LineTrace {
  public:
-  MooncakeTrace(std::string path, double time_scale) : LineTrace(std::move(path), time_scale) {}
+  MooncakeTrace(std::string path, double time_scale, const PrefixCacheSpec& cache)
+      : LineTrace(std::move(path), time_scale) {
+    if (cache.enabled) cache_.emplace(cache);
+  }
   Status open() { return open_file(nullptr); }
   Result<bool> next(Request& out) override {
     GPUPLAN_TRY(bool more, reader_.next(line_));
@@ -430,6 +474,25 @@ class MooncakeTrace final : public LineTrace {
     GPUPLAN_RETURN_IF_ERROR(clock_.place(static_cast<int64_t>(std::llround(t_ms * 1e3)),
                                          static_cast<int64_t>(in), static_cast<int64_t>(outt), out,
                                          Where{path_, at.line, 1, "timestamp"}));
+    out.cached_tokens = 0;
+    if (cache_) {
+      const auto it = j.find("hash_ids");
+      if (it == j.end() || !it->is_array())
+        return invalid_argument("expected an array of prompt block ids (the prefix cache reads it)",
+                                Where{path_, at.line, 1, "hash_ids"});
+      ids_.clear();
+      for (const auto& id : *it) {
+        if (!id.is_number_integer())
+          return invalid_argument("expected integer block ids",
+                                  Where{path_, at.line, 1, "hash_ids"});
+        ids_.push_back(id.get<int64_t>());
+      }
+      const double hit =
+          static_cast<double>(cache_->lookup_and_insert(ids_)) * cache_->block_tokens();
+      out.cached_tokens = static_cast<float>(std::min(hit, std::max(0.0, out.input_tokens - 1.0)));
+      cached_sum_ += out.cached_tokens;
+      input_sum_ += out.input_tokens;
+    }
     return true;
   }
   std::vector<DropNote> drops() const override {
@@ -437,10 +500,18 @@ class MooncakeTrace final : public LineTrace {
     if (zero_output_) d.push_back({"rows with 0 output tokens (counted as 1)", zero_output_});
     return d;
   }
-  std::string describe() const override { return "mooncake: " + path_; }
+  std::string describe() const override {
+    if (!cache_ || input_sum_ <= 0) return "mooncake: " + path_;
+    return "mooncake: " + path_ + " (prefix cache: " +
+           std::to_string(static_cast<int>(std::lround(100 * cached_sum_ / input_sum_))) +
+           " % of prompt tokens cached)";
+  }
 
  private:
   int64_t zero_output_ = 0;
+  std::optional<PrefixCache> cache_;
+  std::vector<int64_t> ids_;
+  double cached_sum_ = 0, input_sum_ = 0;
 };
 
 class AlibabaQps final : public DemandSource {
@@ -685,8 +756,8 @@ Result<std::unique_ptr<DemandSource>> open_azure_llm_trace(const std::string& pa
   return std::unique_ptr<DemandSource>(std::move(src));
 }
 
-Result<std::unique_ptr<DemandSource>> open_request_trace(const std::string& path,
-                                                         double time_scale) {
+Result<std::unique_ptr<DemandSource>> open_request_trace(const std::string& path, double time_scale,
+                                                         const PrefixCacheSpec& cache) {
   std::string first;
   {
     LineReader sniff(path);
@@ -696,10 +767,14 @@ Result<std::unique_ptr<DemandSource>> open_request_trace(const std::string& path
   }
   const std::string_view head = strings::trim(first);
   if (!head.empty() && head.front() == '{') {
-    auto src = std::make_unique<MooncakeTrace>(path, time_scale);
+    auto src = std::make_unique<MooncakeTrace>(path, time_scale, cache);
     GPUPLAN_RETURN_IF_ERROR(src->open());
     return std::unique_ptr<DemandSource>(std::move(src));
   }
+  if (cache.enabled)
+    return invalid_argument(
+        "the prefix cache needs a trace that names its prompt blocks (Mooncake's hash_ids)",
+        Where{path, 1, 1, "prefix_cache"});
   if (head.find("Request tokens") != std::string_view::npos) {
     auto src = std::make_unique<BurstGptTrace>(path, time_scale);
     GPUPLAN_RETURN_IF_ERROR(src->open());

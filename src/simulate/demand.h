@@ -13,7 +13,8 @@
 //                 tokens) are dropped.
 //   mooncake      Mooncake (kvcache-ai/Mooncake, FAST'25) JSON lines:
 //                 `{"timestamp": ms, "input_length": n, "output_length": n,
-//                 "hash_ids": [...]}`; prefix sharing is not modelled.
+//                 "hash_ids": [...]}`; the hash_ids feed an optional shared
+//                 prefix cache (PrefixCacheSpec).
 //   alibaba-qps   Alibaba GenAI `qps.csv` (`timestamp_anon,value,container_ip,
 //                 request_type`): per-container QPS samples at unaligned times.
 //                 The rate of a bucket is the sum over containers of each
@@ -42,6 +43,28 @@ struct Request {
   SimTime arrival = 0;  // microseconds since the start
   float input_tokens = 0;
   float output_tokens = 0;
+  // Of the input, the leading tokens a shared prefix cache already holds
+  // (their KV is loaded, not computed): 0 unless the trace names its prompt
+  // blocks and the scenario models the cache (PrefixCache).
+  float cached_tokens = 0;
+  // The tokens the prefill computes.
+  [[nodiscard]] float prefill_tokens() const { return input_tokens - cached_tokens; }
+};
+
+// A prefix cache shared by the fleet's replicas, over the prompt blocks a
+// trace names (Mooncake's hash_ids: one id per block of `block_tokens`;
+// equal ids are equal prefixes). A request's cached tokens are its leading
+// blocks found in the cache, at most its input less one token (the last
+// token is always computed); then all its blocks become the most recent,
+// and the least recently used leave past `capacity_tokens`. This is
+// Mooncake's design (FAST'25: one KVCache pool over the cluster's DRAM and
+// SSD that every prefill instance reads); per-replica caches behind a
+// router that does not look at them (vLLM's automatic prefix caching) hit
+// less, so the hit ratio here is an upper estimate for them.
+struct PrefixCacheSpec {
+  bool enabled = false;
+  double capacity_tokens = 0;
+  double block_tokens = 512;  // Mooncake's trace (FAST'25 artifact README)
 };
 
 // A token-count distribution: lognormal with this mean and standard
@@ -112,8 +135,8 @@ class DemandSource {
 // mooncake), told apart by its first line. `time_scale` > 1 replays faster.
 // kNotFound when the file cannot be opened; kInvalidArgument naming the
 // three formats when the first line is none of them.
-[[nodiscard]] Result<std::unique_ptr<DemandSource>> open_request_trace(const std::string& path,
-                                                                       double time_scale);
+[[nodiscard]] Result<std::unique_ptr<DemandSource>> open_request_trace(
+    const std::string& path, double time_scale, const PrefixCacheSpec& cache = {});
 // `time_scale` > 1 replays faster (arrival times divided by it).
 // kNotFound when the file cannot be opened; kInvalidArgument when the header
 // is not the expected one.

@@ -28,7 +28,7 @@ Result<std::unique_ptr<DemandSource>> open_demand(const Scenario& s, const std::
                                                   uint64_t seed) {
   const ServingSpec& spec = s.serving();
   if (spec.demand.format == "request-trace")
-    return open_request_trace(trace, spec.demand.time_scale);
+    return open_request_trace(trace, spec.demand.time_scale, spec.prefix_cache);
   if (spec.demand.format == "alibaba-qps")
     return open_alibaba_qps(trace, spec.demand.time_scale, spec.qps_bucket_s, spec.qps_input,
                             spec.qps_output, seed);
@@ -225,6 +225,15 @@ void fleet_config(const Scenario& s, const catalog::Catalog* cat, int tp, Servin
              " GPU(s) per VM; fleet counts, scale events and static-peak are VMs)",
          spec.tensor_parallel > 0 ? "scenario file"
                                   : "the layout serving the most requests per VM (estimator)"});
+  if (spec.prefix_cache.enabled)
+    rep.assumptions.push_back(
+        {"prefix_cache",
+         strings::fixed(spec.prefix_cache.capacity_tokens, 0) + " tokens in blocks of " +
+             strings::fixed(spec.prefix_cache.block_tokens, 0) +
+             ", one cache shared by the fleet (a request's leading blocks found there are not "
+             "prefilled; least recently used out)",
+         "scenario file (one pool for the fleet as in Mooncake, FAST'25; per-replica caches "
+         "hit less)"});
   if (spec.startup_s) {
     c.startup_s = *spec.startup_s;
     rep.assumptions.push_back({"startup_seconds", strings::fixed(c.startup_s, 0), "scenario file"});
@@ -503,11 +512,18 @@ void add_notes(const Scenario& s, const ServingConfig& c, const ServingBound& bo
         "misses by cause (over the TTFT / over the TPOT, one request may miss both / of "
         "those, no fleet of this size serves them / turned away): " +
         causes);
-  rep.notes.push_back("requests " + std::to_string(profile.requests) + ", mean " +
-                      strings::fixed(profile.mean_input, 0) + " input / " +
-                      strings::fixed(profile.mean_output, 0) +
-                      " output tokens; static-peak holds " + std::to_string(peak_replicas) +
-                      (c.replicas_per_vm > 1 ? " VMs" : " replicas"));
+  rep.notes.push_back(
+      "requests " + std::to_string(profile.requests) + ", mean " +
+      strings::fixed(profile.mean_input, 0) + " input / " + strings::fixed(profile.mean_output, 0) +
+      " output tokens" +
+      (profile.mean_cached > 0
+           ? " (" + strings::fixed(profile.mean_cached, 0) +
+                 " of the input held by the prefix cache, " +
+                 strings::fixed(100 * profile.mean_cached / std::max(1.0, profile.mean_input), 1) +
+                 " %, not prefilled)"
+           : std::string()) +
+      "; static-peak holds " + std::to_string(peak_replicas) +
+      (c.replicas_per_vm > 1 ? " VMs" : " replicas"));
 }
 
 // What every serving policy knows before the run: the price, the start-up

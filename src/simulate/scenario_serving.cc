@@ -137,7 +137,7 @@ Status parse_demand(const Reader& r, const YAML::Node& root, Scenario& s) {
   GPUPLAN_RETURN_IF_ERROR(
       r.check_map(d, "demand",
                   {"azure_trace", "request_trace", "alibaba_qps", "synthetic", "time_scale",
-                   "bucket_seconds", "input_tokens", "output_tokens"}));
+                   "bucket_seconds", "input_tokens", "output_tokens", "prefix_cache"}));
   int sources = 0;
   // A request trace: `request_trace`, or `azure_trace` as the first
   // scenarios named it; the format (Azure LLM, BurstGPT, Mooncake) is read
@@ -176,6 +176,23 @@ Status parse_demand(const Reader& r, const YAML::Node& root, Scenario& s) {
   }
   if (sources != 1)
     return r.error(d, "demand", "expected exactly one of request_trace, alibaba_qps, synthetic");
+  if (const YAML::Node pc = d["prefix_cache"]) {
+    if (spec.demand.format != "request-trace")
+      return r.error(pc, "demand.prefix_cache",
+                     "a prefix cache reads the prompt blocks a request trace names");
+    GPUPLAN_RETURN_IF_ERROR(
+        r.check_map(pc, "demand.prefix_cache", {"capacity_tokens", "block_tokens"}));
+    spec.prefix_cache.enabled = true;
+    if (!pc["capacity_tokens"])
+      return r.error(pc, "demand.prefix_cache.capacity_tokens",
+                     "expected the tokens the cache holds (e.g. 50000000)");
+    GPUPLAN_TRY(spec.prefix_cache.capacity_tokens,
+                r.number(pc["capacity_tokens"], "demand.prefix_cache.capacity_tokens", 0, 1e12));
+    if (pc["block_tokens"]) {
+      GPUPLAN_TRY(spec.prefix_cache.block_tokens,
+                  r.number(pc["block_tokens"], "demand.prefix_cache.block_tokens", 1, 1e6));
+    }
+  }
   return {};
 }
 

@@ -265,8 +265,9 @@ class Engine {
   void arrive(SimTime now, const Request& req) {
     ++arrivals_iv_;
     ++arrivals_tl_;
-    work_iv_ += c_.replica.work_s_at(req.input_tokens, req.output_tokens, batch_slo_, step_slo_);
-    observe_arrival(now, c_.replica.prefill_s(req.input_tokens), req.output_tokens);
+    work_iv_ +=
+        c_.replica.work_s_at(req.prefill_tokens(), req.output_tokens, batch_slo_, step_slo_);
+    observe_arrival(now, c_.replica.prefill_s(req.prefill_tokens()), req.output_tokens);
     const int i = pick(now);
     if (i < 0 || !waiting_.empty()) {
       // Admission: when every replica is full and the queue holds max_queue
@@ -320,7 +321,7 @@ class Engine {
     ++vms_[i / per_vm_].active;
     ++in_flight_;
     const SimTime start = std::max(now, r.prefill_free);
-    const double pf_s = c_.replica.prefill_s(req.input_tokens);
+    const double pf_s = c_.replica.prefill_s(req.prefill_tokens());
     const SimTime pf = seconds(pf_s);
     r.prefill_free = free_[i] = start + pf;
     r.prefill_busy += pf;

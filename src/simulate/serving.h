@@ -157,6 +157,7 @@ struct DemandProfile {
   std::vector<double> work_s;     // per interval
   std::vector<int64_t> arrivals;  // per interval
   double mean_input = 0, mean_output = 0;
+  double mean_cached = 0;  // of the input, tokens a shared prefix cache held
   int64_t requests = 0;
   // Requests no fleet serves within the SLO: prefill alone longer than the
   // TTFT target, or (all of them) a decode step at batch 1 above the TPOT.

@@ -40,7 +40,7 @@ Result<DemandProfile> profile_demand(DemandSource& source, const ServingConfig& 
   p.interval_s = config.timeline_s;
   const SimTime iv = seconds(config.timeline_s);
   Request r;
-  double in_sum = 0, out_sum = 0;
+  double in_sum = 0, out_sum = 0, cached_sum = 0;
   const double b = config.replica.batch_at_slo(config.tpot_slo_s);
   const double step_b = config.replica.step_s(b);
   const ReplicaCapacity& rc = config.replica;
@@ -55,10 +55,10 @@ Result<DemandProfile> profile_demand(DemandSource& source, const ServingConfig& 
       p.work_s.resize(i + 1, 0);
       p.arrivals.resize(i + 1, 0);
     }
-    p.work_s[i] += config.replica.work_s_at(r.input_tokens, r.output_tokens, b, step_b);
+    p.work_s[i] += config.replica.work_s_at(r.prefill_tokens(), r.output_tokens, b, step_b);
     p.arrivals[i] += 1;
     p.last_arrival_s = to_seconds(r.arrival);
-    const double a = to_seconds(r.arrival), pf = rc.prefill_s(r.input_tokens);
+    const double a = to_seconds(r.arrival), pf = rc.prefill_s(r.prefill_tokens());
     if (!decode_ok || pf > ttft + 1e-6) {
       ++p.hopeless;
     } else {
@@ -66,12 +66,14 @@ Result<DemandProfile> profile_demand(DemandSource& source, const ServingConfig& 
                  a + pf + std::max(0.0, static_cast<double>(r.output_tokens) - 1) * step1);
     }
     in_sum += r.input_tokens;
+    cached_sum += r.cached_tokens;
     out_sum += r.output_tokens;
     ++p.requests;
   }
   if (p.requests) {
     p.mean_input = in_sum / static_cast<double>(p.requests);
     p.mean_output = out_sum / static_cast<double>(p.requests);
+    p.mean_cached = cached_sum / static_cast<double>(p.requests);
   }
   return p;
 }

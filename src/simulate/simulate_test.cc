@@ -1178,6 +1178,118 @@ TEST(Demand, ScenariosReplayEveryRequestTraceFormatAlike) {
   EXPECT_EQ(to_json(*r)["traces"][0]["policies"].dump(), want);
 }
 
+TEST(Demand, PrefixCacheHoldsLeadingBlocksAndDropsTheLeastRecent) {
+  const std::string path = write_trace(
+      "mooncake_prefix.jsonl",
+      "{\"timestamp\": 0, \"input_length\": 1500, \"output_length\": 9, \"hash_ids\": [1, 2, 3]}\n"
+      "{\"timestamp\": 10, \"input_length\": 1500, \"output_length\": 9, \"hash_ids\": [1, 2, 9]}\n"
+      "{\"timestamp\": 20, \"input_length\": 1200, \"output_length\": 9, \"hash_ids\": [1, 2, 3]}\n"
+      "{\"timestamp\": 30, \"input_length\": 1500, \"output_length\": 9, \"hash_ids\": [7, 1, "
+      "2]}\n");
+  const auto cached = [&](double capacity_tokens) {
+    PrefixCacheSpec spec;
+    spec.enabled = true;
+    spec.capacity_tokens = capacity_tokens;
+    auto src = open_request_trace(path, 1, spec);
+    EXPECT_TRUE(src) << src.error().to_string();
+    std::vector<float> out;
+    Request r;
+    while (src && *(*src)->next(r)) {
+      EXPECT_FLOAT_EQ(r.prefill_tokens(), r.input_tokens - r.cached_tokens);
+      out.push_back(r.cached_tokens);
+    }
+    return out;
+  };
+  // Room for every block: [1,2] of the second, all three of the third (but
+  // its last token is computed), none of the fourth (its first block is new).
+  EXPECT_EQ(cached(1e6), (std::vector<float>{0, 1024, 1199, 0}));
+  // Room for two blocks: after [1,2,3] the cache holds 3 and 2; the second
+  // request's first block is gone, so nothing of it is held.
+  EXPECT_EQ(cached(1024), (std::vector<float>{0, 0, 0, 0}));
+  // Without the cache nothing is.
+  auto plain = open_request_trace(path, 1);
+  ASSERT_TRUE(plain);
+  Request r;
+  while (*(*plain)->next(r)) EXPECT_EQ(r.cached_tokens, 0);
+}
+
+TEST(Demand, PrefixCacheNeedsBlockIds) {
+  PrefixCacheSpec spec;
+  spec.enabled = true;
+  spec.capacity_tokens = 1e6;
+  // A trace without block ids: refused when opened.
+  auto azure = open_request_trace(fixture("azure_small.csv"), 1, spec);
+  ASSERT_FALSE(azure);
+  EXPECT_EQ(azure.error().where.field, "prefix_cache");
+  // A Mooncake row without them, or with ids that are not integers.
+  for (const char* row : {"{\"timestamp\": 0, \"input_length\": 5}\n",
+                          "{\"timestamp\": 0, \"input_length\": 5, \"hash_ids\": [\"a\"]}\n"}) {
+    SCOPED_TRACE(row);
+    const std::string path = write_trace("mooncake_no_ids.jsonl", row);
+    auto src = open_request_trace(path, 1, spec);
+    ASSERT_TRUE(src);
+    Request r;
+    auto bad = (*src)->next(r);
+    ASSERT_FALSE(bad);
+    EXPECT_EQ(bad.error().where.line, 1);
+    EXPECT_EQ(bad.error().where.field, "hash_ids");
+  }
+  // The scenario key: only with a request trace, and with a capacity.
+  auto synthetic = parse_scenario_string(
+      "kind: serving\nprices: {on_demand_usd_per_hour: 1}\nreplica: {prefill_tokens_per_s: 9000, "
+      "step_base_ms: 11, step_per_seq_ms: 0.1, max_batch: 100}\ndemand: {synthetic: {rate_rps: 1, "
+      "duration_hours: 1}, prefix_cache: {capacity_tokens: 1000}}\n",
+      "x.yaml");
+  ASSERT_FALSE(synthetic);
+  EXPECT_EQ(synthetic.error().where.field, "demand.prefix_cache");
+  auto no_capacity = parse_scenario_string(
+      "kind: serving\nprices: {on_demand_usd_per_hour: 1}\nreplica: {prefill_tokens_per_s: 9000, "
+      "step_base_ms: 11, step_per_seq_ms: 0.1, max_batch: 100}\ndemand: {request_trace: x.jsonl, "
+      "prefix_cache: {block_tokens: 512}}\n",
+      "x.yaml");
+  ASSERT_FALSE(no_capacity);
+  EXPECT_EQ(no_capacity.error().where.field, "demand.prefix_cache.capacity_tokens");
+}
+
+TEST(Serving, APrefixCacheShortensPrefillsAndTheFleet) {
+  // 2,000 requests at 8 req/s, each a shared 7-block system prompt and one
+  // block of its own: 3,968 of 4,096 prompt tokens come from the cache.
+  std::string rows;
+  for (int i = 0; i < 2000; ++i)
+    rows +=
+        "{\"timestamp\": " + std::to_string(i * 125) +
+        ", \"input_length\": 4096, \"output_length\": 50, \"hash_ids\": [0, 1, 2, 3, 4, 5, 6, " +
+        std::to_string(100 + i) + "]}\n";
+  const std::string trace = write_trace("mooncake_shared_prefix.jsonl", rows);
+  const auto run = [&](const std::string& cache) {
+    auto s = parse_scenario_string(
+        "kind: serving\nprices: {on_demand_usd_per_hour: 1}\n"
+        "replica: {prefill_tokens_per_s: 9000, step_base_ms: 11, step_per_seq_ms: 0.1, "
+        "max_batch: 200}\nslo: {ttft_ms: 1000, tpot_ms: 50}\n"
+        "demand: {request_trace: " +
+            trace + cache +
+            "}\nfleet: {startup_seconds: 60, min_replicas: 1, initial_replicas: 1, "
+            "max_replicas: 8}\npolicies: [static-peak]\n",
+        "x.yaml");
+    EXPECT_TRUE(s) << s.error().to_string();
+    auto r = run_scenario(*s, nullptr, RunOptions{});
+    EXPECT_TRUE(r) << r.error().to_string();
+    return *r;
+  };
+  const SimReport full = run(""), cached = run(", prefix_cache: {capacity_tokens: 1000000}");
+  // Without the cache a prompt takes 0.46 s: 8 req/s need 4 replicas of
+  // prefill. With it, 128 tokens (14 ms) each: one replica.
+  const PolicyRow& a = full.policies[0];
+  const PolicyRow& b = cached.policies[0];
+  ASSERT_TRUE(a.vm_hours && b.vm_hours && a.p50_ttft_ms && b.p50_ttft_ms);
+  EXPECT_GE(*a.vm_hours, 3 * *b.vm_hours);
+  EXPECT_LT(*b.p50_ttft_ms, *a.p50_ttft_ms / 10);
+  bool noted = false;
+  for (const std::string& n : cached.notes)
+    noted |= n.find("held by the prefix cache") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
 TEST(Demand, AlibabaQpsSumsEachContainersLastSample) {
   // Buckets of 60 s from t=1000: {ip1 2, ip2 3} = 5/s, then ip1 -> 4: 7/s,
   // then ip2 -> 1: 5/s. The row without container_ip is dropped.
