@@ -17,6 +17,8 @@ namespace gpuplan::simulate::internal {
 
 namespace {
 
+constexpr double kMaxCacheBlocks = 1e7;  // demand.prefix_cache's index
+
 // `replica:` given explicitly instead of estimated: its prefill speed and
 // its decode step time (a base plus a per-sequence part), in ms.
 Status parse_replica(const Reader& r, const YAML::Node& rep, Scenario& s) {
@@ -192,6 +194,12 @@ Status parse_demand(const Reader& r, const YAML::Node& root, Scenario& s) {
       GPUPLAN_TRY(spec.prefix_cache.block_tokens,
                   r.number(pc["block_tokens"], "demand.prefix_cache.block_tokens", 1, 1e6));
     }
+    // The cache's index costs ~100 bytes a block: 10 M blocks (5 G tokens
+    // of 512, a pool of KV far beyond a cluster's DRAM and SSD) is ~1 GB.
+    if (spec.prefix_cache.capacity_tokens / spec.prefix_cache.block_tokens > kMaxCacheBlocks)
+      return r.error(pc["capacity_tokens"], "demand.prefix_cache.capacity_tokens",
+                     "at most 10,000,000 blocks (capacity_tokens / block_tokens): the cache's "
+                     "index is held in memory");
   }
   return {};
 }

@@ -1249,6 +1249,13 @@ TEST(Demand, PrefixCacheNeedsBlockIds) {
       "x.yaml");
   ASSERT_FALSE(no_capacity);
   EXPECT_EQ(no_capacity.error().where.field, "demand.prefix_cache.capacity_tokens");
+  auto huge = parse_scenario_string(
+      "kind: serving\nprices: {on_demand_usd_per_hour: 1}\nreplica: {prefill_tokens_per_s: 9000, "
+      "step_base_ms: 11, step_per_seq_ms: 0.1, max_batch: 100}\ndemand: {request_trace: x.jsonl, "
+      "prefix_cache: {capacity_tokens: 1000000000000, block_tokens: 16}}\n",
+      "x.yaml");
+  ASSERT_FALSE(huge);
+  EXPECT_EQ(huge.error().where.field, "demand.prefix_cache.capacity_tokens");
 }
 
 TEST(Serving, APrefixCacheShortensPrefillsAndTheFleet) {
