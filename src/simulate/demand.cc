@@ -161,6 +161,9 @@ class LineReader {
       if (!any) return false;
       ++line_no_;
       if (!line.empty() && line.back() == '\r') line.pop_back();
+      // A UTF-8 byte order mark, which spreadsheet exports put before the
+      // header, is not part of it.
+      if (line_no_ == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);
       if (!strings::trim(line).empty()) return true;
     }
   }

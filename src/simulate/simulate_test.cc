@@ -1141,6 +1141,14 @@ TEST(Demand, RequestTraceErrorsNameTheLineAndTheField) {
     EXPECT_EQ(more.error().where.line, k.line);
     EXPECT_EQ(more.error().where.field, k.field);
   }
+  // Spreadsheet exports start with a UTF-8 byte order mark: still the header.
+  for (const char* header : {"\xEF\xBB\xBFTIMESTAMP,ContextTokens,GeneratedTokens\n",
+                             "\xEF\xBB\xBFTimestamp,Model,Request tokens,Response tokens,Total "
+                             "tokens,Log Type\n"}) {
+    const std::string bom = write_trace("bom_trace.csv", header);
+    auto src = open_request_trace(bom, 1);
+    EXPECT_TRUE(src) << src.error().to_string();
+  }
   // A file in none of the formats: the error names all three.
   const std::string other = write_trace("not_a_trace.csv", "time,prompt,answer\n1,2,3\n");
   auto none = open_request_trace(other, 1);
