@@ -252,7 +252,8 @@ void add_simulate_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--policy", f->policy, "One policy by name, or all (default: the scenario's)")
       ->check(one_of("policy", policy_names()));
   cmd->add_option("--trace", f->trace,
-                  "Demand trace that replaces the scenario's (serving; reserve: a pods file)");
+                  "Demand trace that replaces the scenario's (serving: Azure LLM, BurstGPT or "
+                  "Mooncake; reserve: a pods file)");
   cmd->add_option("--spot-trace", f->spot_traces,
                   "Spot trace(s) that replace the scenario's; each file is one zone (deadline)");
   cmd->add_option(
