@@ -307,7 +307,8 @@ class AzureLlmTrace final : public LineTrace {
 // is dropped and counted.
 class BurstGptTrace final : public LineTrace {
  public:
-  BurstGptTrace(std::string path, double time_scale) : LineTrace(std::move(path), time_scale) {}
+  BurstGptTrace(std::string path, double time_scale, BurstGptFilter filter)
+      : LineTrace(std::move(path), time_scale), filter_(std::move(filter)) {}
   Status open() {
     std::string header;
     GPUPLAN_RETURN_IF_ERROR(open_file(&header));
@@ -317,7 +318,14 @@ class BurstGptTrace final : public LineTrace {
       if (names[i] == "Timestamp") ts_col_ = i;
       if (names[i] == "Request tokens") in_col_ = i;
       if (names[i] == "Response tokens") out_col_ = i;
+      if (names[i] == "Model") model_col_ = i;
+      if (names[i] == "Log Type") log_col_ = i;
     }
+    if ((!filter_.model.empty() && model_col_ == kNone) ||
+        (!filter_.log_type.empty() && log_col_ == kNone))
+      return invalid_argument(
+          "the filter reads the columns Model and Log Type, which this file lacks",
+          Where{path_, reader_.line(), 1, "header"});
     if (ts_col_ == kNone || in_col_ == kNone || out_col_ == kNone)
       return invalid_argument(
           "expected the columns Timestamp, Request tokens and Response tokens (BurstGPT)",
@@ -348,6 +356,11 @@ class BurstGptTrace final : public LineTrace {
       if (t_s > 1e12)  // 30,000 years: no trace; keeps the microseconds finite
         return invalid_argument("expected seconds from the trace's start",
                                 Where{path_, reader_.line(), column_of(ts_col_), "Timestamp"});
+      if ((!filter_.model.empty() && f[model_col_] != filter_.model) ||
+          (!filter_.log_type.empty() && f[log_col_] != filter_.log_type)) {
+        ++filtered_;
+        continue;
+      }
       if (outt == 0) {
         ++failed_;
         continue;
@@ -361,6 +374,8 @@ class BurstGptTrace final : public LineTrace {
   std::vector<DropNote> drops() const override {
     std::vector<DropNote> d = LineTrace::drops();
     if (failed_) d.push_back({"failed calls (0 response tokens), dropped", failed_});
+    if (filtered_)
+      d.push_back({"rows of another model or log type (demand.burstgpt), left out", filtered_});
     return d;
   }
   std::string describe() const override { return "burstgpt: " + path_; }
@@ -391,8 +406,10 @@ class BurstGptTrace final : public LineTrace {
     }
     return pos == std::string::npos ? 1 : static_cast<int>(pos) + 1;
   }
+  BurstGptFilter filter_;
   size_t columns_ = 0, ts_col_ = kNone, in_col_ = kNone, out_col_ = kNone;
-  int64_t failed_ = 0;
+  size_t model_col_ = kNone, log_col_ = kNone;
+  int64_t failed_ = 0, filtered_ = 0;
 };
 
 // The fleet's shared prefix cache over prompt block ids (PrefixCacheSpec):
@@ -760,7 +777,8 @@ Result<std::unique_ptr<DemandSource>> open_azure_llm_trace(const std::string& pa
 }
 
 Result<std::unique_ptr<DemandSource>> open_request_trace(const std::string& path, double time_scale,
-                                                         const PrefixCacheSpec& cache) {
+                                                         const PrefixCacheSpec& cache,
+                                                         const BurstGptFilter& filter) {
   std::string first;
   {
     LineReader sniff(path);
@@ -769,7 +787,12 @@ Result<std::unique_ptr<DemandSource>> open_request_trace(const std::string& path
     if (!any) return invalid_argument("empty trace", Where{path, 1, 0, ""});
   }
   const std::string_view head = strings::trim(first);
-  if (!head.empty() && head.front() == '{') {
+  const bool mooncake = !head.empty() && head.front() == '{';
+  const bool burstgpt = !mooncake && head.find("Request tokens") != std::string_view::npos;
+  if (filter.any() && !burstgpt)
+    return invalid_argument("demand.burstgpt filters a BurstGPT trace; this file is another format",
+                            Where{path, 1, 1, "burstgpt"});
+  if (mooncake) {
     auto src = std::make_unique<MooncakeTrace>(path, time_scale, cache);
     GPUPLAN_RETURN_IF_ERROR(src->open());
     return std::unique_ptr<DemandSource>(std::move(src));
@@ -778,8 +801,8 @@ Result<std::unique_ptr<DemandSource>> open_request_trace(const std::string& path
     return invalid_argument(
         "the prefix cache needs a trace that names its prompt blocks (Mooncake's hash_ids)",
         Where{path, 1, 1, "prefix_cache"});
-  if (head.find("Request tokens") != std::string_view::npos) {
-    auto src = std::make_unique<BurstGptTrace>(path, time_scale);
+  if (burstgpt) {
+    auto src = std::make_unique<BurstGptTrace>(path, time_scale, filter);
     GPUPLAN_RETURN_IF_ERROR(src->open());
     return std::unique_ptr<DemandSource>(std::move(src));
   }

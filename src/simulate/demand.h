@@ -135,8 +135,17 @@ class DemandSource {
 // mooncake), told apart by its first line. `time_scale` > 1 replays faster.
 // kNotFound when the file cannot be opened; kInvalidArgument naming the
 // three formats when the first line is none of them.
+// Which BurstGPT rows to replay: BurstGPT mixes ChatGPT and GPT-4 calls,
+// conversation and API logs (its README and the converters that read it
+// filter on both). Empty: all.
+struct BurstGptFilter {
+  std::string model;     // the Model column, e.g. "GPT-4"
+  std::string log_type;  // the Log Type column, e.g. "Conversation log"
+  [[nodiscard]] bool any() const { return !model.empty() || !log_type.empty(); }
+};
 [[nodiscard]] Result<std::unique_ptr<DemandSource>> open_request_trace(
-    const std::string& path, double time_scale, const PrefixCacheSpec& cache = {});
+    const std::string& path, double time_scale, const PrefixCacheSpec& cache = {},
+    const BurstGptFilter& filter = {});
 // `time_scale` > 1 replays faster (arrival times divided by it).
 // kNotFound when the file cannot be opened; kInvalidArgument when the header
 // is not the expected one.

@@ -28,7 +28,7 @@ Result<std::unique_ptr<DemandSource>> open_demand(const Scenario& s, const std::
                                                   uint64_t seed) {
   const ServingSpec& spec = s.serving();
   if (spec.demand.format == "request-trace")
-    return open_request_trace(trace, spec.demand.time_scale, spec.prefix_cache);
+    return open_request_trace(trace, spec.demand.time_scale, spec.prefix_cache, spec.burstgpt);
   if (spec.demand.format == "alibaba-qps")
     return open_alibaba_qps(trace, spec.demand.time_scale, spec.qps_bucket_s, spec.qps_input,
                             spec.qps_output, seed);

@@ -68,6 +68,7 @@ struct ServingSpec {
   TokenDist qps_input{1000, 0, 1, 1e6}, qps_output{200, 0, 1, 1e6};
   double qps_bucket_s = 60;
   PrefixCacheSpec prefix_cache;     // demand.prefix_cache
+  BurstGptFilter burstgpt;          // demand.burstgpt
   std::optional<double> startup_s;  // fleet.startup_seconds; else boot + image + weights
   std::optional<double> boot_s;     // fleet.boot_seconds; else per series
   double image_s = 60;              // fleet.image_seconds: pull and start the serving image

@@ -139,7 +139,7 @@ Status parse_demand(const Reader& r, const YAML::Node& root, Scenario& s) {
   GPUPLAN_RETURN_IF_ERROR(
       r.check_map(d, "demand",
                   {"azure_trace", "request_trace", "alibaba_qps", "synthetic", "time_scale",
-                   "bucket_seconds", "input_tokens", "output_tokens", "prefix_cache"}));
+                   "bucket_seconds", "input_tokens", "output_tokens", "prefix_cache", "burstgpt"}));
   int sources = 0;
   // A request trace: `request_trace`, or `azure_trace` as the first
   // scenarios named it; the format (Azure LLM, BurstGPT, Mooncake) is read
@@ -178,6 +178,18 @@ Status parse_demand(const Reader& r, const YAML::Node& root, Scenario& s) {
   }
   if (sources != 1)
     return r.error(d, "demand", "expected exactly one of request_trace, alibaba_qps, synthetic");
+  if (const YAML::Node bg = d["burstgpt"]) {
+    if (spec.demand.format != "request-trace")
+      return r.error(bg, "demand.burstgpt", "filters the rows of a BurstGPT request trace");
+    GPUPLAN_RETURN_IF_ERROR(r.check_map(bg, "demand.burstgpt", {"model", "log_type"}));
+    if (bg["model"]) {
+      GPUPLAN_TRY(spec.burstgpt.model, r.non_empty_string(bg["model"], "demand.burstgpt.model"));
+    }
+    if (bg["log_type"]) {
+      GPUPLAN_TRY(spec.burstgpt.log_type,
+                  r.non_empty_string(bg["log_type"], "demand.burstgpt.log_type"));
+    }
+  }
   if (const YAML::Node pc = d["prefix_cache"]) {
     if (spec.demand.format != "request-trace")
       return r.error(pc, "demand.prefix_cache",

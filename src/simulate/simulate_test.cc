@@ -1101,6 +1101,71 @@ TEST(Demand, BurstGptFindsColumnsByNameAndDropsFailedCalls) {
   EXPECT_NE(drops[0].what.find("failed"), std::string::npos);
 }
 
+TEST(Demand, BurstGptFilterKeepsOneModelAndLogType) {
+  const std::string path =
+      write_trace("burstgpt_mixed.csv",
+                  "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
+                  "1,ChatGPT,100,10,110,Conversation log\n"
+                  "2,GPT-4,200,20,220,Conversation log\n"
+                  "3,GPT-4,300,30,330,API log\n"
+                  "4,GPT-4,400,0,400,Conversation log\n"
+                  "5,GPT-4,500,50,550,Conversation log\n");
+  const auto inputs = [&](const BurstGptFilter& f) {
+    auto src = open_request_trace(path, 1, {}, f);
+    EXPECT_TRUE(src) << src.error().to_string();
+    std::vector<float> out;
+    Request r;
+    while (src && *(*src)->next(r)) out.push_back(r.input_tokens);
+    return out;
+  };
+  EXPECT_EQ(inputs({}), (std::vector<float>{100, 200, 300, 500}));
+  EXPECT_EQ(inputs({"GPT-4", ""}), (std::vector<float>{200, 300, 500}));
+  EXPECT_EQ(inputs({"GPT-4", "Conversation log"}), (std::vector<float>{200, 500}));
+  EXPECT_EQ(inputs({"", "API log"}), (std::vector<float>{300}));
+  // Arrivals stay relative to the first row kept.
+  auto src = open_request_trace(path, 1, {}, {"GPT-4", "Conversation log"});
+  ASSERT_TRUE(src);
+  Request a, b;
+  ASSERT_TRUE(*(*src)->next(a));
+  ASSERT_TRUE(*(*src)->next(b));
+  EXPECT_EQ(b.arrival - a.arrival, 3'000'000);
+  while (*(*src)->next(b)) {
+  }
+  bool counted = false;
+  for (const DropNote& d : (*src)->drops())
+    counted |= d.what.find("another model") != std::string::npos && d.count == 2;
+  EXPECT_TRUE(counted);
+  // A filter on a file of another format, or on a BurstGPT export without
+  // the columns it reads, is an error.
+  auto azure = open_request_trace(fixture("azure_small.csv"), 1, {}, {"GPT-4", ""});
+  ASSERT_FALSE(azure);
+  EXPECT_EQ(azure.error().where.field, "burstgpt");
+  const std::string bare =
+      write_trace("burstgpt_bare.csv", "Timestamp,Request tokens,Response tokens\n1,5,5\n");
+  auto no_column = open_request_trace(bare, 1, {}, {"GPT-4", ""});
+  ASSERT_FALSE(no_column);
+  EXPECT_EQ(no_column.error().where.field, "header");
+  // The scenario key: only with a request trace; it reaches the reader.
+  const std::string head =
+      "kind: serving\nprices: {on_demand_usd_per_hour: 1}\nreplica: {prefill_tokens_per_s: 9000, "
+      "step_base_ms: 11, step_per_seq_ms: 0.1, max_batch: 100}\n";
+  auto synthetic = parse_scenario_string(
+      head + "demand: {synthetic: {rate_rps: 1, duration_hours: 1}, burstgpt: {model: GPT-4}}\n",
+      "x.yaml");
+  ASSERT_FALSE(synthetic);
+  EXPECT_EQ(synthetic.error().where.field, "demand.burstgpt");
+  auto s = parse_scenario_string(
+      head + "demand: {request_trace: " + path + ", burstgpt: {log_type: API log}}\n", "x.yaml");
+  ASSERT_TRUE(s) << s.error().to_string();
+  auto r = run_scenario(*s, nullptr, RunOptions{});
+  ASSERT_TRUE(r) << r.error().to_string();
+  bool noted = false;
+  for (const std::string& n : r->notes)
+    noted |=
+        n.find("requests 1,") != std::string::npos || n.find("requests 1 ") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
 TEST(Demand, RequestTraceErrorsNameTheLineAndTheField) {
   struct Case {
     const char* name;
