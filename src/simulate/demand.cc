@@ -219,11 +219,6 @@ class RequestClock {
   int64_t first_ = kUnset, last_ = 0, reordered_ = 0;
 };
 
-bool parse_double(std::string_view s, double& out) {
-  auto r = std::from_chars(s.data(), s.data() + s.size(), out);
-  return r.ec == std::errc() && r.ptr == s.data() + s.size() && std::isfinite(out);
-}
-
 // What the three request-trace readers share: the file read line by line,
 // the relative clock, the current line (for column numbers in errors).
 class LineTrace : public DemandSource {
@@ -312,7 +307,7 @@ class BurstGptTrace final : public LineTrace {
   Status open() {
     std::string header;
     GPUPLAN_RETURN_IF_ERROR(open_file(&header));
-    const std::vector<std::string_view> names = split_row(header);
+    const std::vector<std::string> names = split_row(header);
     columns_ = names.size();
     for (size_t i = 0; i < names.size(); ++i) {
       if (names[i] == "Timestamp") ts_col_ = i;
@@ -336,13 +331,13 @@ class BurstGptTrace final : public LineTrace {
     for (;;) {
       GPUPLAN_TRY(bool more, reader_.next(line_));
       if (!more) return false;
-      const std::vector<std::string_view> f = split_row(line_);
+      const std::vector<std::string> f = split_row(line_);
       if (f.size() != columns_)
         return invalid_argument(
             "expected " + std::to_string(columns_) + " fields, found " + std::to_string(f.size()),
             Where{path_, reader_.line(), 1, ""});
-      double t_s = 0;
-      if (!parse_double(f[ts_col_], t_s) || t_s < 0)
+      const std::optional<double> t_s = strings::parse_double(f[ts_col_]);
+      if (!t_s || *t_s < 0)
         return invalid_argument("expected seconds >= 0",
                                 Where{path_, reader_.line(), column_of(ts_col_), "Timestamp"});
       int64_t in = 0, outt = 0;
@@ -353,7 +348,7 @@ class BurstGptTrace final : public LineTrace {
         return invalid_argument(
             "expected a token count >= 0",
             Where{path_, reader_.line(), column_of(out_col_), "Response tokens"});
-      if (t_s > 1e12)  // 30,000 years: no trace; keeps the microseconds finite
+      if (*t_s > 1e12)  // 30,000 years: no trace; keeps the microseconds finite
         return invalid_argument("expected seconds from the trace's start",
                                 Where{path_, reader_.line(), column_of(ts_col_), "Timestamp"});
       if ((!filter_.model.empty() && f[model_col_] != filter_.model) ||
@@ -366,7 +361,7 @@ class BurstGptTrace final : public LineTrace {
         continue;
       }
       GPUPLAN_RETURN_IF_ERROR(
-          clock_.place(static_cast<int64_t>(std::llround(t_s * 1e6)), in, outt, out,
+          clock_.place(static_cast<int64_t>(std::llround(*t_s * 1e6)), in, outt, out,
                        Where{path_, reader_.line(), column_of(ts_col_), "Timestamp"}));
       return true;
     }
@@ -382,20 +377,16 @@ class BurstGptTrace final : public LineTrace {
 
  private:
   static constexpr size_t kNone = static_cast<size_t>(-1);
-  // Fields split at commas, outer quotes and blanks removed (BurstGPT's
+  // Fields split at commas, blanks and outer quotes removed (BurstGPT's
   // fields hold no commas).
-  static std::vector<std::string_view> split_row(std::string_view line) {
-    std::vector<std::string_view> out;
-    size_t start = 0;
-    for (;;) {
-      const size_t comma = line.find(',', start);
-      std::string_view f = strings::trim(
-          line.substr(start, comma == std::string_view::npos ? comma : comma - start));
-      if (f.size() >= 2 && f.front() == '"' && f.back() == '"') f = f.substr(1, f.size() - 2);
-      out.push_back(f);
-      if (comma == std::string_view::npos) return out;
-      start = comma + 1;
+  static std::vector<std::string> split_row(std::string_view line) {
+    std::vector<std::string> out = strings::split(line, ',');
+    for (std::string& f : out) {
+      std::string_view v = strings::trim(f);
+      if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
+      f = std::string(v);
     }
+    return out;
   }
   // The 1-based character column where field i starts.
   int column_of(size_t i) const {
@@ -510,8 +501,6 @@ class MooncakeTrace final : public LineTrace {
       const double hit =
           static_cast<double>(cache_->lookup_and_insert(ids_)) * cache_->block_tokens();
       out.cached_tokens = static_cast<float>(std::min(hit, std::max(0.0, out.input_tokens - 1.0)));
-      cached_sum_ += out.cached_tokens;
-      input_sum_ += out.input_tokens;
     }
     return true;
   }
@@ -520,18 +509,12 @@ class MooncakeTrace final : public LineTrace {
     if (zero_output_) d.push_back({"rows with 0 output tokens (counted as 1)", zero_output_});
     return d;
   }
-  std::string describe() const override {
-    if (!cache_ || input_sum_ <= 0) return "mooncake: " + path_;
-    return "mooncake: " + path_ + " (prefix cache: " +
-           std::to_string(static_cast<int>(std::lround(100 * cached_sum_ / input_sum_))) +
-           " % of prompt tokens cached)";
-  }
+  std::string describe() const override { return "mooncake: " + path_; }
 
  private:
   int64_t zero_output_ = 0;
   std::optional<PrefixCache> cache_;
   std::vector<int64_t> ids_;
-  double cached_sum_ = 0, input_sum_ = 0;
 };
 
 class AlibabaQps final : public DemandSource {

@@ -131,10 +131,6 @@ class DemandSource {
   [[nodiscard]] virtual std::string describe() const = 0;
 };
 
-// A request trace in any of the formats above (azure-llm, burstgpt,
-// mooncake), told apart by its first line. `time_scale` > 1 replays faster.
-// kNotFound when the file cannot be opened; kInvalidArgument naming the
-// three formats when the first line is none of them.
 // Which BurstGPT rows to replay: BurstGPT mixes ChatGPT and GPT-4 calls,
 // conversation and API logs (its README and the converters that read it
 // filter on both). Empty: all.
@@ -143,6 +139,11 @@ struct BurstGptFilter {
   std::string log_type;  // the Log Type column, e.g. "Conversation log"
   [[nodiscard]] bool any() const { return !model.empty() || !log_type.empty(); }
 };
+// A request trace in any of the formats above (azure-llm, burstgpt,
+// mooncake), told apart by its first line. `time_scale` > 1 replays faster.
+// kNotFound when the file cannot be opened; kInvalidArgument naming the
+// three formats when the first line is none of them, or naming the option
+// (prefix_cache, burstgpt) that the file's format cannot serve.
 [[nodiscard]] Result<std::unique_ptr<DemandSource>> open_request_trace(
     const std::string& path, double time_scale, const PrefixCacheSpec& cache = {},
     const BurstGptFilter& filter = {});

@@ -1043,6 +1043,16 @@ std::string write_trace(const std::string& name, const std::string& text) {
   return path;
 }
 
+// A serving scenario with an explicit replica and price, and this demand
+// (the inside of `demand: {...}`), parsed.
+Result<Scenario> serving_with_demand(const std::string& demand) {
+  return parse_scenario_string(
+      "kind: serving\nprices: {on_demand_usd_per_hour: 1}\nreplica: {prefill_tokens_per_s: 9000, "
+      "step_base_ms: 11, step_per_seq_ms: 0.1, max_batch: 100}\ndemand: {" +
+          demand + "}\n",
+      "x.yaml");
+}
+
 TEST(Demand, EveryRequestTraceFormatGivesTheSameRequests) {
   // The 300 requests of azure_small.csv, rewritten as BurstGPT (seconds) and
   // Mooncake (milliseconds) traces: the reader is chosen by the first line.
@@ -1073,7 +1083,8 @@ TEST(Demand, EveryRequestTraceFormatGivesTheSameRequests) {
 
 TEST(Demand, BurstGptFindsColumnsByNameAndDropsFailedCalls) {
   // An export with the columns reordered; the second call failed (0
-  // response tokens); the third is out of order.
+  // response tokens). It is dropped before it sets the clock, so the third,
+  // earlier than it, is not held at 105 s: only the failure is noted.
   const std::string path =
       write_trace("burstgpt_reordered.csv",
                   "Log Type,Timestamp,Model,Request tokens,Response tokens,Total tokens\n"
@@ -1146,16 +1157,11 @@ TEST(Demand, BurstGptFilterKeepsOneModelAndLogType) {
   ASSERT_FALSE(no_column);
   EXPECT_EQ(no_column.error().where.field, "header");
   // The scenario key: only with a request trace; it reaches the reader.
-  const std::string head =
-      "kind: serving\nprices: {on_demand_usd_per_hour: 1}\nreplica: {prefill_tokens_per_s: 9000, "
-      "step_base_ms: 11, step_per_seq_ms: 0.1, max_batch: 100}\n";
-  auto synthetic = parse_scenario_string(
-      head + "demand: {synthetic: {rate_rps: 1, duration_hours: 1}, burstgpt: {model: GPT-4}}\n",
-      "x.yaml");
+  auto synthetic =
+      serving_with_demand("synthetic: {rate_rps: 1, duration_hours: 1}, burstgpt: {model: GPT-4}");
   ASSERT_FALSE(synthetic);
   EXPECT_EQ(synthetic.error().where.field, "demand.burstgpt");
-  auto s = parse_scenario_string(
-      head + "demand: {request_trace: " + path + ", burstgpt: {log_type: API log}}\n", "x.yaml");
+  auto s = serving_with_demand("request_trace: " + path + ", burstgpt: {log_type: API log}");
   ASSERT_TRUE(s) << s.error().to_string();
   auto r = run_scenario(*s, nullptr, RunOptions{});
   ASSERT_TRUE(r) << r.error().to_string();
@@ -1308,25 +1314,17 @@ TEST(Demand, PrefixCacheNeedsBlockIds) {
     EXPECT_EQ(bad.error().where.field, "hash_ids");
   }
   // The scenario key: only with a request trace, and with a capacity.
-  auto synthetic = parse_scenario_string(
-      "kind: serving\nprices: {on_demand_usd_per_hour: 1}\nreplica: {prefill_tokens_per_s: 9000, "
-      "step_base_ms: 11, step_per_seq_ms: 0.1, max_batch: 100}\ndemand: {synthetic: {rate_rps: 1, "
-      "duration_hours: 1}, prefix_cache: {capacity_tokens: 1000}}\n",
-      "x.yaml");
+  auto synthetic = serving_with_demand(
+      "synthetic: {rate_rps: 1, duration_hours: 1}, prefix_cache: {capacity_tokens: 1000}");
   ASSERT_FALSE(synthetic);
   EXPECT_EQ(synthetic.error().where.field, "demand.prefix_cache");
-  auto no_capacity = parse_scenario_string(
-      "kind: serving\nprices: {on_demand_usd_per_hour: 1}\nreplica: {prefill_tokens_per_s: 9000, "
-      "step_base_ms: 11, step_per_seq_ms: 0.1, max_batch: 100}\ndemand: {request_trace: x.jsonl, "
-      "prefix_cache: {block_tokens: 512}}\n",
-      "x.yaml");
+  auto no_capacity =
+      serving_with_demand("request_trace: x.jsonl, prefix_cache: {block_tokens: 512}");
   ASSERT_FALSE(no_capacity);
   EXPECT_EQ(no_capacity.error().where.field, "demand.prefix_cache.capacity_tokens");
-  auto huge = parse_scenario_string(
-      "kind: serving\nprices: {on_demand_usd_per_hour: 1}\nreplica: {prefill_tokens_per_s: 9000, "
-      "step_base_ms: 11, step_per_seq_ms: 0.1, max_batch: 100}\ndemand: {request_trace: x.jsonl, "
-      "prefix_cache: {capacity_tokens: 1000000000000, block_tokens: 16}}\n",
-      "x.yaml");
+  // 10^12 tokens in blocks of 16: 6.25 x 10^10 blocks, past the 10^7 cap.
+  auto huge = serving_with_demand(
+      "request_trace: x.jsonl, prefix_cache: {capacity_tokens: 1000000000000, block_tokens: 16}");
   ASSERT_FALSE(huge);
   EXPECT_EQ(huge.error().where.field, "demand.prefix_cache.capacity_tokens");
 }
