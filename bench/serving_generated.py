@@ -14,7 +14,9 @@ policy met it on, and how often it was the cheapest that did.
 
     python3 bench/serving_generated.py --build build --seed 5 --count 10
 
-The scenario files are kept in --keep DIR when given (to replay one).
+The scenario files are kept in --keep DIR when given (to replay one);
+--admission shed sets fleet.admission: shed in every one (the draws are the
+same).
 """
 import argparse
 import json
@@ -27,7 +29,7 @@ import tempfile
 SIZES = ["Standard_NC24ads_A100_v4", "Standard_NC40ads_H100_v5"]
 
 
-def scenario(rng, name):
+def scenario(rng, name, admission="queue"):
     size = rng.choice(SIZES)
     rate = round(rng.uniform(1, 25), 1)
     amp = round(rng.uniform(0, 0.8), 2)
@@ -72,6 +74,7 @@ demand:
   initial_replicas: 2
   max_replicas: 60
   interval_seconds: {interval}
+  admission: {admission}
 policies: all
 """
     label = (f"{rate:4.1f} req/s swing {amp:.2f} noise {cv:.2f}/{period}s "
@@ -87,6 +90,8 @@ def main():
     ap.add_argument("--count", type=int, default=10)
     ap.add_argument("--target", type=float, default=0.99)
     ap.add_argument("--keep")
+    ap.add_argument("--admission", choices=["queue", "shed"], default="queue",
+                    help="fleet.admission of every scenario (the draws do not change)")
     args = ap.parse_args()
     binary = os.path.join(args.build, "gpuplan")
     if not os.access(binary, os.X_OK):
@@ -96,7 +101,7 @@ def main():
     os.makedirs(out_dir, exist_ok=True)
     met, cheapest, feasible = {}, {}, 0
     for i in range(args.count):
-        text, label = scenario(rng, f"gen-{args.seed}-{i}")
+        text, label = scenario(rng, f"gen-{args.seed}-{i}", args.admission)
         path = os.path.join(out_dir, f"gen-{args.seed}-{i}.yaml")
         with open(path, "w") as f:
             f.write(text)

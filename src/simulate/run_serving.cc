@@ -276,6 +276,13 @@ void fleet_config(const Scenario& s, const catalog::Catalog* cat, int tp, Servin
                                  ? "shortest queue (the replica whose queued prefills end first)"
                                  : "fewest running sequences",
                              spec.routing_given ? "scenario file" : "default"});
+  c.admission = spec.admission;
+  rep.assumptions.push_back(
+      {"admission",
+       c.admission == Admission::kShed
+           ? "shed (a request no ready replica meets the SLO on is turned away, HTTP 429)"
+           : "queue (replicas admit up to the KV-cache bound; the rest wait in one FIFO queue)",
+       spec.admission_given ? "scenario file" : "default"});
   if (c.max_queue > 0)
     rep.assumptions.push_back(
         {"max_queue",

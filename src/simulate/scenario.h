@@ -82,7 +82,9 @@ struct ServingSpec {
   double target_utilization = 0.8;
   Routing routing = Routing::kShortestQueue;  // fleet.routing
   bool routing_given = false;
-  int64_t max_queue = 0;  // fleet.max_queue (0: no limit)
+  int64_t max_queue = 0;                    // fleet.max_queue (0: no limit)
+  Admission admission = Admission::kQueue;  // fleet.admission
+  bool admission_given = false;
   SloGuardSettings slo_guard;
   AutoscaleSettings autoscale = default_autoscale_settings();
   HpaSettings hpa;

@@ -243,8 +243,25 @@ Status parse_fleet_replica(const Reader& r, const YAML::Node& fl, Scenario& s) {
                          strings::did_you_mean(v, {"shortest-queue", "least-sequences"}));
     spec.routing_given = true;
   }
+  if (fl["admission"]) {
+    GPUPLAN_TRY(std::string v, r.non_empty_string(fl["admission"], "fleet.admission"));
+    if (v == "queue")
+      spec.admission = Admission::kQueue;
+    else if (v == "shed")
+      spec.admission = Admission::kShed;
+    else
+      return r.error(
+          fl["admission"], "fleet.admission",
+          "expected queue or shed, got '" + v + "'" + strings::did_you_mean(v, {"queue", "shed"}));
+    spec.admission_given = true;
+  }
   if (fl["max_queue"]) {
     GPUPLAN_TRY(int v, r.integer(fl["max_queue"], "fleet.max_queue", 0, 10000000));
+    // Shedding queues nothing: a limit on the queue would say otherwise.
+    if (spec.admission == Admission::kShed && v > 0)
+      return r.error(fl["max_queue"], "fleet.max_queue",
+                     "no queue with admission: shed (a request no replica meets the SLO on is "
+                     "turned away at once); drop max_queue or use admission: queue");
     spec.max_queue = v;
   }
   if (fl["startup_seconds"]) {
@@ -258,11 +275,11 @@ Status parse_fleet_replica(const Reader& r, const YAML::Node& fl, Scenario& s) {
 // `fleet:`: the replica limits and the scaling loop's cadence and target.
 Status parse_fleet(const Reader& r, const YAML::Node& fl, Scenario& s) {
   ServingSpec& spec = s.serving();
-  GPUPLAN_RETURN_IF_ERROR(
-      r.check_map(fl, "fleet",
-                  {"startup_seconds", "min_replicas", "initial_replicas", "max_replicas",
-                   "quota_vcpus", "interval_seconds", "timeline_seconds", "target_utilization",
-                   "routing", "max_queue", "boot_seconds", "image_seconds", "weights_gbps"}));
+  GPUPLAN_RETURN_IF_ERROR(r.check_map(
+      fl, "fleet",
+      {"startup_seconds", "min_replicas", "initial_replicas", "max_replicas", "quota_vcpus",
+       "interval_seconds", "timeline_seconds", "target_utilization", "routing", "admission",
+       "max_queue", "boot_seconds", "image_seconds", "weights_gbps"}));
   GPUPLAN_RETURN_IF_ERROR(parse_fleet_replica(r, fl, s));
   if (fl["min_replicas"]) {
     GPUPLAN_TRY(spec.min_replicas, r.integer(fl["min_replicas"], "fleet.min_replicas", 0, 100000));

@@ -19,7 +19,10 @@
 // Each replica runs continuous batching (Orca, OSDI'22; vLLM). It admits a
 // request while fewer than max_batch sequences (the KV-cache bound) run; the
 // router sends each arrival to the ready replica with the fewest running
-// sequences, and requests no replica can admit wait in one FIFO queue.
+// sequences, and requests no replica can admit wait in one FIFO queue
+// (Admission::kQueue; under kShed the router turns away, at arrival, a
+// request that no ready replica would serve within both targets, using the
+// same arithmetic admit() uses — see Admission in serving.h).
 // Prefills run one at a time per replica (compute-bound): a request's first
 // token comes at max(arrival, replica's prefill free time) + prefill time, so
 // TTFT includes queueing. Decode is a fluid approximation at request level: a
@@ -267,7 +270,12 @@ class Engine {
     ++arrivals_tl_;
     work_iv_ +=
         c_.replica.work_s_at(req.prefill_tokens(), req.output_tokens, batch_slo_, step_slo_);
-    observe_arrival(now, c_.replica.prefill_s(req.prefill_tokens()), req.output_tokens);
+    const double pf_s = c_.replica.prefill_s(req.prefill_tokens());
+    observe_arrival(now, pf_s, req.output_tokens);
+    if (c_.admission == Admission::kShed) {
+      shed_or_admit(now, req, pf_s);
+      return;
+    }
     const int i = pick(now);
     if (i < 0 || !waiting_.empty()) {
       // Admission: when every replica is full and the queue holds max_queue
@@ -280,6 +288,45 @@ class Engine {
       }
       waiting_.push_back(req);
       if (i >= 0) drain_queue(now);
+      return;
+    }
+    admit(now, static_cast<uint32_t>(i), req);
+  }
+
+  // Whether `req`, admitted now to replica i, meets both targets: the same
+  // arithmetic as admit(), so an admitted request is one that meets them.
+  bool meets(SimTime now, uint32_t i, const Request& req, double pf_s) const {
+    const Replica& r = reps_[i];
+    const SimTime first_token = std::max(now, r.prefill_free) + seconds(pf_s);
+    if (to_seconds(first_token - req.arrival) > c_.ttft_slo_s) return false;
+    const double share = std::min(r.prefill_share, 0.95);
+    return c_.replica.step_s(r.active + 1) / (1 - share) <= c_.tpot_slo_s;
+  }
+
+  // Admission::kShed: the router's pick when the request meets its targets
+  // there, else the replica the router ranks next among those on which it
+  // does; none: turned away. Requests no fleet serves go to the router's
+  // pick (and, with no replica admitting, are turned away too).
+  void shed_or_admit(SimTime now, const Request& req, double pf_s) {
+    int i = pick(now);
+    const bool hopeless = pf_s > c_.ttft_slo_s || step1_s_ > c_.tpot_slo_s;
+    if (i >= 0 && !hopeless && !meets(now, static_cast<uint32_t>(i), req, pf_s)) {
+      i = -1;
+      SimTime best_free = std::numeric_limits<SimTime>::max();
+      int best_load = kFull;
+      for (uint32_t k = 0; k < load_.size(); ++k) {
+        const int l = load_[k];
+        if (l == kFull || !meets(now, k, req, pf_s)) continue;
+        const SimTime f =
+            c_.routing == Routing::kShortestQueue ? std::max(now, free_[k]) : SimTime{0};
+        if (f < best_free || (f == best_free && l < best_load))
+          i = static_cast<int>(k), best_free = f, best_load = l;
+      }
+    }
+    if (i < 0) {
+      ++out_.requests;
+      ++out_.rejected;
+      ++rejected_iv_;
       return;
     }
     admit(now, static_cast<uint32_t>(i), req);

@@ -60,6 +60,23 @@ struct ReplicaCapacity {
 // i.e. the least KV cache in sequences.
 enum class Routing : uint8_t { kShortestQueue, kLeastSequences };
 
+// What the router does with a request no replica can take as it is.
+// kQueue: a replica admits while below max_batch (the KV-cache bound), as
+// vLLM does; a request none admits waits in one FIFO queue (up to
+// max_queue). Under overload every replica then runs a batch whose step
+// misses the TPOT and a prefill queue that misses the TTFT, so every
+// request misses until capacity arrives. kShed: the router admits a request
+// only to a ready replica on which, by the engine's own latency model, it
+// meets both targets (its prefill ends within the TTFT; the step of the
+// batch it joins, stretched by the prefill share, is within the TPOT), and
+// turns it away (an HTTP 429, counted as a miss) when none can — Clockwork's
+// rule (Gujarati et al., "Serving DNNs like Clockwork", OSDI 2020: a request
+// that cannot meet its deadline is rejected, not run late). Overload then
+// costs the requests beyond capacity, not every request. Requests no fleet
+// serves (prefill alone over the TTFT, a batch-1 step over the TPOT) are
+// admitted as under kQueue: shedding them saves nothing they could have met.
+enum class Admission : uint8_t { kQueue, kShed };
+
 // Units. The fleet is counted in VMs — what is launched, billed, started up
 // and scaled (a scale set's instance count). Each VM runs `replicas_per_vm`
 // model replicas (floor(GPUs per VM / tensor_parallel): an 8B model on a
@@ -83,8 +100,9 @@ struct ServingConfig {
   double timeline_s = 60;           // timeline point spacing (also the optimum's interval)
   double target_utilization = 0.8;  // static-peak, predictive
   Routing routing = Routing::kShortestQueue;
-  // Requests that may wait when every replica is full; the next is turned
-  // away (counted, never meets the SLO). 0: no limit.
+  Admission admission = Admission::kQueue;
+  // kQueue: requests that may wait when every replica is full; the next is
+  // turned away (counted, never meets the SLO). 0: no limit.
   int64_t max_queue = 0;
 };
 
@@ -109,7 +127,7 @@ struct ServingRun {
   double gpu_hours = 0;
   int64_t requests = 0;  // rejected ones included
   int64_t slo_met = 0;
-  int64_t rejected = 0;  // turned away by admission (max_queue)
+  int64_t rejected = 0;  // turned away by admission (max_queue, or shed)
   // Admitted requests that missed, by cause (one request may miss both):
   // TTFT over its target, TPOT over its target; and of the missed, those no
   // fleet serves (their prefill alone over the TTFT, or a batch-1 decode

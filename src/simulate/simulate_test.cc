@@ -423,6 +423,64 @@ TEST(Serving, PrefillsQueueAndTheSecondRequestMissesTtft) {
   EXPECT_NEAR(r->tpot_ms.quantile(1.0), 12, 0.2);  // batch of 2: 10 + 2 x 1 ms
 }
 
+// One replica at twice its capacity, an hour: under Admission::kQueue the
+// prefill queue grows without end and almost every request misses; under
+// kShed the router turns away what would miss, so the replica keeps serving
+// what it can within the SLO, and every request it admits meets both targets.
+TEST(Serving, ShedAdmissionServesWhatTheReplicaCanWithinTheSlo) {
+  const auto run = [](Admission a, ServingConfig c, const SyntheticDemand& d) {
+    c.admission = a;
+    auto src = make_synthetic(d, 1, 5);
+    auto pol = make_serving_policy("static-peak", c);
+    PolicyContext ctx;
+    ctx.peak_replicas = 1;
+    auto r = run_serving(c, *src, *pol, ctx);
+    EXPECT_TRUE(r);
+    return r ? *r : ServingRun{};
+  };
+  // Prefill-bound: 500-token prompts take 0.5 s at 1,000 tokens/s, so one
+  // replica prefills at most 2 a second; 4 a second arrive.
+  SyntheticDemand prompts;
+  prompts.rate_rps = 4;
+  prompts.duration_hours = 1;
+  prompts.input = {500, 0, 500, 500};
+  prompts.output = {2, 0, 2, 2};
+  const ServingRun queued = run(Admission::kQueue, small_config(), prompts);
+  const ServingRun shed = run(Admission::kShed, small_config(), prompts);
+  EXPECT_LT(queued.slo_attainment(), 0.01);
+  EXPECT_EQ(queued.rejected, 0);
+  // Prefills stall decode steps: after an interval whose prefill share s
+  // was over 1 - step(1) / TPOT = 1 - 11 / 50 = 0.78, a request meets no
+  // TPOT, so the replica admits within the SLO at most 0.78 x 2 = 1.56 of
+  // the 4 a second (39 %); the interval after one it admitted none in starts
+  // at share 0, so at least every other interval serves near that (> 19 %).
+  EXPECT_GT(shed.slo_attainment(), 0.19);
+  EXPECT_LE(shed.slo_attainment(), 0.39 + 0.01);
+  EXPECT_EQ(shed.slo_met + shed.rejected, shed.requests);
+  EXPECT_EQ(shed.missed_ttft + shed.missed_tpot, 0);
+  EXPECT_LE(shed.ttft_ms.quantile(1.0), 1000 * 1.01);
+  // Decode-bound: 200 answer tokens; a step of 10 ms + 1 ms per sequence
+  // meets the 50 ms TPOT up to 40 sequences, and 60 fit the KV cache.
+  ServingConfig wide = small_config();
+  wide.replica.prefill_tokens_per_s = 100000;
+  wide.replica.max_batch = 60;
+  SyntheticDemand answers;
+  answers.rate_rps = 8;  // x 200 tokens x >= 0.05 s: 80 sequences running
+  answers.duration_hours = 1;
+  answers.input = {100, 0, 100, 100};
+  answers.output = {200, 0, 200, 200};
+  const ServingRun full = run(Admission::kQueue, wide, answers);
+  const ServingRun capped = run(Admission::kShed, wide, answers);
+  EXPECT_LT(full.slo_attainment(), 0.05);
+  EXPECT_GT(full.missed_tpot, full.requests / 2);
+  // Throughput at batch B is B / (199 x step(B)), largest at the most the
+  // TPOT allows, 40 / (199 x 0.05 s) = 4.02 a second: about half of the 8.
+  EXPECT_GT(capped.slo_attainment(), 0.4);
+  EXPECT_LE(capped.slo_attainment(), 4.02 / 8 + 0.01);
+  EXPECT_EQ(capped.slo_met + capped.rejected, capped.requests);
+  EXPECT_LE(capped.tpot_ms.quantile(1.0), 50 * 1.01);
+}
+
 DemandProfile profile_of(const std::vector<Request>& reqs, const ServingConfig& c) {
   VecSource src(reqs);
   auto p = profile_demand(src, c);
@@ -1462,6 +1520,29 @@ TEST(Scenario, UnknownKeyHasLineColumnAndSuggestion) {
   EXPECT_EQ(s.error().where.field, "job.work_hour");
   EXPECT_NE(s.error().message.find("did you mean 'work_hours'"), std::string::npos)
       << s.error().message;
+}
+
+// fleet.admission: the two values, a suggestion for a near miss, and no
+// queue limit beside shedding (which queues nothing).
+TEST(Scenario, AdmissionIsQueueOrShed) {
+  const std::string head =
+      "kind: serving\nprices: {on_demand_usd_per_hour: 1}\nreplica: {prefill_tokens_per_s: 9000, "
+      "step_base_ms: 11, step_per_seq_ms: 0.1, max_batch: 100}\n"
+      "demand: {synthetic: {rate_rps: 1, duration_hours: 1}}\n";
+  auto shed = parse_scenario_string(head + "fleet: {admission: shed}\n", "s.yaml");
+  ASSERT_TRUE(shed) << shed.error().message;
+  EXPECT_EQ(shed->serving().admission, Admission::kShed);
+  auto plain = parse_scenario_string(head, "s.yaml");
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->serving().admission, Admission::kQueue);
+  auto typo = parse_scenario_string(head + "fleet:\n  admission: shedd\n", "s.yaml");
+  ASSERT_FALSE(typo);
+  EXPECT_EQ(typo.error().where.field, "fleet.admission");
+  EXPECT_EQ(typo.error().where.line, 6);
+  EXPECT_NE(typo.error().message.find("did you mean 'shed'"), std::string::npos);
+  auto both = parse_scenario_string(head + "fleet: {max_queue: 10, admission: shed}\n", "s.yaml");
+  ASSERT_FALSE(both);
+  EXPECT_EQ(both.error().where.field, "fleet.max_queue");
 }
 
 // The scenario and the workload parsers share one reader: a number <= 0
