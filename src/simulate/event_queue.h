@@ -56,6 +56,18 @@ class EventQueue {
     return out;
   }
   void clear() { heap_.clear(); }
+  // Removes every event for which `drop(event)` is true and restores the
+  // heap: O(size) — for rare events (a spot eviction taking back its VM's
+  // completions), never per request.
+  template <typename Pred>
+  void erase_if(Pred drop) {
+    size_t keep = 0;
+    for (size_t i = 0; i < heap_.size(); ++i)
+      if (!drop(unpack(heap_[i]))) heap_[keep++] = heap_[i];
+    heap_.resize(keep);
+    for (size_t i = heap_.size() / kArity + 1; i-- > 0;)
+      if (i < heap_.size()) sift_down(i);
+  }
 
   static constexpr int kKindBits = 4, kPayloadBits = 20, kSeqBits = 40;
   static constexpr uint32_t kMaxKind = 1u << kKindBits;

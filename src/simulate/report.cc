@@ -19,7 +19,8 @@ namespace gpuplan::simulate {
 // Beside the type's namespace, where argument-dependent lookup finds them.
 GPUPLAN_JSON_FIELDS(PolicyRow, policy, cost_usd, cost_vs_optimal, slo_attainment, p50_ttft_ms,
                     p99_ttft_ms, deadline_met_fraction, evictions, scale_events, p99_tpot_ms,
-                    p50_tpot_ms, vm_hours, rejected, missed_ttft, missed_tpot, hopeless, gpu_hours)
+                    p50_tpot_ms, vm_hours, rejected, evicted, missed_ttft, missed_tpot, hopeless,
+                    gpu_hours)
 // The serving latencies are written for serving timelines only (timeline_json).
 GPUPLAN_JSON_FIELDS(TimelineRow, policy, t_hours, demand, replicas, capacity, cost_usd,
                     ttft_mean_ms, ttft_p99_ms, ttft_max_ms, tpot_mean_ms, tpot_p99_ms)
@@ -35,6 +36,7 @@ nlohmann::ordered_json row_json(const PolicyRow& r) {
     j.erase("p50_tpot_ms");
     j.erase("vm_hours");
     j.erase("rejected");
+    j.erase("evicted");
     j.erase("missed_ttft");
     j.erase("missed_tpot");
     j.erase("hopeless");

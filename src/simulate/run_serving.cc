@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "catalog/lookup.h"
+#include "core/format.h"
 #include "estimate/estimate.h"
 #include "simulate/autoscale_export.h"
 #include "simulate/demand.h"
@@ -406,7 +407,7 @@ Replays replay_policies(const Scenario& s, const ServingConfig& c, const PolicyC
 // (what the cheapest fleet serving as many requests within the SLO costs):
 // no policy can be below 1.
 PolicyRow row_of(const std::string& name, const ServingRun& r, const ServingBoundModel& bounds,
-                 double target) {
+                 double target, double spot_usd_per_hour) {
   PolicyRow row;
   row.policy = name;
   row.cost_usd = r.cost_usd;
@@ -420,12 +421,15 @@ PolicyRow row_of(const std::string& name, const ServingRun& r, const ServingBoun
   row.p50_tpot_ms = r.tpot_ms.quantile(0.5);
   row.vm_hours = r.vm_hours;
   row.rejected = static_cast<double>(r.rejected);
+  row.evicted = static_cast<double>(r.evicted);
+  row.evictions = r.evictions;
   row.missed_ttft = static_cast<double>(r.missed_ttft);
   row.missed_tpot = static_cast<double>(r.missed_tpot);
   row.hopeless = static_cast<double>(r.hopeless);
   row.scale_events = r.scale_events;
   row.gpu_hours = r.gpu_hours;
-  row.on_demand_usd = r.cost_usd;
+  row.spot_usd = r.spot_vm_hours * spot_usd_per_hour;
+  row.on_demand_usd = r.cost_usd - row.spot_usd;
   row.runs = 1;
   return row;
 }
@@ -514,6 +518,17 @@ void add_notes(const Scenario& s, const ServingConfig& c, const ServingBound& bo
               " / " + strings::fixed(*r.missed_tpot, 0) + " / " + strings::fixed(*r.hopeless, 0) +
               " / " + strings::fixed(*r.rejected, 0);
   }
+  std::string spot;
+  for (const PolicyRow& r : rep.policies)
+    if (r.evicted && r.evictions > 0)
+      spot += (spot.empty() ? "" : "; ") + r.policy + " " + strings::fixed(r.evictions, 0) + " / " +
+              strings::fixed(*r.evicted, 0) + " / " + format::usd(r.spot_usd) + " of " +
+              format::usd(r.cost_usd);
+  if (!spot.empty())
+    rep.notes.push_back(
+        "spot (evictions / running requests they lost, counted as misses / spot cost of the "
+        "total): " +
+        spot);
   if (!causes.empty())
     rep.notes.push_back(
         "misses by cause (over the TTFT / over the TPOT, one request may miss both / of "
@@ -558,7 +573,7 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
   GPUPLAN_TRY(const auto policies, start_report(s, o, "serving", serving_policy_names(), rep,
                                                 serving_on_request_names()));
   rep.runs = 1;  // a demand trace is replayed once
-  GPUPLAN_TRY(Prices prices, resolve_prices(s, cat, false, rep.assumptions));
+  GPUPLAN_TRY(Prices prices, resolve_prices(s, cat, spec.spot.share > 0, rep.assumptions));
   const std::string trace = o.trace.value_or(spec.demand.trace);
   if (o.trace && spec.demand.format == "synthetic")
     return invalid_argument(
@@ -579,6 +594,23 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
   GPUPLAN_TRY(c.replica, resolve_replica(s, cat, mean, c.tpot_slo_s, &tp, rep.assumptions));
   c.usd_per_hour = prices.od;
   fleet_config(s, cat, tp, c, rep);
+  if (spec.spot.share > 0) {
+    c.spot = spec.spot;
+    c.spot.usd_per_hour = prices.spot;
+    c.spot.seed = rep.seed;
+    if (!spec.spot_base_given) c.spot.base_regular = c.min_replicas;
+    rep.assumptions.push_back(
+        {"spot",
+         "Spot Priority Mix: the first " + std::to_string(c.spot.base_regular) +
+             " VMs pay-as-you-go, " + strings::fixed(c.spot.share * 100, 0) +
+             " % spot above them; " + strings::fixed(c.spot.evictions_per_hour * 100, 1) +
+             " % of spot VMs evicted per hour (exponential lifetimes, seed " +
+             std::to_string(rep.seed) + "), Preempt notice " + strings::fixed(c.spot.notice_s, 0) +
+             " s before; running requests lost",
+         std::string("scenario file (fleet.spot") +
+             (spec.spot_base_given ? ")" : "; base_regular defaults to min_replicas)") +
+             "; Azure: 30 s eviction notice, eviction rates per hour in bands"});
+  }
 
   // The replays, then the bound from the demand's profile.
   PolicyContext ctx = policy_context(c, prices.od);
@@ -598,7 +630,7 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
     GPUPLAN_TRY(ServingRun r, std::move(replays.runs[i]));
     rep.event_log += replays.logs[i];
     rep.events += r.events;
-    tr.policies.push_back(row_of(policies[i], r, bounds, c.slo_attainment));
+    tr.policies.push_back(row_of(policies[i], r, bounds, c.slo_attainment, c.spot.usd_per_hour));
     for (const TimelinePoint& p : r.timeline) {
       TimelineRow row{policies[i], p.t_hours, p.demand_rps, p.replicas, "payg", p.cost_usd};
       if (p.ttft_max_ms > 0) {

@@ -84,6 +84,8 @@ struct ServingSpec {
   bool routing_given = false;
   int64_t max_queue = 0;                    // fleet.max_queue (0: no limit)
   Admission admission = Admission::kQueue;  // fleet.admission
+  SpotMix spot;                  // fleet.spot (its price comes from prices: or the catalog)
+  bool spot_base_given = false;  // else the base is min_replicas
   bool admission_given = false;
   SloGuardSettings slo_guard;
   AutoscaleSettings autoscale = default_autoscale_settings();

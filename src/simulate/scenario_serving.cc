@@ -243,6 +243,26 @@ Status parse_fleet_replica(const Reader& r, const YAML::Node& fl, Scenario& s) {
                          strings::did_you_mean(v, {"shortest-queue", "least-sequences"}));
     spec.routing_given = true;
   }
+  if (const YAML::Node sp = fl["spot"]) {
+    GPUPLAN_RETURN_IF_ERROR(r.check_map(
+        sp, "fleet.spot", {"share", "base_regular", "evictions_per_hour", "notice_seconds"}));
+    if (!sp["share"] || !sp["evictions_per_hour"])
+      return r.error(sp, "fleet.spot",
+                     "needs share (of the VMs above base_regular on spot) and evictions_per_hour "
+                     "(per spot VM: the portal's eviction-rate band, e.g. 0.10 for 5-10 %)");
+    GPUPLAN_TRY(spec.spot.share, r.number(sp["share"], "fleet.spot.share", 0, 1));
+    GPUPLAN_TRY(spec.spot.evictions_per_hour,
+                r.number(sp["evictions_per_hour"], "fleet.spot.evictions_per_hour", 0, 3600));
+    if (sp["base_regular"]) {
+      GPUPLAN_TRY(spec.spot.base_regular,
+                  r.integer(sp["base_regular"], "fleet.spot.base_regular", 0, 100000));
+      spec.spot_base_given = true;
+    }
+    if (sp["notice_seconds"]) {
+      GPUPLAN_TRY(spec.spot.notice_s,
+                  r.number(sp["notice_seconds"], "fleet.spot.notice_seconds", 0, 3600));
+    }
+  }
   if (fl["admission"]) {
     GPUPLAN_TRY(std::string v, r.non_empty_string(fl["admission"], "fleet.admission"));
     if (v == "queue")
@@ -278,7 +298,7 @@ Status parse_fleet(const Reader& r, const YAML::Node& fl, Scenario& s) {
   GPUPLAN_RETURN_IF_ERROR(r.check_map(
       fl, "fleet",
       {"startup_seconds", "min_replicas", "initial_replicas", "max_replicas", "quota_vcpus",
-       "interval_seconds", "timeline_seconds", "target_utilization", "routing", "admission",
+       "interval_seconds", "timeline_seconds", "target_utilization", "routing", "admission", "spot",
        "max_queue", "boot_seconds", "image_seconds", "weights_gbps"}));
   GPUPLAN_RETURN_IF_ERROR(parse_fleet_replica(r, fl, s));
   if (fl["min_replicas"]) {

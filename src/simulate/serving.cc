@@ -57,12 +57,23 @@
 #include <vector>
 
 #include "simulate/event_queue.h"
+#include "simulate/rng.h"
 
 namespace gpuplan::simulate {
 
 namespace {
 
-enum EventKind : uint32_t { kComplete = 0, kReady = 1, kTick = 2, kTimeline = 3 };
+// A completion says whether its request met the SLO (kCompleteMet), so that
+// an eviction can take back what it lost.
+enum EventKind : uint32_t {
+  kComplete = 0,
+  kReady = 1,
+  kTick = 2,
+  kTimeline = 3,
+  kNotice = 4,  // a spot VM's Preempt notice
+  kEvict = 5,   // its eviction
+  kCompleteMet = 6,
+};
 enum class RState : uint8_t { kStarting, kReady, kDraining, kStopped };
 
 // One model replica. VM v runs replicas [v * k, v * k + k), k = replicas_per_vm;
@@ -81,6 +92,9 @@ struct Vm {
   int active = 0;  // running sequences over its replicas
   SimTime billed_from = 0;
   SimTime ready_at = 0;  // when a starting VM serves; tells its ready event apart
+  bool spot = false;
+  bool noticed = false;                   // its Preempt notice came
+  SimTime notice_at = -1, evict_at = -1;  // tell its spot events apart
 };
 
 class Engine {
@@ -98,6 +112,7 @@ class Engine {
 
   Result<ServingRun> run(const PolicyContext& ctx) {
     pol_.reset(ctx);
+    rng_ = Rng(c_.spot.seed);
     for (int i = 0; i < std::max(c_.min_replicas, c_.initial_replicas); ++i)
       add_vm(0, /*ready_now=*/true);
     q_.push(iv_, kTick);
@@ -119,7 +134,7 @@ class Engine {
       // Ticks keep re-arming; stop when only ticks remain and demand is over.
       if (!have && in_flight_ == 0 && waiting_.empty() &&
           (q_.top().kind == kTick || q_.top().kind == kTimeline) &&
-          q_.size() <= 2 + static_cast<size_t>(starting_)) {
+          q_.size() <= 2 + static_cast<size_t>(starting_) + spot_events_) {
         break;
       }
       const Event e = q_.pop();
@@ -127,7 +142,16 @@ class Engine {
       ++out_.events;
       switch (e.kind) {
         case kComplete:
+        case kCompleteMet:
           complete(now, e.a);
+          break;
+        case kNotice:
+          --spot_events_;
+          notice(now, e.a);
+          break;
+        case kEvict:
+          --spot_events_;
+          evict(now, e.a);
           break;
         case kReady:
           ready(now, e.a);
@@ -148,8 +172,9 @@ class Engine {
       if (vms_[v].state != RState::kStopped) stop(now, static_cast<uint32_t>(v));
     if (want_timeline_) timeline_point(now);
     out_.vm_hours = to_seconds(vm_us_) / 3600;
+    out_.spot_vm_hours = to_seconds(spot_us_) / 3600;
     out_.gpu_hours = out_.vm_hours * c_.gpus_per_vm;
-    out_.cost_usd = out_.vm_hours * c_.usd_per_hour;
+    out_.cost_usd = cost_of(vm_us_, spot_us_);
     return std::move(out_);
   }
 
@@ -165,6 +190,17 @@ class Engine {
   }
 
   int billed() const { return ready_ + starting_ + draining_; }
+  double cost_of(SimTime all_us, SimTime spot_us) const {
+    return to_seconds(all_us - spot_us) / 3600 * c_.usd_per_hour +
+           to_seconds(spot_us) / 3600 * c_.spot.usd_per_hour;
+  }
+  // Pay-as-you-go VMs among those ready or starting (the scale set's count).
+  int regular_live() const {
+    int n = 0;
+    for (const Vm& m : vms_)
+      n += !m.spot && (m.state == RState::kReady || m.state == RState::kStarting);
+    return n;
+  }
 
   void set_state(uint32_t v, RState st) {
     vms_[v].state = st;
@@ -192,8 +228,19 @@ class Engine {
       load_.resize(reps_.size(), kFull);
       free_.resize(reps_.size(), 0);
     }
+    // The mix's priority for the VM that makes the fleet ready_ + starting_ + 1.
+    const bool spot =
+        c_.spot.share > 0 && regular_live() >= c_.spot.regular_of(ready_ + starting_ + 1);
     vms_[v] = Vm{};
     vms_[v].billed_from = now;
+    vms_[v].spot = spot;
+    if (spot && c_.spot.evictions_per_hour > 0) {
+      const double life_s = rng_.exponential(3600 / c_.spot.evictions_per_hour);
+      vms_[v].notice_at = now + seconds(std::max(0.0, life_s - c_.spot.notice_s));
+      vms_[v].evict_at = now + seconds(life_s);
+      q_.push(vms_[v].notice_at, kNotice, v);
+      ++spot_events_;
+    }
     for (uint32_t i = v * per_vm_; i < (v + 1) * per_vm_; ++i) reps_[i] = Replica{}, free_[i] = 0;
     if (ready_now) {
       set_state(v, RState::kReady);
@@ -213,15 +260,64 @@ class Engine {
     if (m.state == RState::kStarting) --starting_;
     if (m.state == RState::kDraining) --draining_;
     vm_us_ += now - m.billed_from;
+    if (m.spot) spot_us_ += now - m.billed_from;
     set_state(v, RState::kStopped);
+  }
+
+  // The Preempt notice: the router stops sending the VM requests (a
+  // starting VM just waits for its end); the eviction follows.
+  void notice(SimTime now, uint32_t v) {
+    Vm& m = vms_[v];
+    if (m.state == RState::kStopped || m.notice_at != now) return;
+    ++out_.evictions;  // a drained VM stops before; it is evicted all the same
+    m.noticed = true;  // a starting one will not serve
+    if (m.state == RState::kReady) {
+      set_state(v, RState::kDraining);
+      --ready_;
+      ++draining_;
+    }
+    q_.push(m.evict_at, kEvict, v);
+    ++spot_events_;
+    emit(now, "spot replica %d preempt notice (%d ready)", static_cast<int>(v), ready_, 0);
+  }
+
+  // The eviction: the VM stops, and its running requests are lost — their
+  // completions leave the queue, and those that met the SLO at admission
+  // leave slo_met.
+  void evict(SimTime now, uint32_t v) {
+    Vm& m = vms_[v];
+    if (m.state == RState::kStopped || m.evict_at != now) return;
+    const uint32_t lo = v * per_vm_, hi = lo + per_vm_;
+    int64_t lost = 0, lost_met = 0;
+    q_.erase_if([&](const Event& e) {
+      const bool mine = (e.kind == kComplete || e.kind == kCompleteMet) && e.a >= lo && e.a < hi;
+      lost += mine;
+      lost_met += mine && e.kind == kCompleteMet;
+      return mine;
+    });
+    out_.slo_met -= lost_met;
+    lost_met_iv_ += lost_met;
+    out_.evicted += lost;
+    in_flight_ -= lost;
+    for (uint32_t i = lo; i < hi; ++i) reps_[i].active = 0;
+    m.active = 0;
+    emit(now, "spot replica %d evicted (%d ready)", static_cast<int>(v), ready_, 0);
+    stop(now, v);
+    // Requests waiting for a replica go to those still ready.
+    drain_queue(now);
   }
 
   void ready(SimTime now, uint32_t v) {
     // Cancelled while starting — and the slot perhaps reused by a VM launched
     // later, whose own ready event is still to come.
     if (vms_[v].state != RState::kStarting || vms_[v].ready_at != now) return;
-    set_state(v, RState::kReady);
     --starting_;
+    if (vms_[v].noticed) {  // up, but under notice: it waits for its eviction
+      set_state(v, RState::kDraining);
+      ++draining_;
+      return;
+    }
+    set_state(v, RState::kReady);
     ++ready_;
     for (uint32_t i = v * per_vm_; i < (v + 1) * per_vm_; ++i)
       reps_[i].prefill_free = free_[i] = now;
@@ -376,7 +472,8 @@ class Engine {
     const double share = std::min(r.prefill_share, 0.95);
     const double tpot_s = c_.replica.step_s(r.active) / (1 - share);
     const double decode_s = tpot_s * std::max(0.0, static_cast<double>(req.output_tokens) - 1);
-    q_.push(r.prefill_free + seconds(decode_s), kComplete, i);
+    const bool met = ttft_s <= c_.ttft_slo_s && tpot_s <= c_.tpot_slo_s;
+    q_.push(r.prefill_free + seconds(decode_s), met ? kCompleteMet : kComplete, i);
     const double ttft_ms = ttft_s * 1e3, tpot_ms = tpot_s * 1e3;
     out_.ttft_ms.add(ttft_ms);
     if (want_timeline_) {
@@ -385,7 +482,7 @@ class Engine {
     }
     out_.tpot_ms.add(tpot_ms);
     ++out_.requests;
-    if (ttft_s <= c_.ttft_slo_s && tpot_s <= c_.tpot_slo_s) {
+    if (met) {
       ++out_.slo_met;
     } else {
       const bool hopeless = pf_s > c_.ttft_slo_s || step1_s_ > c_.tpot_slo_s;
@@ -440,12 +537,12 @@ class Engine {
     in.tpot_load_s = tpot_iv_ / iv_s;
     in.tpot_load_sq_s = tpot_sq_iv_ / iv_s;
     in.sequences = static_cast<int>(in_flight_);
-    in.missed = missed_iv_ + rejected_iv_;
+    in.missed = missed_iv_ + rejected_iv_ + lost_met_iv_;
     in.hopeless = hopeless_iv_;
     in.arrivals = arrivals_iv_;
     peak_sec_iv_ = 0;
     prefill_iv_ = prefill_sq_iv_ = tpot_iv_ = tpot_sq_iv_ = 0;
-    missed_iv_ = rejected_iv_ = hopeless_iv_ = 0;
+    missed_iv_ = rejected_iv_ = hopeless_iv_ = lost_met_iv_ = 0;
     arrivals_iv_ = 0;
     work_iv_ = 0;
     const int current = ready_ + starting_;
@@ -459,15 +556,25 @@ class Engine {
       return;
     }
     int remove = current - target;
+    // With a spot mix, the priority the smaller fleet has too many of goes
+    // first (the scale set keeps its mix when it scales in).
+    const auto first_out = [&](int after) {
+      return c_.spot.share > 0 && regular_live() <= c_.spot.regular_of(after);  // true: spot
+    };
     // Cancel starting VMs first (newest first), then drain the least loaded.
-    for (size_t v = vms_.size(); v-- > 0 && remove > 0;)
-      if (vms_[v].state == RState::kStarting) stop(now, static_cast<uint32_t>(v)), --remove;
+    for (int pass = 0; pass < 2 && remove > 0; ++pass)
+      for (size_t v = vms_.size(); v-- > 0 && remove > 0;)
+        if (vms_[v].state == RState::kStarting &&
+            (pass == 1 || vms_[v].spot == first_out(ready_ + starting_ - 1)))
+          stop(now, static_cast<uint32_t>(v)), --remove;
     while (remove > 0) {
+      const bool spot_out = first_out(ready_ + starting_ - 1);
       int best = -1;
-      for (size_t v = 0; v < vms_.size(); ++v)
-        if (vms_[v].state == RState::kReady &&
-            (best < 0 || vms_[v].active < vms_[static_cast<size_t>(best)].active))
-          best = static_cast<int>(v);
+      for (int pass = 0; pass < 2 && best < 0; ++pass)
+        for (size_t v = 0; v < vms_.size(); ++v)
+          if (vms_[v].state == RState::kReady && (pass == 1 || vms_[v].spot == spot_out) &&
+              (best < 0 || vms_[v].active < vms_[static_cast<size_t>(best)].active))
+            best = static_cast<int>(v);
       if (best < 0) break;
       const uint32_t v = static_cast<uint32_t>(best);
       if (vms_[v].active == 0) {
@@ -493,7 +600,10 @@ class Engine {
     p.t_hours = to_seconds(now) / 3600;
     p.demand_rps = static_cast<double>(arrivals_tl_) / c_.timeline_s;
     p.replicas = billed();
-    p.cost_usd = to_seconds(billed_us) / 3600 * c_.usd_per_hour;
+    SimTime spot_us = spot_us_;
+    for (const Vm& m : vms_)
+      if (m.state != RState::kStopped && m.spot) spot_us += now - m.billed_from;
+    p.cost_usd = cost_of(billed_us, spot_us);
     if (!ttft_tl_.empty()) {
       p.ttft_mean_ms = mean_of(ttft_tl_);
       p.ttft_max_ms = *std::max_element(ttft_tl_.begin(), ttft_tl_.end());
@@ -527,7 +637,10 @@ class Engine {
   int batch_slo_ = 1;
   double step_slo_ = 0;  // step_s(batch_slo_)
   double step1_s_ = 0;   // step_s(1)
-  SimTime iv_ = 0, tl_iv_ = 0, vm_us_ = 0;
+  SimTime iv_ = 0, tl_iv_ = 0, vm_us_ = 0, spot_us_ = 0;
+  Rng rng_{1};               // spot lifetimes
+  size_t spot_events_ = 0;   // notices and evictions queued
+  int64_t lost_met_iv_ = 0;  // this interval: requests that had met the SLO, lost
   uint32_t per_vm_ = 1;
   EventQueue q_;
   std::vector<Vm> vms_;

@@ -3,6 +3,7 @@
 // have the essays).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -77,6 +78,32 @@ enum class Routing : uint8_t { kShortestQueue, kLeastSequences };
 // admitted as under kQueue: shedding them saves nothing they could have met.
 enum class Admission : uint8_t { kQueue, kShed };
 
+// A share of the fleet on Azure Spot, as a flexible scale set's Spot
+// Priority Mix sets it (learn.microsoft.com, "Spot Priority Mix for
+// high availability and cost savings"): the first `base_regular` VMs are
+// pay-as-you-go, and of the VMs above them a share `share` is spot
+// (regularPriorityPercentageAboveBase = 100 x (1 - share)). A spot VM is
+// evicted after an exponential time at `evictions_per_hour` (Azure quotes
+// eviction rates per hour, in bands of 0-5 %, 5-10 %, ... of VMs); the
+// Scheduled Events Preempt notice comes `notice_s` before (Azure: "up to 30
+// seconds"), when the router stops sending it requests; at the eviction its
+// running requests are lost (they miss the SLO, `evicted`). The policies see
+// the ready count drop and scale out again; the mix picks the new VM's
+// priority.
+struct SpotMix {
+  double share = 0;  // of the VMs above the base; 0: no spot
+  int base_regular = 0;
+  double evictions_per_hour = 0;  // per spot VM
+  double notice_s = 30;
+  double usd_per_hour = 0;  // the spot price
+  uint64_t seed = 1;        // of the eviction draws
+  // Pay-as-you-go VMs in a fleet of n (the mix rounds the regular count up).
+  [[nodiscard]] int regular_of(int n) const {
+    if (share <= 0 || n <= base_regular) return n;
+    return base_regular + static_cast<int>(std::ceil((n - base_regular) * (1 - share) - 1e-9));
+  }
+};
+
 // Units. The fleet is counted in VMs — what is launched, billed, started up
 // and scaled (a scale set's instance count). Each VM runs `replicas_per_vm`
 // model replicas (floor(GPUs per VM / tensor_parallel): an 8B model on a
@@ -101,6 +128,7 @@ struct ServingConfig {
   double target_utilization = 0.8;  // static-peak, predictive
   Routing routing = Routing::kShortestQueue;
   Admission admission = Admission::kQueue;
+  SpotMix spot;
   // kQueue: requests that may wait when every replica is full; the next is
   // turned away (counted, never meets the SLO). 0: no limit.
   int64_t max_queue = 0;
@@ -128,6 +156,12 @@ struct ServingRun {
   int64_t requests = 0;  // rejected ones included
   int64_t slo_met = 0;
   int64_t rejected = 0;  // turned away by admission (max_queue, or shed)
+  // Spot: VM-hours billed at the spot price (in vm_hours too), evictions,
+  // and the running requests they lost (counted as missed: a request that
+  // had met the SLO at admission no longer does).
+  double spot_vm_hours = 0;
+  int evictions = 0;  // Preempt notices (a VM whose requests all end in time stops then)
+  int64_t evicted = 0;
   // Admitted requests that missed, by cause (one request may miss both):
   // TTFT over its target, TPOT over its target; and of the missed, those no
   // fleet serves (their prefill alone over the TTFT, or a batch-1 decode

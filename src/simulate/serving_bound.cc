@@ -163,7 +163,15 @@ void BoundBins::coarsen() {
 }
 
 ServingBoundModel::ServingBoundModel(const DemandProfile& p, const ServingConfig& c)
-    : startup_s_(c.startup_s), usd_per_hour_(c.usd_per_hour), requests_(p.requests) {
+    : startup_s_(c.startup_s),
+      // With a spot mix, at least a share (1 - share) of any fleet is
+      // pay-as-you-go (the mix rounds that count up and adds its base), so
+      // a VM-hour costs at least the blend; evictions only add VM-hours.
+      usd_per_hour_(c.spot.share > 0
+                        ? std::min(c.usd_per_hour, (1 - c.spot.share) * c.usd_per_hour +
+                                                       c.spot.share * c.spot.usd_per_hour)
+                        : c.usd_per_hour),
+      requests_(p.requests) {
   const double per_vm = std::max(1, c.replicas_per_vm);
   const int cap = std::max({c.min_replicas, c.max_replicas, 1});
   floor_ = std::min(c.min_replicas, cap);

@@ -54,6 +54,8 @@ struct PolicyRow {
   // apply): median TPOT, VM-hours (replica-hours of the fleet), requests
   // turned away by admission.
   std::optional<double> p50_tpot_ms, vm_hours, rejected;
+  // Serving: running requests lost to spot evictions (counted as misses).
+  std::optional<double> evicted;
   // Serving: admitted requests that missed the TTFT, the TPOT (one may miss
   // both), and of the missed those no fleet serves (ServingRun's counts).
   std::optional<double> missed_ttft, missed_tpot, hopeless;

@@ -112,6 +112,27 @@ TEST(EventQueue, PayloadSurvivesAndLargeHeapsPopInOrder) {
   }
 }
 
+// erase_if drops what it is told to, keeps the rest in (time, order).
+TEST(EventQueue, EraseIfKeepsTheRestInOrder) {
+  EventQueue q;
+  Rng rng(7);
+  for (uint32_t i = 0; i < 5000; ++i) q.push(static_cast<SimTime>(rng.below(1000)), i % 7, i);
+  size_t dropped = 0;
+  q.erase_if([&](const Event& e) {
+    dropped += e.kind == 3;
+    return e.kind == 3;
+  });
+  EXPECT_EQ(dropped, 714u);  // i % 7 == 3 for i < 5000
+  EXPECT_EQ(q.size(), 5000u - 714u);
+  Event last{-1, 0, 0, 0};
+  while (!q.empty()) {
+    const Event e = q.pop();
+    EXPECT_NE(e.kind, 3u);
+    EXPECT_TRUE(e.time > last.time || (e.time == last.time && e.seq > last.seq));
+    last = e;
+  }
+}
+
 TEST(Rng, SameSeedSameStream) {
   Rng a(42), b(42), c(43);
   for (int i = 0; i < 100; ++i) EXPECT_EQ(a.next(), b.next());
@@ -479,6 +500,65 @@ TEST(Serving, ShedAdmissionServesWhatTheReplicaCanWithinTheSlo) {
   EXPECT_LE(capped.slo_attainment(), 4.02 / 8 + 0.01);
   EXPECT_EQ(capped.slo_met + capped.rejected, capped.requests);
   EXPECT_LE(capped.tpot_ms.quantile(1.0), 50 * 1.01);
+}
+
+// A Spot Priority Mix: the base and the share above it pick each VM's
+// priority, and each VM-hour is billed at its own price.
+TEST(Serving, SpotMixBillsEachVmAtItsPriority) {
+  ServingConfig c = small_config();
+  c.min_replicas = c.initial_replicas = c.max_replicas = 5;
+  c.spot.share = 0.5;
+  c.spot.base_regular = 1;  // 1 + ceil(4 x 0.5) = 3 pay-as-you-go, 2 spot
+  c.spot.usd_per_hour = 0.9;
+  EXPECT_EQ(c.spot.regular_of(5), 3);
+  EXPECT_EQ(c.spot.regular_of(1), 1);
+  EXPECT_EQ(c.spot.regular_of(4), 1 + 2);  // ceil(3 x 0.5)
+  std::vector<Request> reqs;
+  for (int i = 0; i < 600; ++i) reqs.push_back({static_cast<SimTime>(i) * 1'000'000, 100, 10});
+  VecSource src(reqs);
+  auto pol = make_serving_policy("static-peak", c);
+  PolicyContext ctx;
+  ctx.peak_replicas = 5;
+  auto r = run_serving(c, src, *pol, ctx);
+  ASSERT_TRUE(r);
+  EXPECT_NEAR(r->spot_vm_hours, r->vm_hours * 2 / 5, 1e-9);
+  EXPECT_NEAR(r->cost_usd, (r->vm_hours - r->spot_vm_hours) * 3.6 + r->spot_vm_hours * 0.9, 1e-9);
+  EXPECT_EQ(r->evictions, 0);  // no eviction rate, no eviction
+}
+
+// Evictions: a VM's running requests are lost and leave slo_met; with a
+// notice longer than any decode, the router drains it in time and nothing
+// is lost, though the VM is evicted all the same.
+TEST(Serving, SpotEvictionLosesRunningRequestsUnlessTheNoticeDrainsThem) {
+  const auto run = [](double notice_s) {
+    ServingConfig c = small_config();
+    c.replica.max_batch = 64;
+    c.min_replicas = c.initial_replicas = c.max_replicas = 3;
+    c.spot.share = 1;               // every VM spot, no base
+    c.spot.evictions_per_hour = 4;  // a mean life of 15 minutes
+    c.spot.notice_s = notice_s;
+    c.spot.usd_per_hour = 0.9;
+    // One a second for an hour; 200 tokens decode in 2.2 s at batch 1, so
+    // the 3 VMs (2 while one starts) run a few sequences each.
+    std::vector<Request> reqs;
+    for (int i = 0; i < 3600; ++i) reqs.push_back({static_cast<SimTime>(i) * 1'000'000, 100, 200});
+    VecSource src(reqs);
+    auto pol = make_serving_policy("static-peak", c);
+    PolicyContext ctx;
+    ctx.peak_replicas = 3;
+    auto r = run_serving(c, src, *pol, ctx);
+    EXPECT_TRUE(r);
+    return r ? *r : ServingRun{};
+  };
+  const ServingRun abrupt = run(0);
+  EXPECT_GT(abrupt.evictions, 5);  // 3 VMs x 4 an hour, less the start-ups between
+  EXPECT_GT(abrupt.evicted, 0);
+  EXPECT_LE(abrupt.slo_met + abrupt.evicted, abrupt.requests);
+  EXPECT_NEAR(abrupt.spot_vm_hours, abrupt.vm_hours, 1e-9);
+  EXPECT_NEAR(abrupt.cost_usd, abrupt.vm_hours * 0.9, 1e-9);
+  const ServingRun drained = run(30);
+  EXPECT_GT(drained.evictions, 5);
+  EXPECT_EQ(drained.evicted, 0);
 }
 
 DemandProfile profile_of(const std::vector<Request>& reqs, const ServingConfig& c) {
@@ -1543,6 +1623,44 @@ TEST(Scenario, AdmissionIsQueueOrShed) {
   auto both = parse_scenario_string(head + "fleet: {max_queue: 10, admission: shed}\n", "s.yaml");
   ASSERT_FALSE(both);
   EXPECT_EQ(both.error().where.field, "fleet.max_queue");
+}
+
+// fleet.spot: what it needs, and a run with it: each policy's cost splits
+// into pay-as-you-go and spot, and the bound, priced at the blend the mix
+// allows, stays below every policy.
+TEST(Scenario, SpotMixRunsAndTheBoundStaysBelow) {
+  const std::string head =
+      "kind: serving\nprices: {on_demand_usd_per_hour: 1, spot_usd_per_hour: 0.2}\n"
+      "replica: {prefill_tokens_per_s: 9000, step_base_ms: 11, step_per_seq_ms: 0.1, "
+      "max_batch: 100}\ndemand: {synthetic: {rate_rps: 20, duration_hours: 2, noise_cv: 0.2}}\n";
+  auto no_rate = parse_scenario_string(head + "fleet: {spot: {share: 0.5}}\n", "s.yaml");
+  ASSERT_FALSE(no_rate);
+  EXPECT_EQ(no_rate.error().where.field, "fleet.spot");
+  auto too_much = parse_scenario_string(
+      head + "fleet: {spot: {share: 1.5, evictions_per_hour: 0.1}}\n", "s.yaml");
+  ASSERT_FALSE(too_much);
+  EXPECT_EQ(too_much.error().where.field, "fleet.spot.share");
+  auto s = parse_scenario_string(
+      head + "fleet: {max_replicas: 12, spot: {share: 0.5, evictions_per_hour: 1}}\n", "s.yaml");
+  ASSERT_TRUE(s) << s.error().message;
+  const auto cat = catalog::Catalog::load_embedded();
+  ASSERT_TRUE(cat);
+  auto r = run_scenario(*s, cat->get(), RunOptions{});
+  ASSERT_TRUE(r) << r.error().to_string();
+  int evictions = 0;
+  for (const PolicyRow& p : r->policies) {
+    SCOPED_TRACE(p.policy);
+    ASSERT_TRUE(p.cost_vs_optimal);
+    EXPECT_GE(*p.cost_vs_optimal, 1.0);
+    if (p.policy == "optimal") continue;
+    EXPECT_GT(p.spot_usd, 0);
+    EXPECT_NEAR(p.on_demand_usd + p.spot_usd, p.cost_usd, 1e-6);
+    evictions += static_cast<int>(p.evictions);
+  }
+  EXPECT_GT(evictions, 0);  // one an hour per spot VM, over two hours
+  bool noted = false;
+  for (const std::string& n : r->notes) noted |= n.rfind("spot (evictions", 0) == 0;
+  EXPECT_TRUE(noted);
 }
 
 // The scenario and the workload parsers share one reader: a number <= 0
