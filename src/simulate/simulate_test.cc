@@ -514,6 +514,7 @@ TEST(Serving, SpotMixBillsEachVmAtItsPriority) {
   EXPECT_EQ(c.spot.regular_of(1), 1);
   EXPECT_EQ(c.spot.regular_of(4), 1 + 2);  // ceil(3 x 0.5)
   std::vector<Request> reqs;
+  reqs.reserve(600);
   for (int i = 0; i < 600; ++i) reqs.push_back({static_cast<SimTime>(i) * 1'000'000, 100, 10});
   VecSource src(reqs);
   auto pol = make_serving_policy("static-peak", c);
@@ -541,6 +542,7 @@ TEST(Serving, SpotEvictionLosesRunningRequestsUnlessTheNoticeDrainsThem) {
     // One a second for an hour; 200 tokens decode in 2.2 s at batch 1, so
     // the 3 VMs (2 while one starts) run a few sequences each.
     std::vector<Request> reqs;
+    reqs.reserve(3600);
     for (int i = 0; i < 3600; ++i) reqs.push_back({static_cast<SimTime>(i) * 1'000'000, 100, 200});
     VecSource src(reqs);
     auto pol = make_serving_policy("static-peak", c);
