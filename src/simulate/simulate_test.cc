@@ -1642,6 +1642,10 @@ TEST(Scenario, SpotMixRunsAndTheBoundStaysBelow) {
       head + "fleet: {spot: {share: 1.5, evictions_per_hour: 0.1}}\n", "s.yaml");
   ASSERT_FALSE(too_much);
   EXPECT_EQ(too_much.error().where.field, "fleet.spot.share");
+  auto storm = parse_scenario_string(
+      head + "fleet: {spot: {share: 0.5, evictions_per_hour: 3600}}\n", "s.yaml");
+  ASSERT_FALSE(storm);  // each eviction scans the event queue: bounded
+  EXPECT_EQ(storm.error().where.field, "fleet.spot.evictions_per_hour");
   auto s = parse_scenario_string(
       head + "fleet: {max_replicas: 12, spot: {share: 0.5, evictions_per_hour: 1}}\n", "s.yaml");
   ASSERT_TRUE(s) << s.error().message;
