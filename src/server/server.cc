@@ -29,7 +29,7 @@ constexpr const char* kExamples[] = {"finetune-llama3-8b.yaml", "pretrain-llama2
                                      "windows-hybrid.yaml",     "infeasible-budget.yaml"};
 // The example scenarios the server can run: generated demand, no trace files,
 // within the work caps below (server_test checks).
-constexpr const char* kScenarios[] = {"sim-serve-day.yaml"};
+constexpr const char* kScenarios[] = {"sim-serve-day.yaml", "sim-serve-spot.yaml"};
 
 // The page's own files (embedded, src/server/web) and their types.
 struct StaticFile {
