@@ -380,6 +380,15 @@ TEST(Deadline, ValidateRejectsImpossibleDeadline) {
 
 // ---- serving ----------------------------------------------------------------
 
+// A serving scenario's text with an explicit replica: these prices and this
+// demand (the insides of `prices: {...}` and `demand: {...}`), four lines.
+std::string serving_text(const std::string& prices, const std::string& demand) {
+  return "kind: serving\nprices: {" + prices +
+         "}\nreplica: {prefill_tokens_per_s: 9000, step_base_ms: 11, step_per_seq_ms: 0.1, "
+         "max_batch: 100}\ndemand: {" +
+         demand + "}\n";
+}
+
 class VecSource final : public DemandSource {
  public:
   explicit VecSource(std::vector<Request> r) : r_(std::move(r)) {}
@@ -502,6 +511,22 @@ TEST(Serving, ShedAdmissionServesWhatTheReplicaCanWithinTheSlo) {
   EXPECT_LE(capped.tpot_ms.quantile(1.0), 50 * 1.01);
 }
 
+// A fixed fleet of c.max_replicas VMs (static-peak) serving one request a
+// second for `n` seconds, 100 prompt tokens and `output` generated each.
+ServingRun one_a_second(const ServingConfig& c, int n, int output) {
+  std::vector<Request> reqs;
+  reqs.reserve(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i)
+    reqs.push_back({static_cast<SimTime>(i) * 1'000'000, 100, static_cast<float>(output)});
+  VecSource src(reqs);
+  auto pol = make_serving_policy("static-peak", c);
+  PolicyContext ctx;
+  ctx.peak_replicas = c.max_replicas;
+  auto r = run_serving(c, src, *pol, ctx);
+  EXPECT_TRUE(r);
+  return r ? *r : ServingRun{};
+}
+
 // A Spot Priority Mix: the base and the share above it pick each VM's
 // priority, and each VM-hour is billed at its own price.
 TEST(Serving, SpotMixBillsEachVmAtItsPriority) {
@@ -513,18 +538,10 @@ TEST(Serving, SpotMixBillsEachVmAtItsPriority) {
   EXPECT_EQ(c.spot.regular_of(5), 3);
   EXPECT_EQ(c.spot.regular_of(1), 1);
   EXPECT_EQ(c.spot.regular_of(4), 1 + 2);  // ceil(3 x 0.5)
-  std::vector<Request> reqs;
-  reqs.reserve(600);
-  for (int i = 0; i < 600; ++i) reqs.push_back({static_cast<SimTime>(i) * 1'000'000, 100, 10});
-  VecSource src(reqs);
-  auto pol = make_serving_policy("static-peak", c);
-  PolicyContext ctx;
-  ctx.peak_replicas = 5;
-  auto r = run_serving(c, src, *pol, ctx);
-  ASSERT_TRUE(r);
-  EXPECT_NEAR(r->spot_vm_hours, r->vm_hours * 2 / 5, 1e-9);
-  EXPECT_NEAR(r->cost_usd, (r->vm_hours - r->spot_vm_hours) * 3.6 + r->spot_vm_hours * 0.9, 1e-9);
-  EXPECT_EQ(r->evictions, 0);  // no eviction rate, no eviction
+  const ServingRun r = one_a_second(c, 600, 10);
+  EXPECT_NEAR(r.spot_vm_hours, r.vm_hours * 2 / 5, 1e-9);
+  EXPECT_NEAR(r.cost_usd, (r.vm_hours - r.spot_vm_hours) * 3.6 + r.spot_vm_hours * 0.9, 1e-9);
+  EXPECT_EQ(r.evictions, 0);  // no eviction rate, no eviction
 }
 
 // Evictions: a VM's running requests are lost and leave slo_met; with a
@@ -541,16 +558,7 @@ TEST(Serving, SpotEvictionLosesRunningRequestsUnlessTheNoticeDrainsThem) {
     c.spot.usd_per_hour = 0.9;
     // One a second for an hour; 200 tokens decode in 2.2 s at batch 1, so
     // the 3 VMs (2 while one starts) run a few sequences each.
-    std::vector<Request> reqs;
-    reqs.reserve(3600);
-    for (int i = 0; i < 3600; ++i) reqs.push_back({static_cast<SimTime>(i) * 1'000'000, 100, 200});
-    VecSource src(reqs);
-    auto pol = make_serving_policy("static-peak", c);
-    PolicyContext ctx;
-    ctx.peak_replicas = 3;
-    auto r = run_serving(c, src, *pol, ctx);
-    EXPECT_TRUE(r);
-    return r ? *r : ServingRun{};
+    return one_a_second(c, 3600, 200);
   };
   const ServingRun abrupt = run(0);
   EXPECT_GT(abrupt.evictions, 5);  // 3 VMs x 4 an hour, less the start-ups between
@@ -1186,11 +1194,7 @@ std::string write_trace(const std::string& name, const std::string& text) {
 // A serving scenario with an explicit replica and price, and this demand
 // (the inside of `demand: {...}`), parsed.
 Result<Scenario> serving_with_demand(const std::string& demand) {
-  return parse_scenario_string(
-      "kind: serving\nprices: {on_demand_usd_per_hour: 1}\nreplica: {prefill_tokens_per_s: 9000, "
-      "step_base_ms: 11, step_per_seq_ms: 0.1, max_batch: 100}\ndemand: {" +
-          demand + "}\n",
-      "x.yaml");
+  return parse_scenario_string(serving_text("on_demand_usd_per_hour: 1", demand), "x.yaml");
 }
 
 TEST(Demand, EveryRequestTraceFormatGivesTheSameRequests) {
@@ -1608,9 +1612,7 @@ TEST(Scenario, UnknownKeyHasLineColumnAndSuggestion) {
 // queue limit beside shedding (which queues nothing).
 TEST(Scenario, AdmissionIsQueueOrShed) {
   const std::string head =
-      "kind: serving\nprices: {on_demand_usd_per_hour: 1}\nreplica: {prefill_tokens_per_s: 9000, "
-      "step_base_ms: 11, step_per_seq_ms: 0.1, max_batch: 100}\n"
-      "demand: {synthetic: {rate_rps: 1, duration_hours: 1}}\n";
+      serving_text("on_demand_usd_per_hour: 1", "synthetic: {rate_rps: 1, duration_hours: 1}");
   auto shed = parse_scenario_string(head + "fleet: {admission: shed}\n", "s.yaml");
   ASSERT_TRUE(shed) << shed.error().message;
   EXPECT_EQ(shed->serving().admission, Admission::kShed);
@@ -1632,9 +1634,8 @@ TEST(Scenario, AdmissionIsQueueOrShed) {
 // allows, stays below every policy.
 TEST(Scenario, SpotMixRunsAndTheBoundStaysBelow) {
   const std::string head =
-      "kind: serving\nprices: {on_demand_usd_per_hour: 1, spot_usd_per_hour: 0.2}\n"
-      "replica: {prefill_tokens_per_s: 9000, step_base_ms: 11, step_per_seq_ms: 0.1, "
-      "max_batch: 100}\ndemand: {synthetic: {rate_rps: 20, duration_hours: 2, noise_cv: 0.2}}\n";
+      serving_text("on_demand_usd_per_hour: 1, spot_usd_per_hour: 0.2",
+                   "synthetic: {rate_rps: 20, duration_hours: 2, noise_cv: 0.2}");
   auto no_rate = parse_scenario_string(head + "fleet: {spot: {share: 0.5}}\n", "s.yaml");
   ASSERT_FALSE(no_rate);
   EXPECT_EQ(no_rate.error().where.field, "fleet.spot");
