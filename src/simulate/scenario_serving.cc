@@ -265,8 +265,10 @@ Status parse_fleet_replica(const Reader& r, const YAML::Node& fl, Scenario& s) {
       spec.spot_base_given = true;
     }
     if (sp["notice_seconds"]) {
+      // Azure's is "up to 30 seconds"; other clouds give 120 s. A notice
+      // longer than the lives it announces would keep every VM from serving.
       GPUPLAN_TRY(spec.spot.notice_s,
-                  r.number(sp["notice_seconds"], "fleet.spot.notice_seconds", 0, 3600));
+                  r.number(sp["notice_seconds"], "fleet.spot.notice_seconds", 0, 300));
     }
   }
   if (fl["admission"]) {

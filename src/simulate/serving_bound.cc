@@ -175,6 +175,11 @@ ServingBoundModel::ServingBoundModel(const DemandProfile& p, const ServingConfig
   const double per_vm = std::max(1, c.replicas_per_vm);
   const int cap = std::max({c.min_replicas, c.max_replicas, 1});
   floor_ = std::min(c.min_replicas, cap);
+  // A spot VM can be evicted, and until the policy's next decision replaces
+  // it the fleet is below min_replicas; only the mix's pay-as-you-go base
+  // (regular_of(n) = n up to it) is never evicted.
+  if (c.spot.share > 0 && c.spot.evictions_per_hour > 0)
+    floor_ = std::min(floor_, c.spot.base_regular);
   initial_ = std::max(floor_, std::min(std::max(c.min_replicas, c.initial_replicas), cap));
   last_s_ = std::isfinite(p.last_arrival_s) ? p.last_arrival_s : p.interval_s * p.work_s.size();
   hopeless_ = static_cast<double>(p.hopeless);
