@@ -274,6 +274,10 @@ Response prices_route(const catalog::Catalog& catalog, const Request& request) {
 // them. At ~10 M events/s a capped serving request runs in about a second.
 constexpr int kMaxSimulateRuns = 100;
 constexpr double kMaxSimulateRequests = 5e6;  // arrivals x runs
+// Arrivals x the fleet's VMs x runs: the router's scans, about a nanosecond
+// each (a 100,000-VM fleet took 21 s for 180,000 arrivals), so about a
+// second at most, as the other caps (a week at 8 req/s on 200 VMs fits).
+constexpr double kMaxSimulateRoutings = 1e9;
 constexpr double kMaxTimelinePoints = 1e6;    // timeline rows x runs
 constexpr double kMaxDeadlineSteps = 100000;  // decision steps x runs
 constexpr double kMaxDpCellsPerRun = 5e7;     // states of one DP (memory)
@@ -297,6 +301,8 @@ Status check_simulate_work(const simulate::Scenario& s, int runs) {
   const double n = runs;
   GPUPLAN_RETURN_IF_ERROR(within(w.requests * n, kMaxSimulateRequests,
                                  "requests (rate x duration x peaks x runs)", "demand.synthetic"));
+  GPUPLAN_RETURN_IF_ERROR(within(w.routings * n, kMaxSimulateRoutings,
+                                 "routing scans (requests x VMs x runs)", "fleet.max_replicas"));
   GPUPLAN_RETURN_IF_ERROR(within(w.timeline_points * n, kMaxTimelinePoints, "timeline points",
                                  "fleet.timeline_seconds"));
   GPUPLAN_RETURN_IF_ERROR(within(w.decision_steps * n, kMaxDeadlineSteps,

@@ -327,6 +327,15 @@ TEST_F(ServerTest, SimulatesGeneratedScenariosOnly) {
            "kind: serving\nvm: {size: Standard_NC40ads_H100_v5, region: eastus}\n"
            "model: llama-3.1-8b\ndemand: {synthetic: {rate_rps: 1000, duration_hours: 24}}\n");
   EXPECT_EQ(huge.status, 400);
+  // Few requests, but a fleet the router would scan for each: 180,000 x
+  // 100,000 took 21 s on one core; refused, naming the fleet's cap.
+  auto wide = call("POST", "/api/simulate", {{"policy", "hpa"}},
+                   "kind: serving\nprices: {on_demand_usd_per_hour: 1}\nreplica: "
+                   "{prefill_tokens_per_s: 9000, step_base_ms: 11, step_per_seq_ms: 0.1, "
+                   "max_batch: 100}\ndemand: {synthetic: {rate_rps: 50, duration_hours: 1}}\n"
+                   "fleet: {min_replicas: 100000, max_replicas: 100000}\n");
+  EXPECT_EQ(wide.status, 400);
+  EXPECT_EQ(nlohmann::json::parse(wide.body)["error"]["field"], "fleet.max_replicas");
   auto model = call("POST", "/api/simulate", {{"runs", "3"}},
                     "kind: deadline\nprices: {on_demand_usd_per_hour: 3, spot_ratio: 0.3}\n"
                     "job: {work_hours: 10, deadline_hours: 20}\n"

@@ -305,6 +305,7 @@ WorkEstimate estimate_work(const Scenario& s) {
       const ServingSpec& v = s.serving();
       const double hours = v.demand.format == "synthetic" ? v.synthetic.duration_hours : 0;
       if (v.demand.format == "synthetic") w.requests = max_requests(v.synthetic);
+      w.routings = w.requests * std::max({v.min_replicas, v.initial_replicas, v.max_replicas, 1});
       w.timeline_points = hours * 3600 / v.timeline_s;
       break;
     }

@@ -151,7 +151,10 @@ struct Scenario {
 // (bursts, growth and the diurnal peak included), so a caller that must bound
 // its work — the HTTP server — can refuse a request up front.
 struct WorkEstimate {
-  double requests = 0;         // serving: arrivals of one run
+  double requests = 0;  // serving: arrivals of one run
+  // serving: arrivals x the VMs the fleet may hold — the router scans every
+  // replica an arrival could go to (more with several replicas per VM)
+  double routings = 0;
   double timeline_points = 0;  // serving: timeline rows of one run
   double decision_steps = 0;   // deadline: policy steps of one run (spot model)
   double dp_cells = 0;         // deadline: states of one dynamic programme
