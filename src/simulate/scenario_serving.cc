@@ -232,15 +232,9 @@ Status parse_fleet_replica(const Reader& r, const YAML::Node& fl, Scenario& s) {
     GPUPLAN_TRY(spec.weights_gbps, r.number(fl["weights_gbps"], "fleet.weights_gbps", 0.01, 100));
   }
   if (fl["routing"]) {
-    GPUPLAN_TRY(std::string v, r.non_empty_string(fl["routing"], "fleet.routing"));
-    if (v == "shortest-queue")
-      spec.routing = Routing::kShortestQueue;
-    else if (v == "least-sequences")
-      spec.routing = Routing::kLeastSequences;
-    else
-      return r.error(fl["routing"], "fleet.routing",
-                     "expected shortest-queue or least-sequences, got '" + v + "'" +
-                         strings::did_you_mean(v, {"shortest-queue", "least-sequences"}));
+    GPUPLAN_TRY(size_t i,
+                r.choice(fl["routing"], "fleet.routing", {"shortest-queue", "least-sequences"}));
+    spec.routing = i == 0 ? Routing::kShortestQueue : Routing::kLeastSequences;
     spec.routing_given = true;
   }
   // Azure's worst eviction-rate band is "20+" % an hour; 10 an hour (a spot
@@ -272,15 +266,8 @@ Status parse_fleet_replica(const Reader& r, const YAML::Node& fl, Scenario& s) {
     }
   }
   if (fl["admission"]) {
-    GPUPLAN_TRY(std::string v, r.non_empty_string(fl["admission"], "fleet.admission"));
-    if (v == "queue")
-      spec.admission = Admission::kQueue;
-    else if (v == "shed")
-      spec.admission = Admission::kShed;
-    else
-      return r.error(
-          fl["admission"], "fleet.admission",
-          "expected queue or shed, got '" + v + "'" + strings::did_you_mean(v, {"queue", "shed"}));
+    GPUPLAN_TRY(size_t i, r.choice(fl["admission"], "fleet.admission", {"queue", "shed"}));
+    spec.admission = i == 0 ? Admission::kQueue : Admission::kShed;
     spec.admission_given = true;
   }
   if (fl["max_queue"]) {
