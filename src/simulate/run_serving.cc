@@ -407,7 +407,7 @@ Replays replay_policies(const Scenario& s, const ServingConfig& c, const PolicyC
 // (what the cheapest fleet serving as many requests within the SLO costs):
 // no policy can be below 1.
 PolicyRow row_of(const std::string& name, const ServingRun& r, const ServingBoundModel& bounds,
-                 double target, double spot_usd_per_hour) {
+                 double target) {
   PolicyRow row;
   row.policy = name;
   row.cost_usd = r.cost_usd;
@@ -428,8 +428,8 @@ PolicyRow row_of(const std::string& name, const ServingRun& r, const ServingBoun
   row.hopeless = static_cast<double>(r.hopeless);
   row.scale_events = r.scale_events;
   row.gpu_hours = r.gpu_hours;
-  row.spot_usd = r.spot_vm_hours * spot_usd_per_hour;
-  row.on_demand_usd = r.cost_usd - row.spot_usd;
+  row.spot_usd = r.spot_usd;
+  row.on_demand_usd = r.cost_usd - r.spot_usd;
   row.runs = 1;
   return row;
 }
@@ -630,7 +630,7 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
     GPUPLAN_TRY(ServingRun r, std::move(replays.runs[i]));
     rep.event_log += replays.logs[i];
     rep.events += r.events;
-    tr.policies.push_back(row_of(policies[i], r, bounds, c.slo_attainment, c.spot.usd_per_hour));
+    tr.policies.push_back(row_of(policies[i], r, bounds, c.slo_attainment));
     for (const TimelinePoint& p : r.timeline) {
       TimelineRow row{policies[i], p.t_hours, p.demand_rps, p.replicas, "payg", p.cost_usd};
       if (p.ttft_max_ms > 0) {

@@ -175,6 +175,7 @@ class Engine {
     out_.spot_vm_hours = to_seconds(spot_us_) / 3600;
     out_.gpu_hours = out_.vm_hours * c_.gpus_per_vm;
     out_.cost_usd = cost_of(vm_us_, spot_us_);
+    out_.spot_usd = to_seconds(spot_us_) / 3600 * c_.spot.usd_per_hour;
     return std::move(out_);
   }
 
@@ -339,13 +340,20 @@ class Engine {
   // kShortestQueue: the shortest prefill queue — the replica whose queued
   // prefills end first (an idle one at once), then the fewest sequences.
   int pick(SimTime now) const {
+    return pick(now, [](uint32_t) { return true; });
+  }
+  // The same among the replicas `ok(i)` accepts (the router's ranking
+  // restricted, e.g. to those a request meets its targets on).
+  template <typename Ok>
+  int pick(SimTime now, Ok ok) const {
     int best = -1, best_load = kFull;
     const int n = static_cast<int>(load_.size());
     if (c_.routing == Routing::kLeastSequences) {
       for (int i = 0; i < n; ++i) {
         const int l = load_[static_cast<size_t>(i)];
-        best = l < best_load ? i : best;
-        best_load = l < best_load ? l : best_load;
+        const bool take = l < best_load && ok(static_cast<uint32_t>(i));
+        best = take ? i : best;
+        best_load = take ? l : best_load;
       }
       return best;
     }
@@ -355,7 +363,7 @@ class Engine {
       const int l = load_[static_cast<size_t>(i)];
       if (l == kFull) continue;
       const SimTime f = std::max(now, free_[static_cast<size_t>(i)]);
-      if (f < best_free || (f == best_free && l < best_load))
+      if ((f < best_free || (f == best_free && l < best_load)) && ok(static_cast<uint32_t>(i)))
         best = i, best_free = f, best_load = l;
     }
     return best;
@@ -406,19 +414,8 @@ class Engine {
   void shed_or_admit(SimTime now, const Request& req, double pf_s) {
     int i = pick(now);
     const bool hopeless = pf_s > c_.ttft_slo_s || step1_s_ > c_.tpot_slo_s;
-    if (i >= 0 && !hopeless && !meets(now, static_cast<uint32_t>(i), req, pf_s)) {
-      i = -1;
-      SimTime best_free = std::numeric_limits<SimTime>::max();
-      int best_load = kFull;
-      for (uint32_t k = 0; k < load_.size(); ++k) {
-        const int l = load_[k];
-        if (l == kFull || !meets(now, k, req, pf_s)) continue;
-        const SimTime f =
-            c_.routing == Routing::kShortestQueue ? std::max(now, free_[k]) : SimTime{0};
-        if (f < best_free || (f == best_free && l < best_load))
-          i = static_cast<int>(k), best_free = f, best_load = l;
-      }
-    }
+    if (i >= 0 && !hopeless && !meets(now, static_cast<uint32_t>(i), req, pf_s))
+      i = pick(now, [&](uint32_t k) { return meets(now, k, req, pf_s); });
     if (i < 0) {
       ++out_.requests;
       ++out_.rejected;

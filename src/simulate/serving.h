@@ -160,7 +160,8 @@ struct ServingRun {
   // and the running requests they lost (counted as missed: a request that
   // had met the SLO at admission no longer does).
   double spot_vm_hours = 0;
-  int evictions = 0;  // Preempt notices (a VM whose requests all end in time stops then)
+  double spot_usd = 0;  // of cost_usd, at the spot price
+  int evictions = 0;    // Preempt notices (a VM whose requests all end in time stops then)
   int64_t evicted = 0;
   // Admitted requests that missed, by cause (one request may miss both):
   // TTFT over its target, TPOT over its target; and of the missed, those no
