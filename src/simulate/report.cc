@@ -77,6 +77,7 @@ std::string rows_table(const std::string& kind, const std::vector<PolicyRow>& ro
     t.add_column("SLO %", TextTable::Align::kRight);
     t.add_column("p50 TTFT ms", TextTable::Align::kRight);
     t.add_column("p99 TTFT ms", TextTable::Align::kRight);
+    t.add_column("p50 TPOT ms", TextTable::Align::kRight);
     t.add_column("p99 TPOT ms", TextTable::Align::kRight);
   } else {
     t.add_column("on time %", TextTable::Align::kRight);
@@ -94,7 +95,7 @@ std::string rows_table(const std::string& kind, const std::vector<PolicyRow>& ro
     else if (kind == "serving")
       t.add_row({p.policy, dollars(p.cost_usd), opt_text(p.cost_vs_optimal, 3),
                  opt_text(p.slo_attainment, 2, 100), opt_text(p.p50_ttft_ms, 0),
-                 opt_text(p.p99_ttft_ms, 0), opt_text(p.p99_tpot_ms, 1),
+                 opt_text(p.p99_ttft_ms, 0), opt_text(p.p50_tpot_ms, 1), opt_text(p.p99_tpot_ms, 1),
                  strings::fixed(p.scale_events, 1), strings::fixed(p.gpu_hours, 2)});
     else
       t.add_row({p.policy, dollars(p.cost_usd), opt_text(p.cost_vs_optimal, 3),
@@ -102,8 +103,9 @@ std::string rows_table(const std::string& kind, const std::vector<PolicyRow>& ro
                  strings::fixed(p.evictions, 1), strings::fixed(p.scale_events, 1),
                  strings::fixed(p.gpu_hours, 2)});
   }
-  return t.render_fitting(width, {"scale events", "purchases", "GPU-h", "p50 TTFT ms", "evictions",
-                                  "owed after $", "p99 TPOT ms", "spot $", "payg $"});
+  return t.render_fitting(
+      width, {"scale events", "purchases", "p50 TPOT ms", "GPU-h", "p50 TTFT ms", "evictions",
+              "owed after $", "p99 TPOT ms", "spot $", "payg $"});
 }
 
 std::string esc(const std::string& s) {

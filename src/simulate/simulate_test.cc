@@ -1629,6 +1629,27 @@ TEST(Scenario, AdmissionIsQueueOrShed) {
   EXPECT_EQ(both.error().where.field, "fleet.max_queue");
 }
 
+// The serving report's table: TTFT and TPOT at p50 and p99 on a wide
+// terminal (both targets decide the SLO); a narrow one drops the counts and
+// p50 TPOT first and keeps cost, attainment and p99 TPOT.
+TEST(Report, ServingTableShowsTpotBesideTtft) {
+  auto s = parse_scenario_string(
+      serving_text("on_demand_usd_per_hour: 1", "synthetic: {rate_rps: 2, duration_hours: 0.2}"),
+      "s.yaml");
+  ASSERT_TRUE(s) << s.error().message;
+  const auto cat = catalog::Catalog::load_embedded();
+  ASSERT_TRUE(cat);
+  auto r = run_scenario(*s, cat->get(), RunOptions{});
+  ASSERT_TRUE(r) << r.error().to_string();
+  const std::string wide = to_text(*r, 200);
+  for (const char* col : {"p50 TTFT ms", "p99 TTFT ms", "p50 TPOT ms", "p99 TPOT ms", "GPU-h"})
+    EXPECT_NE(wide.find(col), std::string::npos) << col << "\n" << wide;
+  const std::string narrow = to_text(*r, 100);
+  EXPECT_EQ(narrow.find("p50 TPOT ms"), std::string::npos) << narrow;
+  EXPECT_NE(narrow.find("p99 TPOT ms"), std::string::npos) << narrow;
+  EXPECT_NE(narrow.find("SLO %"), std::string::npos) << narrow;
+}
+
 // fleet.spot: what it needs, and a run with it: each policy's cost splits
 // into pay-as-you-go and spot, and the bound, priced at the blend the mix
 // allows, stays below every policy.

@@ -163,6 +163,9 @@ async function planPage(browser, url, width) {
   check(/kind: serving/.test(await page.inputValue("#scenario")), `${width}px: an example scenario is offered`);
   await page.click("#simulate");
   await page.waitForSelector("#sim-table", {timeout: 90000});
+  const simHead = await page.textContent("#sim-table thead");
+  check(/p50 TPOT ms/.test(simHead) && /p99 TPOT ms/.test(simHead),
+        `${width}px: the serving table shows TPOT beside TTFT`);
   await checkCharts(page, "#sim-charts", 6, `${width}px simulation`);  // 2 bar + demand, replicas, 2 latency, cost
   await noSidewaysScroll(page, `${width}px simulation`);
   await page.screenshot({path: path.join(outDir, `simulate-${width}.png`), fullPage: true});

@@ -235,12 +235,15 @@ async function runEstimate() {
 function renderSimulation(rep) {
   const serving = rep.kind === "serving";
   let html = `<h2>${esc(rep.scenario)} (${esc(rep.kind)}): ${esc(rep.runs)} run${rep.runs === 1 ? "" : "s"}, seed ${esc(rep.seed)}</h2>`;
+  // Serving rows carry TPOT as well as TTFT (both decide the SLO).
+  const tpotCols = serving ? [["p50 TPOT ms", "num"], ["p99 TPOT ms", "num"]] : [];
   html += table([["policy", ""], ["cost", "num"], ["vs optimal", "num"],
                  [serving ? "within SLO" : "on time", "num"], ["p50 TTFT ms", "num"], ["p99 TTFT ms", "num"],
-                 ["scale events", "num"], ["GPU-h", "num"]],
+                 ...tpotCols, ["scale events", "num"], ["GPU-h", "num"]],
     rep.policies.map((p) => [esc(p.policy), money(p.cost_usd),
       p.cost_vs_optimal == null ? "—" : num(p.cost_vs_optimal, 3) + "×",
       pct(serving ? p.slo_attainment : p.deadline_met_fraction, 2), num(p.p50_ttft_ms, 0), num(p.p99_ttft_ms, 0),
+      ...(serving ? [num(p.p50_tpot_ms, 1), num(p.p99_tpot_ms, 1)] : []),
       num(p.scale_events, 1), num(p.gpu_hours, 1)]), "sim-table");
   html += `<div class="charts2" id="sim-charts"></div>`;
   html += `<h2>Assumptions</h2>` + assumptionTable(rep.assumptions);
