@@ -185,21 +185,32 @@ struct ServingRun {
 // What the lower bound reads from the demand (serving_bound.cc), per bin of
 // `bin_s` seconds: the prefill seconds of the requests arriving in the bin
 // that some fleet could serve within the SLO, the longest of them, and the
-// number of such requests certainly running at the bin's start (a difference
-// array: the count at bin i is the sum of cover_diff[0..i]). Bins start at
-// min(1 s, TTFT / 2) and double in length when there would be more than
-// kMaxBins, so memory stays bounded whatever the trace's length.
+// number of such requests certainly running at the bin's start, counting
+// each only up to the end of the bound tick it arrived in (a difference
+// array: the count at bin i is the sum of cover_diff[0..i]; the bound charges
+// a miss to one tick, its arrival's). Bins start at `grid`'s bin and double in
+// length when there would be more than kMaxBins, so memory stays bounded
+// whatever the trace's length; the bound's ticks then grow to whole numbers
+// of both (tick_bins()).
 struct BoundBins {
   static constexpr size_t kMaxBins = size_t{1} << 21;
   double bin_s = 1;
   std::vector<float> prefill_s_sum, prefill_s_max;
   std::vector<int32_t> cover_diff;
+  // Bins of `bin_s` seconds and bound ticks of `tick_bins` of them; before add().
+  void grid(double first_bin_s, size_t tick_bins);
   // A request arriving at `arrival_s` whose prefill takes `prefill_s` and
   // that, if it meets the SLO, certainly runs during [from, to).
   void add(double arrival_s, double prefill_s, double certain_from_s, double certain_to_s);
+  // Bins of the current size per bound tick: a whole number of ticks of the
+  // first grid, so that every count stays inside its arrival's tick.
+  [[nodiscard]] size_t tick_bins() const;
 
  private:
   void coarsen();
+  double tick_s_ = 0;  // the first grid's tick (0: one bin)
+  size_t first_tick_bins_ = 1;
+  int coarsened_ = 0;  // times the bins doubled
 };
 
 // What the demand asks of the fleet, per `timeline_s` interval (one pass over

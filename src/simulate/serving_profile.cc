@@ -46,7 +46,12 @@ Result<DemandProfile> profile_demand(DemandSource& source, const ServingConfig& 
   const ReplicaCapacity& rc = config.replica;
   const double ttft = config.ttft_slo_s, step1 = rc.step_s(1);
   const bool decode_ok = step1 <= config.tpot_slo_s;
-  p.bins.bin_s = std::min(1.0, ttft / 2);
+  // Bins of at most 1 s, half the TTFT below 2 s; bound ticks of the
+  // policies' interval, at least four TTFTs (windows of a burst fit inside),
+  // a whole number of bins.
+  const double bin = std::min(1.0, ttft / 2);
+  p.bins.grid(bin, static_cast<size_t>(std::max(
+                       1.0, std::ceil(std::max(config.interval_s, 4 * ttft) / bin - 1e-9))));
   for (;;) {
     GPUPLAN_TRY(bool more, source.next(r));
     if (!more) break;
