@@ -86,6 +86,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <utility>
 #include <vector>
 
 #include "simulate/serving.h"
@@ -120,6 +121,7 @@ class SloGuardPolicy final : public ScalingPolicy {
     std::fill(ratio_hist_.begin(), ratio_hist_.end(), 0.0);
     ratio_weight_ = 0;
     ratio_samples_ = 0;
+    ratio_count_ = 0;
     last_load_ = 0;
     window_.clear();
     arrivals_w_ = missed_w_ = 0;
@@ -300,17 +302,30 @@ class SloGuardPolicy final : public ScalingPolicy {
     const double decay = std::exp2(-(interval_s_ > 0 ? interval_s_ : 15) / kHalfLifeS);
     for (double& w : ratio_hist_) w *= decay;
     ratio_weight_ = ratio_weight_ * decay + weight;
+    ratio_count_ = ratio_count_ * decay + 1;
     ++ratio_samples_;
     ratio_hist_[static_cast<size_t>(std::clamp(x, 0.0, kBins - 1.0))] += weight;
   }
   // Its attainment quantile, at least 1; 1 until a few intervals are seen
-  // (the Poisson term alone sizes the first minutes).
+  // (the Poisson term alone sizes the first minutes). The histogram starts
+  // from a prior of n0 = 1 / (1 − target) intervals at ratio 1 (the Poisson
+  // term's own assumption), each of the mean interval's weight: the
+  // empirical p-quantile of fewer than 1 / (1 − p) samples is their
+  // maximum, so a flash crowd among a short trace's first intervals set r
+  // to the crowd's own 3.3x and held 9 VMs where 3 served for the rest of
+  // the half hour (a generated 30-minute H100 scenario: 33.98 USD, 23.69
+  // with the prior, both at 95.45 %). With hundreds of intervals seen the
+  // prior weighs what one of them does.
   double load_ratio() const {
     if (ratio_samples_ < kMinRatioSamples || ratio_weight_ <= 0) return 1;
-    const double want = std::clamp(ctx_.slo_attainment, 0.5, 1.0) * ratio_weight_;
+    const double p = std::clamp(ctx_.slo_attainment, 0.5, 1.0);
+    double prior = ratio_weight_ / std::max(1.0, ratio_count_) / std::max(1e-6, 1 - p);
+    const double want = p * (ratio_weight_ + prior);
     double acc = 0;
     for (size_t i = 0; i < ratio_hist_.size(); ++i) {
       acc += ratio_hist_[i];
+      // The prior's mass sits in the bin that ends at ratio 1.
+      if (static_cast<double>(i) + 1 >= kBins / 2) acc += std::exchange(prior, 0.0);
       if (acc >= want) {
         const double x = (static_cast<double>(i) + 1) / kBins * 2 - 1;
         return std::max(1.0, std::exp(x * kMaxLogRatio));
@@ -359,6 +374,7 @@ class SloGuardPolicy final : public ScalingPolicy {
   std::vector<double> ratio_hist_ = std::vector<double>(256, 0.0);
   double ratio_weight_ = 0, last_load_ = 0;
   int64_t ratio_samples_ = 0;
+  double ratio_count_ = 0;  // intervals learned, decayed as the weights are
   std::deque<Tick> window_;
 };
 
