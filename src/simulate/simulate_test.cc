@@ -1069,6 +1069,25 @@ TEST(Serving, SloGuardSizesForTheRatesMovesBetweenIntervals) {
   EXPECT_GE(run_slo_guard(*spiky, 480, [](int k) { return k % 4 == 0 ? 1.2 : 0.4; }), 2);
 }
 
+// A backlog is not KV-cache pressure: after a crowd 10,000 requests wait
+// while 80 run and one replica's load arrives (0.6 prefill seconds per
+// second). The queue holds no KV cache; slo-guard asks for the load's
+// replicas (1) and the running sequences' slots (80 / (89 x 0.9) = 1), not
+// 10,080 / 80 = 126 replicas of slots that would arrive a start-up later.
+TEST(Serving, SloGuardSizesForTheLoadNotTheBacklog) {
+  auto pol = make_slo_guard_policy(SloGuardSettings{});
+  pol->reset(slo_guard_context());
+  const int want = decide_every_15s(*pol, 40, [](int k, PolicyInput& in) {
+    in.prefill_mean_s = in.tpot_load_s = in.prefill_peak_s = 0.6;
+    in.prefill_sq_s = in.tpot_load_sq_s = 0.08 * 0.6;
+    in.arrival_rps = 0.6 / 0.08;
+    in.arrivals = static_cast<int64_t>(in.arrival_rps * 15);
+    in.sequences = 80;
+    in.queued = k >= 39 ? 10000 : 0;
+  });
+  EXPECT_EQ(want, 1);
+}
+
 // One flash crowd is not the traffic's noise: an hour of steady load (0.6
 // prefill seconds per second, one replica) with one 15-s interval at 3x
 // early on. Its ratio to the minute before (3) is 1.3 % of the hour's

@@ -25,9 +25,16 @@
 //       law). TPOT holds while the TPOT load — prefill seconds plus
 //       step_per_seq × output tokens, arriving per second — stays within
 //       1 − step_base / TPOT per replica;
-//     - decode slots (KV-cache pressure): running + queued sequences over the
+//     - decode slots (KV-cache pressure): running sequences over the
 //       planning batch's slots (decode step within half the TPOT) at 90 %
-//       occupancy.
+//       occupancy. Queued requests hold no KV cache: a queue that grows
+//       because the replicas are full shows as running sequences at the
+//       KV bound, over the planning batch, and a backlog left by a crowd
+//       is work to drain, which the arrival terms' margins do. (Counting
+//       the queue as slots bought 20 VMs where 4 serve a generated 5x
+//       crowd of short answers: its 16,000 queued requests became 60
+//       replicas of slots, arriving a start-up later, after the backlog
+//       had missed.)
 //     The stall term treats arrivals as compound Poisson split evenly by the
 //     router: a replica's TPOT load over an interval T is mean m T / N with
 //     variance q T / N (m, q: TPOT load seconds and their squares arriving
@@ -270,7 +277,7 @@ class SloGuardPolicy final : public ScalingPolicy {
     const double burst = std::max(f_ * in.prefill_peak_s / (s_.prefill_window_s + ttft),
                                   replicas_for_wait(m, q, in.arrival_rps, ttft));
     const double slots = std::max(1, ctx_.slots_per_replica) * s_.slot_occupancy;
-    const double decode = (in.sequences + in.queued) / slots;
+    const double decode = in.sequences / slots;
     // TPOT: a replica that admits λ requests a second decodes at
     // step(N) / (1 − s), s = λ E[prefill] its prefill share and N = λ
     // E[output] TPOT its batch (Little's law), so TPOT holds while
