@@ -37,7 +37,7 @@ Result<ReservePrices> reserve_prices(const Scenario& s, const catalog::Catalog* 
   }
   if (!(prices.reserved_usd_per_hour < prices.payg_usd_per_hour))
     return invalid_argument("the reservation costs as much as pay-as-you-go: nothing to decide",
-                            Where{s.file, 0, 0, "prices.reserved_usd_per_hour"});
+                            s.where("prices.reserved_usd_per_hour"));
   rep.assumptions.push_back({"term", term + " (" + strings::fixed(prices.term_hours, 0) + " h)",
                              "reservation.term (default 1y)"});
   rep.assumptions.push_back(
@@ -75,7 +75,7 @@ Result<VmDemand> trace_demand(const Scenario& s, const RunOptions& o, const Rese
     return invalid_argument("the trace spans " + strings::fixed(jobs_demand.vms.size() / 24.0, 0) +
                                 " days, longer than the reservation term (renewals are not "
                                 "modelled); use demand.time_scale or a 3y term",
-                            Where{s.file, 0, 0, "demand.time_scale"});
+                            s.where("demand.time_scale"));
   rep.assumptions.push_back({"gpus_per_vm", strings::fixed(per_vm, 2),
                              spec.gpus_per_vm ? "scenario file" : "catalog (VM size)"});
   for (const DropNote& d : jobs_demand.drops)
@@ -122,8 +122,7 @@ Result<SimReport> run_reserve_scenario(const Scenario& s, const catalog::Catalog
   for (int run = 0; run < rep.runs; ++run) {
     const VmDemand demand =
         synthetic ? synthetic_vms(spec.synthetic_vms, rep.seed * 1000003ULL + run) : jobs_demand;
-    if (demand.vms.empty())
-      return invalid_argument("the demand has no hours", Where{s.file, 0, 0, "demand"});
+    if (demand.vms.empty()) return invalid_argument("the demand has no hours", s.where("demand"));
     const ReserveRun best_run = reserve_optimal(demand, prices);
     const double opt = best_run.cost_usd;
     const bool first = run == 0;

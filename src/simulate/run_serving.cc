@@ -92,8 +92,7 @@ Result<workload::Workload> serving_workload(const Scenario& s, const workload::M
     if (workload::to_string(p) == spec.precision) w.precision = p, prec_ok = true;
   }
   if (!prec_ok)
-    return invalid_argument("unknown precision '" + spec.precision + "'",
-                            Where{s.file, 0, 0, "precision"});
+    return invalid_argument("unknown precision '" + spec.precision + "'", s.where("precision"));
   return w;
 }
 
@@ -131,7 +130,7 @@ Result<ReplicaCapacity> resolve_replica(const Scenario& s, const catalog::Catalo
     return invalid_argument("tensor_parallel " + std::to_string(spec.tensor_parallel) +
                                 " exceeds the " + std::to_string(vm_gpus) + " GPU(s) of " +
                                 (vm ? s.vm_size : std::string("the VM")),
-                            Where{s.file, 0, 0, "tensor_parallel"});
+                            s.where("tensor_parallel"));
   if (spec.replica) {
     *tp = spec.tensor_parallel > 0 ? spec.tensor_parallel : vm_gpus;
     assumed.push_back({"replica", describe_replica(*spec.replica), spec.replica->source});
@@ -139,15 +138,14 @@ Result<ReplicaCapacity> resolve_replica(const Scenario& s, const catalog::Catalo
   }
   if (!cat)
     return not_found("no catalog to size the replica; give replica: in the scenario",
-                     Where{s.file, 0, 0, "replica"});
+                     s.where("replica"));
   GPUPLAN_TRY(const catalog::VmSize* size,
-              catalog::lookup_size(*cat, s.vm_size, Where{s.file, 0, 0, "vm.size"}));
+              catalog::lookup_size(*cat, s.vm_size, s.where("vm.size")));
   const catalog::Gpu* gpu = cat->find_gpu(size->gpu_model);
   if (!gpu)
-    return not_found("the catalog has no GPU '" + size->gpu_model + "'",
-                     Where{s.file, 0, 0, "vm.size"});
+    return not_found("the catalog has no GPU '" + size->gpu_model + "'", s.where("vm.size"));
   const workload::Model* m = workload::find_model(spec.model);
-  if (!m) return not_found("unknown model '" + spec.model + "'", Where{s.file, 0, 0, "model"});
+  if (!m) return not_found("unknown model '" + spec.model + "'", s.where("model"));
   GPUPLAN_TRY(const workload::Workload w, serving_workload(s, *m));
   ReplicaCapacity c;
   if (spec.tensor_parallel > 0) {
@@ -166,7 +164,7 @@ Result<ReplicaCapacity> resolve_replica(const Scenario& s, const catalog::Catalo
     if (lay.tp == 0)
       return failed_precondition(
           "no tensor-parallel layout of " + s.vm_size + " holds " + m->name + ": " + lay.why_not,
-          Where{s.file, 0, 0, "vm.size"});
+          s.where("vm.size"));
     if (!lay.meets_slo)
       assumed.push_back({"layout_misses_slo", lay.why_not,
                          "estimator: no layout meets the SLO at the demand's token moments; "
@@ -578,7 +576,7 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
   if (o.trace && spec.demand.format == "synthetic")
     return invalid_argument(
         "--trace replaces a trace file, but this scenario's demand is synthetic",
-        Where{s.file, 0, 0, "demand"});
+        s.where("demand"));
 
   // Mean tokens of the demand (the estimator's context length), then the
   // replica model, then the fleet.

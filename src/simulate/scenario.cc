@@ -221,6 +221,16 @@ Result<Scenario> parse_scenario_string(const std::string& text, const std::strin
   Scenario s;
   s.file = name;
   s.dir = dir;
+  for (const auto& kv : root) {
+    const std::string key = kv.first.as<std::string>();
+    s.places.emplace(key, r.where(kv.second, key));
+    if (kv.second.IsMap())
+      for (const auto& sub : kv.second) {
+        if (!sub.first.IsScalar()) continue;  // the section's own check names it
+        const std::string field = key + "." + sub.first.as<std::string>();
+        s.places.emplace(field, r.where(sub.second, field));
+      }
+  }
   s.name = std::filesystem::path(name).stem().string();
   if (root["name"]) {
     GPUPLAN_TRY(s.name, r.non_empty_string(root["name"], "name"));
@@ -244,6 +254,11 @@ Result<Scenario> parse_scenario_string(const std::string& text, const std::strin
     return r.error(root, "vm.size",
                    "name a VM size (prices come from the catalog) or give prices: explicitly");
   return s;
+}
+
+Where Scenario::where(const std::string& field) const {
+  const auto it = places.find(field);
+  return it != places.end() ? it->second : Where{file, 0, 0, field};
 }
 
 std::vector<std::string> Scenario::trace_files() const {

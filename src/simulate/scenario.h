@@ -12,6 +12,7 @@
 //              synthetic growth model): when to buy reservations.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <variant>
@@ -134,6 +135,12 @@ struct Scenario {
   // The trace files the scenario reads: its spot traces or its demand
   // trace; empty when its supply and demand are generated.
   [[nodiscard]] std::vector<std::string> trace_files() const;
+  // Where a key ("vm.size", "demand") is in the file, for errors found after
+  // parsing (a size the catalog lacks, a model no layout holds): its line and
+  // column when the file gave it, else the file and the key alone.
+  [[nodiscard]] Where where(const std::string& field) const;
+  // Keys of the top level and the level below, as written, and where.
+  std::map<std::string, Where> places;
 };
 
 // Parses a scenario. kNotFound when the file cannot be read; kInvalidArgument

@@ -23,13 +23,13 @@ Result<double> catalog_price(const Scenario& s, const catalog::Catalog* cat, cat
                              const std::string& what, std::vector<Assumed>& assumed) {
   if (!cat)
     return not_found("no catalog to look up the " + what + " price; give prices: in the scenario",
-                     Where{s.file, 0, 0, "prices"});
+                     s.where("prices"));
   const catalog::Offer* o = cat->offer(s.vm_size, s.region, catalog::Os::kLinux, pr);
   if (!o || !o->usd_per_hour)
     return not_found("the catalog has no " + what + " price for " + s.vm_size + " in " +
                          (s.region.empty() ? "(no region)" : s.region) +
                          "; give prices: in the scenario",
-                     Where{s.file, 0, 0, "vm.size"});
+                     s.where("vm.size"));
   assumed.push_back({what + "_usd_per_hour", strings::fixed(*o->usd_per_hour, 4),
                      "catalog: " + o->source + " as of " + o->as_of +
                          (o->estimated ? " (estimated: " + o->rule.text() + ")" : "")});

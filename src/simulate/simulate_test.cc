@@ -1686,6 +1686,42 @@ TEST(Scenario, UnknownKeyHasLineColumnAndSuggestion) {
       << s.error().message;
 }
 
+// Errors found after parsing (the catalog has no such size, no layout of
+// the size holds the model, the model is unknown) name the line and column
+// of the key they are about, as parse errors do.
+TEST(Scenario, ErrorsFoundWhenRunningNameTheKeysLine) {
+  const auto cat = catalog::Catalog::load_embedded();
+  ASSERT_TRUE(cat);
+  const std::string demand = "demand: {synthetic: {rate_rps: 1, duration_hours: 1}}\n";
+  struct Case {
+    std::string text, field;
+    int line, column;
+  };
+  const std::vector<Case> cases = {
+      {"kind: serving\nvm:\n  region: eastus\n  size: Standard_NOPE\nmodel: llama-3.1-8b\n" +
+           demand,
+       "vm.size", 4, 9},
+      {"kind: serving\nvm: {size: Standard_NC24ads_A100_v4, region: eastus}\nmodel: nosuch\n" +
+           demand,
+       "model", 3, 8},
+      {"kind: serving\nvm: {size: Standard_NC24ads_A100_v4, region: eastus}\n\nmodel: "
+       "llama-3.1-70b\nprecision: bf16\n" +
+           demand,
+       "vm.size", 2, 12},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.field + " " + std::to_string(c.line));
+    auto s = parse_scenario_string(c.text, "s.yaml");
+    ASSERT_TRUE(s) << s.error().to_string();
+    auto r = run_scenario(*s, cat->get(), RunOptions{});
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().where.file, "s.yaml");
+    EXPECT_EQ(r.error().where.field, c.field);
+    EXPECT_EQ(r.error().where.line, c.line) << r.error().to_string();
+    EXPECT_EQ(r.error().where.column, c.column) << r.error().to_string();
+  }
+}
+
 // fleet.admission: the two values, a suggestion for a near miss, and no
 // queue limit beside shedding (which queues nothing).
 TEST(Scenario, AdmissionIsQueueOrShed) {
