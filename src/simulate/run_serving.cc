@@ -43,6 +43,17 @@ struct MeanTokens {
   double input_sd = 0, output_sd = 0, input_max = 1, output_max = 1;
 };
 
+// A demand that drew no request: the trace file, or the scenario's
+// demand: key when the demand is generated (a rate too low for the
+// duration draws none).
+tl::unexpected<Error> no_requests(const Scenario& s, const std::string& trace) {
+  if (!trace.empty()) return invalid_argument("the demand has no requests", Where{trace, 0, 0, ""});
+  return invalid_argument(
+      "the demand has no requests (the rate over the duration drew none; raise "
+      "rate_rps or duration_hours)",
+      s.where("demand"));
+}
+
 Result<MeanTokens> mean_tokens(const Scenario& s, const std::string& trace, uint64_t seed) {
   GPUPLAN_TRY(auto src, open_demand(s, trace, seed));
   Request r;
@@ -59,7 +70,7 @@ Result<MeanTokens> mean_tokens(const Scenario& s, const std::string& trace, uint
     out_max = std::max(out_max, static_cast<double>(r.output_tokens));
     ++n;
   }
-  if (n == 0) return invalid_argument("the demand has no requests", Where{trace, 0, 0, ""});
+  if (n == 0) return no_requests(s, trace);
   MeanTokens m;
   m.context = (in + out / 2) / static_cast<double>(n);
   m.input = in / static_cast<double>(n);
@@ -375,8 +386,7 @@ Replays replay_policies(const Scenario& s, const ServingConfig& c, const PolicyC
         ProfileOut out;
         GPUPLAN_TRY(auto psrc, open_demand(s, trace, seed));
         GPUPLAN_TRY(out.profile, profile_demand(*psrc, c));
-        if (out.profile.requests == 0)
-          return invalid_argument("the demand has no requests", Where{trace, 0, 0, ""});
+        if (out.profile.requests == 0) return no_requests(s, trace);
         for (const DropNote& d : psrc->drops())
           out.notes.push_back(psrc->describe() + ": " + std::to_string(d.count) + " " + d.what);
         return out;

@@ -1687,8 +1687,9 @@ TEST(Scenario, UnknownKeyHasLineColumnAndSuggestion) {
 }
 
 // Errors found after parsing (the catalog has no such size, no layout of
-// the size holds the model, the model is unknown) name the line and column
-// of the key they are about, as parse errors do.
+// the size holds the model, the model is unknown, the demand drew no
+// request) name the line and column of the key they are about, as parse
+// errors do.
 TEST(Scenario, ErrorsFoundWhenRunningNameTheKeysLine) {
   const auto cat = catalog::Catalog::load_embedded();
   ASSERT_TRUE(cat);
@@ -1708,6 +1709,10 @@ TEST(Scenario, ErrorsFoundWhenRunningNameTheKeysLine) {
        "llama-3.1-70b\nprecision: bf16\n" +
            demand,
        "vm.size", 2, 12},
+      // A generated demand too thin for its duration draws no request.
+      {serving_text("on_demand_usd_per_hour: 1",
+                    "synthetic: {rate_rps: 0.001, duration_hours: 0.01}"),
+       "demand", 4, 9},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.field + " " + std::to_string(c.line));
