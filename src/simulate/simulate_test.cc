@@ -1727,6 +1727,73 @@ TEST(Scenario, ErrorsFoundWhenRunningNameTheKeysLine) {
   }
 }
 
+// Scenarios drawn across what users write (sizes of 1 to 8 GPUs, 7B to
+// 70B models at four precisions, prompts of 100 to 8,000 tokens, answers of
+// 10 to 1,500, TTFT 0.2-10 s, TPOT 20-150 ms, targets of 90 to 99.9 %,
+// both routers and admissions, spot mixes, crowds of up to 5x, fleets
+// capped from 1 to 64 VMs): every run either refuses the scenario with an
+// error naming the file and a key, or reports every policy with its
+// attainment in [0, 1], a finite non-negative cost and cost_vs_optimal >= 1.
+// A sweep like this one found the bound above a policy (0.74x) on long
+// answers over a capped fleet.
+TEST(Serving, GeneratedScenariosKeepTheInvariants) {
+  const auto cat = catalog::Catalog::load_embedded();
+  ASSERT_TRUE(cat);
+  Rng rng(20261204);
+  const auto pick = [&](const std::vector<std::string>& v) { return v[rng.below(v.size())]; };
+  int ran = 0;
+  for (int i = 0; i < 80; ++i) {
+    const std::string prompt = pick({"100", "500", "2000", "8000"});
+    const std::string answer = pick({"10", "100", "400", "1500"});
+    std::string text =
+        "kind: serving\nvm: {size: " +
+        pick({"Standard_NC24ads_A100_v4", "Standard_NC40ads_H100_v5", "Standard_NC48ads_A100_v4",
+              "Standard_ND96isr_H100_v5", "Standard_NC4as_T4_v3"}) +
+        ", region: eastus}\nmodel: " + pick({"llama-3.1-8b", "mistral-7b", "llama-3.1-70b"}) +
+        "\nprecision: " + pick({"bf16", "fp8", "int8", "int4"}) +
+        "\nslo: {ttft_ms: " + pick({"200", "1000", "3000", "10000"}) +
+        ", tpot_ms: " + pick({"20", "40", "80", "150"}) +
+        ", attainment: " + pick({"0.9", "0.99", "0.999"}) +
+        "}\ndemand:\n  synthetic:\n    rate_rps: " + pick({"0.5", "4", "13", "30"}) +
+        "\n    duration_hours: " + pick({"0.1", "0.25"}) + "\n    noise_cv: " + pick({"0", "0.3"}) +
+        "\n    input_tokens: {mean: " + prompt + ", stddev: " + prompt +
+        ", min: 1, max: " + prompt + "0}\n    output_tokens: {mean: " + answer +
+        ", stddev: " + answer + ", min: 1, max: " + answer + "0}\n";
+    if (rng.uniform() < 0.5)
+      text += "    bursts: [{start_hour: 0.03, duration_hours: 0.05, multiplier: " +
+              pick({"1.5", "3", "5"}) + "}]\n";
+    text += "fleet:\n  min_replicas: 1\n  initial_replicas: " + pick({"0", "1", "3"}) +
+            "\n  max_replicas: " + pick({"1", "4", "16", "64"}) +
+            "\n  interval_seconds: " + pick({"10", "15", "60"}) +
+            "\n  startup_seconds: " + pick({"0", "120", "300"}) + "\n";
+    if (rng.uniform() < 0.4) text += "  admission: shed\n";
+    if (rng.uniform() < 0.3) text += "  routing: least-sequences\n";
+    if (rng.uniform() < 0.3) text += "  spot: {share: 0.5, evictions_per_hour: 1}\n";
+    SCOPED_TRACE(text);
+    auto s = parse_scenario_string(text, "g.yaml");
+    ASSERT_TRUE(s) << s.error().to_string();
+    auto r = run_scenario(*s, cat->get(), RunOptions{});
+    if (!r) {  // e.g. a 70B model on one T4: refused, naming where
+      EXPECT_EQ(r.error().where.file, "g.yaml") << r.error().to_string();
+      EXPECT_FALSE(r.error().where.field.empty()) << r.error().to_string();
+      EXPECT_GT(r.error().where.line, 0) << r.error().to_string();
+      continue;
+    }
+    ++ran;
+    for (const PolicyRow& p : r->policies) {
+      SCOPED_TRACE(p.policy);
+      EXPECT_TRUE(std::isfinite(p.cost_usd) && p.cost_usd >= 0) << p.cost_usd;
+      if (p.policy == "optimal") continue;
+      ASSERT_TRUE(p.slo_attainment);
+      EXPECT_GE(*p.slo_attainment, 0);
+      EXPECT_LE(*p.slo_attainment, 1);
+      ASSERT_TRUE(p.cost_vs_optimal);
+      EXPECT_GE(*p.cost_vs_optimal, 1 - 1e-9) << "attainment " << *p.slo_attainment;
+    }
+  }
+  EXPECT_GE(ran, 40);  // most draws are runnable
+}
+
 // fleet.admission: the two values, a suggestion for a near miss, and no
 // queue limit beside shedding (which queues nothing).
 TEST(Scenario, AdmissionIsQueueOrShed) {
