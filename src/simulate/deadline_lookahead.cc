@@ -93,7 +93,9 @@ Grid make_policy_grid(const Exact& e) {
   gr.g = e.g;
   gr.gu = n;
   gr.du = (e.d + gr.u / 2) / gr.u;
-  gr.Cu = e.C / gr.u;
+  // At least one unit of work: a job shorter than u (a heuristic's grid, not
+  // a bound) is planned as one unit, not as no work at all.
+  gr.Cu = std::max<int64_t>(e.C > 0 ? 1 : 0, e.C / gr.u);
   gr.lostu = e.lost / gr.u;
   gr.D = e.D;
   gr.K = static_cast<int>((e.D + e.g - 1) / e.g);

@@ -177,7 +177,13 @@ class ShiftedProgramme {
 }  // namespace
 
 double hindsight_optimal_cost(const DeadlineJob& job, const SpotTrace& trace, int64_t offset) {
-  const internal::Grid grid = internal::make_grid(internal::exact(job, trace.gap_seconds));
+  const internal::Exact e = internal::exact(job, trace.gap_seconds);
+  const internal::Grid grid = internal::make_grid(e);
+  // Work shorter than one grid unit (about g/120): every schedule bills at
+  // least the work and one changeover, at no less than the cheaper price.
+  if (grid.Cu <= 0)
+    return static_cast<double>(e.C + e.d) * internal::kHoursPerMicro *
+           std::min(job.od_usd_per_hour, job.spot_usd_per_hour);
   ShiftedProgramme p(grid);
   return p.solve(job.od_usd_per_hour, job.spot_usd_per_hour,
                  [&](int k) { return trace.at(offset + k); });

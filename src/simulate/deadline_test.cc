@@ -222,5 +222,43 @@ TEST(DeadlineOptimum, EqualsTheFullProgrammeForOtherJobs) {
   }
 }
 
+// Work that is not a whole number of grid units of gcd(step, changeover):
+// half an hour on an hourly trace with no changeover once had u = 1 h and
+// Cu = 0, and the programme read past its arrays (a crash on a scenario a
+// user could write). The grid now divides the work too: spot all the way
+// costs the half hour at the spot price, as the full programme finds. Work
+// shorter than g/120 (10 s) has no grid unit: the optimum is bounded by the
+// work and one changeover at the cheaper price, below every schedule's cost.
+TEST(DeadlineOptimum, WorkShorterThanAStep) {
+  DeadlineJob job = example_job();
+  job.work_hours = 0.5;
+  job.deadline_hours = 0.625;
+  job.changeover_hours = 0;
+  SpotTrace hourly;
+  hourly.file = "hourly";
+  hourly.gap_seconds = 3600;
+  hourly.available = {1, 1, 1};
+  const Grid gr = make_grid(exact(job, hourly.gap_seconds));
+  EXPECT_EQ(gr.Cu * gr.u, exact(job, hourly.gap_seconds).C);  // the work is a grid point
+  EXPECT_NEAR(hindsight_optimal_cost(job, hourly, 0), 0.5 * job.spot_usd_per_hour, 1e-9);
+  expect_same(job, hourly, 0);
+  hourly.available = {0, 0, 0};  // no spot: on-demand
+  EXPECT_NEAR(hindsight_optimal_cost(job, hourly, 0), 0.5 * job.od_usd_per_hour, 1e-9);
+
+  job.work_hours = 10.0 / 3600;
+  job.changeover_hours = 0.01;  // 36 s
+  job.deadline_hours = 0.5;
+  hourly.available = {1, 1, 1};
+  ASSERT_EQ(make_grid(exact(job, hourly.gap_seconds)).Cu, 0);
+  const double opt = hindsight_optimal_cost(job, hourly, 0);
+  EXPECT_NEAR(opt, 46.0 / 3600 * job.spot_usd_per_hour, 1e-12);
+  // markov-lookahead plans on its own grid (u = g/n, n < 16), on which the
+  // 10 s are under one unit: planned as one, it still meets the deadline.
+  auto pol = internal::make_markov_lookahead(job, hourly.gap_seconds);
+  const DeadlineRun r = run_deadline(job, hourly, 0, *pol, nullptr, false);
+  EXPECT_TRUE(r.deadline_met);
+  EXPECT_GE(r.cost_usd, opt);
+}
+
 }  // namespace
 }  // namespace gpuplan::simulate

@@ -64,12 +64,16 @@ struct Grid {
   }
 };
 
-// The hindsight optimum's grid: u = gcd(g, d), on which every reachable
-// progress value is a grid point (exact); when that is finer than g/120, a
-// divisor of g near g/120, with d and C rounded down (a lower bound).
+// The hindsight optimum's grid: u = gcd(g, d, C), on which every reachable
+// progress value and the work itself are grid points (exact); when that is
+// finer than g/120, a divisor of g near g/120, with d and C rounded down (a
+// lower bound). (Without C, a job of half an hour on a trace of hourly
+// steps and no changeover had u = 1 h and no work at all: Cu = 0, and the
+// programme read past its arrays.) Cu is 0 only for work shorter than about
+// g/120; hindsight_optimal_cost bounds that case without the programme.
 inline Grid make_grid(const Exact& e) {
   Grid gr;
-  int64_t u = std::gcd(e.g, e.d > 0 ? e.d : e.g);
+  int64_t u = std::gcd(std::gcd(e.g, e.d > 0 ? e.d : e.g), e.C > 0 ? e.C : e.g);
   const int64_t finest = std::max<int64_t>(1, e.g / 120);
   if (u < finest) {
     int64_t n = 120;
