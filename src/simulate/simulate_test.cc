@@ -1793,6 +1793,84 @@ TEST(Serving, GeneratedScenariosKeepTheInvariants) {
   EXPECT_GE(ran, 40);  // most draws are runnable
 }
 
+// Deadline and reserve scenarios drawn across what users write (work of 6
+// minutes to 24 hours against deadlines 1-5x it, changeovers of 0 to 2 h,
+// checkpoints and eviction notices, spot models of 1-minute to 1-hour
+// steps; reserve fleets of 1 to 40 VMs shrinking or growing for 4 to 52
+// weeks): every run either refuses the scenario naming the file, line and
+// key, or reports every policy with a finite non-negative cost, its share
+// of deadlines met in [0, 1] and cost_vs_optimal >= 1. Half an hour of work
+// on hourly steps once crashed the hindsight optimum (its grid had no unit
+// of work); it is the first draw.
+TEST(Simulate, GeneratedDeadlineAndReserveScenariosKeepTheInvariants) {
+  const auto cat = catalog::Catalog::load_embedded();
+  ASSERT_TRUE(cat);
+  Rng rng(20261204);
+  const auto pick = [&](const std::vector<std::string>& v) { return v[rng.below(v.size())]; };
+  int ran = 0;
+  for (int i = 0; i < 40; ++i) {
+    std::string text;
+    if (i == 0) {
+      text =
+          "kind: deadline\nvm: {size: Standard_NC24ads_A100_v4, region: eastus}\njob: {work_hours: "
+          "0.5, deadline_hours: 0.625, changeover_hours: 0}\nspot:\n  model: {mean_up_hours: 10, "
+          "mean_down_hours: 10, gap_seconds: 3600, hours: 1.25}\nruns: 5\n";
+    } else if (i % 2 == 1) {
+      const double work = std::stod(pick({"0.1", "4", "24"}));
+      const double deadline = work * std::stod(pick({"1", "1.05", "1.25", "2", "5"}));
+      text = "kind: deadline\nvm: {size: " +
+             pick({"Standard_NC6s_v3", "Standard_NC24ads_A100_v4", "Standard_ND96isr_H100_v5"}) +
+             ", region: eastus}\njob:\n  work_hours: " + std::to_string(work) +
+             "\n  deadline_hours: " + std::to_string(deadline) +
+             "\n  changeover_hours: " + pick({"0", "0.05", "0.2", "2"}) +
+             "\n  checkpoint_seconds: " + pick({"0", "30", "600"}) +
+             "\n  eviction_notice_seconds: " + pick({"0", "30", "300"}) +
+             "\nspot:\n  model: {mean_up_hours: " + pick({"0.1", "1", "10"}) +
+             ", mean_down_hours: " + pick({"0.05", "1", "10"}) +
+             ", gap_seconds: " + pick({"60", "600", "3600"}) +
+             ", hours: " + std::to_string(2 * deadline + 1) + "}\nruns: 3\n";
+    } else {
+      text = "kind: reserve\nvm: {size: " +
+             pick({"Standard_NC24ads_A100_v4", "Standard_NC40ads_H100_v5"}) +
+             ", region: eastus}\nreservation: {term: " + pick({"1y", "3y"}) +
+             ", review_hours: " + pick({"24", "168", "720"}) +
+             "}\ndemand:\n  synthetic: {base_vms: " + pick({"1", "4", "40"}) +
+             ", weeks: " + pick({"4", "26", "52"}) +
+             ", growth_per_week: " + pick({"-0.05", "0", "0.1"}) +
+             ", diurnal_amplitude: " + pick({"0", "0.3", "0.9"}) +
+             ", noise: " + pick({"0", "0.1", "0.5"}) + "}\n";
+    }
+    SCOPED_TRACE(text);
+    auto s = parse_scenario_string(text, "g.yaml");
+    if (!s) {  // e.g. a deadline shorter than work + changeover
+      EXPECT_EQ(s.error().where.file, "g.yaml") << s.error().to_string();
+      EXPECT_GT(s.error().where.line, 0) << s.error().to_string();
+      continue;
+    }
+    RunOptions o;
+    o.threads = 1;
+    auto r = run_scenario(*s, cat->get(), o);
+    if (!r) {
+      EXPECT_EQ(r.error().where.file, "g.yaml") << r.error().to_string();
+      EXPECT_FALSE(r.error().where.field.empty()) << r.error().to_string();
+      continue;
+    }
+    ++ran;
+    for (const PolicyRow& p : r->policies) {
+      SCOPED_TRACE(p.policy);
+      EXPECT_TRUE(std::isfinite(p.cost_usd) && p.cost_usd >= 0) << p.cost_usd;
+      if (p.deadline_met_fraction) {
+        EXPECT_GE(*p.deadline_met_fraction, 0);
+        EXPECT_LE(*p.deadline_met_fraction, 1);
+      }
+      if (p.cost_vs_optimal) {
+        EXPECT_GE(*p.cost_vs_optimal, 1 - 1e-9);
+      }
+    }
+  }
+  EXPECT_GE(ran, 20);
+}
+
 // fleet.admission: the two values, a suggestion for a near miss, and no
 // queue limit beside shedding (which queues nothing).
 TEST(Scenario, AdmissionIsQueueOrShed) {
