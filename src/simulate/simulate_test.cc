@@ -1735,60 +1735,85 @@ TEST(Scenario, ErrorsFoundWhenRunningNameTheKeysLine) {
 // attainment in [0, 1], a finite non-negative cost and cost_vs_optimal >= 1.
 // A sweep like this one found the bound above a policy (0.74x) on long
 // answers over a capped fleet.
+// A scenario drawn by a generated sweep, parsed and run as g.yaml: either
+// refused with an error naming g.yaml, a key and its line, or reported with
+// every row at a finite non-negative cost, its service share (SLO
+// attainment, deadlines met) in [0, 1] and every policy at cost_vs_optimal
+// >= 1. Returns whether it ran.
+bool runs_within_invariants(const std::string& text, const catalog::Catalog& cat) {
+  SCOPED_TRACE(text);
+  const auto named = [](const Error& e) {
+    EXPECT_EQ(e.where.file, "g.yaml") << e.to_string();
+    EXPECT_FALSE(e.where.field.empty()) << e.to_string();
+    EXPECT_GT(e.where.line, 0) << e.to_string();
+  };
+  auto s = parse_scenario_string(text, "g.yaml");
+  if (!s) {
+    named(s.error());
+    return false;
+  }
+  RunOptions o;
+  o.threads = 1;
+  auto r = run_scenario(*s, &cat, o);
+  if (!r) {
+    named(r.error());
+    return false;
+  }
+  for (const PolicyRow& p : r->policies) {
+    SCOPED_TRACE(p.policy);
+    EXPECT_TRUE(std::isfinite(p.cost_usd) && p.cost_usd >= 0) << p.cost_usd;
+    for (const std::optional<double>& share : {p.slo_attainment, p.deadline_met_fraction}) {
+      if (!share) continue;
+      EXPECT_GE(*share, 0);
+      EXPECT_LE(*share, 1);
+    }
+    if (p.policy == "optimal") continue;
+    EXPECT_TRUE(p.cost_vs_optimal);
+    if (p.cost_vs_optimal) {
+      EXPECT_GE(*p.cost_vs_optimal, 1 - 1e-9);
+    }
+  }
+  return true;
+}
+
+// One of `v`, drawn from `rng`.
+std::string pick(Rng& rng, const std::vector<std::string>& v) { return v[rng.below(v.size())]; }
+
 TEST(Serving, GeneratedScenariosKeepTheInvariants) {
   const auto cat = catalog::Catalog::load_embedded();
   ASSERT_TRUE(cat);
   Rng rng(20261204);
-  const auto pick = [&](const std::vector<std::string>& v) { return v[rng.below(v.size())]; };
   int ran = 0;
   for (int i = 0; i < 80; ++i) {
-    const std::string prompt = pick({"100", "500", "2000", "8000"});
-    const std::string answer = pick({"10", "100", "400", "1500"});
+    const std::string prompt = pick(rng, {"100", "500", "2000", "8000"});
+    const std::string answer = pick(rng, {"10", "100", "400", "1500"});
     std::string text =
         "kind: serving\nvm: {size: " +
-        pick({"Standard_NC24ads_A100_v4", "Standard_NC40ads_H100_v5", "Standard_NC48ads_A100_v4",
+        pick(rng,
+             {"Standard_NC24ads_A100_v4", "Standard_NC40ads_H100_v5", "Standard_NC48ads_A100_v4",
               "Standard_ND96isr_H100_v5", "Standard_NC4as_T4_v3"}) +
-        ", region: eastus}\nmodel: " + pick({"llama-3.1-8b", "mistral-7b", "llama-3.1-70b"}) +
-        "\nprecision: " + pick({"bf16", "fp8", "int8", "int4"}) +
-        "\nslo: {ttft_ms: " + pick({"200", "1000", "3000", "10000"}) +
-        ", tpot_ms: " + pick({"20", "40", "80", "150"}) +
-        ", attainment: " + pick({"0.9", "0.99", "0.999"}) +
-        "}\ndemand:\n  synthetic:\n    rate_rps: " + pick({"0.5", "4", "13", "30"}) +
-        "\n    duration_hours: " + pick({"0.1", "0.25"}) + "\n    noise_cv: " + pick({"0", "0.3"}) +
-        "\n    input_tokens: {mean: " + prompt + ", stddev: " + prompt +
-        ", min: 1, max: " + prompt + "0}\n    output_tokens: {mean: " + answer +
-        ", stddev: " + answer + ", min: 1, max: " + answer + "0}\n";
+        ", region: eastus}\nmodel: " + pick(rng, {"llama-3.1-8b", "mistral-7b", "llama-3.1-70b"}) +
+        "\nprecision: " + pick(rng, {"bf16", "fp8", "int8", "int4"}) +
+        "\nslo: {ttft_ms: " + pick(rng, {"200", "1000", "3000", "10000"}) +
+        ", tpot_ms: " + pick(rng, {"20", "40", "80", "150"}) +
+        ", attainment: " + pick(rng, {"0.9", "0.99", "0.999"}) +
+        "}\ndemand:\n  synthetic:\n    rate_rps: " + pick(rng, {"0.5", "4", "13", "30"}) +
+        "\n    duration_hours: " + pick(rng, {"0.1", "0.25"}) +
+        "\n    noise_cv: " + pick(rng, {"0", "0.3"}) + "\n    input_tokens: {mean: " + prompt +
+        ", stddev: " + prompt + ", min: 1, max: " + prompt +
+        "0}\n    output_tokens: {mean: " + answer + ", stddev: " + answer +
+        ", min: 1, max: " + answer + "0}\n";
     if (rng.uniform() < 0.5)
       text += "    bursts: [{start_hour: 0.03, duration_hours: 0.05, multiplier: " +
-              pick({"1.5", "3", "5"}) + "}]\n";
-    text += "fleet:\n  min_replicas: 1\n  initial_replicas: " + pick({"0", "1", "3"}) +
-            "\n  max_replicas: " + pick({"1", "4", "16", "64"}) +
-            "\n  interval_seconds: " + pick({"10", "15", "60"}) +
-            "\n  startup_seconds: " + pick({"0", "120", "300"}) + "\n";
+              pick(rng, {"1.5", "3", "5"}) + "}]\n";
+    text += "fleet:\n  min_replicas: 1\n  initial_replicas: " + pick(rng, {"0", "1", "3"}) +
+            "\n  max_replicas: " + pick(rng, {"1", "4", "16", "64"}) +
+            "\n  interval_seconds: " + pick(rng, {"10", "15", "60"}) +
+            "\n  startup_seconds: " + pick(rng, {"0", "120", "300"}) + "\n";
     if (rng.uniform() < 0.4) text += "  admission: shed\n";
     if (rng.uniform() < 0.3) text += "  routing: least-sequences\n";
     if (rng.uniform() < 0.3) text += "  spot: {share: 0.5, evictions_per_hour: 1}\n";
-    SCOPED_TRACE(text);
-    auto s = parse_scenario_string(text, "g.yaml");
-    ASSERT_TRUE(s) << s.error().to_string();
-    auto r = run_scenario(*s, cat->get(), RunOptions{});
-    if (!r) {  // e.g. a 70B model on one T4: refused, naming where
-      EXPECT_EQ(r.error().where.file, "g.yaml") << r.error().to_string();
-      EXPECT_FALSE(r.error().where.field.empty()) << r.error().to_string();
-      EXPECT_GT(r.error().where.line, 0) << r.error().to_string();
-      continue;
-    }
-    ++ran;
-    for (const PolicyRow& p : r->policies) {
-      SCOPED_TRACE(p.policy);
-      EXPECT_TRUE(std::isfinite(p.cost_usd) && p.cost_usd >= 0) << p.cost_usd;
-      if (p.policy == "optimal") continue;
-      ASSERT_TRUE(p.slo_attainment);
-      EXPECT_GE(*p.slo_attainment, 0);
-      EXPECT_LE(*p.slo_attainment, 1);
-      ASSERT_TRUE(p.cost_vs_optimal);
-      EXPECT_GE(*p.cost_vs_optimal, 1 - 1e-9) << "attainment " << *p.slo_attainment;
-    }
+    ran += runs_within_invariants(text, *cat->get());
   }
   EXPECT_GE(ran, 40);  // most draws are runnable
 }
@@ -1806,7 +1831,6 @@ TEST(Simulate, GeneratedDeadlineAndReserveScenariosKeepTheInvariants) {
   const auto cat = catalog::Catalog::load_embedded();
   ASSERT_TRUE(cat);
   Rng rng(20261204);
-  const auto pick = [&](const std::vector<std::string>& v) { return v[rng.below(v.size())]; };
   int ran = 0;
   for (int i = 0; i < 40; ++i) {
     std::string text;
@@ -1816,57 +1840,32 @@ TEST(Simulate, GeneratedDeadlineAndReserveScenariosKeepTheInvariants) {
           "0.5, deadline_hours: 0.625, changeover_hours: 0}\nspot:\n  model: {mean_up_hours: 10, "
           "mean_down_hours: 10, gap_seconds: 3600, hours: 1.25}\nruns: 5\n";
     } else if (i % 2 == 1) {
-      const double work = std::stod(pick({"0.1", "4", "24"}));
-      const double deadline = work * std::stod(pick({"1", "1.05", "1.25", "2", "5"}));
-      text = "kind: deadline\nvm: {size: " +
-             pick({"Standard_NC6s_v3", "Standard_NC24ads_A100_v4", "Standard_ND96isr_H100_v5"}) +
-             ", region: eastus}\njob:\n  work_hours: " + std::to_string(work) +
-             "\n  deadline_hours: " + std::to_string(deadline) +
-             "\n  changeover_hours: " + pick({"0", "0.05", "0.2", "2"}) +
-             "\n  checkpoint_seconds: " + pick({"0", "30", "600"}) +
-             "\n  eviction_notice_seconds: " + pick({"0", "30", "300"}) +
-             "\nspot:\n  model: {mean_up_hours: " + pick({"0.1", "1", "10"}) +
-             ", mean_down_hours: " + pick({"0.05", "1", "10"}) +
-             ", gap_seconds: " + pick({"60", "600", "3600"}) +
-             ", hours: " + std::to_string(2 * deadline + 1) + "}\nruns: 3\n";
+      const double work = std::stod(pick(rng, {"0.1", "4", "24"}));
+      const double deadline = work * std::stod(pick(rng, {"1", "1.05", "1.25", "2", "5"}));
+      text =
+          "kind: deadline\nvm: {size: " +
+          pick(rng, {"Standard_NC6s_v3", "Standard_NC24ads_A100_v4", "Standard_ND96isr_H100_v5"}) +
+          ", region: eastus}\njob:\n  work_hours: " + std::to_string(work) +
+          "\n  deadline_hours: " + std::to_string(deadline) +
+          "\n  changeover_hours: " + pick(rng, {"0", "0.05", "0.2", "2"}) +
+          "\n  checkpoint_seconds: " + pick(rng, {"0", "30", "600"}) +
+          "\n  eviction_notice_seconds: " + pick(rng, {"0", "30", "300"}) +
+          "\nspot:\n  model: {mean_up_hours: " + pick(rng, {"0.1", "1", "10"}) +
+          ", mean_down_hours: " + pick(rng, {"0.05", "1", "10"}) +
+          ", gap_seconds: " + pick(rng, {"60", "600", "3600"}) +
+          ", hours: " + std::to_string(2 * deadline + 1) + "}\nruns: 3\n";
     } else {
       text = "kind: reserve\nvm: {size: " +
-             pick({"Standard_NC24ads_A100_v4", "Standard_NC40ads_H100_v5"}) +
-             ", region: eastus}\nreservation: {term: " + pick({"1y", "3y"}) +
-             ", review_hours: " + pick({"24", "168", "720"}) +
-             "}\ndemand:\n  synthetic: {base_vms: " + pick({"1", "4", "40"}) +
-             ", weeks: " + pick({"4", "26", "52"}) +
-             ", growth_per_week: " + pick({"-0.05", "0", "0.1"}) +
-             ", diurnal_amplitude: " + pick({"0", "0.3", "0.9"}) +
-             ", noise: " + pick({"0", "0.1", "0.5"}) + "}\n";
+             pick(rng, {"Standard_NC24ads_A100_v4", "Standard_NC40ads_H100_v5"}) +
+             ", region: eastus}\nreservation: {term: " + pick(rng, {"1y", "3y"}) +
+             ", review_hours: " + pick(rng, {"24", "168", "720"}) +
+             "}\ndemand:\n  synthetic: {base_vms: " + pick(rng, {"1", "4", "40"}) +
+             ", weeks: " + pick(rng, {"4", "26", "52"}) +
+             ", growth_per_week: " + pick(rng, {"-0.05", "0", "0.1"}) +
+             ", diurnal_amplitude: " + pick(rng, {"0", "0.3", "0.9"}) +
+             ", noise: " + pick(rng, {"0", "0.1", "0.5"}) + "}\n";
     }
-    SCOPED_TRACE(text);
-    auto s = parse_scenario_string(text, "g.yaml");
-    if (!s) {  // e.g. a deadline shorter than work + changeover
-      EXPECT_EQ(s.error().where.file, "g.yaml") << s.error().to_string();
-      EXPECT_GT(s.error().where.line, 0) << s.error().to_string();
-      continue;
-    }
-    RunOptions o;
-    o.threads = 1;
-    auto r = run_scenario(*s, cat->get(), o);
-    if (!r) {
-      EXPECT_EQ(r.error().where.file, "g.yaml") << r.error().to_string();
-      EXPECT_FALSE(r.error().where.field.empty()) << r.error().to_string();
-      continue;
-    }
-    ++ran;
-    for (const PolicyRow& p : r->policies) {
-      SCOPED_TRACE(p.policy);
-      EXPECT_TRUE(std::isfinite(p.cost_usd) && p.cost_usd >= 0) << p.cost_usd;
-      if (p.deadline_met_fraction) {
-        EXPECT_GE(*p.deadline_met_fraction, 0);
-        EXPECT_LE(*p.deadline_met_fraction, 1);
-      }
-      if (p.cost_vs_optimal) {
-        EXPECT_GE(*p.cost_vs_optimal, 1 - 1e-9);
-      }
-    }
+    ran += runs_within_invariants(text, *cat->get());
   }
   EXPECT_GE(ran, 20);
 }
