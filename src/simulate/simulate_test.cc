@@ -1071,8 +1071,9 @@ TEST(Serving, SloGuardSizesForTheRatesMovesBetweenIntervals) {
 // A backlog is not KV-cache pressure: after a crowd 10,000 requests wait
 // while 80 run and one replica's load arrives (0.6 prefill seconds per
 // second). The queue holds no KV cache; slo-guard asks for the load's
-// replicas (1) and the running sequences' slots (80 / (89 x 0.9) = 1), not
-// 10,080 / 80 = 126 replicas of slots that would arrive a start-up later.
+// replicas (1) and the running sequences' slots (80 / (89 x 0.9) = 0.999:
+// 1), not 10,080 / 80.1 = 125.8 -> 126 replicas of slots that would arrive
+// a start-up later.
 TEST(Serving, SloGuardSizesForTheLoadNotTheBacklog) {
   auto pol = make_slo_guard_policy(SloGuardSettings{});
   pol->reset(slo_guard_context());
@@ -1730,9 +1731,7 @@ TEST(Scenario, ErrorsFoundWhenRunningNameTheKeysLine) {
 // 70B models at four precisions, prompts of 100 to 8,000 tokens, answers of
 // 10 to 1,500, TTFT 0.2-10 s, TPOT 20-150 ms, targets of 90 to 99.9 %,
 // both routers and admissions, spot mixes, crowds of up to 5x, fleets
-// capped from 1 to 64 VMs): every run either refuses the scenario with an
-// error naming the file and a key, or reports every policy with its
-// attainment in [0, 1], a finite non-negative cost and cost_vs_optimal >= 1.
+// capped from 1 to 64 VMs): every run keeps runs_within_invariants.
 // A sweep like this one found the bound above a policy (0.74x) on long
 // answers over a capped fleet.
 // A scenario drawn by a generated sweep, parsed and run as g.yaml: either
@@ -1822,9 +1821,7 @@ TEST(Serving, GeneratedScenariosKeepTheInvariants) {
 // minutes to 24 hours against deadlines 1-5x it, changeovers of 0 to 2 h,
 // checkpoints and eviction notices, spot models of 1-minute to 1-hour
 // steps; reserve fleets of 1 to 40 VMs shrinking or growing for 4 to 52
-// weeks): every run either refuses the scenario naming the file, line and
-// key, or reports every policy with a finite non-negative cost, its share
-// of deadlines met in [0, 1] and cost_vs_optimal >= 1. Half an hour of work
+// weeks): every run keeps runs_within_invariants. Half an hour of work
 // on hourly steps once crashed the hindsight optimum (its grid had no unit
 // of work); it is the first draw.
 TEST(Simulate, GeneratedDeadlineAndReserveScenariosKeepTheInvariants) {
