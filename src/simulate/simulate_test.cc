@@ -988,8 +988,6 @@ PolicyContext slo_guard_context() {
   return ctx;
 }
 
-// `intervals` decisions 15 s apart at a prefill load that follows `load(k)`
-// (prefills of 80 ms each, no misses); returns the last decision.
 // `intervals` decisions 15 s apart, each on the input `fill(k, in)` leaves
 // (it starts from the last one, the fleet at the last decision); returns the
 // last decision.
@@ -1007,6 +1005,8 @@ int decide_every_15s(ScalingPolicy& pol, int intervals,
   return want;
 }
 
+// `intervals` decisions 15 s apart at a prefill load that follows `load(k)`
+// (prefills of 80 ms each, no misses); returns the last decision.
 template <typename Load>
 int run_slo_guard(ScalingPolicy& pol, int intervals, Load load) {
   return decide_every_15s(pol, intervals, [&](int k, PolicyInput& in) {
@@ -1100,6 +1100,37 @@ TEST(Serving, SloGuardDoesNotTakeOneCrowdForTheNoise) {
   auto pol = make_slo_guard_policy(SloGuardSettings{});
   pol->reset(slo_guard_context());
   EXPECT_EQ(run_slo_guard(*pol, 240, [](int k) { return k == 20 ? 1.8 : 0.6; }), 1);
+}
+// A day whose budget is spent is no time to shave. Two hours of steady load
+// (0.6 prefill seconds per second); in the first five minutes half the
+// requests miss while VMs start (a crowd met by scale-out): 10 intervals'
+// worth of misses in 480, 2.1 % of the requests, over the 1 % budget. The
+// calibration ignores misses while VMs start (capacity is on its way), and
+// before it also let them go uncounted when it shaved: f fell to 0.8 over
+// the quiet hours and one replica was kept (0.94 x 0.8 x 1.1 < 1: the
+// Poisson split's need, f, the scale-in tolerance), as on the day without
+// misses. Counted against the day's budget they stop the shaving, and the
+// model's need, 0.94 x 1.1 = 1.04, keeps two. On generated days nobody tuned
+// on (bench/serving_generated.py, seeds 14-18), 75-100 % of slo-guard's
+// misses came while VMs started, f sat at its floor, and the policy met the
+// target on 23 of 37 days; with the day's budget counted, 28.
+int slo_guard_after_misses_while_starting(double missed_share) {
+  auto pol = make_slo_guard_policy(SloGuardSettings{});
+  pol->reset(slo_guard_context());
+  return decide_every_15s(*pol, 480, [&](int k, PolicyInput& in) {
+    in.prefill_mean_s = in.tpot_load_s = in.prefill_peak_s = 0.6;
+    in.prefill_sq_s = in.tpot_load_sq_s = 0.08 * 0.6;
+    in.arrival_rps = 0.6 / 0.08;
+    in.arrivals = static_cast<int64_t>(in.arrival_rps * 15);
+    in.sequences = 10;
+    in.starting = k <= 20 ? 1 : 0;
+    in.missed = k <= 20 ? static_cast<int64_t>(missed_share * static_cast<double>(in.arrivals)) : 0;
+  });
+}
+
+TEST(Serving, SloGuardDoesNotShaveWhileTheDaysBudgetIsSpent) {
+  EXPECT_EQ(slo_guard_after_misses_while_starting(0), 1);
+  EXPECT_EQ(slo_guard_after_misses_while_starting(0.5), 2);
 }
 
 // The batch a load brings: 20 req/s of 10 ms prefills on one replica of the

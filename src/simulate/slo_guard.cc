@@ -85,7 +85,13 @@
 //     way, and raising f then (5 % an interval, 17 intervals of a start-up)
 //     buys VMs that arrive after the cause is gone and stay for hours while
 //     f decays — the flash crowds of the week example held f at its cap
-//     long after them.
+//     long after them. Those misses still count against the day's budget
+//     (weights halving every 24 h): while the day's misses are over it, f
+//     does not decay. Ignoring them entirely let f sit at its floor on days
+//     whose budget flash crowds had spent, where 75-100 % of the misses
+//     came while VMs started: the target was met on 23 of 37 generated days
+//     nobody tuned on (bench/serving_generated.py, seeds 14-18), and on 28
+//     with the day's budget counted.
 // Trade-offs. Bursts shorter than L that arrive unannounced are served by
 // the headroom the peak-second rule keeps, not by new VMs; the calibration
 // trades a little cost for the attainment target over the long run. All
@@ -132,6 +138,7 @@ class SloGuardPolicy final : public ScalingPolicy {
     last_load_ = 0;
     window_.clear();
     arrivals_w_ = missed_w_ = 0;
+    run_arrivals_ = run_missed_ = 0;
   }
 
   PolicyDecision decide(const PolicyInput& in) override {
@@ -363,11 +370,19 @@ class SloGuardPolicy final : public ScalingPolicy {
       missed_w_ -= window_.front().missed;
       window_.pop_front();
     }
+    // The run's own attainment over the last day (weights halve every 24 h,
+    // as the load ratio's do), counting every miss, those while VMs start
+    // too: what a start-up's misses say is that the budget is spent, and a
+    // spent budget is no time to shave capacity.
+    const double decay = std::exp2(-(interval_s_ > 0 ? interval_s_ : 15) / kHalfLifeS);
+    run_arrivals_ = run_arrivals_ * decay + static_cast<double>(arrivals);
+    run_missed_ = run_missed_ * decay + static_cast<double>(in.missed - in.hopeless);
+    const bool spent = run_missed_ > budget_share * run_arrivals_;
     if (arrivals > 0 &&
         static_cast<double>(missed) > 0.5 * budget_share * static_cast<double>(arrivals))
       f_ = std::min(kMaxF, f_ * 1.05);
-    else if (static_cast<double>(missed_w_) <
-             0.25 * budget_share * static_cast<double>(arrivals_w_))
+    else if (!spent && static_cast<double>(missed_w_) <
+                           0.25 * budget_share * static_cast<double>(arrivals_w_))
       f_ = std::max(kMinF, f_ * 0.999);
   }
   static constexpr double kMinF = 0.8, kMaxF = 2;
@@ -383,6 +398,7 @@ class SloGuardPolicy final : public ScalingPolicy {
   std::deque<std::pair<double, double>> needs_, trend_;
   std::vector<double> ratio_hist_ = std::vector<double>(256, 0.0);
   double ratio_weight_ = 0, last_load_ = 0;
+  double run_arrivals_ = 0, run_missed_ = 0;  // decayed as the ratio's weights
   int64_t ratio_samples_ = 0;
   double ratio_count_ = 0;  // intervals learned, decayed as the weights are
   std::deque<Tick> window_;
