@@ -269,6 +269,7 @@ int run_validate(Context& ctx, const EstimateFlags& f) {
     }
     j["skipped"] = nlohmann::ordered_json::array();
     for (const auto& s : v->skipped) j["skipped"].push_back({{"id", s.id}, {"reason", s.reason}});
+    j["notes"] = v->notes;
     j["summary"] = nlohmann::ordered_json::array();
     for (const auto& s : v->summary) {
       j["summary"].push_back({{"metric", s.metric},
@@ -315,6 +316,10 @@ int run_validate(Context& ctx, const EstimateFlags& f) {
     groups.add_row({s.metric, std::to_string(s.n), fixed(s.median_abs_error_percent, 1)});
   }
   ctx.out << "\nBy group and source:\n" << groups.render();
+  if (!v->notes.empty()) {
+    ctx.out << "\nNotes:\n";
+    for (const std::string& n : v->notes) ctx.out << "  " << strings::wrap(n, 88, 4) << "\n";
+  }
   if (!v->skipped.empty()) {
     ctx.out << "\nSkipped:\n";
     for (const auto& s : v->skipped) {

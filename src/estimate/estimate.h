@@ -224,13 +224,11 @@ struct Validation {
   // blank or "original"), then "source: PREFIX" per publisher (the id up to
   // its first '-').
   std::vector<MetricSummary> groups;
+  // How rows' GPU names that are not the catalog's were read ("GPU 'H200'
+  // read as the catalog's H200-SXM (3 rows)").
+  std::vector<std::string> notes;
 };
 
-// Predicts every row of a published-measurements table (schema of
-// tests/data/published_measurements.csv) that it can interpret, looking GPUs
-// up in `catalog` by the shared vocabulary. Rows it cannot interpret go to
-// `skipped` with the reason. kInvalidArgument (file:line: column) when a
-// required column is missing from the header.
 // Bytes of one training checkpoint of `workload` (train/finetune): the
 // trainable parameters' weights at the training precision and their
 // optimizer states (memory_model.cc's bytes per parameter, Rajbhandari et al.
@@ -238,6 +236,12 @@ struct Validation {
 // only the adapters. 0 for serving and batch work.
 [[nodiscard]] double checkpoint_bytes(const workload::Workload& workload);
 
+// Predicts every row of a published-measurements table (schema of
+// tests/data/published_measurements.csv) that it can interpret, looking GPUs
+// up in `catalog` by the shared vocabulary or, failing that, by chip, part
+// and memory ("NVIDIA H200-SXM-141GB" is H200-SXM; `notes` says so). Rows it
+// cannot interpret go to `skipped` with the reason. kInvalidArgument
+// (file:line: column) when a required column is missing from the header.
 [[nodiscard]] Result<Validation> validate(const csv::Table& table, const catalog::Catalog& catalog);
 
 // The GPU models a batch workload's reference_gpu may name (the datasheet

@@ -620,5 +620,46 @@ TEST(Validate, UninterpretableRowsAreSkippedWithTheReason) {
               0.01);
 }
 
+// Publications name GPUs their own way (MLPerf "NVIDIA H200-SXM-141GB",
+// NVIDIA's tables "H100 SXM 80GB", papers "H200"): such a row is the
+// catalog's GPU when chip, part and memory leave one, and the report says
+// how it read it; a bare "H100" (the NVL or the SXM part) is skipped naming
+// both, and a part the catalog lacks (H100 PCIe) is not taken for another.
+TEST(Validate, PublishersGpuNamesAreReadAsTheCatalogs) {
+  const std::string header =
+      "id,kind,model,params_b,layers,hidden,heads,kv_heads,ffn_hidden,vocab,seq_len,gpu,"
+      "gpu_count,precision,batch,input_tokens,output_tokens,tokens_b,metric,value,unit,source\n";
+  const auto row = [](const std::string& id, const std::string& gpu) {
+    return id + ",train,m,6.7,32,4096,32,32,11008,32000,2048," + gpu +
+           ",8,bf16,,,,,mfu_percent,40,percent,x\n";
+  };
+  auto table =
+      csv::parse(header + row("exact", "H200-SXM") + row("mlperf", "NVIDIA H200-SXM-141GB") +
+                     row("paper", "H200") + row("tesla", "Tesla V100-SXM2-32GB") +
+                     row("bare", "H100") + row("pcie", "H100 PCIe") + row("size", "A100-SXM4-40GB"),
+                 "m.csv");
+  ASSERT_TRUE(table) << table.error().to_string();
+  auto cat = catalog::Catalog::load_embedded();
+  ASSERT_TRUE(cat) << cat.error().to_string();
+  auto v = validate(*table, **cat);
+  ASSERT_TRUE(v) << v.error().to_string();
+  ASSERT_EQ(v->rows.size(), 5u);
+  for (size_t i = 1; i < 3; ++i) EXPECT_EQ(v->rows[i].predicted, v->rows[0].predicted);
+  EXPECT_EQ(v->rows[3].id, "tesla");
+  EXPECT_EQ(v->rows[4].id, "size");
+  ASSERT_EQ(v->skipped.size(), 2u);
+  EXPECT_EQ(v->skipped[0].id, "bare");
+  EXPECT_NE(v->skipped[0].reason.find("ambiguous"), std::string::npos);
+  EXPECT_NE(v->skipped[0].reason.find("H100-NVL, H100-SXM"), std::string::npos);
+  EXPECT_EQ(v->skipped[1].id, "pcie");
+  EXPECT_NE(v->skipped[1].reason.find("not in the catalog"), std::string::npos);
+  const std::vector<std::string> notes = {
+      "GPU 'A100-SXM4-40GB' read as the catalog's A100-40GB-SXM (1 row)",
+      "GPU 'H200' read as the catalog's H200-SXM (1 row)",
+      "GPU 'NVIDIA H200-SXM-141GB' read as the catalog's H200-SXM (1 row)",
+      "GPU 'Tesla V100-SXM2-32GB' read as the catalog's V100-32GB (1 row)"};
+  EXPECT_EQ(v->notes, notes);
+}
+
 }  // namespace
 }  // namespace gpuplan::estimate

@@ -53,6 +53,10 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "core/strings.h"
 #include "estimate/estimate.h"
@@ -334,12 +338,82 @@ Result<double> predict_infer(const Row& row, const workload::Workload& w, const 
   return invalid_argument("metric '" + metric + "' is not an inference metric");
 }
 
-Result<double> predict(const Row& row, const catalog::Catalog& catalog, MaxLoadPoint* load) {
+// The catalog's GPU a row names. Publications name GPUs their own way:
+// MLPerf "NVIDIA H200-SXM-141GB", NVIDIA's tables "H100 SXM 80GB", papers
+// "H200"; the catalog says H200-SXM. Exact names first; otherwise the name
+// is cut into tokens (vendor and product-line words dropped, case folded,
+// spaces, '_' and '/' as '-') and matched against the catalog's GPUs of the
+// same chip (the first token): a memory token ("141GB") must be its
+// memory, and a part ("SXM5", "PCIe") must begin the part the catalog's
+// name gives or begin with it ("SXM5" is an SXM part) when the catalog's
+// name gives one ("Tesla V100-SXM2-32GB" is V100-32GB). One candidate: that GPU, and `read_as`
+// names it; several: an error naming them (a bare "H100" is the NVL or the SXM part, 94 or 80 GB,
+// whose memory bandwidths differ by 16 %); none: not in the catalog.
+Result<const catalog::Gpu*> resolve_gpu(const catalog::Catalog& catalog, const std::string& name,
+                                        std::string* read_as) {
+  if (const catalog::Gpu* g = catalog.find_gpu(name)) return g;
+  const auto tokens = [](std::string_view text) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (const char c : text) {
+      if (c == ' ' || c == '-' || c == '_' || c == '/') {
+        if (!cur.empty()) out.push_back(std::exchange(cur, {}));
+      } else {
+        cur.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+      }
+    }
+    if (!cur.empty()) out.push_back(cur);
+    std::erase_if(out, [](const std::string& t) {
+      return t == "nvidia" || t == "amd" || t == "instinct" || t == "tesla";
+    });
+    return out;
+  };
+  const std::vector<std::string> want = tokens(name);
+  if (want.empty()) return not_found("GPU '" + name + "' is not in the catalog");
+  // Memory tokens ("141gb") say a size; the rest ("sxm5", "pcie") a part.
+  const auto memory = [](const std::string& t) -> std::optional<double> {
+    if (t.size() < 3 || !t.ends_with("gb")) return std::nullopt;
+    return strings::parse_double(std::string_view(t).substr(0, t.size() - 2));
+  };
+  std::vector<const catalog::Gpu*> found;
+  for (const catalog::Gpu& g : catalog.gpus()) {
+    const std::vector<std::string> have = tokens(g.model);
+    if (have.empty() || have.front() != want.front()) continue;
+    bool fits = true, named_part = false, has_part = false;
+    for (size_t i = 1; i < want.size(); ++i) {
+      if (const auto gib = memory(want[i])) {
+        fits = fits && *gib == g.memory_gib;
+        continue;
+      }
+      named_part = true;
+      for (size_t j = 1; j < have.size(); ++j) {
+        if (memory(have[j])) continue;
+        has_part = has_part || want[i].starts_with(have[j]) || have[j].starts_with(want[i]);
+      }
+    }
+    // A part the catalog's name gives must be the one the row names, when
+    // both name one (V100-32GB names none: "V100-SXM2-32GB" is it).
+    const bool catalog_part =
+        std::any_of(have.begin() + 1, have.end(), [&](const std::string& h) { return !memory(h); });
+    if (named_part && catalog_part && !has_part) fits = false;
+    if (fits) found.push_back(&g);
+  }
+  if (found.empty()) return not_found("GPU '" + name + "' is not in the catalog");
+  if (found.size() > 1) {
+    std::string names;
+    for (const catalog::Gpu* g : found) names += (names.empty() ? "" : ", ") + g->model;
+    return not_found("GPU '" + name + "' is ambiguous: the catalog has " + names + " (name one)");
+  }
+  if (read_as) *read_as = found.front()->model;
+  return found.front();
+}
+
+Result<double> predict(const Row& row, const catalog::Catalog& catalog, MaxLoadPoint* load,
+                       std::string* gpu_read_as) {
   const std::string kind = row.get("kind");
   const std::string metric = row.get("metric");
   const std::string gpu_name = row.get("gpu");
-  const catalog::Gpu* gpu = catalog.find_gpu(gpu_name);
-  if (!gpu) return not_found("GPU '" + gpu_name + "' is not in the catalog");
+  GPUPLAN_TRY(const catalog::Gpu* gpu, resolve_gpu(catalog, gpu_name, gpu_read_as));
   GPUPLAN_TRY(workload::Model m, row_model(row));
   GPUPLAN_TRY(workload::Precision prec, row_precision(row));
   workload::Workload w;
@@ -378,6 +452,7 @@ Result<Validation> validate(const csv::Table& table, const catalog::Catalog& cat
   }
   Validation v;
   std::map<std::string, std::vector<double>> errors, groups, by_source;
+  std::map<std::pair<std::string, std::string>, int> read_as_rows;
   for (const csv::Row& r : table.rows) {
     Row row{table, r};
     const std::string id = row.get("id").empty() ? "line " + std::to_string(r.line) : row.get("id");
@@ -387,7 +462,8 @@ Result<Validation> validate(const csv::Table& table, const catalog::Catalog& cat
       continue;
     }
     MaxLoadPoint load;
-    auto p = predict(row, catalog, &load);
+    std::string read_as;
+    auto p = predict(row, catalog, &load, &read_as);
     if (!p) {
       v.skipped.push_back({id, p.error().message});
       continue;
@@ -406,7 +482,12 @@ Result<Validation> validate(const csv::Table& table, const catalog::Catalog& cat
     const std::string kind = row.get("kind") == "train" ? "training rows" : "serving rows";
     groups[kind + ", " + (original ? "original" : "new")].push_back(std::abs(out.error_percent));
     by_source["source: " + id.substr(0, id.find('-'))].push_back(std::abs(out.error_percent));
+    if (!read_as.empty()) ++read_as_rows[{row.get("gpu"), read_as}];
     v.rows.push_back(std::move(out));
+  }
+  for (const auto& [names, n] : read_as_rows) {
+    v.notes.push_back("GPU '" + names.first + "' read as the catalog's " + names.second + " (" +
+                      std::to_string(n) + (n == 1 ? " row)" : " rows)"));
   }
   for (auto& [metric, errs] : errors) {
     v.summary.push_back({metric, static_cast<int>(errs.size()), median(errs)});
