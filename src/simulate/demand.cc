@@ -93,7 +93,12 @@ bool parse_int(std::string_view s, T& out) {
   return r.ec == std::errc() && r.ptr == s.data() + s.size();
 }
 
-// "2023-11-16 18:15:46.6805900" → microseconds since the epoch.
+// "2023-11-16 18:15:46.6805900" → microseconds since the epoch (UTC). The
+// Azure LLM inference traces of 2024 (DynamoLLM, HPCA 2025) write
+// "2024-05-10 00:00:00.009930+00:00", and rows on a whole second drop the
+// fraction ("2024-05-10 00:00:01+00:00"): an optional fraction, then an
+// optional zone — Z, or +HH:MM, +HHMM, +HH (ISO 8601) — which is taken off,
+// so rows written in different offsets keep their order.
 bool parse_timestamp(std::string_view s, int64_t& out_us) {
   if (s.size() < 19 || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') ||
       s[13] != ':' || s[16] != ':')
@@ -108,19 +113,41 @@ bool parse_timestamp(std::string_view s, int64_t& out_us) {
       static_cast<int>(d) > dates::days_in_month(y, static_cast<int>(mo)) || h > 23 || mi > 59 ||
       se > 60)
     return false;  // 2024-02-30 names no day
+  std::string_view rest = s.substr(19);
   int64_t frac_us = 0;
-  if (s.size() > 19) {
-    if (s[19] != '.') return false;
-    std::string_view f = s.substr(20);
+  if (!rest.empty() && rest.front() == '.') {
+    size_t n = 1;
     int64_t scale = 100000;
-    for (char c : f) {
-      if (c < '0' || c > '9') return false;
-      if (scale > 0) frac_us += (c - '0') * scale;
+    for (; n < rest.size() && rest[n] >= '0' && rest[n] <= '9'; ++n) {
+      if (scale > 0) frac_us += (rest[n] - '0') * scale;
       scale /= 10;
     }
+    if (n == 1) return false;  // "18:15:46." has no fraction
+    rest.remove_prefix(n);
   }
+  int64_t offset_s = 0;
+  if (rest == "Z" || rest == "z") {
+    rest = {};
+  } else if (!rest.empty() && (rest.front() == '+' || rest.front() == '-')) {
+    const int64_t sign = rest.front() == '-' ? -1 : 1;
+    std::string_view z = rest.substr(1);
+    unsigned oh = 0, om = 0;
+    if (z.size() == 5 && z[2] == ':') {
+      if (!parse_int(z.substr(0, 2), oh) || !parse_int(z.substr(3, 2), om)) return false;
+    } else if (z.size() == 4) {
+      if (!parse_int(z.substr(0, 2), oh) || !parse_int(z.substr(2, 2), om)) return false;
+    } else if (z.size() == 2) {
+      if (!parse_int(z, oh)) return false;
+    } else {
+      return false;
+    }
+    if (oh > 23 || om > 59) return false;
+    offset_s = sign * (static_cast<int64_t>(oh) * 3600 + static_cast<int64_t>(om) * 60);
+    rest = {};
+  }
+  if (!rest.empty()) return false;
   out_us = ((dates::days_from_civil(y, mo, d) * 24 + h) * 60 + mi) * 60 * 1'000'000LL +
-           se * 1'000'000LL + frac_us;
+           (static_cast<int64_t>(se) - offset_s) * 1'000'000LL + frac_us;
   return true;
 }
 
@@ -264,8 +291,9 @@ class AzureLlmTrace final : public LineTrace {
     std::string_view sv(line_);
     int64_t ts = 0;
     if (!parse_timestamp(strings::trim(sv.substr(0, c1)), ts))
-      return invalid_argument("expected a time like 2023-11-16 18:15:46.6805900",
-                              Where{path_, reader_.line(), 1, "TIMESTAMP"});
+      return invalid_argument(
+          "expected a time like 2023-11-16 18:15:46.6805900 or 2024-05-10 00:00:00.009930+00:00",
+          Where{path_, reader_.line(), 1, "TIMESTAMP"});
     int64_t in = 0, outt = 0;
     if (!parse_int(strings::trim(sv.substr(c1 + 1, c2 - c1 - 1)), in) || in < 0)
       return invalid_argument(

@@ -1300,6 +1300,38 @@ std::string write_trace(const std::string& name, const std::string& text) {
   return path;
 }
 
+// The Azure LLM inference traces of 2024 (DynamoLLM, HPCA 2025) write times
+// with a UTC offset, six digits of fraction, and none on a whole second;
+// other exports write Z or another offset. All are one clock: 00:00:00.00993,
+// 00:00:01, 02:00:02.5 at +02:00 (00:00:02.5 UTC) and 00:00:03 Z are 0,
+// 0.99007, 2.49007 and 2.99007 s in. A zone that names no offset (+25:00) is
+// refused at its line and field.
+TEST(Demand, AzureTraceReadsUtcOffsets) {
+  auto src = open_azure_llm_trace(write_trace("azure_2024.csv",
+                                              "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                                              "2024-05-10 00:00:00.009930+00:00,100,10\n"
+                                              "2024-05-10 00:00:01+00:00,200,20\n"
+                                              "2024-05-10 02:00:02.5+0200,300,30\n"
+                                              "2024-05-10T00:00:03Z,400,40\n"
+                                              "2024-05-10 00:00:04+25:00,500,50\n"),
+                                  1.0);
+  ASSERT_TRUE(src) << src.error().to_string();
+  Request r;
+  std::vector<SimTime> at;
+  for (int i = 0; i < 4; ++i) {
+    auto more = (*src)->next(r);
+    ASSERT_TRUE(more) << more.error().to_string();
+    ASSERT_TRUE(*more);
+    at.push_back(r.arrival);
+  }
+  EXPECT_EQ(at, (std::vector<SimTime>{0, 990070, 2490070, 2990070}));
+  EXPECT_TRUE((*src)->drops().empty());  // nothing held back: the offsets kept the order
+  auto bad = (*src)->next(r);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().where.line, 6);
+  EXPECT_EQ(bad.error().where.field, "TIMESTAMP");
+}
+
 // A serving scenario with an explicit replica and price, and this demand
 // (the inside of `demand: {...}`), parsed.
 Result<Scenario> serving_with_demand(const std::string& demand) {
