@@ -51,6 +51,7 @@
 //    = B·O / (O·d(B) + B·t_p). The concurrency used and the memory limit are
 //    reported with the row.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -343,12 +344,13 @@ Result<double> predict_infer(const Row& row, const workload::Workload& w, const 
 // "H200"; the catalog says H200-SXM. Exact names first; otherwise the name
 // is cut into tokens (vendor and product-line words dropped, case folded,
 // spaces, '_' and '/' as '-') and matched against the catalog's GPUs of the
-// same chip (the first token): a memory token ("141GB") must be its
+// same chip (the first token): a memory token ("141GB") must be the GPU's
 // memory, and a part ("SXM5", "PCIe") must begin the part the catalog's
-// name gives or begin with it ("SXM5" is an SXM part) when the catalog's
-// name gives one ("Tesla V100-SXM2-32GB" is V100-32GB). One candidate: that GPU, and `read_as`
-// names it; several: an error naming them (a bare "H100" is the NVL or the SXM part, 94 or 80 GB,
-// whose memory bandwidths differ by 16 %); none: not in the catalog.
+// name gives, or begin with it ("SXM5" is an SXM part), when that name
+// gives one ("Tesla V100-SXM2-32GB" is V100-32GB). One candidate: that GPU,
+// and `read_as` names it. Several: an error naming them (a bare "H100" is
+// the NVL or the SXM part, 94 or 80 GB, whose memory bandwidths differ by
+// 16 %). None: not in the catalog.
 Result<const catalog::Gpu*> resolve_gpu(const catalog::Catalog& catalog, const std::string& name,
                                         std::string* read_as) {
   if (const catalog::Gpu* g = catalog.find_gpu(name)) return g;
