@@ -661,5 +661,46 @@ TEST(Validate, PublishersGpuNamesAreReadAsTheCatalogs) {
   EXPECT_EQ(v->notes, notes);
 }
 
+// A throughput benchmark on 8 GPUs runs replicas side by side (MLPerf: data
+// parallel over tensor-parallel groups); the row's `tp` says how, and its
+// throughput is the replicas' sum: 8 GPUs at tp 2 serve what four 2-GPU
+// replicas do, a latency is one replica's, and a _per_gpu metric (the
+// TensorRT-LLM tables' tokens/s/GPU) divides the sum by the 8. A tp that
+// does not divide the GPUs, or a latency per GPU, is skipped with the reason.
+TEST(Validate, InferenceRowsRunTheirTensorParallelGroupsSideBySide) {
+  const std::string header =
+      "id,kind,model,params_b,layers,hidden,heads,kv_heads,ffn_hidden,vocab,seq_len,gpu,"
+      "gpu_count,precision,batch,input_tokens,output_tokens,tokens_b,metric,value,unit,source,"
+      "max_seqs,tp\n";
+  const auto row = [](const std::string& id, int gpus, const std::string& tp,
+                      const std::string& metric) {
+    return id + ",infer,m,13,40,5120,40,40,13824,32000,,H100-SXM," + std::to_string(gpus) +
+           ",fp16,,1000,1000,," + metric + ",1000,x,x,256," + tp + "\n";
+  };
+  auto table = csv::parse(header + row("one", 2, "", "output_tokens_per_s") +
+                              row("four", 8, "2", "output_tokens_per_s") +
+                              row("per-gpu", 8, "2", "output_tokens_per_s_per_gpu") +
+                              row("ttft2", 2, "", "ttft_ms") + row("ttft8", 8, "2", "ttft_ms") +
+                              row("odd", 8, "3", "output_tokens_per_s") +
+                              row("lat", 8, "2", "ttft_ms_per_gpu"),
+                          "m.csv");
+  ASSERT_TRUE(table) << table.error().to_string();
+  auto cat = catalog::Catalog::load_embedded();
+  ASSERT_TRUE(cat) << cat.error().to_string();
+  auto v = validate(*table, **cat);
+  ASSERT_TRUE(v) << v.error().to_string();
+  ASSERT_EQ(v->rows.size(), 5u);
+  const double one = v->rows[0].predicted;
+  EXPECT_GT(one, 0);
+  EXPECT_DOUBLE_EQ(v->rows[1].predicted, 4 * one);
+  EXPECT_DOUBLE_EQ(v->rows[2].predicted, 4 * one / 8);
+  EXPECT_DOUBLE_EQ(v->rows[4].predicted, v->rows[3].predicted);
+  ASSERT_EQ(v->skipped.size(), 2u);
+  EXPECT_EQ(v->skipped[0].id, "odd");
+  EXPECT_NE(v->skipped[0].reason.find("does not divide"), std::string::npos);
+  EXPECT_EQ(v->skipped[1].id, "lat");
+  EXPECT_NE(v->skipped[1].reason.find("per GPU"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gpuplan::estimate

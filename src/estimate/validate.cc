@@ -301,11 +301,9 @@ Result<double> predict_train(const Row& row, workload::Workload& w, const catalo
   return invalid_argument("metric '" + metric + "' is not a training metric");
 }
 
-// An inference row's figure from the replica model: at the max-load point
-// when the row gives no batch, else at its batch (static batching).
-Result<double> predict_infer(const Row& row, const workload::Workload& w, const catalog::Gpu& gpu,
-                             const std::string& metric, MaxLoadPoint* load) {
-  const int tp = std::max(1, static_cast<int>(row.num("gpu_count").value_or(1)));
+// An inference figure for one replica of `tp` GPUs (predict_infer below).
+Result<double> predict_replica(const Row& row, const workload::Workload& w, const catalog::Gpu& gpu,
+                               const std::string& metric, int tp, MaxLoadPoint* load) {
   GPUPLAN_TRY(ReplicaModel r, replica_model(w, gpu, gpu.interconnect_gbs > 0, tp));
   const double batch = std::max(1.0, row.num("batch").value_or(1));
   const double in = std::max(1.0, row.num("input_tokens").value_or(1));
@@ -337,6 +335,38 @@ Result<double> predict_infer(const Row& row, const workload::Workload& w, const 
     return batch * out / (prefill + decode);
   }
   return invalid_argument("metric '" + metric + "' is not an inference metric");
+}
+
+// An inference row's figure from the replica model: at the max-load point
+// when the row gives no batch, else at its batch (static batching).
+// gpu_count GPUs serve as one tensor-parallel replica, unless the row's `tp`
+// says otherwise: then gpu_count / tp replicas of tp GPUs each serve side by
+// side (data parallel, as MLPerf and throughput benchmarks run 8 GPUs), the
+// batch and max_seqs are each replica's (an engine's own), and throughputs
+// add up. A metric ending in _per_gpu is the whole system's divided by
+// gpu_count (TensorRT-LLM's tables report tokens/s/GPU).
+Result<double> predict_infer(const Row& row, const workload::Workload& w, const catalog::Gpu& gpu,
+                             const std::string& metric_in, MaxLoadPoint* load) {
+  const int gpus = std::max(1, static_cast<int>(row.num("gpu_count").value_or(1)));
+  int tp = gpus;
+  if (const auto t = row.num("tp")) {
+    if (*t < 1 || *t != std::floor(*t) || gpus % static_cast<int>(*t) != 0)
+      return invalid_argument("tp " + strings::fixed(*t, 0) + " does not divide gpu_count " +
+                              std::to_string(gpus));
+    tp = static_cast<int>(*t);
+  }
+  constexpr std::string_view kPerGpu = "_per_gpu";
+  const bool per_gpu = metric_in.ends_with(kPerGpu);
+  const std::string metric =
+      per_gpu ? metric_in.substr(0, metric_in.size() - kPerGpu.size()) : metric_in;
+  const bool rate = metric == "output_tokens_per_s" || metric == "requests_per_s" ||
+                    metric == "total_tokens_per_s";
+  if (per_gpu && !rate)
+    return invalid_argument("metric '" + metric_in + "': only throughputs come per GPU");
+  // Replicas side by side multiply a throughput; latencies are one replica's.
+  const double scale = rate ? static_cast<double>(gpus) / tp / (per_gpu ? gpus : 1) : 1.0;
+  GPUPLAN_TRY(const double one, predict_replica(row, w, gpu, metric, tp, load));
+  return one * scale;
 }
 
 // The catalog's GPU a row names. Publications name GPUs their own way:
