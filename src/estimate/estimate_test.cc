@@ -702,5 +702,45 @@ TEST(Validate, InferenceRowsRunTheirTensorParallelGroupsSideBySide) {
   EXPECT_NE(v->skipped[1].reason.find("per GPU"), std::string::npos);
 }
 
+// Files call the two kinds by their usual names (Training, pretrain;
+// inference, serving): each is read as train or infer and predicted the
+// same, and the groups count them so; an unknown kind is skipped naming it.
+TEST(Validate, KindsAreReadByTheirUsualNames) {
+  const std::string header =
+      "id,kind,model,params_b,layers,hidden,heads,kv_heads,ffn_hidden,vocab,seq_len,gpu,"
+      "gpu_count,precision,batch,input_tokens,output_tokens,tokens_b,metric,value,unit,source\n";
+  const auto train = [](const std::string& id, const std::string& kind) {
+    return id + "," + kind +
+           ",m,6.7,32,4096,32,32,11008,32000,2048,A100-80GB-SXM,8,bf16,,,,,mfu_percent,40,"
+           "percent,x\n";
+  };
+  const auto infer = [](const std::string& id, const std::string& kind) {
+    return id + "," + kind +
+           ",m,6.7,32,4096,32,32,11008,32000,,A100-80GB-SXM,1,fp16,,128,1,,ttft_ms,20,ms,x\n";
+  };
+  auto table =
+      csv::parse(header + train("t", "train") + train("t2", " Training") + train("t3", "pretrain") +
+                     infer("i", "infer") + infer("i2", "Inference") + infer("i3", "serving") +
+                     infer("x", "sampling"),
+                 "m.csv");
+  ASSERT_TRUE(table) << table.error().to_string();
+  auto cat = catalog::Catalog::load_embedded();
+  ASSERT_TRUE(cat) << cat.error().to_string();
+  auto v = validate(*table, **cat);
+  ASSERT_TRUE(v) << v.error().to_string();
+  ASSERT_EQ(v->rows.size(), 6u);
+  for (size_t i : {1, 2}) EXPECT_EQ(v->rows[i].predicted, v->rows[0].predicted);
+  for (size_t i : {4, 5}) EXPECT_EQ(v->rows[i].predicted, v->rows[3].predicted);
+  ASSERT_EQ(v->skipped.size(), 1u);
+  EXPECT_NE(v->skipped[0].reason.find("'sampling'"), std::string::npos);
+  int training = 0, serving = 0;
+  for (const auto& g : v->groups) {
+    if (g.metric == "training rows, original") training = g.n;
+    if (g.metric == "serving rows, original") serving = g.n;
+  }
+  EXPECT_EQ(training, 3);
+  EXPECT_EQ(serving, 3);
+}
+
 }  // namespace
 }  // namespace gpuplan::estimate

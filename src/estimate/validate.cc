@@ -440,9 +440,19 @@ Result<const catalog::Gpu*> resolve_gpu(const catalog::Catalog& catalog, const s
   return found.front();
 }
 
+// A row's kind, "train" or "infer", from the words files use for them
+// (case folded): train, training, pretrain, pretraining; infer, inference,
+// serve, serving. Anything else comes back as written.
+std::string row_kind(const Row& row) {
+  std::string k = strings::to_lower(strings::trim(row.get("kind")));
+  if (k == "training" || k == "pretrain" || k == "pretraining") return "train";
+  if (k == "inference" || k == "serve" || k == "serving") return "infer";
+  return k;
+}
+
 Result<double> predict(const Row& row, const catalog::Catalog& catalog, MaxLoadPoint* load,
                        std::string* gpu_read_as) {
-  const std::string kind = row.get("kind");
+  const std::string kind = row_kind(row);
   const std::string metric = row.get("metric");
   const std::string gpu_name = row.get("gpu");
   GPUPLAN_TRY(const catalog::Gpu* gpu, resolve_gpu(catalog, gpu_name, gpu_read_as));
@@ -460,7 +470,8 @@ Result<double> predict(const Row& row, const catalog::Catalog& catalog, MaxLoadP
   }
 
   if (kind == "train") return predict_train(row, w, *gpu, peak, metric);
-  if (kind != "infer") return invalid_argument("unknown kind '" + kind + "'");
+  if (kind != "infer")
+    return invalid_argument("unknown kind '" + row.get("kind") + "' (train or infer)");
   return predict_infer(row, w, *gpu, metric, load);
 }
 
@@ -511,7 +522,7 @@ Result<Validation> validate(const csv::Table& table, const catalog::Catalog& cat
     errors[out.metric].push_back(std::abs(out.error_percent));
     const std::string set = strings::to_lower(row.get("set"));
     const bool original = set.empty() || set == "original";
-    const std::string kind = row.get("kind") == "train" ? "training rows" : "serving rows";
+    const std::string kind = row_kind(row) == "train" ? "training rows" : "serving rows";
     groups[kind + ", " + (original ? "original" : "new")].push_back(std::abs(out.error_percent));
     by_source["source: " + id.substr(0, id.find('-'))].push_back(std::abs(out.error_percent));
     if (!read_as.empty()) ++read_as_rows[{row.get("gpu"), read_as}];
