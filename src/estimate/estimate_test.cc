@@ -742,5 +742,45 @@ TEST(Validate, KindsAreReadByTheirUsualNames) {
   EXPECT_EQ(serving, 3);
 }
 
+// MLPerf Server runs keep a latency rule (Llama 2 70B: TTFT 2 s, TPOT
+// 200 ms): a max-load row that states its limits is read at the best
+// concurrency that keeps them, not at the memory-bound one. Half the
+// unlimited run's TPOT as the limit: a TPOT within it, a lower
+// concurrency and throughput; a limit no concurrency keeps: skipped saying
+// so.
+TEST(Validate, MaxLoadRowsKeepTheirLatencyRule) {
+  const std::string header =
+      "id,kind,model,params_b,layers,hidden,heads,kv_heads,ffn_hidden,vocab,seq_len,gpu,"
+      "gpu_count,precision,batch,input_tokens,output_tokens,tokens_b,metric,value,unit,source,"
+      "max_seqs,tpot_limit_ms\n";
+  const auto row = [](const std::string& id, const std::string& metric, double limit_ms) {
+    return id + ",infer,m,13,40,5120,40,40,13824,32000,,H100-SXM,1,fp16,,1000,500,," + metric +
+           ",1000,x,x,1024," + (limit_ms > 0 ? strings::fixed(limit_ms, 3) : "") + "\n";
+  };
+  auto cat = catalog::Catalog::load_embedded();
+  ASSERT_TRUE(cat) << cat.error().to_string();
+  auto free = csv::parse(header + row("tpot", "tpot_ms", 0) + row("tps", "output_tokens_per_s", 0),
+                         "m.csv");
+  ASSERT_TRUE(free) << free.error().to_string();
+  auto v0 = validate(*free, **cat);
+  ASSERT_TRUE(v0) << v0.error().to_string();
+  ASSERT_EQ(v0->rows.size(), 2u);
+  const double tpot0 = v0->rows[0].predicted, tps0 = v0->rows[1].predicted;
+  const double c0 = v0->rows[1].concurrency;
+  auto ruled = csv::parse(header + row("tpot", "tpot_ms", tpot0 / 2) +
+                              row("tps", "output_tokens_per_s", tpot0 / 2) +
+                              row("none", "output_tokens_per_s", 0.001),
+                          "m.csv");
+  ASSERT_TRUE(ruled) << ruled.error().to_string();
+  auto v = validate(*ruled, **cat);
+  ASSERT_TRUE(v) << v.error().to_string();
+  ASSERT_EQ(v->rows.size(), 2u);
+  EXPECT_LE(v->rows[0].predicted, tpot0 / 2 + 1e-3);
+  EXPECT_LT(v->rows[1].predicted, tps0);
+  EXPECT_LT(v->rows[1].concurrency, c0);
+  ASSERT_EQ(v->skipped.size(), 1u);
+  EXPECT_NE(v->skipped[0].reason.find("latency limits"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gpuplan::estimate

@@ -143,7 +143,7 @@ ServingPoint best_serving_point(const ReplicaModel& r, const workload::Workload&
 }
 
 MaxLoadPoint max_load_point(const ReplicaModel& r, const workload::Model& m, double input_tokens,
-                            double output_tokens, double max_seqs) {
+                            double output_tokens, double max_seqs, LatencyRule rule) {
   // Offline max load (vLLM benchmark_throughput, lmdeploy/TensorRT-LLM
   // max-throughput runs): every request is queued, so the engine keeps as
   // many sequences in flight as its KV cache and its max_seqs allow. A
@@ -161,9 +161,13 @@ MaxLoadPoint max_load_point(const ReplicaModel& r, const workload::Model& m, dou
   MaxLoadPoint best;
   best.memory_limit = std::floor(kv_tokens / footprint);
   const double cap = std::min(best.memory_limit, max_seqs > 0 ? max_seqs : kDefaultMaxSeqs);
-  // requests/s(B) = B / (O·d(B) + B·t_p) (header essay); scan B for its maximum.
+  // requests/s(B) = B / (O·d(B) + B·t_p) (header essay); scan B for its
+  // maximum among the concurrencies whose TTFT and TPOT keep the run's
+  // latency rule (MLPerf Server rows), when it has one.
   for (double b = 1; b <= cap; b += 1) {
     const ServingPoint p = point(r, t, b);
+    if ((rule.tpot_s > 0 && p.tpot_s > rule.tpot_s) || (rule.ttft_s > 0 && p.ttft_s > rule.ttft_s))
+      continue;
     if (p.rps > best.rps) {
       best.concurrency = b;
       best.rps = p.rps;

@@ -48,8 +48,11 @@
 //    `max_seqs` column (the engine's --max-num-seqs) or else the engines'
 //    default of 256; prefill chunks interleaved with decode steps
 //    (Sarathi-Serve, Agrawal et al. OSDI 2024): throughput
-//    = B·O / (O·d(B) + B·t_p). The concurrency used and the memory limit are
-//    reported with the row.
+//    = B·O / (O·d(B) + B·t_p). A row with `ttft_limit_ms` / `tpot_limit_ms`
+//    (MLPerf Server's latency rule: Llama 2 70B 2,000 / 200 ms) is read at
+//    the best concurrency whose TTFT and TPOT keep them (the model's means;
+//    MLPerf bounds the 99th percentile). The concurrency used and the memory
+//    limit are reported with the row.
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -311,9 +314,16 @@ Result<double> predict_replica(const Row& row, const workload::Workload& w, cons
   if (!row.num("batch") && metric != "ttft_ms" && metric != "decode_tokens_per_s_batch1") {
     // Max load: continuous batching at the KV-bound concurrency that
     // maximises throughput (serving_model.cc, max_load_point).
-    const MaxLoadPoint p = max_load_point(r, w.model, in, out, row.num("max_seqs").value_or(0));
-    if (p.concurrency < 1)
+    LatencyRule rule;
+    rule.ttft_s = row.num("ttft_limit_ms").value_or(0) / 1000;
+    rule.tpot_s = row.num("tpot_limit_ms").value_or(0) / 1000;
+    const MaxLoadPoint p =
+        max_load_point(r, w.model, in, out, row.num("max_seqs").value_or(0), rule);
+    if (p.concurrency < 1) {
+      if (rule.ttft_s > 0 || rule.tpot_s > 0)
+        return failed_precondition("no concurrency keeps the row's latency limits");
       return failed_precondition("the KV cache holds no sequence of this length");
+    }
     if (load) *load = p;
     if (metric == "output_tokens_per_s") return p.rps * out;
     if (metric == "requests_per_s") return p.rps;

@@ -248,8 +248,14 @@ struct MaxLoadPoint {
   double rps = 0;           // requests/s
   double tpot_s = 0;        // time between a sequence's tokens (decode step + prefill stalls)
 };
+// A latency rule the run kept (MLPerf Server: every query's TTFT and TPOT
+// within limits); 0: none. The model's TTFT and TPOT are means.
+struct LatencyRule {
+  double ttft_s = 0;
+  double tpot_s = 0;
+};
 MaxLoadPoint max_load_point(const ReplicaModel& r, const workload::Model& m, double input_tokens,
-                            double output_tokens, double max_seqs);
+                            double output_tokens, double max_seqs, LatencyRule rule = {});
 // Input tokens at the SLO percentile of the workload's distribution.
 double input_tokens_at_percentile(const workload::Workload& w);
 
