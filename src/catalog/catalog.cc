@@ -14,6 +14,7 @@
 #include "catalog/catalog.h"
 
 #include <algorithm>
+#include <cctype>
 #include <optional>
 #include <set>
 #include <string>
@@ -198,6 +199,75 @@ const VmSize* Catalog::find_size(std::string_view name) const {
 const Gpu* Catalog::find_gpu(std::string_view model) const {
   auto it = impl_->gpu_index.find(strings::fold(model));
   return it == impl_->gpu_index.end() ? nullptr : &impl_->gpus[it->second];
+}
+
+// Publications and drivers name GPUs their own way: MLPerf "NVIDIA
+// H200-SXM-141GB", NVIDIA's tables "H100 SXM 80GB", NVML "NVIDIA H100 80GB
+// HBM3", papers "H200"; the catalog says H200-SXM. The name is cut into
+// tokens (vendor and product-line words and the memory's kind dropped, case
+// folded, spaces, '_' and '/' as '-') and matched against the catalog's GPUs
+// of the same chip (the first token): a memory token ("141GB") must be the
+// GPU's memory, and a part ("SXM5", "PCIe") must begin the part the
+// catalog's name gives, or begin with it ("SXM5" is an SXM part), when that
+// name gives one ("Tesla V100-SXM2-32GB" is V100-32GB). Several candidates:
+// an error naming them (a bare "H100" is the NVL or the SXM part, 94 or
+// 80 GB, whose memory bandwidths differ by 16 %).
+Result<const Gpu*> Catalog::resolve_gpu(std::string_view name) const {
+  if (const Gpu* g = find_gpu(name)) return g;
+  const auto tokens = [](std::string_view text) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (const char c : text) {
+      if (c == ' ' || c == '-' || c == '_' || c == '/') {
+        if (!cur.empty()) out.push_back(std::exchange(cur, {}));
+      } else {
+        cur.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+      }
+    }
+    if (!cur.empty()) out.push_back(cur);
+    std::erase_if(out, [](const std::string& t) {
+      return t == "nvidia" || t == "amd" || t == "instinct" || t == "tesla" || t.starts_with("hbm");
+    });
+    return out;
+  };
+  const std::string quoted = "GPU '" + std::string(name) + "'";
+  const std::vector<std::string> want = tokens(name);
+  if (want.empty()) return not_found(quoted + " is not in the catalog");
+  // Memory tokens ("141gb") say a size; the rest ("sxm5", "pcie") a part.
+  const auto memory = [](const std::string& t) -> std::optional<double> {
+    if (t.size() < 3 || !t.ends_with("gb")) return std::nullopt;
+    return strings::parse_double(std::string_view(t).substr(0, t.size() - 2));
+  };
+  std::vector<const Gpu*> found;
+  for (const Gpu& g : gpus()) {
+    const std::vector<std::string> have = tokens(g.model);
+    if (have.empty() || have.front() != want.front()) continue;
+    bool fits = true, named_part = false, has_part = false;
+    for (size_t i = 1; i < want.size(); ++i) {
+      if (const auto gib = memory(want[i])) {
+        fits = fits && *gib == g.memory_gib;
+        continue;
+      }
+      named_part = true;
+      for (size_t j = 1; j < have.size(); ++j) {
+        if (memory(have[j])) continue;
+        has_part = has_part || want[i].starts_with(have[j]) || have[j].starts_with(want[i]);
+      }
+    }
+    // A part the catalog's name gives must be the one named, when both name
+    // one (V100-32GB names none: "V100-SXM2-32GB" is it).
+    const bool catalog_part =
+        std::any_of(have.begin() + 1, have.end(), [&](const std::string& h) { return !memory(h); });
+    if (named_part && catalog_part && !has_part) fits = false;
+    if (fits) found.push_back(&g);
+  }
+  if (found.empty()) return not_found(quoted + " is not in the catalog");
+  if (found.size() > 1) {
+    std::string names;
+    for (const Gpu* g : found) names += (names.empty() ? "" : ", ") + g->model;
+    return not_found(quoted + " is ambiguous: the catalog has " + names + " (name one)");
+  }
+  return found.front();
 }
 
 std::vector<std::string> Catalog::regions_for(std::string_view size) const {

@@ -366,6 +366,12 @@ class Catalog {
   [[nodiscard]] const VmSize* find_size(
       std::string_view name) const;  // case-insensitive; "NC40ads_H100_v5" also matches
   [[nodiscard]] const Gpu* find_gpu(std::string_view model) const;
+  // A GPU as others name it: the catalog's name (find_gpu), or a vendor's,
+  // a benchmark's or NVML's ("NVIDIA H200-SXM-141GB", "H100 SXM 80GB",
+  // "NVIDIA H100 80GB HBM3", "Tesla V100-SXM2-32GB") when its chip, part and
+  // memory leave one catalog GPU. kNotFound naming the candidates when they
+  // leave several ("H100": the NVL or the SXM part), or none.
+  [[nodiscard]] Result<const Gpu*> resolve_gpu(std::string_view name) const;
   // Every region with at least one offer, sorted.
   [[nodiscard]] const std::vector<std::string>& regions() const;
   // Regions where a size has any offer (priced or not), sorted.

@@ -48,10 +48,6 @@ std::string cuda_from_int(int v) {
   return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
 }
 
-bool contains(const std::string& hay, std::string_view needle) {
-  return hay.find(needle) != std::string::npos;
-}
-
 }  // namespace
 
 std::string_view to_string(CheckStatus s) {
@@ -75,24 +71,13 @@ int DoctorReport::exit_code() const {
 }
 
 std::string gpu_model_for_name(std::string_view device_name) {
-  // Names as NVML reports them on Azure's GPUs; vGPU slices append a profile
-  // ("NVIDIA A10-4Q"). Order matters: "A100" before "A10", "H100 NVL" before "H100".
-  const std::string n = strings::to_lower(device_name);
-  if (contains(n, "h200")) return "H200-SXM";
-  if (contains(n, "h100") && contains(n, "nvl")) return "H100-NVL";
-  if (contains(n, "h100")) return "H100-SXM";
-  if (contains(n, "a100")) {
-    const bool gb80 = contains(n, "80gb");
-    if (contains(n, "pcie")) return gb80 ? "A100-80GB-PCIe" : "A100-40GB-SXM";
-    return gb80 ? "A100-80GB-SXM" : "A100-40GB-SXM";
-  }
-  if (contains(n, "a10")) return "A10";
-  if (contains(n, "v100")) return contains(n, "32gb") ? "V100-32GB" : "V100-16GB";
-  if (contains(n, "t4")) return "T4";
-  if (contains(n, "m60")) return "M60";
-  if (contains(n, "p40")) return "P40";
-  if (contains(n, "rtx pro 6000")) return "RTX-PRO-6000";
-  return "";
+  // NVML's names ("NVIDIA H100 80GB HBM3"; vGPU slices "NVIDIA A10-4Q") are
+  // read as any other name of a GPU is, by the catalog's resolver, on the
+  // embedded catalog (loaded once).
+  static const auto kEmbedded = catalog::Catalog::load_embedded();
+  if (!kEmbedded) return "";
+  const auto gpu = (*kEmbedded)->resolve_gpu(device_name);
+  return gpu ? (*gpu)->model : "";
 }
 
 namespace {

@@ -54,7 +54,6 @@
 //    MLPerf bounds the 99th percentile). The concurrency used and the memory
 //    limit are reported with the row.
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -379,77 +378,6 @@ Result<double> predict_infer(const Row& row, const workload::Workload& w, const 
   return one * scale;
 }
 
-// The catalog's GPU a row names. Publications name GPUs their own way:
-// MLPerf "NVIDIA H200-SXM-141GB", NVIDIA's tables "H100 SXM 80GB", papers
-// "H200"; the catalog says H200-SXM. Exact names first; otherwise the name
-// is cut into tokens (vendor and product-line words dropped, case folded,
-// spaces, '_' and '/' as '-') and matched against the catalog's GPUs of the
-// same chip (the first token): a memory token ("141GB") must be the GPU's
-// memory, and a part ("SXM5", "PCIe") must begin the part the catalog's
-// name gives, or begin with it ("SXM5" is an SXM part), when that name
-// gives one ("Tesla V100-SXM2-32GB" is V100-32GB). One candidate: that GPU,
-// and `read_as` names it. Several: an error naming them (a bare "H100" is
-// the NVL or the SXM part, 94 or 80 GB, whose memory bandwidths differ by
-// 16 %). None: not in the catalog.
-Result<const catalog::Gpu*> resolve_gpu(const catalog::Catalog& catalog, const std::string& name,
-                                        std::string* read_as) {
-  if (const catalog::Gpu* g = catalog.find_gpu(name)) return g;
-  const auto tokens = [](std::string_view text) {
-    std::vector<std::string> out;
-    std::string cur;
-    for (const char c : text) {
-      if (c == ' ' || c == '-' || c == '_' || c == '/') {
-        if (!cur.empty()) out.push_back(std::exchange(cur, {}));
-      } else {
-        cur.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-      }
-    }
-    if (!cur.empty()) out.push_back(cur);
-    std::erase_if(out, [](const std::string& t) {
-      return t == "nvidia" || t == "amd" || t == "instinct" || t == "tesla";
-    });
-    return out;
-  };
-  const std::vector<std::string> want = tokens(name);
-  if (want.empty()) return not_found("GPU '" + name + "' is not in the catalog");
-  // Memory tokens ("141gb") say a size; the rest ("sxm5", "pcie") a part.
-  const auto memory = [](const std::string& t) -> std::optional<double> {
-    if (t.size() < 3 || !t.ends_with("gb")) return std::nullopt;
-    return strings::parse_double(std::string_view(t).substr(0, t.size() - 2));
-  };
-  std::vector<const catalog::Gpu*> found;
-  for (const catalog::Gpu& g : catalog.gpus()) {
-    const std::vector<std::string> have = tokens(g.model);
-    if (have.empty() || have.front() != want.front()) continue;
-    bool fits = true, named_part = false, has_part = false;
-    for (size_t i = 1; i < want.size(); ++i) {
-      if (const auto gib = memory(want[i])) {
-        fits = fits && *gib == g.memory_gib;
-        continue;
-      }
-      named_part = true;
-      for (size_t j = 1; j < have.size(); ++j) {
-        if (memory(have[j])) continue;
-        has_part = has_part || want[i].starts_with(have[j]) || have[j].starts_with(want[i]);
-      }
-    }
-    // A part the catalog's name gives must be the one the row names, when
-    // both name one (V100-32GB names none: "V100-SXM2-32GB" is it).
-    const bool catalog_part =
-        std::any_of(have.begin() + 1, have.end(), [&](const std::string& h) { return !memory(h); });
-    if (named_part && catalog_part && !has_part) fits = false;
-    if (fits) found.push_back(&g);
-  }
-  if (found.empty()) return not_found("GPU '" + name + "' is not in the catalog");
-  if (found.size() > 1) {
-    std::string names;
-    for (const catalog::Gpu* g : found) names += (names.empty() ? "" : ", ") + g->model;
-    return not_found("GPU '" + name + "' is ambiguous: the catalog has " + names + " (name one)");
-  }
-  if (read_as) *read_as = found.front()->model;
-  return found.front();
-}
-
 // A row's kind, "train" or "infer", from the words files use for them
 // (case folded): train, training, pretrain, pretraining; infer, inference,
 // serve, serving. Anything else comes back as written.
@@ -465,7 +393,8 @@ Result<double> predict(const Row& row, const catalog::Catalog& catalog, MaxLoadP
   const std::string kind = row_kind(row);
   const std::string metric = row.get("metric");
   const std::string gpu_name = row.get("gpu");
-  GPUPLAN_TRY(const catalog::Gpu* gpu, resolve_gpu(catalog, gpu_name, gpu_read_as));
+  GPUPLAN_TRY(const catalog::Gpu* gpu, catalog.resolve_gpu(gpu_name));
+  if (gpu_read_as && !catalog.find_gpu(gpu_name)) *gpu_read_as = gpu->model;
   GPUPLAN_TRY(workload::Model m, row_model(row));
   GPUPLAN_TRY(workload::Precision prec, row_precision(row));
   workload::Workload w;
