@@ -592,11 +592,24 @@ TEST(Validate, DataParallelRowsPayTheirAllReduceFromTheLinks) {
   EXPECT_NE(v->skipped[1].reason.find("attention"), std::string::npos) << v->skipped[1].reason;
 }
 
+// The measurement file's columns (tests/data/published_measurements.csv)
+// that the tests below fill, then `extra` ones (",max_seqs,tp").
+std::string measurement_header(const std::string& extra = "") {
+  return "id,kind,model,params_b,layers,hidden,heads,kv_heads,ffn_hidden,vocab,seq_len,gpu,"
+         "gpu_count,precision,batch,input_tokens,output_tokens,tokens_b,metric,value,unit,"
+         "source" +
+         extra + "\n";
+}
+
+// `text` (a header and rows) validated against the embedded catalog.
+Result<Validation> validate_text(const std::string& text) {
+  GPUPLAN_TRY(csv::Table table, csv::parse(text, "m.csv"));
+  GPUPLAN_TRY(auto cat, catalog::Catalog::load_embedded());
+  return validate(table, *cat);
+}
+
 TEST(Validate, UninterpretableRowsAreSkippedWithTheReason) {
-  const std::string header =
-      "id,kind,model,params_b,layers,hidden,heads,kv_heads,ffn_hidden,vocab,seq_len,gpu,"
-      "gpu_count,precision,batch,input_tokens,output_tokens,tokens_b,metric,value,unit,source\n";
-  auto table = csv::parse(header +
+  auto table = csv::parse(measurement_header() +
                               "a,train,m,6.7,32,4096,32,32,11008,32000,2048,B200,8,bf16,,,,,"
                               "mfu_percent,40,percent,x\n"
                               "b,train,m,6.7,32,4096,32,32,11008,32000,2048,A100-80GB-SXM,8,bf16,"
@@ -626,22 +639,14 @@ TEST(Validate, UninterpretableRowsAreSkippedWithTheReason) {
 // how it read it; a bare "H100" (the NVL or the SXM part) is skipped naming
 // both, and a part the catalog lacks (H100 PCIe) is not taken for another.
 TEST(Validate, PublishersGpuNamesAreReadAsTheCatalogs) {
-  const std::string header =
-      "id,kind,model,params_b,layers,hidden,heads,kv_heads,ffn_hidden,vocab,seq_len,gpu,"
-      "gpu_count,precision,batch,input_tokens,output_tokens,tokens_b,metric,value,unit,source\n";
   const auto row = [](const std::string& id, const std::string& gpu) {
     return id + ",train,m,6.7,32,4096,32,32,11008,32000,2048," + gpu +
            ",8,bf16,,,,,mfu_percent,40,percent,x\n";
   };
-  auto table =
-      csv::parse(header + row("exact", "H200-SXM") + row("mlperf", "NVIDIA H200-SXM-141GB") +
-                     row("paper", "H200") + row("tesla", "Tesla V100-SXM2-32GB") +
-                     row("bare", "H100") + row("pcie", "H100 PCIe") + row("size", "A100-SXM4-40GB"),
-                 "m.csv");
-  ASSERT_TRUE(table) << table.error().to_string();
-  auto cat = catalog::Catalog::load_embedded();
-  ASSERT_TRUE(cat) << cat.error().to_string();
-  auto v = validate(*table, **cat);
+  auto v = validate_text(measurement_header() + row("exact", "H200-SXM") +
+                         row("mlperf", "NVIDIA H200-SXM-141GB") + row("paper", "H200") +
+                         row("tesla", "Tesla V100-SXM2-32GB") + row("bare", "H100") +
+                         row("pcie", "H100 PCIe") + row("size", "A100-SXM4-40GB"));
   ASSERT_TRUE(v) << v.error().to_string();
   ASSERT_EQ(v->rows.size(), 5u);
   for (size_t i = 1; i < 3; ++i) EXPECT_EQ(v->rows[i].predicted, v->rows[0].predicted);
@@ -668,26 +673,17 @@ TEST(Validate, PublishersGpuNamesAreReadAsTheCatalogs) {
 // TensorRT-LLM tables' tokens/s/GPU) divides the sum by the 8. A tp that
 // does not divide the GPUs, or a latency per GPU, is skipped with the reason.
 TEST(Validate, InferenceRowsRunTheirTensorParallelGroupsSideBySide) {
-  const std::string header =
-      "id,kind,model,params_b,layers,hidden,heads,kv_heads,ffn_hidden,vocab,seq_len,gpu,"
-      "gpu_count,precision,batch,input_tokens,output_tokens,tokens_b,metric,value,unit,source,"
-      "max_seqs,tp\n";
   const auto row = [](const std::string& id, int gpus, const std::string& tp,
                       const std::string& metric) {
     return id + ",infer,m,13,40,5120,40,40,13824,32000,,H100-SXM," + std::to_string(gpus) +
            ",fp16,,1000,1000,," + metric + ",1000,x,x,256," + tp + "\n";
   };
-  auto table = csv::parse(header + row("one", 2, "", "output_tokens_per_s") +
-                              row("four", 8, "2", "output_tokens_per_s") +
-                              row("per-gpu", 8, "2", "output_tokens_per_s_per_gpu") +
-                              row("ttft2", 2, "", "ttft_ms") + row("ttft8", 8, "2", "ttft_ms") +
-                              row("odd", 8, "3", "output_tokens_per_s") +
-                              row("lat", 8, "2", "ttft_ms_per_gpu"),
-                          "m.csv");
-  ASSERT_TRUE(table) << table.error().to_string();
-  auto cat = catalog::Catalog::load_embedded();
-  ASSERT_TRUE(cat) << cat.error().to_string();
-  auto v = validate(*table, **cat);
+  auto v = validate_text(
+      measurement_header(",max_seqs,tp") + row("one", 2, "", "output_tokens_per_s") +
+      row("four", 8, "2", "output_tokens_per_s") +
+      row("per-gpu", 8, "2", "output_tokens_per_s_per_gpu") + row("ttft2", 2, "", "ttft_ms") +
+      row("ttft8", 8, "2", "ttft_ms") + row("odd", 8, "3", "output_tokens_per_s") +
+      row("lat", 8, "2", "ttft_ms_per_gpu"));
   ASSERT_TRUE(v) << v.error().to_string();
   ASSERT_EQ(v->rows.size(), 5u);
   const double one = v->rows[0].predicted;
@@ -706,9 +702,6 @@ TEST(Validate, InferenceRowsRunTheirTensorParallelGroupsSideBySide) {
 // inference, serving): each is read as train or infer and predicted the
 // same, and the groups count them so; an unknown kind is skipped naming it.
 TEST(Validate, KindsAreReadByTheirUsualNames) {
-  const std::string header =
-      "id,kind,model,params_b,layers,hidden,heads,kv_heads,ffn_hidden,vocab,seq_len,gpu,"
-      "gpu_count,precision,batch,input_tokens,output_tokens,tokens_b,metric,value,unit,source\n";
   const auto train = [](const std::string& id, const std::string& kind) {
     return id + "," + kind +
            ",m,6.7,32,4096,32,32,11008,32000,2048,A100-80GB-SXM,8,bf16,,,,,mfu_percent,40,"
@@ -718,15 +711,9 @@ TEST(Validate, KindsAreReadByTheirUsualNames) {
     return id + "," + kind +
            ",m,6.7,32,4096,32,32,11008,32000,,A100-80GB-SXM,1,fp16,,128,1,,ttft_ms,20,ms,x\n";
   };
-  auto table =
-      csv::parse(header + train("t", "train") + train("t2", " Training") + train("t3", "pretrain") +
-                     infer("i", "infer") + infer("i2", "Inference") + infer("i3", "serving") +
-                     infer("x", "sampling"),
-                 "m.csv");
-  ASSERT_TRUE(table) << table.error().to_string();
-  auto cat = catalog::Catalog::load_embedded();
-  ASSERT_TRUE(cat) << cat.error().to_string();
-  auto v = validate(*table, **cat);
+  auto v = validate_text(measurement_header() + train("t", "train") + train("t2", " Training") +
+                         train("t3", "pretrain") + infer("i", "infer") + infer("i2", "Inference") +
+                         infer("i3", "serving") + infer("x", "sampling"));
   ASSERT_TRUE(v) << v.error().to_string();
   ASSERT_EQ(v->rows.size(), 6u);
   for (size_t i : {1, 2}) EXPECT_EQ(v->rows[i].predicted, v->rows[0].predicted);
@@ -749,30 +736,20 @@ TEST(Validate, KindsAreReadByTheirUsualNames) {
 // concurrency and throughput; a limit no concurrency keeps: skipped saying
 // so.
 TEST(Validate, MaxLoadRowsKeepTheirLatencyRule) {
-  const std::string header =
-      "id,kind,model,params_b,layers,hidden,heads,kv_heads,ffn_hidden,vocab,seq_len,gpu,"
-      "gpu_count,precision,batch,input_tokens,output_tokens,tokens_b,metric,value,unit,source,"
-      "max_seqs,tpot_limit_ms\n";
+  const std::string header = measurement_header(",max_seqs,tpot_limit_ms");
   const auto row = [](const std::string& id, const std::string& metric, double limit_ms) {
     return id + ",infer,m,13,40,5120,40,40,13824,32000,,H100-SXM,1,fp16,,1000,500,," + metric +
            ",1000,x,x,1024," + (limit_ms > 0 ? strings::fixed(limit_ms, 3) : "") + "\n";
   };
-  auto cat = catalog::Catalog::load_embedded();
-  ASSERT_TRUE(cat) << cat.error().to_string();
-  auto free = csv::parse(header + row("tpot", "tpot_ms", 0) + row("tps", "output_tokens_per_s", 0),
-                         "m.csv");
-  ASSERT_TRUE(free) << free.error().to_string();
-  auto v0 = validate(*free, **cat);
+  auto v0 =
+      validate_text(header + row("tpot", "tpot_ms", 0) + row("tps", "output_tokens_per_s", 0));
   ASSERT_TRUE(v0) << v0.error().to_string();
   ASSERT_EQ(v0->rows.size(), 2u);
   const double tpot0 = v0->rows[0].predicted, tps0 = v0->rows[1].predicted;
   const double c0 = v0->rows[1].concurrency;
-  auto ruled = csv::parse(header + row("tpot", "tpot_ms", tpot0 / 2) +
-                              row("tps", "output_tokens_per_s", tpot0 / 2) +
-                              row("none", "output_tokens_per_s", 0.001),
-                          "m.csv");
-  ASSERT_TRUE(ruled) << ruled.error().to_string();
-  auto v = validate(*ruled, **cat);
+  auto v = validate_text(header + row("tpot", "tpot_ms", tpot0 / 2) +
+                         row("tps", "output_tokens_per_s", tpot0 / 2) +
+                         row("none", "output_tokens_per_s", 0.001));
   ASSERT_TRUE(v) << v.error().to_string();
   ASSERT_EQ(v->rows.size(), 2u);
   EXPECT_LE(v->rows[0].predicted, tpot0 / 2 + 1e-3);
