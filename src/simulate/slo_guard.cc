@@ -313,7 +313,7 @@ class SloGuardPolicy final : public ScalingPolicy {
   void learn_ratio(double load, double weight) {
     if (last_load_ <= 0 || weight <= 0) return;
     const double x = (std::log(std::max(load, 1e-12) / last_load_) / kMaxLogRatio + 1) / 2 * kBins;
-    const double decay = std::exp2(-(interval_s_ > 0 ? interval_s_ : 15) / kHalfLifeS);
+    const double decay = day_decay();
     for (double& w : ratio_hist_) w *= decay;
     ratio_weight_ = ratio_weight_ * decay + weight;
     ratio_count_ = ratio_count_ * decay + 1;
@@ -352,6 +352,9 @@ class SloGuardPolicy final : public ScalingPolicy {
   }
   static constexpr double kBins = 256, kMaxLogRatio = 2.0794415416798357;  // ln 8
   static constexpr double kHalfLifeS = 86400;
+  // One interval's decay of the day-long weights (the ratio histogram's and
+  // the run's misses): they halve every kHalfLifeS.
+  double day_decay() const { return std::exp2(-(interval_s_ > 0 ? interval_s_ : 15) / kHalfLifeS); }
   static constexpr int64_t kMinRatioSamples = 8;
 
   // f follows the misses against the attainment budget.
@@ -374,7 +377,7 @@ class SloGuardPolicy final : public ScalingPolicy {
     // as the load ratio's do), counting every miss, those while VMs start
     // too: what a start-up's misses say is that the budget is spent, and a
     // spent budget is no time to shave capacity.
-    const double decay = std::exp2(-(interval_s_ > 0 ? interval_s_ : 15) / kHalfLifeS);
+    const double decay = day_decay();
     run_arrivals_ = run_arrivals_ * decay + static_cast<double>(arrivals);
     run_missed_ = run_missed_ * decay + static_cast<double>(in.missed - in.hopeless);
     const bool spent = run_missed_ > budget_share * run_arrivals_;
