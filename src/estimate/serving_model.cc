@@ -95,10 +95,15 @@ ServingPoint point(const ReplicaModel& r, const Traffic& t, double batch) {
   return p;
 }
 
-bool meets(const ServingPoint& p, const workload::Workload& w) {
-  if (w.serving.tpot_ms > 0 && p.tpot_s * 1000 > w.serving.tpot_ms) return false;
-  if (w.serving.ttft_ms > 0 && p.ttft_s * 1000 > w.serving.ttft_ms) return false;
+// Whether a point keeps a latency rule (a limit of 0 is none).
+bool meets(const ServingPoint& p, const LatencyRule& rule) {
+  if (rule.tpot_s > 0 && p.tpot_s > rule.tpot_s) return false;
+  if (rule.ttft_s > 0 && p.ttft_s > rule.ttft_s) return false;
   return true;
+}
+
+bool meets(const ServingPoint& p, const workload::Workload& w) {
+  return meets(p, LatencyRule{w.serving.ttft_ms / 1000, w.serving.tpot_ms / 1000});
 }
 
 }  // namespace
@@ -166,8 +171,7 @@ MaxLoadPoint max_load_point(const ReplicaModel& r, const workload::Model& m, dou
   // latency rule (MLPerf Server rows), when it has one.
   for (double b = 1; b <= cap; b += 1) {
     const ServingPoint p = point(r, t, b);
-    if ((rule.tpot_s > 0 && p.tpot_s > rule.tpot_s) || (rule.ttft_s > 0 && p.ttft_s > rule.ttft_s))
-      continue;
+    if (!meets(p, rule)) continue;
     if (p.rps > best.rps) {
       best.concurrency = b;
       best.rps = p.rps;
