@@ -201,8 +201,10 @@ struct ValidationRow {
   double predicted = 0;
   double published = 0;
   double error_percent = 0;  // 100 * (predicted - published) / published
-  // Max-load rows (blank batch): the sequences in flight the prediction used
-  // and the most the KV cache holds at the row's lengths; 0 for other rows.
+  // Max-load rows (blank batch), and batch rows whose KV cache does not fit
+  // the batch (run in waves of what fits): the sequences in flight the
+  // prediction used and the most the KV cache holds at the row's lengths;
+  // 0 for other rows.
   double concurrency = 0;
   double memory_limit = 0;
 };

@@ -512,7 +512,11 @@ TEST(Validate, ExtendedFileEveryRowPredictedAndMaxLoadWithinMemory) {
     if (!col(r, "set").empty()) ++new_serving;
     const std::string metric = col(r, "metric");
     if (!col(r, "batch").empty() || metric == "ttft_ms" || metric == "decode_tokens_per_s_batch1") {
-      EXPECT_EQ(row.concurrency, 0) << row.id;
+      // A batch row reports a concurrency only when its KV cache holds less.
+      if (row.concurrency > 0) {
+        EXPECT_EQ(row.concurrency, row.memory_limit) << row.id;
+        EXPECT_LT(row.concurrency, *strings::parse_double(col(r, "batch"))) << row.id;
+      }
       continue;
     }
     ++blank;
@@ -757,6 +761,33 @@ TEST(Validate, MaxLoadRowsKeepTheirLatencyRule) {
   EXPECT_LT(v->rows[1].concurrency, c0);
   ASSERT_EQ(v->skipped.size(), 1u);
   EXPECT_NE(v->skipped[0].reason.find("latency limits"), std::string::npos);
+}
+
+// A batch whose KV cache does not fit the replica runs in waves of the
+// sequences that do (a paged engine queues the rest): Llama-2-7B (MHA, 512
+// KiB of KV a token in fp16) at 2,048 + 2,048 tokens on one A100 80 GB holds
+// about 40 such sequences, so batch 64 predicts what a batch of that limit
+// does, and reports it; a batch that fits keeps its own figure.
+TEST(Validate, BatchesTheKvCacheCannotHoldRunInWaves) {
+  const auto row = [](const std::string& id, int batch) {
+    return id + ",infer,m,6.7,32,4096,32,32,11008,32000,,A100-80GB-SXM,1,fp16," +
+           std::to_string(batch) + ",2048,2048,,output_tokens_per_s,1000,x,x\n";
+  };
+  auto big = validate_text(measurement_header() + row("b64", 64) + row("b8", 8));
+  ASSERT_TRUE(big) << big.error().to_string();
+  ASSERT_EQ(big->rows.size(), 2u);
+  const ValidationRow& b64 = big->rows[0];
+  ASSERT_GT(b64.memory_limit, 8);
+  ASSERT_LT(b64.memory_limit, 64);
+  EXPECT_EQ(b64.concurrency, b64.memory_limit);
+  EXPECT_EQ(big->rows[1].concurrency, 0);  // batch 8 fits: not capped
+  const int limit = static_cast<int>(b64.memory_limit);
+  auto at_limit = validate_text(measurement_header() + row("lim", limit) + row("over", limit + 1));
+  ASSERT_TRUE(at_limit) << at_limit.error().to_string();
+  EXPECT_DOUBLE_EQ(b64.predicted, at_limit->rows[0].predicted);
+  EXPECT_DOUBLE_EQ(b64.predicted, at_limit->rows[1].predicted);
+  // Below the limit, more sequences still mean more throughput.
+  EXPECT_LT(big->rows[1].predicted, b64.predicted);
 }
 
 }  // namespace

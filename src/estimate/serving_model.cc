@@ -147,24 +147,31 @@ ServingPoint best_serving_point(const ReplicaModel& r, const workload::Workload&
   return best;
 }
 
-MaxLoadPoint max_load_point(const ReplicaModel& r, const workload::Model& m, double input_tokens,
-                            double output_tokens, double max_seqs, LatencyRule rule) {
-  // Offline max load (vLLM benchmark_throughput, lmdeploy/TensorRT-LLM
-  // max-throughput runs): every request is queued, so the engine keeps as
-  // many sequences in flight as its KV cache and its max_seqs allow. A
-  // sequence holds on average input + output/2 tokens over its life, in
+double kv_sequence_limit(const ReplicaModel& r, const workload::Model& m, double input_tokens,
+                         double output_tokens) {
+  // A sequence holds on average input + output/2 tokens over its life, in
   // whole pages: on average half a page is unused at its end. The cache is
   // what replica_model() leaves after weights and overhead, less the
   // activations of one prefill chunk (one layer live at a time).
-  const Traffic t{std::max(1.0, input_tokens), std::max(1.0, output_tokens),
-                  std::max(1.0, input_tokens)};
-  const double footprint = t.in_mean + t.out_mean / 2 + kKvPageTokens / 2;
+  const double footprint =
+      std::max(1.0, input_tokens) + std::max(1.0, output_tokens) / 2 + kKvPageTokens / 2;
   const double activations = r.gpus * kPrefillChunkTokens * kActivationBytesPerTokenHidden *
                              m.hidden * workload::bytes_per_value(workload::Precision::kFp16);
   const double kv_tokens =
       std::max(0.0, r.kv_capacity_tokens - activations / std::max(1.0, r.kv_bytes_per_token));
+  return std::floor(kv_tokens / footprint);
+}
+
+MaxLoadPoint max_load_point(const ReplicaModel& r, const workload::Model& m, double input_tokens,
+                            double output_tokens, double max_seqs, LatencyRule rule) {
+  // Offline max load (vLLM benchmark_throughput, lmdeploy/TensorRT-LLM
+  // max-throughput runs): every request is queued, so the engine keeps as
+  // many sequences in flight as its KV cache (kv_sequence_limit) and its
+  // max_seqs allow.
+  const Traffic t{std::max(1.0, input_tokens), std::max(1.0, output_tokens),
+                  std::max(1.0, input_tokens)};
   MaxLoadPoint best;
-  best.memory_limit = std::floor(kv_tokens / footprint);
+  best.memory_limit = kv_sequence_limit(r, m, t.in_mean, t.out_mean);
   const double cap = std::min(best.memory_limit, max_seqs > 0 ? max_seqs : kDefaultMaxSeqs);
   // requests/s(B) = B / (O·d(B) + B·t_p) (header essay); scan B for its
   // maximum among the concurrencies whose TTFT and TPOT keep the run's

@@ -37,7 +37,8 @@
 //  * inference rows: one replica, tensor parallel over gpu_count GPUs,
 //    static batching (TensorRT-LLM gptSessionBenchmark, lmdeploy static
 //    benchmark): prefill of the whole batch, then `output_tokens` decode
-//    steps over a growing context;
+//    steps over a growing context; a batch whose paged KV cache does not
+//    fit runs in waves of the sequences that do (kv_sequence_limit);
 //  * inference rows with a blank batch are max-load runs (vLLM/lmdeploy
 //    throughput benchmarks, offline scenarios): max_load_point()
 //    (serving_model.cc) — continuous batching at the concurrency that
@@ -331,17 +332,28 @@ Result<double> predict_replica(const Row& row, const workload::Workload& w, cons
   }
   if (metric == "ttft_ms") return 1000 * r.prefill_seconds(in);
   if (metric == "decode_tokens_per_s_batch1") return 1.0 / r.decode_step_seconds(1, in + out / 2);
-  if (metric == "tpot_ms") return 1000 * r.decode_step_seconds(batch, in + out / 2);
+  // A batch whose KV cache does not fit runs as the sequences that do: a
+  // paged engine (lmdeploy, vLLM) admits those and queues the rest, so the
+  // batch runs in waves of that size (lmdeploy's Llama-2-7B at 64 x 2,048 +
+  // 2,048 tokens on one A100 80 GB, 512 KiB a token: 40 at a time). A run
+  // that fits is unchanged.
+  const double limit = kv_sequence_limit(r, w.model, in, out);
+  const double running = limit >= 1 ? std::min(batch, limit) : batch;
+  if (running < batch && load) {
+    load->concurrency = running;
+    load->memory_limit = limit;
+  }
+  if (metric == "tpot_ms") return 1000 * r.decode_step_seconds(running, in + out / 2);
   if (metric == "output_tokens_per_s") {
     // Static batching: prefill all sequences (weights read once), then
     // `out` decode steps; the KV context grows linearly, so the sum of the
     // steps equals out x the step at the mean context.
     const double compute =
         (r.flops_per_token * in + r.attn_flops_per_token_ctx * in * in / 2) / r.flops_per_s;
-    const double prefill = batch * compute + r.weight_bytes / r.bytes_per_s + r.step_overhead_s +
-                           r.tp_comm_seconds(batch * in);
-    const double decode = out * r.decode_step_seconds(batch, in + (out - 1) / 2);
-    return batch * out / (prefill + decode);
+    const double prefill = running * compute + r.weight_bytes / r.bytes_per_s + r.step_overhead_s +
+                           r.tp_comm_seconds(running * in);
+    const double decode = out * r.decode_step_seconds(running, in + (out - 1) / 2);
+    return running * out / (prefill + decode);
   }
   return invalid_argument("metric '" + metric + "' is not an inference metric");
 }

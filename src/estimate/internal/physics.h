@@ -254,6 +254,12 @@ struct LatencyRule {
   double ttft_s = 0;
   double tpot_s = 0;
 };
+// Sequences of `input_tokens` + `output_tokens` whose paged KV cache fits in
+// the replica at once, at their mean footprint over their lives (input +
+// output/2 tokens, half a 16-token page unused), after one prefill chunk's
+// activations.
+double kv_sequence_limit(const ReplicaModel& r, const workload::Model& m, double input_tokens,
+                         double output_tokens);
 MaxLoadPoint max_load_point(const ReplicaModel& r, const workload::Model& m, double input_tokens,
                             double output_tokens, double max_seqs, LatencyRule rule = {});
 // Input tokens at the SLO percentile of the workload's distribution.
