@@ -260,6 +260,39 @@ TEST(Estimate, FinetuneFitsOnEightH100ButNotOneT4) {
   EXPECT_GT(small.memory_needed_gib, small.memory_available_gib);
 }
 
+// A file without `recompute` gets the default, selective recomputation,
+// where it fits, and full recomputation (gradient checkpointing) where only
+// that fits: Llama-3.1-70B QLoRA at 4,096 tokens keeps 34·s·h bytes a layer
+// selectively (~91 GB over 80 layers), more than one A100 has, and 2·s·h
+// with checkpoints. The assumption says which and why; a file that sets
+// `recompute` keeps it.
+TEST(Estimate, DefaultRecomputeFallsBackToFullWhereOnlyThatFits) {
+  workload::Workload w = train("llama-3.1-70b", 1e8);
+  w.kind = Kind::kFinetune;
+  w.method = Method::kQlora;
+  w.data.seq_len = 4096;
+  const catalog::VmSize one = vm("Standard_NC24ads_A100_v4", a100(), 1, false, 0);
+  const Estimate e = estimate(w, one, a100(), 1);
+  ASSERT_TRUE(e.fits) << e.reason;
+  const auto activations = [](const Estimate& x) {
+    for (const Assumption& a : x.assumptions)
+      if (a.name == "activations") return a.value;
+    return std::string();
+  };
+  EXPECT_EQ(activations(e).rfind("full recompute", 0), 0u) << activations(e);
+  EXPECT_NE(activations(e).find("selective, the default, needs"), std::string::npos);
+  w.recompute_given = true;  // `recompute: selective` in the file
+  const Estimate pinned = estimate(w, one, a100(), 1);
+  EXPECT_FALSE(pinned.fits);
+  EXPECT_GT(pinned.memory_needed_gib, pinned.memory_available_gib);
+  // Selective where it fits: the same run at 1,024 tokens.
+  w.recompute_given = false;
+  w.data.seq_len = 1024;
+  const Estimate fits = estimate(w, one, a100(), 1);
+  ASSERT_TRUE(fits.fits) << fits.reason;
+  EXPECT_EQ(activations(fits).rfind("selective recompute", 0), 0u) << activations(fits);
+}
+
 TEST(Estimate, SmallestLayoutThatFits) {
   // Llama 2 70B full training needs > 1 TB of model states: 8 x 80 GB with
   // ZeRO-1 still does not fit on one VM; it does on several.

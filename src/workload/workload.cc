@@ -157,6 +157,7 @@ Status parse_top_key(const Reader& r, const std::string& k, const YAML::Node& v,
   } else if (k == "recompute") {
     GPUPLAN_TRY(size_t i, r.choice(v, f, {"none", "selective", "full"}));
     w.recompute = static_cast<Recompute>(i);
+    w.recompute_given = true;
   } else if (k == "data") {
     return internal::parse_data(r, v, f, w.data);
   } else if (k == "serving") {

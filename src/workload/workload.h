@@ -161,6 +161,9 @@ struct Workload {
   Optimizer optimizer = Optimizer::kAdamW;
   int zero_stage = 0;  // 0..3; `fsdp` == 3
   Recompute recompute = Recompute::kSelective;
+  // Whether the file set `recompute`; when not, the estimator may use full
+  // recomputation where the default does not fit (docs/estimator.md).
+  bool recompute_given = false;
   Data data;
   Serving serving;
   BatchJob batch;

@@ -105,6 +105,11 @@ TEST(Parse, DefaultsAreDocumented) {
   EXPECT_EQ(w->precision, Precision::kBf16);
   EXPECT_EQ(w->optimizer, Optimizer::kAdamW);
   EXPECT_EQ(w->recompute, Recompute::kSelective);
+  EXPECT_FALSE(w->recompute_given);  // the estimator may use full where it must
+  auto pinned = parse_string(
+      "kind: train\nmodel: llama-2-7b\nrecompute: selective\ndata: {tokens: 1e9}\n", "t.yaml");
+  ASSERT_TRUE(pinned) << pinned.error().to_string();
+  EXPECT_TRUE(pinned->recompute_given);
   EXPECT_EQ(w->zero_stage, 1);
   EXPECT_EQ(w->data.seq_len, 2048);
   EXPECT_EQ(w->data.micro_batch, 1);
