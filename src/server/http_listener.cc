@@ -64,7 +64,11 @@ std::string serialize(const Response& r, bool close, int retry_after_s) {
 
 Response error_answer(int status, const std::string& message) {
   nlohmann::ordered_json j = {{"error", {{"message", message}, {"text", message}}}};
-  return Response{status, "application/json", j.dump(2) + "\n"};
+  // Bytes that are not UTF-8 (a request's path or query echoed in an
+  // error: /%FF) are written as U+FFFD; dump() would throw, and the client
+  // got a 500 for its own bad input.
+  return Response{status, "application/json",
+                  j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"};
 }
 
 int ms_until(Clock::time_point t, Clock::time_point now) {

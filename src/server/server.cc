@@ -56,7 +56,11 @@ int http_status_for(ErrorCode code) {
 }
 
 Response json_response(int status, const ordered_json& j) {
-  return Response{status, "application/json", j.dump(2) + "\n"};
+  // Bytes that are not UTF-8 (a request's path or query echoed in an
+  // error: /%FF) are written as U+FFFD; dump() would throw, and the client
+  // got a 500 for its own bad input.
+  return Response{status, "application/json",
+                  j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"};
 }
 
 Response error_response(const Error& e) {
@@ -270,19 +274,31 @@ Response prices_route(const catalog::Catalog& catalog, const Request& request) {
 // Work one simulate request may cause, checked against
 // simulate::estimate_work (upper bounds from every input: rate, duration,
 // growth, diurnal peak and bursts; grid steps; fleet growth) before anything
-// is allocated: a server shares its cores and memory. docs/server.md lists
-// them. At ~10 M events/s a capped serving request runs in about a second.
+// is allocated: a server shares its cores and memory (docs/ARCHITECTURE.md,
+// the server). At ~10 M events/s a capped serving request runs in about a second.
 constexpr int kMaxSimulateRuns = 100;
 constexpr double kMaxSimulateRequests = 5e6;  // arrivals x runs
 // Arrivals x the fleet's VMs x runs: the router's scans, about a nanosecond
 // each (a 100,000-VM fleet took 21 s for 180,000 arrivals), so about a
 // second at most, as the other caps (a week at 8 req/s on 200 VMs fits).
 constexpr double kMaxSimulateRoutings = 1e9;
-constexpr double kMaxTimelinePoints = 1e6;    // timeline rows x runs
+// Timeline rows x policies x runs: ~300 bytes of JSON a row (with
+// ?timeline=true), ~100 in memory; 1e6 rows made a 2.1 GB reply and held
+// 10 GB while building it.
+constexpr double kMaxTimelinePoints = 1e5;
+// Policy decisions x policies x runs: ~0.6 us each with the engine's tick
+// (a year at a 1 s interval and no traffic, 220 M of them, took 130 s).
+constexpr double kMaxPolicyTicks = 2e6;
 constexpr double kMaxDeadlineSteps = 100000;  // decision steps x runs
-constexpr double kMaxDpCellsPerRun = 5e7;     // states of one DP (memory)
-constexpr double kMaxDpCells = 1e9;           // states x runs (time)
-constexpr double kMaxReserveVmHours = 1e8;    // VM-hours of demand x runs
+// Steps of the generated spot traces x runs (8 bytes each; 315 M of them, a
+// 1 s gap over 10 years, took 212 s and 680 MB).
+constexpr double kMaxSpotTraceSteps = 1e7;
+// Reserve: history and projection hours read over all reviews x runs (~30 ns
+// an hour; hourly reviews of 3 years' lookback, 1.4e9, took 42 s a run).
+constexpr double kMaxReviewHours = 5e7;
+constexpr double kMaxDpCellsPerRun = 5e7;   // states of one DP (memory)
+constexpr double kMaxDpCells = 1e9;         // states x runs (time)
+constexpr double kMaxReserveVmHours = 1e8;  // VM-hours of demand x runs
 
 // kInvalidArgument naming `field` when `amount` (per request) exceeds `cap`.
 Status within(double amount, double cap, const std::string& what, const std::string& field) {
@@ -303,8 +319,19 @@ Status check_simulate_work(const simulate::Scenario& s, int runs) {
                                  "requests (rate x duration x peaks x runs)", "demand.synthetic"));
   GPUPLAN_RETURN_IF_ERROR(within(w.routings * n, kMaxSimulateRoutings,
                                  "routing scans (requests x VMs x runs)", "fleet.max_replicas"));
-  GPUPLAN_RETURN_IF_ERROR(within(w.timeline_points * n, kMaxTimelinePoints, "timeline points",
+  GPUPLAN_RETURN_IF_ERROR(within(w.timeline_points * n, kMaxTimelinePoints,
+                                 "timeline points (duration / timeline_seconds x policies x runs)",
                                  "fleet.timeline_seconds"));
+  GPUPLAN_RETURN_IF_ERROR(within(w.policy_ticks * n, kMaxPolicyTicks,
+                                 "policy decisions (duration / interval_seconds x policies x runs)",
+                                 "fleet.interval_seconds"));
+  GPUPLAN_RETURN_IF_ERROR(within(w.trace_steps * n, kMaxSpotTraceSteps,
+                                 "spot trace steps (hours / gap_seconds x runs)",
+                                 "spot.model.gap_seconds"));
+  GPUPLAN_RETURN_IF_ERROR(within(w.review_hours * n, kMaxReviewHours,
+                                 "hours of history and projection reviewed (weeks x 168 / "
+                                 "review_hours x (lookback_hours + projection_hours) x runs)",
+                                 "reservation.review_hours"));
   GPUPLAN_RETURN_IF_ERROR(within(w.decision_steps * n, kMaxDeadlineSteps,
                                  "decision steps (deadline / gap_seconds x runs)",
                                  "spot.model.gap_seconds"));

@@ -398,6 +398,35 @@ TEST_F(ServerTest, SimulateRefusesUnboundedWorkBeforeRunning) {
                         "kind: reserve\nvm: {size: Standard_NC24ads_A100_v4, region: eastus}\n"
                         "demand: {synthetic: {base_vms: 50000, weeks: 52}}\n");
   EXPECT_EQ(big_fleet.status, 400) << big_fleet.body;
+  // Work that no request count shows: a year of decisions every second at
+  // almost no traffic (130 s before the cap), a timeline row a second (a
+  // 2.1 GB reply), a 10-year spot trace at a 1 s gap and hourly reserve
+  // reviews of 3 years' history (212 s and 42 s).
+  auto ticks = call("POST", "/api/simulate", {},
+                    serving_head +
+                        "demand: {synthetic: {rate_rps: 0.000001, duration_hours: 8760}}\n"
+                        "fleet: {interval_seconds: 1, timeline_seconds: 86400}\n");
+  EXPECT_EQ(ticks.status, 400) << ticks.body;
+  EXPECT_EQ(field_of(ticks), "fleet.interval_seconds");
+  auto timeline = call("POST", "/api/simulate", {{"timeline", "true"}},
+                       serving_head +
+                           "demand: {synthetic: {rate_rps: 0.05, duration_hours: 277}}\n"
+                           "fleet: {interval_seconds: 60, timeline_seconds: 1}\n");
+  EXPECT_EQ(timeline.status, 400) << timeline.body;
+  EXPECT_EQ(field_of(timeline), "fleet.timeline_seconds");
+  auto spot_trace = call("POST", "/api/simulate", {{"runs", "100"}},
+                         "kind: deadline\nprices: {on_demand_usd_per_hour: 3, spot_ratio: 0.3}\n"
+                         "job: {work_hours: 0.0999, deadline_hours: 0.1, changeover_hours: 0}\n"
+                         "spot: {model: {gap_seconds: 1, hours: 87600}}\n");
+  EXPECT_EQ(spot_trace.status, 400) << spot_trace.body;
+  EXPECT_EQ(field_of(spot_trace), "spot.model.gap_seconds");
+  auto reviews = call("POST", "/api/simulate", {},
+                      "kind: reserve\nvm: {size: Standard_NC24ads_A100_v4, region: eastus}\n"
+                      "reservation: {term: 3y, review_hours: 1, lookback_hours: 26280, "
+                      "projection_hours: 26280}\n"
+                      "demand: {synthetic: {base_vms: 1, weeks: 156}}\n");
+  EXPECT_EQ(reviews.status, 400) << reviews.body;
+  EXPECT_EQ(field_of(reviews), "reservation.review_hours");
   // The estimate is an upper bound of the real work: a scenario under the caps
   // simulates no more requests than estimated.
   const std::string ok =
@@ -413,6 +442,19 @@ TEST_F(ServerTest, SimulateRefusesUnboundedWorkBeforeRunning) {
   EXPECT_LT(bound, 3 * mean);
   auto ran = call("POST", "/api/simulate", {}, ok);
   ASSERT_EQ(ran.status, 200) << ran.body;
+}
+
+// Bytes that are not UTF-8 in a path or a query are the client's error,
+// echoed back as U+FFFD: before, writing the error's JSON threw and the
+// answer was a 500.
+TEST_F(ServerTest, NonUtf8InThePathOrQueryIsTheClientsError) {
+  for (const Response& r : {call("GET", "/api/cost", {{"size", "\xFF"}, {"region", "eastus"}}),
+                            call("GET", "/\xFF"), call("GET", "/api/prices", {{"size", "\xFE"}})}) {
+    EXPECT_GE(r.status, 400) << r.body;
+    EXPECT_LT(r.status, 500) << r.body;
+    const auto j = nlohmann::json::parse(r.body);
+    EXPECT_TRUE(j.contains("error")) << r.body;
+  }
 }
 
 TEST_F(ServerTest, PlanMatchesTheLibrary) {

@@ -321,7 +321,13 @@ WorkEstimate estimate_work(const Scenario& s) {
       const double hours = v.demand.format == "synthetic" ? v.synthetic.duration_hours : 0;
       if (v.demand.format == "synthetic") w.requests = max_requests(v.synthetic);
       w.routings = w.requests * std::max({v.min_replicas, v.initial_replicas, v.max_replicas, 1});
-      w.timeline_points = hours * 3600 / v.timeline_s;
+      // Every policy of the run replays the trace (hindsight several times,
+      // counted as one more policy each run of its search: 7 at most).
+      const auto& names = s.policies.empty() ? serving_policy_names() : s.policies;
+      double policies = 0;
+      for (const std::string& n : names) policies += n == "hindsight" ? 7 : 1;
+      w.timeline_points = hours * 3600 / v.timeline_s * policies;
+      w.policy_ticks = hours * 3600 / v.interval_s * policies;
       break;
     }
     case ScenarioKind::kDeadline: {
@@ -337,6 +343,8 @@ WorkEstimate estimate_work(const Scenario& s) {
       w.decision_steps = std::ceil(deadline_s / g);
       const double width = std::max(0.0, deadline_s - work_s) / (g / 120.0) + 1;
       w.dp_cells = w.decision_steps * width * (3 + 2 * std::ceil(changeover_s / g));
+      w.trace_steps = static_cast<double>(d.spot_model_steps) *
+                      static_cast<double>(std::max<size_t>(1, d.spot_traces.size()));
       break;
     }
     case ScenarioKind::kReserve: {
@@ -344,6 +352,8 @@ WorkEstimate estimate_work(const Scenario& s) {
       const SyntheticVms& v = s.reservation().synthetic_vms;
       w.vm_hours = v.base_vms * std::pow(1 + std::max(0.0, v.growth_per_week), v.weeks) *
                    (1 + v.diurnal_amplitude) * (1 + 3 * v.noise) * v.weeks * 168;
+      const ReservePolicySettings& p = s.reservation().policy;
+      w.review_hours = v.weeks * 168 / p.review_hours * (p.lookback_hours + p.projection_hours);
       break;
     }
   }

@@ -162,10 +162,17 @@ struct WorkEstimate {
   // serving: arrivals x the VMs the fleet may hold — the router scans every
   // replica an arrival could go to (more with several replicas per VM)
   double routings = 0;
-  double timeline_points = 0;  // serving: timeline rows of one run
-  double decision_steps = 0;   // deadline: policy steps of one run (spot model)
-  double dp_cells = 0;         // deadline: states of one dynamic programme
-  double vm_hours = 0;         // reserve: VM-hours of demand of one run
+  double timeline_points = 0;  // serving: timeline rows of one run, every policy's
+  // serving: policy decisions of one run, every policy's (duration /
+  // interval each: a year at a 1 s interval is 220 M at no traffic at all)
+  double policy_ticks = 0;
+  double decision_steps = 0;  // deadline: policy steps of one run (spot model)
+  double dp_cells = 0;        // deadline: states of one dynamic programme
+  double trace_steps = 0;     // deadline: steps of the generated spot traces of one run
+  double vm_hours = 0;        // reserve: VM-hours of demand of one run
+  // reserve: hours of history and projection the policies read, summed over
+  // their reviews (review_hours apart) in one run
+  double review_hours = 0;
 };
 [[nodiscard]] WorkEstimate estimate_work(const Scenario& s);
 
