@@ -1,9 +1,12 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "core/csv.h"
 #include "core/dates.h"
@@ -258,6 +261,41 @@ TEST(Files, ReadTextRefusesDevicesOverTheCapDirectoriesAndNonUtf8) {
   EXPECT_EQ(latin1.error().to_string(), path + ":2:10: not UTF-8 text (byte 0xe9)");
   std::ofstream(path) << "name: caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\n";
   EXPECT_TRUE(files::read_text(path));
+}
+
+// An output path that is a device, a FIFO or a symbolic link stays what it
+// is: a device or FIFO is written in place (as a shell redirect writes it);
+// a link keeps its target, which gets the content. Renaming a temp file
+// over each once replaced the node itself (/dev/full became a plain file).
+TEST(Files, WriteAtomicKeepsDevicesFifosAndLinks) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(::testing::TempDir()) / "write_atomic";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  ASSERT_TRUE(files::write_atomic("/dev/null", "x\n"));
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+  if (fs::is_character_file("/dev/full")) {
+    auto full = files::write_atomic("/dev/full", "x\n");
+    EXPECT_FALSE(full);  // no space left on the device: said, not replaced
+    EXPECT_TRUE(fs::is_character_file("/dev/full"));
+  }
+  const fs::path target = dir / "target.txt", link = dir / "link.txt";
+  std::ofstream(target) << "old\n";
+  fs::create_symlink(target.filename(), link);
+  ASSERT_TRUE(files::write_atomic(link.string(), "new\n"));
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(*files::read_text(target.string()), "new\n");
+  const fs::path fifo = dir / "fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string got;
+  std::thread reader([&] { std::getline(std::ifstream(fifo), got); });
+  ASSERT_TRUE(files::write_atomic(fifo.string(), "through\n"));
+  reader.join();
+  EXPECT_EQ(got, "through");
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  auto is_dir = files::write_atomic(dir.string(), "x");
+  ASSERT_FALSE(is_dir);
+  EXPECT_EQ(is_dir.error().code, ErrorCode::kInvalidArgument);
 }
 
 TEST(Strings, Utf8ValidationFollowsRfc3629) {

@@ -90,8 +90,47 @@ Result<nlohmann::json> read_json(const std::string& path) {
   return parse_json(text, path);
 }
 
-Status write_atomic(const std::string& path, std::string_view content) {
+namespace {
+
+// Writes `content` to an existing file that is not a regular one (a device
+// such as /dev/null or /dev/stdout, a FIFO): in place, as a shell redirect
+// would. Renaming over it replaced the device node with a plain file
+// (`--events /dev/full` as root turned /dev/full into a 111-byte file).
+Status write_in_place(const std::string& path, std::string_view content) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return unavailable("cannot write: " + std::string(std::strerror(errno)), Where{path});
+  size_t off = 0;
+  while (off < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + off, content.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      ::close(fd);
+      return unavailable("cannot write: " + std::string(std::strerror(err)), Where{path});
+    }
+    off += static_cast<size_t>(n);
+  }
+  if (::close(fd) != 0)
+    return unavailable("cannot write: " + std::string(std::strerror(errno)), Where{path});
+  return {};
+}
+
+}  // namespace
+
+Status write_atomic(const std::string& path_in, std::string_view content) {
   namespace fs = std::filesystem;
+  std::string path = path_in;
+  std::error_code ec;
+  // A symbolic link keeps pointing where it did: the file it names is the
+  // one replaced (renaming over the link replaced the link itself).
+  if (fs::is_symlink(fs::symlink_status(path, ec))) {
+    const fs::path resolved = fs::weakly_canonical(path, ec);
+    if (ec) return unavailable("cannot write: " + ec.message(), Where{path_in});
+    path = resolved.string();
+  }
+  const fs::file_status st = fs::status(path, ec);
+  if (fs::is_directory(st)) return invalid_argument("is a directory", Where{path_in});
+  if (fs::exists(st) && !fs::is_regular_file(st)) return write_in_place(path, content);
   fs::path target(path);
   fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::string tmpl = (dir / ("." + target.filename().string() + ".tmpXXXXXX")).string();

@@ -33,7 +33,10 @@ void set_max_input_bytes(size_t bytes);
 [[nodiscard]] Result<nlohmann::json> read_json(const std::string& path);
 
 // Writes `content` to `path` atomically (temp file in the same directory,
-// fsync, rename). kUnavailable when the directory is not writable.
+// fsync, rename). kUnavailable when the directory is not writable. A path
+// that is a symbolic link replaces the file it names (the link stays); one
+// that is a device or a FIFO (/dev/null, /dev/stdout) is written in place,
+// not replaced; a directory is kInvalidArgument.
 [[nodiscard]] Status write_atomic(const std::string& path, std::string_view content);
 
 // Directory of the running executable ("" when unknown).

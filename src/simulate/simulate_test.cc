@@ -152,6 +152,16 @@ TEST(SpotTrace, BadInputNamesTheField) {
   auto t = parse_spot_trace(R"({"metadata": {"gap_seconds": 0}, "data": [0]})", "x.json");
   ASSERT_FALSE(t);
   EXPECT_EQ(t.error().where.field, "metadata.gap_seconds");
+  // Steps of 1 s to a day, as spot.model.gap_seconds: 1e-9 s crashed the
+  // deadline simulator (SIGFPE) and 1e308 s made its bound 1e30 USD.
+  for (const char* gap : {"1e-9", "0.1", "1e308", "86401"}) {
+    t = parse_spot_trace(
+        std::string(R"({"metadata": {"gap_seconds": )") + gap + R"(}, "data": [0, 0, 1]})",
+        "x.json");
+    ASSERT_FALSE(t) << gap;
+    EXPECT_EQ(t.error().where.field, "metadata.gap_seconds") << gap;
+  }
+  EXPECT_TRUE(parse_spot_trace(R"({"metadata": {"gap_seconds": 1}, "data": [0]})", "x.json"));
   t = parse_spot_trace(R"({"metadata": {"gap_seconds": 60}, "data": [0, -1]})", "x.json");
   ASSERT_FALSE(t);
   EXPECT_EQ(t.error().where.field, "data[1]");

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <functional>
 #include <optional>
@@ -145,8 +146,16 @@ Result<SpotTrace> finish_trace(SpotTrace t, TraceSax& sax, bool parsed,
     return invalid_argument("expected {\"metadata\": {\"gap_seconds\": N}, \"data\": [...]}",
                             Where{t.file, 0, 0, "metadata.gap_seconds"});
   }
-  if (!(t.gap_seconds > 0) || !std::isfinite(t.gap_seconds)) {
-    return invalid_argument("gap_seconds must be a positive number of seconds",
+  // The range spot.model.gap_seconds has (1 s to a day): a step of 1e-9 s
+  // overflowed the simulators' integer step counts (SIGFPE), 0.1 s made a
+  // week of steps no run ends, and 1e308 s put the deadline bound at 1e30
+  // USD. The published traces step every 5 or 10 minutes.
+  if (!(t.gap_seconds >= 1 && t.gap_seconds <= 86400)) {
+    char found[32];
+    std::snprintf(found, sizeof found, "%g", t.gap_seconds);
+    return invalid_argument(std::string("gap_seconds must be a number of seconds in [1, 86400], "
+                                        "found ") +
+                                found,
                             Where{t.file, 0, 0, "metadata.gap_seconds"});
   }
   if (t.available.empty()) {
