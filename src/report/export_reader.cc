@@ -33,6 +33,7 @@
 //    -> Standard, Spot -> Dynamic, Reservation/SavingsPlan -> Committed;
 //    ChargeType UnusedReservation/UnusedSavingsPlan -> status Unused.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 
@@ -201,12 +202,45 @@ Result<double> number(const ColumnMap& map, const std::vector<std::string>& f, i
   return *v;
 }
 
+// The longest line an export may have: a cost export's row is a few hundred
+// bytes (FOCUS has ~50 columns, tags included); std::getline alone grew a
+// line without bound on a file with no newline (`report /dev/zero` held 4 GB
+// after 10 s).
+constexpr size_t kMaxLineBytes = size_t{1} << 20;
+
+// std::getline with that cap. false at the end of the input; `too_long` set
+// (and false) when a line passes the cap.
+bool getline_capped(std::istream& in, std::string& out, bool& too_long) {
+  out.clear();
+  std::array<char, 4096> chunk{};
+  for (;;) {
+    in.getline(chunk.data(), chunk.size());
+    const auto got = static_cast<size_t>(in.gcount());
+    const bool ended = !in.fail();  // a newline (counted in gcount) or the input ended it
+    if (!ended && (in.bad() || got == 0)) return !out.empty() && !in.bad();
+    out.append(chunk.data(), ended && !in.eof() ? got - 1 : got);
+    if (out.size() > kMaxLineBytes) {
+      too_long = true;
+      return false;
+    }
+    if (ended) return true;
+    in.clear();  // the chunk filled before a newline
+  }
+}
+
 }  // namespace
 
 Result<bool> CsvStream::next(std::vector<std::string>& fields) {
   size_t n = 0;
   bool in_quotes = false;
-  while (std::getline(in_, buf_)) {
+  bool too_long = false;
+  for (;;) {
+    if (!getline_capped(in_, buf_, too_long)) {
+      if (too_long)
+        return invalid_argument("a line longer than 1 MiB (is this a cost export?)",
+                                Where{file_, next_line_, 0, ""});
+      break;
+    }
     int this_line = next_line_++;
     if (!buf_.empty() && buf_.back() == '\r') buf_.pop_back();
     // Exports are UTF-8 like every input (core/files.h); other bytes would

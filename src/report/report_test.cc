@@ -357,6 +357,30 @@ TEST(Report, CsvStreamHandlesQuotesNewlinesAndCrlf) {
   EXPECT_FALSE(*s.next(f));
 }
 
+// Lines longer than the reader's 4 KiB chunk are read whole (a last line
+// with no newline too); one over 1 MiB is refused at its line, where a
+// file with no newline at all (/dev/zero) once grew without bound.
+TEST(Report, CsvStreamReadsLongLinesAndRefusesEndlessOnes) {
+  const std::string tag(10000, 't');
+  std::istringstream in("a,b\n" + tag + ",x\n" + std::string(4095, 'y') + "\nlast," + tag);
+  internal::CsvStream s(in, "f.csv");
+  std::vector<std::string> f;
+  ASSERT_TRUE(*s.next(f));
+  ASSERT_TRUE(*s.next(f));
+  EXPECT_EQ(f, (std::vector<std::string>{tag, "x"}));
+  ASSERT_TRUE(*s.next(f));
+  EXPECT_EQ(f, (std::vector<std::string>{std::string(4095, 'y')}));
+  ASSERT_TRUE(*s.next(f));
+  EXPECT_EQ(f, (std::vector<std::string>{"last", tag}));
+  EXPECT_FALSE(*s.next(f));
+  std::istringstream endless("a,b\n" + std::string((size_t{1} << 20) + 10, '\0'));
+  internal::CsvStream e(endless, "zero.csv");
+  ASSERT_TRUE(*e.next(f));
+  auto r = e.next(f);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().to_string(), "zero.csv:2: a line longer than 1 MiB (is this a cost export?)");
+}
+
 TEST(Report, DaysRoundTripAndRejectImpossibleDates) {
   EXPECT_EQ(internal::parse_day("1970-01-01"), 0);
   EXPECT_EQ(internal::format_day(*internal::parse_day("2024-02-29T10:00:00Z")), "2024-02-29");

@@ -112,7 +112,9 @@ Status parse_reserve(const Reader& r, const YAML::Node& root, Scenario& s) {
     spec.demand.trace = resolve(s.dir, p);
   }
   if (d["gpus_per_vm"]) {
-    GPUPLAN_TRY(double v, r.positive(d["gpus_per_vm"], "demand.gpus_per_vm", 64));
+    // Azure's smallest GPU share is an eighth (NV4as_v4, 1/8 of an MI25);
+    // 1e-300 overflowed the VM counts into negative GPU-hours.
+    GPUPLAN_TRY(double v, r.number(d["gpus_per_vm"], "demand.gpus_per_vm", 0.125, 64));
     spec.gpus_per_vm = v;
   }
   if (d["time_scale"]) {

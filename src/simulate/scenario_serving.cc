@@ -30,8 +30,11 @@ Status parse_replica(const Reader& r, const YAML::Node& rep, Scenario& s) {
   for (const char* k : {"prefill_tokens_per_s", "step_base_ms", "step_per_seq_ms", "max_batch"})
     if (!rep[k])
       return r.error(rep, std::string("replica.") + k, "required when replica: is given");
+  // At least a token a second: 1e-6 made prefills of ~1e9 s that no run
+  // ends, and 1e-300 overflowed the engine's microsecond clock into
+  // negative costs.
   GPUPLAN_TRY(c.prefill_tokens_per_s,
-              r.positive(rep["prefill_tokens_per_s"], "replica.prefill_tokens_per_s", 1e9));
+              r.number(rep["prefill_tokens_per_s"], "replica.prefill_tokens_per_s", 1, 1e9));
   if (rep["prefill_fixed_ms"]) {
     GPUPLAN_TRY(double ms, r.number(rep["prefill_fixed_ms"], "replica.prefill_fixed_ms", 0, 1e6));
     c.prefill_fixed_s = ms / 1e3;
