@@ -157,6 +157,15 @@ struct TrainInputs {
   bool nvlink = false;
   Link intra, inter;
 };
+// One training step at layout `l` (its grad_accum micro-batches per
+// replica): compute, tensor-parallel, pipeline and data-parallel seconds,
+// and the step with the part of the data-parallel traffic that compute
+// does not hide (layout_model.cc).
+struct StepCost {
+  double t_step, t_compute, t_tp, t_pp, t_dp, bubble;
+};
+StepCost step_cost(const workload::Workload& w, const TrainInputs& in, const Layout& l,
+                   double trainable_params);
 // Searches tp x pp x dp = GPUs: tp within a VM dividing the heads, pp <=
 // layers, dp <= global batch / micro-batch; picks the shortest step.
 TrainPlan plan_training(const workload::Workload& w, const TrainInputs& in, bool explain);
