@@ -9,6 +9,7 @@
 #include "workload/models.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "core/strings.h"
@@ -140,10 +141,48 @@ const std::vector<Model>& builtin_models() {
   return kModels;
 }
 
+namespace {
+
+// Whether `t` (lower case) is a tag a release adds to a base model's name
+// without changing its architecture: chat/instruct tunes, a revision
+// ("v0.3"), the context window ("4k", "128k"), Hugging Face's "hf", or a
+// quantised upload (its weights' precision is the workload's `precision`).
+bool release_tag(std::string_view t) {
+  static constexpr std::string_view kTags[] = {"instruct", "chat", "hf",   "it",  "base", "fp8",
+                                               "awq",      "gptq", "gguf", "bnb", "4bit", "8bit"};
+  for (std::string_view k : kTags)
+    if (t == k) return true;
+  const auto digits_then = [&](size_t from, std::string_view rest) {
+    size_t i = from;
+    while (i < t.size() && (std::isdigit(static_cast<unsigned char>(t[i])) || t[i] == '.')) ++i;
+    return i > from && t.substr(i) == rest;
+  };
+  return (t.size() > 1 && t[0] == 'v' && digits_then(1, "")) || digits_then(0, "k");
+}
+
+// A Hugging Face repository id as a built-in name: "meta-llama/
+// Meta-Llama-3.1-8B-Instruct" -> "llama-3.1-8b", "mistralai/
+// Mixtral-8x7B-Instruct-v0.1" -> "mixtral-8x7b", "microsoft/
+// Phi-3-mini-4k-instruct" -> "phi-3-mini".
+std::string base_name(std::string_view name) {
+  std::string s = strings::to_lower(strings::trim(name));
+  if (const size_t slash = s.rfind('/'); slash != std::string::npos) s.erase(0, slash + 1);
+  if (s.rfind("meta-", 0) == 0) s.erase(0, 5);
+  for (;;) {
+    const size_t dash = s.rfind('-');
+    if (dash == std::string::npos || !release_tag(std::string_view(s).substr(dash + 1))) break;
+    s.erase(dash);
+  }
+  return s;
+}
+
+}  // namespace
+
 const Model* find_model(std::string_view name) {
-  const std::string k = key(name);
-  for (const Model& m : builtin_models()) {
-    if (key(m.name) == k) return &m;
+  for (const std::string& k : {key(name), key(base_name(name))}) {
+    for (const Model& m : builtin_models()) {
+      if (key(m.name) == k) return &m;
+    }
   }
   return nullptr;
 }

@@ -6,6 +6,7 @@
 // checked for a consistent shape (heads divide hidden, kv_heads divide
 // heads, active experts within experts) and a stated params_b must agree
 // with the architecture within 25 %.
+#include <cctype>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -22,13 +23,38 @@ namespace gpuplan::workload::internal {
 
 namespace {
 
+// The word of a model's name that gives its size: "8b", "8x7b", "0.5b",
+// "mini", "medium"; "" when none does.
+std::string size_word(std::string_view name) {
+  std::string word;
+  std::string token;
+  const std::string lower = strings::to_lower(name) + "-";
+  for (char ch : lower) {
+    if (ch != '-' && ch != '_' && ch != ' ' && ch != '/') {
+      token += ch;
+      continue;
+    }
+    const bool named = token == "mini" || token == "small" || token == "medium" ||
+                       token == "large" || token == "xl";
+    const bool counted = token.size() > 1 && token.back() == 'b' &&
+                         std::isdigit(static_cast<unsigned char>(token[token.size() - 2]));
+    if (named || counted) word = token;
+    token.clear();
+  }
+  return word;
+}
+
 // `model: NAME`: a built-in model, or kNotFound with the nearest name.
 Status builtin_model(const Reader& r, const YAML::Node& node, const std::string& field,
                      Model& out) {
   const Model* m = find_model(node.Scalar());
   if (!m) {
     std::string msg = "unknown model '" + node.Scalar() + "'";
-    if (auto c = strings::closest(node.Scalar(), model_names())) {
+    auto c = strings::closest(node.Scalar(), model_names());
+    // A near name of another size is another model: "phi-3-medium" (14 B)
+    // is not "phi-3-mini" (3.8 B), nor "qwen2.5-34b" "qwen2.5-14b".
+    if (c && size_word(*c) != size_word(node.Scalar())) c.reset();
+    if (c) {
       msg += "; did you mean '" + *c + "'?";
     } else {
       msg +=

@@ -99,6 +99,32 @@ TEST(Parse, AllExamplesParse) {
   }
 }
 
+// Hugging Face repository ids are the base model they were tuned from; an
+// unknown name's suggestion is never a model of another size.
+TEST(Parse, HuggingFaceNamesAreTheirBaseModelsAndSuggestionsKeepTheSize) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"meta-llama/Meta-Llama-3.1-8B-Instruct", "llama-3.1-8b"},
+      {"Mixtral-8x7B-Instruct-v0.1", "mixtral-8x7b"},
+      {"microsoft/Phi-3-mini-4k-instruct", "phi-3-mini"},
+      {"Llama-2-7b-chat-hf", "llama-2-7b"},
+      {"Qwen/Qwen2.5-72B-Instruct-AWQ", "qwen2.5-72b"},
+  };
+  for (const auto& [given, builtin] : cases) {
+    const Model* m = find_model(given);
+    ASSERT_NE(m, nullptr) << given;
+    EXPECT_EQ(m->name, builtin) << given;
+  }
+  EXPECT_EQ(find_model("llama-3.1-8b-base-v2-extra"), nullptr);  // "extra" is no tag
+  auto medium = parse_string("kind: infer\nmodel: phi-3-medium\n", "m.yaml");
+  ASSERT_FALSE(medium);
+  EXPECT_EQ(medium.error().message.find("did you mean"), std::string::npos)
+      << medium.error().message;
+  auto typo = parse_string("kind: infer\nmodel: lama-3.1-8b\n", "m.yaml");
+  ASSERT_FALSE(typo);
+  EXPECT_NE(typo.error().message.find("did you mean 'llama-3.1-8b'"), std::string::npos)
+      << typo.error().message;
+}
+
 TEST(Parse, DefaultsAreDocumented) {
   auto w = parse_string("kind: train\nmodel: llama-2-7b\ndata: {tokens: 1e9}\n", "t.yaml");
   ASSERT_TRUE(w) << w.error().to_string();
