@@ -262,9 +262,13 @@ Result<ReplicaModel> replica_model(const workload::Workload& w, const catalog::G
   const double usable = tp * (gpu.memory_gib * (1.0 - headroom) - overhead_gib) * kGiB;
   const double free_bytes = usable - r.weight_bytes;
   if (free_bytes <= 0) {
+    // The usable memory, as training's messages say it: "T4 has 16" read as
+    // if 15 GiB of weights fit.
     return failed_precondition("weights need " + strings::fixed(r.weight_bytes / kGiB / tp, 1) +
                                " GiB/GPU at tp=" + std::to_string(tp) + ", " + gpu.model + " has " +
-                               strings::fixed(gpu.memory_gib, 0));
+                               strings::fixed(usable / tp / kGiB, 1) + " GiB usable (" +
+                               strings::fixed(gpu.memory_gib, 0) +
+                               " GiB less headroom and overhead)");
   }
   r.kv_capacity_tokens = free_bytes / r.kv_bytes_per_token;
   return r;
