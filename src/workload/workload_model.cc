@@ -102,7 +102,9 @@ Status read_model_keys(const Reader& r, const YAML::Node& node, const std::strin
                       return {};
                     }
                     if (k == "params_b") {
-                      GPUPLAN_TRY(double p, r.positive(v, f));
+                      // 1 M to 100 T parameters: 1e-300 made a model of "0 B
+                      // params" that trained in 0 h.
+                      GPUPLAN_TRY(double p, r.number(v, f, 1e-3, 1e5));
                       keys.params = p;
                       keys.params_node = v;
                       return {};

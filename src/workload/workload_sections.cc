@@ -19,6 +19,19 @@
 
 namespace gpuplan::workload::internal {
 
+// Ceilings of the workload's amounts, far above any real job, so that a
+// typo or a hostile file gets its line and field instead of answers in
+// 300-digit hours, inf tokens or an error blamed on a flag it never set
+// (`tokens: 5e307` overflowed the data's Blob storage and `plan` said
+// "--blob-gb: Blob storage cannot be negative"):
+constexpr double kMaxTokens = 1e15;  // Llama 3 trained on 1.56e13 (Meta, 2024)
+constexpr double kMaxEpochs = 1e4;
+constexpr double kMaxBytesPerSample = 1e10;  // 10 GB: a long video clip
+constexpr double kMaxGrowthPerWeek = 10;     // x11 a week
+constexpr double kMaxLatencyMs = 1e7;        // TTFT/TPOT under three hours
+constexpr double kMaxRequestRate = 1e7;      // requests/s, all of a large service
+constexpr double kMaxDurationHours = 87600;  // ten years
+
 Status parse_tokens(const Reader& r, const YAML::Node& node, const std::string& field,
                     TokenDistribution& out) {
   if (node.IsScalar()) {
@@ -137,7 +150,7 @@ Status parse_constraints(const Reader& r, const YAML::Node& node, Constraints& c
           GPUPLAN_TRY(size_t i, r.choice(v, f, {"none", "weekly", "monthly"}));
           c.repeat = static_cast<Repeat>(i);
         } else if (k == "budget_growth_per_week") {
-          GPUPLAN_TRY(c.budget_growth_per_week, r.non_negative(v, f));
+          GPUPLAN_TRY(c.budget_growth_per_week, r.number(v, f, 0, kMaxGrowthPerWeek));
         } else if (k == "checkpoint_hours") {
           GPUPLAN_TRY(double h, r.positive(v, f));
           c.checkpoint_hours = h;
@@ -166,26 +179,26 @@ Status parse_data(const Reader& r, const YAML::Node& node, const std::string& fi
   return for_each(node, field,
                   [&](const std::string& k, const YAML::Node& v, const std::string& f) -> Status {
                     if (k == "tokens") {
-                      GPUPLAN_TRY(double t, r.positive(v, f));
+                      GPUPLAN_TRY(double t, r.positive(v, f, kMaxTokens));
                       out.tokens = t;
                     } else if (k == "samples") {
-                      GPUPLAN_TRY(double s, r.positive(v, f));
+                      GPUPLAN_TRY(double s, r.positive(v, f, kMaxTokens));
                       out.samples = s;
                     } else if (k == "seq_len") {
                       GPUPLAN_TRY(out.seq_len, r.positive_int(v, f));
                     } else if (k == "epochs") {
-                      GPUPLAN_TRY(out.epochs, r.positive(v, f));
+                      GPUPLAN_TRY(out.epochs, r.positive(v, f, kMaxEpochs));
                     } else if (k == "global_batch") {
                       GPUPLAN_TRY(out.global_batch, r.positive_int(v, f));
                     } else if (k == "micro_batch") {
                       GPUPLAN_TRY(out.micro_batch, r.positive_int(v, f));
                     } else if (k == "items") {
-                      GPUPLAN_TRY(double it, r.positive(v, f));
+                      GPUPLAN_TRY(double it, r.positive(v, f, kMaxTokens));
                       out.items = it;
                     } else if (k == "growth_per_week") {
-                      GPUPLAN_TRY(out.growth_per_week, r.non_negative(v, f));
+                      GPUPLAN_TRY(out.growth_per_week, r.number(v, f, 0, kMaxGrowthPerWeek));
                     } else if (k == "bytes_per_sample") {
-                      GPUPLAN_TRY(double b, r.positive(v, f));
+                      GPUPLAN_TRY(double b, r.positive(v, f, kMaxBytesPerSample));
                       out.bytes_per_sample = b;
                     }
                     return {};
@@ -200,9 +213,9 @@ Status parse_slo(const Reader& r, const YAML::Node& node, const std::string& fie
   return for_each(node, field,
                   [&](const std::string& k, const YAML::Node& v, const std::string& f) -> Status {
                     if (k == "ttft_ms") {
-                      GPUPLAN_TRY(out.ttft_ms, r.positive(v, f));
+                      GPUPLAN_TRY(out.ttft_ms, r.positive(v, f, kMaxLatencyMs));
                     } else if (k == "tpot_ms") {
-                      GPUPLAN_TRY(out.tpot_ms, r.positive(v, f));
+                      GPUPLAN_TRY(out.tpot_ms, r.positive(v, f, kMaxLatencyMs));
                     } else {
                       GPUPLAN_TRY(double p, r.positive(v, f));
                       if (p >= 100) return r.error(v, f, "percentile must be below 100 (e.g. 99)");
@@ -222,7 +235,7 @@ Status parse_serving(const Reader& r, const YAML::Node& node, const std::string&
   return for_each(node, field,
                   [&](const std::string& k, const YAML::Node& v, const std::string& f) -> Status {
                     if (k == "request_rate") {
-                      GPUPLAN_TRY(out.request_rate, r.positive(v, f));
+                      GPUPLAN_TRY(out.request_rate, r.positive(v, f, kMaxRequestRate));
                     } else if (k == "trace") {
                       GPUPLAN_TRY(out.trace, r.string(v, f));
                     } else if (k == "input_tokens") {
@@ -230,7 +243,7 @@ Status parse_serving(const Reader& r, const YAML::Node& node, const std::string&
                     } else if (k == "output_tokens") {
                       return parse_tokens(r, v, f, out.output_tokens);
                     } else if (k == "duration_hours") {
-                      GPUPLAN_TRY(out.duration_hours, r.positive(v, f));
+                      GPUPLAN_TRY(out.duration_hours, r.positive(v, f, kMaxDurationHours));
                     } else if (k == "slo") {
                       return parse_slo(r, v, f, out);
                     }

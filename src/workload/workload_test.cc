@@ -125,6 +125,29 @@ TEST(Parse, HuggingFaceNamesAreTheirBaseModelsAndSuggestionsKeepTheSize) {
       << typo.error().message;
 }
 
+// Amounts far beyond any real job are refused at their line and field:
+// before, 5e307 tokens overflowed the data's storage size and `plan`
+// blamed --blob-gb, and 1e300 epochs or 1e-300 B parameters gave inf or 0
+// hours.
+TEST(Parse, AmountsBeyondAnyJobNameTheirField) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"kind: finetune\nmodel: llama-3-8b\ndata: {tokens: 5e307}\n", "data.tokens"},
+      {"kind: finetune\nmodel: llama-3-8b\ndata: {tokens: 1e9, epochs: 1e300}\n", "data.epochs"},
+      {"kind: train\nmodel: {params_b: 1e-300}\ndata: {tokens: 1e9}\n", "model.params_b"},
+      {"kind: infer\nmodel: llama-3-8b\nserving: {request_rate: 1e12, input_tokens: 10, "
+       "output_tokens: 10}\n",
+       "serving.request_rate"},
+  };
+  for (const auto& [text, field] : cases) {
+    auto w = parse_string(text, "w.yaml");
+    ASSERT_FALSE(w) << text;
+    EXPECT_EQ(w.error().code, ErrorCode::kInvalidArgument) << text;
+    EXPECT_EQ(w.error().where.field, field) << w.error().to_string();
+    EXPECT_GT(w.error().where.line, 0) << w.error().to_string();
+  }
+  EXPECT_TRUE(parse_string("kind: train\nmodel: llama-3-8b\ndata: {tokens: 1.5e13}\n", "w.yaml"));
+}
+
 TEST(Parse, DefaultsAreDocumented) {
   auto w = parse_string("kind: train\nmodel: llama-2-7b\ndata: {tokens: 1e9}\n", "t.yaml");
   ASSERT_TRUE(w) << w.error().to_string();

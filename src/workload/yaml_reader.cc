@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <set>
 #include <utility>
 
@@ -140,7 +141,13 @@ Result<double> Reader::number(const YAML::Node& node, const std::string& field) 
 tl::unexpected<Error> Reader::out_of_range(const YAML::Node& node, const std::string& field,
                                            double lo, double hi, bool lo_open) const {
   const auto bound = [](double x) {
-    return x >= 1e15 ? std::string("inf") : strings::fixed(x, x == std::floor(x) ? 0 : 3);
+    if (x >= kNoCeiling) return std::string("inf");
+    if (x >= 1e9 || (x > 0 && x < 1e-3)) {  // 1e+15, not 1000000000000000
+      char text[32];
+      std::snprintf(text, sizeof text, "%g", x);
+      return std::string(text);
+    }
+    return strings::fixed(x, x == std::floor(x) ? 0 : 3);
   };
   return error(node, field,
                std::string("expected a number in ") + (lo_open ? "(" : "[") + bound(lo) + ", " +
