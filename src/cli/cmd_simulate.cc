@@ -4,6 +4,7 @@
 // `gpuplan simulate merge PARTIAL...`: the report of a sweep run as shards.
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -151,6 +152,34 @@ Result<simulate::RunOptions> run_options(const SimulateFlags& f,
     return tl::unexpected(Error{ErrorCode::kInvalidArgument,
                                 "expected a file name ending in .csv or .json",
                                 {"", 0, 0, "--timeline"}});
+  // The output files, before anything runs or is written: each in a
+  // directory that exists, no two the same file. A bad --events path once
+  // failed after --timeline had been written (exit 3, half the outputs),
+  // and --timeline t.csv --events t.csv kept only the last.
+  std::vector<std::pair<std::string, std::string>> outputs;  // flag, path
+  for (const auto& [flag, path] : {std::pair<std::string, std::string>{"--timeline", f.timeline},
+                                   {"--plot", f.plot},
+                                   {"--events", f.events}}) {
+    if (path.empty()) continue;
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path p(path);
+    const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+    if (!fs::is_directory(dir, ec))
+      return tl::unexpected(Error{ErrorCode::kInvalidArgument,
+                                  "no directory '" + dir.string() + "' to write " + path + " in",
+                                  {"", 0, 0, flag}});
+    if (fs::is_directory(p, ec))
+      return tl::unexpected(
+          Error{ErrorCode::kInvalidArgument, path + " is a directory", {"", 0, 0, flag}});
+    const std::string canon = fs::weakly_canonical(p, ec).string();
+    for (const auto& [other_flag, other] : outputs)
+      if (other == canon)
+        return tl::unexpected(Error{ErrorCode::kInvalidArgument,
+                                    "the same file as " + other_flag + " (" + path + ")",
+                                    {"", 0, 0, flag}});
+    outputs.emplace_back(flag, canon);
+  }
   opt.timeline = !f.plot.empty() || !f.timeline.empty();
   opt.event_log = !f.events.empty();
   if (f.threads < 0)

@@ -298,6 +298,17 @@ TEST(Files, WriteAtomicKeepsDevicesFifosAndLinks) {
   EXPECT_EQ(is_dir.error().code, ErrorCode::kInvalidArgument);
 }
 
+TEST(Strings, TerminalControlsAreFound) {
+  EXPECT_FALSE(strings::terminal_control_at("caf\xc3\xa9 \xe2\x82\xac llama-3.1-8b"));
+  EXPECT_EQ(strings::terminal_control_at("a\x1b[31m"), 1u);       // ESC
+  EXPECT_EQ(strings::terminal_control_at("ab\x07"), 2u);          // BEL
+  EXPECT_EQ(strings::terminal_control_at("x\x7f"), 1u);           // DEL
+  EXPECT_EQ(strings::terminal_control_at("\xc2\x9b"), 0u);        // C1 CSI
+  EXPECT_EQ(strings::terminal_control_at("ab\xe2\x80\xae"), 2u);  // U+202E
+  EXPECT_EQ(strings::terminal_control_at("\xe2\x81\xa6"), 0u);    // U+2066
+  EXPECT_FALSE(strings::terminal_control_at("\xe2\x80\x94"));     // an em dash
+}
+
 TEST(Strings, Utf8ValidationFollowsRfc3629) {
   EXPECT_FALSE(strings::invalid_utf8_at("plain, caf\xc3\xa9, \xe2\x82\xac, \xf0\x9f\x98\x80"));
   EXPECT_EQ(strings::invalid_utf8_at("ab\xc0\xaf"), 2u);        // overlong '/'

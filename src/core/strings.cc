@@ -177,6 +177,20 @@ std::string fixed(double v, int digits) {
   return out;
 }
 
+std::optional<size_t> terminal_control_at(std::string_view s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c == 0x7f) return i;
+    const auto next = [&](size_t k) {
+      return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0;
+    };
+    if (c == 0xc2 && next(1) >= 0x80 && next(1) <= 0x9f) return i;  // C1
+    if (c == 0xe2 && next(1) == 0x80 && next(2) >= 0xaa && next(2) <= 0xae) return i;
+    if (c == 0xe2 && next(1) == 0x81 && next(2) >= 0xa6 && next(2) <= 0xa9) return i;
+  }
+  return std::nullopt;
+}
+
 std::optional<size_t> invalid_utf8_at(std::string_view s) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const size_t n = s.size();

@@ -53,6 +53,11 @@ namespace gpuplan::strings {
 // The offset of the first byte of `s` that is not part of well-formed UTF-8
 // (RFC 3629: no overlongs, no surrogates, at most U+10FFFF), or nullopt.
 [[nodiscard]] std::optional<size_t> invalid_utf8_at(std::string_view s);
+// The offset of the first character of valid UTF-8 `s` that a terminal
+// acts on instead of showing: C0 and C1 controls (ESC, BEL, NUL, CR, ...),
+// DEL, and the bidirectional overrides and isolates (U+202A-U+202E,
+// U+2066-U+2069), which reorder what follows them; nullopt when none.
+[[nodiscard]] std::optional<size_t> terminal_control_at(std::string_view s);
 // The 1-based line and column of byte `offset` of `s`.
 [[nodiscard]] std::pair<int, int> line_column(std::string_view s, size_t offset);
 // "ff" for the byte 0xff.

@@ -148,6 +148,21 @@ TEST(Parse, AmountsBeyondAnyJobNameTheirField) {
   EXPECT_TRUE(parse_string("kind: train\nmodel: llama-3-8b\ndata: {tokens: 1.5e13}\n", "w.yaml"));
 }
 
+// A name that would drive the terminal (ESC sequences, BEL, a bidi
+// override) is refused at its line, not printed.
+TEST(Parse, NamesWithTerminalControlsAreRefused) {
+  auto w = parse_string(
+      "kind: finetune\nname: \"a\\x1b[31mred\"\nmodel: llama-3-8b\ndata: {tokens: 1e9}\n",
+      "w.yaml");
+  ASSERT_FALSE(w);
+  EXPECT_EQ(w.error().where.field, "name");
+  EXPECT_EQ(w.error().where.line, 2);
+  EXPECT_TRUE(
+      parse_string("kind: finetune\nname: caf\xc3\xa9-sft\nmodel: llama-3-8b\n"
+                   "data: {tokens: 1e9}\n",
+                   "w.yaml"));
+}
+
 TEST(Parse, DefaultsAreDocumented) {
   auto w = parse_string("kind: train\nmodel: llama-2-7b\ndata: {tokens: 1e9}\n", "t.yaml");
   ASSERT_TRUE(w) << w.error().to_string();

@@ -118,6 +118,14 @@ YAML::Node Reader::key_node(const YAML::Node& map, const std::string& name) {
 
 Result<std::string> Reader::string(const YAML::Node& node, const std::string& field) const {
   if (!node.IsScalar()) return error(node, field, "expected a string");
+  // Names and paths reach the terminal as they are (cli/term.h: no escape
+  // sequence of any kind): a name with ESC [31m coloured the report and
+  // U+202E reversed it.
+  if (auto at = strings::terminal_control_at(node.Scalar())) {
+    return error(node, field,
+                 "a control character (byte 0x" + strings::hex_byte(node.Scalar()[*at]) +
+                     " at offset " + std::to_string(*at) + ") in a name or path");
+  }
   return node.Scalar();
 }
 
@@ -126,7 +134,7 @@ Result<std::string> Reader::non_empty_string(const YAML::Node& node,
   if (!node.IsScalar() || node.Scalar().empty()) {
     return error(node, field, "expected a non-empty string");
   }
-  return node.Scalar();
+  return string(node, field);
 }
 
 Result<double> Reader::number(const YAML::Node& node, const std::string& field) const {

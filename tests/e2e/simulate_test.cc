@@ -1,6 +1,7 @@
 // gpuplan simulate end to end: golden event logs and reports for the small
 // scenarios (byte-stable across runs), JSON shape, files written, bad input.
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -125,6 +126,26 @@ TEST(Simulate, PlotWithoutChartJsExits3AndWritesNothing) {
   EXPECT_NE(r.err.find("libjs-chart.js"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(dir + "/chart.min.js"), std::string::npos) << r.err;
   EXPECT_FALSE(std::ifstream(dir + "/p.html").good());
+}
+
+// Output files are checked before anything runs or is written: a missing
+// directory for one flag, or two flags naming the same file, is exit 2 with
+// the flag and no file written (once the timeline was written and the
+// events failed after it, exit 3).
+TEST(Simulate, OutputPathsAreCheckedBeforeAnyIsWritten) {
+  const std::string dir = temp_dir() + "/outputs";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/afile") << "x";
+  auto r = run_cli(sim({source_path("tests/data/sim/serving_small.yaml"), "--timeline",
+                        dir + "/tl.csv", "--events", dir + "/afile/x.log"}));
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--events"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::ifstream(dir + "/tl.csv").good());
+  r = run_cli(sim({source_path("tests/data/sim/serving_small.yaml"), "--timeline", dir + "/t.csv",
+                   "--events", dir + "/./t.csv"}));
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("the same file as --timeline"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::ifstream(dir + "/t.csv").good());
 }
 
 TEST(Simulate, BadInputExits2WithTheField) {
