@@ -3,6 +3,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 
 #include "core/strings.h"
 
@@ -226,7 +227,7 @@ Result<std::optional<std::string>> optional_string(const nlohmann::json& obj, co
 }
 
 Result<double> require_non_negative(const nlohmann::json& obj, const char* key,
-                                    const std::string& file, const std::string& path) {
+                                    const std::string& file, const std::string& path, double most) {
   std::string field = path + "." + key;
   auto it = obj.find(key);
   if (it == obj.end() || it->is_null())
@@ -240,6 +241,11 @@ Result<double> require_non_negative(const nlohmann::json& obj, const char* key,
   if (v < 0)
     return invalid_argument("negative value " + strings::fixed(v, 4) + " (expected >= 0)",
                             Where{file, 0, 0, field});
+  if (v > most) {
+    char text[64];
+    std::snprintf(text, sizeof text, "implausible value %g (more than %g)", v, most);
+    return invalid_argument(text, Where{file, 0, 0, field});
+  }
   return v;
 }
 

@@ -127,7 +127,8 @@ Result<internal::RetailItem> read_item(const nlohmann::json& item, const std::st
     return invalid_argument("unknown price type '" + it.type +
                                 "' (expected Consumption, Reservation or DevTestConsumption)",
                             where("type"));
-  GPUPLAN_TRY(it.price, require_non_negative(item, "retailPrice", origin, path));
+  GPUPLAN_TRY(it.price,
+              require_non_negative(item, "retailPrice", origin, path, internal::kMaxPriceUsd));
   GPUPLAN_TRY(it.sku, require_string(item, "armSkuName", origin, path));
   GPUPLAN_TRY(it.region, require_string(item, "armRegionName", origin, path));
   GPUPLAN_TRY(it.product, require_string(item, "productName", origin, path));
@@ -177,7 +178,8 @@ Result<internal::RetailItem> read_item(const nlohmann::json& item, const std::st
       if (!e.is_object())
         return invalid_argument("expected an object, got " + internal::json_type_name(e),
                                 Where{origin, 0, 0, sp_path});
-      GPUPLAN_TRY(double unit_price, require_non_negative(e, "unitPrice", origin, sp_path));
+      GPUPLAN_TRY(double unit_price,
+                  require_non_negative(e, "unitPrice", origin, sp_path, internal::kMaxPriceUsd));
       GPUPLAN_TRY(std::string sp_term, require_string(e, "term", origin, sp_path));
       int sp_years = term_years(sp_term);
       if (sp_years != 1 && sp_years != 3)

@@ -133,6 +133,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"rp_price_string.json", "Items[1].retailPrice",
                 "expected a number, got a string \"3.673\""},
         BadCase{"rp_price_negative.json", "Items[0].retailPrice", "negative value -3.6730"},
+        // 1e308 imported once, and `cost` printed "inf USD" from it.
+        BadCase{"rp_price_huge.json", "Items[0].retailPrice", "implausible value 1e+308"},
         BadCase{"rp_unknown_type.json", "Items[2].type",
                 "unknown price type 'Promotion' (expected Consumption, Reservation or "
                 "DevTestConsumption)"},

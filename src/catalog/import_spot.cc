@@ -199,7 +199,8 @@ Status SpotImport::add_prices(const nlohmann::json& row, const std::string& size
       return invalid_argument(
           "expected an object {effectiveDate, priceUSD}, got " + json_type_name(point),
           Where{origin, 0, 0, ppath});
-    GPUPLAN_TRY(double usd, internal::require_non_negative(point, "priceUSD", origin, ppath));
+    GPUPLAN_TRY(double usd, internal::require_non_negative(point, "priceUSD", origin, ppath,
+                                                           internal::kMaxPriceUsd));
     GPUPLAN_TRY(std::string when, require_string(point, "effectiveDate", origin, ppath));
     const std::string date = when.substr(0, 10);
     if (!is_iso_date(date) || (when.size() > 10 && when[10] != 'T' && when[10] != ' '))

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -71,9 +72,16 @@ Result<std::string> require_string(const nlohmann::json& obj, const char* key,
 Result<std::optional<std::string>> optional_string(const nlohmann::json& obj, const char* key,
                                                    const std::string& file,
                                                    const std::string& path);
-// A finite number >= 0 (JSON numbers only: "1.5" as a string is a wrong type).
+// A finite number >= 0 and at most `most` (JSON numbers only: "1.5" as a
+// string is a wrong type).
 Result<double> require_non_negative(const nlohmann::json& obj, const char* key,
-                                    const std::string& file, const std::string& path);
+                                    const std::string& file, const std::string& path,
+                                    double most = std::numeric_limits<double>::max());
+// The most any one Azure price may be, in USD: an hourly price or a whole
+// reservation term (the dearest GPU VM's three years at list price are
+// ~1.5 M USD). A retailPrice of 1e308 imported, and `cost` printed "inf
+// USD" from it; 1e20 printed a 23-digit month.
+inline constexpr double kMaxPriceUsd = 1e8;
 std::string json_type_name(const nlohmann::json& v);
 
 // The list of an `az ... -o json` document: a bare array, or the REST shape
