@@ -796,6 +796,27 @@ TEST(Validate, MaxLoadRowsKeepTheirLatencyRule) {
   EXPECT_NE(v->skipped[0].reason.find("latency limits"), std::string::npos);
 }
 
+// Rows that describe no real run are skipped naming the column, not
+// predicted from (gpu_count 0 once predicted 74.2).
+TEST(Validate, ImpossibleColumnsAreSkippedNamingThem) {
+  const std::string good =
+      ",train,m,6.7,32,4096,32,32,11008,32000,2048,A100-80GB-SXM,8,bf16,,,,,mfu_percent,40,"
+      "percent,x\n";
+  auto v = validate_text(measurement_header() + "ok" + good +
+                         "gpus0,train,m,6.7,32,4096,32,32,11008,32000,2048,A100-80GB-SXM,0,bf16,,,"
+                         ",,mfu_percent,40,percent,x\n"
+                         "seq,train,m,6.7,32,4096,32,32,11008,32000,99999999999,A100-80GB-SXM,8,"
+                         "bf16,,,,,mfu_percent,40,percent,x\n"
+                         "neg,train,m,-7,32,4096,32,32,11008,32000,2048,A100-80GB-SXM,8,bf16,,,,,"
+                         "mfu_percent,40,percent,x\n");
+  ASSERT_TRUE(v) << v.error().to_string();
+  ASSERT_EQ(v->rows.size(), 1u);
+  ASSERT_EQ(v->skipped.size(), 3u);
+  EXPECT_NE(v->skipped[0].reason.find("gpu_count '0'"), std::string::npos) << v->skipped[0].reason;
+  EXPECT_NE(v->skipped[1].reason.find("seq_len"), std::string::npos) << v->skipped[1].reason;
+  EXPECT_NE(v->skipped[2].reason.find("params_b '-7'"), std::string::npos) << v->skipped[2].reason;
+}
+
 // A batch whose KV cache does not fit the replica runs in waves of the
 // sequences that do (a paged engine queues the rest): Llama-2-7B (MHA, 512
 // KiB of KV a token in fp16) at 2,048 + 2,048 tokens on one A100 80 GB holds

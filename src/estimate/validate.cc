@@ -400,8 +400,55 @@ std::string row_kind(const Row& row) {
   return k;
 }
 
+// The numeric columns a row may fill, and the values that describe a real
+// run: a row with gpu_count 0, seq_len 1e11, params_b -7, tp 0 or
+// node_network_gbps nan was predicted from (74.2, -0.000187 TFLOP/s ...);
+// it is skipped naming the column instead.
+Status check_columns(const Row& row) {
+  struct Range {
+    const char* column;
+    double lo, hi;
+    bool whole;
+  };
+  static constexpr Range kRanges[] = {
+      {"params_b", 1e-3, 1e5, false},
+      {"layers", 1, 1e4, true},
+      {"hidden", 1, 1e6, true},
+      {"heads", 1, 1e5, true},
+      {"kv_heads", 1, 1e5, true},
+      {"ffn_hidden", 1, 1e7, true},
+      {"vocab", 1, 1e8, true},
+      {"seq_len", 1, 1e7, true},
+      {"gpu_count", 1, 1e6, true},
+      {"batch", 1, 1e8, false},
+      {"input_tokens", 1, 1e7, false},
+      {"output_tokens", 1, 1e7, false},
+      {"tokens_b", 1e-9, 1e6, false},
+      {"max_seqs", 1, 1e7, true},
+      {"tp", 1, 1024, true},
+      {"pp", 1, 1024, true},
+      {"gpus_per_node", 1, 1024, true},
+      {"node_network_gbps", 1e-3, 1e6, false},
+      {"ttft_limit_ms", 1e-3, 1e7, false},
+      {"tpot_limit_ms", 1e-3, 1e7, false},
+  };
+  for (const Range& c : kRanges) {
+    const std::string text = row.get(c.column);
+    if (text.empty()) continue;
+    const auto v = strings::parse_double(text);
+    if (!v || !std::isfinite(*v) || *v < c.lo || *v > c.hi || (c.whole && *v != std::floor(*v))) {
+      return invalid_argument(std::string(c.column) + " '" + text + "' is not " +
+                              (c.whole ? "a whole number" : "a number") + " in [" +
+                              strings::fixed(c.lo, c.lo < 1 ? 3 : 0) + ", " +
+                              strings::fixed(c.hi, 0) + "]");
+    }
+  }
+  return {};
+}
+
 Result<double> predict(const Row& row, const catalog::Catalog& catalog, MaxLoadPoint* load,
                        std::string* gpu_read_as) {
+  GPUPLAN_RETURN_IF_ERROR(check_columns(row));
   const std::string kind = row_kind(row);
   const std::string metric = row.get("metric");
   const std::string gpu_name = row.get("gpu");
