@@ -16,6 +16,7 @@
 #include <mutex>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <arpa/inet.h>
@@ -42,6 +43,7 @@ struct Conn {
   size_t out_offset = 0;
   bool close_after = false;
   bool timed_out = false;  // the answer being written is a 408
+  bool head_only = false;  // the request being answered is a HEAD
   Clock::time_point deadline;
   std::shared_ptr<std::atomic<bool>> gone;
 };
@@ -52,14 +54,18 @@ struct Job {
   std::shared_ptr<std::atomic<bool>> gone;
 };
 
-std::string serialize(const Response& r, bool close, int retry_after_s) {
+// `head_only`: the answer to a HEAD request, the GET's head with its
+// Content-Length and no body (RFC 9110 §9.3.2); a body there desynchronised
+// a kept-alive connection ("Excess found").
+std::string serialize(const Response& r, bool close, int retry_after_s, bool head_only = false) {
   std::string out = "HTTP/1.1 " + std::to_string(r.status) + " " + status_text(r.status) + "\r\n";
   out += "Content-Type: " + r.content_type + "\r\n";
   out += "Content-Length: " + std::to_string(r.body.size()) + "\r\n";
   out += "X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\n";
   if (retry_after_s > 0) out += "Retry-After: " + std::to_string(retry_after_s) + "\r\n";
+  if (!r.allow.empty()) out += "Allow: " + r.allow + "\r\n";
   out += close ? "Connection: close\r\n\r\n" : "Connection: keep-alive\r\n\r\n";
-  return out + r.body;
+  return head_only ? out : out + r.body;
 }
 
 Response error_answer(int status, const std::string& message) {
@@ -216,7 +222,9 @@ void HttpListener::Impl::process_input(uint64_t id, Conn& c) {
   const size_t total = c.head_bytes + c.head->content_length;
   if (c.in.size() < total) return;
   HttpHead head = std::move(*c.head);
-  Request request{head.method, head.path, std::move(head.params),
+  // HEAD runs as the GET it stands for; its answer leaves the body out.
+  c.head_only = head.method == "HEAD";
+  Request request{c.head_only ? std::string("GET") : head.method, head.path, std::move(head.params),
                   c.in.substr(c.head_bytes, head.content_length)};
   c.in.erase(0, total);
   buffered -= total;
@@ -248,7 +256,7 @@ void HttpListener::Impl::dispatch(uint64_t id, Conn& c, Request request, bool ke
 }
 
 void HttpListener::Impl::answer(Conn& c, const Response& r, bool close, int retry_after_s) {
-  c.out = serialize(r, close, retry_after_s);
+  c.out = serialize(r, close, retry_after_s, std::exchange(c.head_only, false));
   c.out_offset = 0;
   c.close_after = close;
   c.state = Conn::State::kWriting;

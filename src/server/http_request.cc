@@ -119,7 +119,8 @@ bool apply_field(std::string_view line, const HttpLimits& limits, HttpHead* head
   if (name == "content-length") {
     size_t n = 0;
     auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
-    if (value.empty() || ec == std::errc::result_out_of_range)
+    if (value.empty()) return fail(r, 400, "empty Content-Length");
+    if (ec == std::errc::result_out_of_range)
       return fail(r, 413, "request body over " + std::to_string(limits.max_body_bytes) + " bytes");
     if (ec != std::errc() || end != value.data() + value.size())
       return fail(r, 400, "malformed Content-Length");
@@ -132,6 +133,9 @@ bool apply_field(std::string_view line, const HttpLimits& limits, HttpHead* head
     const std::string v = strings::to_lower(value);
     *connection_close = *connection_close || v.find("close") != std::string::npos;
     *connection_keep_alive = *connection_keep_alive || v.find("keep-alive") != std::string::npos;
+  } else if (name == "host") {
+    // RFC 9112 §3.2: a request with more than one Host field is refused.
+    if (head->host_fields++ > 0) return fail(r, 400, "more than one Host header field");
   } else if (name == "expect") {
     if (strings::to_lower(value) != "100-continue")
       return fail(r, 417, "only 'Expect: 100-continue' is understood");

@@ -34,6 +34,7 @@ struct Response {
   int status = 200;
   std::string content_type = "application/json";
   std::string body;
+  std::string allow;  // a 405's Allow field ("GET, HEAD"); empty: none
 };
 
 // A parsed head: what the routes need, decoded.
@@ -44,6 +45,7 @@ struct HttpHead {
   size_t content_length = 0;
   bool keep_alive = true;        // HTTP/1.1 unless "Connection: close"
   bool expect_continue = false;  // "Expect: 100-continue"
+  int host_fields = 0;           // Host header fields seen (at most one)
 };
 
 // A refusal: the status to answer and why.

@@ -76,6 +76,14 @@ Response error_response(const Error& e) {
 
 Response error_response(const tl::unexpected<Error>& e) { return error_response(e.value()); }
 
+// An error in a request's body: the body is the client's input, so what it
+// names and the server lacks (an unknown model, size or region) is a 400,
+// not a 404 — the route exists.
+Response body_error(Error e) {
+  if (e.code == ErrorCode::kNotFound) e.code = ErrorCode::kInvalidArgument;
+  return error_response(e);
+}
+
 Response sizes(const catalog::Catalog& catalog) {
   ordered_json out = ordered_json::array();
   for (const auto& s : catalog.sizes()) {
@@ -165,9 +173,9 @@ Response plan_route(const catalog::Catalog& catalog, const cost::Rates& rates,
   if (!top) return error_response(top.error());
   if (*top) options.top = static_cast<int>(**top);
   auto w = workload::parse_string(request.body, "request body");
-  if (!w) return error_response(w.error());
+  if (!w) return body_error(w.error());
   auto p = plan::make_plan(*w, catalog, rates, options);
-  if (!p) return error_response(p.error());
+  if (!p) return body_error(p.error());
   return json_response(200, plan::to_json(*p));
 }
 
@@ -180,7 +188,7 @@ Response estimate_route(const catalog::Catalog& catalog, const Request& request)
   if (*count && size_name.empty())
     return error_response(invalid_argument("count needs a size", Where{"", 0, 0, "count"}));
   auto w = workload::parse_string(request.body, "request body");
-  if (!w) return error_response(w.error());
+  if (!w) return body_error(w.error());
   std::vector<estimate::Estimate> results;
   if (size_name.empty()) {
     results = estimate::estimate_all(*w, catalog);
@@ -351,7 +359,7 @@ Response simulate_route(const catalog::Catalog& catalog, const Request& request)
   auto seed = number_param(request, "seed", 0, 2147483647, true);
   if (!seed) return error_response(seed.error());
   auto s = simulate::parse_scenario_string(request.body, "request body");
-  if (!s) return error_response(s.error());
+  if (!s) return body_error(s.error());
   if (!s->trace_files().empty())
     return error_response(invalid_argument(
         "the server simulates generated demand and supply only (demand.synthetic, spot.model); "
@@ -394,6 +402,16 @@ WebAssets WebAssets::load(const std::vector<std::filesystem::path>& dirs) {
   return w;
 }
 
+// 405 with the methods the route takes (RFC 9110 §15.5.6: Allow is sent).
+Response wrong_method(const std::string& allow, const std::string& hint) {
+  ordered_json err;
+  err["message"] = hint;
+  err["text"] = hint;
+  Response r = json_response(405, ordered_json{{"error", err}});
+  r.allow = allow;
+  return r;
+}
+
 Response handle(const catalog::Catalog& catalog, const cost::Rates& rates, const Request& request,
                 const WebAssets* web) {
   const std::string& path = request.path;
@@ -419,25 +437,24 @@ Response handle(const catalog::Catalog& catalog, const cost::Rates& rates, const
   if (get && path == "/api/prices") return prices_route(catalog, request);
   if (get && path == "/api/examples") return examples();
   if (path == "/api/estimate") {
-    if (!post)
-      return error_response(
-          Error{ErrorCode::kInvalidArgument, "use POST with a workload YAML body", Where{}});
+    if (!post) return wrong_method("POST", "use POST with a workload YAML body");
     return estimate_route(catalog, request);
   }
   if (get && path == "/api/cost") return cost_route(catalog, rates, request);
   if (get && path == "/api/stack") return stack_route(catalog, request);
   if (path == "/api/simulate") {
-    if (!post)
-      return error_response(
-          Error{ErrorCode::kInvalidArgument, "use POST with a scenario YAML body", Where{}});
+    if (!post) return wrong_method("POST", "use POST with a scenario YAML body");
     return simulate_route(catalog, request);
   }
   if (path == "/api/plan") {
-    if (!post)
-      return error_response(
-          Error{ErrorCode::kInvalidArgument, "use POST with a workload YAML body", Where{}});
+    if (!post) return wrong_method("POST", "use POST with a workload YAML body");
     return plan_route(catalog, rates, request);
   }
+  // The GET routes asked with another method (HEAD arrives here as GET).
+  if (!get && (path == "/" || path == "/index.html" || path.starts_with("/static/") ||
+               path == "/api/health" || path == "/api/sizes" || path == "/api/prices" ||
+               path == "/api/examples" || path == "/api/cost" || path == "/api/stack"))
+    return wrong_method("GET, HEAD", "use GET");
   return error_response(
       Error{ErrorCode::kNotFound, "no such route: " + request.method + " " + path, Where{}});
 }

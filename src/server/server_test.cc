@@ -216,7 +216,7 @@ TEST_F(ServerTest, EstimateMatchesTheLibrary) {
   EXPECT_EQ(
       call("POST", "/api/estimate", {{"size", "NC40ads_H100_v5"}, {"count", "0"}}, yaml).status,
       400);
-  EXPECT_EQ(call("GET", "/api/estimate").status, 400);
+  EXPECT_EQ(call("GET", "/api/estimate").status, 405);
   auto yaml_error = call("POST", "/api/estimate", {}, "kind: train\nmodle: x\n");
   EXPECT_EQ(yaml_error.status, 400);
   EXPECT_EQ(nlohmann::json::parse(yaml_error.body)["error"]["line"], 2);
@@ -348,7 +348,7 @@ TEST_F(ServerTest, SimulatesGeneratedScenariosOnly) {
                  "spot: {model: {gap_seconds: 60}}\n")
                 .status,
             400);
-  EXPECT_EQ(call("GET", "/api/simulate").status, 400);
+  EXPECT_EQ(call("GET", "/api/simulate").status, 405);
 }
 
 // Issue 15, item 2a: requests that used to abort the process (rate 1e-12 over
@@ -457,6 +457,21 @@ TEST_F(ServerTest, NonUtf8InThePathOrQueryIsTheClientsError) {
   }
 }
 
+// A route asked with a method it does not take is 405 with Allow; what a
+// request's body names and the server lacks is the client's error, 400.
+TEST_F(ServerTest, WrongMethodsAre405AndUnknownNamesInABodyAre400) {
+  const Response put = call("PUT", "/api/sizes");
+  EXPECT_EQ(put.status, 405);
+  EXPECT_EQ(put.allow, "GET, HEAD");
+  const Response get_plan = call("GET", "/api/plan");
+  EXPECT_EQ(get_plan.status, 405);
+  EXPECT_EQ(get_plan.allow, "POST");
+  EXPECT_EQ(call("DELETE", "/nowhere").status, 404);
+  const Response model = call("POST", "/api/plan", {}, "kind: train\nmodel: nosuchmodel\n");
+  EXPECT_EQ(model.status, 400) << model.body;
+  EXPECT_NE(model.body.find("unknown model"), std::string::npos) << model.body;
+}
+
 TEST_F(ServerTest, PlanMatchesTheLibrary) {
   std::string yaml = example("finetune-llama3-8b.yaml");
   ASSERT_FALSE(yaml.empty());
@@ -494,7 +509,7 @@ TEST_F(ServerTest, BadInputIs400WithLineAndField) {
   EXPECT_FALSE(e["message"].get<std::string>().empty());
   EXPECT_EQ(call("POST", "/api/plan", {{"top", "0"}}, "kind: train\n").status, 400);
   EXPECT_EQ(call("POST", "/api/plan", {{"objective", "cheap"}}, "kind: train\n").status, 400);
-  EXPECT_EQ(call("GET", "/api/plan").status, 400);
+  EXPECT_EQ(call("GET", "/api/plan").status, 405);
   EXPECT_EQ(call("GET", "/api/nope").status, 404);
 }
 
