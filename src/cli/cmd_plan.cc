@@ -39,9 +39,13 @@ std::string spot_risk_text(const plan::SpotRisk& r) {
   }
   if (r.rate_basis != "default")
     basis += strings::fixed(r.eviction_rate_per_hour, 3) + " evictions per VM-hour; ";
+  // A service has no deadline: what it carries against evictions is spares.
+  const std::string after =
+      r.spare_vms > 0
+          ? std::to_string(r.spare_vms) + " spare VM" + (r.spare_vms == 1 ? "" : "s") + " for them"
+          : strings::fixed(r.deadline_miss_probability * 100, 1) + "% to miss the deadline";
   return "spot risk " + r.level + " (" + basis + strings::fixed(r.expected_evictions, 1) +
-         " evictions expected, " + strings::fixed(r.deadline_miss_probability * 100, 1) +
-         "% to miss the deadline)";
+         " evictions expected, " + after + ")";
 }
 
 // The text's width (cli/term.h), set once per command by run_plan from

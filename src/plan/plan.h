@@ -98,6 +98,10 @@ struct SpotRisk {
   std::optional<std::string> band;  // Azure's band ("10-15"), when imported
   std::string band_source;          // the import it came from
   std::string band_as_of;           // YYYY-MM-DD
+  // Serving: VMs added beyond those that carry the request rate, so that
+  // evictions leave the rate served (internal::serving_spares); the
+  // option's count includes them. 0 for jobs.
+  int spare_vms = 0;
 };
 
 // One ranked option. Field meanings follow docs/plan.md's JSON.

@@ -20,7 +20,7 @@ GPUPLAN_JSON_FIELDS(Growth, growth_per_week, horizon_weeks, weeks, flat_cost_usd
 // band_source and band_as_of are null without a band (to_json(Option)).
 GPUPLAN_JSON_FIELDS(SpotRisk, eviction_rate_per_hour, eviction_rate_high_per_hour,
                     job_eviction_rate_per_hour, expected_evictions, deadline_miss_probability,
-                    level, rate_basis, band, band_source, band_as_of)
+                    level, rate_basis, band, band_source, band_as_of, spare_vms)
 GPUPLAN_JSON_FIELDS(Drop, reason, count, regions, sizes, example)
 GPUPLAN_JSON_FIELDS(Assumption, name, value, source)
 

@@ -133,9 +133,23 @@ Option Planner::materialise(const Cand& c, bool detailed) {
   o.throughput_unit = e.throughput_unit;
   o.mfu = e.mfu;
   o.price = q;
-  if (spot) o.spot_risk = internal::spot_risk(usage_, h, deadline_, band, rates_overridden_);
+  if (spot) {
+    o.spot_risk = internal::spot_risk(usage_, h, deadline_, band, rates_overridden_);
+    o.spot_risk->spare_vms = c.spares;
+    if (c.spares > 0)
+      o.caveats.push_back(std::to_string(c.spares) + " of the " + std::to_string(c.count) +
+                          " VMs are spares for evictions: at " +
+                          fixed(usage_.eviction.rate_per_hour, 3) + " evictions per VM-hour and ~" +
+                          fixed(internal::kSpotReplaceHours * 60, 0) + " min to replace one, the " +
+                          std::to_string(c.count - c.spares) +
+                          " that carry the rate lose more than " + std::to_string(c.spares) +
+                          " at once under 1 % of the time");
+  }
   o.confidential = catalog::is_confidential(size);
-  if (o.confidential) o.caveats = confidential_caveats();
+  if (o.confidential) {
+    const std::vector<std::string> more = confidential_caveats();
+    o.caveats.insert(o.caveats.end(), more.begin(), more.end());
+  }
   o.price_warnings = price_warnings(c);
   o.lines = std::move(b.lines);
   return o;

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "core/strings.h"
+#include "plan/internal/spot_risk.h"
 #include "plan/plan.h"
 
 namespace gpuplan::plan {
@@ -365,6 +366,46 @@ TEST_F(RealismTest, GrowingTrafficCostsTheMeanLoadNotTodays) {
   auto flat = make_plan(w, *cat, rates_, PlanOptions{}, ServingEstimator{});
   ASSERT_TRUE(flat);
   EXPECT_FALSE(flat->growth.has_value());
+}
+
+// A service on spot carries spares against evictions: the ServingEstimator's
+// 50 VMs at gpuplan's default 0.05 evictions per VM-hour, each replaced in
+// 15 min, have Poisson(50 x 0.05 x 0.25 = 0.625) down at once, whose 99th
+// percentile is 3 (P(X > 2) = 2.6 %, P(X > 3) = 0.39 %): 53 spot VMs,
+// priced, with a caveat; pay-as-you-go keeps 50.
+TEST_F(RealismTest, ServingOnSpotCarriesSparesForEvictions) {
+  EXPECT_EQ(internal::serving_spares(50, 0.05), 3);
+  EXPECT_EQ(internal::serving_spares(1, 0.01), 0);    // P(X > 0) = 0.25 %
+  EXPECT_EQ(internal::serving_spares(100, 0.2), 11);  // Poisson(5): 99th percentile 11
+  catalog::VmSize a = gpu_size("Standard_A2", "Aseries", 2, 16);
+  auto cat = catalog::Catalog::from_parts(
+      {gpu_h()}, {a},
+      {offer(a.name, "eastus", Pricing::kPayg, 4.0), offer(a.name, "eastus", Pricing::kSpot, 1.0)});
+  workload::Workload w;
+  w.name = "s";
+  w.kind = workload::Kind::kInfer;
+  w.serving.request_rate = 100;
+  w.serving.duration_hours = 672;
+  PlanOptions o;
+  auto p = make_plan(w, *cat, rates_, o, ServingEstimator{});
+  ASSERT_TRUE(p) << p.error().to_string();
+  const Option* spot = nullptr;
+  const Option* payg = nullptr;
+  for (const Option& x : p->options) {
+    if (x.pricing == Pricing::kSpot && !spot) spot = &x;
+    if (x.pricing == Pricing::kPayg && !payg) payg = &x;
+  }
+  ASSERT_NE(spot, nullptr);
+  ASSERT_NE(payg, nullptr);
+  EXPECT_EQ(payg->count, 50);
+  EXPECT_EQ(spot->count, 53);
+  ASSERT_TRUE(spot->spot_risk);
+  EXPECT_EQ(spot->spot_risk->spare_vms, 3);
+  EXPECT_EQ(spot->gpus, 53 * 2);
+  EXPECT_GE(spot->usd_per_hour, 53 * 1.0);  // spares are paid for (plus disks)
+  bool said = false;
+  for (const std::string& c : spot->caveats) said |= c.find("3 of the 53 VMs are spares") == 0;
+  EXPECT_TRUE(said);
 }
 
 // Weekly fine-tuning on data growing 20 % a week: SimpleEstimator takes 10

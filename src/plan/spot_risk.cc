@@ -11,7 +11,23 @@
 // cost.
 #include "plan/internal/spot_risk.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace gpuplan::plan::internal {
+
+int serving_spares(int count, double evictions_per_vm_hour) {
+  const double mean = std::max(0.0, count * evictions_per_vm_hour * kSpotReplaceHours);
+  // P(X > k) for Poisson(mean): 1 - the CDF, summed term by term.
+  double term = std::exp(-mean), cdf = term;
+  int k = 0;
+  while (1 - cdf > 0.01 && k < count) {
+    ++k;
+    term *= mean / k;
+    cdf += term;
+  }
+  return k;
+}
 
 SpotRisk spot_risk(const cost::Usage& usage, const cost::HoursModel& h,
                    std::optional<double> deadline_hours, const catalog::SpotEviction* band,

@@ -67,9 +67,10 @@ struct Cand {
   double hours = 0;
   int s = -1;  // size index
   int count = 0;
-  int r = -1;  // region index
-  int p = 0;   // pricing index
-  int hc = 0;  // hours class: 0 not spot, 1 + spot eviction class (see kSpotClasses)
+  int r = -1;      // region index
+  int p = 0;       // pricing index
+  int hc = 0;      // hours class: 0 not spot, 1 + spot eviction class (see kSpotClasses)
+  int spares = 0;  // serving on spot: VMs of `count` that are spares (serving_spares)
   bool in_data_region = false;
   // The price looks wrong (plan_price_check.cc): ranked after every
   // candidate whose price looks right.
@@ -196,8 +197,9 @@ class Planner {
   // The filters of one (size, count, region, pricing) after the region ones:
   // `h` and `f` are the hours and cost factors of its hours class `hc` (0:
   // not spot; 1 + spot eviction class).
+  // `spares`: of `count`, the spare VMs a spot serving fleet carries.
   void candidate(int si, int count, int r, catalog::Pricing pricing, int hc,
-                 const cost::HoursModel& h, const cost::CostFactors& f);
+                 const cost::HoursModel& h, const cost::CostFactors& f, int spares = 0);
   std::string candidate_name(int si, int count, int r, int p) const;
   // `example` is only called for a reason's first drop (it builds strings).
   template <typename F>
