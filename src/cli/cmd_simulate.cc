@@ -285,10 +285,15 @@ void add_simulate_command(CLI::App& app, Context& ctx) {
                   "Mooncake; reserve: a pods file)");
   cmd->add_option("--spot-trace", f->spot_traces,
                   "Spot trace(s) that replace the scenario's; each file is one zone (deadline)");
+  // The ranges the scenario's own `runs` and `seed` keys have: --runs 0 was
+  // ignored silently, 100000000 ran past any limit, and a seed above 2^31
+  // was clamped.
   cmd->add_option(
-      "--runs", f->runs,
-      "Start offsets drawn within each spot trace (deadline); synthetic draws (reserve)");
-  cmd->add_option("--seed", f->seed, "Seed of every random draw");
+         "--runs", f->runs,
+         "Start offsets drawn within each spot trace (deadline); synthetic draws (reserve)")
+      ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--seed", f->seed, "Seed of every random draw")
+      ->check(CLI::Range(0LL, 2147483647LL));
   cmd->add_flag("--json", f->json, "Print the report as JSON");
   cmd->add_option("--plot", f->plot,
                   "Write a self-contained HTML page of charts (Chart.js, from Debian's "

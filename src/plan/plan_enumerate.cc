@@ -78,6 +78,7 @@ void Planner::index_sizes_and_regions() {
     }
   }
   // Access-restricted regions: only when asked for, or named (with a note).
+  access_restricted_.assign(R, 0);
   for (size_t r = 0; r < R; ++r) {
     if (catalog_.region_access(regions_[r]) != catalog::RegionAccess::kRestricted) continue;
     bool named = false;
@@ -89,6 +90,7 @@ void Planner::index_sizes_and_regions() {
                           " is access-restricted: open only to customers with a business need "
                           "in that country (Azure's region access request process)");
     } else if (!opt_.include_restricted_regions) {
+      access_restricted_[r] = allowed_[r];
       allowed_[r] = 0;
     }
   }

@@ -63,8 +63,17 @@ void Planner::candidates(int si, int count, const estimate::Estimate& e) {
   for (int r : size_regions_[si]) {
     const size_t pair = static_cast<size_t>(si) * R + r;
     if (!allowed_[r]) {
-      drop(kRegionNotAllowed, per_region, si, r,
-           [&] { return candidate_name(si, count, r, 0) + ": not in the allowed regions"; });
+      // A region the workload did not exclude but Azure restricts: say so,
+      // and how to include it ("not in the allowed regions" read as if the
+      // workload had a regions list).
+      drop(kRegionNotAllowed, per_region, si, r, [&] {
+        return candidate_name(si, count, r, 0) +
+               (access_restricted_[r]
+                    ? ": access-restricted region (open on request to customers with a business "
+                      "need there); name it in constraints.regions or pass "
+                      "--include-restricted-regions"
+                    : ": not in the allowed regions");
+      });
       continue;
     }
     if (restricted_[pair]) {

@@ -161,6 +161,18 @@ TEST(Simulate, BadInputExits2WithTheField) {
   EXPECT_NE(r.err.find("--trace"), std::string::npos);
   r = run_cli(sim({source_path("tests/data/sim/nope.yaml")}));
   EXPECT_EQ(r.code, 2);
+  // The flags keep the ranges of the scenario's keys: --runs 0 was ignored,
+  // 100000000 ran without end, a seed past 2^31 was clamped.
+  for (const std::vector<std::string>& flag : {std::vector<std::string>{"--runs", "0"},
+                                               {"--runs", "100000000"},
+                                               {"--seed", "-1"},
+                                               {"--seed", "99999999999999999999"}}) {
+    std::vector<std::string> args = {source_path("tests/data/sim/deadline_small.yaml")};
+    args.insert(args.end(), flag.begin(), flag.end());
+    r = run_cli(sim(args));
+    EXPECT_EQ(r.code, 2) << flag[0] << " " << flag[1];
+    EXPECT_NE(r.err.find(flag[0]), std::string::npos) << r.err;
+  }
 }
 
 TEST(Simulate, ExamplesRunOnTheEmbeddedCatalog) {
