@@ -52,6 +52,27 @@ void Planner::index_sizes_and_regions() {
     sizes_.push_back(&s);
     gpus_.push_back(catalog_.find_gpu(s.gpu_model));
   }
+  // A constraints.series that names only retired sizes (NCv3, retired in
+  // September 2025) leaves nothing to buy; say so, instead of dropping every
+  // size as "not in the workload's constraints.series".
+  for (const std::string& want : w_.constraints.series) {
+    const std::string f = strings::fold(want);
+    bool current = false;
+    const catalog::VmSize* retired = nullptr;
+    for (const catalog::VmSize& s : catalog_.sizes()) {
+      if (f != strings::fold(s.family_letter) && f != strings::fold(s.series)) continue;
+      if (s.status == catalog::SizeStatus::kRetired) {
+        if (!retired) retired = &s;
+      } else {
+        current = true;
+      }
+    }
+    if (!current && retired)
+      warnings_.push_back("constraints.series '" + want + "' names only retired sizes (" +
+                          retired->series + " retired " + retired->retire_date +
+                          "): none can be bought; see gpuplan catalog --series " + want +
+                          " --include-retired");
+  }
   std::vector<int> by_name(sizes_.size());
   for (size_t i = 0; i < by_name.size(); ++i) by_name[i] = static_cast<int>(i);
   std::sort(by_name.begin(), by_name.end(),

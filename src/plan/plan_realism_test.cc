@@ -408,6 +408,31 @@ TEST_F(RealismTest, ServingOnSpotCarriesSparesForEvictions) {
   EXPECT_TRUE(said);
 }
 
+// A constraints.series whose sizes are all retired leaves nothing to buy:
+// the plan says so by name, not only "not in the workload's
+// constraints.series" for every other size.
+TEST_F(RealismTest, ASeriesOfRetiredSizesIsSaidRetired) {
+  catalog::VmSize old = gpu_size("Standard_NC6s_v3", "NCv3", 1, 6);
+  old.status = catalog::SizeStatus::kRetired;
+  old.retire_date = "2025-09-30";
+  catalog::VmSize a = gpu_size("Standard_A1", "Aseries", 1, 8);
+  auto cat = catalog::Catalog::from_parts({gpu_h()}, {old, a},
+                                          {offer(a.name, "eastus", Pricing::kPayg, 4.0)});
+  workload::Workload w = finetune();
+  w.constraints.series = {"ncv3"};
+  auto p = make_plan(w, *cat, rates_, PlanOptions{}, SimpleEstimator{});
+  ASSERT_TRUE(p) << p.error().to_string();
+  bool said = false;
+  for (const std::string& x : p->warnings)
+    said |=
+        x.find("'ncv3' names only retired sizes (NCv3 retired 2025-09-30)") != std::string::npos;
+  EXPECT_TRUE(said);
+  w.constraints.series = {"Aseries"};
+  auto fine = make_plan(w, *cat, rates_, PlanOptions{}, SimpleEstimator{});
+  ASSERT_TRUE(fine);
+  for (const std::string& x : fine->warnings) EXPECT_EQ(x.find("retired"), std::string::npos) << x;
+}
+
 // Weekly fine-tuning on data growing 20 % a week: SimpleEstimator takes 10
 // GPU-hours today; A1 x1 runs 10 h + 0.25 h setup = 10.25 h. Against a 14 h
 // deadline, week w's run takes 10.25 x 1.2^w: 12.3 h (week 1), 14.76 h (week
