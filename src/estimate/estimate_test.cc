@@ -293,6 +293,23 @@ TEST(Estimate, DefaultRecomputeFallsBackToFullWhereOnlyThatFits) {
   EXPECT_EQ(activations(fits).rfind("selective recompute", 0), 0u) << activations(fits);
 }
 
+// A serving replica is tensor parallel within one VM: Llama-3.1-405B in
+// bf16 (~756 GiB) does not fit 8 H100s (80 GiB each), and a second VM adds
+// a replica, not room. The reason says what would help.
+TEST(Estimate, ServingThatNoVmHoldsSaysWhatWouldHelp) {
+  workload::Workload w = serve("llama-3.1-405b", 2);
+  w.precision = Precision::kBf16;
+  const auto nd = vm("Standard_ND96isr_H100_v5", h100(), 8, true, 3200);
+  const Estimate e = estimate(w, nd, h100(), 2);
+  EXPECT_FALSE(e.fits);
+  EXPECT_EQ(e.reason.rfind("weights need ", 0), 0u) << e.reason;
+  EXPECT_NE(e.reason.find("more VMs add replicas, not room for one: a smaller precision"),
+            std::string::npos)
+      << e.reason;
+  w.precision = Precision::kFp8;  // ~378 GiB: fits on 8 x 80 GiB
+  EXPECT_TRUE(estimate(w, nd, h100(), 1).fits);
+}
+
 TEST(Estimate, SmallestLayoutThatFits) {
   // Llama 2 70B full training needs > 1 TB of model states: 8 x 80 GB with
   // ZeRO-1 still does not fit on one VM; it does on several.
