@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "core/csv.h"
 #include "core/dates.h"
@@ -272,12 +273,15 @@ TEST(Files, WriteAtomicKeepsDevicesFifosAndLinks) {
   const fs::path dir = fs::path(::testing::TempDir()) / "write_atomic";
   fs::remove_all(dir);
   fs::create_directories(dir);
-  ASSERT_TRUE(files::write_atomic("/dev/null", "x\n"));
-  EXPECT_TRUE(fs::is_character_file("/dev/null"));
-  if (fs::is_character_file("/dev/full")) {
-    auto full = files::write_atomic("/dev/full", "x\n");
-    EXPECT_FALSE(full);  // no space left on the device: said, not replaced
-    EXPECT_TRUE(fs::is_character_file("/dev/full"));
+  // Devices of our own (null: 1,3; full: 1,7), so that a regression replaces
+  // them and not the machine's; creating one needs CAP_MKNOD (CI runs as root).
+  const fs::path null = dir / "null", full = dir / "full";
+  if (::mknod(null.c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0 &&
+      ::mknod(full.c_str(), S_IFCHR | 0666, makedev(1, 7)) == 0) {
+    ASSERT_TRUE(files::write_atomic(null.string(), "x\n"));
+    EXPECT_TRUE(fs::is_character_file(null));
+    EXPECT_FALSE(files::write_atomic(full.string(), "x\n"));  // ENOSPC: said, not replaced
+    EXPECT_TRUE(fs::is_character_file(full));
   }
   const fs::path target = dir / "target.txt", link = dir / "link.txt";
   std::ofstream(target) << "old\n";

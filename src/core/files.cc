@@ -92,6 +92,21 @@ Result<nlohmann::json> read_json(const std::string& path) {
 
 namespace {
 
+// Writes all of `content` to `fd` (retrying short writes and EINTR); the
+// errno of the failure, or 0.
+int write_all(int fd, std::string_view content) {
+  size_t off = 0;
+  while (off < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + off, content.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    off += static_cast<size_t>(n);
+  }
+  return 0;
+}
+
 // Writes `content` to an existing file that is not a regular one (a device
 // such as /dev/null or /dev/stdout, a FIFO): in place, as a shell redirect
 // would. Renaming over it replaced the device node with a plain file
@@ -99,19 +114,9 @@ namespace {
 Status write_in_place(const std::string& path, std::string_view content) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) return unavailable("cannot write: " + std::string(std::strerror(errno)), Where{path});
-  size_t off = 0;
-  while (off < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + off, content.size() - off);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int err = errno;
-      ::close(fd);
-      return unavailable("cannot write: " + std::string(std::strerror(err)), Where{path});
-    }
-    off += static_cast<size_t>(n);
-  }
-  if (::close(fd) != 0)
-    return unavailable("cannot write: " + std::string(std::strerror(errno)), Where{path});
+  int err = write_all(fd, content);
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err != 0) return unavailable("cannot write: " + std::string(std::strerror(err)), Where{path});
   return {};
 }
 
@@ -136,17 +141,10 @@ Status write_atomic(const std::string& path_in, std::string_view content) {
   std::string tmpl = (dir / ("." + target.filename().string() + ".tmpXXXXXX")).string();
   int fd = ::mkstemp(tmpl.data());
   if (fd < 0) return unavailable("cannot write: " + std::string(std::strerror(errno)), Where{path});
-  size_t off = 0;
-  while (off < content.size()) {
-    ssize_t n = ::write(fd, content.data() + off, content.size() - off);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int err = errno;
-      ::close(fd);
-      ::unlink(tmpl.c_str());
-      return unavailable("cannot write: " + std::string(std::strerror(err)), Where{path});
-    }
-    off += static_cast<size_t>(n);
+  if (const int err = write_all(fd, content); err != 0) {
+    ::close(fd);
+    ::unlink(tmpl.c_str());
+    return unavailable("cannot write: " + std::string(std::strerror(err)), Where{path});
   }
   ::fchmod(fd, 0644);
   ::fsync(fd);
