@@ -162,24 +162,21 @@ void no_serving_layout(const Ctx& c, int per_vm, const std::string& why_not) {
   Estimate& e = c.e;
   e.fits = false;
   e.reason = why_not.empty() ? "the model does not fit" : why_not;
-  // A replica is tensor parallel within one VM (serving_model.cc): more VMs
-  // add replicas, not room for one. Say what would help.
-  const bool weights = e.reason.rfind("weights need ", 0) == 0;
-  if (!weights) {
-    // another reason (the heads, the link): nothing to add
-  } else if (w.precision != workload::Precision::kFp8 &&
-             w.precision != workload::Precision::kInt8 && w.precision != workload::Precision::kInt4)
-    e.reason +=
-        "; more VMs add replicas, not room for one: a smaller precision (fp8 halves "
-        "bf16 weights) or a size with more GPU memory per VM would";
-  else
-    e.reason +=
-        "; more VMs add replicas, not room for one: a size with more GPU memory per VM "
-        "would";
   e.layout = {per_vm, 1, c.count};
   e.memory.weights = weight_bytes(w.model, w.precision) / kGiB / per_vm;
   e.memory.overhead = override_or(w, "memory_overhead_gib", kOverheadGiB);
   e.memory_needed_gib = e.memory.total();
+  // A replica is tensor parallel within one VM (serving_model.cc): more VMs
+  // add replicas, not room for one. When the weights are what does not fit
+  // (not the heads or the link), say what would help.
+  if (e.memory_needed_gib > usable_gib(w, c.dev.memory_gib)) {
+    const bool narrow = w.precision == workload::Precision::kFp8 ||
+                        w.precision == workload::Precision::kInt8 ||
+                        w.precision == workload::Precision::kInt4;
+    e.reason += std::string("; more VMs add replicas, not room for one: ") +
+                (narrow ? "" : "a smaller precision (fp8 halves bf16 weights) or ") +
+                "a size with more GPU memory per VM would";
+  }
   e.serving = ServingEstimate{};
 }
 

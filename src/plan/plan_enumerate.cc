@@ -45,6 +45,17 @@ Status Planner::index() {
   return {};
 }
 
+namespace {
+
+// Whether a constraints.series entry names `size`: its family letter ("NV")
+// or its series, ignoring case.
+bool names_series(const std::string& want, const catalog::VmSize& size) {
+  const std::string f = strings::fold(want);
+  return f == strings::fold(size.family_letter) || f == strings::fold(size.series);
+}
+
+}  // namespace
+
 void Planner::index_sizes_and_regions() {
   // Sizes: every non-retired size whose GPU the catalog knows.
   for (const catalog::VmSize& s : catalog_.sizes()) {
@@ -56,11 +67,10 @@ void Planner::index_sizes_and_regions() {
   // September 2025) leaves nothing to buy; say so, instead of dropping every
   // size as "not in the workload's constraints.series".
   for (const std::string& want : w_.constraints.series) {
-    const std::string f = strings::fold(want);
     bool current = false;
     const catalog::VmSize* retired = nullptr;
     for (const catalog::VmSize& s : catalog_.sizes()) {
-      if (f != strings::fold(s.family_letter) && f != strings::fold(s.series)) continue;
+      if (!names_series(want, s)) continue;
       if (s.status == catalog::SizeStatus::kRetired) {
         if (!retired) retired = &s;
       } else {
@@ -99,7 +109,6 @@ void Planner::index_sizes_and_regions() {
     }
   }
   // Access-restricted regions: only when asked for, or named (with a note).
-  access_restricted_.assign(R, 0);
   for (size_t r = 0; r < R; ++r) {
     if (catalog_.region_access(regions_[r]) != catalog::RegionAccess::kRestricted) continue;
     bool named = false;
@@ -111,7 +120,6 @@ void Planner::index_sizes_and_regions() {
                           " is access-restricted: open only to customers with a business need "
                           "in that country (Azure's region access request process)");
     } else if (!opt_.include_restricted_regions) {
-      access_restricted_[r] = allowed_[r];
       allowed_[r] = 0;
     }
   }
@@ -210,10 +218,8 @@ void Planner::enumerate() {
 // constraints.series: a family letter ("NV") or a series name, ignoring case.
 bool Planner::series_allowed(const catalog::VmSize& size) const {
   if (w_.constraints.series.empty()) return true;
-  for (const std::string& s : w_.constraints.series) {
-    std::string f = strings::fold(s);
-    if (f == strings::fold(size.family_letter) || f == strings::fold(size.series)) return true;
-  }
+  for (const std::string& s : w_.constraints.series)
+    if (names_series(s, size)) return true;
   return false;
 }
 

@@ -68,7 +68,7 @@ void Planner::candidates(int si, int count, const estimate::Estimate& e) {
       // workload had a regions list).
       drop(kRegionNotAllowed, per_region, si, r, [&] {
         return candidate_name(si, count, r, 0) +
-               (access_restricted_[r]
+               (catalog_.region_access(regions_[r]) == catalog::RegionAccess::kRestricted
                     ? ": access-restricted region (open on request to customers with a business "
                       "need there); name it in constraints.regions or pass "
                       "--include-restricted-regions"

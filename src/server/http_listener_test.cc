@@ -142,6 +142,20 @@ std::string fetch(int port, const std::string& request, int timeout_ms = 5000) {
   return r;
 }
 
+// What arrives on `fd` until `marker` has (or 2 s have passed).
+std::string read_until(int fd, const std::string& marker) {
+  std::string got;
+  for (int i = 0; i < 20 && got.find(marker) == std::string::npos; ++i) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 100) <= 0) continue;
+    char buf[4096];
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    got.append(buf, static_cast<size_t>(n));
+  }
+  return got;
+}
+
 int status_of(const std::string& response) {
   return response.size() > 12 ? std::stoi(response.substr(9, 3)) : 0;
 }
@@ -260,15 +274,7 @@ TEST(HttpListener, KeepAlivePipelinesAndCapsHeadsBodiesAndTime) {
   // Two requests in one write, two answers on one connection.
   const int fd = connect_to(port);
   send_all(fd, kHealth + "POST /x HTTP/1.1\r\nContent-Length: 1\r\n\r\nz");
-  std::string both;  // both answers, however the bytes arrive
-  for (int i = 0; i < 20 && both.find("passed") == std::string::npos; ++i) {
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, 100) <= 0) continue;
-    char buf[4096];
-    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) break;
-    both.append(buf, static_cast<size_t>(n));
-  }
+  const std::string both = read_until(fd, "passed");  // both answers, however they arrive
   EXPECT_EQ(status_of(both), 200);
   EXPECT_NE(both.find("ok"), std::string::npos);
   EXPECT_NE(both.find("HTTP/1.1 200 OK", 10), std::string::npos) << both;
@@ -278,15 +284,7 @@ TEST(HttpListener, KeepAlivePipelinesAndCapsHeadsBodiesAndTime) {
   // read as the start of the next answer on a kept-alive connection).
   const int hfd = connect_to(port);
   send_all(hfd, "HEAD /x HTTP/1.1\r\nHost: x\r\n\r\n" + kHealth);
-  std::string heads;
-  for (int i = 0; i < 20 && heads.find("\r\n\r\nok") == std::string::npos; ++i) {
-    pollfd p{hfd, POLLIN, 0};
-    if (::poll(&p, 1, 100) <= 0) continue;
-    char buf[4096];
-    const ssize_t n = ::recv(hfd, buf, sizeof buf, 0);
-    if (n <= 0) break;
-    heads.append(buf, static_cast<size_t>(n));
-  }
+  const std::string heads = read_until(hfd, "\r\n\r\nok");
   ::close(hfd);
   EXPECT_EQ(status_of(heads), 200) << heads;
   EXPECT_NE(heads.find("Content-Length: 6\r\n"), std::string::npos) << heads;  // "passed"

@@ -404,10 +404,8 @@ WebAssets WebAssets::load(const std::vector<std::filesystem::path>& dirs) {
 
 // 405 with the methods the route takes (RFC 9110 §15.5.6: Allow is sent).
 Response wrong_method(const std::string& allow, const std::string& hint) {
-  ordered_json err;
-  err["message"] = hint;
-  err["text"] = hint;
-  Response r = json_response(405, ordered_json{{"error", err}});
+  Response r = error_response(Error{ErrorCode::kInvalidArgument, hint, Where{}});
+  r.status = 405;
   r.allow = allow;
   return r;
 }

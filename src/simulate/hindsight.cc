@@ -40,8 +40,6 @@ namespace gpuplan::simulate {
 
 namespace {
 
-constexpr int kHalvings = 5;  // the margin to 1/32 between 1 and 2
-
 class HindsightPolicy final : public ScalingPolicy {
  public:
   HindsightPolicy(const BoundBins& bins, double margin) : bins_(bins), margin_(margin) {}
@@ -117,7 +115,7 @@ Result<HindsightRun> run_hindsight(const ServingConfig& config, const DemandProf
   GPUPLAN_TRY(bool met_high, attempt(2));
   if (!met_high) return best;
   double lo = 1, hi = 2;
-  for (int i = 0; i < kHalvings; ++i) {
+  for (int i = 0; i < kHindsightHalvings; ++i) {
     const double mid = (lo + hi) / 2;
     GPUPLAN_TRY(bool met, attempt(mid));
     (met ? hi : lo) = mid;

@@ -321,11 +321,11 @@ WorkEstimate estimate_work(const Scenario& s) {
       const double hours = v.demand.format == "synthetic" ? v.synthetic.duration_hours : 0;
       if (v.demand.format == "synthetic") w.requests = max_requests(v.synthetic);
       w.routings = w.requests * std::max({v.min_replicas, v.initial_replicas, v.max_replicas, 1});
-      // Every policy of the run replays the trace (hindsight several times,
-      // counted as one more policy each run of its search: 7 at most).
+      // Every policy of the run replays the trace (hindsight once per run
+      // of its margin search).
       const auto& names = s.policies.empty() ? serving_policy_names() : s.policies;
       double policies = 0;
-      for (const std::string& n : names) policies += n == "hindsight" ? 7 : 1;
+      for (const std::string& n : names) policies += n == "hindsight" ? kHindsightMaxRuns : 1;
       w.timeline_points = hours * 3600 / v.timeline_s * policies;
       w.policy_ticks = hours * 3600 / v.interval_s * policies;
       break;

@@ -343,6 +343,10 @@ struct HindsightRun {
   double margin = 0;
   int runs = 0;  // engine runs the search made
 };
+// The most engine runs run_hindsight makes: the margins 1 and 2, then five
+// halvings between them (the margin to 1/32).
+inline constexpr int kHindsightHalvings = 5;
+inline constexpr int kHindsightMaxRuns = 2 + kHindsightHalvings;
 // Searches m (1, 2, then bisection) with `run` replaying the demand under
 // the given policy each time.
 [[nodiscard]] Result<HindsightRun> run_hindsight(

@@ -270,7 +270,6 @@ class Planner {
   std::vector<int> size_rank_;                   // by name
   std::vector<std::string> regions_;             // sorted
   std::vector<char> allowed_;                    // per region
-  std::vector<char> access_restricted_;          // per region: dropped as access-restricted
   std::vector<std::vector<int>> size_regions_;   // per size: region indexes with an offer
   std::vector<PriceCell> prices_;                // [(s * R + r) * 6 + p]
   std::vector<char> restricted_;                 // [s * R + r]
