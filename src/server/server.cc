@@ -410,49 +410,77 @@ Response wrong_method(const std::string& allow, const std::string& hint) {
   return r;
 }
 
+namespace {
+
+// What a route's handler sees.
+struct RouteContext {
+  const catalog::Catalog& catalog;
+  const cost::Rates& rates;
+  const Request& request;
+  const WebAssets* web;
+};
+
+Response index_route(const RouteContext&) {
+  return Response{200, "text/html; charset=utf-8",
+                  std::string(internal::embedded_file("index.html"))};
+}
+
+Response health_route(const RouteContext& c) {
+  const bool chart = c.web != nullptr && !c.web->chart_js.empty();
+  return json_response(
+      200,
+      ordered_json{{"status", "ok"},
+                   {"version", "0.1.0"},
+                   {"chart_js", chart ? ordered_json(c.web->chart_js_path) : nullptr},
+                   {"chart_js_error", chart              ? nullptr
+                                      : c.web != nullptr ? ordered_json(c.web->chart_js_error)
+                                                         : ordered_json("web files not loaded")}});
+}
+
+// The routes: one path (or, with `prefix`, every path under it), the one
+// method it takes, and what a client that used another is told.
+struct Route {
+  std::string_view path;
+  bool prefix;
+  bool post;  // POST; otherwise GET (and HEAD, which arrives as GET)
+  std::string_view hint;
+  Response (*handler)(const RouteContext&);
+};
+
+constexpr std::string_view kUseGet = "use GET";
+const Route kRoutes[] = {
+    {"/", false, false, kUseGet, index_route},
+    {"/index.html", false, false, kUseGet, index_route},
+    {"/static/", true, false, kUseGet,
+     [](const RouteContext& c) { return static_route(c.request.path.substr(8), c.web); }},
+    {"/api/health", false, false, kUseGet, health_route},
+    {"/api/sizes", false, false, kUseGet, [](const RouteContext& c) { return sizes(c.catalog); }},
+    {"/api/prices", false, false, kUseGet,
+     [](const RouteContext& c) { return prices_route(c.catalog, c.request); }},
+    {"/api/examples", false, false, kUseGet, [](const RouteContext&) { return examples(); }},
+    {"/api/cost", false, false, kUseGet,
+     [](const RouteContext& c) { return cost_route(c.catalog, c.rates, c.request); }},
+    {"/api/stack", false, false, kUseGet,
+     [](const RouteContext& c) { return stack_route(c.catalog, c.request); }},
+    {"/api/estimate", false, true, "use POST with a workload YAML body",
+     [](const RouteContext& c) { return estimate_route(c.catalog, c.request); }},
+    {"/api/simulate", false, true, "use POST with a scenario YAML body",
+     [](const RouteContext& c) { return simulate_route(c.catalog, c.request); }},
+    {"/api/plan", false, true, "use POST with a workload YAML body",
+     [](const RouteContext& c) { return plan_route(c.catalog, c.rates, c.request); }},
+};
+
+}  // namespace
+
 Response handle(const catalog::Catalog& catalog, const cost::Rates& rates, const Request& request,
                 const WebAssets* web) {
   const std::string& path = request.path;
-  const bool get = request.method == "GET";
-  const bool post = request.method == "POST";
-  if (get && (path == "/" || path == "/index.html")) {
-    return Response{200, "text/html; charset=utf-8",
-                    std::string(internal::embedded_file("index.html"))};
+  for (const Route& r : kRoutes) {
+    if (r.prefix ? !path.starts_with(r.path) : path != r.path) continue;
+    if (request.method != (r.post ? "POST" : "GET"))
+      return wrong_method(r.post ? "POST" : "GET, HEAD", std::string(r.hint));
+    return r.handler(RouteContext{catalog, rates, request, web});
   }
-  if (get && path.starts_with("/static/")) return static_route(path.substr(8), web);
-  if (get && path == "/api/health") {
-    const bool chart = web != nullptr && !web->chart_js.empty();
-    return json_response(
-        200,
-        ordered_json{{"status", "ok"},
-                     {"version", "0.1.0"},
-                     {"chart_js", chart ? ordered_json(web->chart_js_path) : nullptr},
-                     {"chart_js_error", chart            ? nullptr
-                                        : web != nullptr ? ordered_json(web->chart_js_error)
-                                                         : ordered_json("web files not loaded")}});
-  }
-  if (get && path == "/api/sizes") return sizes(catalog);
-  if (get && path == "/api/prices") return prices_route(catalog, request);
-  if (get && path == "/api/examples") return examples();
-  if (path == "/api/estimate") {
-    if (!post) return wrong_method("POST", "use POST with a workload YAML body");
-    return estimate_route(catalog, request);
-  }
-  if (get && path == "/api/cost") return cost_route(catalog, rates, request);
-  if (get && path == "/api/stack") return stack_route(catalog, request);
-  if (path == "/api/simulate") {
-    if (!post) return wrong_method("POST", "use POST with a scenario YAML body");
-    return simulate_route(catalog, request);
-  }
-  if (path == "/api/plan") {
-    if (!post) return wrong_method("POST", "use POST with a workload YAML body");
-    return plan_route(catalog, rates, request);
-  }
-  // The GET routes asked with another method (HEAD arrives here as GET).
-  if (!get && (path == "/" || path == "/index.html" || path.starts_with("/static/") ||
-               path == "/api/health" || path == "/api/sizes" || path == "/api/prices" ||
-               path == "/api/examples" || path == "/api/cost" || path == "/api/stack"))
-    return wrong_method("GET, HEAD", "use GET");
   return error_response(
       Error{ErrorCode::kNotFound, "no such route: " + request.method + " " + path, Where{}});
 }

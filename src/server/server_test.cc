@@ -467,6 +467,22 @@ TEST_F(ServerTest, WrongMethodsAre405AndUnknownNamesInABodyAre400) {
   EXPECT_EQ(get_plan.status, 405);
   EXPECT_EQ(get_plan.allow, "POST");
   EXPECT_EQ(call("DELETE", "/nowhere").status, 404);
+  // Every route answers a method it does not take with the ones it does.
+  for (const char* path : {"/", "/index.html", "/static/chart.umd.js", "/api/health", "/api/sizes",
+                           "/api/prices", "/api/examples", "/api/cost", "/api/stack"}) {
+    const Response r = call("POST", path);
+    EXPECT_EQ(r.status, 405) << path;
+    EXPECT_EQ(r.allow, "GET, HEAD") << path;
+  }
+  for (const char* path : {"/api/estimate", "/api/simulate", "/api/plan"}) {
+    const Response r = call("PUT", path);
+    EXPECT_EQ(r.status, 405) << path;
+    EXPECT_EQ(r.allow, "POST") << path;
+    EXPECT_NE(r.body.find("use POST"), std::string::npos) << r.body;
+  }
+  // A path that only begins like a route is not one.
+  EXPECT_EQ(call("GET", "/api/sizesx").status, 404);
+  EXPECT_EQ(call("GET", "/static").status, 404);
   const Response model = call("POST", "/api/plan", {}, "kind: train\nmodel: nosuchmodel\n");
   EXPECT_EQ(model.status, 400) << model.body;
   EXPECT_NE(model.body.find("unknown model"), std::string::npos) << model.body;
