@@ -3,7 +3,6 @@
 
 #include <cctype>
 #include <cmath>
-#include <cstdio>
 
 #include "core/strings.h"
 
@@ -242,9 +241,9 @@ Result<double> require_non_negative(const nlohmann::json& obj, const char* key,
     return invalid_argument("negative value " + strings::fixed(v, 4) + " (expected >= 0)",
                             Where{file, 0, 0, field});
   if (v > most) {
-    char text[64];
-    std::snprintf(text, sizeof text, "implausible value %g (more than %g)", v, most);
-    return invalid_argument(text, Where{file, 0, 0, field});
+    return invalid_argument(
+        "implausible value " + strings::general(v) + " (more than " + strings::general(most) + ")",
+        Where{file, 0, 0, field});
   }
   return v;
 }

@@ -9,9 +9,7 @@ namespace gpuplan::cli {
 namespace {
 std::string show(double v) {
   if (v == std::floor(v) && std::fabs(v) < 1e15) return strings::fixed(v, 0);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
+  return strings::general(v);
 }
 }  // namespace
 

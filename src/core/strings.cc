@@ -177,6 +177,12 @@ std::string fixed(double v, int digits) {
   return out;
 }
 
+std::string general(double v) {
+  char text[32];  // %g is at most 13 characters ("-1.23457e+308")
+  std::snprintf(text, sizeof text, "%g", v);
+  return text;
+}
+
 std::optional<size_t> terminal_control_at(std::string_view s) {
   for (size_t i = 0; i < s.size(); ++i) {
     const auto c = static_cast<unsigned char>(s[i]);

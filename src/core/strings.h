@@ -31,6 +31,9 @@ namespace gpuplan::strings {
                                        const std::vector<std::string>& candidates);
 // Fixed-point formatting with `digits` decimals, no locale.
 [[nodiscard]] std::string fixed(double v, int digits);
+// Six significant digits, exponent when large or small ("0.1", "86400",
+// "1.23457e+06", "1e+15"): printf's %g, for numbers quoted in messages.
+[[nodiscard]] std::string general(double v);
 // Word-wraps `text` (words are separated by single spaces; runs of spaces are
 // kept) so that no line's text is longer than `width` characters — the first
 // line's than `first_width` when given — unless a single word is. Lines after

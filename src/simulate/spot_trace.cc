@@ -2,7 +2,6 @@
 
 #include <cctype>
 #include <cmath>
-#include <cstdio>
 #include <fstream>
 #include <functional>
 #include <optional>
@@ -151,11 +150,8 @@ Result<SpotTrace> finish_trace(SpotTrace t, TraceSax& sax, bool parsed,
   // week of steps no run ends, and 1e308 s put the deadline bound at 1e30
   // USD. The published traces step every 5 or 10 minutes.
   if (!(t.gap_seconds >= 1 && t.gap_seconds <= 86400)) {
-    char found[32];
-    std::snprintf(found, sizeof found, "%g", t.gap_seconds);
-    return invalid_argument(std::string("gap_seconds must be a number of seconds in [1, 86400], "
-                                        "found ") +
-                                found,
+    return invalid_argument("gap_seconds must be a number of seconds in [1, 86400], found " +
+                                strings::general(t.gap_seconds),
                             Where{t.file, 0, 0, "metadata.gap_seconds"});
   }
   if (t.available.empty()) {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <set>
 #include <utility>
 
@@ -150,11 +149,8 @@ tl::unexpected<Error> Reader::out_of_range(const YAML::Node& node, const std::st
                                            double lo, double hi, bool lo_open) const {
   const auto bound = [](double x) {
     if (x >= kNoCeiling) return std::string("inf");
-    if (x >= 1e9 || (x > 0 && x < 1e-3)) {  // 1e+15, not 1000000000000000
-      char text[32];
-      std::snprintf(text, sizeof text, "%g", x);
-      return std::string(text);
-    }
+    // 1e+15, not 1000000000000000
+    if (x >= 1e9 || (x > 0 && x < 1e-3)) return strings::general(x);
     return strings::fixed(x, x == std::floor(x) ? 0 : 3);
   };
   return error(node, field,
