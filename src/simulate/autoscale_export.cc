@@ -6,6 +6,13 @@
 
 namespace gpuplan::simulate {
 
+namespace {
+// MetricTrigger.timeWindow's least value, 5 minutes (Microsoft.Insights
+// autoscale REST API; Microsoft.Azure.Management.Insights.Models
+// MetricTrigger.TimeWindow: "Must be between 12 hours and 5 minutes").
+constexpr double kMinWindowS = 300;
+}  // namespace
+
 std::string iso8601_duration(double seconds) {
   long long s = std::llround(seconds);
   if (s <= 0) return "PT0S";
@@ -63,17 +70,20 @@ SloGuardExport slo_guard_autoscale_settings(const SloGuardSettings& guard, doubl
   SloGuardExport out;
   AutoscaleSettings& s = out.rules;
   s.time_grain_s = 60;  // Azure Monitor autoscale's finest time grain (PT1M)
-  // Scale-out tiers: the deficit's maximum over one grain above a threshold
-  // adds threshold + 1 VMs; the largest increase wins when several fire.
+  // Scale-out tiers: the last grain's deficit (the largest any router
+  // instance published) above a threshold adds threshold + 1 VMs; the
+  // largest increase wins when several fire. Azure's shortest window is 5
+  // minutes; "Last" reads its newest minute, so a deficit already met does
+  // not fire again at the next grain, as a 5-minute maximum would.
   for (const auto& [above, add] : {std::pair{0, 1}, {2, 3}, {5, 6}, {10, 11}})
-    s.rules.push_back({"deficit", "GreaterThan", static_cast<double>(above), 60, "Maximum",
-                       "Maximum", true, add, 60});
+    s.rules.push_back({"deficit", "GreaterThan", static_cast<double>(above), kMinWindowS, "Max",
+                       "Last", true, add, 60});
   // Scale-in: the deficit (whole VMs) stayed at -1 or below — a VM too many —
   // over the hold window slo-guard uses (one start-up delay, at least a
   // minute: slo_guard.cc); one VM at a time.
   const double hold = guard.hold_s > 0 ? guard.hold_s : std::max(startup_s, 60.0);
-  const double window = std::max(60.0, std::ceil(hold / 60) * 60);
-  s.rules.push_back({"deficit", "LessThan", -0.5, window, "Maximum", "Maximum", false, 1, 60});
+  const double window = std::max(kMinWindowS, std::ceil(hold / 60) * 60);
+  s.rules.push_back({"deficit", "LessThan", -0.5, window, "Max", "Maximum", false, 1, 60});
   out.resource = azure_autoscale_settings(s, target);
   out.not_expressed = {
       "the need itself (per-second prefill peaks, the M/G/N prefill queue, the TPOT load, decode "
@@ -84,7 +94,8 @@ SloGuardExport slo_guard_autoscale_settings(const SloGuardSettings& guard, doubl
       "slo-guard sets the count it computes; autoscale changes it by fixed steps: tiers of +1, +3, "
       "+6 and +11 VMs for deficits above 0, 2, 5 and 10 (at most 10 rules per profile)",
       "scale-in to the largest need of the hold window in one step becomes -1 VM per minute while "
-      "the window's largest deficit stays at -1 or below",
+      "the window's largest deficit stays at -1 or below; the window is at least 5 minutes (Azure "
+      "Monitor's shortest), longer than slo-guard's hold when the start-up is shorter",
   };
   return out;
 }

@@ -50,9 +50,16 @@ struct AutoscaleTarget {
 // router publishes slo-guard's deficit — the VMs it wants minus the scale
 // set's count — as the custom metric `SloGuardDeficitVms` (namespace
 // target.metric_namespace), and the rules act on it in tiers:
-//   out: Maximum over 1 min > 0, > 2, > 5, > 10 -> +1, +3, +6, +11 (Azure
-//        applies the rule with the largest increase when several fire);
-//   in:  Maximum over one start-up (the ski-rental hold) <= -1 -> -1.
+//   out: the Last minute's value (in a 5-minute window) > 0, > 2, > 5, > 10
+//        -> +1, +3, +6, +11 (Azure applies the rule with the largest
+//        increase when several fire);
+//   in:  Maximum over one start-up (the ski-rental hold), at least 5
+//        minutes, <= -1 -> -1.
+// Azure Monitor's MetricTrigger allows a statistic of Average, Min, Max, Sum
+// or Count and a timeWindow of 5 minutes to 12 hours (Microsoft.Insights
+// autoscale REST API 2022-10-01; MetricTrigger.TimeWindow): a 1-minute
+// window, or the statistic "Maximum", is refused when the resource is
+// deployed.
 // bugprone-exception-escape: clang-tidy 14 finds a throw in ordered_json's
 // noexcept default constructor that value_t::null never reaches (it does not
 // model noexcept bounds, llvm/llvm-project#54956; nlohmann/json carries the

@@ -3,6 +3,7 @@
 // an Alibaba QPS series or a synthetic rate with diurnal cycle, growth,
 // noise and bursts), the fleet (start-up, replica limits, routing, queue),
 // and the settings of the HPA and Azure-autoscale policies.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -375,17 +376,18 @@ Result<AutoscaleRule> parse_autoscale_rule(const Reader& r, const YAML::Node& n,
                                                        "LessThan", "LessThanOrEqual"}));
   GPUPLAN_TRY(rule.threshold, r.number(n["threshold"], f + ".threshold", 0, 1e9));
   if (n["window_seconds"]) {
-    GPUPLAN_TRY(rule.window_s, r.number(n["window_seconds"], f + ".window_seconds", 60, 43200));
+    // Azure Monitor's MetricTrigger.timeWindow: between 5 minutes and 12
+    // hours (Microsoft.Azure.Management.Insights MetricTrigger.TimeWindow).
+    GPUPLAN_TRY(rule.window_s, r.number(n["window_seconds"], f + ".window_seconds", 300, 43200));
   }
   if (n["time_aggregation"]) {
     GPUPLAN_TRY(rule.time_aggregation,
                 r.non_empty_string(n["time_aggregation"], f + ".time_aggregation"));
-    if (rule.time_aggregation != "Average" && rule.time_aggregation != "Maximum" &&
-        rule.time_aggregation != "Minimum")
-      return r.error(
-          n["time_aggregation"], f + ".time_aggregation",
-          "expected Average, Maximum or Minimum" +
-              strings::did_you_mean(rule.time_aggregation, {"Average", "Maximum", "Minimum"}));
+    const std::vector<std::string> kinds = {"Average", "Maximum", "Minimum", "Last"};
+    if (std::find(kinds.begin(), kinds.end(), rule.time_aggregation) == kinds.end())
+      return r.error(n["time_aggregation"], f + ".time_aggregation",
+                     "expected Average, Maximum, Minimum or Last" +
+                         strings::did_you_mean(rule.time_aggregation, kinds));
   }
   GPUPLAN_TRY(std::string dir, r.non_empty_string(n["direction"], f + ".direction"));
   if (dir != "out" && dir != "in")

@@ -137,6 +137,12 @@ class AzureAutoscalePolicy final : public ScalingPolicy {
                          : r.metric == "deficit" ? grain_deficit_
                                                  : grain_util_;
     const size_t n = static_cast<size_t>(std::ceil(r.window_s / s_.time_grain_s - 1e-9));
+    // Last: the newest grain in the window, which one grain already holds.
+    if (r.time_aggregation == "Last") {
+      if (series.empty() || n == 0) return false;
+      *value = series.back() * scale;
+      return compare(r, *value);
+    }
     if (series.size() < n || n == 0) return false;
     double agg = r.time_aggregation == "Maximum"   ? -1e300
                  : r.time_aggregation == "Minimum" ? 1e300
@@ -154,10 +160,13 @@ class AzureAutoscalePolicy final : public ScalingPolicy {
       agg /= static_cast<double>(n);
     agg *= scale;
     *value = agg;
-    return r.op == "GreaterThan"          ? agg > r.threshold
-           : r.op == "GreaterThanOrEqual" ? agg >= r.threshold
-           : r.op == "LessThan"           ? agg < r.threshold
-                                          : agg <= r.threshold;
+    return compare(r, agg);
+  }
+  static bool compare(const AutoscaleRule& r, double v) {
+    return r.op == "GreaterThan"          ? v > r.threshold
+           : r.op == "GreaterThanOrEqual" ? v >= r.threshold
+           : r.op == "LessThan"           ? v < r.threshold
+                                          : v <= r.threshold;
   }
   PolicyDecision act(const PolicyInput& in, int target, double cooldown) {
     last_action_s_ = in.now_s;

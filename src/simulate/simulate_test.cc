@@ -5,6 +5,7 @@
 #include "simulate/simulate.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -1962,6 +1963,30 @@ TEST(Scenario, AdmissionIsQueueOrShed) {
   EXPECT_EQ(both.error().where.field, "fleet.max_queue");
 }
 
+// autoscale rules take what Azure Monitor deploys: a window of 5 minutes to
+// 12 hours, and Last among the aggregations.
+TEST(Scenario, AutoscaleRulesTakeAzureMonitorsWindowsAndAggregations) {
+  const std::string head =
+      serving_text("on_demand_usd_per_hour: 1", "synthetic: {rate_rps: 1, duration_hours: 1}");
+  const auto with = [&](const std::string& rule) {
+    return parse_scenario_string(
+        head +
+            "autoscale:\n  rules:\n    - {metric: utilization, operator: GreaterThan, "
+            "threshold: 70, direction: out, " +
+            rule + "}\n",
+        "s.yaml");
+  };
+  auto last = with("window_seconds: 300, time_aggregation: Last");
+  ASSERT_TRUE(last) << last.error().message;
+  EXPECT_EQ(last->serving().autoscale.rules[0].time_aggregation, "Last");
+  auto minute = with("window_seconds: 60");
+  ASSERT_FALSE(minute);
+  EXPECT_EQ(minute.error().where.field, "autoscale.rules[0].window_seconds");
+  auto total = with("time_aggregation: Totl");
+  ASSERT_FALSE(total);
+  EXPECT_EQ(total.error().where.field, "autoscale.rules[0].time_aggregation");
+}
+
 // The serving report's table: TTFT and TPOT at p50 and p99 on a wide
 // terminal (both targets decide the SLO); a narrow one drops the counts and
 // p50 TPOT first and keeps cost, attainment and p99 TPOT.
@@ -2310,6 +2335,74 @@ TEST(AutoscaleExport, SloGuardExportsTieredRulesOnItsDeficitAndSaysWhatItCannotE
   EXPECT_EQ(rules[4]["scaleAction"]["direction"], "Decrease");
   ASSERT_EQ(e.not_expressed.size(), 4u);
   EXPECT_NE(e.not_expressed[1].find("15 s"), std::string::npos);
+}
+
+// What Azure Monitor accepts in a MetricTrigger (autoscale REST API
+// 2022-10-01): statistic Average|Min|Max|Sum|Count; timeAggregation
+// Average|Minimum|Maximum|Total|Count|Last; timeWindow 5 minutes to 12
+// hours; timeGrain 1 minute to 12 hours. An export that breaks one is
+// refused when deployed, after the plan promised the simulated SLO.
+void ExpectAzureAcceptsTheRules(const nlohmann::ordered_json& resource) {
+  const std::set<std::string> statistics = {"Average", "Min", "Max", "Sum", "Count"};
+  const std::set<std::string> aggregations = {"Average", "Minimum", "Maximum",
+                                              "Total",   "Count",   "Last"};
+  const auto seconds = [](const std::string& iso) {
+    double s = 0, v = 0;
+    for (char c : iso.substr(2)) {
+      if (std::isdigit(static_cast<unsigned char>(c)) != 0) {
+        v = v * 10 + (c - '0');
+      } else {
+        s += v * (c == 'H' ? 3600 : c == 'M' ? 60 : 1);
+        v = 0;
+      }
+    }
+    return s;
+  };
+  for (const auto& rule : resource["properties"]["profiles"][0]["rules"]) {
+    const auto& m = rule["metricTrigger"];
+    EXPECT_TRUE(statistics.count(m["statistic"].get<std::string>())) << m.dump();
+    EXPECT_TRUE(aggregations.count(m["timeAggregation"].get<std::string>())) << m.dump();
+    const double window = seconds(m["timeWindow"].get<std::string>());
+    EXPECT_GE(window, 300) << m.dump();
+    EXPECT_LE(window, 43200) << m.dump();
+    EXPECT_GE(seconds(m["timeGrain"].get<std::string>()), 60) << m.dump();
+  }
+}
+
+TEST(AutoscaleExport, EveryExportedRuleIsOneAzureMonitorAccepts) {
+  AutoscaleTarget t;
+  t.target_resource_uri = "vmss";
+  ExpectAzureAcceptsTheRules(azure_autoscale_settings(default_autoscale_settings(), t));
+  // Start-ups shorter and longer than Azure's shortest window.
+  for (double startup : {60.0, 256.0, 900.0}) {
+    const SloGuardExport e = slo_guard_autoscale_settings(SloGuardSettings{}, startup, 15, t);
+    ExpectAzureAcceptsTheRules(e.resource);
+    EXPECT_EQ(azure_autoscale_settings(e.rules, t), e.resource);  // what is simulated is exported
+  }
+}
+
+// "Last" reads the newest grain of the window: a scale-out tier fires once
+// per deficit seen, not again for as long as a 5-minute maximum remembers
+// it. A rule on utilization > 50 % with Last fires after one grain above it
+// and stops at the first grain below.
+TEST(AutoscaleExport, LastAggregationReadsTheNewestGrain) {
+  AutoscaleSettings s;
+  s.time_grain_s = 60;
+  s.rules = {{"utilization", "GreaterThan", 50, 300, "Average", "Last", true, 1, 60}};
+  auto p = make_azure_autoscale_policy(s);
+  p->reset(PolicyContext{});
+  PolicyInput in;
+  in.ready = 2;
+  in.now_s = 60;
+  in.utilization = 0.9;  // one grain above: fires at once (no 5 grains needed)
+  EXPECT_EQ(p->decide(in).replicas, 3);
+  in.ready = 3;
+  in.now_s = 120;
+  in.utilization = 0.2;  // the newest grain is below: no action
+  EXPECT_EQ(p->decide(in).replicas, 3);
+  in.now_s = 180;
+  in.utilization = 0.6;
+  EXPECT_EQ(p->decide(in).replicas, 4);
 }
 
 // The plot page carries its scripts and data inline: a "</" inside any of
