@@ -926,6 +926,33 @@ TEST(Generate, BootDiagnosticsPinnedImagesAndCheckedDownloads) {
             std::string::npos);
 }
 
+// PowerShell reads '?' and ':' as part of a variable's name ("$url?api-version"
+// is the variable `url?api`, empty; "$host:port" a drive-qualified name):
+// the Windows autostop's deallocate call once went to "-version=2024-07-01".
+// No variable in the generated PowerShell is followed by either, except the
+// scope and drive qualifiers PowerShell defines ($env:, $script:, ...); and
+// quser, whose stderr under 'Stop' ends a Windows PowerShell 5.1 script, is
+// redirected by cmd.
+TEST(Generate, PowerShellVariablesAreDelimited) {
+  const std::regex question(R"(\$[A-Za-z_][A-Za-z0-9_]*\?)");
+  const std::regex colon(
+      R"(\$(?!(env|script|global|local|using|private):)[A-Za-z_][A-Za-z0-9_]*:)");
+  for (catalog::Pricing p : {catalog::Pricing::kPayg, catalog::Pricing::kSpot}) {
+    for (const char* size : {"Standard_NC40ads_H100_v5", "Standard_NV12ads_A10_v5"}) {
+      const DeploySpec win = spec_for(size, 1, p, Os::kWindows);
+      for (const auto& f : generate_files(win)) {
+        if (f.name != "setup.ps1") continue;
+        std::smatch m;
+        EXPECT_FALSE(std::regex_search(f.content, m, question)) << size << ": " << m.str(0);
+        EXPECT_FALSE(std::regex_search(f.content, m, colon)) << size << ": " << m.str(0);
+        EXPECT_NE(f.content.find("-Uri \"${url}?api-version="), std::string::npos) << size;
+        EXPECT_NE(f.content.find("cmd /c 'quser 2>nul'"), std::string::npos) << size;
+        EXPECT_EQ(f.content.find("quser 2>$null"), std::string::npos) << size;
+      }
+    }
+  }
+}
+
 // The generated script refuses an IMAGE override that is not pinned.
 TEST(Generate, AnUnpinnedImageOverrideIsRefusedByTheScript) {
   DeploySpec nc = spec_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg);

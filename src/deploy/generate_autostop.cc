@@ -194,7 +194,12 @@ std::string windows_autostop_script(const DeploySpec& spec) {
     << "$smi = Join-Path $env:WINDIR 'System32\\nvidia-smi.exe'\n"
     << "$utils = @(); if (Test-Path $smi) { $utils = @(& $smi --query-gpu=utilization.gpu "
        "--format=csv,noheader,nounits | ForEach-Object { [int]$_ }) }\n"
-    << "$sessions = @(quser 2>$null | Select-Object -Skip 1).Count\n"
+    // quser writes "No User exists" to stderr when nobody is logged on;
+    // under 'Stop', Windows PowerShell 5.1 turns a native command's
+    // redirected stderr into a terminating error (PowerShell/PowerShell
+    // #4002), which would end the tick before the idle check. cmd does the
+    // redirect, so PowerShell never sees it.
+    << "$sessions = @(cmd /c 'quser 2>nul' | Select-Object -Skip 1).Count\n"
     << "$busy = (Test-Path 'C:\\gpuplan\\busy') -or ($sessions -gt 0) -or (@($utils | Where-Object "
        "{ $_ -ge $threshold }).Count -gt 0)\n"
     << "if ($busy) { Set-Content \"$state\\last_busy\" $now; exit 0 }\n"
@@ -213,7 +218,7 @@ std::string windows_autostop_script(const DeploySpec& spec) {
        "virtualMachines/$($c.name.Split('_')[-1])/deallocate\" }\n"
     << "else { $url = \"$base/virtualMachines/$($c.name)/deallocate\" }\n"
     << "Invoke-RestMethod -Method Post -Headers @{ Authorization = \"Bearer $($t.access_token)\" } "
-       "-Uri \"$url?api-version="
+       "-Uri \"${url}?api-version="
     << kComputeRestApi << "\"\n";
   return o.str();
 }

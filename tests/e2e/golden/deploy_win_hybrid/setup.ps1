@@ -57,7 +57,7 @@ $last = $now; if (Test-Path "$state\last_busy") { $last = [int64](Get-Content "$
 if ($last -lt $boot) { $last = $boot }
 $smi = Join-Path $env:WINDIR 'System32\nvidia-smi.exe'
 $utils = @(); if (Test-Path $smi) { $utils = @(& $smi --query-gpu=utilization.gpu --format=csv,noheader,nounits | ForEach-Object { [int]$_ }) }
-$sessions = @(quser 2>$null | Select-Object -Skip 1).Count
+$sessions = @(cmd /c 'quser 2>nul' | Select-Object -Skip 1).Count
 $busy = (Test-Path 'C:\gpuplan\busy') -or ($sessions -gt 0) -or (@($utils | Where-Object { $_ -ge $threshold }).Count -gt 0)
 if ($busy) { Set-Content "$state\last_busy" $now; exit 0 }
 Set-Content "$state\last_busy" $last
@@ -68,7 +68,7 @@ $t = Invoke-RestMethod -Headers $h -Uri 'http://169.254.169.254/metadata/identit
 $base = "https://management.azure.com/subscriptions/$($c.subscriptionId)/resourceGroups/$($c.resourceGroupName)/providers/Microsoft.Compute"
 if ($c.vmScaleSetName) { $url = "$base/virtualMachineScaleSets/$($c.vmScaleSetName)/virtualMachines/$($c.name.Split('_')[-1])/deallocate" }
 else { $url = "$base/virtualMachines/$($c.name)/deallocate" }
-Invoke-RestMethod -Method Post -Headers @{ Authorization = "Bearer $($t.access_token)" } -Uri "$url?api-version=2024-07-01"
+Invoke-RestMethod -Method Post -Headers @{ Authorization = "Bearer $($t.access_token)" } -Uri "${url}?api-version=2024-07-01"
 '@
 Set-Content -Path C:\gpuplan\autostop.ps1 -Value $autostop
 $action = New-ScheduledTaskAction -Execute 'powershell.exe' -Argument '-NoProfile -ExecutionPolicy Bypass -File C:\gpuplan\autostop.ps1'
