@@ -572,6 +572,14 @@ TEST(DeploySpec, ServingPlanGetsAScaleSetAndTheSimulatedAutoscalePolicy) {
   const auto t = nlohmann::json::parse(render_arm_template(*s));
   bool found = false;
   for (const auto& r : t["resources"]) {
+    // Every instance's public IP is Standard: without a SKU it is Basic,
+    // which Azure retired on 30 September 2025.
+    if (r["type"] == "Microsoft.Compute/virtualMachineScaleSets") {
+      const auto& ip = r["properties"]["virtualMachineProfile"]["networkProfile"]
+                        ["networkInterfaceConfigurations"][0]["properties"]["ipConfigurations"][0]
+                        ["properties"]["publicIPAddressConfiguration"];
+      EXPECT_EQ(ip["sku"]["name"], "Standard") << ip.dump();
+    }
     if (r["type"] != "Microsoft.Insights/autoscaleSettings") continue;
     found = true;
     EXPECT_EQ(r["properties"]["targetResourceUri"],

@@ -382,8 +382,14 @@ void add_scale_set_resources(const DeploySpec& spec, const ArmIds& ids, ordered_
                                 {"name", "ipconfig1"},
                                 {"properties",
                                  {{"subnet", {{"id", ids.subnet}}},
+                                  // Standard: an instance IP without a SKU
+                                  // is Basic, which Azure retired on 30
+                                  // September 2025 ("Networking for Azure
+                                  // Virtual Machine Scale Sets": the SKU of
+                                  // instance IPs is set directly).
                                   {"publicIPAddressConfiguration",
                                    {{"name", "pip"},
+                                    {"sku", {{"name", "Standard"}, {"tier", "Regional"}}},
                                     {"properties", {{"idleTimeoutInMinutes", 15}}}}}}}}})}}}}})}};
   add_pricing_and_security(spec, vm_profile);
   ordered_json extensions = ordered_json::array();
