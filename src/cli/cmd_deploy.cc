@@ -96,7 +96,11 @@ int run_deploy(Context& ctx, const DeployFlags& f) {
   o.option = f.option;
   o.ssh_cidr = f.ssh_cidr;
   o.allow_ssh_from_anywhere = f.anywhere;
-  o.start_date = f.start_date.empty() ? deploy::first_of_month(std::time(nullptr)) : f.start_date;
+  // Today honours GPUPLAN_TODAY, as the catalog's statuses do.
+  auto today = catalog::today();
+  if (!today) return report(ctx, today.error());
+  o.today = *today;
+  o.start_date = f.start_date.empty() ? today->substr(0, 8) + "01" : f.start_date;
   o.ssh_public_key_file = f.ssh_public_key;
   o.data_disk_gib = f.data_disk_gib;
   // The flag's check (number_in | "off") has already refused anything else.

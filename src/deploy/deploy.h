@@ -26,7 +26,10 @@ struct DeployOptions {
   int option = 1;        // 1-based into the plan's options
   std::string ssh_cidr;  // IPv4 CIDR SSH (RDP on Windows) is allowed from
   bool allow_ssh_from_anywhere = false;
-  std::string start_date;               // YYYY-MM-DD, first of a month (budget start)
+  std::string start_date;  // YYYY-MM-DD, first of a month (budget start)
+  // YYYY-MM-DD: the start must lie in Azure's window around it (this month
+  // to twelve months on: check_budget_start_date); "" checks the form only.
+  std::string today;
   std::string ssh_public_key_file;      // default in deploy.sh when "" (~/.ssh/id_rsa.pub)
   std::optional<double> data_disk_gib;  // overrides the plan's; default kDefaultDataDiskGib
   // Autostop minutes: unset = the default for the workload kind
@@ -124,10 +127,6 @@ struct StackAnswer {
                                                  std::string_view pytorch, std::string_view cuda,
                                                  std::string_view field_prefix = "");
 
-// The first day of the UTC month containing `unix_seconds`, "YYYY-MM-01": the
-// budget start when --start-date is not given.
-[[nodiscard]] std::string first_of_month(long long unix_seconds);
-
 // Builds the spec for one option of a plan. Errors:
 //   kInvalidArgument — --option out of range, a bad CIDR, 0.0.0.0/0 without
 //     allow_ssh_from_anywhere, both or neither SSH choice, a start date that
@@ -179,7 +178,14 @@ struct GeneratedFile {
 [[nodiscard]] Result<std::string> parse_ipv4_cidr(const std::string& text,
                                                   const std::string& field);
 // YYYY-MM-DD that is a real date and the first of a month (Azure budgets start on one).
-[[nodiscard]] Status check_budget_start_date(const std::string& date);
+// With `today` (YYYY-MM-DD), also Azure's window for a monthly budget's
+// startDate: "Future start date should not be more than twelve months. Past
+// start date should be selected within the timegrain period" (Microsoft
+// Consumption Budgets REST API, BudgetTimePeriod.startDate) — from this
+// month's first to twelve months on. A date outside it is refused when
+// deploy.sh creates the budget, after the VMs are up.
+[[nodiscard]] Status check_budget_start_date(const std::string& date,
+                                             const std::string& today = "");
 // Checks that a file holds an OpenSSH public key (not a private key): kInvalidArgument otherwise.
 [[nodiscard]] Status check_ssh_public_key_file(const std::string& path);
 

@@ -180,7 +180,7 @@ Result<std::string> parse_ipv4_cidr(const std::string& text, const std::string& 
   return addr + "/" + std::to_string(prefix);
 }
 
-Status check_budget_start_date(const std::string& date) {
+Status check_budget_start_date(const std::string& date, const std::string& today) {
   const Where where{"", 0, 0, "--start-date"};
   auto bad = [&](const std::string& why) {
     return invalid_argument("'" + date + "' " + why, where);
@@ -202,6 +202,25 @@ Status check_budget_start_date(const std::string& date) {
         "(use " +
         date.substr(0, 8) + "01)");
   }
+  if (today.size() < 7) return {};
+  // Months since year 0, and the first of the month `m` names.
+  const int start = year * 12 + month - 1;
+  const int now = std::stoi(today.substr(0, 4)) * 12 + std::stoi(today.substr(5, 2)) - 1;
+  const auto first = [](int m) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%04d-%02d-01", m / 12, m % 12 + 1);
+    return std::string(text);
+  };
+  if (start < now)
+    return bad(
+        "is in a past month: Azure starts a monthly budget no earlier than the current "
+        "month's first (use " +
+        first(now) + ")");
+  if (start > now + 12)
+    return bad(
+        "is more than twelve months ahead: Azure starts a budget at most twelve months "
+        "on (" +
+        first(now + 12) + " at the latest)");
   return {};
 }
 
@@ -237,15 +256,6 @@ StackTarget deployment_target(const catalog::VmSize& size, const catalog::Gpu* g
   const bool hpc =
       os == catalog::Os::kLinux && size.infiniband_gbps > 0 && !catalog::is_arm64(size);
   return make_target(size, gpu, os, hpc ? kHpcImageRow : "");
-}
-
-std::string first_of_month(long long unix_seconds) {
-  const std::time_t t = static_cast<std::time_t>(unix_seconds);
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-01", tm.tm_year + 1900, tm.tm_mon + 1);
-  return buf;
 }
 
 const char* to_string(SecurityType t) {
@@ -504,7 +514,7 @@ Result<DeploySpec> make_deploy_spec(const PlanDocument& plan, const catalog::Cat
     GPUPLAN_RETURN_IF_ERROR(check_ssh_public_key_file(options.ssh_public_key_file));
     spec.ssh_public_key_file = options.ssh_public_key_file;
   }
-  GPUPLAN_RETURN_IF_ERROR(check_budget_start_date(options.start_date));
+  GPUPLAN_RETURN_IF_ERROR(check_budget_start_date(options.start_date, options.today));
   spec.start_date = options.start_date;
 
   // 3. The size and its GPU.

@@ -488,6 +488,18 @@ TEST(DeploySpec, CidrAndDateValidation) {
   EXPECT_NE(mid.error().message.find("use 2026-12-01"), std::string::npos);
   EXPECT_FALSE(check_budget_start_date("2026-13-01").has_value());
   EXPECT_FALSE(check_budget_start_date("12/01/2026").has_value());
+  // Azure's window for a monthly budget: this month to twelve months on.
+  EXPECT_TRUE(check_budget_start_date("2026-12-01", "2026-12-04").has_value());
+  EXPECT_TRUE(check_budget_start_date("2027-12-01", "2026-12-04").has_value());
+  auto past = check_budget_start_date("2026-11-01", "2026-12-04");
+  ASSERT_FALSE(past.has_value());
+  EXPECT_NE(past.error().message.find("use 2026-12-01"), std::string::npos) << past.error().message;
+  EXPECT_EQ(past.error().where.field, "--start-date");
+  auto far = check_budget_start_date("2028-01-01", "2026-12-04");
+  ASSERT_FALSE(far.has_value());
+  EXPECT_NE(far.error().message.find("2027-12-01 at the latest"), std::string::npos)
+      << far.error().message;
+  EXPECT_FALSE(check_budget_start_date("2025-01-01", "2026-12-04").has_value());
 }
 
 TEST(DeploySpec, OptionOutOfRangeAndEmptyPlan) {
