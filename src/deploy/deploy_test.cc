@@ -812,8 +812,8 @@ TEST(Generate, CloudInitPinsTheStackAndRunsDoctor) {
   DeploySpec s = spec_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg);
   const std::string ci = render_cloud_init(s);
   EXPECT_EQ(ci.rfind("#cloud-config\n", 0), 0u);
-  EXPECT_NE(ci.find("apt-get install -y -q cuda-drivers-580"), std::string::npos);
-  EXPECT_NE(ci.find("apt-get install -y -q cuda-toolkit-13-0"), std::string::npos);
+  EXPECT_NE(ci.find("apt_get install -y -q cuda-drivers-580"), std::string::npos);
+  EXPECT_NE(ci.find("apt_get install -y -q cuda-toolkit-13-0"), std::string::npos);
   EXPECT_NE(ci.find("libcudnn9-cuda-13=9.17.0.*"), std::string::npos);
   EXPECT_NE(ci.find("torch==2.14.*\" --index-url https://download.pytorch.org/whl/cu130"),
             std::string::npos);
@@ -826,6 +826,23 @@ TEST(Generate, CloudInitPinsTheStackAndRunsDoctor) {
   EXPECT_EQ(nci.find("cuda-drivers-"), std::string::npos);
   EXPECT_NE(nci.find("waiting for the NVIDIA driver"), std::string::npos);
   EXPECT_NE(render_deploy_script(nv).find("\"installCUDA\": false"), std::string::npos);
+  // The driver extension may reboot the VM mid-install, and cloud-init's
+  // runcmd never runs twice: the install is an enabled unit that runs again
+  // at boot until it has finished, started without blocking cloud-final,
+  // and it waits for the dpkg lock the extension holds.
+  for (const std::string& c : {ci, nci}) {
+    EXPECT_NE(c.find("path: /etc/systemd/system/gpuplan-stack.service"), std::string::npos);
+    EXPECT_NE(c.find("ConditionPathExists=!/var/lib/gpuplan/stack-installed"), std::string::npos);
+    EXPECT_NE(c.find("WantedBy=multi-user.target"), std::string::npos);
+    EXPECT_NE(c.find("[systemctl, enable, gpuplan-stack.service]"), std::string::npos);
+    EXPECT_NE(c.find("[systemctl, start, --no-block, gpuplan-stack.service]"), std::string::npos);
+    EXPECT_EQ(c.find("/opt/gpuplan/install-stack.sh 2>&1 | tee /var/log/gpuplan-install.log\"]"),
+              std::string::npos);
+    EXPECT_NE(c.find("apt-get -o DPkg::Lock::Timeout="), std::string::npos);
+    EXPECT_NE(c.find("dpkg --configure -a"), std::string::npos);
+    // Every apt call in the installer goes through the lock-waiting wrapper.
+    EXPECT_EQ(c.find("\n      apt-get "), std::string::npos);
+  }
 }
 
 TEST(Generate, BudgetAmountAndThresholdsFromTheCost) {

@@ -46,7 +46,13 @@ std::string linux_install_script(const DeploySpec& spec) {
     << "#   " << describe_stack(spec) << "\n"
     << "set -euo pipefail\n"
     << "export DEBIAN_FRONTEND=noninteractive\n"
-    << "log() { echo \"gpuplan-stack: $*\"; }\n\n"
+    << "log() { echo \"gpuplan-stack: $*\"; }\n"
+    << "# Azure's driver extension and cloud-init's packages use apt too: wait\n"
+    << "# for the dpkg lock instead of failing on it.\n"
+    << "apt_get() { apt-get -o DPkg::Lock::Timeout=1200 \"$@\"; }\n"
+    << "# A reboot (the driver extension may reboot the VM) can leave dpkg half\n"
+    << "# configured; gpuplan-stack.service runs this script again after it.\n"
+    << "for _ in $(seq 1 60); do dpkg --configure -a && break; sleep 20; done\n\n"
     << "# NVIDIA's CUDA apt repository, signed (cuda-keyring). The keyring package\n"
     << "# itself is checked against its known SHA-256 before it is installed (the\n"
     << "# sums GoogleCloudPlatform/compute-gpu-installation pins for the same file).\n"
@@ -78,12 +84,12 @@ std::string linux_install_script(const DeploySpec& spec) {
          "https://developer.download.nvidia.com/compute/cuda/repos/${repo}/sbsa/ /\" \\\n"
       << "  > /etc/apt/sources.list.d/cuda-${repo}-sbsa.list\n";
   }
-  o << "apt-get update -q\n\n";
+  o << "apt_get update -q\n\n";
   switch (st.driver_source) {
     case DriverSource::kCloudInit:
       o << "log \"installing NVIDIA driver branch " << st.driver_branch << " (CUDA " << cuda
         << " needs >= " << st.min_driver.to_string() << ")\"\n"
-        << "apt-get install -y -q " << st.driver_package << "\n"
+        << "apt_get install -y -q " << st.driver_package << "\n"
         << "modprobe nvidia || log \"the driver loads after a reboot\"\n\n";
       break;
     case DriverSource::kExtension:
@@ -101,17 +107,17 @@ std::string linux_install_script(const DeploySpec& spec) {
       break;
   }
   o << "log \"installing CUDA toolkit " << cuda << " (no driver packages)\"\n"
-    << "apt-get install -y -q cuda-toolkit-" << dash << "\n"
+    << "apt_get install -y -q cuda-toolkit-" << dash << "\n"
     << "echo \"export PATH=/usr/local/cuda-" << cuda
     << "/bin:\\$PATH\" > /etc/profile.d/gpuplan-cuda.sh\n";
   if (st.cudnn) {
     o << "log \"installing cuDNN " << st.cudnn->to_string() << "\"\n"
-      << "apt-get install -y -q \"libcudnn9-cuda-" << st.cuda.major() << "="
+      << "apt_get install -y -q \"libcudnn9-cuda-" << st.cuda.major() << "="
       << st.cudnn->to_string() << ".*\"\n";
   }
   o << "\nlog \"installing PyTorch " << st.pytorch.to_string() << " (" << st.wheel_variant
     << ") into " << kVenv << "\"\n"
-    << "apt-get install -y -q python3-venv python3-pip\n"
+    << "apt_get install -y -q python3-venv python3-pip\n"
     << "python3 -m venv " << kVenv << "\n"
     << kVenv << "/bin/pip install --quiet --upgrade pip\n"
     << kVenv << "/bin/pip install --quiet \"torch==" << st.pytorch.to_string()
@@ -162,6 +168,34 @@ std::string linux_check_script(const DeploySpec& spec) {
   return o.str();
 }
 
+// The unit that installs and checks the stack. cloud-init's runcmd runs once
+// per instance and marks itself done before it runs (its semaphore), so a
+// reboot in the middle — Azure's NVIDIA driver extension "might reboot" the
+// VM while it installs (learn.microsoft.com, "NVIDIA GPU Driver Extension
+// for Linux") — lost the rest of the install for good. An enabled oneshot
+// unit runs again at every boot until the install has finished
+// (/var/lib/gpuplan/stack-installed), then checks the stack once more.
+std::string stack_service() {
+  return "[Unit]\n"
+         "Description=gpuplan: install and check the GPU stack (resumes after a reboot)\n"
+         "Wants=network-online.target\n"
+         "After=network-online.target\n"
+         "ConditionPathExists=!/var/lib/gpuplan/stack-installed\n"
+         "\n"
+         "[Service]\n"
+         "Type=oneshot\n"
+         "TimeoutStartSec=infinity\n"
+         "ExecStart=/bin/bash -c 'set -o pipefail; /opt/gpuplan/install-stack.sh 2>&1 | tee -a "
+         "/var/log/gpuplan-install.log'\n"
+         "ExecStart=/bin/bash -c 'mkdir -p /var/lib/gpuplan && touch "
+         "/var/lib/gpuplan/stack-installed'\n"
+         "ExecStart=/bin/bash -c 'set -o pipefail; /opt/gpuplan/check-stack.sh 2>&1 | tee "
+         "/var/log/gpuplan-check.log'\n"
+         "\n"
+         "[Install]\n"
+         "WantedBy=multi-user.target\n";
+}
+
 }  // namespace
 
 std::string render_cloud_init(const DeploySpec& spec) {
@@ -198,7 +232,11 @@ std::string render_cloud_init(const DeploySpec& spec) {
     << indent(linux_install_script(spec), 6) << "  - path: /opt/gpuplan/check-stack.sh\n"
     << "    permissions: '0755'\n"
     << "    content: |\n"
-    << indent(linux_check_script(spec), 6);
+    << indent(linux_check_script(spec), 6)
+    << "  - path: /etc/systemd/system/gpuplan-stack.service\n"
+    << "    permissions: '0644'\n"
+    << "    content: |\n"
+    << indent(stack_service(), 6);
   if (spec.autostop_minutes > 0) {
     o << "  - path: /opt/gpuplan/autostop.sh\n"
       << "    permissions: '0755'\n"
@@ -215,16 +253,17 @@ std::string render_cloud_init(const DeploySpec& spec) {
       << "    content: |\n"
       << indent(autostop_timer(), 6);
   }
-  o << "runcmd:\n";
+  o << "runcmd:\n"
+    << "  - [systemctl, daemon-reload]\n";
   if (spec.autostop_minutes > 0) {
     // First: the timer counts first-boot setup as work, so it may start now.
-    o << "  - [systemctl, daemon-reload]\n"
-      << "  - [systemctl, enable, --now, gpuplan-autostop.timer]\n";
+    o << "  - [systemctl, enable, --now, gpuplan-autostop.timer]\n";
   }
-  o << "  - [bash, -c, \"set -o pipefail; /opt/gpuplan/install-stack.sh 2>&1 | tee "
-       "/var/log/gpuplan-install.log\"]\n"
-    << "  - [bash, -c, \"set -o pipefail; /opt/gpuplan/check-stack.sh 2>&1 | tee "
-       "/var/log/gpuplan-check.log\"]\n";
+  // --no-block: runcmd is part of cloud-final.service, which the unit's
+  // network-online ordering may wait behind; starting it and returning
+  // lets cloud-init finish while the install runs.
+  o << "  - [systemctl, enable, gpuplan-stack.service]\n"
+    << "  - [systemctl, start, --no-block, gpuplan-stack.service]\n";
   return o.str();
 }
 

@@ -195,7 +195,7 @@ TEST(Arm64, GraceSizesGetTheArm64ImageAndTheSbsaRepositoryWithOpenModules) {
   EXPECT_NE(cloud_init.find("/sbsa/ /"), std::string::npos);
   EXPECT_NE(cloud_init.find("rm -f /etc/apt/sources.list.d/cuda-${repo}-x86_64.list"),
             std::string::npos);
-  EXPECT_NE(cloud_init.find("apt-get install -y -q nvidia-open-"), std::string::npos);
+  EXPECT_NE(cloud_init.find("apt_get install -y -q nvidia-open-"), std::string::npos);
   EXPECT_EQ(cloud_init.find("cuda-drivers-"), std::string::npos);
   EXPECT_NE(render_deploy_script(*spec).find("server-arm64"), std::string::npos);
   // What it cannot set up is said, not silently skipped.
