@@ -39,6 +39,7 @@ struct SimulateFlags {
   std::string plot;
   std::string timeline;
   std::string events;
+  std::string export_autoscale;
   int threads = 0;
   std::string shard;
   std::vector<std::string> partials;  // merge
@@ -159,7 +160,8 @@ Result<simulate::RunOptions> run_options(const SimulateFlags& f,
   std::vector<std::pair<std::string, std::string>> outputs;  // flag, path
   for (const auto& [flag, path] : {std::pair<std::string, std::string>{"--timeline", f.timeline},
                                    {"--plot", f.plot},
-                                   {"--events", f.events}}) {
+                                   {"--events", f.events},
+                                   {"--export-autoscale", f.export_autoscale}}) {
     if (path.empty()) continue;
     namespace fs = std::filesystem;
     std::error_code ec;
@@ -180,6 +182,10 @@ Result<simulate::RunOptions> run_options(const SimulateFlags& f,
                                     {"", 0, 0, flag}});
     outputs.emplace_back(flag, canon);
   }
+  if (!f.export_autoscale.empty() && scenario.kind() != simulate::ScenarioKind::kServing)
+    return tl::unexpected(Error{ErrorCode::kInvalidArgument,
+                                "--export-autoscale applies to serving scenarios",
+                                {"", 0, 0, "--export-autoscale"}});
   opt.timeline = !f.plot.empty() || !f.timeline.empty();
   opt.event_log = !f.events.empty();
   if (f.threads < 0)
@@ -219,6 +225,9 @@ Status write_outputs(const SimulateFlags& f, const simulate::SimReport& rep,
   }
   if (!f.events.empty())
     if (auto s = files::write_atomic(f.events, rep.event_log); !s) return s;
+  if (!f.export_autoscale.empty())
+    if (auto s = files::write_atomic(f.export_autoscale, rep.autoscale_export.dump(2) + "\n"); !s)
+      return s;
   return {};
 }
 
@@ -253,6 +262,19 @@ int run_simulate(Context& ctx, const SimulateFlags& f) {
   }
   auto rep = simulate::run_scenario(*scenario, cat->get(), *opt);
   if (!rep) return report(ctx, rep.error());
+  // The rule set to export exists only if an exportable policy ran.
+  if (!f.export_autoscale.empty()) {
+    if (rep->autoscale_export.is_null())
+      return report(ctx, Error{ErrorCode::kInvalidArgument,
+                               "no exportable rule set ran: run --policy all, azure-autoscale or "
+                               "slo-guard-autoscale",
+                               {"", 0, 0, "--export-autoscale"}});
+    rep->notes.push_back("export: " + f.export_autoscale + " holds the " +
+                         rep->autoscale_export_policy +
+                         " rule set as an ARM template (az deployment group create "
+                         "--template-file " +
+                         f.export_autoscale + " --parameters vmssName=NAME)");
+  }
   // 4. Files (all computed first, each written atomically).
   if (auto s = write_outputs(f, *rep, chart_js); !s) return report(ctx, s.error());
   // 5. Print (a shard: its partial report, for simulate merge).
@@ -300,6 +322,10 @@ void add_simulate_command(CLI::App& app, Context& ctx) {
                   "libjs-chart.js): cost by policy, demand, replicas, latency and cost over time");
   cmd->add_option("--timeline", f->timeline, "Write the timeline as CSV (.csv) or JSON (.json)");
   cmd->add_option("--events", f->events, "Write the event log (scale events, launches, evictions)");
+  cmd->add_option("--export-autoscale", f->export_autoscale,
+                  "Write the nearest exportable serving rule set (azure-autoscale or "
+                  "slo-guard-autoscale, whichever meets the SLO target cheapest) as an ARM "
+                  "template of Azure autoscale settings");
   cmd->add_option("--threads", f->threads, "Threads for independent runs (deadline; default: all)");
   cmd->add_option("--shard", f->shard,
                   "Run slice I of N (0-based) of the runs and print a partial report (deadline)");

@@ -447,8 +447,49 @@ PolicyRow row_of(const std::string& name, const ServingRun& r, const ServingBoun
 // nearest exportable rule set that ran — the cheapest of azure-autoscale and
 // slo-guard-autoscale that meets the target, else the one closest to it —
 // with its simulated SLO and cost beside slo-guard's.
+// The rule set `policy` ran with, as a deployable ARM template: parameters
+// vmssName (the scale set it scales) and location; capacity from the
+// fleet's limits; its custom metrics named in the metadata (something on
+// the serving side must publish them, as for deploy's autoscale.json).
+nlohmann::ordered_json autoscale_template(const Scenario& s, const ServingConfig& c,
+                                          const PolicyRow& row) {
+  AutoscaleTarget t;
+  t.name = s.name + "-autoscale";
+  t.location = "[parameters('location')]";
+  t.target_resource_uri =
+      "[resourceId('Microsoft.Compute/virtualMachineScaleSets', parameters('vmssName'))]";
+  t.minimum = std::max(1, c.min_replicas);
+  t.maximum = std::max(t.minimum, c.max_replicas);
+  t.default_capacity = std::clamp(c.initial_replicas, t.minimum, t.maximum);
+  const bool guard = row.policy == "slo-guard-autoscale";
+  nlohmann::ordered_json resource =
+      guard ? slo_guard_autoscale_settings(s.serving().slo_guard, c.startup_s, c.interval_s, t)
+                  .resource
+            : azure_autoscale_settings(s.serving().autoscale, t);
+  const std::string metrics = guard ? "SloGuardDeficitVms (slo-guard's wanted VMs minus the count)"
+                                    : "ReplicaUtilization (percent) and QueuedRequests";
+  nlohmann::ordered_json doc;
+  doc["$schema"] =
+      "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#";
+  doc["contentVersion"] = "1.0.0.0";
+  doc["metadata"] = {
+      {"description",
+       "gpuplan simulate " + s.name + ": the " + row.policy + " rule set, simulated at " +
+           strings::fixed(*row.slo_attainment * 100, 2) + " % SLO attainment (target " +
+           strings::fixed(c.slo_attainment * 100, 1) + " %) for " +
+           strings::fixed(row.cost_usd, 2) + " USD. Its rules read the custom metrics " + metrics +
+           " in namespace " + t.metric_namespace + ", which the serving side must publish."}};
+  doc["parameters"] = {
+      {"vmssName",
+       {{"type", "string"}, {"metadata", {{"description", "the scale set the setting scales"}}}}},
+      {"location", {{"type", "string"}, {"defaultValue", "[resourceGroup().location]"}}}};
+  doc["resources"] = nlohmann::ordered_json::array({resource});
+  return doc;
+}
+
 void recommend_export(const Scenario& s, const ServingConfig& c, const std::vector<PolicyRow>& rows,
-                      std::vector<std::string>& notes) {
+                      SimReport& rep) {
+  std::vector<std::string>& notes = rep.notes;
   const PolicyRow* guard = nullptr;
   const PolicyRow* best = nullptr;
   const auto better = [&](const PolicyRow& a, const PolicyRow& b) {
@@ -463,6 +504,10 @@ void recommend_export(const Scenario& s, const ServingConfig& c, const std::vect
     if ((r.policy == "azure-autoscale" || r.policy == "slo-guard-autoscale") &&
         (!best || better(r, *best)))
       best = &r;
+  }
+  if (best) {
+    rep.autoscale_export = autoscale_template(s, c, *best);
+    rep.autoscale_export_policy = best->policy;
   }
   if (!guard) return;
   const SloGuardExport e = slo_guard_autoscale_settings(s.serving().slo_guard, c.startup_s,
@@ -508,7 +553,7 @@ void add_notes(const Scenario& s, const ServingConfig& c, const ServingBound& bo
         std::to_string(replays.hindsight_runs) +
         " engine runs; m = " + strings::fixed(replays.hindsight_margin, 3) +
         ". A fleet reaches its cost, so the optimum lies between the optimal row and it");
-  recommend_export(s, c, rep.policies, rep.notes);
+  recommend_export(s, c, rep.policies, rep);
   if (bound.max_attainment < c.slo_attainment)
     rep.notes.push_back("no fleet within max_replicas reaches " +
                         strings::fixed(c.slo_attainment * 100, 1) + " %: at most " +

@@ -148,6 +148,58 @@ TEST(Simulate, OutputPathsAreCheckedBeforeAnyIsWritten) {
   EXPECT_FALSE(std::ifstream(dir + "/t.csv").good());
 }
 
+// --export-autoscale writes the rule set the report names as the nearest
+// exportable one, as an ARM template a user deploys on their scale set; a
+// run where no exportable policy ran, or a scenario that is not serving, is
+// exit 2 with nothing written.
+TEST(Simulate, ExportAutoscaleWritesTheNearestExportableRuleSet) {
+  const std::string dir = temp_dir() + "/export";
+  std::filesystem::create_directories(dir);
+  const std::string scenario = source_path("tests/data/sim/serving_small.yaml");
+  auto r =
+      run_cli(sim({scenario, "--policy", "all", "--json", "--export-autoscale", dir + "/as.json"}));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto report = nlohmann::json::parse(r.out);
+  // The report's choice: the cheapest exportable policy at the target.
+  std::string best;
+  double best_cost = 0;
+  for (const auto& p : report["policies"]) {
+    const std::string name = p["policy"];
+    if (name != "azure-autoscale" && name != "slo-guard-autoscale") continue;
+    if (p["slo_attainment"].get<double>() < 0.99) continue;
+    if (best.empty() || p["cost_usd"].get<double>() < best_cost)
+      best = name, best_cost = p["cost_usd"].get<double>();
+  }
+  ASSERT_FALSE(best.empty()) << r.out;
+  const auto t = nlohmann::json::parse(slurp(dir + "/as.json"));
+  EXPECT_NE(t["metadata"]["description"].get<std::string>().find("the " + best + " rule set"),
+            std::string::npos)
+      << t.dump(2);
+  EXPECT_TRUE(t["parameters"].contains("vmssName"));
+  ASSERT_EQ(t["resources"].size(), 1u);
+  const auto& res = t["resources"][0];
+  EXPECT_EQ(res["type"], "Microsoft.Insights/autoscaleSettings");
+  EXPECT_EQ(res["properties"]["targetResourceUri"],
+            "[resourceId('Microsoft.Compute/virtualMachineScaleSets', parameters('vmssName'))]");
+  const auto& cap = res["properties"]["profiles"][0]["capacity"];
+  EXPECT_EQ(cap["minimum"], "1");  // the scenario's fleet limits
+  EXPECT_EQ(cap["maximum"], "4");
+  EXPECT_EQ(res["properties"]["profiles"][0]["rules"][0]["metricTrigger"]["metricName"],
+            best == "slo-guard-autoscale" ? "SloGuardDeficitVms" : "ReplicaUtilization");
+
+  r = run_cli(sim({scenario, "--policy", "hpa", "--timeline", dir + "/tl.csv", "--export-autoscale",
+                   dir + "/none.json"}));
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--export-autoscale"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::ifstream(dir + "/none.json").good());
+  EXPECT_FALSE(std::ifstream(dir + "/tl.csv").good());
+  r = run_cli(sim(
+      {source_path("tests/data/sim/deadline_small.yaml"), "--export-autoscale", dir + "/d.json"}));
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("serving scenarios"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::ifstream(dir + "/d.json").good());
+}
+
 TEST(Simulate, BadInputExits2WithTheField) {
   auto r =
       run_cli(sim({source_path("tests/data/sim/deadline_small.yaml"), "--policy", "greedy-spto"}));
