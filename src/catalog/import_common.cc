@@ -248,6 +248,18 @@ Result<double> require_non_negative(const nlohmann::json& obj, const char* key,
   return v;
 }
 
+Result<double> require_count(const nlohmann::json& obj, const char* key, const std::string& file,
+                             const std::string& path) {
+  auto it = obj.find(key);
+  if (it == obj.end() || !it->is_string()) return require_non_negative(obj, key, file, path);
+  const std::string text = it->get<std::string>();
+  const std::optional<double> v = strings::parse_double(text);
+  if (!v)
+    return invalid_argument("expected a number, got a string \"" + text + "\"",
+                            Where{file, 0, 0, path + "." + key});
+  return require_non_negative(nlohmann::json{{key, *v}}, key, file, path);
+}
+
 std::string normalize_region(std::string_view region) {
   std::string out;
   for (char c : region) {

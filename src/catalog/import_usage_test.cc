@@ -51,6 +51,32 @@ TEST(Usage, RegionalFamilyAndSpotRows) {
   EXPECT_EQ(r->notes.back(), "families matched to GPU sizes of the catalog: 3");
 }
 
+// What `az vm list-usage -l eastus -o json` prints: currentValue and limit
+// as strings (azure-cli's transform_vm_usage_list), a localName beside name.
+// The same quota as the numbers the REST API returns.
+TEST(Usage, TheCliPrintsCountsAsStrings) {
+  auto cli = import_usage_file(fixture("list_usage_cli.json"), "eastus", fixture_filter());
+  ASSERT_TRUE(cli) << cli.error().to_string();
+  auto numbers = import_usage_file(fixture("list_usage_eastus.json"), "eastus", fixture_filter());
+  ASSERT_TRUE(numbers);
+  ASSERT_EQ(cli->data.usage.size(), numbers->data.usage.size());
+  for (size_t i = 0; i < cli->data.usage.size(); ++i) {
+    EXPECT_EQ(cli->data.usage[i].family, numbers->data.usage[i].family);
+    EXPECT_DOUBLE_EQ(cli->data.usage[i].limit, numbers->data.usage[i].limit);
+    EXPECT_DOUBLE_EQ(cli->data.usage[i].used, numbers->data.usage[i].used);
+  }
+  const UsageRow* a100 = find(*cli, "StandardNCADSA100v4Family");
+  ASSERT_NE(a100, nullptr);
+  EXPECT_DOUBLE_EQ(a100->limit, 48);
+  // A string that is not a count is still refused (the bad corpus below),
+  // and so is a negative one.
+  auto neg =
+      import_usage_text(R"([{"currentValue": "-1", "limit": "10", "name": {"value": "cores"}}])",
+                        "neg.json", "eastus", fixture_filter());
+  ASSERT_FALSE(neg);
+  EXPECT_NE(neg.error().to_string().find("[0].currentValue"), std::string::npos);
+}
+
 TEST(Usage, RestShapeAndCaseInsensitiveFamily) {
   auto r = import_usage_file(fixture("list_usage_rest.json"), "eastus", fixture_filter());
   ASSERT_TRUE(r) << r.error().to_string();
@@ -100,13 +126,14 @@ TEST_P(UsageBadInput, FailsWithFileAndPath) {
 
 INSTANTIATE_TEST_SUITE_P(
     Corpus, UsageBadInput,
-    ::testing::Values(
-        BadCase{"usage_bad_limit.json", "[1].limit", "expected a number, got a string \"100\""},
-        BadCase{"usage_negative.json", "[4].currentValue", "negative value -24.0000"},
-        BadCase{"usage_missing_name.json", "[2].name", "missing field"},
-        BadCase{"usage_duplicate.json", "[8]", "listed twice"},
-        BadCase{"usage_not_list.json", "usage_not_list.json", "not list-usage output"},
-        BadCase{"rp_malformed.json", ":3:", "invalid JSON"}));
+    ::testing::Values(BadCase{"usage_bad_limit.json", "[1].limit",
+                              "expected a number, got a string \"a hundred\""},
+                      BadCase{"usage_negative.json", "[4].currentValue", "negative value -24.0000"},
+                      BadCase{"usage_missing_name.json", "[2].name", "missing field"},
+                      BadCase{"usage_duplicate.json", "[8]", "listed twice"},
+                      BadCase{"usage_not_list.json", "usage_not_list.json",
+                              "not list-usage output"},
+                      BadCase{"rp_malformed.json", ":3:", "invalid JSON"}));
 
 }  // namespace
 }  // namespace gpuplan::catalog

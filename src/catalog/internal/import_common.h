@@ -77,6 +77,12 @@ Result<std::optional<std::string>> optional_string(const nlohmann::json& obj, co
 Result<double> require_non_negative(const nlohmann::json& obj, const char* key,
                                     const std::string& file, const std::string& path,
                                     double most = std::numeric_limits<double>::max());
+// A count such as a quota: a JSON number, or a string holding one — `az vm
+// list-usage -o json` prints currentValue and limit as strings (azure-cli's
+// transform_vm_usage_list applies str() to both), the REST API as numbers.
+// Then as require_non_negative.
+Result<double> require_count(const nlohmann::json& obj, const char* key, const std::string& file,
+                             const std::string& path);
 // The most any one Azure price may be, in USD: an hourly price or a whole
 // reservation term (the dearest GPU VM's three years at list price are
 // ~1.5 M USD). A retailPrice of 1e308 imported, and `cost` printed "inf
