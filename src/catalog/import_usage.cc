@@ -25,7 +25,7 @@
 namespace gpuplan::catalog {
 
 using internal::json_type_name;
-using internal::require_non_negative;
+using internal::require_count;
 using internal::require_string;
 
 Result<ImportReport> import_usage_text(std::string_view text, const std::string& origin,
@@ -54,8 +54,8 @@ Result<ImportReport> import_usage_text(std::string_view text, const std::string&
       return invalid_argument("expected an object, got " + json_type_name(row),
                               Where{origin, 0, 0, path});
     ++report.items_read;
-    GPUPLAN_TRY(double used, internal::require_count(row, "currentValue", origin, path));
-    GPUPLAN_TRY(double limit, internal::require_count(row, "limit", origin, path));
+    GPUPLAN_TRY(double used, require_count(row, "currentValue", origin, path));
+    GPUPLAN_TRY(double limit, require_count(row, "limit", origin, path));
     auto name = row.find("name");
     if (name == row.end() || name->is_null())
       return invalid_argument("missing field (expected {value, localizedValue})",
