@@ -13,7 +13,9 @@
 // it: on a new subscription the regional total binds before the family does,
 // and a request for the family alone would not unlock the option.
 #include <algorithm>
+#include <cctype>
 
+#include "core/names.h"
 #include "core/strings.h"
 #include "plan/internal/planner.h"
 
@@ -31,9 +33,20 @@ std::string quota_key(std::string_view name) {
   return k;
 }
 
+// One shell word: as is when it is a plain name, else single-quoted. Azure
+// names some families with spaces ("Standard NCASv3_T4 Family"), which the
+// shell split into three arguments; and an imported name is text from a
+// file, which must stay inert when the command is pasted.
+std::string shell_word(const std::string& s) {
+  const bool plain = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-' || c == '.';
+  });
+  return plain ? s : names::shell_quote(s);
+}
+
 std::string quota_command(const QuotaLimit& l, const std::string& region, bool spot) {
   const std::string verb = l.limit > 0 ? "update" : "create";
-  return "az quota " + verb + " --resource-name " + l.resource +
+  return "az quota " + verb + " --resource-name " + shell_word(l.resource) +
          " --scope /subscriptions/<subscription-id>/providers/Microsoft.Compute/locations/" +
          region + " --limit-object value=" + fixed(l.new_limit, 0) +
          " limit-object-type=LimitValue --resource-type " + (spot ? "lowPriority" : "dedicated");

@@ -399,7 +399,8 @@ struct Fixed {
 
 // Two sizes in two regions: cheap S1 (1 x GB, $4/h eastus, $4.50 westus, 24 vCPUs)
 // and fast S8 (8 x GB, $40/h, 96 vCPUs; 1.5 h x $40 = $60 > S1's ~$47 anywhere).
-Fixed fixed_world(std::vector<catalog::Quota> quotas = {}) {
+Fixed fixed_world(std::vector<catalog::Quota> quotas = {},
+                  const std::string& s1_family = "standardS1Family") {
   catalog::Gpu gb;
   gb.model = "GB";
   gb.memory_gib = 80;
@@ -410,7 +411,7 @@ Fixed fixed_world(std::vector<catalog::Quota> quotas = {}) {
   s1.gpu_count = 1;
   s1.gpu_memory_gib = 80;
   s1.vcpus = 24;
-  s1.quota_family = "standardS1Family";
+  s1.quota_family = s1_family;
   catalog::VmSize s8 = s1;
   s8.name = "Standard_S8";
   s8.gpu_count = 8;
@@ -533,6 +534,16 @@ TEST_F(PlanTest, QuotaBlocksTheCheapestAndSaysWhatToRequest) {
   // saves ($4.50 - $4.00) x 10.25 h
   EXPECT_NEAR(q.saves_usd, 0.5 * 10.25, 1e-9);
   EXPECT_NE(q.command.find("az quota create --resource-name standardS1Family"), std::string::npos);
+  // A family Azure names with spaces is one quoted word of the command.
+  Fixed spaced = fixed_world({{"eastus", "", 1000, 0, "test", "2026-05-20"},
+                              {"eastus", "Standard S1 Family", 0, 0, "test", "2026-05-20"}},
+                             "Standard S1 Family");
+  auto ps = make_plan(spaced.workload, *spaced.catalog, rates_, o, spaced.estimator);
+  ASSERT_TRUE(ps);
+  ASSERT_EQ(ps->quota_requests.size(), 1u);
+  EXPECT_NE(ps->quota_requests.front().command.find("--resource-name 'Standard S1 Family' --scope"),
+            std::string::npos)
+      << ps->quota_requests.front().command;
   EXPECT_NE(q.command.find("locations/eastus"), std::string::npos);
   EXPECT_NE(q.command.find("value=24"), std::string::npos);
   bool family_drop = false;
