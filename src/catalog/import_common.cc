@@ -260,6 +260,12 @@ Result<double> require_count(const nlohmann::json& obj, const char* key, const s
   return require_non_negative(nlohmann::json{{key, *v}}, key, file, path);
 }
 
+bool sovereign_cloud_region(std::string_view region) {
+  for (std::string_view prefix : {"usgov", "usdod", "usnat", "ussec", "china"})
+    if (region.substr(0, prefix.size()) == prefix) return true;
+  return false;
+}
+
 std::string normalize_region(std::string_view region) {
   std::string out;
   for (char c : region) {

@@ -260,6 +260,11 @@ Result<std::string> RetailPricesImport::add_page_json(const nlohmann::json& page
   return next;
 }
 
+namespace {
+constexpr const char* kSovereign =
+    "sovereign cloud region (Azure Government or Azure China: its own cloud and subscriptions)";
+}  // namespace
+
 Status RetailPricesImport::add_vm_item(const internal::RetailItem& it,
                                        const std::function<Where(const std::string&)>& where) {
   // Classify: ignored items are counted under their reason.
@@ -283,6 +288,7 @@ Status RetailPricesImport::add_vm_item(const internal::RetailItem& it,
   }
   std::string item_region = internal::normalize_region(it.region);
   if (item_region.empty()) return ignore("no armRegionName");
+  if (internal::sovereign_cloud_region(item_region)) return ignore(kSovereign);
   // A GPU price row's names go into the store and from there into generated
   // deployments: refuse the page rather than keep shell or template syntax.
   GPUPLAN_RETURN_IF_ERROR(names::check_region(item_region, where("armRegionName")));
@@ -338,6 +344,7 @@ Status RetailPricesImport::add_storage_item(const StorageItem& it, const Where& 
   if (it.unit != "1 GB/Month") return ignore("Blob capacity unitOfMeasure not \"1 GB/Month\"");
   const std::string region = internal::normalize_region(it.region);
   if (region.empty()) return ignore("no armRegionName");
+  if (internal::sovereign_cloud_region(region)) return ignore(kSovereign);
   GPUPLAN_RETURN_IF_ERROR(names::check_region(region, where));
   if (!region_.empty() && region != region_) return ignore("other region than --region");
   ++report_.items_used;

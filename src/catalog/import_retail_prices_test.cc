@@ -102,6 +102,21 @@ TEST(RetailPrices, NamePatternWithoutACatalog) {
   EXPECT_EQ(r->data.prices.size(), 9u);
 }
 
+// The Retail Prices API lists Azure Government and Azure China prices beside
+// the public cloud's; a public-cloud subscription cannot deploy there, and a
+// US Gov spot price once became a plan's first choice. They are counted and
+// left out.
+TEST(RetailPrices, SovereignCloudRegionsAreLeftOut) {
+  auto r =
+      import_retail_price_files({fixture("retail_prices_sovereign.json")}, fixture_filter(), "");
+  ASSERT_TRUE(r) << r.error().to_string();
+  ASSERT_EQ(r->data.prices.size(), 1u);
+  EXPECT_EQ(r->data.prices.front().region, "eastus");
+  EXPECT_EQ(r->ignored.at("sovereign cloud region (Azure Government or Azure China: its own cloud "
+                          "and subscriptions)"),
+            3);
+}
+
 struct BadCase {
   const char* file;
   const char* where;    // Error::to_string() must contain this (file, path)

@@ -99,6 +99,14 @@ Result<const nlohmann::json*> az_list(const nlohmann::json& doc, const std::stri
                                       std::vector<std::string>& notes);
 // Lower-cases and drops spaces: "East US" -> "eastus" (armRegionName style).
 std::string normalize_region(std::string_view region);
+// Whether `region` (normalized) belongs to a sovereign cloud — Azure
+// Government (usgov*, usdod*; usnat*, ussec* for its secret clouds) or Azure
+// operated by 21Vianet (china*) — which the Retail Prices API lists beside
+// the public cloud's regions but which a public-cloud subscription cannot
+// deploy to: each is a separate cloud with its own subscriptions
+// (learn.microsoft.com: "Compare Azure Government and global Azure",
+// "Azure operated by 21Vianet").
+bool sovereign_cloud_region(std::string_view region);
 
 }  // namespace internal
 }  // namespace gpuplan::catalog
