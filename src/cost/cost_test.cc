@@ -411,6 +411,39 @@ TEST_F(CostTest, FastPathAgreesWithTheLines) {
   }
 }
 
+// A Windows quote split from a listed Linux price and an estimated Windows
+// one is an estimate (it was shown as "listed" with the import's date): the
+// Windows spot price the catalog derives when no Windows spot meter is
+// listed, and the commitments' licence from an estimated payg Windows.
+TEST_F(CostTest, AnEstimatedWindowsPriceMakesTheWindowsQuoteAnEstimate) {
+  Offer linux_spot = offer(size_->name, "eastus", Os::kLinux, Pricing::kSpot, 2.00);
+  Offer windows_spot = offer(size_->name, "eastus", Os::kWindows, Pricing::kSpot, 2.34);
+  windows_spot.estimated = true;
+  OfferSet spot{&linux_spot, &windows_spot, nullptr, nullptr};
+  auto q = quote_offers(spot, *size_, Pricing::kSpot, Os::kWindows, false, 0.046, true);
+  ASSERT_TRUE(q);
+  EXPECT_TRUE(q->estimated);
+  EXPECT_NE(q->rule.find("estimated Windows price"), std::string::npos) << q->rule;
+  EXPECT_NE(q->licence_basis.find("the Windows price is estimated"), std::string::npos)
+      << q->licence_basis;
+  // Both listed: a listed quote.
+  windows_spot.estimated = false;
+  q = quote_offers(spot, *size_, Pricing::kSpot, Os::kWindows, false, 0.046, true);
+  ASSERT_TRUE(q);
+  EXPECT_FALSE(q->estimated);
+  EXPECT_TRUE(q->rule.empty());
+  // A reservation: listed Linux compute, licence from an estimated payg Windows.
+  Offer linux_1y = offer(size_->name, "eastus", Os::kLinux, Pricing::kReserved1y, 4.50);
+  Offer linux_payg = offer(size_->name, "eastus", Os::kLinux, Pricing::kPayg, 6.98);
+  Offer windows_payg = offer(size_->name, "eastus", Os::kWindows, Pricing::kPayg, 8.82);
+  windows_payg.estimated = true;
+  OfferSet reserved{&linux_1y, nullptr, &linux_payg, &windows_payg};
+  q = quote_offers(reserved, *size_, Pricing::kReserved1y, Os::kWindows, false, 0.046, true);
+  ASSERT_TRUE(q);
+  EXPECT_TRUE(q->estimated);
+  EXPECT_NEAR(q->licence_usd_per_hour, 8.82 - 6.98, 1e-9);
+}
+
 TEST_F(CostTest, CostSizeAtUtilization) {
   auto sc = cost_size(*catalog_, rates_, *size_, "eastus", Os::kLinux, false, std::nullopt, 0.5);
   ASSERT_TRUE(sc) << sc.error().to_string();

@@ -14,6 +14,16 @@ using internal::rate_text;
 
 // ------------------------------------------------------------------ quote
 
+namespace {
+// "; Windows estimated: RULE" when the Windows price of a licence split is
+// the catalog's estimate rather than a listed meter.
+std::string estimate_note(const catalog::Offer& windows, const catalog::Offer& linux) {
+  if (!windows.estimated || linux.estimated) return windows.estimated ? "; both estimated" : "";
+  const std::string rule = windows.rule.text();
+  return "; the Windows price is estimated" + (rule.empty() ? "" : ": " + rule);
+}
+}  // namespace
+
 std::optional<PriceQuote> quote_offers(const OfferSet& offers, const catalog::VmSize& size,
                                        catalog::Pricing pricing, catalog::Os os,
                                        bool hybrid_benefit, double licence_usd_per_vcpu_hour,
@@ -60,9 +70,17 @@ std::optional<PriceQuote> quote_offers(const OfferSet& offers, const catalog::Vm
     const catalog::Offer* l = priced(offers.linux_payg);
     if (w && l && *w->usd_per_hour >= *l->usd_per_hour) {
       q.licence_usd_per_hour = *w->usd_per_hour - *l->usd_per_hour;
+      // A licence from an estimated price is an estimate too.
+      q.estimated = q.estimated || w->estimated || l->estimated;
+      if (with_text && q.rule.empty() && (w->estimated || l->estimated))
+        q.rule =
+            "the Windows licence is a difference of payg prices of which one is "
+            "estimated: " +
+            (w->estimated ? w->rule.text() : l->rule.text());
       if (with_text) {
         q.licence_basis = "payg Windows " + rate_text(*w->usd_per_hour) + " - payg Linux " +
-                          rate_text(*l->usd_per_hour) + " (not covered by the commitment)";
+                          rate_text(*l->usd_per_hour) + " (not covered by the commitment" +
+                          estimate_note(*w, *l) + ")";
       }
     } else {
       vcpu_licence();
@@ -73,9 +91,19 @@ std::optional<PriceQuote> quote_offers(const OfferSet& offers, const catalog::Vm
   if (linux && windows && *windows->usd_per_hour >= *linux->usd_per_hour) {
     fill(*linux);
     q.licence_usd_per_hour = *windows->usd_per_hour - *linux->usd_per_hour;
+    // A Windows price the catalog estimated (a rule on the Linux one, when
+    // no Windows meter was listed) makes the quote an estimate: it was once
+    // shown as "listed" with the import's source and date.
+    q.estimated = q.estimated || windows->estimated;
+    if (with_text && windows->estimated && !linux->estimated)
+      q.rule =
+          "the Windows licence is the listed Linux price's difference from an estimated "
+          "Windows price: " +
+          windows->rule.text();
     if (with_text) {
       q.licence_basis = "Windows " + rate_text(*windows->usd_per_hour) + " - Linux " +
-                        rate_text(*linux->usd_per_hour) + " (" + windows->source + ")";
+                        rate_text(*linux->usd_per_hour) + " (" + windows->source +
+                        estimate_note(*windows, *linux) + ")";
     }
   } else if (linux) {
     fill(*linux);
