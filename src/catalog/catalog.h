@@ -308,6 +308,11 @@ struct RegionSummary {
   int sizes = 0;                               // non-retired sizes offered there
   std::optional<double> total_headroom_vcpus;  // regional total limit - used, when imported
   std::optional<double> spot_headroom_vcpus;   // low-priority pool, when imported
+  // The most vCPUs of any one GPU size family offered there that can still
+  // start (its family's headroom, capped by the regional total); nullopt
+  // when no GPU family's quota was imported. The regional total alone once
+  // showed 100 vCPUs free where every GPU family's quota was 0.
+  std::optional<double> gpu_headroom_vcpus;
 };
 
 // Today's date for statuses and price ages, "YYYY-MM-DD" (UTC): the

@@ -232,6 +232,12 @@ std::vector<RegionSummary> Catalog::region_summaries(bool include_restricted_reg
     }
   }
   std::vector<RegionSummary> out;
+  // Each region's non-retired sizes, for the GPU families' headroom.
+  std::map<std::string, std::vector<size_t>> sizes_in;
+  for (size_t i = 0; i < d.sizes.size(); ++i) {
+    if (d.sizes[i].status == SizeStatus::kRetired) continue;
+    for (const std::string& r : d.size_regions[i]) sizes_in[r].push_back(i);
+  }
   for (auto& [region, v] : per_region) {
     RegionSummary s;
     s.region = region;
@@ -244,6 +250,10 @@ std::vector<RegionSummary> Catalog::region_summaries(bool include_restricted_reg
       const std::string k = family_key(q.family);
       if (is_regional_total(k)) s.total_headroom_vcpus = std::max(0.0, q.limit - q.used);
       if (is_spot_pool(k)) s.spot_headroom_vcpus = std::max(0.0, q.limit - q.used);
+    }
+    for (size_t i : sizes_in[region]) {
+      const std::optional<double> h = quota_headroom_vcpus(d.sizes[i], region, false);
+      if (h) s.gpu_headroom_vcpus = std::max(s.gpu_headroom_vcpus.value_or(0.0), *h);
     }
     out.push_back(std::move(s));
   }

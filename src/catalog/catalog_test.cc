@@ -471,6 +471,35 @@ TEST(Quota, HeadroomIsTheLesserOfFamilyAndRegional) {
   EXPECT_EQ(c->quota_headroom_vcpus(other, "eastus", false), std::nullopt);
 }
 
+// regions: beside the regional total, the most any GPU family there can
+// still start — the total once showed 100 vCPUs free where every GPU
+// family's quota was 0.
+TEST(Quota, RegionSummaryShowsWhatAGpuFamilyCanStart) {
+  auto c = tiny_catalog();
+  std::optional<RegionSummary> east;
+  for (const RegionSummary& r : c->region_summaries(true))
+    if (r.region == "eastus") east = r;
+  ASSERT_TRUE(east);
+  EXPECT_EQ(east->total_headroom_vcpus, 10);
+  EXPECT_EQ(east->gpu_headroom_vcpus, 10);  // family 40 free, capped by the total's 10
+  // Every GPU family at 0: no GPU VM starts, whatever the total says.
+  const VmSize& s = c->sizes()[0];
+  std::vector<Quota> zero = {{"eastus", "", 100, 0, "t", "d"},
+                             {"eastus", "standardNCASv3_T4Family", 0, 0, "t", "d"}};
+  Offer o;
+  o.size = s.name;
+  o.region = "eastus";
+  o.usd_per_hour = 0.526;
+  auto c2 = Catalog::from_parts({}, {s}, {o}, zero, {});
+  const auto r = c2->region_summaries(true);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].total_headroom_vcpus, 100);
+  EXPECT_EQ(r[0].gpu_headroom_vcpus, 0);
+  // No family row imported: unknown, not the total.
+  auto c3 = Catalog::from_parts({}, {s}, {o}, {{"eastus", "", 100, 0, "t", "d"}}, {});
+  EXPECT_EQ(c3->region_summaries(true)[0].gpu_headroom_vcpus, std::nullopt);
+}
+
 TEST(EmbeddedCatalog, UnpricedSizesSayNoListedPrice) {
   CatalogQuery q;
   q.include_retired = true;

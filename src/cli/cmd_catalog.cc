@@ -402,13 +402,14 @@ void print_regions(std::ostream& out, const std::vector<catalog::RegionSummary>&
   t.add_column("SIZES", Align::kRight);
   if (with_quota) {
     t.add_column("vCPU FREE", Align::kRight);
+    t.add_column("GPU FREE", Align::kRight);
     t.add_column("SPOT FREE", Align::kRight);
   }
   t.add_column("GPU MODELS");
   // Wrap the model list so the table fits `width`: REGION (18) + SIZES (5) +
-  // the quota columns (9 each) + separators, and one character for the
+  // the quota columns (9 each, three) + separators, and one character for the
   // trailing comma of a wrapped line; at least one model name a line.
-  const size_t models_width = std::max<size_t>(width - (with_quota ? 50 : 28), 16);
+  const size_t models_width = std::max<size_t>(width - (with_quota ? 60 : 28), 16);
   for (const auto& r : regions) {
     std::vector<std::string> lines(1);
     for (const std::string& m : r.gpu_models) {
@@ -429,6 +430,8 @@ void print_regions(std::ostream& out, const std::vector<catalog::RegionSummary>&
         cells.push_back(i == 0 && r.total_headroom_vcpus
                             ? format::trimmed(*r.total_headroom_vcpus, 0)
                             : (i == 0 ? "-" : ""));
+        cells.push_back(i == 0 && r.gpu_headroom_vcpus ? format::trimmed(*r.gpu_headroom_vcpus, 0)
+                                                       : (i == 0 ? "-" : ""));
         cells.push_back(i == 0 && r.spot_headroom_vcpus ? format::trimmed(*r.spot_headroom_vcpus, 0)
                                                         : (i == 0 ? "-" : ""));
       }
@@ -438,7 +441,11 @@ void print_regions(std::ostream& out, const std::vector<catalog::RegionSummary>&
   }
   out << t.render();
   out << wrap_text(
-      std::to_string(regions.size()) + " region(s); SIZES counts sizes that are not retired.",
+      std::to_string(regions.size()) + " region(s); SIZES counts sizes that are not retired." +
+          (with_quota ? " vCPU FREE: the regional total's headroom; GPU FREE: the most vCPUs one "
+                        "GPU family offered there can still start (its family quota, capped by "
+                        "the total); SPOT FREE: the low-priority pool."
+                      : ""),
       width, 0, 2);
   bool any_restricted = false;
   for (const auto& r : regions) {
@@ -497,6 +504,7 @@ int run_regions(Context& ctx, bool json, bool include_restricted) {
       j["sizes"] = r.sizes;
       j["quota_headroom_vcpus"] = json::or_null(r.total_headroom_vcpus);
       j["spot_quota_headroom_vcpus"] = json::or_null(r.spot_headroom_vcpus);
+      j["gpu_quota_headroom_vcpus"] = json::or_null(r.gpu_headroom_vcpus);
       arr.push_back(std::move(j));
     }
     ctx.out << arr.dump(2) << "\n";
