@@ -442,11 +442,6 @@ PolicyRow row_of(const std::string& name, const ServingRun& r, const ServingBoun
   return row;
 }
 
-// Item 5 of issue 11: slo-guard is not an Azure autoscale setting. When it
-// ran, the report says what the export cannot express and recommends the
-// nearest exportable rule set that ran — the cheapest of azure-autoscale and
-// slo-guard-autoscale that meets the target, else the one closest to it —
-// with its simulated SLO and cost beside slo-guard's.
 // The rule set `policy` ran with, as a deployable ARM template: parameters
 // vmssName (the scale set it scales) and location; capacity from the
 // fleet's limits; its custom metrics named in the metadata (something on
@@ -454,7 +449,9 @@ PolicyRow row_of(const std::string& name, const ServingRun& r, const ServingBoun
 nlohmann::ordered_json autoscale_template(const Scenario& s, const ServingConfig& c,
                                           const PolicyRow& row) {
   AutoscaleTarget t;
-  t.name = s.name + "-autoscale";
+  // Named after the scale set: a scenario's name may hold characters an
+  // Azure resource name may not.
+  t.name = "[concat(parameters('vmssName'), '-autoscale')]";
   t.location = "[parameters('location')]";
   t.target_resource_uri =
       "[resourceId('Microsoft.Compute/virtualMachineScaleSets', parameters('vmssName'))]";
@@ -487,8 +484,12 @@ nlohmann::ordered_json autoscale_template(const Scenario& s, const ServingConfig
   return doc;
 }
 
-void recommend_export(const Scenario& s, const ServingConfig& c, const std::vector<PolicyRow>& rows,
-                      SimReport& rep) {
+// Item 5 of issue 11: slo-guard is not an Azure autoscale setting. When it
+// ran, the report says what the export cannot express and recommends the
+// nearest exportable rule set that ran — the cheapest of azure-autoscale and
+// slo-guard-autoscale that meets the target, else the one closest to it —
+// with its simulated SLO and cost beside slo-guard's.
+void recommend_export(const Scenario& s, const ServingConfig& c, SimReport& rep) {
   std::vector<std::string>& notes = rep.notes;
   const PolicyRow* guard = nullptr;
   const PolicyRow* best = nullptr;
@@ -498,7 +499,7 @@ void recommend_export(const Scenario& s, const ServingConfig& c, const std::vect
     if (am != bm) return am;
     return am ? a.cost_usd < b.cost_usd : *a.slo_attainment > *b.slo_attainment;
   };
-  for (const PolicyRow& r : rows) {
+  for (const PolicyRow& r : rep.policies) {
     if (!r.slo_attainment) continue;
     if (r.policy == "slo-guard") guard = &r;
     if ((r.policy == "azure-autoscale" || r.policy == "slo-guard-autoscale") &&
@@ -553,7 +554,7 @@ void add_notes(const Scenario& s, const ServingConfig& c, const ServingBound& bo
         std::to_string(replays.hindsight_runs) +
         " engine runs; m = " + strings::fixed(replays.hindsight_margin, 3) +
         ". A fleet reaches its cost, so the optimum lies between the optimal row and it");
-  recommend_export(s, c, rep.policies, rep);
+  recommend_export(s, c, rep);
   if (bound.max_attainment < c.slo_attainment)
     rep.notes.push_back("no fleet within max_replicas reaches " +
                         strings::fixed(c.slo_attainment * 100, 1) + " %: at most " +
