@@ -14,6 +14,7 @@
 #include <condition_variable>
 #include <deque>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <unordered_map>
 #include <utility>
@@ -34,6 +35,7 @@ using Clock = std::chrono::steady_clock;
 
 struct Conn {
   int fd = -1;
+  std::string client;  // the peer's address, for the per-client cap
   enum class State { kReading, kWorking, kWriting } state = State::kReading;
   std::string in;      // bytes read and not yet consumed
   size_t scanned = 0;  // where find_head_end stopped looking
@@ -94,7 +96,8 @@ struct HttpListener::Impl {
   int port = 0;
   std::atomic<bool> stopping{false};
 
-  std::unordered_map<uint64_t, Conn> conns;  // the I/O thread's only
+  std::unordered_map<uint64_t, Conn> conns;            // the I/O thread's only
+  std::unordered_map<std::string, size_t> per_client;  // open connections by peer address
   uint64_t next_id = 1;
   size_t buffered = 0;  // sum of conns' in.size()
 
@@ -161,20 +164,43 @@ void HttpListener::Impl::worker_loop() {
   }
 }
 
+namespace {
+// The peer's address as text ("127.0.0.1", "::1"); "" if unknown.
+std::string peer_address(const sockaddr_storage& a) {
+  char text[INET6_ADDRSTRLEN] = {0};
+  if (a.ss_family == AF_INET)
+    ::inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&a)->sin_addr, text, sizeof text);
+  else if (a.ss_family == AF_INET6)
+    ::inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&a)->sin6_addr, text, sizeof text);
+  return text;
+}
+}  // namespace
+
 void HttpListener::Impl::accept_all() {
   for (int i = 0; i < 256; ++i) {
-    const int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    sockaddr_storage peer{};
+    socklen_t len = sizeof peer;
+    const int fd = ::accept4(listen_fd, reinterpret_cast<sockaddr*>(&peer), &len,
+                             SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return;  // EAGAIN, or an error for that one connection
     count(&ListenerStats::accepted);
-    if (conns.size() >= options.max_connections) {
+    std::string client = peer_address(peer);
+    const bool client_full = options.max_connections_per_client > 0 &&
+                             per_client[client] >= options.max_connections_per_client;
+    if (conns.size() >= options.max_connections || client_full) {
+      if (per_client[client] == 0) per_client.erase(client);
       const std::string busy =
-          serialize(error_answer(503, "too many connections"), true, options.retry_after_s);
+          serialize(error_answer(503, client_full ? "too many connections from this address"
+                                                  : "too many connections"),
+                    true, options.retry_after_s);
       [[maybe_unused]] ssize_t n = ::send(fd, busy.data(), busy.size(), MSG_NOSIGNAL);
       ::close(fd);
       count(&ListenerStats::busy);
       continue;
     }
+    ++per_client[client];
     Conn c;
+    c.client = std::move(client);
     c.fd = fd;
     c.deadline = Clock::now() + std::chrono::milliseconds(options.idle_timeout_ms);
     conns.emplace(next_id++, std::move(c));
@@ -286,6 +312,8 @@ void HttpListener::Impl::close_conn(uint64_t id) {
   if (it->second.gone) it->second.gone->store(true);
   buffered -= it->second.in.size();
   ::close(it->second.fd);
+  if (auto pc = per_client.find(it->second.client); pc != per_client.end() && --pc->second == 0)
+    per_client.erase(pc);
   conns.erase(it);
 }
 

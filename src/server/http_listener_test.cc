@@ -9,6 +9,7 @@
 #include <iostream>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -237,6 +238,63 @@ TEST(HttpListener, AFullQueueIs503WithRetryAfterAndHealthStillAnswers) {
   EXPECT_EQ(run.listener->stats().busy, 1u);
 }
 
+// A blocking client socket to 127.0.0.1:port from source address `from`
+// (on Linux all of 127.0.0.0/8 is loopback): another client, as the server
+// sees it.
+int connect_from(const char* from, int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in src{};
+  src.sin_family = AF_INET;
+  ::inet_pton(AF_INET, from, &src.sin_addr);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&src), sizeof src) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// One address holding connections open (slowloris) gets 503 past its share
+// and cannot lock out another address; a closed connection frees its slot.
+TEST(HttpListener, OneAddressCannotHoldEveryConnection) {
+  Gate gate;
+  Running run;
+  ListenerOptions o;
+  o.max_connections = 8;
+  o.max_connections_per_client = 3;
+  ASSERT_NO_FATAL_FAILURE(start(&run, o, &gate));
+  const int port = run.listener->port();
+  std::vector<int> held;
+  for (int i = 0; i < 3; ++i) {
+    held.push_back(connect_to(port));
+    ASSERT_GE(held.back(), 0);
+    send_all(held.back(), "GET /api/health HTTP/1.1\r\n");  // a head that never ends
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const std::string refused = fetch(port, kHealth, 2000);
+  EXPECT_EQ(status_of(refused), 503) << refused;
+  EXPECT_NE(refused.find("too many connections from this address"), std::string::npos) << refused;
+  // Another address is served.
+  const int other = connect_from("127.0.0.2", port);
+  ASSERT_GE(other, 0);
+  send_all(other, kHealth);
+  EXPECT_EQ(status_of(read_response(other, 2000)), 200);
+  ::close(other);
+  // One of the held connections closes: its address may open one again.
+  ::close(held.back());
+  held.pop_back();
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(status_of(fetch(port, kHealth, 2000)), 200);
+  for (int fd : held) ::close(fd);
+}
+
 TEST(HttpListener, AQueuedRequestWhoseClientLeftIsNotRun) {
   Gate gate;
   Running run;
@@ -314,7 +372,10 @@ TEST(HttpListener, TheBacklogHoldsABurstOfConnections) {
   std::vector<int> fds;
   const auto t0 = Clock::now();
   for (int i = 0; i < 200; ++i) {
-    const int fd = connect_to((*l)->port());
+    // 200 clients, each its own address: one address has a share of the
+    // connections only (OneAddressCannotHoldEveryConnection).
+    const std::string from = "127.0.0." + std::to_string(1 + i);
+    const int fd = connect_from(from.c_str(), (*l)->port());
     ASSERT_GE(fd, 0) << "connection " << i;
     fds.push_back(fd);
   }

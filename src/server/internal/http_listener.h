@@ -11,7 +11,10 @@
 //  - reading: a request must arrive whole within `request_timeout_ms` of its
 //    first byte (408 after), its head within `limits.max_head_bytes` (431),
 //    its body within `limits.max_body_bytes` (413); at most `max_connections`
-//    sockets are open (503 beyond) and at most `max_buffered_bytes` of bodies
+//    sockets are open (503 beyond), at most `max_connections_per_client` of
+//    them from one address (503 beyond: one client holding slow connections
+//    open — slowloris — once filled all 512 and locked everyone else out),
+//    and at most `max_buffered_bytes` of bodies
 //    are held across them (reads pause beyond, until timeouts free them);
 //  - dispatch: answers `inline_route` gives (the health probe) are written
 //    at once by the I/O thread; the rest go to a queue bounded by
@@ -39,9 +42,13 @@ struct ListenerOptions {
   std::string host = "127.0.0.1";
   int port = 8080;  // 0: any free port
   HttpLimits limits;
-  int workers = 0;                       // 0: the machine's hardware threads, at least 2
-  size_t max_queued = 64;                // requests waiting beyond the busy workers
-  size_t max_connections = 512;          // open sockets
+  int workers = 0;               // 0: the machine's hardware threads, at least 2
+  size_t max_queued = 64;        // requests waiting beyond the busy workers
+  size_t max_connections = 512;  // open sockets
+  // Open sockets from one peer address (0: no limit). A quarter of the total:
+  // one address cannot fill the server, and a reverse proxy in front (one
+  // address for all its clients) still gets 128 at once.
+  size_t max_connections_per_client = 128;
   size_t max_buffered_bytes = 64 << 20;  // request bytes held across connections
   int backlog = 1024;                    // listen(2); the kernel caps it at somaxconn
   int request_timeout_ms = 10000;        // a request's first byte to its last
