@@ -832,6 +832,14 @@ TEST(Generate, CloudInitPinsTheStackAndRunsDoctor) {
   // and it waits for the dpkg lock the extension holds.
   for (const std::string& c : {ci, nci}) {
     EXPECT_NE(c.find("path: /etc/systemd/system/gpuplan-stack.service"), std::string::npos);
+    // exec, not oneshot: a boot after the driver's reboot must not wait for
+    // the install; a failed install runs again.
+    const size_t at = c.find("path: /etc/systemd/system/gpuplan-stack.service");
+    const std::string unit = c.substr(at, c.find("- path:", at + 1) - at);
+    EXPECT_NE(unit.find("Type=exec"), std::string::npos) << unit;
+    EXPECT_EQ(unit.find("Type=oneshot"), std::string::npos) << unit;
+    EXPECT_NE(unit.find("Restart=on-failure"), std::string::npos) << unit;
+    EXPECT_EQ(c.find("dpkg -i"), std::string::npos);  // takes the lock without waiting
     EXPECT_NE(c.find("ConditionPathExists=!/var/lib/gpuplan/stack-installed"), std::string::npos);
     EXPECT_NE(c.find("WantedBy=multi-user.target"), std::string::npos);
     EXPECT_NE(c.find("[systemctl, enable, gpuplan-stack.service]"), std::string::npos);
@@ -1173,6 +1181,7 @@ TEST(Autostop, TickDeallocatesThroughImdsAndTheComputeApi) {
   }
   box.tool("who", "true\n");
   box.tool("cloud-init", "echo 'status: done'\n");
+  box.tool("systemctl", "exit 3\n");  // is-active: the stack unit has finished
   box.tool("curl",
            "echo \"$*\" >> \"$(dirname \"$0\")/../curl.log\"\n"
            "case \"$*\" in\n"
@@ -1202,6 +1211,19 @@ TEST(Autostop, TickDeallocatesThroughImdsAndTheComputeApi) {
         << "MINUTES=0\nTHRESHOLD=5\nBUSY_FILE=" << box.dir << "/busy\n";
   }
   box.tool("nvidia-smi", "printf '0\\n0\\n'\n");
+  // cloud-init is done but the stack install still runs in its unit: that
+  // is setup, not idleness, whatever the limit.
+  box.tool("systemctl", "[ \"$1 $2 $3\" = 'is-active --quiet gpuplan-stack.service' ]\n");
+  auto [setup_code, setup_out] = box.run(script, "tick");
+  EXPECT_EQ(setup_code, 0) << setup_out;
+  {
+    std::ifstream d(box.dir + "/state/last_decision");
+    std::string l;
+    std::getline(d, l);
+    EXPECT_NE(l.find("busy setup"), std::string::npos) << l;
+  }
+  EXPECT_FALSE(std::filesystem::exists(box.dir + "/curl.log"));
+  box.tool("systemctl", "exit 3\n");  // the unit has finished
   auto [idle_code, idle_out] = box.run(script, "tick");
   EXPECT_EQ(idle_code, 0) << idle_out;
   std::ifstream log(box.dir + "/curl.log");

@@ -134,6 +134,9 @@ std::string linux_autostop_script() {
     << "     ! cloud-init status 2>/dev/null | grep -qE 'status: (done|error|disabled)'; then\n"
     << "    setup=1\n"
     << "  fi\n"
+    // The stack install runs in its own unit after cloud-init has finished
+    // (generate_guest.cc): it is first-boot setup too, and may take an hour.
+    << "  if systemctl is-active --quiet gpuplan-stack.service 2>/dev/null; then setup=1; fi\n"
     << "  d=\"$(decide \"$now\" \"$last\" \"$MINUTES\" \"$THRESHOLD\" \"$utils\" \"$sessions\" "
        "\"$busy\" "
        "\"$setup\")\"\n"

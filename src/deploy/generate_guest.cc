@@ -71,7 +71,7 @@ std::string linux_install_script(const DeploySpec& spec) {
        "cuda-keyring_1.1-1_all.deb\"\n"
     << "  echo \"${keyring_sha256}  /tmp/cuda-keyring.deb\" | sha256sum -c - \\\n"
     << "    || { log \"cuda-keyring checksum mismatch: not installing it\"; exit 1; }\n"
-    << "  dpkg -i /tmp/cuda-keyring.deb\n"
+    << "  apt_get install -y -q /tmp/cuda-keyring.deb\n"
     << "fi\n";
   if (spec.arm64) {
     // The keyring package is architecture-independent; its sources entry
@@ -172,25 +172,31 @@ std::string linux_check_script(const DeploySpec& spec) {
 // per instance and marks itself done before it runs (its semaphore), so a
 // reboot in the middle — Azure's NVIDIA driver extension "might reboot" the
 // VM while it installs (learn.microsoft.com, "NVIDIA GPU Driver Extension
-// for Linux") — lost the rest of the install for good. An enabled oneshot
-// unit runs again at every boot until the install has finished
+// for Linux") — lost the rest of the install for good. An enabled unit runs
+// again at every boot until the install has finished
 // (/var/lib/gpuplan/stack-installed), then checks the stack once more.
+// Type=exec, not oneshot: a target waits for the oneshot units it wants, so
+// every boot before the install finished would have waited for it (and
+// cloud-final, ordered after multi-user.target, with it). A failed install
+// (a lock held past the wait, a download that broke) runs again two
+// minutes later, at most ten times an hour.
 std::string stack_service() {
   return "[Unit]\n"
          "Description=gpuplan: install and check the GPU stack (resumes after a reboot)\n"
          "Wants=network-online.target\n"
          "After=network-online.target\n"
          "ConditionPathExists=!/var/lib/gpuplan/stack-installed\n"
+         "StartLimitIntervalSec=3600\n"
+         "StartLimitBurst=10\n"
          "\n"
          "[Service]\n"
-         "Type=oneshot\n"
-         "TimeoutStartSec=infinity\n"
+         "Type=exec\n"
          "ExecStart=/bin/bash -c 'set -o pipefail; /opt/gpuplan/install-stack.sh 2>&1 | tee -a "
-         "/var/log/gpuplan-install.log'\n"
-         "ExecStart=/bin/bash -c 'mkdir -p /var/lib/gpuplan && touch "
-         "/var/lib/gpuplan/stack-installed'\n"
-         "ExecStart=/bin/bash -c 'set -o pipefail; /opt/gpuplan/check-stack.sh 2>&1 | tee "
+         "/var/log/gpuplan-install.log && mkdir -p /var/lib/gpuplan && touch "
+         "/var/lib/gpuplan/stack-installed && /opt/gpuplan/check-stack.sh 2>&1 | tee "
          "/var/log/gpuplan-check.log'\n"
+         "Restart=on-failure\n"
+         "RestartSec=120\n"
          "\n"
          "[Install]\n"
          "WantedBy=multi-user.target\n";
@@ -259,9 +265,9 @@ std::string render_cloud_init(const DeploySpec& spec) {
     // First: the timer counts first-boot setup as work, so it may start now.
     o << "  - [systemctl, enable, --now, gpuplan-autostop.timer]\n";
   }
-  // --no-block: runcmd is part of cloud-final.service, which the unit's
-  // network-online ordering may wait behind; starting it and returning
-  // lets cloud-init finish while the install runs.
+  // --no-block: runcmd is part of cloud-final.service; it queues the start
+  // and returns, so cloud-init finishes while the install runs (autostop
+  // counts the running unit as setup).
   o << "  - [systemctl, enable, gpuplan-stack.service]\n"
     << "  - [systemctl, start, --no-block, gpuplan-stack.service]\n";
   return o.str();
