@@ -251,13 +251,21 @@ Result<double> require_non_negative(const nlohmann::json& obj, const char* key,
 Result<double> require_count(const nlohmann::json& obj, const char* key, const std::string& file,
                              const std::string& path) {
   auto it = obj.find(key);
-  if (it == obj.end() || !it->is_string()) return require_non_negative(obj, key, file, path);
-  const std::string text = it->get<std::string>();
-  const std::optional<double> v = strings::parse_double(text);
-  if (!v)
-    return invalid_argument("expected a number, got a string \"" + text + "\"",
+  double v = 0;
+  if (it == obj.end() || !it->is_string()) {
+    GPUPLAN_TRY(v, require_non_negative(obj, key, file, path));
+  } else {
+    const std::string text = it->get<std::string>();
+    const std::optional<double> parsed = strings::parse_double(text);
+    if (!parsed)
+      return invalid_argument("expected a number, got a string \"" + text + "\"",
+                              Where{file, 0, 0, path + "." + key});
+    GPUPLAN_TRY(v, require_non_negative(nlohmann::json{{key, *parsed}}, key, file, path));
+  }
+  if (v != std::floor(v))
+    return invalid_argument("expected a whole number, got " + strings::general(v),
                             Where{file, 0, 0, path + "." + key});
-  return require_non_negative(nlohmann::json{{key, *v}}, key, file, path);
+  return v;
 }
 
 bool sovereign_cloud_region(std::string_view region) {

@@ -75,6 +75,16 @@ TEST(Usage, TheCliPrintsCountsAsStrings) {
                         "neg.json", "eastus", fixture_filter());
   ASSERT_FALSE(neg);
   EXPECT_NE(neg.error().to_string().find("[0].currentValue"), std::string::npos);
+  // vCPUs are whole: 12.5 is no quota, as a string or a number.
+  for (const char* limit : {"\"12.5\"", "12.5"}) {
+    auto half = import_usage_text(std::string(R"([{"currentValue": "1", "limit": )") + limit +
+                                      R"(, "name": {"value": "cores"}}])",
+                                  "half.json", "eastus", fixture_filter());
+    ASSERT_FALSE(half) << limit;
+    EXPECT_NE(half.error().to_string().find("[0].limit: expected a whole number, got 12.5"),
+              std::string::npos)
+        << half.error().to_string();
+  }
 }
 
 TEST(Usage, RestShapeAndCaseInsensitiveFamily) {

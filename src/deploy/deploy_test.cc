@@ -985,8 +985,10 @@ TEST(Generate, PowerShellVariablesAreDelimited) {
   for (catalog::Pricing p : {catalog::Pricing::kPayg, catalog::Pricing::kSpot}) {
     for (const char* size : {"Standard_NC40ads_H100_v5", "Standard_NV12ads_A10_v5"}) {
       const DeploySpec win = spec_for(size, 1, p, Os::kWindows);
+      bool found = false;
       for (const auto& f : generate_files(win)) {
         if (f.name != "setup.ps1") continue;
+        found = true;
         std::smatch m;
         EXPECT_FALSE(std::regex_search(f.content, m, question)) << size << ": " << m.str(0);
         EXPECT_FALSE(std::regex_search(f.content, m, colon)) << size << ": " << m.str(0);
@@ -994,6 +996,7 @@ TEST(Generate, PowerShellVariablesAreDelimited) {
         EXPECT_NE(f.content.find("cmd /c 'quser 2>nul'"), std::string::npos) << size;
         EXPECT_EQ(f.content.find("quser 2>$null"), std::string::npos) << size;
       }
+      EXPECT_TRUE(found) << size;
     }
   }
 }

@@ -47,8 +47,11 @@ std::string shell_word(const std::string& s) {
 std::string quota_command(const QuotaLimit& l, const std::string& region, bool spot) {
   const std::string verb = l.limit > 0 ? "update" : "create";
   return "az quota " + verb + " --resource-name " + shell_word(l.resource) +
-         " --scope /subscriptions/<subscription-id>/providers/Microsoft.Compute/locations/" +
-         region + " --limit-object value=" + fixed(l.new_limit, 0) +
+         // The subscription from the signed-in az (a "<subscription-id>"
+         // placeholder was a shell redirection when pasted).
+         " --scope \"/subscriptions/$(az account show --query id -o tsv)/providers/"
+         "Microsoft.Compute/locations/" +
+         region + "\" --limit-object value=" + fixed(l.new_limit, 0) +
          " limit-object-type=LimitValue --resource-type " + (spot ? "lowPriority" : "dedicated");
 }
 

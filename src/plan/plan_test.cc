@@ -544,7 +544,11 @@ TEST_F(PlanTest, QuotaBlocksTheCheapestAndSaysWhatToRequest) {
   EXPECT_NE(ps->quota_requests.front().command.find("--resource-name 'Standard S1 Family' --scope"),
             std::string::npos)
       << ps->quota_requests.front().command;
-  EXPECT_NE(q.command.find("locations/eastus"), std::string::npos);
+  // The subscription comes from the signed-in az: the command pastes as is.
+  EXPECT_NE(q.command.find("--scope \"/subscriptions/$(az account show --query id -o tsv)/"
+                           "providers/Microsoft.Compute/locations/eastus\" "),
+            std::string::npos)
+      << q.command;
   EXPECT_NE(q.command.find("value=24"), std::string::npos);
   bool family_drop = false;
   for (const Drop& d : p->dropped) family_drop |= d.reason == "family quota" && d.count == 1;

@@ -88,9 +88,18 @@ TEST(HttpHead, RefusesWithTheStatusAClientCanActOn) {
   EXPECT_EQ(status_of("GET / HTTP/1.1\r\nExpect: magic\r\n\r\n"), 417);
 }
 
-// A blocking client socket to 127.0.0.1:port.
-int connect_to(int port) {
+// A blocking client socket to 127.0.0.1:port from source address `from`
+// (on Linux all of 127.0.0.0/8 is loopback): another client, as the server
+// sees it.
+int connect_from(const char* from, int port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in src{};
+  src.sin_family = AF_INET;
+  ::inet_pton(AF_INET, from, &src.sin_addr);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&src), sizeof src) != 0) {
+    ::close(fd);
+    return -1;
+  }
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_port = htons(static_cast<uint16_t>(port));
@@ -101,6 +110,9 @@ int connect_to(int port) {
   }
   return fd;
 }
+
+// A blocking client socket to 127.0.0.1:port.
+int connect_to(int port) { return connect_from("127.0.0.1", port); }
 
 void send_all(int fd, const std::string& s) {
   size_t off = 0;
@@ -236,29 +248,6 @@ TEST(HttpListener, AFullQueueIs503WithRetryAfterAndHealthStillAnswers) {
   ::close(running);
   ::close(queued);
   EXPECT_EQ(run.listener->stats().busy, 1u);
-}
-
-// A blocking client socket to 127.0.0.1:port from source address `from`
-// (on Linux all of 127.0.0.0/8 is loopback): another client, as the server
-// sees it.
-int connect_from(const char* from, int port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in src{};
-  src.sin_family = AF_INET;
-  ::inet_pton(AF_INET, from, &src.sin_addr);
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&src), sizeof src) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
 }
 
 // One address holding connections open (slowloris) gets 503 past its share

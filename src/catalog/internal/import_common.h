@@ -80,7 +80,7 @@ Result<double> require_non_negative(const nlohmann::json& obj, const char* key,
 // A count such as a quota: a JSON number, or a string holding one — `az vm
 // list-usage -o json` prints currentValue and limit as strings (azure-cli's
 // transform_vm_usage_list applies str() to both), the REST API as numbers.
-// Then as require_non_negative.
+// Then as require_non_negative, and a whole number (vCPUs).
 Result<double> require_count(const nlohmann::json& obj, const char* key, const std::string& file,
                              const std::string& path);
 // The most any one Azure price may be, in USD: an hourly price or a whole
