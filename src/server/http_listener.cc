@@ -164,17 +164,27 @@ void HttpListener::Impl::worker_loop() {
   }
 }
 
-namespace {
-// The peer's address as text ("127.0.0.1", "::1"); "" if unknown.
-std::string peer_address(const sockaddr_storage& a) {
+// Who the per-client cap counts a connection against: an IPv4 address
+// (also when it arrives IPv4-mapped on an IPv6 socket), or an IPv6 /64 — one
+// subscriber's network (RFC 6177), in which a client picks any address it
+// likes, so counting addresses would let one client open 512 from 512 of
+// them. "" if unknown.
+std::string client_key(const sockaddr_storage& a) {
   char text[INET6_ADDRSTRLEN] = {0};
-  if (a.ss_family == AF_INET)
+  if (a.ss_family == AF_INET) {
     ::inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&a)->sin_addr, text, sizeof text);
-  else if (a.ss_family == AF_INET6)
-    ::inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&a)->sin6_addr, text, sizeof text);
+  } else if (a.ss_family == AF_INET6) {
+    in6_addr addr = reinterpret_cast<const sockaddr_in6*>(&a)->sin6_addr;
+    if (IN6_IS_ADDR_V4MAPPED(&addr)) {
+      ::inet_ntop(AF_INET, &addr.s6_addr[12], text, sizeof text);
+      return text;
+    }
+    std::fill(addr.s6_addr + 8, addr.s6_addr + 16, 0);  // the /64
+    ::inet_ntop(AF_INET6, &addr, text, sizeof text);
+    return std::string(text) + "/64";
+  }
   return text;
 }
-}  // namespace
 
 void HttpListener::Impl::accept_all() {
   for (int i = 0; i < 256; ++i) {
@@ -184,7 +194,7 @@ void HttpListener::Impl::accept_all() {
                              SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return;  // EAGAIN, or an error for that one connection
     count(&ListenerStats::accepted);
-    std::string client = peer_address(peer);
+    std::string client = client_key(peer);
     const bool client_full = options.max_connections_per_client > 0 &&
                              per_client[client] >= options.max_connections_per_client;
     if (conns.size() >= options.max_connections || client_full) {

@@ -250,6 +250,25 @@ TEST(HttpListener, AFullQueueIs503WithRetryAfterAndHealthStillAnswers) {
   EXPECT_EQ(run.listener->stats().busy, 1u);
 }
 
+TEST(HttpListener, ClientKeysAreIpv4AddressesAndIpv6Slash64s) {
+  const auto key = [](const char* text) {
+    sockaddr_storage s{};
+    if (::inet_pton(AF_INET, text, &reinterpret_cast<sockaddr_in*>(&s)->sin_addr) == 1) {
+      s.ss_family = AF_INET;
+    } else {
+      s.ss_family = AF_INET6;
+      EXPECT_EQ(::inet_pton(AF_INET6, text, &reinterpret_cast<sockaddr_in6*>(&s)->sin6_addr), 1);
+    }
+    return client_key(s);
+  };
+  EXPECT_EQ(key("203.0.113.7"), "203.0.113.7");
+  EXPECT_EQ(key("::ffff:203.0.113.7"), "203.0.113.7");  // IPv4 on an IPv6 socket
+  // Any address of one /64 is one client; another /64 is another.
+  EXPECT_EQ(key("2001:db8:1:2::1"), "2001:db8:1:2::/64");
+  EXPECT_EQ(key("2001:db8:1:2:ffff:1:2:3"), "2001:db8:1:2::/64");
+  EXPECT_EQ(key("2001:db8:1:3::1"), "2001:db8:1:3::/64");
+}
+
 // One address holding connections open (slowloris) gets 503 past its share
 // and cannot lock out another address; a closed connection frees its slot.
 TEST(HttpListener, OneAddressCannotHoldEveryConnection) {

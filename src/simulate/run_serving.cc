@@ -455,16 +455,24 @@ nlohmann::ordered_json autoscale_template(const Scenario& s, const ServingConfig
   t.location = "[parameters('location')]";
   t.target_resource_uri =
       "[resourceId('Microsoft.Compute/virtualMachineScaleSets', parameters('vmssName'))]";
-  t.minimum = std::max(1, c.min_replicas);
-  t.maximum = std::max(t.minimum, c.max_replicas);
+  // The fleet limits that were simulated, min_replicas 0 included.
+  t.minimum = std::max(0, c.min_replicas);
+  t.maximum = std::max({1, t.minimum, c.max_replicas});
   t.default_capacity = std::clamp(c.initial_replicas, t.minimum, t.maximum);
   const bool guard = row.policy == "slo-guard-autoscale";
   nlohmann::ordered_json resource =
       guard ? slo_guard_autoscale_settings(s.serving().slo_guard, c.startup_s, c.interval_s, t)
                   .resource
             : azure_autoscale_settings(s.serving().autoscale, t);
-  const std::string metrics = guard ? "SloGuardDeficitVms (slo-guard's wanted VMs minus the count)"
-                                    : "ReplicaUtilization (percent) and QueuedRequests";
+  // The custom metrics its rules read, from the rules themselves.
+  std::vector<std::string> names;
+  for (const auto& rule : resource["properties"]["profiles"][0]["rules"]) {
+    const std::string m = rule["metricTrigger"]["metricName"].get<std::string>();
+    if (std::find(names.begin(), names.end(), m) == names.end()) names.push_back(m);
+  }
+  std::string metrics;
+  for (size_t i = 0; i < names.size(); ++i)
+    metrics += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
   nlohmann::ordered_json doc;
   doc["$schema"] =
       "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#";

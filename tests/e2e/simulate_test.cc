@@ -186,6 +186,12 @@ TEST(Simulate, ExportAutoscaleWritesTheNearestExportableRuleSet) {
   EXPECT_EQ(cap["maximum"], "4");
   EXPECT_EQ(res["properties"]["profiles"][0]["rules"][0]["metricTrigger"]["metricName"],
             best == "slo-guard-autoscale" ? "SloGuardDeficitVms" : "ReplicaUtilization");
+  // The metrics to publish are the ones its rules read, each named.
+  const std::string description = t["metadata"]["description"];
+  for (const auto& rule : res["properties"]["profiles"][0]["rules"])
+    EXPECT_NE(description.find(rule["metricTrigger"]["metricName"].get<std::string>()),
+              std::string::npos)
+        << description;
 
   r = run_cli(sim({scenario, "--policy", "hpa", "--timeline", dir + "/tl.csv", "--export-autoscale",
                    dir + "/none.json"}));

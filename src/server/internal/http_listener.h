@@ -33,6 +33,8 @@
 #include <optional>
 #include <string>
 
+#include <sys/socket.h>
+
 #include "core/result.h"
 #include "server/http_request.h"
 
@@ -45,9 +47,11 @@ struct ListenerOptions {
   int workers = 0;               // 0: the machine's hardware threads, at least 2
   size_t max_queued = 64;        // requests waiting beyond the busy workers
   size_t max_connections = 512;  // open sockets
-  // Open sockets from one peer address (0: no limit). A quarter of the total:
-  // one address cannot fill the server, and a reverse proxy in front (one
-  // address for all its clients) still gets 128 at once.
+  // Open sockets from one client — an IPv4 address, or an IPv6 /64 (0: no
+  // limit). A quarter of the total: one client cannot fill the server, and a
+  // reverse proxy in front (one address for all its clients) still gets 128
+  // at once. Four IPv4 addresses together still can: a per-client cap is no
+  // defence against many addresses (put a proxy with its own limits in front).
   size_t max_connections_per_client = 128;
   size_t max_buffered_bytes = 64 << 20;  // request bytes held across connections
   int backlog = 1024;                    // listen(2); the kernel caps it at somaxconn
@@ -56,6 +60,11 @@ struct ListenerOptions {
   int idle_timeout_ms = 5000;            // keep-alive, between requests
   int retry_after_s = 1;                 // the Retry-After of a 503 when busy
 };
+
+// The client a connection from `peer` counts against for
+// max_connections_per_client: "203.0.113.7" (IPv4, also IPv4-mapped IPv6),
+// "2001:db8:1:2::/64" (IPv6: its /64). "" for another family.
+[[nodiscard]] std::string client_key(const sockaddr_storage& peer);
 
 // Counters, for tests and the log.
 struct ListenerStats {
