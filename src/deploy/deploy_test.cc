@@ -1170,6 +1170,30 @@ TEST(Autostop, DecideOnRecordedSamples) {
   EXPECT_EQ(decide("4600 1000 60 5 '' 0 0 0"), "stop 3600");
 }
 
+// deploy.sh refuses to start once the budget's month has passed: the files
+// were checked when made, and Azure would refuse the budget after the VMs.
+TEST(Generate, DeployScriptRefusesABudgetMonthThatHasPassed) {
+  if (std::system("command -v bash >/dev/null 2>&1") != 0) GTEST_SKIP() << "no bash";
+  DeploySpec s = spec_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg);
+  s.start_date = "2026-12-01";
+  const std::string sh = render_deploy_script(s);
+  const size_t at = sh.find("[[ \"$(date -u +%Y-%m)\" > '2026-12' ]]");
+  ASSERT_NE(at, std::string::npos) << sh;
+  const std::string check = "set -euo pipefail\ndie() { echo \"deploy.sh: $*\" >&2; exit 1; }\n" +
+                            sh.substr(at, sh.find('\n', at) - at) + "\necho started\n";
+  Sandbox box;
+  box.tool("date", "echo 2026-12\n");  // the budget's own month
+  auto [same_code, same_out] = box.run(check, "");
+  EXPECT_EQ(same_code, 0) << same_out;
+  EXPECT_NE(same_out.find("started"), std::string::npos) << same_out;
+  box.tool("date", "echo 2027-01\n");  // a month later
+  auto [late_code, late_out] = box.run(check, "");
+  EXPECT_NE(late_code, 0);
+  EXPECT_NE(late_out.find("budget.json starts 2026-12-01, a past month"), std::string::npos)
+      << late_out;
+  EXPECT_EQ(late_out.find("started"), std::string::npos) << late_out;
+}
+
 // A whole tick with fake nvidia-smi, who, cloud-init and curl: an idle VM
 // past its minutes makes exactly the deallocate call, with the identity's
 // token, on itself; a busy one makes none and moves its clock.

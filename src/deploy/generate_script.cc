@@ -153,6 +153,13 @@ void emit_preconditions(std::ostringstream& o, const DeploySpec& spec) {
        "--location $LOCATION --publisher $img_publisher --offer $img_offer --sku $img_sku --all "
        "--query '[-1].urn' --output tsv (then run again with IMAGE=that)\"\n"
     << "fi\n"
+    // The budget's start was checked when the files were made; a script run
+    // in a later month would create the VMs and then have the budget refused
+    // (Azure starts a monthly budget no earlier than the current month).
+    << "[[ \"$(date -u +%Y-%m)\" > '" << spec.start_date.substr(0, 7)
+    << "' ]] && die \"budget.json starts " << spec.start_date
+    << ", a past month, which Azure refuses for a budget; generate the files again (gpuplan "
+       "deploy, or --start-date)\"\n"
     << "tmp_files=()\n"
     << "trap 'rm -f \"${tmp_files[@]}\"' EXIT\n";
   if (win) {

@@ -39,6 +39,7 @@ if ! az vm image show --location "$LOCATION" --urn "$IMAGE" --output none 2>/dev
   IFS=: read -r img_publisher img_offer img_sku _ <<< "$IMAGE"
   die "image $IMAGE is not offered in $LOCATION any more; the newest is: az vm image list --location $LOCATION --publisher $img_publisher --offer $img_offer --sku $img_sku --all --query '[-1].urn' --output tsv (then run again with IMAGE=that)"
 fi
+[[ "$(date -u +%Y-%m)" > '2026-12' ]] && die "budget.json starts 2026-12-01, a past month, which Azure refuses for a budget; generate the files again (gpuplan deploy, or --start-date)"
 tmp_files=()
 trap 'rm -f "${tmp_files[@]}"' EXIT
 [[ -f "$SSH_PUBLIC_KEY_FILE" ]] || die "no SSH public key at $SSH_PUBLIC_KEY_FILE (set SSH_PUBLIC_KEY_FILE)"
