@@ -20,6 +20,7 @@
 #include "catalog/catalog.h"
 #include "catalog/internal/catalog_data.h"
 #include "catalog/internal/catalog_impl.h"
+#include "catalog/internal/import_common.h"
 #include "catalog/store.h"
 #include "core/strings.h"
 
@@ -130,6 +131,9 @@ std::vector<Offer> merge_listed(std::vector<Offer> embedded, std::vector<Offer> 
       last_raw_region = o.region;
       last_region = strings::to_lower(o.region);
     }
+    // Imported before sovereign-cloud items were left out at import
+    // (import_retail_prices.cc): a public-cloud plan cannot use them.
+    if (internal::sovereign_cloud_region(last_region)) continue;
     o.size = last_size->name;
     o.region = last_region;
     all.push_back(std::move(o));

@@ -60,6 +60,28 @@ TEST(CatalogLoad, ImportedPaygReplacesEmbeddedAndEstimatesFollowIt) {
       *(*c)->offer("NC40ads_H100_v5", "eastus2", Os::kLinux, Pricing::kPayg)->usd_per_hour, 6.98);
 }
 
+// A store written before sovereign-cloud items were left out at import
+// still holds their prices: they are not read back (a US Gov spot price
+// once ranked first in a public-cloud plan).
+TEST(CatalogLoad, SovereignCloudPricesInAnOlderStoreAreNotRead) {
+  const std::string db = temp_db("sovereign.db");
+  ASSERT_TRUE(write_snapshot(db, prices({{"Standard_NC40ads_H100_v5", "usgovvirginia", Os::kLinux,
+                                          Pricing::kSpot, 0.9, "2026-11-01"},
+                                         {"Standard_NC40ads_H100_v5", "chinaeast2", Os::kLinux,
+                                          Pricing::kPayg, 5.0, "2026-11-01"},
+                                         {"Standard_NC40ads_H100_v5", "eastus", Os::kLinux,
+                                          Pricing::kPayg, 7.5, "2026-11-01"}})));
+  auto c = Catalog::load(db);
+  ASSERT_TRUE(c) << c.error().to_string();
+  EXPECT_EQ((*c)->offer("NC40ads_H100_v5", "usgovvirginia", Os::kLinux, Pricing::kSpot), nullptr);
+  EXPECT_EQ((*c)->offer("NC40ads_H100_v5", "chinaeast2", Os::kLinux, Pricing::kPayg), nullptr);
+  ASSERT_NE((*c)->offer("NC40ads_H100_v5", "eastus", Os::kLinux, Pricing::kPayg), nullptr);
+  for (const std::string& r : (*c)->regions()) {
+    EXPECT_NE(r.rfind("usgov", 0), 0u) << r;
+    EXPECT_NE(r.rfind("china", 0), 0u) << r;
+  }
+}
+
 TEST(CatalogLoad, ImportedReservationReplacesTheEstimate) {
   const std::string db = temp_db("ri.db");
   // A Reservation of $26,280 for 3 years is $1/h; the importer stores hourly prices.

@@ -274,6 +274,15 @@ bool sovereign_cloud_region(std::string_view region) {
   return false;
 }
 
+Status refuse_sovereign_region(std::string_view region) {
+  if (!sovereign_cloud_region(region)) return {};
+  return invalid_argument("'" + std::string(region) +
+                              "' is a sovereign cloud region (Azure Government or Azure China): "
+                              "its own cloud with its own subscriptions, which a public-cloud "
+                              "plan cannot deploy to",
+                          Where{"", 0, 0, "--region"});
+}
+
 std::string normalize_region(std::string_view region) {
   std::string out;
   for (char c : region) {

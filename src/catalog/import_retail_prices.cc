@@ -391,6 +391,7 @@ Result<ImportReport> import_retail_price_files(const std::vector<std::string>& f
                                                const SizeFilter& filter,
                                                const std::string& region) {
   if (files.empty()) return invalid_argument("no retail-prices file given");
+  GPUPLAN_RETURN_IF_ERROR(internal::refuse_sovereign_region(internal::normalize_region(region)));
   RetailPricesImport import(filter, region);
   std::string last_next;
   for (const std::string& f : files) {

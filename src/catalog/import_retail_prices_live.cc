@@ -16,6 +16,7 @@
 
 #include "catalog/import_retail_prices.h"
 #include "catalog/internal/fetch_policy.h"
+#include "catalog/internal/import_common.h"
 #include "core/names.h"
 #include "core/strings.h"
 
@@ -218,6 +219,8 @@ Result<std::string> fetch_page(const CurlApi& api, const std::string& url, const
 
 Result<ImportReport> import_retail_prices_live(const LiveOptions& options,
                                                const SizeFilter& filter) {
+  GPUPLAN_RETURN_IF_ERROR(
+      internal::refuse_sovereign_region(internal::normalize_region(options.region)));
   const std::string first =
       options.endpoint.empty() ? default_retail_prices_endpoint(options.region) : options.endpoint;
   // The fetch policy first: nothing is fetched from a URL it refuses.

@@ -115,6 +115,12 @@ TEST(RetailPrices, SovereignCloudRegionsAreLeftOut) {
   EXPECT_EQ(r->ignored.at("sovereign cloud region (Azure Government or Azure China: its own cloud "
                           "and subscriptions)"),
             3);
+  // Asking for one by name is refused, naming the flag and why.
+  auto gov = import_retail_price_files({fixture("retail_prices_sovereign.json")}, fixture_filter(),
+                                       "usgovvirginia");
+  ASSERT_FALSE(gov);
+  EXPECT_EQ(gov.error().where.field, "--region");
+  EXPECT_NE(gov.error().message.find("sovereign cloud region"), std::string::npos);
 }
 
 struct BadCase {

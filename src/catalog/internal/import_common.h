@@ -107,6 +107,8 @@ std::string normalize_region(std::string_view region);
 // (learn.microsoft.com: "Compare Azure Government and global Azure",
 // "Azure operated by 21Vianet").
 bool sovereign_cloud_region(std::string_view region);
+// kInvalidArgument naming --region when `region` (normalized) is one.
+Status refuse_sovereign_region(std::string_view region);
 
 }  // namespace internal
 }  // namespace gpuplan::catalog
