@@ -112,11 +112,10 @@ void print_one(std::ostream& out, const workload::Workload& w, const Estimate& e
             fixed(e.memory.kv_cache, 1) + ", overhead " + fixed(e.memory.overhead, 1) + ")");
   std::string tput = format::rate(e.throughput) + " " + e.throughput_unit;
   if (e.mfu > 0) tput += " (MFU " + fixed(e.mfu * 100, 1) + " %)";
-  // A serving estimate no layout holds has no figures: printing its zeros
-  // ("0 replica(s) of 0 GPU(s) ... TTFT 0 ms") read as results.
-  const bool no_layout = e.serving && e.serving->gpus_per_replica == 0;
+  // A serving estimate without serving figures is one no layout holds.
+  const bool no_layout = w.kind == workload::Kind::kInfer && !e.serving;
   field("Throughput:", no_layout ? "none (no layout holds the model; see Fits)" : tput);
-  if (e.serving && !no_layout) {
+  if (e.serving) {
     const auto& sv = *e.serving;
     field("Serving:",
           std::to_string(sv.replicas) + " replica(s) of " + std::to_string(sv.gpus_per_replica) +

@@ -177,7 +177,9 @@ void no_serving_layout(const Ctx& c, int per_vm, const std::string& why_not) {
                 (narrow ? "" : "a smaller precision (fp8 halves bf16 weights) or ") +
                 "a size with more GPU memory per VM would";
   }
-  e.serving = ServingEstimate{};
+  // No serving figures: no replica exists to have them (zeros read as
+  // results, "TTFT 0 ms", in the text and the JSON alike).
+  e.serving.reset();
 }
 
 // The assumptions behind a serving estimate (--explain): the request mix

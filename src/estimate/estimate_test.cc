@@ -306,6 +306,8 @@ TEST(Estimate, ServingThatNoVmHoldsSaysWhatWouldHelp) {
   EXPECT_NE(e.reason.find("more VMs add replicas, not room for one: a smaller precision"),
             std::string::npos)
       << e.reason;
+  // No replica, so no serving figures (not a replica count and TTFT of 0).
+  EXPECT_FALSE(e.serving.has_value());
   w.precision = Precision::kFp8;  // ~378 GiB: fits on 8 x 80 GiB
   EXPECT_TRUE(estimate(w, nd, h100(), 1).fits);
 }
