@@ -203,24 +203,18 @@ Status check_budget_start_date(const std::string& date, const std::string& today
         date.substr(0, 8) + "01)");
   }
   if (today.size() < 7) return {};
-  // Months since year 0, and the first of the month `m` names.
-  const int start = year * 12 + month - 1;
-  const int now = std::stoi(today.substr(0, 4)) * 12 + std::stoi(today.substr(5, 2)) - 1;
-  const auto first = [](int m) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%04d-%02d-01", m / 12, m % 12 + 1);
-    return std::string(text);
-  };
-  if (start < now)
+  // Dates of one form compare as text.
+  const std::string first = internal::add_months(today, 0), last = internal::add_months(today, 12);
+  if (date < first)
     return bad(
         "is in a past month: Azure starts a monthly budget no earlier than the current "
         "month's first (use " +
-        first(now) + ")");
-  if (start > now + 12)
+        first + ")");
+  if (date > last)
     return bad(
         "is more than twelve months ahead: Azure starts a budget at most twelve months "
         "on (" +
-        first(now + 12) + " at the latest)");
+        last + " at the latest)");
   return {};
 }
 

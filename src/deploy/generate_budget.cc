@@ -22,9 +22,7 @@ namespace gpuplan::deploy {
 using namespace internal;
 using ordered_json = nlohmann::ordered_json;
 
-namespace {
-
-std::string add_months(const std::string& first_of_month, int months) {
+std::string internal::add_months(const std::string& first_of_month, int months) {
   int year = std::stoi(first_of_month.substr(0, 4));
   int month = std::stoi(first_of_month.substr(5, 2)) - 1 + months;
   year += month / 12;
@@ -33,6 +31,8 @@ std::string add_months(const std::string& first_of_month, int months) {
   std::snprintf(buf, sizeof buf, "%04d-%02d-01", year, month);
   return buf;
 }
+
+namespace {
 
 ordered_json notification(int threshold, const char* type) {
   return ordered_json{{"enabled", true},

@@ -66,5 +66,8 @@ inline constexpr const char* kVmContributorRoleId = "9980e02c-c2be-4d73-94e8-173
 [[nodiscard]] std::string cuda_dash(const DeploySpec& spec);
 // The Windows Custom Script Extension command that runs setup.ps1 from custom data.
 [[nodiscard]] std::string windows_setup_command();
+// The first of the month `months` after the one `first_of_month` names
+// ("YYYY-MM-01" or any date of that month): 2026-12-01 + 1 = 2027-01-01.
+[[nodiscard]] std::string add_months(const std::string& first_of_month, int months);
 
 }  // namespace gpuplan::deploy::internal
