@@ -1066,6 +1066,13 @@ struct Sandbox {
   Sandbox& operator=(const Sandbox&) = delete;
   Sandbox(Sandbox&&) = delete;
   Sandbox& operator=(Sandbox&&) = delete;
+  // The decision the last tick wrote (state/last_decision, its first line).
+  std::string last_decision() const {
+    std::ifstream in(dir + "/state/last_decision");
+    std::string line;
+    std::getline(in, line);
+    return line;
+  }
   void tool(const std::string& name, const std::string& body) const {
     const std::string path = dir + "/bin/" + name;
     { std::ofstream(path) << "#!/bin/bash\n" << body; }
@@ -1225,10 +1232,7 @@ TEST(Autostop, TickDeallocatesThroughImdsAndTheComputeApi) {
   box.tool("nvidia-smi", "printf '45\\n0\\n'\n");
   auto [busy_code, busy_out] = box.run(script, "tick");
   EXPECT_EQ(busy_code, 0) << busy_out;
-  std::ifstream decision(box.dir + "/state/last_decision");
-  std::string line;
-  std::getline(decision, line);
-  EXPECT_NE(line.find("busy gpu=45%"), std::string::npos) << line;
+  EXPECT_NE(box.last_decision().find("busy gpu=45%"), std::string::npos) << box.last_decision();
   EXPECT_FALSE(std::filesystem::exists(box.dir + "/curl.log"));
 
   // Idle for longer than MINUTES: the clock is moved back past the limit but
@@ -1243,12 +1247,7 @@ TEST(Autostop, TickDeallocatesThroughImdsAndTheComputeApi) {
   box.tool("systemctl", "[ \"$1 $2 $3\" = 'is-active --quiet gpuplan-stack.service' ]\n");
   auto [setup_code, setup_out] = box.run(script, "tick");
   EXPECT_EQ(setup_code, 0) << setup_out;
-  {
-    std::ifstream d(box.dir + "/state/last_decision");
-    std::string l;
-    std::getline(d, l);
-    EXPECT_NE(l.find("busy setup"), std::string::npos) << l;
-  }
+  EXPECT_NE(box.last_decision().find("busy setup"), std::string::npos) << box.last_decision();
   EXPECT_FALSE(std::filesystem::exists(box.dir + "/curl.log"));
   box.tool("systemctl", "exit 3\n");  // the unit has finished
   auto [idle_code, idle_out] = box.run(script, "tick");
