@@ -402,6 +402,8 @@ WebAssets WebAssets::load(const std::vector<std::filesystem::path>& dirs) {
   return w;
 }
 
+namespace {
+
 // 405 with the methods the route takes (RFC 9110 §15.5.6: Allow is sent).
 Response wrong_method(const std::string& allow, const std::string& hint) {
   Response r = error_response(Error{ErrorCode::kInvalidArgument, hint, Where{}});
@@ -409,8 +411,6 @@ Response wrong_method(const std::string& allow, const std::string& hint) {
   r.allow = allow;
   return r;
 }
-
-namespace {
 
 // What a route's handler sees.
 struct RouteContext {
