@@ -3,6 +3,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <limits>
 
 #include "core/strings.h"
 
@@ -225,17 +226,11 @@ Result<std::optional<std::string>> optional_string(const nlohmann::json& obj, co
   return std::optional<std::string>(it->get<std::string>());
 }
 
-Result<double> require_non_negative(const nlohmann::json& obj, const char* key,
-                                    const std::string& file, const std::string& path, double most) {
-  std::string field = path + "." + key;
-  auto it = obj.find(key);
-  if (it == obj.end() || it->is_null())
-    return invalid_argument("missing field (expected a number)", Where{file, 0, 0, field});
-  if (!it->is_number())
-    return invalid_argument("expected a number, got " + json_type_name(*it) +
-                                (it->is_string() ? " \"" + it->get<std::string>() + "\"" : ""),
-                            Where{file, 0, 0, field});
-  double v = it->get<double>();
+namespace {
+
+// A value read from `field`: finite, >= 0 and at most `most`.
+Result<double> check_non_negative(double v, const std::string& file, const std::string& field,
+                                  double most) {
   if (!std::isfinite(v)) return invalid_argument("not a finite number", Where{file, 0, 0, field});
   if (v < 0)
     return invalid_argument("negative value " + strings::fixed(v, 4) + " (expected >= 0)",
@@ -248,23 +243,38 @@ Result<double> require_non_negative(const nlohmann::json& obj, const char* key,
   return v;
 }
 
+}  // namespace
+
+Result<double> require_non_negative(const nlohmann::json& obj, const char* key,
+                                    const std::string& file, const std::string& path, double most) {
+  const std::string field = path + "." + key;
+  auto it = obj.find(key);
+  if (it == obj.end() || it->is_null())
+    return invalid_argument("missing field (expected a number)", Where{file, 0, 0, field});
+  if (!it->is_number())
+    return invalid_argument("expected a number, got " + json_type_name(*it) +
+                                (it->is_string() ? " \"" + it->get<std::string>() + "\"" : ""),
+                            Where{file, 0, 0, field});
+  return check_non_negative(it->get<double>(), file, field, most);
+}
+
 Result<double> require_count(const nlohmann::json& obj, const char* key, const std::string& file,
                              const std::string& path) {
+  const std::string field = path + "." + key;
   auto it = obj.find(key);
   double v = 0;
   if (it == obj.end() || !it->is_string()) {
     GPUPLAN_TRY(v, require_non_negative(obj, key, file, path));
   } else {
-    const std::string text = it->get<std::string>();
-    const std::optional<double> parsed = strings::parse_double(text);
+    const std::optional<double> parsed = strings::parse_double(it->get<std::string>());
     if (!parsed)
-      return invalid_argument("expected a number, got a string \"" + text + "\"",
-                              Where{file, 0, 0, path + "." + key});
-    GPUPLAN_TRY(v, require_non_negative(nlohmann::json{{key, *parsed}}, key, file, path));
+      return invalid_argument("expected a number, got a string \"" + it->get<std::string>() + "\"",
+                              Where{file, 0, 0, field});
+    GPUPLAN_TRY(v, check_non_negative(*parsed, file, field, std::numeric_limits<double>::max()));
   }
   if (v != std::floor(v))
     return invalid_argument("expected a whole number, got " + strings::general(v),
-                            Where{file, 0, 0, path + "." + key});
+                            Where{file, 0, 0, field});
   return v;
 }
 
