@@ -2,6 +2,7 @@
 // catalog (prices and sizes the scenario does not give), run every policy and
 // the optimal row, print the report and write the requested files.
 // `gpuplan simulate merge PARTIAL...`: the report of a sweep run as shards.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -30,7 +31,7 @@ namespace {
 
 struct SimulateFlags {
   std::string file;
-  std::string policy;
+  std::vector<std::string> policies;
   std::string trace;
   std::vector<std::string> spot_traces;
   int runs = 0;
@@ -138,7 +139,14 @@ int run_merge(Context& ctx, const SimulateFlags& f) {
 Result<simulate::RunOptions> run_options(const SimulateFlags& f,
                                          const simulate::Scenario& scenario) {
   simulate::RunOptions opt;
-  if (!f.policy.empty()) opt.policies = {f.policy};
+  // `all` runs every policy of the kind: with other names it says nothing
+  // more, and a reader would not know which was meant.
+  if (f.policies.size() > 1 &&
+      std::find(f.policies.begin(), f.policies.end(), "all") != f.policies.end())
+    return tl::unexpected(Error{ErrorCode::kInvalidArgument,
+                                "'all' already runs every policy: give it alone, or list names",
+                                {"", 0, 0, "--policy"}});
+  opt.policies = f.policies;
   if (!f.trace.empty()) opt.trace = f.trace;
   opt.spot_traces = f.spot_traces;
   if (f.runs != 0) {
@@ -300,7 +308,10 @@ void add_simulate_command(CLI::App& app, Context& ctx) {
       "         gpuplan simulate examples/sim-serve-conv.yaml --json --plot serve.html\n"
       "         gpuplan simulate examples/sim-reserve-growth.yaml");
   cmd->add_option("scenario", f->file, "Scenario YAML (docs/simulate.md)");
-  cmd->add_option("--policy", f->policy, "One policy by name, or all (default: the scenario's)")
+  cmd->add_option("--policy", f->policies,
+                  "Policies by name (repeatable or comma-separated), or all (default: the "
+                  "scenario's)")
+      ->delimiter(',')
       ->check(one_of("policy", policy_names()));
   cmd->add_option("--trace", f->trace,
                   "Demand trace that replaces the scenario's (serving: Azure LLM, BurstGPT or "

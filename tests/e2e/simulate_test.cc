@@ -89,6 +89,26 @@ TEST(Simulate, PolicyFlagTimelineAndPlot) {
   EXPECT_NE(html.find("Latency over time"), std::string::npos);
 }
 
+// --policy takes a list, as the scenario's `policies:` does: names repeated
+// or comma-separated run once each, in the order given, then the bound;
+// `all` among names is refused (exit 2, the flag named).
+TEST(Simulate, PolicyFlagTakesAList) {
+  auto r = run_cli(sim({source_path("tests/data/sim/serving_small.yaml"), "--policy",
+                        "hpa,static-peak", "--policy", "hpa", "--json"}));
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  std::vector<std::string> names;
+  for (const auto& p : j["policies"]) names.push_back(p["policy"].get<std::string>());
+  EXPECT_EQ(names, (std::vector<std::string>{"hpa", "static-peak", "optimal"}));
+  r = run_cli(sim({source_path("tests/data/sim/serving_small.yaml"), "--policy", "all,hpa"}));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--policy"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("'all'"), std::string::npos) << r.err;
+  r = run_cli(sim({source_path("tests/data/sim/serving_small.yaml"), "--policy", "hpa,hpx"}));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("did you mean 'hpa'"), std::string::npos) << r.err;
+}
+
 TEST(Simulate, TimelineJsonHasLatencyPerInterval) {
   const std::string dir = temp_dir();
   auto r = run_cli(sim({source_path("tests/data/sim/serving_small.yaml"), "--policy", "hpa",
