@@ -112,13 +112,25 @@ double billed(double wall_hours, double launches, const Usage& u) {
   return std::max(rounded, minimum);
 }
 
+// Terms of a commitment bought for `billed_hours` of one VM's use.
+double commitment_terms(catalog::Pricing p, double billed_hours) {
+  const double term = catalog::commitment_hours(p);
+  if (term <= 0 || billed_hours <= 0) return 1;
+  return std::max(1.0, std::ceil(billed_hours / term - 1e-9));
+}
+
 // Effective utilization of a commitment for `billed_hours` of use.
 double utilization_for(catalog::Pricing p, const Usage& u, double billed_hours) {
   double term = catalog::commitment_hours(p);
   if (term <= 0) return 1.0;
   if (u.utilization) return std::clamp(*u.utilization, 1e-9, 1.0);
   if (billed_hours <= 0) return 1.0;
-  return std::min(1.0, billed_hours / term);
+  // Bought for this work alone: a VM uses at most one term's hours of its
+  // reservation, so work longer than the term renews it, and every term
+  // bought is paid in full (20,000 h on a 1-year reservation is three
+  // terms, 26,280 h paid; priced as 20,000 h at the hourly rate it ranked
+  // above a 3-year savings plan that cost less).
+  return billed_hours / (commitment_terms(p, billed_hours) * term);
 }
 
 // Total for one point of the range (wall, billed): the same formula as the
@@ -288,6 +300,13 @@ CostBreakdown breakdown(const PriceQuote& q, const Usage& u, const HoursModel& h
   if (is_commitment(q.pricing)) {
     std::string how = u.utilization
                           ? "utilization " + strings::fixed(util * 100, 1) + "% of the term (given)"
+                      : commitment_terms(q.pricing, h.billed_hours) > 1
+                          ? "bought for this work only: " + hrs(h.billed_hours) + " h over " +
+                                strings::fixed(commitment_terms(q.pricing, h.billed_hours), 0) +
+                                " consecutive terms of " +
+                                strings::fixed(catalog::commitment_hours(q.pricing), 0) +
+                                " h (one VM uses one term's hours; renewed, each term paid "
+                                "in full)"
                           : "bought for this work only: " + hrs(h.billed_hours) + " h of the " +
                                 strings::fixed(catalog::commitment_hours(q.pricing), 0) +
                                 " h term used, the rest is paid anyway";

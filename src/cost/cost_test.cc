@@ -80,6 +80,13 @@ class CostTest : public ::testing::Test {
     ADD_FAILURE() << "no line " << name;
     return -1;
   }
+  static std::string text(const CostBreakdown& b, std::string_view name) {
+    for (const CostLine& l : b.lines) {
+      if (l.name == name) return l.assumption;
+    }
+    ADD_FAILURE() << "no line " << name;
+    return "";
+  }
   static bool has_line(const CostBreakdown& b, std::string_view name) {
     for (const CostLine& l : b.lines) {
       if (l.name == name) return true;
@@ -221,6 +228,27 @@ TEST_F(CostTest, ReservationForThisWorkAlonePaysTheWholeTerm) {
   // Savings plan likewise: 8,760 x $5.50 = $48,180
   CostBreakdown s = run("eastus", Pricing::kSavings1y, u);
   EXPECT_NEAR(s.total_usd(), 48180.0, 1e-6);
+}
+
+// Work longer than the term renews the commitment: one VM uses at most a
+// term's hours of its reservation, and each term bought is paid in full.
+// (Priced at the hourly rate for every hour, 20,000 h of a 1-year
+// reservation cost less than the one term plus the 11,240 h after it.)
+TEST_F(CostTest, WorkLongerThanTheTermPaysWholeRenewedTerms) {
+  Usage u = bare();
+  u.work_hours = 20000;
+  CostBreakdown b = run("eastus", Pricing::kReserved1y, u);
+  // three terms: 3 x 8,760 h x $4.50 = $118,260
+  EXPECT_NEAR(b.total_usd(), 118260.0, 1e-6);
+  EXPECT_NEAR(line(b, "compute") + line(b, "unused commitment"), 118260.0, 1e-6);
+  EXPECT_NE(text(b, "unused commitment").find("3 consecutive terms"), std::string::npos)
+      << text(b, "unused commitment");
+  u.work_hours = 8760;  // exactly one term
+  EXPECT_NEAR(run("eastus", Pricing::kReserved1y, u).total_usd(), 39420.0, 1e-6);
+  // Given a utilization, the commitment is shared and amortised instead.
+  u.work_hours = 20000;
+  u.utilization = 0.5;
+  EXPECT_NEAR(run("eastus", Pricing::kReserved1y, u).total_usd(), 20000 * 4.5 / 0.5, 1e-6);
 }
 
 TEST_F(CostTest, SpotEvictionOverheadStretchesHoursAndGivesTheRange) {
