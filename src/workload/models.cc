@@ -120,19 +120,30 @@ double params_from_architecture(const Model& m, bool active) {
 }
 
 void shape_from_params(Model& m) {
-  // hidden/layers ~ 128 as in Llama 2 7B (4096/32); P ~ 12·l·h² (Kaplan et
-  // al. 2020, eq. 2.1 without embeddings); FFN 4h; head dim 128.
-  const double p = m.params_b * 1e9;
-  const double l = std::cbrt(p / (12.0 * 128 * 128));
-  m.layers = std::max(1, static_cast<int>(std::lround(l)));
-  const double h = std::sqrt(p / (12.0 * m.layers));
+  // hidden/layers ~ 128 as in Llama 2 7B (4096/32); non-embedding
+  // parameters ~ 12·l·h² (Kaplan et al. 2020, eq. 2.1), and P counts the
+  // untied input and output embeddings too (2·vocab·h): 12·h³/128 + 2·V·h =
+  // P, increasing in h, solved by bisection. (P taken as 12·l·h² alone gave
+  // 0.001 B a shape of 2 layers and hidden 256 whose 32,000-token
+  // embeddings alone were 8 M parameters, and the matmul parameters, P less
+  // the input embedding, came out negative: -375 requests/s.)
+  if (m.vocab == 0) m.vocab = 32000;
+  if (m.max_context == 0) m.max_context = 4096;
+  const double p = m.params_b * 1e9, v = m.vocab;
+  const auto total = [&](double h) { return 12.0 * h * h * h / 128 + 2 * v * h; };
+  double lo = 0, hi = std::cbrt(p * 128 / 12) + 1;
+  for (int i = 0; i < 100; ++i) {
+    const double mid = (lo + hi) / 2;
+    (total(mid) < p ? lo : hi) = mid;
+  }
+  m.layers = std::max(1, static_cast<int>(std::lround(lo / 128)));
+  const double non_embedding = std::max(0.0, p - 2 * v * lo);
+  const double h = std::sqrt(non_embedding / (12.0 * m.layers));
   m.hidden = std::max(128, static_cast<int>(std::lround(h / 128)) * 128);
   m.heads = m.hidden / 128;
   m.kv_heads = m.heads;
   m.ffn = 4 * m.hidden;
   m.gated_ffn = false;
-  if (m.vocab == 0) m.vocab = 32000;
-  if (m.max_context == 0) m.max_context = 4096;
   m.params_only = true;
 }
 

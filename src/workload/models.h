@@ -26,9 +26,11 @@ namespace gpuplan::workload {
 [[nodiscard]] double params_from_architecture(const Model& m, bool active);
 
 // Derives a shape from m.params_b alone (documented in docs/workload.md):
-// layers = round(cbrt(P / (12·128²))), hidden ≈ 128·layers (multiple of 128),
-// heads = hidden/128, FFN 4·hidden, not gated; vocab 32000 and context 4096
-// when unset. Sets params_only; keeps params_b.
+// hidden h with 12·h³/128 + 2·vocab·h = P (non-embedding 12·l·h² at
+// h/l = 128, plus untied embeddings), layers = round(h/128), hidden a
+// multiple of 128, heads = hidden/128, FFN 4·hidden, not gated; vocab 32000
+// and context 4096 when unset. Sets params_only; keeps params_b. The
+// caller checks that the shape's own count agrees with P (tiny P has none).
 void shape_from_params(Model& m);
 
 }  // namespace gpuplan::workload

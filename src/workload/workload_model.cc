@@ -192,6 +192,20 @@ Status parse_model(const Reader& r, const YAML::Node& node, Model& out) {
     m.params_only = true;
     shape_from_params(m);
     m.active_params_b = m.params_b;
+    // The derived shape must be one that has about that many parameters:
+    // below ~8 M its embeddings alone are more (the smallest shape, one
+    // layer of hidden 128 and 32,000 tokens in and out, has 8.4 M).
+    const double shape_b = params_from_architecture(m, false);
+    if (std::abs(shape_b - m.params_b) > 0.25 * m.params_b) {
+      return r.error(keys.params_node, "model.params_b",
+                     "params_b " + strings::general(m.params_b) +
+                         " is too small to derive a transformer's shape from: the nearest (" +
+                         std::to_string(m.layers) + " layer(s) of hidden " +
+                         std::to_string(m.hidden) + ", a " + std::to_string(m.vocab) +
+                         "-token vocabulary) has " + strings::general(shape_b) +
+                         " B parameters; give the architecture (layers, hidden, heads, ffn, "
+                         "vocab)");
+    }
     out = m;
     return {};
   }

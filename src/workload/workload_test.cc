@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/strings.h"
 #include "workload/models.h"
 
 namespace gpuplan::workload {
@@ -193,14 +194,42 @@ TEST(Parse, SamplesTimesSeqLenTimesEpochs) {
 }
 
 TEST(Parse, ParamsOnlyModelDerivesShape) {
-  // 7e9 / (12 * 128^2) = 35604 -> cbrt = 32.9 -> 33 layers; h = sqrt(7e9/(12*33)) = 4204 -> 4224.
+  // 12 h^3 / 128 + 2 x 32000 x h = 7e9 -> h = 4157 -> 32 layers; the
+  // non-embedding 7e9 - 64000 x 4157 = 6.73e9 -> h = sqrt(6.73e9 / (12 x 32))
+  // = 4188 -> 4224.
   auto w = parse_string("kind: train\nmodel: {params_b: 7}\ndata: {tokens: 1e9}\n", "t.yaml");
   ASSERT_TRUE(w) << w.error().to_string();
   EXPECT_TRUE(w->model.params_only);
-  EXPECT_EQ(w->model.layers, 33);
+  EXPECT_EQ(w->model.layers, 32);
   EXPECT_EQ(w->model.hidden, 4224);
   EXPECT_EQ(w->model.heads, 33);
   EXPECT_DOUBLE_EQ(w->model.params_b, 7);
+}
+
+// Below ~8 M parameters no transformer shape has that many: a 32,000-token
+// vocabulary in and out at hidden 128 is 8.2 M alone. The derived shape
+// once had 8 M of embeddings for 1 M parameters and the estimator printed
+// -375 requests/s; now the file is refused at params_b (exit 2).
+TEST(Parse, ParamsOnlyModelTooSmallForAShapeIsRefused) {
+  auto w = parse_string("kind: train\nmodel: {params_b: 0.001}\ndata: {tokens: 1e9}\n", "t.yaml");
+  ASSERT_FALSE(w);
+  EXPECT_EQ(w.error().where.field, "model.params_b");
+  EXPECT_EQ(w.error().where.line, 2);
+  EXPECT_NE(w.error().message.find("give the architecture"), std::string::npos)
+      << w.error().message;
+  // 0.01 B has one: a layer of hidden 128 (8.6 M, within 25 %).
+  auto ok = parse_string("kind: train\nmodel: {params_b: 0.01}\ndata: {tokens: 1e9}\n", "t.yaml");
+  ASSERT_TRUE(ok) << ok.error().to_string();
+  EXPECT_EQ(ok->model.layers, 1);
+  EXPECT_EQ(ok->model.hidden, 128);
+  // Across the range the derived shape's own count is within 25 % of P.
+  for (double p : {0.01, 0.05, 0.35, 1.0, 7.0, 70.0, 1000.0}) {
+    auto m = parse_string(
+        "kind: train\nmodel: {params_b: " + strings::general(p) + "}\ndata: {tokens: 1e9}\n",
+        "t.yaml");
+    ASSERT_TRUE(m) << p << ": " << m.error().to_string();
+    EXPECT_NEAR(params_from_architecture(m->model, false), p, 0.25 * p) << p;
+  }
 }
 
 TEST(Parse, BaseModelWithOverride) {
