@@ -224,8 +224,13 @@ void print_growth(std::ostream& os, const plan::Growth& g) {
     std::string line =
         "week " + std::to_string(w.week) + ": x" + strings::fixed(w.demand_factor, 2);
     if (w.vms > 0) {
-      line += ", " + strings::fixed(w.rate_rps, 2) + " req/s, " + std::to_string(w.replicas) +
-              " replicas on " + std::to_string(w.vms) + (w.vms == 1 ? " VM" : " VMs");
+      // Counts are capped at 10^9 (plan_growth.cc).
+      const auto count = [](int n) {
+        return n >= 1'000'000'000 ? std::string("over 10^9") : std::to_string(n);
+      };
+      line += ", " + strings::fixed(w.rate_rps, 2) + " req/s, " + count(w.replicas) +
+              " replicas on " + count(w.vms) + (w.vms == 1 ? " VM" : " VMs") +
+              (w.beyond_scale_set ? " (more than one scale set holds)" : "");
     } else {
       line +=
           ", " + hours_cell(w.hours) + " h" + (w.meets_deadline ? "" : " (misses the deadline)");

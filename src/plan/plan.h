@@ -212,6 +212,9 @@ struct GrowthWeek {
   std::optional<double> budget_usd;  // the week's budget when one is set
   bool meets_deadline = true;
   bool within_budget = true;
+  // Serving: the load needs more VMs than one scale set holds
+  // (kMaxVmsPerOption); replicas and vms are then capped at 10^9.
+  bool beyond_scale_set = false;
 };
 
 // What growth does to the plan (data.growth_per_week > 0), over
@@ -235,7 +238,8 @@ struct Growth {
   std::optional<int> misses_deadline_week;
   std::string move_to;
   std::optional<int> over_budget_week;
-  std::string summary;  // one sentence: what growth does to the choice
+  std::optional<int> beyond_scale_set_week;  // serving: the first week beyond_scale_set
+  std::string summary;                       // one sentence: what growth does to the choice
 };
 
 struct Plan {

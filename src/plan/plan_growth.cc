@@ -36,7 +36,11 @@ using strings::fixed;
 namespace {
 
 std::string times(double x) { return fixed(x, 2) + "x"; }
-std::string vms(int n) { return std::to_string(n) + (n == 1 ? " VM" : " VMs"); }
+constexpr double kCountCap = 1e9;  // replicas and VMs a growth row shows at most
+std::string vms(int n) {
+  if (n >= kCountCap) return "over 10^9 VMs";
+  return std::to_string(n) + (n == 1 ? " VM" : " VMs");
+}
 
 }  // namespace
 
@@ -81,8 +85,14 @@ void Planner::growth_serving(Plan& plan, Growth& gr) {
     row.demand_factor = cost::growth_factor(g, wk * cost::kHoursPerWeek);
     row.rate_rps = r0 * row.demand_factor;
     if (cap > 0 && replicas_per_vm > 0) {
-      row.replicas = static_cast<int>(std::ceil(row.rate_rps / cap - 1e-9));
-      row.vms = static_cast<int>(std::ceil(row.replicas / replicas_per_vm - 1e-9));
+      // Counts in doubles, capped: +1,000 % a week for 10 weeks is 2.6e10
+      // times today's load, past int (the JSON once said -2147483648 VMs).
+      const double replicas = std::ceil(row.rate_rps / cap - 1e-9);
+      const double n = std::ceil(replicas / replicas_per_vm - 1e-9);
+      row.replicas = static_cast<int>(std::min(replicas, kCountCap));
+      row.vms = static_cast<int>(std::min(n, kCountCap));
+      row.beyond_scale_set = n > kMaxVmsPerOption;
+      if (row.beyond_scale_set && !gr.beyond_scale_set_week) gr.beyond_scale_set_week = wk;
     }
     // The fleet follows the load in whole VMs, hour by hour: ceil(VMs the
     // load needs at the hour's end), never fewer than today's plan keeps
@@ -116,8 +126,14 @@ void Planner::growth_serving(Plan& plan, Growth& gr) {
       times(gr.flat_cost_usd > 0 ? gr.grown_cost_usd / gr.flat_cost_usd : 1) +
       " today's fleet held flat (" + format::usd(gr.flat_cost_usd) + "; mean load " +
       times(gr.mean_load_factor) + ")" +
-      ". Growth scales every option alike, so the ranking holds; let the scale set reach " +
-      vms(std::max(last.vms, best.count)) +
+      ". Growth scales every option alike, so the ranking holds; " +
+      (gr.beyond_scale_set_week
+           ? "from week " + std::to_string(*gr.beyond_scale_set_week) +
+                 " the load needs more VMs than one scale set holds (" +
+                 std::to_string(kMaxVmsPerOption) +
+                 "): spread it over several scale sets or regions, with the quota for them, "
+                 "or this growth cannot be served on this size"
+           : "let the scale set reach " + vms(std::max(last.vms, best.count))) +
       (gr.over_budget_week ? "; the budget runs out in week " + std::to_string(*gr.over_budget_week)
                            : "") +
       ".";

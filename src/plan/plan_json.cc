@@ -13,10 +13,10 @@ namespace gpuplan::plan {
 // to_json(Option) lists the runs of fields between those.
 GPUPLAN_JSON_FIELDS(QuotaLimit, scope, resource, limit, used, needed, new_limit, command)
 GPUPLAN_JSON_FIELDS(GrowthWeek, week, demand_factor, rate_rps, replicas, vms, hours, cost_usd,
-                    budget_usd, meets_deadline, within_budget)
+                    budget_usd, meets_deadline, within_budget, beyond_scale_set)
 GPUPLAN_JSON_FIELDS(Growth, growth_per_week, horizon_weeks, weeks, flat_cost_usd, grown_cost_usd,
                     mean_load_factor, reserve_pays_until_week, reserve_vms, misses_deadline_week,
-                    move_to, over_budget_week, summary)
+                    move_to, over_budget_week, beyond_scale_set_week, summary)
 // band_source and band_as_of are null without a band (to_json(Option)).
 GPUPLAN_JSON_FIELDS(SpotRisk, eviction_rate_per_hour, eviction_rate_high_per_hour,
                     job_eviction_rate_per_hour, expected_evictions, deadline_miss_probability,

@@ -356,6 +356,26 @@ TEST_F(RealismTest, GrowingTrafficCostsTheMeanLoadNotTodays) {
   EXPECT_NEAR(*g.reserve_pays_until_week, 8760.0 / 168 * 0.4, 1e-6);
   EXPECT_EQ(g.reserve_vms, g.weeks[3].vms);
   EXPECT_NE(g.summary.find("ranking holds"), std::string::npos) << g.summary;
+  EXPECT_FALSE(g.beyond_scale_set_week.has_value());  // 254 VMs by week 4
+  // +1,000 % a week for 12 weeks: 3.1e12 times the load. The counts stay
+  // whole and positive (an int once wrapped to -2147483648 VMs), the weeks
+  // past one scale set's 1,000 VMs are flagged, and the sentence says so
+  // instead of naming a scale set's cap.
+  w.data.growth_per_week = 10;
+  o.horizon_weeks = 12;
+  auto steep = make_plan(w, *cat, rates_, o, ServingEstimator{});
+  ASSERT_TRUE(steep) << steep.error().to_string();
+  const Growth& sg = *steep->growth;
+  ASSERT_EQ(sg.weeks.size(), 12u);
+  for (const GrowthWeek& wk : sg.weeks) {
+    EXPECT_GT(wk.vms, 0) << wk.week;
+    EXPECT_GE(wk.replicas, wk.vms) << wk.week;
+    EXPECT_EQ(wk.beyond_scale_set, wk.vms > kMaxVmsPerOption) << wk.week;
+  }
+  ASSERT_TRUE(sg.beyond_scale_set_week.has_value());
+  EXPECT_EQ(*sg.beyond_scale_set_week, 2);  // 100 x 121 / 2 per VM = 6,050 VMs
+  EXPECT_NE(sg.summary.find("more VMs than one scale set holds"), std::string::npos) << sg.summary;
+  w.data.growth_per_week = 0.5;
   // --horizon-weeks replaces the workload's.
   o.horizon_weeks = 2;
   auto two = make_plan(w, *cat, rates_, o, ServingEstimator{});
