@@ -471,8 +471,20 @@ Estimate estimate_smallest(const workload::Workload& w, const catalog::VmSize& s
     auto meets = [&](const Estimate& e) {
       return runs(e) && (!w.constraints.deadline_hours || e.hours <= *w.constraints.deadline_hours);
     };
-    if (runs(probe(limit))) {
-      int lo = 0, hi = limit;  // probe(hi) fits; lo does not (0 = none)
+    // Fit is not monotone where the global batch caps data parallelism:
+    // more VMs then deepen the pipeline, whose first stage holds a
+    // micro-batch's activations per stage in flight (Llama-3.1-8B LoRA at
+    // 131,072 tokens fits one ND96isr_H100_v5 at 15.8 GiB a GPU and 64 of
+    // them, tp8 pp32 dp2, at none: 87.9 GiB). When the largest count does
+    // not run, the smallest that does is found by trying each.
+    int top = limit;
+    if (!runs(probe(limit))) {
+      top = 0;
+      for (int n = 1; n < limit && !top; ++n)
+        if (runs(probe(n))) top = n;
+    }
+    if (top > 0) {
+      int lo = 0, hi = top;  // probe(hi) fits; lo does not (0 = none)
       while (hi - lo > 1) {
         const int mid = (lo + hi) / 2;
         (runs(probe(mid)) ? hi : lo) = mid;
@@ -480,9 +492,9 @@ Estimate estimate_smallest(const workload::Workload& w, const catalog::VmSize& s
       first_fit = hi;
       if (meets(probe(first_fit))) {
         chosen = first_fit;
-      } else if (meets(probe(limit))) {
+      } else if (meets(probe(top))) {
         lo = first_fit;
-        hi = limit;
+        hi = top;
         while (hi - lo > 1) {
           const int mid = (lo + hi) / 2;
           (meets(probe(mid)) ? hi : lo) = mid;

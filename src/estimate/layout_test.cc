@@ -8,6 +8,7 @@
 #include "estimate/estimate.h"
 #include "estimate/internal/physics.h"
 #include "estimate/test_util.h"
+#include "workload/workload.h"
 
 namespace gpuplan::estimate {
 namespace {
@@ -78,6 +79,26 @@ TEST(Layout, MoreVmsThanTheBatchCanUseAreNotOffered) {
   w.constraints.deadline_hours = 0.01;  // unreachable: it reports the most useful count
   Estimate s = estimate_smallest(w, size, h100(), 64);
   EXPECT_FALSE(s.batch_bound);
+}
+
+// Where the global batch caps data parallelism, more VMs deepen the
+// pipeline and need more memory a GPU: a LoRA at 131,072 tokens fits one
+// ND H100 VM (full recomputation) but not 64 (tp8 pp32 dp2). The search for
+// the smallest count once tried the largest first, found it did not fit and
+// reported "even with 64 VMs" for a size that --size ... --count 1 said
+// fits (and plan used).
+TEST(Layout, SmallestCountIsFoundWhenTheLargestDoesNotFit) {
+  auto w = workload::parse_string(
+      "kind: finetune\nmodel: llama-3.1-8b\nmethod: lora\n"
+      "data: {tokens: 1e8, seq_len: 131072}\n",
+      "lc.yaml");
+  ASSERT_TRUE(w) << w.error().to_string();
+  const auto size = vm("Standard_ND96isr_H100_v5", h100(), 8, true, 3200);
+  ASSERT_TRUE(estimate(*w, size, h100(), 1).fits);
+  ASSERT_FALSE(estimate(*w, size, h100(), 64).fits);
+  Estimate s = estimate_smallest(*w, size, h100(), 64);
+  EXPECT_TRUE(s.fits) << s.reason;
+  EXPECT_EQ(s.count, 1);
 }
 
 TEST(Layout, PipelineBubbleIsOneF1B) {
