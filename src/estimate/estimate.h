@@ -91,7 +91,13 @@ struct Estimate {
   std::string
       throughput_unit;  // "tokens/s" (train/finetune), "requests/s" (infer), "items/h" (batch)
   double hours = 0;     // wall-clock to finish; infer: the serving duration
-  double mfu = 0;       // model FLOPs utilization used (train/finetune), 0 otherwise
+  // Model FLOPs utilization (train/finetune; 0 otherwise): `mfu` is what
+  // the throughput achieves, model FLOPs per token x tokens/s over the GPUs'
+  // peak (what published MFU figures are); `mfu_compute` is the fitted
+  // figure of the compute phases, before the pipeline bubble and the
+  // communication that is not overlapped.
+  double mfu = 0;
+  double mfu_compute = 0;
   // train/finetune: the global batch bounds data parallelism and this count
   // is no faster than one VM fewer: more VMs cannot help (fits is false).
   bool batch_bound = false;

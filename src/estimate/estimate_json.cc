@@ -15,13 +15,14 @@ GPUPLAN_JSON_FIELDS(ServingEstimate, gpus_per_replica, replicas, replicas_needed
 GPUPLAN_JSON_FIELDS(Assumption, name, value, source)
 GPUPLAN_JSON_FIELDS(Estimate, size, count, gpus, gpu, gpu_count, fits, reason, layout,
                     memory_needed_gib, memory_available_gib, memory, throughput, throughput_unit,
-                    hours, mfu, serving)
+                    hours, mfu, mfu_compute, serving)
 
 nlohmann::ordered_json to_json(const Estimate& e) {
   nlohmann::ordered_json j = e;
   const bool training = e.throughput_unit == "tokens/s";
   if (training) j["layout"]["grad_accum"] = e.layout.grad_accum;
   if (e.mfu <= 0) j["mfu"] = nullptr;  // no MFU model behind this kind
+  if (e.mfu_compute <= 0) j["mfu_compute"] = nullptr;
   if (training) {
     j["batch_bound"] = e.batch_bound;
     nlohmann::ordered_json r = nlohmann::ordered_json::array();
