@@ -427,6 +427,14 @@ TEST_F(ServerTest, SimulateRefusesUnboundedWorkBeforeRunning) {
                       "demand: {synthetic: {base_vms: 1, weeks: 156}}\n");
   EXPECT_EQ(reviews.status, 400) << reviews.body;
   EXPECT_EQ(field_of(reviews), "reservation.review_hours");
+  // ?policy= replaces the scenario's policies, and the caps count those: a
+  // timeline that one policy keeps under the cap and all six do not.
+  auto all = call("POST", "/api/simulate", {{"timeline", "true"}, {"policy", "all"}},
+                  serving_head + "policies: static-peak\n" +
+                      "demand: {synthetic: {rate_rps: 0.05, duration_hours: 5.6}}\n"
+                      "fleet: {interval_seconds: 60, timeline_seconds: 1}\n");
+  EXPECT_EQ(all.status, 400) << all.body.substr(0, 300);
+  EXPECT_EQ(field_of(all), "fleet.timeline_seconds");
   // The estimate is an upper bound of the real work: a scenario under the caps
   // simulates no more requests than estimated.
   const std::string ok =

@@ -281,6 +281,7 @@ void fleet_config(const Scenario& s, const catalog::Catalog* cat, int tp, Servin
   c.target_utilization = spec.target_utilization;
   c.routing = spec.routing;
   c.max_queue = spec.max_queue;
+  c.queue_timeout_s = spec.queue_timeout_s;
   rep.assumptions.push_back({"routing",
                              c.routing == Routing::kShortestQueue
                                  ? "shortest queue (the replica whose queued prefills end first)"
@@ -299,6 +300,16 @@ void fleet_config(const Scenario& s, const catalog::Catalog* cat, int tp, Servin
          std::to_string(c.max_queue) +
              " requests wait when all replicas are full; more are turned away",
          "scenario file"});
+  if (c.admission == Admission::kQueue)
+    rep.assumptions.push_back(
+        {"queue_timeout",
+         c.queue_timeout_s > 0
+             ? strings::general(c.queue_timeout_s) +
+                   " s: a request that waits longer for a replica is given up by its client "
+                   "(counted as turned away)"
+             : "none: queued requests wait for ever",
+         spec.queue_timeout_given ? "scenario file"
+                                  : "default: OpenAI's Python client's request timeout"});
   rep.assumptions.push_back({"slo",
                              "TTFT <= " + strings::fixed(spec.ttft_ms, 0) +
                                  " ms and TPOT <= " + strings::fixed(spec.tpot_ms, 0) + " ms",

@@ -323,7 +323,8 @@ WorkEstimate estimate_work(const Scenario& s) {
       w.routings = w.requests * std::max({v.min_replicas, v.initial_replicas, v.max_replicas, 1});
       // Every policy of the run replays the trace (hindsight once per run
       // of its margin search).
-      const auto& names = s.policies.empty() ? serving_policy_names() : s.policies;
+      const bool all = s.policies.empty() || (s.policies.size() == 1 && s.policies[0] == "all");
+      const auto& names = all ? serving_policy_names() : s.policies;
       double policies = 0;
       for (const std::string& n : names) policies += n == "hindsight" ? kHindsightMaxRuns : 1;
       w.timeline_points = hours * 3600 / v.timeline_s * policies;

@@ -83,7 +83,9 @@ struct ServingSpec {
   double target_utilization = 0.8;
   Routing routing = Routing::kShortestQueue;  // fleet.routing
   bool routing_given = false;
-  int64_t max_queue = 0;                    // fleet.max_queue (0: no limit)
+  int64_t max_queue = 0;         // fleet.max_queue (0: no limit)
+  double queue_timeout_s = 600;  // fleet.queue_timeout_seconds (0: none)
+  bool queue_timeout_given = false;
   Admission admission = Admission::kQueue;  // fleet.admission
   SpotMix spot;                  // fleet.spot (its price comes from prices: or the catalog)
   bool spot_base_given = false;  // else the base is min_replicas

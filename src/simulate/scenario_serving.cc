@@ -283,6 +283,16 @@ Status parse_fleet_replica(const Reader& r, const YAML::Node& fl, Scenario& s) {
                      "turned away at once); drop max_queue or use admission: queue");
     spec.max_queue = v;
   }
+  if (fl["queue_timeout_seconds"]) {
+    GPUPLAN_TRY(double v, r.number(fl["queue_timeout_seconds"], "fleet.queue_timeout_seconds", 0,
+                                   kSecondsPerDay));
+    if (spec.admission == Admission::kShed && v > 0)
+      return r.error(fl["queue_timeout_seconds"], "fleet.queue_timeout_seconds",
+                     "no queue with admission: shed (a request no replica meets the SLO on is "
+                     "turned away at once); drop queue_timeout_seconds or use admission: queue");
+    spec.queue_timeout_s = v;
+    spec.queue_timeout_given = true;
+  }
   if (fl["startup_seconds"]) {
     GPUPLAN_TRY(double v,
                 r.number(fl["startup_seconds"], "fleet.startup_seconds", 0, kSecondsPerDay));
@@ -298,7 +308,7 @@ Status parse_fleet(const Reader& r, const YAML::Node& fl, Scenario& s) {
       fl, "fleet",
       {"startup_seconds", "min_replicas", "initial_replicas", "max_replicas", "quota_vcpus",
        "interval_seconds", "timeline_seconds", "target_utilization", "routing", "admission", "spot",
-       "max_queue", "boot_seconds", "image_seconds", "weights_gbps"}));
+       "max_queue", "queue_timeout_seconds", "boot_seconds", "image_seconds", "weights_gbps"}));
   GPUPLAN_RETURN_IF_ERROR(parse_fleet_replica(r, fl, s));
   if (fl["min_replicas"]) {
     GPUPLAN_TRY(spec.min_replicas, r.integer(fl["min_replicas"], "fleet.min_replicas", 0, 100000));

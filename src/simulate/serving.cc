@@ -324,6 +324,7 @@ class Engine {
       reps_[i].prefill_free = free_[i] = now;
     emit(now, "replica %d ready (%d ready)", static_cast<int>(v), ready_, 0);
     // The waiting queue goes to the new VM's replicas, least loaded first.
+    expire_queue(now);
     while (!waiting_.empty()) {
       uint32_t best = v * per_vm_;
       for (uint32_t i = best + 1; i < (v + 1) * per_vm_; ++i)
@@ -382,9 +383,12 @@ class Engine {
     }
     const int i = pick(now);
     if (i < 0 || !waiting_.empty()) {
+      expire_queue(now);
       // Admission: when every replica is full and the queue holds max_queue
-      // requests, the request is turned away (a 429): counted, never met.
-      if (c_.max_queue > 0 && static_cast<int64_t>(waiting_.size()) >= c_.max_queue) {
+      // requests (or the engine's kMaxWaiting), the request is turned away
+      // (a 429): counted, never met.
+      const auto waiting = static_cast<int64_t>(waiting_.size());
+      if ((c_.max_queue > 0 && waiting >= c_.max_queue) || waiting >= kMaxWaiting) {
         ++out_.requests;
         ++out_.rejected;
         ++rejected_iv_;
@@ -444,7 +448,24 @@ class Engine {
     tpot_sq_iv_ += tpot_load * tpot_load;
   }
 
+  // Requests whose client gave up (queue_timeout_s in the queue) leave it:
+  // counted as turned away. The queue is in arrival order, so they are at
+  // its front. (Without it an overload that never ended queued every later
+  // request, and a replica of 1,000-s prefills with 4.7 M requests queued
+  // simulated their service for centuries of ticks.)
+  void expire_queue(SimTime now) {
+    if (c_.queue_timeout_s <= 0) return;
+    const SimTime limit = seconds(c_.queue_timeout_s);
+    while (!waiting_.empty() && now - waiting_.front().arrival > limit) {
+      waiting_.pop_front();
+      ++out_.requests;
+      ++out_.rejected;
+      ++rejected_iv_;
+    }
+  }
+
   void drain_queue(SimTime now) {
+    expire_queue(now);
     while (!waiting_.empty()) {
       const int i = pick(now);
       if (i < 0) return;
@@ -502,6 +523,7 @@ class Engine {
       if (vms_[v].active == 0) stop(now, v);
       return;
     }
+    expire_queue(now);
     if (!waiting_.empty() && r.state == RState::kReady) {
       const Request req = waiting_.front();
       waiting_.pop_front();
@@ -510,6 +532,7 @@ class Engine {
   }
 
   void tick(SimTime now) {
+    expire_queue(now);  // also with no replica to take them
     const double iv_s = to_seconds(iv_);
     for (Replica& r : reps_) {
       if (r.state == RState::kStopped) continue;

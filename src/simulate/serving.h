@@ -132,7 +132,18 @@ struct ServingConfig {
   // kQueue: requests that may wait when every replica is full; the next is
   // turned away (counted, never meets the SLO). 0: no limit.
   int64_t max_queue = 0;
+  // kQueue: a request that has waited this long for a replica is given up
+  // by its client and leaves the queue (counted as turned away). The
+  // default is OpenAI's Python client's request timeout (openai-python,
+  // DEFAULT_TIMEOUT = 600 s). 0: clients wait for ever.
+  double queue_timeout_s = 600;
 };
+
+// The most requests the engine holds waiting; more are turned away. A
+// queue that long (64 MiB of requests) is an overload no timeout drains:
+// 100,000 req/s on 4 replicas queued 100 MB a second until the process
+// ran out of memory.
+inline constexpr int64_t kMaxWaiting = int64_t{1} << 22;
 
 struct TimelinePoint {
   double t_hours = 0;
@@ -155,7 +166,9 @@ struct ServingRun {
   double gpu_hours = 0;
   int64_t requests = 0;  // rejected ones included
   int64_t slo_met = 0;
-  int64_t rejected = 0;  // turned away by admission (max_queue, or shed)
+  // turned away by admission (max_queue, shed, kMaxWaiting) or given up
+  // after queue_timeout_s in the queue
+  int64_t rejected = 0;
   // Spot: VM-hours billed at the spot price (in vm_hours too), evictions,
   // and the running requests they lost (counted as missed: a request that
   // had met the SLO at admission no longer does).
