@@ -13,6 +13,8 @@
 // own: the shards are independent processes (docs/simulate.md shows a Slurm
 // and an Azure Batch array job).
 #include <algorithm>
+#include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -75,6 +77,13 @@ Status check_shape(const nlohmann::json& p, const std::string& file) {
     return bad("gpuplan_partial", "a partial of another format version");
   for (const char* f : {"shard", "shards", "total_runs", "runs", "seed"})
     if (!p.contains(f) || !p[f].is_number_integer()) return bad(f, "expected an integer");
+  // Counts an int holds, before any is used: "shards": 1e12 wrapped to a
+  // negative count, and 1e9 allocated 7.8 GB before the missing shards
+  // were named.
+  for (const char* f : {"shard", "shards", "total_runs", "runs"})
+    if (p[f].get<int64_t>() < 0 || p[f].get<int64_t>() > std::numeric_limits<int32_t>::max())
+      return bad(f, "expected a count from 0 to 2147483647");
+  if (p["shards"].get<int64_t>() < 1) return bad("shards", "expected at least 1 shard");
   for (const char* f : {"policies", "traces", "assumptions", "notes", "records"})
     if (!p.contains(f) || !p[f].is_array()) return bad(f, "expected an array");
   if (!p.contains("scenario") || !p["scenario"].is_string())
@@ -133,7 +142,8 @@ Result<SimReport> merge_partials(const std::vector<nlohmann::json>& partials,
     GPUPLAN_RETURN_IF_ERROR(check_shape(partials[i], files[i]));
   const nlohmann::json key = sweep_key(partials[0]);
   const int shards = partials[0]["shards"].get<int>();
-  std::vector<const nlohmann::json*> by_shard(static_cast<size_t>(std::max(shards, 0)), nullptr);
+  // Shards seen, by index: a map, since the count comes from the file.
+  std::map<int, const nlohmann::json*> by_shard;
   for (size_t i = 0; i < partials.size(); ++i) {
     const nlohmann::json& p = partials[i];
     if (sweep_key(p) != key)
@@ -142,26 +152,31 @@ Result<SimReport> merge_partials(const std::vector<nlohmann::json>& partials,
                                   "count differ)",
                               Where{files[i], 0, 0, "scenario"});
     const int s = p["shard"].get<int>();
-    if (s < 0 || s >= shards || by_shard[static_cast<size_t>(s)])
+    if (s < 0 || s >= shards || by_shard.count(s))
       return invalid_argument("shard " + std::to_string(s) + " of " + std::to_string(shards) +
                                   (s >= 0 && s < shards ? " given twice" : " is out of range"),
                               Where{files[i], 0, 0, "shard"});
-    by_shard[static_cast<size_t>(s)] = &p;
+    by_shard[s] = &p;
   }
-  std::string missing;
-  for (int s = 0; s < shards; ++s)
-    if (!by_shard[static_cast<size_t>(s)])
-      missing += (missing.empty() ? "" : ", ") + std::to_string(s);
-  if (!missing.empty())
+  if (by_shard.size() < static_cast<size_t>(shards)) {
+    // The first few missing, and how many in all.
+    std::string missing;
+    int named = 0;
+    for (int s = 0; s < shards && named < 10; ++s)
+      if (!by_shard.count(s)) missing += (named++ ? ", " : "") + std::to_string(s);
+    const size_t absent = static_cast<size_t>(shards) - by_shard.size();
+    if (absent > static_cast<size_t>(named))
+      missing += ", ... (" + std::to_string(absent) + " in all)";
     return invalid_argument("missing shard(s) " + missing + " of " + std::to_string(shards),
                             Where{"", 0, 0, "merge"});
+  }
 
   // The records in run order (shard 0's slice first), then the sums.
   SimReport rep = header_of(partials[0]);
   std::vector<std::string> names = partials[0]["policies"].get<std::vector<std::string>>();
   std::vector<RunRecord> records;
   for (int s = 0; s < shards; ++s) {
-    const nlohmann::json& p = *by_shard[static_cast<size_t>(s)];
+    const nlohmann::json& p = *by_shard.at(s);
     const std::string& file = files[static_cast<size_t>(&p - partials.data())];
     for (const auto& rec : p["records"]) {
       RunRecord r;

@@ -2247,6 +2247,20 @@ TEST(Shards, MergedPartialsEqualTheSingleRun) {
       auto twice = merge_partials({parts[0], parts[0]}, {files[0], "again.json"});
       ASSERT_FALSE(twice);
       EXPECT_EQ(twice.error().where.file, "again.json");
+      // The shard count is read from the file: past an int it is refused,
+      // and a billion shards of which one is given are named in a line
+      // (they once allocated 7.8 GB first).
+      nlohmann::json huge = parts[0];
+      huge["shards"] = int64_t{1000000000000};
+      auto wrapped = merge_partials({huge}, {"huge.json"});
+      ASSERT_FALSE(wrapped);
+      EXPECT_EQ(wrapped.error().where.field, "shards");
+      huge["shards"] = 1000000000;
+      huge["shard"] = 0;
+      auto billion = merge_partials({huge}, {"billion.json"});
+      ASSERT_FALSE(billion);
+      EXPECT_NE(billion.error().message.find("(999999999 in all) of 1000000000"), std::string::npos)
+          << billion.error().message;
     }
   }
 }
