@@ -26,6 +26,9 @@ namespace gpuplan::workload::internal {
 // "--blob-gb: Blob storage cannot be negative"):
 constexpr double kMaxTokens = 1e15;  // Llama 3 trained on 1.56e13 (Meta, 2024)
 constexpr double kMaxEpochs = 1e4;
+constexpr double kMaxSecondsPerItem = 7 * 86400.0;  // an item a week: longer is no batch item
+// GPU memory an item needs: above any GPU built (GB300: 288 GB) by far.
+constexpr double kMaxGpuMemoryGib = 10000;
 constexpr double kMaxBytesPerSample = 1e10;  // 10 GB: a long video clip
 constexpr double kMaxGrowthPerWeek = 10;     // x11 a week
 constexpr double kMaxLatencyMs = 1e7;        // TTFT/TPOT under three hours
@@ -258,14 +261,16 @@ Status parse_batch(const Reader& r, const YAML::Node& node, const std::string& f
   return for_each(
       node, field, [&](const std::string& k, const YAML::Node& v, const std::string& f) -> Status {
         if (k == "seconds_per_item") {
-          GPUPLAN_TRY(out.seconds_per_item, r.positive(v, f));
+          // A week an item at most: 1e308 s made every hour and cost inf
+          // and NaN (exit 0, and null in plan's JSON).
+          GPUPLAN_TRY(out.seconds_per_item, r.positive(v, f, kMaxSecondsPerItem));
         } else if (k == "reference_gpu") {
           GPUPLAN_TRY(out.reference_gpu, r.string(v, f));
         } else if (k == "scales_with") {
           GPUPLAN_TRY(size_t i, r.choice(v, f, {"fp32", "fp16", "bf16", "memory_bw"}));
           out.scales_with = std::vector<std::string>{"fp32", "fp16", "bf16", "memory_bw"}[i];
         } else if (k == "min_gpu_memory_gib") {
-          GPUPLAN_TRY(out.min_gpu_memory_gib, r.non_negative(v, f));
+          GPUPLAN_TRY(out.min_gpu_memory_gib, r.number(v, f, 0, kMaxGpuMemoryGib));
         }
         return {};
       });

@@ -138,6 +138,12 @@ TEST(Parse, AmountsBeyondAnyJobNameTheirField) {
       {"kind: infer\nmodel: llama-3-8b\nserving: {request_rate: 1e12, input_tokens: 10, "
        "output_tokens: 10}\n",
        "serving.request_rate"},
+      // An item of 1e308 s made every hour and cost inf and NaN.
+      {"kind: batch\nbatch: {seconds_per_item: 1e308, reference_gpu: T4}\ndata: {items: 1e15}\n",
+       "batch.seconds_per_item"},
+      {"kind: batch\nbatch: {seconds_per_item: 1, reference_gpu: T4, min_gpu_memory_gib: "
+       "1e308}\ndata: {items: 10}\n",
+       "batch.min_gpu_memory_gib"},
   };
   for (const auto& [text, field] : cases) {
     auto w = parse_string(text, "w.yaml");
