@@ -264,13 +264,13 @@ Result<double> require_count(const nlohmann::json& obj, const char* key, const s
   auto it = obj.find(key);
   double v = 0;
   if (it == obj.end() || !it->is_string()) {
-    GPUPLAN_TRY(v, require_non_negative(obj, key, file, path));
+    GPUPLAN_TRY(v, require_non_negative(obj, key, file, path, kMaxCount));
   } else {
     const std::optional<double> parsed = strings::parse_double(it->get<std::string>());
     if (!parsed)
       return invalid_argument("expected a number, got a string \"" + it->get<std::string>() + "\"",
                               Where{file, 0, 0, field});
-    GPUPLAN_TRY(v, check_non_negative(*parsed, file, field, std::numeric_limits<double>::max()));
+    GPUPLAN_TRY(v, check_non_negative(*parsed, file, field, kMaxCount));
   }
   if (v != std::floor(v))
     return invalid_argument("expected a whole number, got " + strings::general(v),

@@ -298,6 +298,20 @@ Status RetailPricesImport::add_vm_item(const internal::RetailItem& it,
   if (it.years == 5) return ignore("5-year reservation (HBv2 only)");
   if (it.type == "Reservation" && spot) return ignore("Reservation on a spot meter");
   if (it.price == 0) return ignore("zero price (not a real VM rate)");
+  // No GPU VM meter is below a tenth of a cent an hour (the cheapest,
+  // fractional-GPU spot meters, are cents): 5e-324 imported and `cost`
+  // printed a 330-digit price.
+  if (it.price < internal::kMinPriceUsd)
+    return invalid_argument("implausible value " + strings::general(it.price) + " (less than " +
+                                strings::general(internal::kMinPriceUsd) +
+                                " USD: no GPU VM meter is that cheap)",
+                            where("retailPrice"));
+  // Meters Azure has retired keep their items for billing history
+  // ("... Expired" in meterName or skuName): one with an armSkuName and a
+  // later effectiveStartDate became the size's payg price ($0.50 for
+  // NC24ads_A100_v4, below its spot price).
+  if (contains(it.sku_name, "Expired") || (it.meter && contains(*it.meter, "Expired")))
+    return ignore("Expired meter (retired, kept for billing history)");
 
   // Turn the item into rows.
   const Os os = is_windows_product(it.product) ? Os::kWindows : Os::kLinux;

@@ -123,6 +123,18 @@ TEST(RetailPrices, SovereignCloudRegionsAreLeftOut) {
   EXPECT_NE(gov.error().message.find("sovereign cloud region"), std::string::npos);
 }
 
+// A retired meter keeps its items ("... Expired"): one with an armSkuName
+// and a later date once became NC24ads_A100_v4's payg price, $0.50.
+TEST(RetailPrices, ExpiredMetersAreLeftOut) {
+  auto r = import_retail_price_files({fixture("retail_prices_expired.json")}, fixture_filter(), "");
+  ASSERT_TRUE(r) << r.error().to_string();
+  ASSERT_FALSE(r->data.prices.empty());
+  for (const auto& p : r->data.prices) {
+    if (p.pricing == Pricing::kPayg) EXPECT_DOUBLE_EQ(p.usd_per_hour, 3.673);
+  }
+  EXPECT_EQ(r->ignored.at("Expired meter (retired, kept for billing history)"), 1);
+}
+
 struct BadCase {
   const char* file;
   const char* where;    // Error::to_string() must contain this (file, path)
@@ -156,6 +168,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"rp_price_negative.json", "Items[0].retailPrice", "negative value -3.6730"},
         // 1e308 imported once, and `cost` printed "inf USD" from it.
         BadCase{"rp_price_huge.json", "Items[0].retailPrice", "implausible value 1e+308"},
+        // 5e-324 imported, and `cost` printed a 330-digit price.
+        BadCase{"rp_price_tiny.json", "Items[0].retailPrice", "implausible value 4.94066e-324"},
         BadCase{"rp_unknown_type.json", "Items[2].type",
                 "unknown price type 'Promotion' (expected Consumption, Reservation or "
                 "DevTestConsumption)"},

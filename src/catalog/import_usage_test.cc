@@ -139,6 +139,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(BadCase{"usage_bad_limit.json", "[1].limit",
                               "expected a number, got a string \"a hundred\""},
                       BadCase{"usage_negative.json", "[4].currentValue", "negative value -24.0000"},
+                      // `regions` printed a 309-digit quota from it.
+                      BadCase{"usage_limit_huge.json", "[1].limit", "implausible value 1e+308"},
                       BadCase{"usage_missing_name.json", "[2].name", "missing field"},
                       BadCase{"usage_duplicate.json", "[8]", "listed twice"},
                       BadCase{"usage_not_list.json", "usage_not_list.json",

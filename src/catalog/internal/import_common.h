@@ -80,14 +80,20 @@ Result<double> require_non_negative(const nlohmann::json& obj, const char* key,
 // A count such as a quota: a JSON number, or a string holding one — `az vm
 // list-usage -o json` prints currentValue and limit as strings (azure-cli's
 // transform_vm_usage_list applies str() to both), the REST API as numbers.
-// Then as require_non_negative, and a whole number (vCPUs).
+// Then as require_non_negative up to kMaxCount, and a whole number (vCPUs).
 Result<double> require_count(const nlohmann::json& obj, const char* key, const std::string& file,
                              const std::string& path);
+// The largest count Azure reports in a usage row: limits of 2^31 - 1 stand
+// for "unlimited"; a limit of 1e308 imported and `regions` printed a
+// 309-digit quota.
+inline constexpr double kMaxCount = 1e10;
 // The most any one Azure price may be, in USD: an hourly price or a whole
 // reservation term (the dearest GPU VM's three years at list price are
 // ~1.5 M USD). A retailPrice of 1e308 imported, and `cost` printed "inf
 // USD" from it; 1e20 printed a 23-digit month.
 inline constexpr double kMaxPriceUsd = 1e8;
+// The least a GPU VM meter may be, USD an hour (import_retail_prices.cc).
+inline constexpr double kMinPriceUsd = 0.001;
 std::string json_type_name(const nlohmann::json& v);
 
 // The list of an `az ... -o json` document: a bare array, or the REST shape
