@@ -278,6 +278,37 @@ TEST(Estimates, WindowsCommitmentOnAListedLinuxPriceSaysListed) {
             "which commitments do not cover (lic)");
 }
 
+// A listed Windows price older than the listed Linux one (an import that
+// brought a new Linux meter only) is history: the Windows price is then
+// estimated from the current Linux price, for catalog, cost and plan alike
+// (catalog once listed 4.78 below the new Linux 5.00). Of the same date or
+// newer it is kept.
+TEST(Estimates, AWindowsPriceOlderThanTheLinuxOneIsEstimatedAgain) {
+  auto rules = internal::parse_pricing_rules(
+      "rule,applies_to,pricing,value,unit,source,confidence,notes\n"
+      "windows_surcharge,*,payg,0.046,usd_per_vcpu_hour,lic,derived,\n",
+      "rules.csv");
+  ASSERT_TRUE(rules.has_value()) << rules.error().to_string();
+  VmSize s;
+  s.name = "Standard_X8";
+  s.series = "X";
+  s.vcpus = 8;
+  const auto windows_payg = [&](const std::string& windows_date) {
+    Offer linux{"Standard_X8", "eastus", Os::kLinux, Pricing::kPayg, 5.0, "new", "2026-10-01"};
+    Offer win{"Standard_X8", "eastus", Os::kWindows, Pricing::kPayg, 4.78, "old", windows_date};
+    for (const Offer& o : internal::with_estimates({s}, {linux, win}, *rules))
+      if (o.os == Os::kWindows && o.pricing == Pricing::kPayg) return o;
+    ADD_FAILURE() << "no Windows payg offer";
+    return Offer{};
+  };
+  const Offer stale = windows_payg("2023-06-01");
+  EXPECT_TRUE(stale.estimated);
+  EXPECT_NEAR(*stale.usd_per_hour, 5.0 + 0.046 * 8, 1e-12);
+  const Offer current = windows_payg("2026-10-01");
+  EXPECT_FALSE(current.estimated);
+  EXPECT_EQ(*current.usd_per_hour, 4.78);
+}
+
 TEST(EmbeddedPrices, NoCommitmentPricesForSizesThatCannotBeReserved) {
   const Catalog& c = embedded();
   for (Pricing p :

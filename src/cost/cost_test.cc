@@ -439,6 +439,32 @@ TEST_F(CostTest, FastPathAgreesWithTheLines) {
   }
 }
 
+// A listed Windows commitment price (a Windows item's savingsPlan) is what
+// Azure charges: the quote's total is it, listed, even when the Linux
+// commitment beside it is an estimate (catalog listed 4.00, cost and plan
+// rebuilt 4.32 from payg prices and called it an estimate).
+TEST_F(CostTest, AListedWindowsCommitmentIsTheQuotesTotal) {
+  Offer linux_sp = offer(size_->name, "eastus", Os::kLinux, Pricing::kSavings1y, 5.00);
+  linux_sp.estimated = true;
+  Offer windows_sp = offer(size_->name, "eastus", Os::kWindows, Pricing::kSavings1y, 6.20);
+  windows_sp.as_of = "2026-09-01";
+  Offer linux_payg = offer(size_->name, "eastus", Os::kLinux, Pricing::kPayg, 6.98);
+  Offer windows_payg = offer(size_->name, "eastus", Os::kWindows, Pricing::kPayg, 9.00);
+  OfferSet set{&linux_sp, &windows_sp, &linux_payg, &windows_payg};
+  auto q = quote_offers(set, *size_, Pricing::kSavings1y, Os::kWindows, false, 0.046, true);
+  ASSERT_TRUE(q);
+  EXPECT_NEAR(q->compute_usd_per_hour + q->licence_usd_per_hour, 6.20, 1e-12);
+  EXPECT_FALSE(q->estimated);
+  EXPECT_EQ(q->as_of, "2026-09-01");
+  // An estimated Windows commitment is not used: the licence is the payg
+  // difference on the Linux commitment (5.00 + 2.02).
+  windows_sp.estimated = true;
+  auto e = quote_offers(set, *size_, Pricing::kSavings1y, Os::kWindows, false, 0.046, true);
+  ASSERT_TRUE(e);
+  EXPECT_NEAR(e->compute_usd_per_hour + e->licence_usd_per_hour, 5.00 + (9.00 - 6.98), 1e-12);
+  EXPECT_TRUE(e->estimated);
+}
+
 // A Windows quote split from a listed Linux price and an estimated Windows
 // one is an estimate (it was shown as "listed" with the import's date): the
 // Windows spot price the catalog derives when no Windows spot meter is

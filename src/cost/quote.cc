@@ -66,6 +66,25 @@ std::optional<PriceQuote> quote_offers(const OfferSet& offers, const catalog::Vm
     // pay-as-you-go Windows surcharge on top.
     if (!linux) return std::nullopt;
     fill(*linux);
+    // A listed Windows commitment price (a Windows item's savingsPlan) is
+    // the total Azure charges: the discounted compute plus the licence.
+    // catalog listed it while cost and plan rebuilt it from payg prices.
+    const catalog::Offer* wc = priced(offers.windows);
+    if (wc && !wc->estimated && *wc->usd_per_hour >= *linux->usd_per_hour) {
+      q.licence_usd_per_hour = *wc->usd_per_hour - *linux->usd_per_hour;
+      // The total is the listed price, however the Linux part was found.
+      q.estimated = false;
+      if (with_text) {
+        q.source = wc->source;
+        q.as_of = wc->as_of;
+        q.rule.clear();
+      }
+      if (with_text)
+        q.licence_basis = "listed Windows " + std::string(catalog::to_string(pricing)) + " " +
+                          rate_text(*wc->usd_per_hour) + " - Linux " +
+                          rate_text(*linux->usd_per_hour) + " (" + wc->source + ")";
+      return q;
+    }
     const catalog::Offer* w = priced(offers.windows_payg);
     const catalog::Offer* l = priced(offers.linux_payg);
     if (w && l && *w->usd_per_hour >= *l->usd_per_hour) {
