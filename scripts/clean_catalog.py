@@ -449,13 +449,23 @@ def clean_rules(sizes):
     # pricing-calculator capture (polandcentral), then the listed westeurope
     # Retail Prices API savingsPlan, then third-party eastus rows.
     fold_to_size = {norm_size(n): n for n in sizes}
+    # rates.csv names some sizes by the Retail Prices skuName, not the
+    # armSkuName: "ND96asr_A100_v4" is Standard_ND96asr_v4 (its meterName
+    # is "ND96asr A100 v4"), and the NGads V620 sizes drop the "_v1"
+    # ("NG8adsV620" is Standard_NG8ads_V620_v1). Missing them dropped their
+    # listed savings-plan discounts (16.8 % and 24.0 %) for the 13.8 %
+    # default.
+    def catalog_size(name):
+        k = norm_size(name)
+        k = {"nd96asra100v4": "nd96asrv4"}.get(k, k)
+        return fold_to_size.get(k) or fold_to_size.get(k + "v1")
     best = {}
     rank = {"polandcentral-listed": 0, "westeurope-listed": 1, "eastus-third-party": 2}
     for r in rates:
         kind = r["item"].split(":")[0]
         if kind not in PRICING_OF or not r["usd"]:
             continue
-        size = fold_to_size.get(norm_size(r["item"].split(":", 1)[1]))
+        size = catalog_size(r["item"].split(":", 1)[1])
         if not size:
             continue
         key = "%s-%s" % (r["region"], r["confidence"])

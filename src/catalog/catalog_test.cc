@@ -220,6 +220,17 @@ TEST(EmbeddedPrices, CommitmentsUseTheSizeThenSeriesThenDefaultDiscount) {
   // Windows reserved = Linux reserved + payg licence: 4.56492 + 0.046 x 40 = 6.40492.
   const Offer* win = c.offer("NC40ads_H100_v5", "eastus", Os::kWindows, Pricing::kReserved1y);
   EXPECT_NEAR(*win->usd_per_hour, 6.40492, 1e-9);
+  // Sizes rates.csv names by their Retail Prices skuName keep their listed
+  // discounts: ND96asr_A100_v4 is ND96asr_v4 (16.8 %, not the 13.8 %
+  // default): 35.357 x 0.832 in westeurope; NG8adsV620 is NG8ads_V620_v1.
+  const Offer* nd = c.offer("ND96asr_v4", "westeurope", Os::kLinux, Pricing::kSavings1y);
+  ASSERT_NE(nd, nullptr);
+  EXPECT_NEAR(*nd->usd_per_hour, 35.357 * 0.832, 1e-9);
+  EXPECT_NE(nd->rule.text().find("size Standard_ND96asr_v4"), std::string::npos) << nd->rule.text();
+  const Offer* ng = c.offer("NG8ads_V620_v1", "westeurope", Os::kLinux, Pricing::kSavings1y);
+  ASSERT_NE(ng, nullptr);
+  EXPECT_NE(ng->rule.text().find("size Standard_NG8ads_V620_v1"), std::string::npos)
+      << ng->rule.text();
 }
 
 // The rule text is rendered on demand from the rule and its inputs; a copy
