@@ -480,6 +480,18 @@ def clean_rules(sizes):
                 "%s %s: %s" % (r["region"], kind, r["notes"][:160]))
         if (size, pricing) not in best or cand[0] < best[(size, pricing)][0]:
             best[(size, pricing)] = cand
+    # Commitments the captures say Azure does not sell for a size (rows with
+    # no price whose notes say so): no offer, rather than the default
+    # discount's estimate (ND96isr_H100_v5 was quoted a savings plan).
+    for r in rates:
+        kind = r["item"].split(":")[0]
+        if kind not in PRICING_OF or r["usd"] or "unavailable" not in r["notes"]:
+            continue
+        size = catalog_size(r["item"].split(":", 1)[1])
+        if size and not any(x[0] == "not_offered" and x[1] == size and x[2] == PRICING_OF[kind]
+                            for x in rules):
+            rules.append(["not_offered", size, PRICING_OF[kind], 0, "none",
+                          short_source(r["source"]), r["confidence"], r["notes"][:200]])
     for (size, pricing), (_, disc, src, conf, note) in sorted(best.items()):
         rules.append(["discount", size, pricing, round(disc, 4), "fraction_of_payg", src, conf,
                       note])

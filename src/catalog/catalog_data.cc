@@ -166,9 +166,10 @@ Result<std::vector<PricingRule>> parse_pricing_rules(std::string_view text,
     csv::RowReader r(t, row);
     PricingRule p;
     GPUPLAN_TRY(p.rule, non_empty(r, "rule"));
-    if (p.rule != "windows_surcharge" && p.rule != "discount") {
+    if (p.rule != "windows_surcharge" && p.rule != "discount" && p.rule != "not_offered") {
       return invalid_argument(
-          "unknown rule '" + p.rule + "' (expected windows_surcharge, discount)", r.where("rule"));
+          "unknown rule '" + p.rule + "' (expected windows_surcharge, discount, not_offered)",
+          r.where("rule"));
     }
     GPUPLAN_TRY(p.applies_to, non_empty(r, "applies_to"));
     GPUPLAN_TRY(std::string pricing, r.str("pricing"));
@@ -179,10 +180,12 @@ Result<std::vector<PricingRule>> parse_pricing_rules(std::string_view text,
     if (p.rule == "discount" && p.value >= 1) {
       return invalid_argument("a discount is a fraction below 1", r.where("value"));
     }
-    if (p.rule == "discount" && commitment_hours(p.pricing) == 0) {
-      return invalid_argument("a discount applies to reserved-* or savings-* only",
+    if ((p.rule == "discount" || p.rule == "not_offered") && commitment_hours(p.pricing) == 0) {
+      return invalid_argument("a " + p.rule + " rule applies to reserved-* or savings-* only",
                               r.where("pricing"));
     }
+    if (p.rule == "not_offered" && (p.applies_to == "*" || p.applies_to.rfind("series:", 0) == 0))
+      return invalid_argument("a not_offered rule names one size", r.where("applies_to"));
     if (p.rule == "windows_surcharge" && p.pricing != Pricing::kPayg &&
         p.pricing != Pricing::kSpot) {
       return invalid_argument("a windows_surcharge applies to payg or spot", r.where("pricing"));

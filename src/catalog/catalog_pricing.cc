@@ -130,6 +130,13 @@ std::string offer_key(std::string_view size, std::string_view region, Os os, Pri
   return key;
 }
 
+const PricingRule* find_not_offered(const std::vector<PricingRule>& rules, const VmSize& size,
+                                    Pricing pricing) {
+  for (const PricingRule& r : rules)
+    if (r.rule == "not_offered" && r.pricing == pricing && r.applies_to == size.name) return &r;
+  return nullptr;
+}
+
 const PricingRule* find_discount_rule(const std::vector<PricingRule>& rules, const VmSize& size,
                                       Pricing pricing) {
   const PricingRule* by_series = nullptr;
@@ -287,6 +294,17 @@ std::vector<Offer> with_estimates(const std::vector<VmSize>& sizes, std::vector<
       const Offer* linux_listed = find(Os::kLinux, p);
       double linux_price = 0;
       bool listed_price = false;
+      // A commitment the data says Azure does not sell for this size (no
+      // savingsPlan on its meters in any capture) is no offer, not an
+      // estimate at the default discount.
+      if (!(linux_listed && linux_listed->usd_per_hour)) {
+        if (const PricingRule* n = find_not_offered(*owned, size, p)) {
+          const std::string why = "not offered: " + n->notes + " (" + n->source + ")";
+          no_price(Os::kLinux, p, why);
+          no_price(Os::kWindows, p, why);
+          continue;
+        }
+      }
       if (linux_listed && linux_listed->usd_per_hour) {
         linux_price = *linux_listed->usd_per_hour;
         listed_price = true;

@@ -118,9 +118,14 @@ bool size_passes(const VmSize& s, const CatalogQuery& q, const Wanted& w) {
 }
 
 // Why a row has no price, in the words the listing shows.
-std::string unpriced_note(const VmSize& s, const std::string& region, Pricing pricing) {
+std::string unpriced_note(const Catalog& c, const VmSize& s, const std::string& region,
+                          Pricing pricing) {
   if (region.empty()) return "no listed price";
   if (commitment_hours(pricing) > 0 && !s.reservable) return reservation_note(s);
+  // A commitment the data says Azure does not sell for the size.
+  if (const Offer* o = c.offer(s.name, region, Os::kLinux, pricing);
+      o && !o->usd_per_hour && o->source.rfind("not offered", 0) == 0)
+    return o->source;
   if (pricing == Pricing::kSpot) return "spot price unknown";
   return "no listed price";
 }
@@ -146,7 +151,7 @@ std::optional<CatalogRow> make_row(const Catalog& c, const VmSize& s, const std:
   }
   if (row.offer) row.usd_per_hour = row.offer->usd_per_hour;
   if (row.usd_per_hour && s.gpu_count > 0) row.usd_per_gpu_hour = *row.usd_per_hour / s.gpu_count;
-  if (!row.usd_per_hour) row.note = unpriced_note(s, region, q.pricing);
+  if (!row.usd_per_hour) row.note = unpriced_note(c, s, region, q.pricing);
   if (q.max_usd_per_hour && (!row.usd_per_hour || *row.usd_per_hour > *q.max_usd_per_hour)) {
     return std::nullopt;
   }

@@ -320,6 +320,34 @@ TEST(Estimates, AWindowsPriceOlderThanTheLinuxOneIsEstimatedAgain) {
   EXPECT_EQ(*current.usd_per_hour, 4.78);
 }
 
+// A savings plan the captures say Azure does not sell for ND96isr_H100_v5
+// (no price in the calculator, no savingsPlan on its meters) is no offer,
+// with the reason, not an estimate at the default discount (it was quoted
+// ~84.75 USD/h in eastus); its reservations are still estimated.
+TEST(EmbeddedPrices, CommitmentsTheDataSaysAreNotSoldAreNoOffer) {
+  const Catalog& c = embedded();
+  for (Pricing p : {Pricing::kSavings1y, Pricing::kSavings3y}) {
+    for (Os os : {Os::kLinux, Os::kWindows}) {
+      const Offer* o = c.offer("ND96isr_H100_v5", "eastus", os, p);
+      ASSERT_NE(o, nullptr);
+      EXPECT_FALSE(o->usd_per_hour.has_value());
+      EXPECT_EQ(o->source.rfind("not offered", 0), 0u) << o->source;
+    }
+  }
+  const Offer* r1 = c.offer("ND96isr_H100_v5", "eastus", Os::kLinux, Pricing::kReserved1y);
+  ASSERT_NE(r1, nullptr);
+  EXPECT_TRUE(r1->usd_per_hour.has_value());
+  // The rule names one size and a commitment.
+  EXPECT_FALSE(
+      internal::parse_pricing_rules("rule,applies_to,pricing,value,unit,source,confidence,notes\n"
+                                    "not_offered,*,savings-1y,0,none,src,listed,\n",
+                                    "rules.csv"));
+  EXPECT_FALSE(
+      internal::parse_pricing_rules("rule,applies_to,pricing,value,unit,source,confidence,notes\n"
+                                    "not_offered,Standard_X8,payg,0,none,src,listed,\n",
+                                    "rules.csv"));
+}
+
 TEST(EmbeddedPrices, NoCommitmentPricesForSizesThatCannotBeReserved) {
   const Catalog& c = embedded();
   for (Pricing p :

@@ -68,6 +68,10 @@ void apply_status(std::vector<VmSize>& sizes, std::string_view today);
 // else its series', else the default; nullptr when there is none.
 [[nodiscard]] const PricingRule* find_discount_rule(const std::vector<PricingRule>& rules,
                                                     const VmSize& size, Pricing pricing);
+// The not_offered rule for (size, pricing): the data says Azure does not
+// sell that commitment for the size; nullptr when none says so.
+[[nodiscard]] const PricingRule* find_not_offered(const std::vector<PricingRule>& rules,
+                                                  const VmSize& size, Pricing pricing);
 
 // Completes a set of listed offers with estimates (catalog_pricing.cc):
 // for every (size, region) with a Linux payg price, each missing
