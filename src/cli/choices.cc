@@ -35,6 +35,14 @@ YAML::Node find_item(const YAML::Node& node, std::string_view value) {
 
 }  // namespace
 
+CLI::Validator not_blank(std::string flag_help) {
+  return CLI::Validator(
+      [flag_help](const std::string& v) {
+        return strings::trim(v).empty() ? "an empty value (" + flag_help + ")" : std::string();
+      },
+      "");
+}
+
 CLI::Validator one_of(std::string what, std::vector<std::string> choices, bool list) {
   // command_tree.cc reads the "{a,b,c}" description as the value list.
   std::string description = "{";

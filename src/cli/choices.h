@@ -28,6 +28,11 @@ namespace gpuplan::cli {
 [[nodiscard]] CLI::Validator one_of(std::string what, std::vector<std::string> choices,
                                     bool list = false);
 
+// A CLI11 check: the value is not blank. For flags that narrow (--region,
+// --series): a blank one (an unset variable in a script) read as no filter
+// at all, and `plan --region ''` planned in every region.
+[[nodiscard]] CLI::Validator not_blank(std::string flag_help);
+
 // The names of the enumerations flags take.
 [[nodiscard]] std::vector<std::string> pricing_names();    // payg, spot, reserved-1y, ...
 [[nodiscard]] std::vector<std::string> os_names();         // linux, windows

@@ -144,9 +144,17 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   app.require_subcommand(1);
   app.fallthrough();
   app.option_defaults()->always_capture_default();
+  // An empty --db (an unset variable in a script) must not reach the
+  // shared default store: it once imported into $HOME's store silently.
   app.add_option("--db", ctx.db_path,
                  "SQLite store with imported prices, SKUs and quota "
-                 "(default: $XDG_DATA_HOME/gpuplan/catalog.db)");
+                 "(default: $XDG_DATA_HOME/gpuplan/catalog.db)")
+      ->check(
+          [](const std::string& v) {
+            return v.empty() ? std::string("an empty path (leave --db out for the default store)")
+                             : std::string();
+          },
+          "a path");
   size_t max_input_mib = files::kDefaultMaxInputBytes >> 20;
   bool quiet_flag = false, verbose_flag = false;
   auto* quiet = app.add_flag("-q,--quiet", quiet_flag,

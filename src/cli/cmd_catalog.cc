@@ -549,10 +549,12 @@ void add_catalog_commands(CLI::App& app, Context& ctx) {
       "Default: payg on linux, current sizes, unrestricted, cheapest first.\n"
       "Example: gpuplan catalog --gpu H100 --region eastus --pricing reserved-1y");
   cmd->add_option("--series", flags->series,
-                  "Series (NCads_H100_v5) or family letter (NC, ND, NV, NG); repeatable");
+                  "Series (NCads_H100_v5) or family letter (NC, ND, NV, NG); repeatable")
+      ->check(not_blank("leave --series out for every series"));
   cmd->add_option("--gpu", flags->gpu,
                   "GPU model, e.g. H100-SXM; a prefix matches all its parts (H100)");
-  cmd->add_option("--region", flags->regions, "Region, e.g. eastus; repeatable or comma-separated");
+  cmd->add_option("--region", flags->regions, "Region, e.g. eastus; repeatable or comma-separated")
+      ->check(not_blank("leave --region out for every region"));
   cmd->add_option("--min-vram", flags->min_vram, "Minimum GPU memory per GPU, GiB")
       ->check(number_in(0, 1e6));
   cmd->add_option("--min-total-vram", flags->min_total_vram, "Minimum GPU memory per VM, GiB")

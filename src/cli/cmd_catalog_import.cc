@@ -100,7 +100,8 @@ void add_retail_prices(CLI::App& import, Context& ctx) {
   cmd->add_option("--endpoint", f->endpoint,
                   "First page URL for --live (default: prices.azure.com, GPU VM sizes in USD)")
       ->needs(live);
-  cmd->add_option("--region", f->region, "Keep only this armRegionName, e.g. eastus");
+  cmd->add_option("--region", f->region, "Keep only this armRegionName, e.g. eastus")
+      ->check(not_blank("leave --region out to keep every region"));
   cmd->add_option("--max-attempts", f->max_attempts,
                   "--live: attempts per page on HTTP 429/5xx or network errors")
       ->capture_default_str()

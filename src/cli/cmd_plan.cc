@@ -105,6 +105,13 @@ Result<plan::PlanOptions> to_options(const PlanFlags& f) {
   o.utilization = f.utilization;
   o.eviction_rate = f.eviction_rate;
   o.eviction_rate_high = f.eviction_rate_high;
+  // The high end of the band is the pessimistic one (docs/cost.md).
+  if (f.eviction_rate && f.eviction_rate_high && *f.eviction_rate_high < *f.eviction_rate)
+    return tl::unexpected(
+        Error{ErrorCode::kInvalidArgument,
+              "the high eviction rate " + strings::general(*f.eviction_rate_high) +
+                  " is below the expected one " + strings::general(*f.eviction_rate),
+              {"", 0, 0, "--eviction-rate-high"}});
   o.restart_hours = f.restart_hours;
   o.checkpoint_hours = f.checkpoint_hours;
   o.setup_hours = f.setup_hours;
@@ -480,7 +487,8 @@ void add_plan_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--top", f->top, "How many ranked options to print")->capture_default_str();
   cmd->add_flag("--json", f->json, "Print the plan as JSON (docs/plan.md)");
   cmd->add_option("--region", f->regions,
-                  "Allowed region (replaces the workload's); repeatable or comma-separated");
+                  "Allowed region (replaces the workload's); repeatable or comma-separated")
+      ->check(not_blank("leave --region out for the workload's regions"));
   cmd->add_option("--pricing", f->pricings,
                   "Pricing model(s) to consider: payg, spot, reserved-1y, reserved-3y, "
                   "savings-1y, savings-3y (default: all)")

@@ -214,6 +214,14 @@ TEST(CatalogImportCli, UnwritableStoreExit3) {
   EXPECT_NE(r.err.find("store not writable"), std::string::npos) << r.err;
 }
 
+// An empty --db (an unset variable in a script) is refused before anything
+// is read or written; it once imported into the default store in $HOME.
+TEST(CatalogImportCli, EmptyStorePathIsRefused) {
+  auto r = run_cli({"--db", "", "catalog", "import", "skus", data("list_skus_gpu.json")});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--db: an empty path"), std::string::npos) << r.err;
+}
+
 // A loopback port nobody listens on.
 int closed_port() {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);

@@ -62,6 +62,25 @@ TEST(HostileInput, PlanFlagsOutOfRangeAreExit2NotInfeasible) {
   }
 }
 
+// Flags that narrow are refused blank (an unset variable in a script):
+// `plan --region ''` once planned in every region. An eviction band whose
+// high end is below its expected rate is refused too.
+TEST(HostileInput, BlankNarrowingFlagsAndAnInvertedEvictionBandAreExit2) {
+  const std::string w = source_path("examples/finetune-llama3-8b.yaml");
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"plan", w, "--region", ""},
+                                               {"catalog", "--region", " "},
+                                               {"catalog", "--series", ""}}) {
+    auto r = run_cli(args);
+    EXPECT_EQ(r.code, 2) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find(": an empty value"), std::string::npos) << r.err;
+  }
+  auto band = run_cli({"plan", w, "--eviction-rate", "0.5", "--eviction-rate-high", "0.1"});
+  EXPECT_EQ(band.code, 2) << band.err;
+  EXPECT_NE(band.err.find("--eviction-rate-high: the high eviction rate 0.1 is below"),
+            std::string::npos)
+      << band.err;
+}
+
 TEST(HostileInput, HybridBenefitOnLinuxIsRefused) {
   auto cost = run_cli({"cost", "NC40ads_H100_v5", "--region", "eastus", "--hybrid-benefit"});
   EXPECT_EQ(cost.code, 2);
