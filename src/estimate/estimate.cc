@@ -82,6 +82,29 @@ double usable_gib(const workload::Workload& w, double device_gib) {
 
 std::string gib(double v) { return fixed(v, 1) + " GiB"; }
 
+std::string precision_unsupported(const catalog::Gpu& gpu, workload::Kind kind,
+                                  workload::Method method, workload::Precision precision) {
+  if (precision != workload::Precision::kFp8) return "";
+  // Serving, and adapters on a frozen base: fp8 weights, read weight-only
+  // where the GPU has no FP8 tensor cores.
+  const bool frozen = kind == Kind::kFinetune && method != workload::Method::kFull;
+  if (kind == Kind::kInfer || frozen) {
+    const std::optional<double> cc = strings::parse_double(gpu.compute_capability);
+    if (gpu.vendor == "NVIDIA" && cc && *cc < 7.5)
+      return gpu.model + " (compute capability " + gpu.compute_capability +
+             ") runs no fp8 weights: vLLM serves fp8 on FP8 tensor cores from 8.9 and "
+             "weight-only (FP8 Marlin) from 7.5; serve it in fp16, or int4 (GPTQ)";
+    return "";
+  }
+  if (kind == Kind::kTrain || kind == Kind::kFinetune) {  // full: gradients in fp8 matmuls
+    if (gpu.fp8_tflops <= 0)
+      return gpu.model +
+             " has no FP8 tensor cores: fp8 training (Transformer Engine) needs "
+             "Ada, Hopper or newer (or an AMD GPU with an FP8 rate); train in bf16";
+  }
+  return "";
+}
+
 void add_common(const Ctx& c, const std::string& rate_note, double peak) {
   const workload::Model& m = c.w.model;
   if (c.w.kind != Kind::kBatch) {
@@ -233,6 +256,11 @@ void estimate_infer(const Ctx& c) {
   std::string rate_note;
   const double peak = peak_tflops(c.dev.gpu, w.precision, &rate_note);
   if (c.explain) add_common(c, rate_note, peak);
+  if (std::string why = precision_unsupported(c.dev.gpu, w.kind, w.method, w.precision);
+      !why.empty()) {
+    e.reason = std::move(why);
+    return;
+  }
 
   const int per_vm = c.dev.whole_per_vm;
   const ServingLayout layout = choose_serving_layout(w, c.dev.gpu, c.size.nvlink, per_vm);

@@ -22,6 +22,41 @@ using workload::Recompute;
 
 // ---- Memory model, hand-computed from the papers ---------------------------
 
+// fp8 where no stack runs it: vLLM serves fp8 on FP8 tensor cores (8.9+)
+// and weight-only from compute capability 7.5 (FP8 Marlin), so not on a
+// V100 (7.0), which was "Fits: yes" at half the bf16 weights; full training
+// in fp8 needs FP8 tensor cores (an A100 has none), a LoRA on an fp8 base
+// reads it weight-only.
+TEST(Precision, Fp8WhereTheStacksRunIt) {
+  catalog::Gpu volta = v100();
+  volta.vendor = "NVIDIA";
+  volta.compute_capability = "7.0";
+  catalog::Gpu turing = t4();
+  turing.vendor = "NVIDIA";
+  turing.compute_capability = "7.5";
+  catalog::Gpu ampere = a100();
+  ampere.vendor = "NVIDIA";
+  ampere.compute_capability = "8.0";
+  workload::Workload s = serve("llama-3.1-8b", 1);
+  s.precision = workload::Precision::kFp8;
+  Estimate on_v100 = estimate(s, vm("Standard_ND40rs_v2", volta, 8, true, 0), volta, 1);
+  EXPECT_FALSE(on_v100.fits);
+  EXPECT_NE(on_v100.reason.find("runs no fp8 weights"), std::string::npos) << on_v100.reason;
+  Estimate on_t4 = estimate(s, vm("Standard_NC16as_T4_v3", turing, 1, false, 0), turing, 1);
+  EXPECT_EQ(on_t4.reason.find("fp8"), std::string::npos) << on_t4.reason;
+  workload::Workload full = train("llama-3.1-8b");
+  full.kind = workload::Kind::kFinetune;
+  full.method = workload::Method::kFull;
+  full.precision = workload::Precision::kFp8;
+  const auto nd_a100 = vm("Standard_ND96amsr_A100_v4", ampere, 8, true, 1600);
+  Estimate fp8_full = estimate(full, nd_a100, ampere, 2);
+  EXPECT_FALSE(fp8_full.fits);
+  EXPECT_NE(fp8_full.reason.find("no FP8 tensor cores"), std::string::npos) << fp8_full.reason;
+  workload::Workload lora = full;
+  lora.method = workload::Method::kLora;
+  EXPECT_EQ(estimate(lora, nd_a100, ampere, 1).reason.find("fp8"), std::string::npos);
+}
+
 TEST(Memory, ZeroPaperSixteenBytesPerParam) {
   // Rajbhandari et al. 2020 §3.1: mixed-precision Adam holds 2 + 2 + 12 = 16
   // bytes per parameter. Llama 2 7B has 6.738e9 parameters.

@@ -63,6 +63,11 @@ void estimate_train(const Ctx& c) {
   std::string rate_note;
   const double peak = peak_tflops(c.dev.gpu, w.precision, c.explain ? &rate_note : nullptr);
   if (c.explain) add_common(c, rate_note, peak);
+  if (std::string why = precision_unsupported(c.dev.gpu, w.kind, w.method, w.precision);
+      !why.empty()) {
+    e.reason = std::move(why);
+    return;
+  }
   if (peak <= 0 || c.dev.gpu.memory_bw_gbs <= 0) {
     e.reason = c.dev.gpu.model + " has no known " + std::string(workload::to_string(w.precision)) +
                " rate";

@@ -43,6 +43,18 @@ std::string gib(double v);
 // The assumptions every kind prints: model, precision, GPU peak and memory.
 void add_common(const Ctx& c, const std::string& rate_note, double peak);
 
+// Why `gpu` cannot run the workload's precision ("" when it can):
+//  - serving fp8 runs as W8A8 on FP8 tensor cores (NVIDIA compute
+//    capability >= 8.9) and weight-only (FP8 Marlin, W8A16) from 7.5 (vLLM
+//    docs, "FP8 W8A8" and "Supported Hardware" for quantization): Volta
+//    (7.0) has neither;
+//    LoRA and QLoRA read a frozen base the same way;
+//  - full training in fp8 needs FP8 tensor cores (NVIDIA Transformer
+//    Engine's FP8 recipes run on Ada, Hopper and newer; AMD: a GPU with an
+//    FP8 rate).
+std::string precision_unsupported(const catalog::Gpu& gpu, workload::Kind kind,
+                                  workload::Method method, workload::Precision precision);
+
 // estimate_train.cc: layout search, time per token and the assumptions.
 void estimate_train(const Ctx& c);
 
