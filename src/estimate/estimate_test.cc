@@ -131,6 +131,16 @@ TEST(Memory, LoraFreezesTheBase) {
   // NF4 + double-quantised constants: 4.127 bits/param (Dettmers et al. 2023 §2).
   EXPECT_NEAR(internal::train_memory(w, Layout{1, 1, 1}).weights,
               (w.model.params_b * 1e9 * 4.127 / 8 + adapters * 2) / kGiB, 1e-3);
+  // A LoRA at the workload's precision keeps its base at that precision:
+  // int4 as QLoRA's NF4, int8 and fp8 a byte (it was bf16 whatever was
+  // asked: 15 GiB of weights for an 8 B model at int4).
+  w.method = Method::kLora;
+  w.precision = workload::Precision::kInt4;
+  EXPECT_NEAR(internal::train_memory(w, Layout{1, 1, 1}).weights,
+              (w.model.params_b * 1e9 * 4.127 / 8 + adapters * 2) / kGiB, 1e-3);
+  w.precision = workload::Precision::kInt8;
+  EXPECT_NEAR(internal::train_memory(w, Layout{1, 1, 1}).weights,
+              (w.model.params_b * 1e9 + adapters * 2) / kGiB, 1e-3);
 }
 
 // ---- Throughput model ------------------------------------------------------

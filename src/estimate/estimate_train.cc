@@ -36,6 +36,14 @@ TrainInputs train_inputs(const Ctx& c, double peak, double mfu, int count) {
   return in;
 }
 
+// A frozen base stored in 4 or 8 bits (QLoRA, or a LoRA at int4/int8):
+// its weights are dequantised to 16 bits before every matmul.
+bool dequantised_base(const workload::Workload& w) {
+  if (w.method == workload::Method::kQlora) return true;
+  return w.method == workload::Method::kLora &&
+         (w.precision == workload::Precision::kInt4 || w.precision == workload::Precision::kInt8);
+}
+
 double train_mfu_for(const Ctx& c, double peak, double gpus) {
   const workload::Workload& w = c.w;
   // Planned workloads run fused attention (PyTorch SDPA / FlashAttention;
@@ -47,7 +55,7 @@ double train_mfu_for(const Ctx& c, double peak, double gpus) {
   shape.fused_attention = true;
   const double fitted = train_mfu(peak, c.dev.gpu.memory_bw_gbs, w.recompute, w.model,
                                   w.data.seq_len, w.method, shape) *
-                        (w.method == workload::Method::kQlora ? 0.75 : 1.0);
+                        (dequantised_base(w) ? 0.75 : 1.0);
   return override_or(w, "mfu", fitted);
 }
 
@@ -158,9 +166,10 @@ void explain_train(const Ctx& c, const TrainPlan& t, double f_model, double gb,
   c.add("attention", "fused (no s×s scores in memory)",
         "assumed: PyTorch SDPA / FlashAttention (Dao et al. 2022); unfused attention adds "
         "5·a·s/(34·h) to the memory-bound work (Korthikanti et al. 2022 §4.1)");
-  if (w.method == workload::Method::kQlora && !w.overrides.count("mfu")) {
+  if (dequantised_base(w) && !w.overrides.count("mfu")) {
     c.add("qlora_dequant_factor", "0.75",
-          "gpuplan estimate: NF4 weights are dequantised before every matmul (override mfu)");
+          "gpuplan estimate: the frozen base's 4- or 8-bit weights are dequantised before "
+          "every matmul (override mfu)");
   }
   c.add("global_batch",
         std::to_string(static_cast<int>(gb)) + " sequences (" + fixed(tokens_step / 1e6, 2) +

@@ -109,12 +109,16 @@ Status check_kind_rules(const Reader& r, const YAML::Node& root, const Workload&
 Status check_impossible(const Reader& r, const YAML::Node& root, const Workload& w) {
   const bool trains_weights =
       w.kind == Kind::kTrain || (w.kind == Kind::kFinetune && w.method == Method::kFull);
-  if (trains_weights && w.precision == Precision::kInt4) {
+  // int8 likewise: 8-bit integer weights (LLM.int8, GPTQ 8-bit) are for
+  // inference and frozen bases; fp8 training keeps a bf16 master copy.
+  if (trains_weights && (w.precision == Precision::kInt4 || w.precision == Precision::kInt8)) {
+    const bool four = w.precision == Precision::kInt4;
     return r.error(root["precision"] ? root["precision"] : root, "precision",
-                   std::string("int4 cannot ") +
+                   std::string(four ? "int4" : "int8") + " cannot " +
                        (w.kind == Kind::kTrain ? "pretrain" : "fully fine-tune") +
-                       " a model: 4-bit weights are for inference or the frozen base of QLoRA "
-                       "(use bf16 or fp8, or method: qlora)");
+                       " a model: " + (four ? "4" : "8") +
+                       "-bit integer weights are for inference or the frozen base of a LoRA or "
+                       "QLoRA (use bf16 or fp8, or method: lora or qlora)");
   }
   const YAML::Node data = root["data"];
   if ((w.kind == Kind::kTrain || w.kind == Kind::kFinetune) && w.data.global_batch > 0 &&
