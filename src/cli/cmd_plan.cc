@@ -429,6 +429,11 @@ int run_plan(Context& ctx, const PlanFlags& f) {
   if (!w) return report(ctx, w.error());
   // Hybrid Benefit is a Windows licence: refused on Linux, from a flag or
   // from --os overriding a Windows workload that asks for it.
+  if (w->kind == workload::Kind::kInfer && f.deadline_hours)
+    return report(ctx, invalid_argument("a service has no deadline: it runs for "
+                                        "serving.duration_hours; set that in the workload instead",
+                                        Where{"", 0, 0, "--deadline-hours"})
+                           .value());
   const bool windows =
       options->os ? *options->os == catalog::Os::kWindows : w->constraints.os == "windows";
   if (options->hybrid_benefit.value_or(w->constraints.hybrid_benefit) && !windows)

@@ -55,6 +55,13 @@ Status check_kind_rules(const Reader& r, const YAML::Node& root, const Workload&
     case Kind::kInfer: {
       const YAML::Node s = root["serving"];
       if (!s) return r.error(root, "serving", "missing 'serving' (request_rate, tokens, slo)");
+      // A service runs for its duration; it has nothing to finish by. A
+      // deadline shorter than the duration dropped every option as "misses
+      // deadline 24.2 h > 1.00 h" (exit 1).
+      if (const YAML::Node c = root["constraints"]; c && c.IsMap() && c["deadline_hours"])
+        return r.error(r.key_node(c, "deadline_hours"), "constraints.deadline_hours",
+                       "a service has no deadline: it runs for serving.duration_hours (default "
+                       "730, a month); drop deadline_hours, or set duration_hours");
       if (w.serving.request_rate <= 0 && w.serving.trace.empty()) {
         return r.error(s, "serving.request_rate", "missing 'request_rate' (requests/s) or 'trace'");
       }

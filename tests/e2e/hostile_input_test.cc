@@ -74,6 +74,13 @@ TEST(HostileInput, BlankNarrowingFlagsAndAnInvertedEvictionBandAreExit2) {
     EXPECT_EQ(r.code, 2) << args[0] << ": " << r.err;
     EXPECT_NE(r.err.find(": an empty value"), std::string::npos) << r.err;
   }
+  // A service has no deadline: the flag was read as one and dropped every
+  // option (exit 1).
+  auto service =
+      run_cli({"plan", source_path("examples/serve-llama3-8b.yaml"), "--deadline-hours", "3"});
+  EXPECT_EQ(service.code, 2) << service.err;
+  EXPECT_NE(service.err.find("--deadline-hours: a service has no deadline"), std::string::npos)
+      << service.err;
   auto band = run_cli({"plan", w, "--eviction-rate", "0.5", "--eviction-rate-high", "0.1"});
   EXPECT_EQ(band.code, 2) << band.err;
   EXPECT_NE(band.err.find("--eviction-rate-high: the high eviction rate 0.1 is below"),
