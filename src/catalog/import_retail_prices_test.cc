@@ -130,7 +130,9 @@ TEST(RetailPrices, ExpiredMetersAreLeftOut) {
   ASSERT_TRUE(r) << r.error().to_string();
   ASSERT_FALSE(r->data.prices.empty());
   for (const auto& p : r->data.prices) {
-    if (p.pricing == Pricing::kPayg) EXPECT_DOUBLE_EQ(p.usd_per_hour, 3.673);
+    if (p.pricing == Pricing::kPayg) {
+      EXPECT_DOUBLE_EQ(p.usd_per_hour, 3.673);
+    }
   }
   EXPECT_EQ(r->ignored.at("Expired meter (retired, kept for billing history)"), 1);
 }

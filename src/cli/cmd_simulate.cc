@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "catalog/catalog.h"
@@ -217,26 +218,25 @@ Result<simulate::RunOptions> run_options(const SimulateFlags& f,
   return opt;
 }
 
-// The files the flags ask for (--timeline, --plot, --events), each written
-// atomically once the report is complete.
+// The files the flags ask for (--timeline, --plot, --events,
+// --export-autoscale), written once the report is complete, all or nothing:
+// a --plot into an unwritable directory once left the --timeline written
+// beside an exit 3.
 Status write_outputs(const SimulateFlags& f, const simulate::SimReport& rep,
                      const std::string& chart_js) {
-  if (!f.timeline.empty()) {
-    const std::string body = strings::ends_with(f.timeline, ".csv")
-                                 ? simulate::timeline_csv(rep)
-                                 : simulate::timeline_json(rep).dump(2) + "\n";
-    if (auto s = files::write_atomic(f.timeline, body); !s) return s;
-  }
+  std::vector<std::pair<std::string, std::string>> files;
+  if (!f.timeline.empty())
+    files.emplace_back(f.timeline, strings::ends_with(f.timeline, ".csv")
+                                       ? simulate::timeline_csv(rep)
+                                       : simulate::timeline_json(rep).dump(2) + "\n");
   if (!f.plot.empty()) {
     const simulate::PlotScripts scripts{chart_js, internal::embedded_file("charts.js")};
-    if (auto s = files::write_atomic(f.plot, simulate::plot_html(rep, scripts)); !s) return s;
+    files.emplace_back(f.plot, simulate::plot_html(rep, scripts));
   }
-  if (!f.events.empty())
-    if (auto s = files::write_atomic(f.events, rep.event_log); !s) return s;
+  if (!f.events.empty()) files.emplace_back(f.events, rep.event_log);
   if (!f.export_autoscale.empty())
-    if (auto s = files::write_atomic(f.export_autoscale, rep.autoscale_export.dump(2) + "\n"); !s)
-      return s;
-  return {};
+    files.emplace_back(f.export_autoscale, rep.autoscale_export.dump(2) + "\n");
+  return files::write_all_or_nothing(files);
 }
 
 // `simulate SCENARIO`: the scenario and flags, the catalog, the run, the

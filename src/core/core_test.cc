@@ -302,6 +302,26 @@ TEST(Files, WriteAtomicKeepsDevicesFifosAndLinks) {
   EXPECT_EQ(is_dir.error().code, ErrorCode::kInvalidArgument);
 }
 
+// Several files, all or nothing: one that cannot be written (its directory
+// does not exist) leaves none of the others written, and no temp file;
+// when all can be, all are.
+TEST(Files, WriteAllOrNothingLeavesNoneWhenOneFails) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(::testing::TempDir()) / "write_all";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string a = (dir / "a.csv").string(), b = (dir / "b.json").string();
+  auto bad = files::write_all_or_nothing(
+      {{a, "a\n"}, {(dir / "missing" / "c.html").string(), "c"}, {b, "{}\n"}});
+  ASSERT_FALSE(bad);
+  EXPECT_FALSE(fs::exists(a));
+  EXPECT_FALSE(fs::exists(b));
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 0);
+  ASSERT_TRUE(files::write_all_or_nothing({{a, "a\n"}, {b, "{}\n"}}));
+  EXPECT_EQ(*files::read_text(a), "a\n");
+  EXPECT_EQ(*files::read_text(b), "{}\n");
+}
+
 TEST(Strings, TerminalControlsAreFound) {
   EXPECT_FALSE(strings::terminal_control_at("caf\xc3\xa9 \xe2\x82\xac llama-3.1-8b"));
   EXPECT_EQ(strings::terminal_control_at("a\x1b[31m"), 1u);       // ESC

@@ -1,5 +1,6 @@
 #include "core/files.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cerrno>
@@ -122,7 +123,18 @@ Status write_in_place(const std::string& path, std::string_view content) {
 
 }  // namespace
 
-Status write_atomic(const std::string& path_in, std::string_view content) {
+namespace {
+
+// One file of a write: staged in a temp file beside its target (renamed
+// over it on commit), or written in place when the target is a device or a
+// FIFO. `tmp` is empty for an in-place write.
+struct Staged {
+  std::string path, shown, tmp;
+};
+
+// Writes `content` for `path_in` to a temp file in its directory (fsynced),
+// or in place for a device or FIFO; the rename is the caller's.
+Result<Staged> stage(const std::string& path_in, std::string_view content) {
   namespace fs = std::filesystem;
   std::string path = path_in;
   std::error_code ec;
@@ -135,7 +147,10 @@ Status write_atomic(const std::string& path_in, std::string_view content) {
   }
   const fs::file_status st = fs::status(path, ec);
   if (fs::is_directory(st)) return invalid_argument("is a directory", Where{path_in});
-  if (fs::exists(st) && !fs::is_regular_file(st)) return write_in_place(path, content);
+  if (fs::exists(st) && !fs::is_regular_file(st)) {
+    GPUPLAN_RETURN_IF_ERROR(write_in_place(path, content));
+    return Staged{path, path_in, ""};
+  }
   fs::path target(path);
   fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::string tmpl = (dir / ("." + target.filename().string() + ".tmpXXXXXX")).string();
@@ -149,10 +164,56 @@ Status write_atomic(const std::string& path_in, std::string_view content) {
   ::fchmod(fd, 0644);
   ::fsync(fd);
   ::close(fd);
-  if (::rename(tmpl.c_str(), path.c_str()) != 0) {
+  return Staged{path, path_in, tmpl};
+}
+
+}  // namespace
+
+Status write_atomic(const std::string& path_in, std::string_view content) {
+  GPUPLAN_TRY(Staged f, stage(path_in, content));
+  if (f.tmp.empty()) return {};
+  if (::rename(f.tmp.c_str(), f.path.c_str()) != 0) {
     int err = errno;
-    ::unlink(tmpl.c_str());
-    return unavailable("cannot write: " + std::string(std::strerror(err)), Where{path});
+    ::unlink(f.tmp.c_str());
+    return unavailable("cannot write: " + std::string(std::strerror(err)), Where{f.path});
+  }
+  return {};
+}
+
+Status write_all_or_nothing(const std::vector<std::pair<std::string, std::string>>& files) {
+  // Every file is staged before any is renamed into place: a failure leaves
+  // none of the regular files written. (A device or FIFO among them is
+  // written when staged, as a shell redirect would be; they come last.)
+  std::vector<const std::pair<std::string, std::string>*> order;
+  for (const auto& f : files) order.push_back(&f);
+  std::stable_partition(order.begin(), order.end(), [](const auto* f) {
+    std::error_code ec;
+    const auto st = std::filesystem::status(f->first, ec);
+    return !std::filesystem::exists(st) || std::filesystem::is_regular_file(st) ||
+           std::filesystem::is_directory(st);
+  });
+  std::vector<Staged> staged;
+  const auto discard = [&] {
+    for (const Staged& f : staged)
+      if (!f.tmp.empty()) ::unlink(f.tmp.c_str());
+  };
+  for (const auto* f : order) {
+    auto s = stage(f->first, f->second);
+    if (!s) {
+      discard();
+      return tl::unexpected(s.error());
+    }
+    staged.push_back(std::move(*s));
+  }
+  for (size_t i = 0; i < staged.size(); ++i) {
+    const Staged& f = staged[i];
+    if (f.tmp.empty()) continue;
+    if (::rename(f.tmp.c_str(), f.path.c_str()) != 0) {
+      const int err = errno;
+      for (size_t j = i; j < staged.size(); ++j)
+        if (!staged[j].tmp.empty()) ::unlink(staged[j].tmp.c_str());
+      return unavailable("cannot write: " + std::string(std::strerror(err)), Where{f.path});
+    }
   }
   return {};
 }

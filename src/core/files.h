@@ -5,6 +5,8 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -38,6 +40,14 @@ void set_max_input_bytes(size_t bytes);
 // that is a device or a FIFO (/dev/null, /dev/stdout) is written in place,
 // not replaced; a directory is kInvalidArgument.
 [[nodiscard]] Status write_atomic(const std::string& path, std::string_view content);
+
+// Writes each (path, content) as write_atomic does, all or nothing: every
+// file is staged in its temp file before any is renamed into place, so a
+// failure (a full disk, an unwritable directory) leaves none of them
+// written. A device or FIFO among them is written in place, after the
+// regular files are staged.
+[[nodiscard]] Status write_all_or_nothing(
+    const std::vector<std::pair<std::string, std::string>>& files);
 
 // Directory of the running executable ("" when unknown).
 [[nodiscard]] std::string executable_dir();
