@@ -185,6 +185,7 @@ Status write_all_or_nothing(const std::vector<std::pair<std::string, std::string
   // none of the regular files written. (A device or FIFO among them is
   // written when staged, as a shell redirect would be; they come last.)
   std::vector<const std::pair<std::string, std::string>*> order;
+  order.reserve(files.size());
   for (const auto& f : files) order.push_back(&f);
   std::stable_partition(order.begin(), order.end(), [](const auto* f) {
     std::error_code ec;
@@ -193,6 +194,7 @@ Status write_all_or_nothing(const std::vector<std::pair<std::string, std::string
            std::filesystem::is_directory(st);
   });
   std::vector<Staged> staged;
+  staged.reserve(order.size());
   const auto discard = [&] {
     for (const Staged& f : staged)
       if (!f.tmp.empty()) ::unlink(f.tmp.c_str());
