@@ -31,6 +31,16 @@ TEST(CostCli, H100AtSixtyPercentUtilization) {
   expect_fits_100_columns(r.out);
 }
 
+// cost says what catalog and plan say: a retired size (priced at $3.06/h
+// with no word) and prices past their refresh limits.
+TEST(CostCli, RetiredSizesAndOldPricesAreWarnedOf) {
+  auto r = run_cli(cost_args({"Standard_NC6s_v3", "--region", "eastus"}));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("warning: Standard_NC6s_v3 was retired on 2025-09-30"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("days old"), std::string::npos) << r.out;
+}
+
 TEST(CostCli, JsonRowsAndBreakEven) {
   auto r = run_cli(cost_args({"NC40ads_H100_v5", "--region", "eastus", "--json"}));
   ASSERT_EQ(r.code, 0) << r.err;
