@@ -86,6 +86,41 @@ Result<nlohmann::json> parse_json(std::string_view text, const std::string& file
   }
 }
 
+Result<nlohmann::json> parse_json_unique_keys(std::string_view text, const std::string& file) {
+  // The keys of each object being read, innermost last.
+  std::vector<std::vector<std::string>> open;
+  std::string twice;
+  const auto note = [&](int /*depth*/, nlohmann::json::parse_event_t event,
+                        nlohmann::json& parsed) {
+    using E = nlohmann::json::parse_event_t;
+    if (event == E::object_start) open.emplace_back();
+    if (event == E::object_end && !open.empty()) open.pop_back();
+    if (event == E::key && !open.empty() && twice.empty()) {
+      std::string k = parsed.get<std::string>();
+      std::vector<std::string>& seen = open.back();
+      if (std::find(seen.begin(), seen.end(), k) != seen.end())
+        twice = std::move(k);
+      else
+        seen.push_back(std::move(k));
+    }
+    return true;
+  };
+  // Syntax errors first, with their line and column; then the keys. (Plans
+  // are small: reading one twice costs nothing that shows.)
+  GPUPLAN_TRY(nlohmann::json doc, parse_json(text, file));
+  doc = nlohmann::json::parse(text.begin(), text.end(), note);
+  if (twice.empty()) return doc;
+  // Its place: the key's second occurrence in the text (a close guess
+  // where the name also appears elsewhere).
+  const std::string quoted = nlohmann::json(twice).dump();
+  const size_t first = text.find(quoted);
+  const size_t second = first == std::string_view::npos ? first : text.find(quoted, first + 1);
+  const auto [line, col] = second == std::string_view::npos ? std::pair<int, int>{0, 0}
+                                                            : strings::line_column(text, second);
+  return invalid_argument("key given twice in one object (which one is meant is a guess)",
+                          Where{file, line, col, twice});
+}
+
 Result<nlohmann::json> read_json(const std::string& path) {
   GPUPLAN_TRY(std::string text, read_text(path));
   return parse_json(text, path);

@@ -33,6 +33,12 @@ void set_max_input_bytes(size_t bytes);
 // column of the offending byte. Empty or whitespace-only text is an error.
 [[nodiscard]] Result<nlohmann::json> parse_json(std::string_view text, const std::string& file);
 [[nodiscard]] Result<nlohmann::json> read_json(const std::string& path);
+// parse_json, and a key given twice in one object is kInvalidArgument
+// naming it (nlohmann keeps the last, silently). For documents whose
+// values are acted on: a plan deploy reads ("count": 1, "count": 64
+// deployed 64 VMs whose cost said 1).
+[[nodiscard]] Result<nlohmann::json> parse_json_unique_keys(std::string_view text,
+                                                            const std::string& file);
 
 // Writes `content` to `path` atomically (temp file in the same directory,
 // fsync, rename). kUnavailable when the directory is not writable. A path

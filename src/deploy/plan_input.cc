@@ -116,7 +116,7 @@ Result<PlanOption> parse_option(const json& o, int version, const std::string& f
 }  // namespace
 
 Result<PlanDocument> parse_plan_json(std::string_view text, const std::string& file) {
-  GPUPLAN_TRY(json doc, files::parse_json(text, file));
+  GPUPLAN_TRY(json doc, files::parse_json_unique_keys(text, file));
   if (!doc.is_object()) return invalid_argument("expected a gpuplan plan object", at(file, "$"));
   PlanDocument plan;
   plan.file = file;

@@ -429,6 +429,19 @@ TEST(Deploy, BadInputsExit2NamingWhere) {
 
   const CliResult missing = deploy("does_not_exist", dir + "/o5");
   EXPECT_EQ(missing.code, 2);
+
+  // A key given twice: JSON readers keep the last, and "count": 1, "count":
+  // 64 deployed 64 VMs under a plan whose cost was for 1.
+  const std::string twice = dir + "/twice.json";
+  std::ofstream(twice) << R"({"schema": "gpuplan.plan/1", "options": [)"
+                          "\n"
+                       << R"({"size": "Standard_NC40ads_H100_v5", "count": 1, "count": 64}]})";
+  const CliResult dup =
+      run_cli({"deploy", twice, "--out", dir + "/o6", "--ssh-cidr", "203.0.113.0/24"});
+  EXPECT_EQ(dup.code, 2) << dup.err;
+  EXPECT_NE(dup.err.find("twice.json:2:"), std::string::npos) << dup.err;
+  EXPECT_NE(dup.err.find("count: key given twice"), std::string::npos) << dup.err;
+  EXPECT_FALSE(fs::exists(dir + "/o6"));
 }
 
 TEST(Deploy, PublicKeyPathAndSecondOptionAreUsed) {
