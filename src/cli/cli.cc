@@ -45,7 +45,19 @@ std::vector<std::string> split_list(const std::vector<std::string>& values) {
 }
 
 int report(Context& ctx, const Error& error) {
-  ctx.err << "gpuplan: error: " << error.to_string() << "\n";
+  // An error quotes what it was given: a 1 MB model name was echoed whole
+  // to stderr. Past a screenful the rest is left out, and says how much.
+  constexpr size_t kMostChars = 2000;
+  std::string text = error.to_string();
+  if (text.size() > kMostChars) {
+    const size_t more = text.size() - kMostChars;
+    text.resize(kMostChars);
+    while (!text.empty() && (static_cast<unsigned char>(text.back()) & 0xC0) == 0x80)
+      text.pop_back();  // not in the middle of a UTF-8 sequence
+    if (!text.empty() && static_cast<unsigned char>(text.back()) >= 0xC0) text.pop_back();
+    text += "... (" + std::to_string(more) + " more bytes left out)";
+  }
+  ctx.err << "gpuplan: error: " << text << "\n";
   return exit_code_for(error.code);
 }
 

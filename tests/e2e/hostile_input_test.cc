@@ -88,6 +88,18 @@ TEST(HostileInput, BlankNarrowingFlagsAndAnInvertedEvictionBandAreExit2) {
       << band.err;
 }
 
+// An error quotes its input; a megabyte of model name was echoed whole.
+TEST(HostileInput, ErrorsQuoteAtMostAScreenful) {
+  const std::string dir = temp_dir();
+  const std::string file = dir + "/long.yaml";
+  std::ofstream(file) << "kind: infer\nmodel: " << std::string(1 << 20, 'x')
+                      << "\nserving: {request_rate: 1, input_tokens: 10, output_tokens: 10}\n";
+  auto r = run_cli({"estimate", file});
+  EXPECT_EQ(r.code, 2) << r.err.substr(0, 300);
+  EXPECT_LT(r.err.size(), 2200u);
+  EXPECT_NE(r.err.find("more bytes left out)"), std::string::npos) << r.err.substr(0, 300);
+}
+
 TEST(HostileInput, HybridBenefitOnLinuxIsRefused) {
   auto cost = run_cli({"cost", "NC40ads_H100_v5", "--region", "eastus", "--hybrid-benefit"});
   EXPECT_EQ(cost.code, 2);
