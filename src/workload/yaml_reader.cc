@@ -62,7 +62,16 @@ Result<YAML::Node> load(std::string_view text, const std::string& file) {
   }
   YAML::Node root;
   try {
-    root = YAML::Load(std::string(text));
+    // One document: a second (after "---") was ignored, whatever it said.
+    // (An empty one, a trailing "---", says nothing and is let be.)
+    const std::vector<YAML::Node> docs = YAML::LoadAll(std::string(text));
+    for (size_t i = 1; i < docs.size(); ++i)
+      if (!docs[i].IsNull())
+        return invalid_argument(
+            "a second YAML document (after '---'): the file is one document; merge them or "
+            "split the file",
+            located(docs[i].Mark(), file, ""));
+    if (!docs.empty()) root = docs.front();
     Walk walk{file};
     GPUPLAN_RETURN_IF_ERROR(check_unique_keys(root, walk, "", 0));
   } catch (const YAML::Exception& e) {
