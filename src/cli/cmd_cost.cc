@@ -34,6 +34,15 @@ struct CostFlags {
   bool json = false;
 };
 
+// Hours as the reader wants them: whole from 100, two decimals below, and
+// significant digits under 0.01 (0.001 h showed as "0.00 h of use" beside
+// a commitment's whole term).
+std::string hours_text(double h) {
+  if (h >= 100) return strings::fixed(h, 0);
+  if (h >= 0.01) return strings::fixed(h, 2);
+  return strings::general(h);
+}
+
 // "- text" wrapped at `width`, continuation lines indented.
 std::string bullet(const std::string& text, size_t width) {
   return wrap_text("- " + text, width, 0, 4);
@@ -50,7 +59,7 @@ void print(std::ostream& os, const cost::SizeCost& sc, const std::string& not_re
   os << wrap_text(sc.size + " x" + std::to_string(sc.count) + " in " + sc.region + ", " +
                       std::string(catalog::to_string(sc.os)) +
                       (sc.hybrid_benefit ? " with Hybrid Benefit" : "") + ": " +
-                      strings::fixed(sc.hours, sc.hours >= 100 ? 0 : 2) + " h of use",
+                      hours_text(sc.hours) + " h of use",
                   width, 0, 2)
      << "\n";
   TextTable t;
@@ -142,8 +151,8 @@ void print_quiet(std::ostream& os, const cost::SizeCost& sc) {
   for (const cost::PricingCost& r : sc.rows) {
     if (!r.breakdown) continue;
     os << strings::fixed(r.breakdown->numbers.total_usd, 2) << " USD ("
-       << catalog::to_string(r.pricing) << ", " << strings::fixed(sc.hours, sc.hours >= 100 ? 0 : 2)
-       << " h, " << sc.count << (sc.count == 1 ? " VM" : " VMs") << ")\n";
+       << catalog::to_string(r.pricing) << ", " << hours_text(sc.hours) << " h, " << sc.count
+       << (sc.count == 1 ? " VM" : " VMs") << ")\n";
     return;
   }
   os << "no listed price\n";
@@ -163,7 +172,7 @@ void add_cost_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--region", f->region, "Region, e.g. eastus")->required();
   auto* hours = cmd->add_option("--hours", f->hours,
                                 "Hours of use (a commitment then serves only these hours)")
-                    ->check(number_in(0, range::kMaxHours));
+                    ->check(number_in(0, range::kMaxHours, Low::kOpen));
   auto* util = cmd->add_option("--utilization", f->utilization,
                                "Share of the month in use, (0,1]; commitments amortised at it")
                    ->check(number_in(0, 1, Low::kOpen));

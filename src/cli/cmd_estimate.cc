@@ -198,7 +198,16 @@ void print_quiet(std::ostream& out, const std::vector<Estimate>& all) {
   if (all.empty()) return;
   const Estimate& e = all.front();
   if (!e.fits) {
-    out << "does not fit: " << e.reason << "\n";
+    // The reason of a size the workload could run on with more of
+    // something, not the first in name order: "GPU RTX-PRO-6000 has no
+    // known bf16 rate" was printed for a rate no size serves.
+    const auto informative = [](const Estimate& x) {
+      return x.reason.find("has no known") == std::string::npos &&
+             x.reason.find("is not in the catalog") == std::string::npos &&
+             x.reason.find("a fraction (") == std::string::npos;
+    };
+    auto it = std::find_if(all.begin(), all.end(), informative);
+    out << "does not fit: " << (it != all.end() ? it->size + ": " + it->reason : e.reason) << "\n";
     return;
   }
   out << fixed(e.hours, 1) << " h on " << e.size << " x" << e.count << " ("
@@ -241,7 +250,9 @@ int run_estimate(Context& ctx, const EstimateFlags& f) {
     print_all(ctx.out, *w, ranked(results), lay);
   }
   if (!any) {
-    ctx.err << "gpuplan: no option fits (reasons above)\n";
+    ctx.err << (ctx.verbosity == Verbosity::kQuiet && f.size.empty()
+                    ? "gpuplan: no option fits (without -q, estimate gives every size's reason)\n"
+                    : "gpuplan: no option fits (reasons above)\n");
     return 1;
   }
   return 0;

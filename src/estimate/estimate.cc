@@ -351,7 +351,20 @@ void estimate_batch(const Ctx& c) {
   e.memory_needed_gib = w.batch.min_gpu_memory_gib;
   e.memory.activations = w.batch.min_gpu_memory_gib;
   const catalog::Gpu* ref = reference_gpu(w.batch.reference_gpu);
-  if (c.explain) add_common(c, "FP32", c.dev.gpu.fp32_tflops);
+  // The peak printed is the rate the items scale with (it said FP32 67.0
+  // beside an fp16 ratio of 989.5 vs 312); memory_bw items print FP32 and
+  // the bandwidth line.
+  if (c.explain) {
+    const std::string& by = w.batch.scales_with;
+    const catalog::Gpu& g = c.dev.gpu;
+    if (by == "fp16")
+      add_common(c, "FP16 tensor, dense", g.fp16_tflops);
+    else if (by == "bf16")
+      add_common(c, g.bf16_tflops > 0 ? "BF16 tensor, dense" : "FP16 tensor (no BF16 on this GPU)",
+                 batch_rate(g, by));
+    else
+      add_common(c, "FP32", g.fp32_tflops);
+  }
   if (!ref) {
     e.reason = "unknown reference GPU '" + w.batch.reference_gpu + "'";
     return;

@@ -36,8 +36,9 @@ TEST(HostileInput, CostWithHugeHoursIsExit2NamingTheFlag) {
   auto r = run_cli({"cost", "NC40ads_H100_v5", "--region", "eastus", "--hours", "1e300"});
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_EQ(first_line(r.err),
-            "gpuplan: error: --hours: expected a number in [0, 1000000], got 1e300");
-  for (const char* bad : {"nan", "inf", "-1", "1e400", "12h"}) {
+            "gpuplan: error: --hours: expected a number in (0, 1000000], got 1e300");
+  // 0 h priced every commitment at $0, while any hour costs the whole term.
+  for (const char* bad : {"nan", "inf", "-1", "1e400", "12h", "0"}) {
     auto b = run_cli({"cost", "NC40ads_H100_v5", "--region", "eastus", "--hours", bad});
     EXPECT_EQ(b.code, 2) << bad << ": " << b.err;
     EXPECT_NE(b.err.find("--hours: expected a number"), std::string::npos) << b.err;
