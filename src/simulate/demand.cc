@@ -303,6 +303,13 @@ class AzureLlmTrace final : public LineTrace {
       return invalid_argument(
           "expected a token count >= 0",
           Where{path_, reader_.line(), static_cast<int>(c2 + 2), "GeneratedTokens"});
+    // The Mooncake reader's bound: 2^31 prompt tokens in one row simulated
+    // 66 hours of one prefill.
+    if (in > 1000000000 || outt > 1000000000)
+      return invalid_argument(
+          "more than 10^9 tokens in one request",
+          Where{path_, reader_.line(), static_cast<int>((in > 1000000000 ? c1 : c2) + 2),
+                in > 1000000000 ? "ContextTokens" : "GeneratedTokens"});
     if (outt == 0) {
       ++zero_output_;
       outt = 1;
@@ -376,6 +383,11 @@ class BurstGptTrace final : public LineTrace {
         return invalid_argument(
             "expected a token count >= 0",
             Where{path_, reader_.line(), column_of(out_col_), "Response tokens"});
+      if (in > 1000000000 || outt > 1000000000)  // as the Azure and Mooncake readers
+        return invalid_argument(
+            "more than 10^9 tokens in one request",
+            Where{path_, reader_.line(), column_of(in > 1000000000 ? in_col_ : out_col_),
+                  in > 1000000000 ? "Request tokens" : "Response tokens"});
       if (*t_s > 1e12)  // 30,000 years: no trace; keeps the microseconds finite
         return invalid_argument("expected seconds from the trace's start",
                                 Where{path_, reader_.line(), column_of(ts_col_), "Timestamp"});

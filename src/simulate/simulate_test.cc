@@ -1530,6 +1530,16 @@ TEST(Demand, RequestTraceErrorsNameTheLineAndTheField) {
                 "timestamp"},
            Case{"bad_mooncake_json.jsonl",
                 "{\"timestamp\": 0, \"input_length\": 5}\n{\"timestamp\": 1,\n", 2, ""},
+           // Every reader bounds one request at 10^9 tokens (2^31 prompt
+           // tokens in an Azure row simulated 66 hours of one prefill).
+           Case{"huge_azure_prompt.csv",
+                "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                "2023-11-16 18:15:46.6805900,2147483648,5\n",
+                2, "ContextTokens"},
+           Case{"huge_burst_answer.csv",
+                "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
+                "1,ChatGPT,5,2000000000,10,Conversation log\n",
+                2, "Response tokens"},
        }) {
     SCOPED_TRACE(k.name);
     const std::string path = write_trace(k.name, k.text);
