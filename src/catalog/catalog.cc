@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "catalog/internal/catalog_impl.h"
+#include "catalog/internal/import_common.h"
 #include "core/names.h"
 #include "core/strings.h"
 
@@ -145,6 +146,13 @@ std::string Catalog::region_access_source(std::string_view region) const {
 Status Catalog::check_region_name(std::string_view region, const Where& where) const {
   if (impl_->region_info.empty()) return {};
   if (impl_->region_info.count(strings::fold(region)) > 0) return {};
+  // A sovereign cloud's region is an Azure region, of another cloud: say
+  // so, not "not an Azure region".
+  if (internal::sovereign_cloud_region(strings::fold(region))) {
+    Error e = internal::refuse_sovereign_region(strings::fold(region)).error();
+    e.where = where;
+    return tl::unexpected(e);
+  }
   std::vector<std::string> names;
   names.reserve(impl_->region_info.size());
   for (const auto& entry : impl_->region_info) names.push_back(entry.first);

@@ -149,9 +149,15 @@ Status check_workload_names(const catalog::Catalog& catalog, const workload::Wor
       return strings::fold(n) == strings::fold(g);
     });
     if (!known) {
+      // A family name ("H100") means one of its parts: name them, rather
+      // than the nearest spelling ("did you mean 'A10'?").
+      std::vector<std::string> parts;
+      for (const std::string& n : gpus)
+        if (strings::fold(n).rfind(strings::fold(g), 0) == 0) parts.push_back(n);
+      const std::string hint =
+          parts.empty() ? strings::did_you_mean(g, gpus) : "; did you mean " + joined(parts) + "?";
       return invalid_argument("unknown reference GPU '" + names::printable(g, 60) +
-                                  "' (expected one of " + joined(gpus) + ")" +
-                                  strings::did_you_mean(g, gpus),
+                                  "' (expected one of " + joined(gpus) + ")" + hint,
                               field_where(w.file, "batch.reference_gpu", g));
     }
   }

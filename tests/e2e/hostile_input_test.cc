@@ -101,6 +101,25 @@ TEST(HostileInput, ErrorsQuoteAtMostAScreenful) {
   EXPECT_NE(r.err.find("more bytes left out)"), std::string::npos) << r.err.substr(0, 300);
 }
 
+// Names the catalog knows of in another form: a sovereign cloud's region
+// is said to be one (it was "not an Azure region"), and a GPU family as a
+// reference names its parts (it suggested 'A10' for 'H100').
+TEST(HostileInput, RegionsAndGpusOfAnotherKindAreNamedForWhatTheyAre) {
+  const std::string dir = temp_dir();
+  const std::string gov = dir + "/gov.yaml", ref = dir + "/ref.yaml";
+  std::ofstream(gov) << "kind: infer\nmodel: llama-3-8b\nserving: {request_rate: 1, "
+                        "input_tokens: 10, output_tokens: 10}\nconstraints: {regions: "
+                        "[usgovvirginia]}\n";
+  auto r = run_cli({"plan", gov});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("is a sovereign cloud region"), std::string::npos) << r.err;
+  std::ofstream(ref) << "kind: batch\ndata: {items: 10}\nbatch: {seconds_per_item: 1, "
+                        "reference_gpu: H100}\n";
+  auto b = run_cli({"estimate", ref});
+  EXPECT_EQ(b.code, 2) << b.err;
+  EXPECT_NE(b.err.find("did you mean H100-NVL, H100-SXM?"), std::string::npos) << b.err;
+}
+
 TEST(HostileInput, HybridBenefitOnLinuxIsRefused) {
   auto cost = run_cli({"cost", "NC40ads_H100_v5", "--region", "eastus", "--hybrid-benefit"});
   EXPECT_EQ(cost.code, 2);
