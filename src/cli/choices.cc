@@ -35,7 +35,7 @@ YAML::Node find_item(const YAML::Node& node, std::string_view value) {
 
 }  // namespace
 
-CLI::Validator not_blank(std::string flag_help) {
+CLI::Validator not_blank(const std::string& flag_help) {
   return CLI::Validator(
       [flag_help](const std::string& v) {
         return strings::trim(v).empty() ? "an empty value (" + flag_help + ")" : std::string();

@@ -31,7 +31,7 @@ namespace gpuplan::cli {
 // A CLI11 check: the value is not blank. For flags that narrow (--region,
 // --series): a blank one (an unset variable in a script) read as no filter
 // at all, and `plan --region ''` planned in every region.
-[[nodiscard]] CLI::Validator not_blank(std::string flag_help);
+[[nodiscard]] CLI::Validator not_blank(const std::string& flag_help);
 
 // The names of the enumerations flags take.
 [[nodiscard]] std::vector<std::string> pricing_names();    // payg, spot, reserved-1y, ...

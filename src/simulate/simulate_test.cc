@@ -439,6 +439,7 @@ TEST(Serving, QueuedRequestsAreGivenUpAfterTheClientsTimeout) {
   // 2,000 prompts of 900 tokens (0.9 s each), 10 a second: 200 s of
   // arrivals for 1,800 s of prefill.
   std::vector<Request> reqs;
+  reqs.reserve(2000);
   for (int i = 0; i < 2000; ++i) reqs.push_back({seconds(i * 0.1), 900, 1});
   VecSource src(reqs);
   auto pol = make_serving_policy("static-peak", c);
@@ -2410,7 +2411,7 @@ TEST(AutoscaleExport, SloGuardExportsTieredRulesOnItsDeficitAndSaysWhatItCannotE
 // Average|Minimum|Maximum|Total|Count|Last; timeWindow 5 minutes to 12
 // hours; timeGrain 1 minute to 12 hours. An export that breaks one is
 // refused when deployed, after the plan promised the simulated SLO.
-void ExpectAzureAcceptsTheRules(const nlohmann::ordered_json& resource) {
+void expect_azure_accepts_the_rules(const nlohmann::ordered_json& resource) {
   const std::set<std::string> statistics = {"Average", "Min", "Max", "Sum", "Count"};
   const std::set<std::string> aggregations = {"Average", "Minimum", "Maximum",
                                               "Total",   "Count",   "Last"};
@@ -2440,11 +2441,11 @@ void ExpectAzureAcceptsTheRules(const nlohmann::ordered_json& resource) {
 TEST(AutoscaleExport, EveryExportedRuleIsOneAzureMonitorAccepts) {
   AutoscaleTarget t;
   t.target_resource_uri = "vmss";
-  ExpectAzureAcceptsTheRules(azure_autoscale_settings(default_autoscale_settings(), t));
+  expect_azure_accepts_the_rules(azure_autoscale_settings(default_autoscale_settings(), t));
   // Start-ups shorter and longer than Azure's shortest window.
   for (double startup : {60.0, 256.0, 900.0}) {
     const SloGuardExport e = slo_guard_autoscale_settings(SloGuardSettings{}, startup, 15, t);
-    ExpectAzureAcceptsTheRules(e.resource);
+    expect_azure_accepts_the_rules(e.resource);
     EXPECT_EQ(azure_autoscale_settings(e.rules, t), e.resource);  // what is simulated is exported
   }
 }
