@@ -435,6 +435,12 @@ Result<SizeCost> cost_size(const catalog::Catalog& catalog, const Rates& rates,
   out.assumptions.push_back({"scope",
                              "VM meters only: no setup time, disks or data transfer; "
                              "spot without eviction overhead (gpuplan plan adds them)"});
+  // What the spot price buys, which a price alone does not say.
+  out.assumptions.push_back(
+      {"spot",
+       "no SLA: Azure evicts a spot VM whenever it needs the capacity back, with a Scheduled "
+       "Events Preempt notice of at least 30 s (Microsoft Learn, 'Use Azure Spot Virtual "
+       "Machines' and 'Scheduled Events')"});
   auto payg = quote(catalog, rates, size, region, catalog::Pricing::kPayg, os, hybrid_benefit);
   for (catalog::Pricing p : catalog::kAllPricing) {
     PricingCost row;

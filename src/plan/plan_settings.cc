@@ -159,6 +159,13 @@ Status Planner::settle_usage() {
   usage_.eviction.gang = !independent;
   usage_.eviction.stretches_hours = !serving;
   if (serving) usage_.eviction.checkpoint_interval_hours = 0;
+  // Batch items are independent: what an eviction loses is the item in
+  // flight on the VM, not half of a training checkpoint interval (it was
+  // charged "half a 1 h checkpoint" for 2.5-s images). Unless given, the
+  // "interval" is one item's time on the reference GPU.
+  batch_items_ = independent && !opt_.checkpoint_hours && !w_.constraints.checkpoint_hours &&
+                 w_.batch.seconds_per_item > 0;
+  if (batch_items_) usage_.eviction.checkpoint_interval_hours = w_.batch.seconds_per_item / 3600;
   rates_overridden_ = opt_.eviction_rate || opt_.eviction_rate_high;
   usage_.eviction.basis =
       rates_overridden_
@@ -205,12 +212,14 @@ void Planner::settle_usage_assumptions() {
     add_assumption("restart_hours", hours_text(usage_.eviction.restart_hours) + " h per eviction",
                    opt_.restart_hours ? "--restart-hours" : rate_source("spot_restart_hours"));
     if (!serving) {
-      add_assumption("checkpoint_interval",
-                     hours_text(usage_.eviction.checkpoint_interval_hours) +
-                         " h (half is lost per eviction on average)",
-                     opt_.checkpoint_hours ? "--checkpoint-hours"
-                     : w_.constraints.checkpoint_hours
-                         ? workload_source() + " (constraints.checkpoint_hours)"
+      add_assumption(
+          "checkpoint_interval",
+          hours_text(usage_.eviction.checkpoint_interval_hours) +
+              " h (half is lost per eviction on average)",
+          opt_.checkpoint_hours             ? "--checkpoint-hours"
+          : w_.constraints.checkpoint_hours ? workload_source() + " (constraints.checkpoint_hours)"
+          : batch_items_ ? "one item (batch.seconds_per_item): items are independent, an "
+                           "eviction loses the one in flight"
                          : rate_source("checkpoint_interval_hours"));
     }
   }

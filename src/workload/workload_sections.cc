@@ -141,7 +141,15 @@ Status parse_constraints(const Reader& r, const YAML::Node& node, Constraints& c
         } else if (k == "max_gpus") {
           GPUPLAN_TRY(c.max_gpus, r.positive_int(v, f));
         } else if (k == "max_nodes") {
+          // At most one scale set's VMs (Microsoft Learn, "Virtual Machine
+          // Scale Sets overview": 1,000), refused here at its line; plan
+          // refused it later, naming no place.
           GPUPLAN_TRY(c.max_nodes, r.positive_int(v, f));
+          if (c.max_nodes > 1000)
+            return r.error(v, f,
+                           std::to_string(c.max_nodes) +
+                               " is above 1000, the most VMs one scale set holds; split the "
+                               "work or lower it");
         } else if (k == "confidential") {
           GPUPLAN_TRY(c.confidential, r.boolean(v, f));
         } else if (k == "horizon_weeks") {

@@ -54,6 +54,34 @@ Status check_unique_keys(const YAML::Node& node, Walk& walk, const std::string& 
 
 }  // namespace
 
+// The offset just past a document marker that starts a second document:
+// a line "---" (alone, or followed by a space) at column 0 that comes after
+// a line of content (not blank, not a comment, not a directive or the first
+// marker). nullopt when the text has one document.
+std::optional<size_t> second_document_at(std::string_view text) {
+  bool content = false;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    const bool marker =
+        line.substr(0, 3) == "---" && (line.size() == 3 || line[3] == ' ' || line[3] == '\t');
+    if (marker && content) return end < text.size() ? end + 1 : end;
+    if (marker) {
+      // "--- value" on the first marker's line is content.
+      const std::string_view rest = strings::trim(line.substr(3));
+      if (!rest.empty() && rest.front() != '#') content = true;
+    } else {
+      const std::string_view t = strings::trim(line);
+      if (!t.empty() && t.front() != '#' && t.front() != '%') content = true;
+    }
+    pos = end + 1;
+  }
+  return std::nullopt;
+}
+
 Result<YAML::Node> load(std::string_view text, const std::string& file) {
   if (auto bad = strings::invalid_utf8_at(text)) {
     const auto [line, column] = strings::line_column(text, *bad);
@@ -63,15 +91,26 @@ Result<YAML::Node> load(std::string_view text, const std::string& file) {
   YAML::Node root;
   try {
     // One document: a second (after "---") was ignored, whatever it said.
-    // (An empty one, a trailing "---", says nothing and is let be.)
-    const std::vector<YAML::Node> docs = YAML::LoadAll(std::string(text));
-    for (size_t i = 1; i < docs.size(); ++i)
-      if (!docs[i].IsNull())
+    // It is found by its marker, a line "---" at column 0 after the first
+    // document's content, and read on its own; YAML::LoadAll is not used:
+    // on some malformed input it never returns (the fuzzers found inputs
+    // on which it grew to gigabytes).
+    if (const std::optional<size_t> at = second_document_at(text)) {
+      bool empty = false;  // a trailing "---" says nothing and is let be
+      try {
+        empty = YAML::Load(std::string(text.substr(*at))).IsNull();
+      } catch (const YAML::Exception&) {
+        // not even YAML: a second document all the same
+      }
+      if (!empty) {
+        const auto [line, column] = strings::line_column(text, *at);
         return invalid_argument(
             "a second YAML document (after '---'): the file is one document; merge them or "
             "split the file",
-            located(docs[i].Mark(), file, ""));
-    if (!docs.empty()) root = docs.front();
+            Where{file, line, column, ""});
+      }
+    }
+    root = YAML::Load(std::string(text));
     Walk walk{file};
     GPUPLAN_RETURN_IF_ERROR(check_unique_keys(root, walk, "", 0));
   } catch (const YAML::Exception& e) {

@@ -260,6 +260,7 @@ class Planner {
   cost::Usage usage_;
   cost::EvictionModel base_eviction_;  // the default (or --eviction-rate) model
   bool rates_overridden_ = false;      // --eviction-rate or --eviction-rate-high given
+  bool batch_items_ = false;           // batch: an eviction loses one item, not a checkpoint
   double licence_per_vcpu_ = 0;
   std::vector<Assumption> assumptions_;
   std::vector<std::string> warnings_;
