@@ -105,13 +105,6 @@ Result<plan::PlanOptions> to_options(const PlanFlags& f) {
   o.utilization = f.utilization;
   o.eviction_rate = f.eviction_rate;
   o.eviction_rate_high = f.eviction_rate_high;
-  // The high end of the band is the pessimistic one (docs/cost.md).
-  if (f.eviction_rate && f.eviction_rate_high && *f.eviction_rate_high < *f.eviction_rate)
-    return tl::unexpected(
-        Error{ErrorCode::kInvalidArgument,
-              "the high eviction rate " + strings::general(*f.eviction_rate_high) +
-                  " is below the expected one " + strings::general(*f.eviction_rate),
-              {"", 0, 0, "--eviction-rate-high"}});
   o.restart_hours = f.restart_hours;
   o.checkpoint_hours = f.checkpoint_hours;
   o.setup_hours = f.setup_hours;
@@ -231,9 +224,8 @@ void print_growth(std::ostream& os, const plan::Growth& g) {
     std::string line =
         "week " + std::to_string(w.week) + ": x" + strings::fixed(w.demand_factor, 2);
     if (w.vms > 0) {
-      // Counts are capped at 10^9 (plan_growth.cc).
       const auto count = [](int n) {
-        return n >= 1'000'000'000 ? std::string("over 10^9") : std::to_string(n);
+        return n >= plan::kGrowthCountCap ? std::string("over 10^9") : std::to_string(n);
       };
       line += ", " + strings::fixed(w.rate_rps, 2) + " req/s, " + count(w.replicas) +
               " replicas on " + count(w.vms) + (w.vms == 1 ? " VM" : " VMs") +
@@ -429,11 +421,6 @@ int run_plan(Context& ctx, const PlanFlags& f) {
   if (!w) return report(ctx, w.error());
   // Hybrid Benefit is a Windows licence: refused on Linux, from a flag or
   // from --os overriding a Windows workload that asks for it.
-  if (w->kind == workload::Kind::kInfer && f.deadline_hours)
-    return report(ctx, invalid_argument("a service has no deadline: it runs for "
-                                        "serving.duration_hours; set that in the workload instead",
-                                        Where{"", 0, 0, "--deadline-hours"})
-                           .value());
   const bool windows =
       options->os ? *options->os == catalog::Os::kWindows : w->constraints.os == "windows";
   if (options->hybrid_benefit.value_or(w->constraints.hybrid_benefit) && !windows)

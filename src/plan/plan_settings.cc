@@ -42,6 +42,22 @@ std::string Planner::workload_source() const { return w_.file.empty() ? "workloa
 
 Status Planner::check_options() const {
   if (opt_.top < 1) return invalid_argument("--top must be at least 1");
+  // The high end of the eviction band is the pessimistic one (docs/cost.md);
+  // one given alone moves the other with it (settle_usage), both given
+  // upside down is an error, not a band to fix silently.
+  if (opt_.eviction_rate && opt_.eviction_rate_high &&
+      *opt_.eviction_rate_high < *opt_.eviction_rate)
+    return invalid_argument("the high eviction rate " + strings::general(*opt_.eviction_rate_high) +
+                                " is below the expected one " +
+                                strings::general(*opt_.eviction_rate),
+                            Where{"", 0, 0, "--eviction-rate-high"});
+  // A service runs for serving.duration_hours: it has no deadline (the
+  // workload's deadline_hours is refused by the workload's parser).
+  if (w_.kind == workload::Kind::kInfer && opt_.deadline_hours)
+    return invalid_argument(
+        "a service has no deadline: it runs for serving.duration_hours; set that in the "
+        "workload instead",
+        Where{"", 0, 0, "--deadline-hours"});
   if (opt_.max_count < 1) return invalid_argument("the most VMs per option must be at least 1");
   if (opt_.utilization && (*opt_.utilization <= 0 || *opt_.utilization > 1)) {
     return invalid_argument("--utilization must be in (0, 1]");
