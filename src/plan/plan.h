@@ -78,6 +78,9 @@ struct PlanOptions {
 // 1,000 VMs (Microsoft Learn, "Virtual Machine Scale Sets overview", scale
 // limits). A max_nodes above it is an error, never silently capped.
 inline constexpr int kMaxVmsPerOption = 1000;
+// The most replicas or VMs a growth week shows (GrowthWeek): counts past it
+// (+1,000 % a week for 10 weeks is 2.6e10 times the load) are capped here.
+inline constexpr int kGrowthCountCap = 1'000'000'000;
 
 // The estimator as the planner sees it: the default is estimate::estimate;
 // tests pass a fake.

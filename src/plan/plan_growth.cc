@@ -36,9 +36,8 @@ using strings::fixed;
 namespace {
 
 std::string times(double x) { return fixed(x, 2) + "x"; }
-constexpr double kCountCap = 1e9;  // replicas and VMs a growth row shows at most
 std::string vms(int n) {
-  if (n >= kCountCap) return "over 10^9 VMs";
+  if (n >= kGrowthCountCap) return "over 10^9 VMs";
   return std::to_string(n) + (n == 1 ? " VM" : " VMs");
 }
 
@@ -89,8 +88,8 @@ void Planner::growth_serving(Plan& plan, Growth& gr) {
       // times today's load, past int (the JSON once said -2147483648 VMs).
       const double replicas = std::ceil(row.rate_rps / cap - 1e-9);
       const double n = std::ceil(replicas / replicas_per_vm - 1e-9);
-      row.replicas = static_cast<int>(std::min(replicas, kCountCap));
-      row.vms = static_cast<int>(std::min(n, kCountCap));
+      row.replicas = static_cast<int>(std::min<double>(replicas, kGrowthCountCap));
+      row.vms = static_cast<int>(std::min<double>(n, kGrowthCountCap));
       row.beyond_scale_set = n > kMaxVmsPerOption;
       if (row.beyond_scale_set && !gr.beyond_scale_set_week) gr.beyond_scale_set_week = wk;
     }
