@@ -257,22 +257,33 @@ TEST(EmbeddedPrices, RuleTextOfACopyOutlivesTheCatalog) {
   EXPECT_EQ(listed.rule.text(), "");
 }
 
-// A listed Linux commitment price is the base of the Windows one, and the
-// rule says so.
-TEST(Estimates, WindowsCommitmentOnAListedLinuxPriceSaysListed) {
+// The estimate tests' size: 8 vCPUs, series X; and their rules, the
+// Windows licence ($0.046 a vCPU-hour, source "lic") and a 30 % reserved-1y
+// discount (source "disc").
+VmSize x8() {
+  VmSize s;
+  s.name = "Standard_X8";
+  s.series = "X";
+  s.vcpus = 8;
+  return s;
+}
+std::vector<internal::PricingRule> x8_rules() {
   auto rules = internal::parse_pricing_rules(
       "rule,applies_to,pricing,value,unit,source,confidence,notes\n"
       "windows_surcharge,*,payg,0.046,usd_per_vcpu_hour,lic,derived,\n"
       "discount,*,reserved-1y,0.3,fraction_of_payg,disc,derived,\n",
       "rules.csv");
-  ASSERT_TRUE(rules.has_value()) << rules.error().to_string();
-  VmSize s;
-  s.name = "Standard_X8";
-  s.series = "X";
-  s.vcpus = 8;
+  EXPECT_TRUE(rules.has_value()) << rules.error().to_string();
+  return rules ? *rules : std::vector<internal::PricingRule>{};
+}
+
+// A listed Linux commitment price is the base of the Windows one, and the
+// rule says so.
+TEST(Estimates, WindowsCommitmentOnAListedLinuxPriceSaysListed) {
+  const VmSize s = x8();
   Offer payg{"Standard_X8", "eastus", Os::kLinux, Pricing::kPayg, 10.0, "src", "2026-01-01"};
   Offer r1{"Standard_X8", "eastus", Os::kLinux, Pricing::kReserved1y, 6.5, "src", "2026-01-01"};
-  auto out = internal::with_estimates({s}, {payg, r1}, std::move(*rules));
+  auto out = internal::with_estimates({s}, {payg, r1}, x8_rules());
   const Offer* win = nullptr;
   for (const Offer& o : out) {
     if (o.os == Os::kWindows && o.pricing == Pricing::kReserved1y) win = &o;
@@ -295,19 +306,11 @@ TEST(Estimates, WindowsCommitmentOnAListedLinuxPriceSaysListed) {
 // (catalog once listed 4.78 below the new Linux 5.00). Of the same date or
 // newer it is kept.
 TEST(Estimates, AWindowsPriceOlderThanTheLinuxOneIsEstimatedAgain) {
-  auto rules = internal::parse_pricing_rules(
-      "rule,applies_to,pricing,value,unit,source,confidence,notes\n"
-      "windows_surcharge,*,payg,0.046,usd_per_vcpu_hour,lic,derived,\n",
-      "rules.csv");
-  ASSERT_TRUE(rules.has_value()) << rules.error().to_string();
-  VmSize s;
-  s.name = "Standard_X8";
-  s.series = "X";
-  s.vcpus = 8;
+  const VmSize s = x8();
   const auto windows_payg = [&](const std::string& windows_date) {
     Offer linux{"Standard_X8", "eastus", Os::kLinux, Pricing::kPayg, 5.0, "new", "2026-10-01"};
     Offer win{"Standard_X8", "eastus", Os::kWindows, Pricing::kPayg, 4.78, "old", windows_date};
-    for (const Offer& o : internal::with_estimates({s}, {linux, win}, *rules))
+    for (const Offer& o : internal::with_estimates({s}, {linux, win}, x8_rules()))
       if (o.os == Os::kWindows && o.pricing == Pricing::kPayg) return o;
     ADD_FAILURE() << "no Windows payg offer";
     return Offer{};
