@@ -183,6 +183,10 @@ struct Offer {
   std::string retrieved;
   bool estimated = false;  // derived by a rule, not listed
   EstimateRule rule;       // the rule when estimated; rule.text() to print it
+  // No price because Azure does not sell this (size, pricing) at all (a
+  // not_offered pricing rule); `source` says why. False for a price that is
+  // merely unknown.
+  bool not_offered = false;
 };
 
 // vCPU quota for one region: the regional total, one VM family, or the spot pool.

@@ -249,10 +249,11 @@ std::vector<Offer> with_estimates(const std::vector<VmSize>& sizes, std::vector<
       o.rule = std::move(rule);
       add(std::move(o));
     };
-    auto no_price = [&](Os os, Pricing p, std::string why) {
+    auto no_price = [&](Os os, Pricing p, std::string why, bool not_offered = false) {
       if ((*cur)[slot(os, p)] >= 0) return;
       Offer o = derived(os, p);
       o.source = std::move(why);
+      o.not_offered = not_offered;
       add(std::move(o));
     };
     using Kind = EstimateRule::Kind;
@@ -300,8 +301,8 @@ std::vector<Offer> with_estimates(const std::vector<VmSize>& sizes, std::vector<
       if (!(linux_listed && linux_listed->usd_per_hour)) {
         if (const PricingRule* n = find_not_offered(*owned, size, p)) {
           const std::string why = "not offered: " + n->notes + " (" + n->source + ")";
-          no_price(Os::kLinux, p, why);
-          no_price(Os::kWindows, p, why);
+          no_price(Os::kLinux, p, why, true);
+          no_price(Os::kWindows, p, why, true);
           continue;
         }
       }

@@ -123,8 +123,7 @@ std::string unpriced_note(const Catalog& c, const VmSize& s, const std::string& 
   if (region.empty()) return "no listed price";
   if (commitment_hours(pricing) > 0 && !s.reservable) return reservation_note(s);
   // A commitment the data says Azure does not sell for the size.
-  if (const Offer* o = c.offer(s.name, region, Os::kLinux, pricing);
-      o && !o->usd_per_hour && o->source.rfind("not offered", 0) == 0)
+  if (const Offer* o = c.offer(s.name, region, Os::kLinux, pricing); o && o->not_offered)
     return o->source;
   if (pricing == Pricing::kSpot) return "spot price unknown";
   return "no listed price";

@@ -334,12 +334,14 @@ TEST(EmbeddedPrices, CommitmentsTheDataSaysAreNotSoldAreNoOffer) {
       const Offer* o = c.offer("ND96isr_H100_v5", "eastus", os, p);
       ASSERT_NE(o, nullptr);
       EXPECT_FALSE(o->usd_per_hour.has_value());
+      EXPECT_TRUE(o->not_offered);
       EXPECT_EQ(o->source.rfind("not offered", 0), 0u) << o->source;
     }
   }
   const Offer* r1 = c.offer("ND96isr_H100_v5", "eastus", Os::kLinux, Pricing::kReserved1y);
   ASSERT_NE(r1, nullptr);
   EXPECT_TRUE(r1->usd_per_hour.has_value());
+  EXPECT_FALSE(r1->not_offered);
   // The rule names one size and a commitment.
   EXPECT_FALSE(
       internal::parse_pricing_rules("rule,applies_to,pricing,value,unit,source,confidence,notes\n"

@@ -73,9 +73,8 @@ void print(std::ostream& os, const cost::SizeCost& sc, const std::string& not_re
     std::string name(catalog::to_string(r.pricing));
     if (!r.breakdown) {
       const bool unoffered = catalog::commitment_hours(r.pricing) > 0 && !not_reservable.empty();
-      const bool not_sold = r.missing.find("not offered") != std::string::npos;
       t.add_row({name, "-", "-", "-", "-",
-                 unoffered ? not_reservable : (not_sold ? "not offered" : "no listed price")});
+                 unoffered ? not_reservable : (r.not_offered ? "not offered" : "no listed price")});
       continue;
     }
     const cost::CostBreakdown& b = *r.breakdown;

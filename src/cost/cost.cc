@@ -454,6 +454,8 @@ Result<SizeCost> cost_size(const catalog::Catalog& catalog, const Rates& rates,
       }
     } else {
       row.missing = b.error().message;
+      const catalog::Offer* o = catalog.offer(size.name, region, catalog::Os::kLinux, p);
+      row.not_offered = o && o->not_offered;
     }
     out.rows.push_back(std::move(row));
   }

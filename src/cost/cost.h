@@ -343,6 +343,7 @@ struct PricingCost {
   catalog::Pricing pricing = catalog::Pricing::kPayg;
   std::optional<CostBreakdown> breakdown;  // nullopt: no listed price (see `missing`)
   std::string missing;
+  bool not_offered = false;  // no price because Azure does not sell it (catalog::Offer)
   // Commitments: the utilization of the term above which this beats
   // pay-as-you-go (compute meter only); nullopt for payg/spot or without a
   // payg price.

@@ -156,7 +156,7 @@ Result<PriceQuote> quote(const catalog::Catalog& catalog, const Rates& rates,
       return not_found(catalog::reservation_note(size) + " for " + size.name);
     }
     // A commitment the catalog's data says Azure does not sell for it.
-    if (set.linux && !set.linux->usd_per_hour && set.linux->source.rfind("not offered", 0) == 0)
+    if (set.linux && set.linux->not_offered)
       return not_found(std::string(catalog::to_string(pricing)) + " " + set.linux->source);
     Os missing =
         (os == Os::kWindows && !hybrid_benefit && !is_commitment(pricing)) ? os : Os::kLinux;
