@@ -9,7 +9,6 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog/catalog.h"
-#include "catalog/freshness.h"
 #include "catalog/lookup.h"
 #include "catalog/store.h"
 #include "cli/choices.h"
@@ -118,33 +117,6 @@ void print(std::ostream& os, const cost::SizeCost& sc, const std::string& not_re
   for (const auto& [name, value] : sc.assumptions) os << bullet(name + ": " + value, width);
 }
 
-// What catalog and plan say and cost did not: a size Azure no longer (or
-// not yet generally) deploys, and prices past their refresh limits. cost
-// priced a retired NC6s_v3 at $3.06/h with neither.
-void print_warnings(std::ostream& os, const catalog::Catalog& cat, const catalog::VmSize& size,
-                    const std::string& region, size_t width) {
-  if (size.status == catalog::SizeStatus::kRetired)
-    os << wrap_text("warning: " + size.name + " was retired on " + size.retire_date +
-                        ": Azure no longer deploys it, and these prices are history "
-                        "(gpuplan catalog --include-retired lists it)",
-                    width, 0, 2);
-  else if (size.status == catalog::SizeStatus::kRetiring)
-    os << wrap_text("warning: " + size.name + " retires on " + size.retire_date +
-                        ": plan work that ends before it",
-                    width, 0, 2);
-  else if (size.status == catalog::SizeStatus::kPreview)
-    os << wrap_text("note: " + size.name +
-                        " is in preview: deploying it may need a sign-up, and it has no "
-                        "reservations or savings plans",
-                    width, 0, 2);
-  std::vector<const catalog::Offer*> offers;
-  for (catalog::Pricing p : catalog::kAllPricing)
-    offers.push_back(cat.offer(size.name, region, catalog::Os::kLinux, p));
-  for (const std::string& line : catalog::freshness_lines(
-           catalog::price_ages(offers, cat.today(), catalog::FreshnessPolicy{}), region))
-    os << wrap_text(line, width, 0, 2);
-}
-
 // --quiet: the pay-as-you-go total (else the first priced model's), one line.
 void print_quiet(std::ostream& os, const cost::SizeCost& sc) {
   for (const cost::PricingCost& r : sc.rows) {
@@ -214,7 +186,7 @@ void add_cost_command(CLI::App& app, Context& ctx) {
       } else {
         print(ctx.out, *sc, catalog::reservation_note(*size), ctx.width,
               ctx.verbosity == Verbosity::kVerbose);
-        print_warnings(ctx.out, **cat, *size, sc->region, ctx.width);
+        for (const std::string& line : sc->warnings) ctx.out << wrap_text(line, ctx.width, 0, 2);
       }
       return 0;
     };

@@ -58,6 +58,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "catalog/freshness.h"
 #include "core/csv.h"
 #include "core/strings.h"
 #include "core/units.h"
@@ -441,6 +442,27 @@ Result<SizeCost> cost_size(const catalog::Catalog& catalog, const Rates& rates,
        "no SLA: Azure evicts a spot VM whenever it needs the capacity back, with a Scheduled "
        "Events Preempt notice of at least 30 s (Microsoft Learn, 'Use Azure Spot Virtual "
        "Machines' and 'Scheduled Events')"});
+  // What catalog and plan said and cost did not (a retired NC6s_v3 was
+  // priced at $3.06/h with no word).
+  if (size.status == catalog::SizeStatus::kRetired)
+    out.warnings.push_back("warning: " + size.name + " was retired on " + size.retire_date +
+                           ": Azure no longer deploys it, and these prices are history (gpuplan "
+                           "catalog --include-retired lists it)");
+  else if (size.status == catalog::SizeStatus::kRetiring)
+    out.warnings.push_back("warning: " + size.name + " retires on " + size.retire_date +
+                           ": plan work that ends before it");
+  else if (size.status == catalog::SizeStatus::kPreview)
+    out.warnings.push_back("note: " + size.name +
+                           " is in preview: deploying it may need a sign-up, and it has no "
+                           "reservations or savings plans");
+  {
+    std::vector<const catalog::Offer*> offers;
+    for (catalog::Pricing p : catalog::kAllPricing)
+      offers.push_back(catalog.offer(size.name, region, catalog::Os::kLinux, p));
+    for (std::string& line : catalog::freshness_lines(
+             catalog::price_ages(offers, catalog.today(), catalog::FreshnessPolicy{}), region))
+      out.warnings.push_back(std::move(line));
+  }
   auto payg = quote(catalog, rates, size, region, catalog::Pricing::kPayg, os, hybrid_benefit);
   for (catalog::Pricing p : catalog::kAllPricing) {
     PricingCost row;

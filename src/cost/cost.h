@@ -361,6 +361,10 @@ struct SizeCost {
   std::optional<double> utilization;                             // of a commitment's term
   std::vector<PricingCost> rows;                                 // kAllPricing order
   std::vector<std::pair<std::string, std::string>> assumptions;  // name -> value and source
+  // What the prices alone do not say: a retired, retiring or preview size,
+  // and prices past their refresh limits with the refresh commands
+  // (catalog::freshness_lines), one sentence each.
+  std::vector<std::string> warnings;
 };
 // Prices `count` VMs of `size` in `region` for one Azure month (730 h):
 // with `hours` given, that many hours of use (a commitment then serves only

@@ -45,6 +45,7 @@ nlohmann::ordered_json to_json(const SizeCost& sc) {
   nlohmann::ordered_json a = nlohmann::ordered_json::array();
   for (const auto& [name, value] : sc.assumptions) a.push_back({{"name", name}, {"value", value}});
   j["assumptions"] = std::move(a);
+  j["warnings"] = sc.warnings;
   return j;
 }
 

@@ -39,6 +39,13 @@ TEST(CostCli, RetiredSizesAndOldPricesAreWarnedOf) {
   EXPECT_NE(r.out.find("warning: Standard_NC6s_v3 was retired on 2025-09-30"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("days old"), std::string::npos) << r.out;
+  // The library says it, so --json (and the server) carry it too.
+  auto j = run_cli(cost_args({"Standard_NC6s_v3", "--region", "eastus", "--json"}));
+  ASSERT_EQ(j.code, 0) << j.err;
+  const auto warnings = nlohmann::json::parse(j.out)["warnings"];
+  ASSERT_FALSE(warnings.empty());
+  EXPECT_EQ(warnings[0].get<std::string>().rfind("warning: Standard_NC6s_v3 was retired", 0), 0u)
+      << warnings.dump();
 }
 
 TEST(CostCli, JsonRowsAndBreakEven) {
