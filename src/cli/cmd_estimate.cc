@@ -40,7 +40,8 @@ std::string short_size(const std::string& name) {
 }
 
 std::string layout_text(const Estimate& e) {
-  return "tp" + std::to_string(e.layout.tp) + " pp" + std::to_string(e.layout.pp) + " dp" +
+  return "tp" + std::to_string(e.layout.tp) + " pp" + std::to_string(e.layout.pp) +
+         (e.layout.vpp > 1 ? " v" + std::to_string(e.layout.vpp) : "") + " dp" +
          std::to_string(e.layout.dp);
 }
 

@@ -29,6 +29,9 @@ struct Layout {
   int pp = 1;
   int dp = 1;
   int grad_accum = 1;  // train/finetune: micro-batches per replica per optimizer step
+  // train/finetune with pp > 1: model chunks per pipeline stage. 1 is plain
+  // 1F1B; v > 1 Megatron's interleaved 1F1B (Narayanan et al. 2021 §2.2.2).
+  int vpp = 1;
 };
 
 // A layout the estimator considered and could not use, and why

@@ -20,7 +20,10 @@ GPUPLAN_JSON_FIELDS(Estimate, size, count, gpus, gpu, gpu_count, fits, reason, l
 nlohmann::ordered_json to_json(const Estimate& e) {
   nlohmann::ordered_json j = e;
   const bool training = e.throughput_unit == "tokens/s";
-  if (training) j["layout"]["grad_accum"] = e.layout.grad_accum;
+  if (training) {
+    j["layout"]["grad_accum"] = e.layout.grad_accum;
+    j["layout"]["vpp"] = e.layout.vpp;
+  }
   if (e.mfu <= 0) j["mfu"] = nullptr;  // no MFU model behind this kind
   if (e.mfu_compute <= 0) j["mfu_compute"] = nullptr;
   if (training) {
@@ -28,6 +31,7 @@ nlohmann::ordered_json to_json(const Estimate& e) {
     nlohmann::ordered_json r = nlohmann::ordered_json::array();
     for (const RejectedLayout& x : e.rejected_layouts) {
       nlohmann::ordered_json one = x.layout;
+      if (x.layout.vpp > 1) one["vpp"] = x.layout.vpp;
       one["reason"] = x.reason;
       r.push_back(std::move(one));
     }

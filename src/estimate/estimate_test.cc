@@ -710,6 +710,37 @@ Result<Validation> validate_text(const std::string& text) {
   return validate(table, *cat);
 }
 
+TEST(Validate, PipelineRowsPayTheirSchedulesBubble) {
+  // A 126-layer model on TP 8 x PP 16: 8,192 GPUs, batch 2048 -> dp 64, m = 32.
+  // Stages hold ceil(126 / 16) = 8 layers: interleaving allows v = 2, 4, 8.
+  const std::string head =
+      "id,kind,model,params_b,layers,hidden,heads,kv_heads,ffn_hidden,vocab,seq_len,gpu,"
+      "gpu_count,precision,batch,metric,value,tp,pp,vpp\n";
+  const std::string arch =
+      ",train,m,405,126,16384,128,8,53248,128256,8192,H100-SXM,8192,bf16,2048,mfu_percent,40,";
+  auto v = validate_text(head + "none" + arch + ",,\n" + "plain" + arch + "8,16,1\n" + "four" +
+                         arch + "8,16,4\n" + "blank" + arch + "8,16,\n" + "odd" +
+                         ",train,m,405,126,16384,128,8,53248,128256,8192,H100-SXM,8192,bf16,2016,"
+                         "mfu_percent,40,8,16,\n" +
+                         "toomany" + arch + "8,16,9\n");
+  ASSERT_TRUE(v) << v.error().to_string();
+  std::map<std::string, double> p;
+  for (const ValidationRow& r : v->rows) p[r.id] = r.predicted;
+  ASSERT_EQ(p.size(), 5u);
+  ASSERT_EQ(v->skipped.size(), 1u);
+  EXPECT_EQ(v->skipped[0].id, "toomany");
+  EXPECT_NE(v->skipped[0].reason.find("vpp"), std::string::npos) << v->skipped[0].reason;
+  // Narayanan et al. 2021 §2.2 and §2.2.2: (p - 1) / (v m + p - 1) on top of
+  // the compute phases' MFU (the same for every pp row: micro-batch 1).
+  const double compute = p["plain"] / (1 - 15.0 / (32 + 15));
+  EXPECT_LT(p["plain"], p["none"]);
+  EXPECT_NEAR(p["four"], compute * (1 - 15.0 / (4 * 32 + 15)), 1e-9);
+  // Blank: the largest v the interleaved schedule allows.
+  EXPECT_NEAR(p["blank"], compute * (1 - 15.0 / (8 * 32 + 15)), 1e-9);
+  // m = 2016 / 64 = 31.5 -> 31 micro-batches, not a multiple of 16: plain 1F1B.
+  EXPECT_NEAR(p["odd"], compute * (1 - 15.0 / (31 + 15)), 1e-9);
+}
+
 TEST(Validate, UninterpretableRowsAreSkippedWithTheReason) {
   auto table = csv::parse(measurement_header() +
                               "a,train,m,6.7,32,4096,32,32,11008,32000,2048,B200,8,bf16,,,,,"

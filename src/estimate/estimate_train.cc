@@ -212,11 +212,15 @@ void explain_train(const Ctx& c, const TrainPlan& t, double f_model, double gb,
         "(Rajbhandari et al. 2020 §7)");
   }
   if (e.layout.pp > 1) {
+    const bool interleaved = e.layout.vpp > 1;
     c.add("pipeline_bubble",
           fixed(t.bubble * 100, 1) + " % (p=" + std::to_string(e.layout.pp) +
-              ", m=" + std::to_string(e.layout.grad_accum) + "); pipeline idle + sends " +
-              fixed(100 * t.t_pp / t.t_step, 1) + " % of step time",
-          "1F1B (p-1)/(m+p-1), Narayanan et al. 2021 §2.2");
+              ", m=" + std::to_string(e.layout.grad_accum) +
+              (interleaved ? ", v=" + std::to_string(e.layout.vpp) + " chunks per stage" : "") +
+              "); pipeline idle + sends " + fixed(100 * t.t_pp / t.t_step, 1) + " % of step time",
+          interleaved ? "interleaved 1F1B (p-1)/(v·m+p-1), Narayanan et al. 2021 §2.2.2; "
+                        "Megatron-LM --num-layers-per-virtual-pipeline-stage"
+                      : "1F1B (p-1)/(m+p-1), Narayanan et al. 2021 §2.2");
   }
 }
 

@@ -26,7 +26,14 @@
 //     bubble of (p − 1)/(m + p − 1) of the step (Narayanan et al. 2021 §2.2);
 //     every slot also waits for its activation send (s·mb·h/tp 16-bit values
 //     forward and the same gradient backward, scatter-gather of §4.1) over
-//     the VM-to-VM link when the job spans VMs;
+//     the VM-to-VM link when the job spans VMs. The interleaved schedule
+//     (§2.2.2: each stage holds v chunks of L/(p·v) layers) runs m·v + p − 1
+//     slots of a chunk, a bubble of (p − 1)/(v·m + p − 1), and sends v times
+//     as often; it needs m to be a multiple of p (Megatron-LM's
+//     forward_backward_pipelining_with_interleaving refuses other counts),
+//     at least one layer per chunk, and holds more activations
+//     (memory_model.cc). v is searched over the divisors of ⌈L/p⌉ (Megatron
+//     sets it as layers per virtual stage, a divisor of the stage's layers);
 //   * data parallelism: ring all-reduce of the trainable gradients (16-bit)
 //     in 25 MB buckets (PyTorch DDP's bucket_cap_mb default, Li et al. VLDB
 //     2020), over the VM's links or InfiniBand/Ethernet between VMs (one
@@ -43,9 +50,11 @@
 // Trade-offs: ranks are placed tp-innermost (Megatron's order), so with more
 // than one VM the pipeline and data-parallel traffic is costed on the
 // VM-to-VM link even where some of it stays inside a VM (conservative);
-// interleaved 1F1B schedules (smaller bubbles) are not modelled.
+// schedules beyond interleaved 1F1B (zero-bubble, Qi et al. 2024) are not
+// modelled.
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "core/strings.h"
 #include "estimate/internal/physics.h"
@@ -84,12 +93,14 @@ StepCost step_cost(const workload::Workload& w, const TrainInputs& in, const Lay
     const double bytes = seq * mb * m.hidden * 2.0 / l.tp;
     t_send = 2.0 * send_seconds(bytes, in.count > 1 ? in.inter : in.intra);
   }
-  const double slots = l.grad_accum + l.pp - 1;
+  // Slots of one model chunk (a whole stage's layers at v = 1).
+  const double v = l.pp > 1 ? std::max(1, l.vpp) : 1;
+  const double slots = l.grad_accum * v + l.pp - 1;
   c.t_compute = l.grad_accum * t_mb;
-  c.t_tp = slots * t_tp_mb;
-  c.t_pp = slots * t_send + (l.pp - 1) * t_mb;  // sends and the bubble's idle slots
+  c.t_tp = slots * t_tp_mb / v;
+  c.t_pp = slots * t_send + (l.pp - 1) * t_mb / v;  // sends and the bubble's idle slots
   c.bubble = (l.pp - 1) / slots;
-  const double t_pipeline = slots * (t_mb + t_tp_mb + t_send);
+  const double t_pipeline = slots * ((t_mb + t_tp_mb) / v + t_send);
   // The backward share of one micro-batch's compute (all but the forward).
   const double fwd = 2.0 * matmul_params(m) * 1e9 + 4.0 * m.layers * m.hidden * seq;
   const double backward_mb = std::max(0.0, 1.0 - fwd / f) * t_mb;
@@ -138,7 +149,19 @@ namespace {
 
 std::string layout_text(const Layout& l) {
   return "tp=" + std::to_string(l.tp) + " pp=" + std::to_string(l.pp) +
-         " dp=" + std::to_string(l.dp);
+         (l.vpp > 1 ? " v=" + std::to_string(l.vpp) : "") + " dp=" + std::to_string(l.dp);
+}
+
+// Model chunks per stage to try at pipeline depth `pp` with `m` micro-batches
+// per replica: 1 (plain 1F1B), and each divisor v > 1 of the stage's ⌈L/p⌉
+// layers when m is a multiple of p (the interleaved schedule's rule).
+std::vector<int> chunk_counts(int layers, int pp, int m) {
+  std::vector<int> out{1};
+  if (pp <= 1 || m % pp != 0) return out;
+  const int per_stage = (layers + pp - 1) / pp;
+  for (int v = 2; v <= per_stage; ++v)
+    if (per_stage % v == 0) out.push_back(v);
+  return out;
 }
 
 }  // namespace
@@ -203,6 +226,37 @@ TrainPlan plan_training(const workload::Workload& w, const TrainInputs& in, bool
   bool memory_fit_somewhere = false;
   bool batch_limited = false;
   double best_time = 1e300;
+  // One layout the batch allows: its memory, then its step time.
+  const auto consider = [&](const Layout& l) {
+    const MemoryBreakdown mem = train_memory(w, l);
+    const double need = mem.total() + in.overhead_gib;
+    if (need > in.memory_gib) {
+      if (need < least_need && !best.fits) {
+        least_need = need;
+        hold(l, mem, need);
+      }
+      reject(l, "needs " + fixed(need, 1) + " GiB/GPU, has " + fixed(in.memory_gib, 1));
+      return;
+    }
+    memory_fit_somewhere = true;
+    const StepCost c = step_cost(w, in, l, trainable);
+    if (c.t_step < best_time * (1 - 1e-12)) {
+      if (best.fits)
+        reject(best.layout, "slower: " + fixed(best.t_step, 3) + " s/step vs " +
+                                fixed(c.t_step, 3) + " s at " + layout_text(l));
+      best_time = c.t_step;
+      best.fits = true;
+      hold(l, mem, need);
+      best.t_step = c.t_step;
+      best.t_compute = c.t_compute;
+      best.t_tp = c.t_tp;
+      best.t_pp = c.t_pp;
+      best.t_dp = c.t_dp;
+      best.bubble = c.bubble;
+    } else {
+      reject(l, "slower: " + fixed(c.t_step, 3) + " s/step vs " + fixed(best_time, 3) + " s");
+    }
+  };
   // Ascending tp: on a tie the narrower tensor-parallel group wins (its
   // NVLink collectives are in the fitted MFU, not costed here).
   for (int tp = 1; tp <= per_vm; ++tp) {
@@ -220,41 +274,19 @@ TrainPlan plan_training(const workload::Workload& w, const TrainInputs& in, bool
         break;
       }
       l.grad_accum = (gb + l.dp * w.data.micro_batch - 1) / (l.dp * w.data.micro_batch);
-      const MemoryBreakdown mem = train_memory(w, l);
-      const double need = mem.total() + in.overhead_gib;
-      const bool mem_ok = need <= in.memory_gib;
       if (l.dp > max_dp) {
+        const MemoryBreakdown mem = train_memory(w, l);
+        const double need = mem.total() + in.overhead_gib;
+        const bool mem_ok = need <= in.memory_gib;
         if (mem_ok && !batch_limited && !best.fits && least_need == 1e300) hold(l, mem, need);
         batch_limited = batch_limited || mem_ok;
         reject(l, "dp=" + std::to_string(l.dp) + " > global batch " + std::to_string(gb) +
                       " / micro-batch " + std::to_string(w.data.micro_batch));
         continue;
       }
-      if (!mem_ok) {
-        if (need < least_need && !best.fits) {
-          least_need = need;
-          hold(l, mem, need);
-        }
-        reject(l, "needs " + fixed(need, 1) + " GiB/GPU, has " + fixed(in.memory_gib, 1));
-        continue;
-      }
-      memory_fit_somewhere = true;
-      const StepCost c = step_cost(w, in, l, trainable);
-      if (c.t_step < best_time * (1 - 1e-12)) {
-        if (best.fits)
-          reject(best.layout, "slower: " + fixed(best.t_step, 3) + " s/step vs " +
-                                  fixed(c.t_step, 3) + " s at " + layout_text(l));
-        best_time = c.t_step;
-        best.fits = true;
-        hold(l, mem, need);
-        best.t_step = c.t_step;
-        best.t_compute = c.t_compute;
-        best.t_tp = c.t_tp;
-        best.t_pp = c.t_pp;
-        best.t_dp = c.t_dp;
-        best.bubble = c.bubble;
-      } else {
-        reject(l, "slower: " + fixed(c.t_step, 3) + " s/step vs " + fixed(best_time, 3) + " s");
+      for (const int v : chunk_counts(m.layers, pp, l.grad_accum)) {
+        l.vpp = v;
+        consider(l);
       }
     }
   }

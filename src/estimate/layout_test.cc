@@ -101,28 +101,85 @@ TEST(Layout, SmallestCountIsFoundWhenTheLargestDoesNotFit) {
   EXPECT_EQ(s.count, 1);
 }
 
-TEST(Layout, PipelineBubbleIsOneF1B) {
-  // Narayanan et al. 2021 §2.2: with p stages and m micro-batches the bubble
-  // is (p-1)/(m+p-1) of the step.
-  workload::Workload w = sft("llama-2-70b", 16);
-  w.zero_stage = 1;
-  w.recompute = Recompute::kFull;
+internal::TrainInputs h100_inputs(int count) {
   internal::TrainInputs in;
   in.peak_flops = 989.5e12;
   in.mfu = 0.4;
   in.memory_gib = 76;
   in.overhead_gib = 2;
   in.gpus_per_vm = 8;
-  in.count = 4;
+  in.count = count;
   in.nvlink = true;
   in.intra = internal::intra_vm_link(h100(), true);
   in.inter = internal::inter_vm_link(vm("Standard_ND96isr_H100_v5", h100(), 8, true, 3200));
-  internal::TrainPlan t = internal::plan_training(w, in, true);
+  return in;
+}
+
+TEST(Layout, PipelineBubbleFollowsTheSchedule) {
+  // Narayanan et al. 2021 §2.2: with p stages and m micro-batches the bubble
+  // is (p-1)/(m+p-1) of the step; §2.2.2: with v chunks per stage,
+  // (p-1)/(v m+p-1).
+  workload::Workload w = sft("llama-2-70b", 16);
+  w.zero_stage = 1;
+  w.recompute = Recompute::kFull;
+  internal::TrainPlan t = internal::plan_training(w, h100_inputs(4), true);
   ASSERT_TRUE(t.fits) << t.reason;
   const Layout& l = t.layout;
   EXPECT_EQ(l.grad_accum, (16 + l.dp - 1) / l.dp);
-  EXPECT_NEAR(t.bubble, (l.pp - 1.0) / (l.grad_accum + l.pp - 1.0), 1e-12);
+  EXPECT_NEAR(t.bubble, (l.pp - 1.0) / (l.vpp * l.grad_accum + l.pp - 1.0), 1e-12);
   EXPECT_LE(l.pp, w.model.layers);
+}
+
+TEST(Layout, InterleavingShrinksTheBubbleAndCostsSendsAndMemory) {
+  // 70B over 64 H100s, 64 sequences: tp8 pp8 dp1 runs m = 64 micro-batches.
+  workload::Workload w = sft("llama-2-70b", 64);
+  w.zero_stage = 1;
+  w.recompute = Recompute::kSelective;
+  const internal::TrainInputs in = h100_inputs(8);
+  const double trainable = w.model.params_b * 1e9;
+  Layout plain{8, 8, 1, 64};
+  Layout inter = plain;
+  inter.vpp = 5;  // 80 layers / 8 stages = 10 a stage, 2 a chunk
+  const internal::StepCost a = internal::step_cost(w, in, plain, trainable);
+  const internal::StepCost b = internal::step_cost(w, in, inter, trainable);
+  EXPECT_NEAR(a.bubble, 7.0 / (64 + 7), 1e-12);
+  EXPECT_NEAR(b.bubble, 7.0 / (5 * 64 + 7), 1e-12);
+  EXPECT_DOUBLE_EQ(a.t_compute, b.t_compute);  // the same work
+  // The bubble's idle time is a fifth; the sends are five times as many.
+  const double t_mb = a.t_compute / 64;
+  const double send_a = (a.t_pp - 7 * t_mb) / (64 + 7);
+  const double send_b = (b.t_pp - 7 * t_mb / 5) / (5 * 64 + 7);
+  EXPECT_GT(send_a, 0);
+  EXPECT_NEAR(send_b, send_a, 1e-12 * send_a + 1e-15);
+  EXPECT_LT(b.t_step, a.t_step);
+  // Korthikanti et al. 2022 §4.2.3: the first stage holds L (1 + (p-1)/(p v))
+  // layers' activations instead of L.
+  const MemoryBreakdown ma = internal::train_memory(w, plain);
+  const MemoryBreakdown mb = internal::train_memory(w, inter);
+  const double logits =
+      4.0 * w.data.seq_len * w.data.micro_batch * w.model.vocab / 8 / internal::kGiB;
+  EXPECT_NEAR(mb.activations - logits, (ma.activations - logits) * (1 + 7.0 / 40), 1e-9);
+  EXPECT_DOUBLE_EQ(ma.weights, mb.weights);
+}
+
+TEST(Layout, InterleavingNeedsWholeRoundsOfMicroBatches) {
+  // Megatron-LM's interleaved schedule refuses m not a multiple of p: with
+  // 60 sequences over tp8 pp8 dp1 (m = 60) only plain 1F1B runs, and with
+  // 64 the search may interleave.
+  for (const int batch : {60, 64}) {
+    workload::Workload w = sft("llama-2-70b", batch);
+    w.zero_stage = 1;
+    w.recompute = Recompute::kSelective;
+    internal::TrainPlan t = internal::plan_training(w, h100_inputs(8), true);
+    ASSERT_TRUE(t.fits) << t.reason;
+    const Layout& l = t.layout;
+    if (l.vpp > 1) {
+      EXPECT_EQ(l.grad_accum % l.pp, 0) << batch;
+      EXPECT_EQ(((w.model.layers + l.pp - 1) / l.pp) % l.vpp, 0) << batch;
+    }
+    if (batch == 60 && l.pp == 8) EXPECT_EQ(l.vpp, 1);
+    if (batch == 64) EXPECT_GT(l.vpp, 1) << "a 7/71 bubble left in place";
+  }
 }
 
 TEST(Layout, TrainingNeedsWholeGpus) {

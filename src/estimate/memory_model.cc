@@ -26,8 +26,11 @@
 //    with sequence parallelism divides all of it by t. Selective recompute
 //    drops the 5 a s^2 b term; full recompute keeps only each layer's input
 //    (2 sbh). With 1F1B pipelining the first stage holds p micro-batches of
-//    L/p layers, i.e. L layers' worth (paper §4.2.3). The output logits add
-//    4*s*b*V/t bytes (fp32 cross-entropy).
+//    L/p layers, i.e. L layers' worth (paper §4.2.3); the interleaved
+//    schedule with v model chunks per stage holds L (1 + (p-1)/(p v)) layers'
+//    worth (same section: its warm-up runs more forward chunks before the
+//    first backward). The output logits add 4*s*b*V/t bytes (fp32
+//    cross-entropy).
 //  * Serving: weights / t, the KV cache (2 * layers * kv_heads * head_dim *
 //    bytes per token — grouped-query attention shares K/V across heads, so
 //    Llama 3 8B needs 128 KiB/token in bf16, not 512), and the overhead.
@@ -161,8 +164,10 @@ MemoryBreakdown train_memory(const workload::Workload& w, const Layout& layout) 
       break;
   }
   const double act_scale = fp32 ? 2.0 : 1.0;  // the paper counts 16-bit activations
-  mem.activations =
-      act_scale * (per_layer * m.layers / layout.tp + 4.0 * s * b * m.vocab / layout.tp);
+  const double p = layout.pp;
+  const double interleave = layout.vpp > 1 && p > 1 ? 1 + (p - 1) / (p * layout.vpp) : 1;
+  mem.activations = act_scale * (per_layer * m.layers * interleave / layout.tp +
+                                 4.0 * s * b * m.vocab / layout.tp);
   for (double* x : {&mem.weights, &mem.gradients, &mem.optimizer, &mem.activations}) *x /= kGiB;
   return mem;
 }

@@ -93,6 +93,7 @@ std::string percent(double x) { return strings::fixed(x * 100, x < 0.1 ? 1 : 0) 
 std::string layout_text(const estimate::Estimate& e) {
   if (e.throughput_unit.empty()) return "";
   std::string s = "tp=" + std::to_string(e.layout.tp) + " pp=" + std::to_string(e.layout.pp) +
+                  (e.layout.vpp > 1 ? " v=" + std::to_string(e.layout.vpp) : "") +
                   " dp=" + std::to_string(e.layout.dp);
   if (e.serving) {
     s = std::to_string(e.serving->replicas) + " replicas of " +

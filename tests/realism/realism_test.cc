@@ -80,7 +80,7 @@ workload::Workload parsed(const std::string& name) {
 }
 
 struct Layout {
-  int tp = 1, pp = 1, dp = 1;
+  int tp = 1, pp = 1, v = 1, dp = 1;
   bool parsed = false;
 };
 
@@ -88,10 +88,11 @@ Layout layout_of(const json& option) {
   Layout l;
   std::smatch m;
   const std::string s = option.value("layout", "");
-  if (std::regex_search(s, m, std::regex(R"(tp=(\d+) pp=(\d+) dp=(\d+))"))) {
+  if (std::regex_search(s, m, std::regex(R"(tp=(\d+) pp=(\d+)(?: v=(\d+))? dp=(\d+))"))) {
     l.tp = std::stoi(m[1]);
     l.pp = std::stoi(m[2]);
-    l.dp = std::stoi(m[3]);
+    if (m[3].matched) l.v = std::stoi(m[3]);
+    l.dp = std::stoi(m[4]);
     l.parsed = true;
   }
   return l;
@@ -166,6 +167,11 @@ void expect_signable(const std::string& name, const json& option, Asked asked = 
   EXPECT_EQ(l.tp * l.pp * l.dp, static_cast<int>(std::lround(size->gpu_count * count)));
   EXPECT_LE(l.tp, size->gpu_count) << "tensor parallelism across VMs";
   EXPECT_LE(l.pp, w.model.layers);
+  if (l.v > 1) {
+    // Interleaved 1F1B: v chunks of at least one layer on each stage.
+    EXPECT_GT(l.pp, 1);
+    EXPECT_EQ(((w.model.layers + l.pp - 1) / l.pp) % l.v, 0);
+  }
   if (w.data.global_batch > 0) {
     EXPECT_LE(l.dp, w.data.global_batch / w.data.micro_batch);
   }

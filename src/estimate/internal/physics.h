@@ -139,7 +139,7 @@ struct TrainPlan {
   double t_tp = 0;           // tensor-parallel collectives over PCIe
   double t_pp = 0;           // pipeline sends
   double t_dp = 0;           // gradient all-reduce (before overlap)
-  double bubble = 0;         // 1F1B bubble fraction (p-1)/(m+p-1)
+  double bubble = 0;         // bubble fraction (p-1)/(v·m+p-1), v = layout.vpp
   std::string reason;        // when !fits
   std::vector<RejectedLayout> rejected;  // filled when `explain`
 };
