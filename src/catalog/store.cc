@@ -159,7 +159,9 @@ Result<std::vector<Entry>> read_history(const std::string& path, const std::stri
                           order;
   GPUPLAN_TRY(StmtPtr s, prepare(db.get(), path, sql.c_str()));
   bind_row(s.get(), size, region);
-  while (sqlite3_step(s.get()) == SQLITE_ROW) {
+  while (true) {
+    GPUPLAN_TRY(const bool row, next_row(s.get(), path));
+    if (!row) break;
     Entry e;
     e.snapshot = sqlite3_column_int64(s.get(), 0);
     e.source = column_text(s.get(), 1);
@@ -245,7 +247,9 @@ Result<StoreContents> read_store(const std::string& path) {
       WHERE u.snapshot = (SELECT MAX(v.snapshot) FROM usage v
                           WHERE v.region = u.region AND v.family = u.family)
       ORDER BY u.region, u.family)sql"));
-  while (sqlite3_step(u.get()) == SQLITE_ROW) {
+  while (true) {
+    GPUPLAN_TRY(const bool row, next_row(u.get(), path));
+    if (!row) break;
     Quota q;
     q.region = column_text(u.get(), 0);
     q.family = column_text(u.get(), 1);
@@ -261,17 +265,23 @@ Result<StoreContents> read_store(const std::string& path) {
       SELECT size, region, zones FROM sku_availability
       WHERE snapshot = (SELECT MAX(id) FROM snapshots WHERE kind = 'skus')
       ORDER BY size, region)sql"));
-  while (sqlite3_step(a.get()) == SQLITE_ROW)
+  while (true) {
+    GPUPLAN_TRY(const bool row, next_row(a.get(), path));
+    if (!row) break;
     out.availability.push_back(SkuAvailability{column_text(a.get(), 0), column_text(a.get(), 1),
                                                split_nonempty(column_text(a.get(), 2), ',')});
+  }
   GPUPLAN_TRY(StmtPtr r, prepare(h, path, R"sql(
       SELECT size, region, reason, zones FROM sku_restrictions
       WHERE snapshot = (SELECT MAX(id) FROM snapshots WHERE kind = 'skus')
       ORDER BY size, region)sql"));
-  while (sqlite3_step(r.get()) == SQLITE_ROW)
+  while (true) {
+    GPUPLAN_TRY(const bool row, next_row(r.get(), path));
+    if (!row) break;
     out.restrictions.push_back(Restriction{column_text(r.get(), 0), column_text(r.get(), 1),
                                            column_text(r.get(), 2),
                                            split_nonempty(column_text(r.get(), 3), ',')});
+  }
   GPUPLAN_RETURN_IF_ERROR(read_spot(h, path, out));
   GPUPLAN_RETURN_IF_ERROR(read_blob_prices(h, path, out));
   (void)exec(h, path, "COMMIT");
@@ -285,7 +295,9 @@ Result<std::vector<SnapshotInfo>> list_snapshots(const std::string& path) {
   GPUPLAN_TRY(StmtPtr s, prepare(db.get(), path,
                                  "SELECT id, kind, source, imported_at, rows FROM snapshots "
                                  "ORDER BY id"));
-  while (sqlite3_step(s.get()) == SQLITE_ROW) {
+  while (true) {
+    GPUPLAN_TRY(const bool row, next_row(s.get(), path));
+    if (!row) break;
     SnapshotInfo i;
     i.id = sqlite3_column_int64(s.get(), 0);
     GPUPLAN_TRY(i.kind, parse_kind(column_text(s.get(), 1)));

@@ -51,7 +51,9 @@ Status read_blob_prices(sqlite3* db, const std::string& path, StoreContents& out
                             AND c.redundancy = b.redundancy)
       ORDER BY b.region, b.tier, b.redundancy, b.from_gb)sql"));
   std::map<std::tuple<std::string, std::string, std::string>, size_t> index;
-  while (sqlite3_step(q.get()) == SQLITE_ROW) {
+  while (true) {
+    GPUPLAN_TRY(const bool row, next_row(q.get(), path));
+    if (!row) break;
     auto key =
         std::make_tuple(column_text(q.get(), 0), column_text(q.get(), 1), column_text(q.get(), 2));
     auto [it, inserted] = index.emplace(key, out.blob_prices.size());

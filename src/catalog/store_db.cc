@@ -155,6 +155,15 @@ Result<StmtPtr> prepare(sqlite3* db, const std::string& path, const char* sql) {
   return StmtPtr(raw);
 }
 
+Result<bool> next_row(sqlite3_stmt* s, const std::string& path) {
+  const int rc = sqlite3_step(s);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  return db_error(sqlite3_db_handle(s), path,
+                  "store: cannot be read (check it with `sqlite3 FILE 'PRAGMA integrity_check'`; "
+                  "import again into a new --db, or delete it to use the embedded catalog)");
+}
+
 void bind_text(sqlite3_stmt* s, int i, std::string_view v) {
   sqlite3_bind_text(s, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
 }
@@ -187,7 +196,7 @@ Result<bool> has_table(sqlite3* db, const std::string& path, const char* name) {
   GPUPLAN_TRY(StmtPtr q,
               prepare(db, path, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"));
   bind_text(q.get(), 1, name);
-  return sqlite3_step(q.get()) == SQLITE_ROW;
+  return next_row(q.get(), path);
 }
 
 Status check_price(std::initializer_list<double> values, std::string_view what,

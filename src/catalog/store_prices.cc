@@ -73,7 +73,9 @@ Result<std::vector<Offer>> read_latest_prices(sqlite3* db, const std::string& pa
   std::vector<Offer> out;
   // A few snapshots hold thousands of rows each: their text once per snapshot.
   std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>> by_snapshot;
-  while (sqlite3_step(p.get()) == SQLITE_ROW) {
+  while (true) {
+    GPUPLAN_TRY(const bool row, next_row(p.get(), path));
+    if (!row) break;
     Offer o;
     o.size = column_text(p.get(), 0);
     o.region = column_text(p.get(), 1);

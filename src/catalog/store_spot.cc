@@ -64,7 +64,9 @@ Status read_spot(sqlite3* h, const std::string& path, StoreContents& out) {
       WHERE b.snapshot = (SELECT MAX(c.snapshot) FROM spot_bands c
                           WHERE c.size = b.size AND c.region = b.region)
       ORDER BY b.size, b.region)sql"));
-  while (sqlite3_step(b.get()) == SQLITE_ROW) {
+  while (true) {
+    GPUPLAN_TRY(const bool row, next_row(b.get(), path));
+    if (!row) break;
     SpotEviction e;
     e.size = column_text(b.get(), 0);
     e.region = column_text(b.get(), 1);
@@ -92,7 +94,9 @@ Status read_spot(sqlite3* h, const std::string& path, StoreContents& out) {
   for (size_t i = 0; i < out.offers.size(); ++i)
     if (out.offers[i].pricing == Pricing::kSpot)
       retail_spot[key(out.offers[i].size, out.offers[i].region, out.offers[i].os)] = i;
-  while (sqlite3_step(p.get()) == SQLITE_ROW) {
+  while (true) {
+    GPUPLAN_TRY(const bool row, next_row(p.get(), path));
+    if (!row) break;
     Offer o;
     o.size = column_text(p.get(), 0);
     o.region = column_text(p.get(), 1);

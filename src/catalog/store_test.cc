@@ -327,6 +327,34 @@ TEST(Store, KillNineMidImportLeavesPreviousState) {
   EXPECT_DOUBLE_EQ(*last->offers[0].usd_per_hour, 3.5);
 }
 
+TEST(Store, DamagedPagesAreAnErrorNotFewerPrices) {
+  // A store whose price pages were overwritten (a disk error, a bad copy):
+  // the read loops took SQLITE_CORRUPT for the end of the rows and returned
+  // the prices before the damage as if they were all.
+  const std::string db = fresh_dir("damaged") + "/catalog.db";
+  std::vector<PriceRow> rows;
+  for (int i = 0; i < 3000; ++i)
+    rows.push_back({"Standard_NC24ads_A100_v4", "region" + std::to_string(i), Os::kLinux,
+                    Pricing::kPayg, 3.0 + i * 1e-3, "2025-01-01"});
+  ASSERT_TRUE(write_snapshot(db, prices(rows)));
+  auto whole = read_store(db);
+  ASSERT_TRUE(whole) << whole.error().to_string();
+  ASSERT_EQ(whole->offers.size(), 3000u);
+  ASSERT_FALSE(fs::exists(db + "-wal") && fs::file_size(db + "-wal") > 0);
+  const auto size = fs::file_size(db);
+  ASSERT_GT(size, 16u * 4096);
+  {
+    // Pages in the second half of the file: the prices table's leaves.
+    std::fstream f(db, std::ios::in | std::ios::out | std::ios::binary);
+    const std::string junk(4 * 4096, '\xA5');
+    f.seekp(static_cast<std::streamoff>(size / 2 / 4096 * 4096));
+    f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
+  }
+  auto damaged = read_store(db);
+  ASSERT_FALSE(damaged) << damaged->offers.size() << " offers read from a damaged store";
+  EXPECT_NE(damaged.error().to_string().find(db), std::string::npos) << damaged.error().to_string();
+}
+
 }  // namespace
 }  // namespace gpuplan::catalog
 

@@ -43,6 +43,11 @@ using StmtPtr = std::unique_ptr<sqlite3_stmt, StmtFinalizer>;
 tl::unexpected<Error> db_error(sqlite3* db, const std::string& path, const std::string& what);
 Status exec(sqlite3* db, const std::string& path, const char* sql);
 Result<StmtPtr> prepare(sqlite3* db, const std::string& path, const char* sql);
+// Steps a query: true on a row, false when it is done, an error naming the
+// store otherwise. A damaged page (SQLITE_CORRUPT) or an I/O error ends a
+// `while (sqlite3_step(s) == SQLITE_ROW)` loop as if the rows had ended,
+// so a store with one bad page was read as one with fewer prices.
+Result<bool> next_row(sqlite3_stmt* s, const std::string& path);
 void bind_text(sqlite3_stmt* s, int i, std::string_view v);
 // Binds `v...` to parameters 1..n of `s` in order: numbers as INTEGER or
 // REAL, anything else as TEXT (copied). The one way rows are bound.
