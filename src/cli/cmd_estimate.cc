@@ -202,12 +202,8 @@ void print_quiet(std::ostream& out, const std::vector<Estimate>& all) {
     // The reason of a size the workload could run on with more of
     // something, not the first in name order: "GPU RTX-PRO-6000 has no
     // known bf16 rate" was printed for a rate no size serves.
-    const auto informative = [](const Estimate& x) {
-      return x.reason.find("has no known") == std::string::npos &&
-             x.reason.find("is not in the catalog") == std::string::npos &&
-             x.reason.find("a fraction (") == std::string::npos;
-    };
-    auto it = std::find_if(all.begin(), all.end(), informative);
+    auto it =
+        std::find_if(all.begin(), all.end(), [](const Estimate& x) { return !x.unsupported; });
     out << "does not fit: " << (it != all.end() ? it->size + ": " + it->reason : e.reason) << "\n";
     return;
   }

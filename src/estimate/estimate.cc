@@ -259,6 +259,14 @@ void estimate_infer(const Ctx& c) {
   if (std::string why = precision_unsupported(c.dev.gpu, w.kind, w.method, w.precision);
       !why.empty()) {
     e.reason = std::move(why);
+    e.unsupported = true;
+    return;
+  }
+  if (peak <= 0 || c.dev.gpu.memory_bw_gbs <= 0) {
+    // As replica_model() says it (serving_model.cc), before any layout.
+    e.reason = "GPU " + c.dev.gpu.model + " has no known " +
+               std::string(workload::to_string(w.precision)) + " rate or memory bandwidth";
+    e.unsupported = true;
     return;
   }
 
@@ -374,6 +382,7 @@ void estimate_batch(const Ctx& c) {
   if (mine <= 0 || theirs <= 0) {
     e.reason = "no " + w.batch.scales_with + " rate known for " +
                (mine <= 0 ? c.dev.gpu.model : ref->model);
+    e.unsupported = mine <= 0;
     return;
   }
   // Per physical GPU ratio: dev.gpu is already scaled for slices, so divide
@@ -570,6 +579,7 @@ std::vector<Estimate> estimate_all(const workload::Workload& w, const catalog::C
       e.gpu = size.gpu_model;
       e.gpu_count = size.gpu_count;
       e.reason = "GPU '" + size.gpu_model + "' is not in the catalog";
+      e.unsupported = true;
       continue;
     }
     out.push_back(estimate_smallest(w, size, *gpu, max_count));

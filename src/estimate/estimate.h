@@ -86,6 +86,10 @@ struct Estimate {
   double gpu_count = 0;  // GPUs per VM
   bool fits = false;     // fits in memory AND (infer) meets the SLOs
   std::string reason;    // why not, when !fits; "" otherwise
+  // The reason is about the size, not about how many: no count of it runs
+  // the workload (its GPU lacks the precision or a known rate, is not in
+  // the catalog, or is a vGPU fraction where whole GPUs are needed).
+  bool unsupported = false;
   Layout layout;
   double memory_needed_gib = 0;     // per GPU, at `layout`
   double memory_available_gib = 0;  // per GPU

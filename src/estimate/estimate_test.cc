@@ -42,8 +42,11 @@ TEST(Precision, Fp8WhereTheStacksRunIt) {
   Estimate on_v100 = estimate(s, vm("Standard_ND40rs_v2", volta, 8, true, 0), volta, 1);
   EXPECT_FALSE(on_v100.fits);
   EXPECT_NE(on_v100.reason.find("runs no fp8 weights"), std::string::npos) << on_v100.reason;
+  // No count of it would: estimate -q looks past such sizes for its reason.
+  EXPECT_TRUE(on_v100.unsupported);
   Estimate on_t4 = estimate(s, vm("Standard_NC16as_T4_v3", turing, 1, false, 0), turing, 1);
   EXPECT_EQ(on_t4.reason.find("fp8"), std::string::npos) << on_t4.reason;
+  EXPECT_FALSE(on_t4.unsupported) << on_t4.reason;
   workload::Workload full = train("llama-3.1-8b");
   full.kind = workload::Kind::kFinetune;
   full.method = workload::Method::kFull;
@@ -52,6 +55,17 @@ TEST(Precision, Fp8WhereTheStacksRunIt) {
   Estimate fp8_full = estimate(full, nd_a100, ampere, 2);
   EXPECT_FALSE(fp8_full.fits);
   EXPECT_NE(fp8_full.reason.find("no FP8 tensor cores"), std::string::npos) << fp8_full.reason;
+  EXPECT_TRUE(fp8_full.unsupported);
+  // A GPU without a known rate for the precision, likewise.
+  catalog::Gpu unrated = ampere;
+  unrated.bf16_tflops = unrated.fp16_tflops = unrated.tf32_tflops = unrated.fp32_tflops = 0;
+  workload::Workload bf16 = serve("llama-3.1-8b", 1);
+  Estimate no_rate =
+      estimate(bf16, vm("Standard_NC24ads_A100_v4", unrated, 1, false, 0), unrated, 1);
+  EXPECT_FALSE(no_rate.fits);
+  EXPECT_TRUE(no_rate.unsupported) << no_rate.reason;
+  EXPECT_NE(no_rate.reason.find("has no known bf16 rate"), std::string::npos) << no_rate.reason;
+  EXPECT_EQ(no_rate.memory_needed_gib, 0);  // refused before any layout
   workload::Workload lora = full;
   lora.method = workload::Method::kLora;
   EXPECT_EQ(estimate(lora, nd_a100, ampere, 1).reason.find("fp8"), std::string::npos);

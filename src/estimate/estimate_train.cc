@@ -74,14 +74,17 @@ void estimate_train(const Ctx& c) {
   if (std::string why = precision_unsupported(c.dev.gpu, w.kind, w.method, w.precision);
       !why.empty()) {
     e.reason = std::move(why);
+    e.unsupported = true;
     return;
   }
   if (peak <= 0 || c.dev.gpu.memory_bw_gbs <= 0) {
     e.reason = c.dev.gpu.model + " has no known " + std::string(workload::to_string(w.precision)) +
                " rate";
+    e.unsupported = true;
     return;
   }
   if (c.dev.per_vm < 1) {
+    e.unsupported = true;
     e.reason = "a fraction (" + fixed(c.dev.per_vm, 4) + ") of one " + c.dev.gpu.model +
                ": training and fine-tuning need whole GPUs (vGPU slices share the GPU's "
                "memory and time with other VMs)";
