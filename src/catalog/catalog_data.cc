@@ -6,6 +6,7 @@
 // file, line and column, never a silent default.
 #include "catalog/internal/catalog_data.h"
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -109,6 +110,14 @@ Result<std::vector<VmSize>> parse_sizes(std::string_view text, const std::string
     GPUPLAN_TRY(s.gpu_model, non_empty(r, "gpu_model"));
     GPUPLAN_TRY(s.gpu_count, non_negative(r, "gpu_count"));
     if (s.gpu_count <= 0) return invalid_argument("must be positive", r.where("gpu_count"));
+    // A vGPU slice is 1/k of a GPU (NVadsA10 v5: 1/6, 1/3, 1/2; NVv4: 1/8
+    // ...), written to 4 places (0.1667): read as the exact fraction, or
+    // $/GPU-h of two slices priced alike differed in the 4th digit and the
+    // sort ordered them by that rounding.
+    if (s.gpu_count < 1) {
+      const double k = std::round(1 / s.gpu_count);
+      if (k > 1 && std::abs(1 / k - s.gpu_count) <= 5e-5) s.gpu_count = 1 / k;
+    }
     GPUPLAN_TRY(s.gpu_memory_gib, non_negative(r, "gpu_memory_gib"));
     GPUPLAN_TRY(s.nvlink, boolean(r, "nvlink"));
     GPUPLAN_TRY(s.infiniband_gbps, non_negative(r, "infiniband_gbps"));

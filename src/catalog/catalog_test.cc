@@ -62,9 +62,12 @@ TEST(EmbeddedCatalog, FractionalGpuCountsAreFixed) {
   EXPECT_DOUBLE_EQ(c.find_size("Standard_NV16as_v4")->gpu_count, 0.5);
   EXPECT_DOUBLE_EQ(c.find_size("Standard_NV32as_v4")->gpu_count, 1);
   EXPECT_DOUBLE_EQ(c.find_size("Standard_NV4as_v4")->gpu_memory_gib, 2);
-  // NVads A10 v5 slices (DESIGN.md: NV6ads_A10_v5 -> 0.1667).
-  EXPECT_DOUBLE_EQ(c.find_size("Standard_NV6ads_A10_v5")->gpu_count, 0.1667);
-  EXPECT_DOUBLE_EQ(c.find_size("Standard_NV12ads_A10_v5")->gpu_count, 0.3333);
+  // NVads A10 v5 slices (DESIGN.md: NV6ads_A10_v5 -> 0.1667), read as the
+  // exact fractions: two slices priced at the same $/GPU-h compare equal.
+  EXPECT_DOUBLE_EQ(c.find_size("Standard_NV6ads_A10_v5")->gpu_count, 1.0 / 6);
+  EXPECT_DOUBLE_EQ(c.find_size("Standard_NV12ads_A10_v5")->gpu_count, 1.0 / 3);
+  EXPECT_DOUBLE_EQ(6 * c.find_size("Standard_NV6ads_A10_v5")->gpu_count,
+                   3 * c.find_size("Standard_NV12ads_A10_v5")->gpu_count);
   EXPECT_DOUBLE_EQ(c.find_size("Standard_NV18ads_A10_v5")->gpu_count, 0.5);
   EXPECT_DOUBLE_EQ(c.find_size("Standard_NV72ads_A10_v5")->gpu_count, 2);
   EXPECT_DOUBLE_EQ(c.find_size("Standard_NV6ads_A10_v5")->gpu_memory_gib, 4);

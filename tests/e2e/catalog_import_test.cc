@@ -134,7 +134,7 @@ TEST(CatalogImportCli, SkusRestrictAndNeverChangeGpuCounts) {
   rows = nlohmann::json::parse(r.out);
   const nlohmann::json* nv = find_row(rows, "Standard_NV6ads_A10_v5");
   ASSERT_NE(nv, nullptr);
-  EXPECT_NEAR(nv->at("gpu_count").get<double>(), 0.1667, 1e-9);
+  EXPECT_NEAR(nv->at("gpu_count").get<double>(), 1.0 / 6, 1e-12);
 }
 
 TEST(CatalogImportCli, UsageGoldenAndQuotaHeadroom) {
