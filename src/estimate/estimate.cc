@@ -481,8 +481,10 @@ Estimate estimate(const workload::Workload& workload, const catalog::VmSize& siz
 
 Estimate estimate_smallest(const workload::Workload& w, const catalog::VmSize& size,
                            const catalog::Gpu& gpu, int max_count) {
-  int limit = max_count;
-  if (w.constraints.max_nodes > 0) limit = std::min(limit, w.constraints.max_nodes);
+  // The workload's max_nodes replaces the default bound, as plan's does:
+  // with max_nodes 1000, estimate said a 405B did not fit "even with 64
+  // VMs" of a size plan ranked feasible at 196.
+  int limit = w.constraints.max_nodes > 0 ? w.constraints.max_nodes : max_count;
   if (w.constraints.max_gpus > 0) {
     limit = std::min(limit,
                      static_cast<int>(std::floor(w.constraints.max_gpus / size.gpu_count + 1e-9)));

@@ -93,14 +93,24 @@ void estimate_train(const Ctx& c) {
   const int total = c.dev.whole_per_vm * c.count;
   const double mfu = train_mfu_for(c, peak, total);
   e.mfu_compute = mfu;
-  const TrainPlan t = plan_training(w, train_inputs(c, peak, mfu, c.count), c.explain);
+  const TrainInputs in = train_inputs(c, peak, mfu, c.count);
+  const TrainPlan t = plan_training(w, in, c.explain);
   e.layout = t.layout;
+  // A purely data-parallel layout does not pay the model-parallel
+  // per-doubling loss (step_cost): its compute phases run at the higher
+  // figure, or "achieved" would print above "in the compute phases".
+  if (t.layout.tp * t.layout.pp == 1) e.mfu_compute = mfu * in.model_parallel_scale;
   e.memory = t.memory;
   e.memory.overhead = override_or(w, "memory_overhead_gib", kOverheadGiB);
   e.memory_needed_gib = t.needed_gib;
   e.rejected_layouts = t.rejected;
   const double gb = global_batch(w);
-  const double tokens_step = gb * w.data.seq_len;
+  // The step runs whole micro-batches on every replica: dp x micro-batch x
+  // grad_accum sequences, the global batch rounded up to a multiple of
+  // dp x micro-batch (counting only the global batch charged the extra
+  // sequences as lost time: 515 sequences a step for 512).
+  const double runs = static_cast<double>(t.layout.dp) * w.data.micro_batch * t.layout.grad_accum;
+  const double tokens_step = std::max(gb, runs) * w.data.seq_len;
   if (t.t_step > 0) {
     e.throughput = tokens_step / t.t_step;
     e.hours = w.total_tokens() / e.throughput / 3600.0;
@@ -174,11 +184,16 @@ void explain_train(const Ctx& c, const TrainPlan& t, double f_model, double gb,
           "gpuplan estimate: the frozen base's 4- or 8-bit weights are dequantised before "
           "every matmul (override mfu)");
   }
+  const double step_seqs = tokens_step / w.data.seq_len;
   c.add("global_batch",
-        std::to_string(static_cast<int>(gb)) + " sequences (" + fixed(tokens_step / 1e6, 2) +
-            " M tokens/step), micro-batch " + std::to_string(w.data.micro_batch) + ", " +
-            std::to_string(e.layout.grad_accum) + " gradient-accumulation step" +
-            (e.layout.grad_accum == 1 ? "" : "s") + " per replica",
+        std::to_string(static_cast<int>(gb)) + " sequences" +
+            (step_seqs > gb ? ", run as " + fixed(step_seqs, 0) + " (a multiple of dp " +
+                                  std::to_string(e.layout.dp) + " x micro-batch " +
+                                  std::to_string(w.data.micro_batch) + ")"
+                            : "") +
+            " (" + fixed(tokens_step / 1e6, 2) + " M tokens/step), micro-batch " +
+            std::to_string(w.data.micro_batch) + ", " + std::to_string(e.layout.grad_accum) +
+            " gradient-accumulation step" + (e.layout.grad_accum == 1 ? "" : "s") + " per replica",
         w.data.global_batch > 0 ? "workload file"
                                 : "default 4 M tokens/step (Touvron et al. 2023, Table 1)");
   c.add("optimizer",

@@ -82,7 +82,10 @@ StepCost step_cost(const workload::Workload& w, const TrainInputs& in, const Lay
   // One micro-batch on one stage. A purely data-parallel layout does not
   // pay the model-parallel per-doubling loss (throughput_model.cc).
   const double mfu = l.tp * l.pp == 1 ? in.mfu * in.model_parallel_scale : in.mfu;
-  const double t_mb = mb * seq * f / (static_cast<double>(l.tp) * l.pp * in.peak_flops * mfu);
+  // The pipeline runs at its slowest stage's pace: ⌈L/p⌉ layers where p
+  // does not divide L (32 layers on 31 stages pace as 16 stages).
+  const double t_mb = mb * seq * f * stage_imbalance(m.layers, l.pp) /
+                      (static_cast<double>(l.tp) * l.pp * in.peak_flops * mfu);
   double t_tp_mb = 0;
   if (l.tp > 1 && in.intra.kind == LinkKind::kPcie) {
     const double bytes = seq * mb * m.hidden * 2.0;
@@ -153,12 +156,16 @@ std::string layout_text(const Layout& l) {
 }
 
 // Model chunks per stage to try at pipeline depth `pp` with `m` micro-batches
-// per replica: 1 (plain 1F1B), and each divisor v > 1 of the stage's ⌈L/p⌉
-// layers when m is a multiple of p (the interleaved schedule's rule).
+// per replica: 1 (plain 1F1B), and where Megatron-LM runs the interleaved
+// schedule — more than 2 stages (parallel_state.initialize_model_parallel),
+// layers a multiple of the stages (arguments.py), m a multiple of them
+// (schedules.py) — each divisor v > 1 of the stage's L/p layers (layers per
+// virtual stage is a whole number). Chunks of no layer were costed as if
+// they shortened the bubble: 124 chunks for GPT-3's 96 layers.
 std::vector<int> chunk_counts(int layers, int pp, int m) {
   std::vector<int> out{1};
-  if (pp <= 1 || m % pp != 0) return out;
-  const int per_stage = (layers + pp - 1) / pp;
+  if (pp <= 2 || m % pp != 0 || layers % pp != 0) return out;
+  const int per_stage = layers / pp;
   for (int v = 2; v <= per_stage; ++v)
     if (per_stage % v == 0) out.push_back(v);
   return out;
@@ -223,6 +230,12 @@ TrainPlan plan_training(const workload::Workload& w, const TrainInputs& in, bool
     trainable = train_memory(w, Layout{1, 1, 1}).gradients * kGiB / 2.0;
   }
   double least_need = 1e300;  // closest to fitting, for the reason
+  // Closest to fitting among the layouts the batch rules out: the reason
+  // when every layout is one ("needs 0.0 GiB/GPU at tp=1 pp=1 dp=1" was
+  // printed for 1,000 GPUs with a batch of 16).
+  double least_batch_need = 1e300;
+  Layout batch_closest;
+  MemoryBreakdown batch_closest_mem;
   bool memory_fit_somewhere = false;
   bool batch_limited = false;
   double best_time = 1e300;
@@ -240,11 +253,16 @@ TrainPlan plan_training(const workload::Workload& w, const TrainInputs& in, bool
     }
     memory_fit_somewhere = true;
     const StepCost c = step_cost(w, in, l, trainable);
-    if (c.t_step < best_time * (1 - 1e-12)) {
+    // Layouts run different whole numbers of sequences a step (the batch
+    // rounded up to dp x micro-batch): compare the time a sequence takes.
+    const double seqs = static_cast<double>(l.dp) * w.data.micro_batch * l.grad_accum;
+    const double per_seq = c.t_step / seqs;
+    const auto ms = [](double s) { return fixed(s * 1e3, 2) + " ms/sequence"; };
+    if (per_seq < best_time * (1 - 1e-12)) {
       if (best.fits)
-        reject(best.layout, "slower: " + fixed(best.t_step, 3) + " s/step vs " +
-                                fixed(c.t_step, 3) + " s at " + layout_text(l));
-      best_time = c.t_step;
+        reject(best.layout,
+               "slower: " + ms(best_time) + " vs " + ms(per_seq) + " at " + layout_text(l));
+      best_time = per_seq;
       best.fits = true;
       hold(l, mem, need);
       best.t_step = c.t_step;
@@ -254,7 +272,7 @@ TrainPlan plan_training(const workload::Workload& w, const TrainInputs& in, bool
       best.t_dp = c.t_dp;
       best.bubble = c.bubble;
     } else {
-      reject(l, "slower: " + fixed(c.t_step, 3) + " s/step vs " + fixed(best_time, 3) + " s");
+      reject(l, "slower: " + ms(per_seq) + " vs " + ms(best_time));
     }
   };
   // Ascending tp: on a tie the narrower tensor-parallel group wins (its
@@ -280,6 +298,11 @@ TrainPlan plan_training(const workload::Workload& w, const TrainInputs& in, bool
         const bool mem_ok = need <= in.memory_gib;
         if (mem_ok && !batch_limited && !best.fits && least_need == 1e300) hold(l, mem, need);
         batch_limited = batch_limited || mem_ok;
+        if (!mem_ok && need < least_batch_need) {
+          least_batch_need = need;
+          batch_closest = l;
+          batch_closest_mem = mem;
+        }
         reject(l, "dp=" + std::to_string(l.dp) + " > global batch " + std::to_string(gb) +
                       " / micro-batch " + std::to_string(w.data.micro_batch));
         continue;
@@ -291,6 +314,19 @@ TrainPlan plan_training(const workload::Workload& w, const TrainInputs& in, bool
     }
   }
   if (best.fits) return best;
+  if (least_need == 1e300 && !batch_limited && least_batch_need < 1e300) {
+    // Every layout needs more data parallelism than the batch has, and none
+    // of them fits in memory either: the batch is the limit more VMs hit.
+    hold(batch_closest, batch_closest_mem, least_batch_need);
+    best.batch_bound = true;
+    best.reason = std::to_string(total) + " GPUs need dp > " + std::to_string(max_dp) +
+                  " (global batch " + std::to_string(gb) + " / micro-batch " +
+                  std::to_string(w.data.micro_batch) +
+                  ") at every layout, and none of those fits in memory (the closest, " +
+                  layout_text(batch_closest) + ", needs " + fixed(least_batch_need, 1) +
+                  " GiB/GPU of " + fixed(in.memory_gib, 1) + "): more VMs cannot help";
+    return best;
+  }
   explain_no_fit(best, w, in, total, max_dp, gb, batch_limited, memory_fit_somewhere, explain);
   // Costs of the closest layout, so the estimate still says how long it would
   // take (not for a layout the batch rules out: it cannot run at all).
@@ -298,6 +334,10 @@ TrainPlan plan_training(const workload::Workload& w, const TrainInputs& in, bool
     const StepCost c = step_cost(w, in, best.layout, trainable);
     best.t_step = c.t_step;
     best.t_compute = c.t_compute;
+    best.t_tp = c.t_tp;
+    best.t_pp = c.t_pp;
+    best.t_dp = c.t_dp;
+    best.bubble = c.bubble;
   }
   return best;
 }

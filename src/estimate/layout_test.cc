@@ -182,6 +182,125 @@ TEST(Layout, InterleavingNeedsWholeRoundsOfMicroBatches) {
   }
 }
 
+TEST(Layout, UnevenStagesPaceThePipelineAndHoldTheirLayers) {
+  // 80 layers on 6 stages: the heaviest holds 14 (6 x 14 / 80 = 1.05 of an
+  // even split), on 8 stages 10 (even). Time and memory follow the heaviest.
+  workload::Workload w = sft("llama-2-70b", 64);
+  w.zero_stage = 1;
+  w.recompute = Recompute::kSelective;
+  const internal::TrainInputs in = h100_inputs(8);
+  const double trainable = w.model.params_b * 1e9;
+  EXPECT_DOUBLE_EQ(internal::stage_imbalance(80, 6), 6.0 * 14 / 80);
+  EXPECT_DOUBLE_EQ(internal::stage_imbalance(80, 8), 1.0);
+  EXPECT_DOUBLE_EQ(internal::stage_imbalance(32, 31), 31.0 * 2 / 32);
+  const Layout even{8, 8, 1, 64}, odd{8, 6, 1, 64};
+  const internal::StepCost a = internal::step_cost(w, in, even, trainable);
+  const internal::StepCost b = internal::step_cost(w, in, odd, trainable);
+  // Per micro-batch, a stage of 14 layers against one of 10.
+  EXPECT_NEAR(b.t_compute / a.t_compute, 14.0 / 10.0, 1e-9);
+  const MemoryBreakdown ma = internal::train_memory(w, even);
+  const MemoryBreakdown mb = internal::train_memory(w, odd);
+  EXPECT_NEAR(mb.weights / ma.weights, 14.0 / 10.0, 1e-9);
+}
+
+TEST(Layout, InterleavingFollowsMegatronsRules) {
+  // 96 layers over 31 stages: no interleaving (L not a multiple of p; 124
+  // chunks of 4 were once costed for 96 layers); over 24 stages, v divides
+  // the 4 layers of a stage. Two stages never interleave.
+  workload::Workload w = sft("llama-2-70b", 62 * 31);
+  w.model.layers = 96;
+  w.zero_stage = 1;
+  w.recompute = Recompute::kFull;
+  for (const int count : {31, 24, 2}) {
+    internal::TrainPlan t = internal::plan_training(w, h100_inputs(count), true);
+    if (!t.fits) continue;
+    const Layout& l = t.layout;
+    if (l.vpp > 1) {
+      EXPECT_GT(l.pp, 2) << count;
+      EXPECT_EQ(96 % l.pp, 0) << count;
+      EXPECT_EQ((96 / l.pp) % l.vpp, 0) << count;
+      EXPECT_EQ(l.grad_accum % l.pp, 0) << count;
+    }
+  }
+}
+
+TEST(Layout, ClosestLayoutKeepsItsPipelineCosts) {
+  // A 405B pretraining on 64 ND H100 VMs does not fit; the estimate still
+  // prints its bubble, which was 0.0 % beside hours that included it.
+  workload::Workload w = sft("llama-3.1-405b", 2048);
+  w.kind = Kind::kTrain;
+  w.zero_stage = 1;
+  w.recompute = Recompute::kNone;
+  w.data.seq_len = 8192;
+  internal::TrainPlan t = internal::plan_training(w, h100_inputs(64), true);
+  ASSERT_FALSE(t.fits);
+  ASSERT_GT(t.layout.pp, 1);
+  EXPECT_NEAR(t.bubble,
+              (t.layout.pp - 1.0) / (t.layout.vpp * t.layout.grad_accum + t.layout.pp - 1.0),
+              1e-12);
+  EXPECT_GT(t.t_pp, 0);
+}
+
+TEST(Layout, EveryLayoutBatchBoundAndTooBigSaysSo) {
+  // 1,000 A10s for a LoRA batch of 64 / micro-batch 4: every layout wants
+  // dp > 16, and none fits in 22.8 GiB. The reason was "needs 0.0 GiB/GPU at
+  // tp=1 pp=1 dp=1".
+  workload::Workload w = sft("llama-3.1-8b", 64);
+  w.method = Method::kLora;
+  w.data.micro_batch = 4;
+  w.data.seq_len = 2048;
+  internal::TrainInputs in = h100_inputs(500);
+  in.gpus_per_vm = 2;
+  in.memory_gib = 22.8;
+  internal::TrainPlan t = internal::plan_training(w, in, true);
+  ASSERT_FALSE(t.fits);
+  EXPECT_TRUE(t.batch_bound);
+  EXPECT_GT(t.needed_gib, in.memory_gib);
+  EXPECT_EQ(t.layout.tp * t.layout.pp * t.layout.dp, 1000);
+  EXPECT_NE(t.reason.find("more VMs cannot help"), std::string::npos) << t.reason;
+  EXPECT_EQ(t.reason.find("0.0 GiB"), std::string::npos) << t.reason;
+}
+
+TEST(Layout, StepRunsWholeMicroBatchesOnEveryReplica) {
+  // 3 ND H100 VMs (24 GPUs), batch 256: a layout of dp 12 runs 22
+  // micro-batches = 264 sequences a step; the throughput counts them all.
+  workload::Workload w = sft("llama-3-8b", 256);
+  w.zero_stage = 1;
+  w.data.seq_len = 2048;
+  const auto size = vm("Standard_ND96isr_H100_v5", h100(), 8, true, 3200);
+  Estimate e = estimate(w, size, h100(), 3);
+  ASSERT_TRUE(e.fits) << e.reason;
+  const double seqs = static_cast<double>(e.layout.dp) * e.layout.grad_accum;
+  ASSERT_GE(seqs, 256);
+  // 24 GPUs: dp is 24, 12, 6 or 3, none dividing 256.
+  EXPECT_GT(seqs, 256);
+  EXPECT_LT(seqs, 256 + e.layout.dp);
+  const std::string run_as = "run as " + std::to_string(static_cast<int>(seqs)) + " ";
+  bool said = false;
+  for (const Assumption& a : e.assumptions)
+    if (a.name == "global_batch") said = a.value.find(run_as) != std::string::npos;
+  EXPECT_TRUE(said) << run_as;
+  // One VM, purely data parallel: the compute phases' MFU is the one its
+  // step ran at, never below what it achieved.
+  Estimate one = estimate(w, size, h100(), 1);
+  ASSERT_TRUE(one.fits) << one.reason;
+  ASSERT_EQ(one.layout.tp * one.layout.pp, 1);
+  EXPECT_GE(one.mfu_compute, one.mfu - 1e-12);
+}
+
+TEST(Layout, SmallestCountSearchHonoursMaxNodesAbove64) {
+  workload::Workload w = sft("llama-3.1-405b", 2048);
+  w.kind = Kind::kTrain;
+  w.zero_stage = 1;
+  w.recompute = Recompute::kFull;
+  const auto size = vm("Standard_NC40ads_H100_v5", h100(), 1, false, 0);
+  ASSERT_FALSE(estimate_smallest(w, size, h100(), 64).fits);
+  w.constraints.max_nodes = 1000;
+  Estimate e = estimate_smallest(w, size, h100(), 64);
+  EXPECT_TRUE(e.fits) << e.reason;
+  EXPECT_GT(e.count, 64);
+}
+
 TEST(Layout, TrainingNeedsWholeGpus) {
   workload::Workload w = sft("llama-3.2-1b", 64);
   auto slice = vm("Standard_NV6ads_A10_v5", a10(), 0.1667, false, 0);

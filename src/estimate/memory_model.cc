@@ -26,7 +26,8 @@
 //    with sequence parallelism divides all of it by t. Selective recompute
 //    drops the 5 a s^2 b term; full recompute keeps only each layer's input
 //    (2 sbh). With 1F1B pipelining the first stage holds p micro-batches of
-//    L/p layers, i.e. L layers' worth (paper §4.2.3); the interleaved
+//    L/p layers, i.e. L layers' worth (paper §4.2.3; p·⌈L/p⌉ where p does
+//    not divide L, as are the stage's model states); the interleaved
 //    schedule with v model chunks per stage holds L (1 + (p-1)/(p v)) layers'
 //    worth (same section: its warm-up runs more forward chunks before the
 //    first backward). The output logits add 4*s*b*V/t bytes (fp32
@@ -114,7 +115,9 @@ double kv_bytes_per_token(const workload::Model& m, Precision p) {
 MemoryBreakdown train_memory(const workload::Workload& w, const Layout& layout) {
   const workload::Model& m = w.model;
   const double n = m.params_b * 1e9;
-  const double mp = static_cast<double>(layout.tp) * layout.pp;  // model-parallel ways
+  // Model-parallel ways; the heaviest stage holds ⌈L/p⌉ of the L layers.
+  const double mp =
+      static_cast<double>(layout.tp) * layout.pp / stage_imbalance(m.layers, layout.pp);
   const double dp = layout.dp;
   const bool fp32 = w.precision == Precision::kFp32;
   MemoryBreakdown mem;
@@ -166,7 +169,8 @@ MemoryBreakdown train_memory(const workload::Workload& w, const Layout& layout) 
   const double act_scale = fp32 ? 2.0 : 1.0;  // the paper counts 16-bit activations
   const double p = layout.pp;
   const double interleave = layout.vpp > 1 && p > 1 ? 1 + (p - 1) / (p * layout.vpp) : 1;
-  mem.activations = act_scale * (per_layer * m.layers * interleave / layout.tp +
+  mem.activations = act_scale * (per_layer * m.layers * stage_imbalance(m.layers, layout.pp) *
+                                     interleave / layout.tp +
                                  4.0 * s * b * m.vocab / layout.tp);
   for (double* x : {&mem.weights, &mem.gradients, &mem.optimizer, &mem.activations}) *x /= kGiB;
   return mem;

@@ -188,9 +188,11 @@ int group_gpus(const workload::Workload& w, const catalog::Gpu& gpu) {
 // and §2.2.2 (v model chunks per stage, the interleaved schedule), m =
 // global batch ÷ data parallel replicas (micro-batch 1, the most
 // micro-batches and so the smallest bubble). v is the row's `vpp`; blank,
-// the largest the interleaved schedule allows (a divisor of the stage's
-// ⌈L/p⌉ layers, m a multiple of p: layout_model.cc's rules), as Megatron-LM
-// runs at scale do; rows from software without it say vpp 1 (DeepSpeed's
+// the most chunks of at least one layer, ⌊L/p⌋, where the schedule runs at
+// all (p > 2, m a multiple of p), as Megatron-LM runs at scale do — a run
+// that published its layout balanced its own layers (Megatron's stock rules,
+// L a multiple of p and v dividing L/p, are what `estimate` proposes,
+// layout_model.cc); rows from software without it say vpp 1 (DeepSpeed's
 // pipeline engine runs 2 (m + p − 1) steps of plain 1F1B:
 // deepspeed/runtime/pipe/schedule.py, TrainSchedule). Reading every `pp`
 // row as plain 1F1B put a 16,384-GPU TP8 PP16 run 47 % below its MFU.
@@ -208,13 +210,16 @@ Result<double> pipeline_bubble(const Row& row, double gpus, int layers) {
   const double dp = std::floor(gpus / (tp * *pp));
   const double micro_batches = std::max(1.0, std::floor(*batch / dp));
   const int p = static_cast<int>(*pp);
-  const int per_stage = (layers + p - 1) / p;
+  const int per_stage = layers / p;  // chunks of at least one layer
   double v = 1;
   if (const auto given = row.num("vpp")) {
     v = *given;
-    if (v > per_stage) return invalid_argument("vpp is more than the layers of a stage");
-  } else if (std::fmod(micro_batches, p) == 0) {
-    v = per_stage;  // every divisor of per_stage is allowed; the largest
+    if (v > 1 && v > per_stage)
+      return invalid_argument("vpp " + strings::fixed(v, 0) + " x pp " + std::to_string(p) +
+                              " chunks are more than the model's " + std::to_string(layers) +
+                              " layers");
+  } else if (p > 2 && std::fmod(micro_batches, p) == 0) {
+    v = std::max(1, per_stage);
   }
   return (p - 1) / (v * micro_batches + p - 1);
 }
@@ -307,6 +312,8 @@ Result<double> predict_train(const Row& row, workload::Workload& w, const catalo
                          workload::Method::kFull, shape);
   GPUPLAN_TRY(double bubble, pipeline_bubble(row, gpus, m.layers));
   mfu *= 1 - bubble;
+  // Stages of ⌈L/p⌉ layers where p does not divide L pace the pipeline.
+  if (const auto pp = row.num("pp")) mfu /= stage_imbalance(m.layers, static_cast<int>(*pp));
   if (shape.data_parallel_only && mfu > 0) {
     GPUPLAN_TRY(DataParallelStep st, data_parallel_step(row, w, gpu, gpus, peak, mfu));
     mfu *= st.t_compute / (st.t_compute + st.t_allreduce + st.t_optimizer);

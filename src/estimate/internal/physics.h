@@ -185,6 +185,14 @@ double matmul_params(const workload::Model& m);
 // 6 * matmul params + 12 * layers * hidden * seq (attention scores and
 // values, fwd+bwd). LoRA/QLoRA: 4 * matmul params (no weight gradients).
 double train_flops_per_token(const workload::Model& m, int seq_len, workload::Method method);
+// The heaviest of p pipeline stages over an even split: p·⌈L/p⌉ / L (1 when p
+// divides L). The pipeline runs at that stage's pace and its GPUs hold its
+// layers' states and activations.
+inline double stage_imbalance(int layers, int pp) {
+  if (pp <= 1 || layers <= 0) return 1;
+  const int heaviest = (layers + pp - 1) / pp;
+  return static_cast<double>(pp) * heaviest / layers;
+}
 // Hardware FLOPs per token: model FLOPs plus recomputation (full: one more
 // forward = +2N + 4lhs; selective: attention scores again = +4lhs).
 double hardware_flops_per_token(const workload::Model& m, int seq_len, workload::Method method,
