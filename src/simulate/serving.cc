@@ -131,12 +131,13 @@ class Engine {
         have = more;
         continue;
       }
-      // Ticks keep re-arming; stop when only ticks remain and demand is over.
-      if (!have && in_flight_ == 0 && waiting_.empty() &&
-          (q_.top().kind == kTick || q_.top().kind == kTimeline) &&
-          q_.size() <= 2 + static_cast<size_t>(starting_) + spot_events_) {
-        break;
-      }
+      // Demand is over once the last request has left: the run ends there
+      // and so does billing; VMs still starting are cancelled with the rest.
+      // (Waiting for the start-ups billed them past the last request — a
+      // cancelled start-up's stale ready event held a 1-hour trace open for
+      // 11 h at a 10-h start-up — and with spot evictions during start-up
+      // relaunched for ever: 28 M evictions, $2 M, for 89 requests.)
+      if (!have && in_flight_ == 0 && waiting_.empty()) break;
       const Event e = q_.pop();
       now = e.time;
       ++out_.events;

@@ -913,6 +913,39 @@ TEST(Serving, AVmCancelledWhileStartingDoesNotMakeItsSuccessorReadyEarly) {
   EXPECT_NEAR(r->vm_hours, (r->end_s + 15 + (r->end_s - 45)) / 3600, 1e-9);
 }
 
+// The run, and billing, end when the last request has left, with VMs still
+// starting cancelled then: a start-up of an hour once billed the floor VM
+// until a cancelled start-up's ready time, and spot VMs evicted while
+// starting were relaunched for ever after the trace (28 M evictions).
+TEST(Serving, TheRunEndsWithTheLastRequestNotWithPendingStartUps) {
+  ServingConfig c = small_config();
+  c.max_replicas = 4;
+  c.startup_s = 3600;
+  // 15 s: launch 3 more; 30 s: cancel them; 45 s: launch 3 more.
+  ScriptedPolicy pol({4, 1, 4});
+  VecSource src({{0, 100, 2}, {seconds(100), 100, 2}});
+  auto r = run_serving(c, src, pol, PolicyContext{});
+  ASSERT_TRUE(r) << r.error().to_string();
+  EXPECT_GT(r->end_s, 100);
+  EXPECT_LT(r->end_s, 101);
+  // VM 0 to the end; three from 15 to 30 s; three from 45 s to the end.
+  EXPECT_NEAR(r->vm_hours, (r->end_s + 3 * 15 + 3 * (r->end_s - 45)) / 3600, 1e-9);
+
+  ServingConfig spot = small_config();
+  spot.min_replicas = spot.initial_replicas = 0;
+  spot.max_replicas = 2;
+  spot.startup_s = 7200;
+  spot.spot.share = 1;
+  spot.spot.evictions_per_hour = 10;
+  spot.spot.usd_per_hour = 0.9;
+  ScriptedPolicy two({2});
+  VecSource one({{seconds(5), 100, 2}});
+  auto s = run_serving(spot, one, two, PolicyContext{});
+  ASSERT_TRUE(s) << s.error().to_string();
+  EXPECT_LT(s->end_s, 7200 + 3600);  // never served: gone at the client's timeout
+  EXPECT_LT(s->evictions, 100);
+}
+
 TEST(Serving, PlanningBatchUsesTheWholeTpotWhenHalfIsTooLittle) {
   ReplicaCapacity r{25000, 0.005, 0.026, 0.0001, 800, "test"};
   // 26 ms at batch 1 exceeds half of 50 ms: plan on the whole budget.
