@@ -160,6 +160,14 @@ Result<ReplicaCapacity> resolve_replica(const Scenario& s, const catalog::Catalo
   GPUPLAN_TRY(const workload::Workload w, serving_workload(s, *m));
   ReplicaCapacity c;
   if (spec.tensor_parallel > 0) {
+    // Tensor parallelism splits the attention heads (vLLM refuses a size
+    // that does not divide them), as estimate's layouts require.
+    if (m->heads % spec.tensor_parallel != 0) {
+      return invalid_argument("tensor_parallel " + std::to_string(spec.tensor_parallel) +
+                                  " does not divide " + spec.model + "'s " +
+                                  std::to_string(m->heads) + " attention heads",
+                              s.where("tensor_parallel"));
+    }
     *tp = spec.tensor_parallel;
     GPUPLAN_TRY(estimate::ReplicaModel rm, estimate::replica_model(w, *gpu, size->nvlink, *tp));
     c = fit_replica(rm, mean.context);
@@ -666,6 +674,14 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
   int tp = 1;
   GPUPLAN_TRY(c.replica, resolve_replica(s, cat, mean, c.tpot_slo_s, &tp, rep.assumptions));
   c.usd_per_hour = prices.od;
+  if (const workload::Model* m = workload::find_model(spec.model); m && m->max_context > 0) {
+    c.max_context_tokens = m->max_context;
+    rep.assumptions.push_back({"max_context",
+                               std::to_string(m->max_context) +
+                                   " tokens: a longer prompt + answer is "
+                                   "refused at arrival (turned away; no fleet serves it)",
+                               "model " + spec.model});
+  }
   fleet_config(s, cat, tp, c, rep);
   if (spec.spot.share > 0) {
     c.spot = spec.spot;

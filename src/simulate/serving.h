@@ -137,6 +137,14 @@ struct ServingConfig {
   // default is OpenAI's Python client's request timeout (openai-python,
   // DEFAULT_TIMEOUT = 600 s). 0: clients wait for ever.
   double queue_timeout_s = 600;
+  // The model's context: a request whose prompt and answer exceed it is
+  // refused at arrival (vLLM answers 400, "maximum context length"),
+  // counted as turned away and as one no fleet serves. 0: no limit.
+  double max_context_tokens = 0;
+  [[nodiscard]] bool over_context(const Request& r) const {
+    return max_context_tokens > 0 &&
+           static_cast<double>(r.input_tokens) + r.output_tokens > max_context_tokens;
+  }
 };
 
 // The most requests the engine holds waiting; more are turned away. A

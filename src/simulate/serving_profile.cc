@@ -64,7 +64,7 @@ Result<DemandProfile> profile_demand(DemandSource& source, const ServingConfig& 
     p.arrivals[i] += 1;
     p.last_arrival_s = to_seconds(r.arrival);
     const double a = to_seconds(r.arrival), pf = rc.prefill_s(r.prefill_tokens());
-    if (!decode_ok || pf > ttft + 1e-6) {
+    if ((!decode_ok && r.output_tokens > 1) || pf > ttft + 1e-6 || config.over_context(r)) {
       ++p.hopeless;
     } else {
       p.bins.add(a, pf, a + ttft - pf,

@@ -480,6 +480,43 @@ TEST(Serving, OneRequestHandComputed) {
   EXPECT_EQ(r->events, 2);
 }
 
+// A one-token answer has no time between tokens: it meets its SLO by the
+// TTFT alone, even under a TPOT no step meets (it counted as a TPOT miss
+// and as one no fleet serves), and leaves no TPOT sample.
+TEST(Serving, OneTokenAnswersHaveNoTpot) {
+  ServingConfig c = small_config();
+  c.tpot_slo_s = 0.005;  // below step(1) = 11 ms
+  VecSource src({{0, 100, 1}, {seconds(1), 100, 1}, {seconds(2), 100, 5}});
+  auto pol = make_serving_policy("static-peak", c);
+  PolicyContext ctx;
+  ctx.peak_replicas = 1;
+  auto r = run_serving(c, src, *pol, ctx);
+  ASSERT_TRUE(r) << r.error().to_string();
+  EXPECT_EQ(r->requests, 3);
+  EXPECT_EQ(r->slo_met, 2);
+  EXPECT_EQ(r->missed_tpot, 1);
+  EXPECT_EQ(r->hopeless, 1);  // the 5-token answer: no step meets 5 ms
+  EXPECT_EQ(r->tpot_ms.count(), 1u);
+}
+
+// A prompt and answer longer than the model's context are refused at
+// arrival: turned away, and counted among the requests no fleet serves.
+TEST(Serving, RequestsBeyondTheContextAreRefused) {
+  ServingConfig c = small_config();
+  c.max_context_tokens = 1000;
+  VecSource src({{0, 500, 11}, {seconds(1), 995, 10}});
+  auto pol = make_serving_policy("static-peak", c);
+  PolicyContext ctx;
+  ctx.peak_replicas = 1;
+  auto r = run_serving(c, src, *pol, ctx);
+  ASSERT_TRUE(r) << r.error().to_string();
+  EXPECT_EQ(r->requests, 2);
+  EXPECT_EQ(r->slo_met, 1);
+  EXPECT_EQ(r->rejected, 1);
+  EXPECT_EQ(r->hopeless, 1);
+  EXPECT_EQ(r->ttft_ms.count(), 1u);  // the refused request never ran
+}
+
 TEST(Serving, PrefillsQueueAndTheSecondRequestMissesTtft) {
   ServingConfig c = small_config();
   VecSource src({{0, 800, 2}, {0, 800, 2}});
@@ -1031,6 +1068,13 @@ TEST(Serving, TwoGpuSizeIsTwoOneGpuReplicasPerVm) {
   auto bad = serve_on("Standard_NC24ads_A100_v4", 2, "{min_replicas: 1}");
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().where.field, "tensor_parallel");
+  // So is a size that does not divide the 32 attention heads (vLLM refuses
+  // it): 3 of ND96amsr's 8 GPUs ran as 2 replicas.
+  auto odd = serve_on("Standard_ND96amsr_A100_v4", 3, "{min_replicas: 1}");
+  ASSERT_FALSE(odd);
+  EXPECT_EQ(odd.error().where.field, "tensor_parallel");
+  EXPECT_NE(odd.error().message.find("32 attention heads"), std::string::npos)
+      << odd.error().message;
 }
 
 TEST(Serving, HpaFormulaToleranceAndStabilization) {
