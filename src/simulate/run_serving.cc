@@ -181,7 +181,7 @@ Result<ReplicaCapacity> resolve_replica(const Scenario& s, const catalog::Catalo
     const estimate::ServingLayout lay =
         estimate::choose_serving_layout(ws, *gpu, size->nvlink, vm_gpus);
     if (lay.tp == 0)
-      return failed_precondition(
+      return invalid_argument(
           "no tensor-parallel layout of " + s.vm_size + " holds " + m->name + ": " + lay.why_not,
           s.where("vm.size"));
     if (!lay.meets_slo)

@@ -339,6 +339,11 @@ Status parse_fleet(const Reader& r, const YAML::Node& fl, Scenario& s) {
   }
   if (spec.min_replicas > spec.max_replicas)
     return r.error(fl, "fleet.min_replicas", "larger than max_replicas");
+  // Nine VMs started and billed until the first decision, above a cap the
+  // autoscale export then wrote as the default.
+  if (spec.initial_replicas > spec.max_replicas)
+    return r.error(fl["initial_replicas"] ? fl["initial_replicas"] : fl, "fleet.initial_replicas",
+                   "larger than max_replicas");
   return {};
 }
 

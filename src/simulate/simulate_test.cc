@@ -1883,6 +1883,18 @@ TEST(Scenario, UnknownKeyHasLineColumnAndSuggestion) {
       << s.error().message;
 }
 
+TEST(Scenario, InitialFleetAboveTheCapIsRefused) {
+  auto s = parse_scenario_string(
+      "kind: serving\nvm: {size: Standard_NC24ads_A100_v4, region: eastus}\n"
+      "model: llama-3.1-8b\nslo: {ttft_ms: 1000, tpot_ms: 50}\n"
+      "demand: {synthetic: {rate_rps: 1, duration_hours: 1}}\n"
+      "fleet:\n  initial_replicas: 9\n  max_replicas: 4\n",
+      "s.yaml");
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().where.field, "fleet.initial_replicas");
+  EXPECT_EQ(s.error().where.line, 7);
+}
+
 // Errors found after parsing (the catalog has no such size, no layout of
 // the size holds the model, the model is unknown, the demand drew no
 // request) name the line and column of the key they are about, as parse
