@@ -721,7 +721,11 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
     rep.events += r.events;
     tr.policies.push_back(row_of(policies[i], r, bounds, c.slo_attainment));
     for (const TimelinePoint& p : r.timeline) {
-      TimelineRow row{policies[i], p.t_hours, p.demand_rps, p.replicas, "payg", p.cost_usd};
+      // What the billed VMs are: the column said payg in spot fleets too.
+      const char* capacity = p.spot_replicas <= 0            ? "payg"
+                             : p.spot_replicas >= p.replicas ? "spot"
+                                                             : "payg+spot";
+      TimelineRow row{policies[i], p.t_hours, p.demand_rps, p.replicas, capacity, p.cost_usd};
       if (p.ttft_max_ms > 0) {
         row.ttft_mean_ms = p.ttft_mean_ms, row.ttft_p99_ms = p.ttft_p99_ms;
         row.ttft_max_ms = p.ttft_max_ms;

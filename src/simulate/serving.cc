@@ -643,8 +643,11 @@ class Engine {
     p.demand_rps = static_cast<double>(arrivals_tl_) / c_.timeline_s;
     p.replicas = billed();
     SimTime spot_us = spot_us_;
-    for (const Vm& m : vms_)
-      if (m.state != RState::kStopped && m.spot) spot_us += now - m.billed_from;
+    for (const Vm& m : vms_) {
+      if (m.state == RState::kStopped || !m.spot) continue;
+      spot_us += now - m.billed_from;
+      ++p.spot_replicas;
+    }
     p.cost_usd = cost_of(billed_us, spot_us);
     if (!ttft_tl_.empty()) {
       p.ttft_mean_ms = mean_of(ttft_tl_);

@@ -156,8 +156,9 @@ inline constexpr int64_t kMaxWaiting = int64_t{1} << 22;
 struct TimelinePoint {
   double t_hours = 0;
   double demand_rps = 0;
-  double replicas = 0;  // VMs billed at the point (ready + starting + draining)
-  double cost_usd = 0;  // cumulative
+  double replicas = 0;       // VMs billed at the point (ready + starting + draining)
+  double spot_replicas = 0;  // of them, spot VMs
+  double cost_usd = 0;       // cumulative
   // Latency of the requests admitted in the interval ending at the point
   // (0 when none was): time to first token, mean, 99th percentile and the
   // slowest; time per output token, mean and 99th percentile.

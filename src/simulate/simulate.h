@@ -81,7 +81,7 @@ struct TimelineRow {
   double t_hours = 0;
   double demand = 0;     // serving: requests/s; deadline: progress (hours); reserve: VMs in use
   double replicas = 0;   // serving: VMs billed; deadline: 1 while a VM runs; reserve: reserved
-  std::string capacity;  // "payg" | "spot" | "on-demand" | "none" | "reserved"
+  std::string capacity;  // "payg" | "spot" | "payg+spot" | "on-demand" | "none" | "reserved"
   double cost_usd = 0;   // cumulative
   // Serving: TTFT (mean, 99th percentile, maximum) and TPOT (mean, 99th
   // percentile), ms, of the requests admitted in the interval ending here;

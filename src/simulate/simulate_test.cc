@@ -2193,6 +2193,18 @@ TEST(Scenario, SpotMixRunsAndTheBoundStaysBelow) {
     evictions += static_cast<int>(p.evictions);
   }
   EXPECT_GT(evictions, 0);  // one an hour per spot VM, over two hours
+  // The timeline says what the billed VMs are (it said payg throughout).
+  RunOptions with_timeline;
+  with_timeline.timeline = true;
+  auto t = run_scenario(*s, cat->get(), with_timeline);
+  ASSERT_TRUE(t) << t.error().to_string();
+  bool mixed = false;
+  for (const TimelineRow& row : t->timeline) {
+    EXPECT_TRUE(row.capacity == "payg" || row.capacity == "spot" || row.capacity == "payg+spot")
+        << row.capacity;
+    mixed = mixed || row.capacity == "payg+spot";
+  }
+  EXPECT_TRUE(mixed);
   // A fleet of one spot VM and no base: evicted, it is gone until the next
   // decision replaces it, so the bound may not charge min_replicas all along
   // (it did, and sat above such a fleet: cost_vs_optimal 0.981).
