@@ -1,6 +1,7 @@
 #include "cli/choices.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 #include <utility>
 
@@ -10,6 +11,7 @@
 #include "estimate/estimate.h"
 #include "plan/plan.h"
 #include "simulate/deadline.h"
+#include "simulate/demand.h"
 #include "simulate/reserve.h"
 #include "simulate/serving.h"
 #include "workload/yaml_reader.h"
@@ -115,6 +117,26 @@ Where field_where(const std::string& file, const std::string& field, std::string
     node.reset(parent[key]);
   }
   return yaml::located(find_item(node, value).Mark(), file, field);
+}
+
+Status rate_from_trace(workload::Workload& w) {
+  if (w.kind != workload::Kind::kInfer || w.serving.request_rate > 0 || w.serving.trace.empty())
+    return {};
+  std::filesystem::path path(w.serving.trace);
+  if (path.is_relative() && !w.file.empty())
+    path = std::filesystem::path(w.file).parent_path() / path;
+  auto rate = simulate::trace_mean_rate(path.string());
+  if (!rate) {
+    Error e = rate.error();
+    e.message = "serving.trace: " + e.message;
+    if (e.where.file.empty()) e.where = field_where(w.file, "serving.trace", w.serving.trace);
+    return tl::unexpected(e);
+  }
+  w.serving.request_rate = rate->rps;
+  w.serving.request_rate_source = "mean of serving.trace " + path.string() + ": " +
+                                  std::to_string(rate->requests) + " requests over " +
+                                  strings::fixed(rate->span_s, 0) + " s";
+  return {};
 }
 
 Status check_workload_names(const catalog::Catalog& catalog, const workload::Workload& w) {

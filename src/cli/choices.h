@@ -55,4 +55,10 @@ namespace gpuplan::cli {
 [[nodiscard]] Status check_workload_names(const catalog::Catalog& catalog,
                                           const workload::Workload& w);
 
+// A service given as serving.trace without request_rate: the trace's mean
+// rate (path relative to the workload file), with its source. It was
+// planned at 0 req/s — one replica for the Azure conversation trace's 5.5
+// req/s. Unchanged when request_rate is given or there is no trace.
+[[nodiscard]] Status rate_from_trace(workload::Workload& w);
+
 }  // namespace gpuplan::cli

@@ -217,6 +217,7 @@ int run_estimate(Context& ctx, const EstimateFlags& f) {
   auto cat = load_catalog(ctx);
   if (!cat) return report(ctx, cat.error());
   if (auto bad = check_workload_names(**cat, *w); !bad) return report(ctx, bad.error());
+  if (auto bad = rate_from_trace(*w); !bad) return report(ctx, bad.error());
   std::vector<Estimate> results;
   if (!f.size.empty()) {
     auto found = catalog::lookup_size(**cat, f.size, Where{"", 0, 0, "--size"});

@@ -436,6 +436,7 @@ int run_plan(Context& ctx, const PlanFlags& f) {
     return report(ctx, bad.error());
   }
   if (auto bad = check_workload_names(**cat, *w); !bad) return report(ctx, bad.error());
+  if (auto bad = rate_from_trace(*w); !bad) return report(ctx, bad.error());
   auto rates = cost::Rates::load_embedded();
   if (!rates) return report(ctx, rates.error());
   // 4. Plan.

@@ -867,11 +867,18 @@ TEST(Generate, BudgetAmountAndThresholdsFromTheCost) {
   EXPECT_EQ(n["actual_expected_cost_77_percent"]["threshold"], 77);
   EXPECT_EQ(n["actual_100_percent"]["thresholdType"], "Actual");
   EXPECT_EQ(n["forecasted_100_percent"]["thresholdType"], "Forecasted");
-  // 1,000 h spans ceil(1000 / 730) = 2 months: amount per month = ceil(130 / 2) = 65.
+  // 1,000 h spans ceil(1000 / 730) = 2 months; a month of it costs at most
+  // 130 x 730 / 1000 = 94.9 -> 95 (it was 130 / 2 = 65: below a full month).
   s.option.hours = 1000;
   const auto b2 = nlohmann::json::parse(render_budget(s));
-  EXPECT_EQ(b2["properties"]["amount"], 65);
+  EXPECT_EQ(b2["properties"]["amount"], 95);
   EXPECT_EQ(b2["properties"]["timePeriod"]["endDate"], "2027-02-01T00:00:00Z");
+  // A month's service and its setup (730.25 h) spends a month's cost in its
+  // first month: the budget is not halved (it was ceil(130 / 2) = 65).
+  s.option.hours = 730.25;
+  const auto b3 = nlohmann::json::parse(render_budget(s));
+  EXPECT_EQ(b3["properties"]["amount"], 130);
+  EXPECT_EQ(b3["properties"]["notifications"]["actual_expected_cost_77_percent"]["threshold"], 77);
 }
 
 TEST(WriteFiles, FreshDirectoryAppearsWholeWithExecutableScript) {

@@ -1,15 +1,19 @@
 // budget.json: the body of a Microsoft.Consumption/budgets PUT at the
 // resource group's scope, sized from the plan option's cost.
 //
-// The amount is the pessimistic end of the option's cost range
-// (cost_high_usd), spread over the months the work lasts (730 h each,
-// DESIGN.md), rounded up to whole dollars. Alerts fire at 50 % (early
+// The amount is what one month can cost at the pessimistic end of the
+// option's cost range (cost_high_usd): the work's cost at the rate it
+// accrues, 730 h a month (DESIGN.md) — all of it for work of a month or
+// less — rounded up to whole dollars. (Dividing by the months the budget
+// spans halved it for a 730.25-hour service: a $10,287 month got a $5,144
+// budget, and the 100 % alert fired mid-month.) Alerts fire at 50 % (early
 // warning), at the expected cost (cost_usd as a share of the amount), at
 // 100 % actual, and when Azure forecasts 100 %. The start date comes from
 // --start-date (Azure budgets start on the first of a month), so the file is
 // deterministic. contactEmails is left empty here: deploy.sh fills in
 // $BUDGET_EMAIL (default: the signed-in account) at run time, so no address
 // is stored in the file.
+#include <algorithm>
 #include <cmath>
 
 #include <nlohmann/json.hpp>
@@ -49,8 +53,10 @@ ordered_json notification(int threshold, const char* type) {
 std::string render_budget(const DeploySpec& spec) {
   const PlanOption& o = spec.option;
   const int months = std::max(1, static_cast<int>(std::ceil(o.hours / kHoursPerMonth - 1e-9)));
-  const double amount = std::max(1.0, std::ceil(o.cost_high_usd / months - 1e-9));
-  const int expected_pct = static_cast<int>(std::lround(100.0 * (o.cost_usd / months) / amount));
+  const double month_share = o.hours > 0 ? std::min(1.0, kHoursPerMonth / o.hours) : 1.0;
+  const double amount = std::max(1.0, std::ceil(o.cost_high_usd * month_share - 1e-9));
+  const int expected_pct =
+      static_cast<int>(std::lround(100.0 * (o.cost_usd * month_share) / amount));
 
   ordered_json notes = ordered_json::object();
   notes["actual_50_percent"] = notification(50, "Actual");

@@ -211,7 +211,8 @@ void no_serving_layout(const Ctx& c, int per_vm, const std::string& why_not) {
 void explain_infer(const Ctx& c, const ServingEstimate& s, const ReplicaModel& model, int tp,
                    double peak, double rate) {
   const workload::Workload& w = c.w;
-  c.add("request_rate", fixed(rate, 2) + " req/s", "workload file");
+  c.add("request_rate", fixed(rate, 2) + " req/s",
+        w.serving.request_rate_source.empty() ? "workload file" : w.serving.request_rate_source);
   c.add("tokens",
         "input mean " + fixed(w.serving.input_tokens.mean, 0) + " (p" +
             fixed(w.serving.percentile, 0) + " " + fixed(input_tokens_at_percentile(w), 0) +

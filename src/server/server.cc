@@ -157,6 +157,16 @@ Status require_params(const Request& request, std::initializer_list<const char*>
   return {};
 }
 
+// A service given by its trace alone: the CLI reads the trace's mean rate;
+// the server does not open files a request names, and sized it at 0 req/s.
+Status rate_given(const workload::Workload& w) {
+  if (w.kind != workload::Kind::kInfer || w.serving.request_rate > 0) return {};
+  return invalid_argument(
+      "a service over HTTP needs its request_rate (the server does not read serving.trace "
+      "files; gpuplan estimate/plan on the command line reads the trace's mean rate)",
+      Where{"request body", 0, 0, "serving.request_rate"});
+}
+
 Response plan_route(const catalog::Catalog& catalog, const cost::Rates& rates,
                     const Request& request) {
   plan::PlanOptions options;
@@ -174,6 +184,7 @@ Response plan_route(const catalog::Catalog& catalog, const cost::Rates& rates,
   if (*top) options.top = static_cast<int>(**top);
   auto w = workload::parse_string(request.body, "request body");
   if (!w) return body_error(w.error());
+  if (auto bad = rate_given(*w); !bad) return body_error(bad.error());
   auto p = plan::make_plan(*w, catalog, rates, options);
   if (!p) return body_error(p.error());
   return json_response(200, plan::to_json(*p));
@@ -189,6 +200,7 @@ Response estimate_route(const catalog::Catalog& catalog, const Request& request)
     return error_response(invalid_argument("count needs a size", Where{"", 0, 0, "count"}));
   auto w = workload::parse_string(request.body, "request body");
   if (!w) return body_error(w.error());
+  if (auto bad = rate_given(*w); !bad) return body_error(bad.error());
   std::vector<estimate::Estimate> results;
   if (size_name.empty()) {
     results = estimate::estimate_all(*w, catalog);

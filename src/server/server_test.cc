@@ -217,6 +217,17 @@ TEST_F(ServerTest, EstimateMatchesTheLibrary) {
       call("POST", "/api/estimate", {{"size", "NC40ads_H100_v5"}, {"count", "0"}}, yaml).status,
       400);
   EXPECT_EQ(call("GET", "/api/estimate").status, 405);
+  // A service by its trace alone: the server opens no file a request names,
+  // and says so (it sized such a service at 0 req/s).
+  const std::string traced =
+      "kind: infer\nmodel: llama-3.1-8b\nserving:\n  trace: /etc/passwd\n"
+      "  input_tokens: 1000\n  output_tokens: 200\n";
+  for (const char* route : {"/api/estimate", "/api/plan"}) {
+    auto no_rate = call("POST", route, {}, traced);
+    EXPECT_EQ(no_rate.status, 400) << route;
+    EXPECT_EQ(nlohmann::json::parse(no_rate.body)["error"]["field"], "serving.request_rate")
+        << no_rate.body;
+  }
   auto yaml_error = call("POST", "/api/estimate", {}, "kind: train\nmodle: x\n");
   EXPECT_EQ(yaml_error.status, 400);
   EXPECT_EQ(nlohmann::json::parse(yaml_error.body)["error"]["line"], 2);

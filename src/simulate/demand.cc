@@ -884,4 +884,24 @@ Result<PodJobs> read_pod_jobs(const std::string& path) {
   return out;
 }
 
+Result<TraceRate> trace_mean_rate(const std::string& path) {
+  GPUPLAN_TRY(auto src, open_request_trace(path, 1));
+  TraceRate out;
+  Request r;
+  SimTime first = 0, last = 0;
+  for (;;) {
+    GPUPLAN_TRY(const bool more, src->next(r));
+    if (!more) break;
+    if (out.requests == 0) first = r.arrival;
+    last = r.arrival;
+    ++out.requests;
+  }
+  if (out.requests < 2 || last <= first)
+    return invalid_argument("the trace needs requests at two or more times to give a rate",
+                            Where{path});
+  out.span_s = to_seconds(last - first);
+  out.rps = static_cast<double>(out.requests) / out.span_s;
+  return out;
+}
+
 }  // namespace gpuplan::simulate

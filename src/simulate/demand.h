@@ -147,6 +147,16 @@ struct BurstGptFilter {
 [[nodiscard]] Result<std::unique_ptr<DemandSource>> open_request_trace(
     const std::string& path, double time_scale, const PrefixCacheSpec& cache = {},
     const BurstGptFilter& filter = {});
+// The mean request rate of a trace (any format open_request_trace reads):
+// its requests over the time from the first arrival to the last, and how
+// many. What `estimate` and `plan` size a service by when the workload gives
+// a serving.trace and no request_rate.
+struct TraceRate {
+  double rps = 0;
+  int64_t requests = 0;
+  double span_s = 0;
+};
+[[nodiscard]] Result<TraceRate> trace_mean_rate(const std::string& path);
 // `time_scale` > 1 replays faster (arrival times divided by it).
 // kNotFound when the file cannot be opened; kInvalidArgument when the header
 // is not the expected one.

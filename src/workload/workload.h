@@ -102,6 +102,9 @@ struct Data {
 struct Serving {
   double request_rate = 0;  // requests/s (mean); 0 with a trace
   std::string trace;        // optional trace file (Azure LLM format)
+  // Where request_rate came from when not the workload file ("trace FILE:
+  // N requests over T s"): the CLI reads a trace's mean rate.
+  std::string request_rate_source;
   TokenDistribution input_tokens;
   TokenDistribution output_tokens;
   double ttft_ms = 0;                      // SLO on time to first token; 0 = none

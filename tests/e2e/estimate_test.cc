@@ -1,6 +1,7 @@
 // `gpuplan estimate` end to end: golden outputs on the embedded catalog (an
 // empty --db so a user's store never leaks in), the JSON contracts the
 // planner and the simulator read, exit codes 0 / 1 / 2, and --validate.
+#include <filesystem>
 #include <fstream>
 
 #include <gtest/gtest.h>
@@ -34,6 +35,35 @@ TEST(EstimateCli, FinetuneListsFitsWithTimeAndMissesWithReason) {
   EXPECT_NE(r.out.find("NC4as_T4_v3: even with 8 VMs: needs"), std::string::npos);
   EXPECT_NE(r.out.find("Assumptions"), std::string::npos);
   expect_width(r.out);
+}
+
+// A service given by its trace alone is sized at the trace's mean rate
+// (the Azure conversation hour: 19,366 requests, 5.53 req/s), and says so;
+// it was sized at 0 req/s.
+TEST(EstimateCli, TraceOnlyServiceUsesTheTracesMeanRate) {
+  const std::string dir = temp_dir() + "/traced";
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(source_path("data/traces/azure_llm_2023_conv.csv"), dir + "/conv.csv",
+                             std::filesystem::copy_options::overwrite_existing);
+  const std::string path = dir + "/w.yaml";
+  std::ofstream(path) << "kind: infer\nmodel: llama-3.1-8b\nserving:\n  trace: conv.csv\n"
+                         "  input_tokens: 1000\n  output_tokens: 200\n"
+                         "  slo: {ttft_ms: 1000, tpot_ms: 50}\n";
+  auto r = run_cli(with_empty_db({"estimate", path, "--size", "NC40ads_H100_v5", "--json"}));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  bool said = false;
+  for (const auto& a : j["options"][0]["assumptions"]) {
+    if (a["name"] != "request_rate") continue;
+    said = a["value"] == "5.53 req/s" &&
+           a["source"].get<std::string>().find("19366 requests") != std::string::npos;
+  }
+  EXPECT_TRUE(said) << r.out;
+  std::ofstream(path) << "kind: infer\nmodel: llama-3.1-8b\nserving:\n  trace: missing.csv\n"
+                         "  input_tokens: 1000\n  output_tokens: 200\n";
+  auto missing = run_cli(with_empty_db({"estimate", path}));
+  EXPECT_NE(missing.code, 0);
+  EXPECT_NE(missing.err.find("serving.trace"), std::string::npos) << missing.err;
 }
 
 TEST(EstimateCli, JsonContract) {
