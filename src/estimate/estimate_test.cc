@@ -756,6 +756,32 @@ TEST(Validate, PipelineRowsPayTheirSchedulesBubble) {
   EXPECT_NEAR(p["odd"], compute * (1 - 15.0 / (31 + 15)), 1e-9);
 }
 
+TEST(Validate, ServingRowsNeedTheirLengthsAndARunnablePrecision) {
+  // A max-load row with blank lengths was predicted as 1-token requests
+  // (13,140 req/s for an 8B model on one H100) and counted in the medians;
+  // an fp8 row on a V100, which estimate refuses, was predicted too.
+  const std::string head =
+      "id,kind,model,params_b,gpu,gpu_count,precision,batch,input_tokens,output_tokens,metric,"
+      "value\n";
+  auto v =
+      validate_text(head +
+                    "blank,infer,Llama-3.1-8B,8.03,H100-SXM,1,bf16,,,,requests_per_s,10\n"
+                    "noout,infer,Llama-3.1-8B,8.03,H100-SXM,1,bf16,,1000,,requests_per_s,10\n"
+                    "ttft,infer,Llama-3.1-8B,8.03,H100-SXM,1,bf16,1,1000,,ttft_ms,80\n"
+                    "fp8v100,infer,Llama-3.1-8B,8.03,V100-32GB,1,fp8,8,128,128,"
+                    "output_tokens_per_s,500\n"
+                    "ok,infer,Llama-3.1-8B,8.03,H100-SXM,1,bf16,,1000,200,requests_per_s,10\n");
+  ASSERT_TRUE(v) << v.error().to_string();
+  std::map<std::string, std::string> skipped;
+  for (const auto& k : v->skipped) skipped[k.id] = k.reason;
+  ASSERT_EQ(v->rows.size(), 2u);
+  EXPECT_EQ(v->rows[0].id, "ttft");
+  EXPECT_EQ(v->rows[1].id, "ok");
+  EXPECT_NE(skipped["blank"].find("input_tokens"), std::string::npos) << skipped["blank"];
+  EXPECT_NE(skipped["noout"].find("output_tokens"), std::string::npos) << skipped["noout"];
+  EXPECT_NE(skipped["fp8v100"].find("fp8"), std::string::npos) << skipped["fp8v100"];
+}
+
 TEST(Validate, UninterpretableRowsAreSkippedWithTheReason) {
   auto table = csv::parse(measurement_header() +
                               "a,train,m,6.7,32,4096,32,32,11008,32000,2048,B200,8,bf16,,,,,"

@@ -66,6 +66,7 @@
 
 #include "core/strings.h"
 #include "estimate/estimate.h"
+#include "estimate/internal/estimate_ctx.h"
 #include "estimate/internal/physics.h"
 #include "workload/models.h"
 
@@ -335,6 +336,14 @@ Result<double> predict_train(const Row& row, workload::Workload& w, const catalo
 Result<double> predict_replica(const Row& row, const workload::Workload& w, const catalog::Gpu& gpu,
                                const std::string& metric, int tp, MaxLoadPoint* load) {
   GPUPLAN_TRY(ReplicaModel r, replica_model(w, gpu, gpu.interconnect_gbs > 0, tp));
+  // The lengths the figure was measured at: a blank one was read as 1 token
+  // (an 8B model's max-load rate with both blank came out at 13,140 req/s
+  // and counted in the medians). A TTFT needs the prompt; a batch-1 decode
+  // rate reads its context from the prompt; everything else needs both.
+  if (!row.num("input_tokens"))
+    return invalid_argument("metric '" + metric + "' needs input_tokens");
+  if (!row.num("output_tokens") && metric != "ttft_ms" && metric != "decode_tokens_per_s_batch1")
+    return invalid_argument("metric '" + metric + "' needs output_tokens");
   const double batch = std::max(1.0, row.num("batch").value_or(1));
   const double in = std::max(1.0, row.num("input_tokens").value_or(1));
   const double out = std::max(1.0, row.num("output_tokens").value_or(1));
@@ -413,6 +422,10 @@ Result<double> predict_infer(const Row& row, const workload::Workload& w, const 
     return invalid_argument("metric '" + metric_in + "': only throughputs come per GPU");
   // Replicas side by side multiply a throughput; latencies are one replica's.
   const double scale = rate ? static_cast<double>(gpus) / tp / (per_gpu ? gpus : 1) : 1.0;
+  // A precision the GPU's serving stacks do not run (fp8 on a V100) is no
+  // measurement of this model: estimate refuses it, so must the check.
+  if (std::string why = precision_unsupported(gpu, w.kind, w.method, w.precision); !why.empty())
+    return invalid_argument(why);
   GPUPLAN_TRY(const double one, predict_replica(row, w, gpu, metric, tp, load));
   return one * scale;
 }
