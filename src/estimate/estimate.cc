@@ -229,7 +229,10 @@ void explain_infer(const Ctx& c, const ServingEstimate& s, const ReplicaModel& m
         "compute " + fixed(model.flops_per_s / (peak * 1e12 * tp) * 100, 0) +
             " % of peak, bandwidth " +
             fixed(model.bytes_per_s / (c.dev.gpu.memory_bw_gbs * 1e9 * tp) * 100, 0) + " %",
-        "fitted to TensorRT-LLM / lmdeploy measurements (docs/estimator.md)");
+        w.overrides.count("serving_compute_efficiency") ||
+                w.overrides.count("serving_bandwidth_efficiency")
+            ? "override (workload file)"
+            : "fitted to TensorRT-LLM / lmdeploy measurements (docs/estimator.md)");
   if (tp > 1) {
     const Link link = intra_vm_link(c.dev.gpu, c.size.nvlink);
     c.add("tensor_parallel_link",

@@ -415,6 +415,18 @@ TEST(Estimate, QuickModeMatchesTheFullEstimate) {
   }
 }
 
+TEST(Estimate, ServingEfficiencyOverrideIsSaid) {
+  // The override was applied but its source still said "fitted to ...".
+  workload::Workload w = serve("llama-3.1-8b", 1);
+  w.overrides["serving_bandwidth_efficiency"] = 0.5;
+  Estimate e = estimate(w, vm("nc", a100(), 1, false, 0), a100(), 1);
+  auto it = std::find_if(e.assumptions.begin(), e.assumptions.end(),
+                         [](const Assumption& a) { return a.name == "serving_efficiency"; });
+  ASSERT_NE(it, e.assumptions.end());
+  EXPECT_EQ(it->source, "override (workload file)");
+  EXPECT_NE(it->value.find("bandwidth 50 %"), std::string::npos) << it->value;
+}
+
 TEST(Estimate, MfuOverrideIsUsedAndSaid) {
   workload::Workload w = train("llama-2-7b");
   w.overrides["mfu"] = 0.3;
