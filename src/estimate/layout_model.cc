@@ -239,8 +239,9 @@ TrainPlan plan_training(const workload::Workload& w, const TrainInputs& in, bool
   bool memory_fit_somewhere = false;
   bool batch_limited = false;
   double best_time = 1e300;
-  // One layout the batch allows: its memory, then its step time.
-  const auto consider = [&](const Layout& l) {
+  // One layout the batch allows: its memory, then its step time. False when
+  // it does not fit in memory.
+  const auto consider = [&](const Layout& l) -> bool {
     const MemoryBreakdown mem = train_memory(w, l);
     const double need = mem.total() + in.overhead_gib;
     if (need > in.memory_gib) {
@@ -248,8 +249,9 @@ TrainPlan plan_training(const workload::Workload& w, const TrainInputs& in, bool
         least_need = need;
         hold(l, mem, need);
       }
-      reject(l, "needs " + fixed(need, 1) + " GiB/GPU, has " + fixed(in.memory_gib, 1));
-      return;
+      if (explain)
+        reject(l, "needs " + fixed(need, 1) + " GiB/GPU, has " + fixed(in.memory_gib, 1));
+      return false;
     }
     memory_fit_somewhere = true;
     const StepCost c = step_cost(w, in, l, trainable);
@@ -259,7 +261,7 @@ TrainPlan plan_training(const workload::Workload& w, const TrainInputs& in, bool
     const double per_seq = c.t_step / seqs;
     const auto ms = [](double s) { return fixed(s * 1e3, 2) + " ms/sequence"; };
     if (per_seq < best_time * (1 - 1e-12)) {
-      if (best.fits)
+      if (best.fits && explain)
         reject(best.layout,
                "slower: " + ms(best_time) + " vs " + ms(per_seq) + " at " + layout_text(l));
       best_time = per_seq;
@@ -271,9 +273,10 @@ TrainPlan plan_training(const workload::Workload& w, const TrainInputs& in, bool
       best.t_pp = c.t_pp;
       best.t_dp = c.t_dp;
       best.bubble = c.bubble;
-    } else {
+    } else if (explain) {
       reject(l, "slower: " + ms(per_seq) + " vs " + ms(best_time));
     }
+    return true;
   };
   // Ascending tp: on a tie the narrower tensor-parallel group wins (its
   // NVLink collectives are in the fitted MFU, not costed here).
@@ -303,13 +306,16 @@ TrainPlan plan_training(const workload::Workload& w, const TrainInputs& in, bool
           batch_closest = l;
           batch_closest_mem = mem;
         }
-        reject(l, "dp=" + std::to_string(l.dp) + " > global batch " + std::to_string(gb) +
-                      " / micro-batch " + std::to_string(w.data.micro_batch));
+        if (explain)
+          reject(l, "dp=" + std::to_string(l.dp) + " > global batch " + std::to_string(gb) +
+                        " / micro-batch " + std::to_string(w.data.micro_batch));
         continue;
       }
       for (const int v : chunk_counts(m.layers, pp, l.grad_accum)) {
         l.vpp = v;
-        consider(l);
+        // Interleaving only adds activations (x (1 + (p-1)/(p v))): when
+        // plain 1F1B does not fit, no v does.
+        if (!consider(l) && v == 1) break;
       }
     }
   }

@@ -177,8 +177,12 @@ TEST(Layout, InterleavingNeedsWholeRoundsOfMicroBatches) {
       EXPECT_EQ(l.grad_accum % l.pp, 0) << batch;
       EXPECT_EQ(((w.model.layers + l.pp - 1) / l.pp) % l.vpp, 0) << batch;
     }
-    if (batch == 60 && l.pp == 8) EXPECT_EQ(l.vpp, 1);
-    if (batch == 64) EXPECT_GT(l.vpp, 1) << "a 7/71 bubble left in place";
+    if (batch == 60 && l.pp == 8) {
+      EXPECT_EQ(l.vpp, 1);
+    }
+    if (batch == 64) {
+      EXPECT_GT(l.vpp, 1) << "a 7/71 bubble left in place";
+    }
   }
 }
 

@@ -314,7 +314,7 @@ Result<double> predict_train(const Row& row, workload::Workload& w, const catalo
   GPUPLAN_TRY(double bubble, pipeline_bubble(row, gpus, m.layers));
   mfu *= 1 - bubble;
   // Stages of ⌈L/p⌉ layers where p does not divide L pace the pipeline.
-  if (const auto pp = row.num("pp")) mfu /= stage_imbalance(m.layers, static_cast<int>(*pp));
+  if (pp) mfu /= stage_imbalance(m.layers, static_cast<int>(*pp));
   if (shape.data_parallel_only && mfu > 0) {
     GPUPLAN_TRY(DataParallelStep st, data_parallel_step(row, w, gpu, gpus, peak, mfu));
     mfu *= st.t_compute / (st.t_compute + st.t_allreduce + st.t_optimizer);
