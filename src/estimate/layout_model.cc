@@ -155,6 +155,16 @@ std::string layout_text(const Layout& l) {
          (l.vpp > 1 ? " v=" + std::to_string(l.vpp) : "") + " dp=" + std::to_string(l.dp);
 }
 
+// The plan's times are its layout's step costs.
+void take_costs(TrainPlan& p, const StepCost& c) {
+  p.t_step = c.t_step;
+  p.t_compute = c.t_compute;
+  p.t_tp = c.t_tp;
+  p.t_pp = c.t_pp;
+  p.t_dp = c.t_dp;
+  p.bubble = c.bubble;
+}
+
 // Model chunks per stage to try at pipeline depth `pp` with `m` micro-batches
 // per replica: 1 (plain 1F1B), and where Megatron-LM runs the interleaved
 // schedule — more than 2 stages (parallel_state.initialize_model_parallel),
@@ -267,12 +277,7 @@ TrainPlan plan_training(const workload::Workload& w, const TrainInputs& in, bool
       best_time = per_seq;
       best.fits = true;
       hold(l, mem, need);
-      best.t_step = c.t_step;
-      best.t_compute = c.t_compute;
-      best.t_tp = c.t_tp;
-      best.t_pp = c.t_pp;
-      best.t_dp = c.t_dp;
-      best.bubble = c.bubble;
+      take_costs(best, c);
     } else if (explain) {
       reject(l, "slower: " + ms(per_seq) + " vs " + ms(best_time));
     }
@@ -338,12 +343,7 @@ TrainPlan plan_training(const workload::Workload& w, const TrainInputs& in, bool
   // take (not for a layout the batch rules out: it cannot run at all).
   if (best.needed_gib > 0 && !best.batch_bound) {
     const StepCost c = step_cost(w, in, best.layout, trainable);
-    best.t_step = c.t_step;
-    best.t_compute = c.t_compute;
-    best.t_tp = c.t_tp;
-    best.t_pp = c.t_pp;
-    best.t_dp = c.t_dp;
-    best.bubble = c.bubble;
+    take_costs(best, c);
   }
   return best;
 }

@@ -115,6 +115,15 @@ internal::TrainInputs h100_inputs(int count) {
   return in;
 }
 
+// Llama-2-70B pretraining-style: ZeRO-1, selective recompute, `batch`
+// sequences a step (the pipeline tests' workload).
+workload::Workload seventy_b_zero1(int batch) {
+  workload::Workload w = sft("llama-2-70b", batch);
+  w.zero_stage = 1;
+  w.recompute = Recompute::kSelective;
+  return w;
+}
+
 TEST(Layout, PipelineBubbleFollowsTheSchedule) {
   // Narayanan et al. 2021 §2.2: with p stages and m micro-batches the bubble
   // is (p-1)/(m+p-1) of the step; §2.2.2: with v chunks per stage,
@@ -132,9 +141,7 @@ TEST(Layout, PipelineBubbleFollowsTheSchedule) {
 
 TEST(Layout, InterleavingShrinksTheBubbleAndCostsSendsAndMemory) {
   // 70B over 64 H100s, 64 sequences: tp8 pp8 dp1 runs m = 64 micro-batches.
-  workload::Workload w = sft("llama-2-70b", 64);
-  w.zero_stage = 1;
-  w.recompute = Recompute::kSelective;
+  workload::Workload w = seventy_b_zero1(64);
   const internal::TrainInputs in = h100_inputs(8);
   const double trainable = w.model.params_b * 1e9;
   Layout plain{8, 8, 1, 64};
@@ -167,9 +174,7 @@ TEST(Layout, InterleavingNeedsWholeRoundsOfMicroBatches) {
   // 60 sequences over tp8 pp8 dp1 (m = 60) only plain 1F1B runs, and with
   // 64 the search may interleave.
   for (const int batch : {60, 64}) {
-    workload::Workload w = sft("llama-2-70b", batch);
-    w.zero_stage = 1;
-    w.recompute = Recompute::kSelective;
+    workload::Workload w = seventy_b_zero1(batch);
     internal::TrainPlan t = internal::plan_training(w, h100_inputs(8), true);
     ASSERT_TRUE(t.fits) << t.reason;
     const Layout& l = t.layout;
@@ -189,9 +194,7 @@ TEST(Layout, InterleavingNeedsWholeRoundsOfMicroBatches) {
 TEST(Layout, UnevenStagesPaceThePipelineAndHoldTheirLayers) {
   // 80 layers on 6 stages: the heaviest holds 14 (6 x 14 / 80 = 1.05 of an
   // even split), on 8 stages 10 (even). Time and memory follow the heaviest.
-  workload::Workload w = sft("llama-2-70b", 64);
-  w.zero_stage = 1;
-  w.recompute = Recompute::kSelective;
+  workload::Workload w = seventy_b_zero1(64);
   const internal::TrainInputs in = h100_inputs(8);
   const double trainable = w.model.params_b * 1e9;
   EXPECT_DOUBLE_EQ(internal::stage_imbalance(80, 6), 6.0 * 14 / 80);
@@ -209,23 +212,30 @@ TEST(Layout, UnevenStagesPaceThePipelineAndHoldTheirLayers) {
 
 TEST(Layout, InterleavingFollowsMegatronsRules) {
   // 96 layers over 31 stages: no interleaving (L not a multiple of p; 124
-  // chunks of 4 were once costed for 96 layers); over 24 stages, v divides
-  // the 4 layers of a stage. Two stages never interleave.
-  workload::Workload w = sft("llama-2-70b", 62 * 31);
+  // chunks of 4 were once costed for 96 layers); on 24 VMs (tp 8, 24 ways
+  // of pp x dp, 1,536 sequences) v divides the layers of a stage and m is a
+  // multiple of p. Two stages never interleave.
+  workload::Workload w = sft("llama-2-70b", 1536);
   w.model.layers = 96;
   w.zero_stage = 1;
   w.recompute = Recompute::kFull;
+  // Every layout the search chose or rejected (with its reason) keeps the
+  // rules, and some of them interleave (else this would check nothing).
+  int interleaved = 0;
   for (const int count : {31, 24, 2}) {
     internal::TrainPlan t = internal::plan_training(w, h100_inputs(count), true);
-    if (!t.fits) continue;
-    const Layout& l = t.layout;
-    if (l.vpp > 1) {
+    std::vector<Layout> seen{t.layout};
+    for (const RejectedLayout& r : t.rejected) seen.push_back(r.layout);
+    for (const Layout& l : seen) {
+      if (l.vpp <= 1) continue;
+      ++interleaved;
       EXPECT_GT(l.pp, 2) << count;
       EXPECT_EQ(96 % l.pp, 0) << count;
       EXPECT_EQ((96 / l.pp) % l.vpp, 0) << count;
       EXPECT_EQ(l.grad_accum % l.pp, 0) << count;
     }
   }
+  EXPECT_GT(interleaved, 0);
 }
 
 TEST(Layout, ClosestLayoutKeepsItsPipelineCosts) {

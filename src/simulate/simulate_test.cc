@@ -428,6 +428,14 @@ ServingConfig small_config() {
   return c;
 }
 
+// `src` on the fixed fleet static-peak keeps at one replica.
+Result<ServingRun> run_one_replica(const ServingConfig& c, DemandSource& src) {
+  auto pol = make_serving_policy("static-peak", c);
+  PolicyContext ctx;
+  ctx.peak_replicas = 1;
+  return run_serving(c, src, *pol, ctx);
+}
+
 // A client gives up a request that waited queue_timeout_s for a replica:
 // it leaves the queue, counted as turned away. Overload that never ends
 // then holds at most rate x timeout requests, and the run ends soon after
@@ -464,10 +472,7 @@ TEST(Serving, QueuedRequestsAreGivenUpAfterTheClientsTimeout) {
 TEST(Serving, OneRequestHandComputed) {
   const ServingConfig c = small_config();
   VecSource src({{0, 500, 11}});
-  auto pol = make_serving_policy("static-peak", c);
-  PolicyContext ctx;
-  ctx.peak_replicas = 1;
-  auto r = run_serving(c, src, *pol, ctx);
+  auto r = run_one_replica(c, src);
   ASSERT_TRUE(r);
   // TTFT = prefill 500 / 1000 = 0.5 s; TPOT = step(1) = 11 ms; 10 more tokens.
   EXPECT_NEAR(r->ttft_ms.quantile(0.5), 500, 5);
@@ -487,10 +492,7 @@ TEST(Serving, OneTokenAnswersHaveNoTpot) {
   ServingConfig c = small_config();
   c.tpot_slo_s = 0.005;  // below step(1) = 11 ms
   VecSource src({{0, 100, 1}, {seconds(1), 100, 1}, {seconds(2), 100, 5}});
-  auto pol = make_serving_policy("static-peak", c);
-  PolicyContext ctx;
-  ctx.peak_replicas = 1;
-  auto r = run_serving(c, src, *pol, ctx);
+  auto r = run_one_replica(c, src);
   ASSERT_TRUE(r) << r.error().to_string();
   EXPECT_EQ(r->requests, 3);
   EXPECT_EQ(r->slo_met, 2);
@@ -505,10 +507,7 @@ TEST(Serving, RequestsBeyondTheContextAreRefused) {
   ServingConfig c = small_config();
   c.max_context_tokens = 1000;
   VecSource src({{0, 500, 11}, {seconds(1), 995, 10}});
-  auto pol = make_serving_policy("static-peak", c);
-  PolicyContext ctx;
-  ctx.peak_replicas = 1;
-  auto r = run_serving(c, src, *pol, ctx);
+  auto r = run_one_replica(c, src);
   ASSERT_TRUE(r) << r.error().to_string();
   EXPECT_EQ(r->requests, 2);
   EXPECT_EQ(r->slo_met, 1);
