@@ -136,14 +136,22 @@ Option Planner::materialise(const Cand& c, bool detailed) {
   if (spot) {
     o.spot_risk = internal::spot_risk(usage_, h, deadline_, band, rates_overridden_);
     o.spot_risk->spare_vms = c.spares;
-    if (c.spares > 0)
-      o.caveats.push_back(std::to_string(c.spares) + " of the " + std::to_string(c.count) +
-                          " VMs are spares for evictions: at " +
-                          fixed(usage_.eviction.rate_per_hour, 3) + " evictions per VM-hour and ~" +
-                          fixed(internal::kSpotReplaceHours * 60, 0) + " min to replace one, the " +
-                          std::to_string(c.count - c.spares) +
-                          " that carry the rate lose more than " + std::to_string(c.spares) +
-                          " at once under 1 % of the time");
+    if (c.spares > 0) {
+      const double high =
+          std::max(usage_.eviction.rate_per_hour, usage_.eviction.rate_high_per_hour);
+      const internal::ServingSpares s = internal::serving_spares(c.count - c.spares, high);
+      o.caveats.push_back(
+          std::to_string(c.spares) + " of the " + std::to_string(c.count) +
+          " VMs are spares for evictions: at up to " + fixed(high, 3) +
+          " evictions per VM-hour (the range's high end) and ~" +
+          fixed(internal::kSpotReplaceHours * 60, 0) + " min to replace one, more than " +
+          std::to_string(c.spares) + " are down at once " +
+          (s.short_probability <= internal::kSpareShortShare
+               ? "under 1 % of the time"
+               : fixed(s.short_probability * 100, 1) +
+                     " % of the time (spares stop at doubling the fleet; serve this on "
+                     "pay-as-you-go or lower --eviction-rate-high if you know better)"));
+    }
   }
   o.confidential = catalog::is_confidential(size);
   if (o.confidential) {

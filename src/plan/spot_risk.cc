@@ -16,17 +16,24 @@
 
 namespace gpuplan::plan::internal {
 
-int serving_spares(int count, double evictions_per_vm_hour) {
-  const double mean = std::max(0.0, count * evictions_per_vm_hour * kSpotReplaceHours);
+ServingSpares serving_spares(int count, double evictions_per_vm_hour) {
+  const double per_vm = std::max(0.0, evictions_per_vm_hour * kSpotReplaceHours);
   // P(X > k) for Poisson(mean): 1 - the CDF, summed term by term.
-  double term = std::exp(-mean), cdf = term;
-  int k = 0;
-  while (1 - cdf > 0.01 && k < count) {
-    ++k;
-    term *= mean / k;
-    cdf += term;
+  const auto over = [](double mean, int k) {
+    double term = std::exp(-mean), cdf = term;
+    for (int i = 1; i <= k; ++i) {
+      term *= mean / i;
+      cdf += term;
+    }
+    return std::max(0.0, 1 - cdf);
+  };
+  ServingSpares s;
+  s.short_probability = over(count * per_vm, 0);
+  while (s.short_probability > kSpareShortShare && s.vms < count) {
+    ++s.vms;
+    s.short_probability = over((count + s.vms) * per_vm, s.vms);
   }
-  return k;
+  return s;
 }
 
 SpotRisk spot_risk(const cost::Usage& usage, const cost::HoursModel& h,
