@@ -127,6 +127,18 @@ void add_common(const Ctx& c, const std::string& rate_note, double peak) {
         c.size.source.empty() ? "catalog (VM size)" : c.size.source);
 }
 
+void add_memory(const Ctx& c) {
+  const workload::Workload& w = c.w;
+  if (w.kind != Kind::kBatch)
+    c.add("memory_overhead_gib", fixed(override_or(w, "memory_overhead_gib", kOverheadGiB), 1),
+          w.overrides.count("memory_overhead_gib")
+              ? "override (workload file)"
+              : "CUDA context + NCCL + allocator (docs/estimator.md)");
+  c.add("memory_headroom", fixed(override_or(w, "memory_headroom", kHeadroom) * 100, 0) + " %",
+        w.overrides.count("memory_headroom") ? "override (workload file)"
+                                             : "allocator fragmentation (docs/estimator.md)");
+}
+
 }  // namespace internal
 
 namespace {
@@ -225,6 +237,7 @@ void explain_infer(const Ctx& c, const ServingEstimate& s, const ReplicaModel& m
         "workload file");
   c.add("kv_cache_per_token", fixed(model.kv_bytes_per_token / 1024, 1) + " KiB",
         "2·layers·kv_heads·head_dim·bytes (GQA-aware)");
+  add_memory(c);
   c.add("serving_efficiency",
         "compute " + fixed(model.flops_per_s / (peak * 1e12 * tp) * 100, 0) +
             " % of peak, bandwidth " +
@@ -414,6 +427,7 @@ void estimate_batch(const Ctx& c) {
         w.overrides.count("batch_efficiency")
             ? "override (workload file)"
             : "items scale linearly with GPUs (independent items)");
+  add_memory(c);
 }
 
 Estimate estimate_impl(const workload::Workload& w, const catalog::VmSize& size,

@@ -204,13 +204,7 @@ void explain_train(const Ctx& c, const TrainPlan& t, double f_model, double gb,
         std::string(workload::to_string(w.recompute)) + " recompute, micro-batch " +
             std::to_string(w.data.micro_batch) + ", seq " + std::to_string(w.data.seq_len),
         "Korthikanti et al. 2022 eq. 1-2");
-  c.add("memory_overhead_gib", fixed(e.memory.overhead, 1),
-        w.overrides.count("memory_overhead_gib")
-            ? "override (workload file)"
-            : "CUDA context + NCCL + allocator (docs/estimator.md)");
-  c.add("memory_headroom", fixed(override_or(w, "memory_headroom", kHeadroom) * 100, 0) + " %",
-        w.overrides.count("memory_headroom") ? "override (workload file)"
-                                             : "allocator fragmentation (docs/estimator.md)");
+  add_memory(c);
   const Link intra = intra_vm_link(c.dev.gpu, c.size.nvlink);
   const Link inter = inter_vm_link(c.size);
   c.add("interconnect", "in a VM: " + intra.name + "; between VMs: " + inter.name,

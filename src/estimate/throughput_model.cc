@@ -266,8 +266,8 @@ Result<ReplicaModel> replica_model(const workload::Workload& w, const catalog::G
     // if 15 GiB of weights fit.
     return failed_precondition("weights need " + strings::fixed(r.weight_bytes / kGiB / tp, 1) +
                                " GiB/GPU at tp=" + std::to_string(tp) + ", " + gpu.model + " has " +
-                               strings::fixed(usable / tp / kGiB, 1) + " GiB usable (" +
-                               strings::fixed(gpu.memory_gib, 0) +
+                               strings::fixed(std::max(0.0, usable / tp / kGiB), 1) +
+                               " GiB usable (" + strings::fixed(gpu.memory_gib, 0) +
                                " GiB less headroom and overhead)");
   }
   r.kv_capacity_tokens = free_bytes / r.kv_bytes_per_token;

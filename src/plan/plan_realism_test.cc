@@ -399,7 +399,7 @@ TEST_F(RealismTest, ServingOnSpotCarriesSparesForEvictions) {
   EXPECT_EQ(internal::serving_spares(50, 0.20).vms, 7);
   EXPECT_LT(internal::serving_spares(50, 0.20).short_probability, 0.01);
   EXPECT_EQ(internal::serving_spares(50, 0.05).vms, 3);
-  EXPECT_EQ(internal::serving_spares(1, 0.01).vms, 0);     // P(X > 0) = 0.25 %
+  EXPECT_EQ(internal::serving_spares(1, 0.01).vms, 0);    // P(X > 0) = 0.25 %
   EXPECT_EQ(internal::serving_spares(100, 0.2).vms, 12);  // Poisson(5.6): P(X > 12) = 0.5 %
   // No count of spares holds 1 % at 20 evictions an hour: the fleet doubles
   // and says how often it is short.

@@ -178,7 +178,7 @@ Status parse_top_key(const Reader& r, const std::string& k, const YAML::Node& v,
   } else if (k == "constraints") {
     return internal::parse_constraints(r, v, w.constraints);
   } else if (k == "assumptions") {
-    return internal::parse_assumptions(r, v, f, w.overrides);
+    return internal::parse_assumptions(r, v, f, w.kind, w.overrides);
   }
   return {};
 }

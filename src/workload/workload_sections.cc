@@ -290,18 +290,50 @@ Status parse_batch(const Reader& r, const YAML::Node& node, const std::string& f
       });
 }
 
-// Every override is > 0; all but memory_overhead_gib (GiB) are fractions.
+// Every override is > 0 but memory_headroom, which may be 0 (use all the
+// memory) and is below 1 (1 left none: usable memory printed negative);
+// all but memory_overhead_gib (GiB) are fractions. Each applies to the kinds
+// whose estimate reads it (src/estimate: mfu in estimate_train.cc, the
+// serving efficiencies in throughput_model.cc, batch_efficiency and the
+// batch kind's memory in estimate.cc).
 Status parse_assumptions(const Reader& r, const YAML::Node& node, const std::string& field,
-                         std::map<std::string, double>& overrides) {
+                         Kind kind, std::map<std::string, double>& overrides) {
   GPUPLAN_RETURN_IF_ERROR(r.check_map(node, field, kOverridableAssumptions));
-  return for_each(node, field,
-                  [&](const std::string& k, const YAML::Node& v, const std::string& f) -> Status {
-                    GPUPLAN_TRY(double x, r.positive(v, f));
-                    const bool fraction = k != "memory_overhead_gib";
-                    if (fraction && x > 1) return r.error(v, f, "must be a fraction in (0, 1]");
-                    overrides[k] = x;
-                    return {};
-                  });
+  const bool training = kind == Kind::kTrain || kind == Kind::kFinetune;
+  return for_each(
+      node, field, [&](const std::string& k, const YAML::Node& v, const std::string& f) -> Status {
+        std::string applies;
+        if (k == "mfu" && !training) {
+          applies = "mfu applies to train and finetune (" +
+                    std::string(kind == Kind::kInfer
+                                    ? "a service's speed is serving_compute_efficiency and "
+                                      "serving_bandwidth_efficiency"
+                                    : "a batch job's speed is batch_efficiency") +
+                    ")";
+        } else if (k.rfind("serving_", 0) == 0 && kind != Kind::kInfer) {
+          applies = k + " applies to infer";
+        } else if (k == "batch_efficiency" && kind != Kind::kBatch) {
+          applies = "batch_efficiency applies to batch and render";
+        } else if (k == "memory_overhead_gib" && kind == Kind::kBatch) {
+          applies =
+              "memory_overhead_gib applies to models (train, finetune, infer); a batch job's "
+              "memory is batch.min_gpu_memory_gib";
+        }
+        if (!applies.empty()) return r.error(v, f, applies);
+        if (k == "memory_headroom") {
+          GPUPLAN_TRY(double x, r.number(v, f, 0, 1));
+          if (x >= 1)
+            return r.error(v, f,
+                           "must be below 1 (the share of GPU memory kept free; 1 leaves none)");
+          overrides[k] = x;
+          return {};
+        }
+        GPUPLAN_TRY(double x, r.positive(v, f));
+        const bool fraction = k != "memory_overhead_gib";
+        if (fraction && x > 1) return r.error(v, f, "must be a fraction in (0, 1]");
+        overrides[k] = x;
+        return {};
+      });
 }
 
 }  // namespace gpuplan::workload::internal

@@ -132,7 +132,7 @@ double Workload::total_tokens() const {
 const std::vector<std::string> kOverridableAssumptions = {
     "mfu",                           // model FLOPs utilization, 0..1 (train/finetune)
     "memory_overhead_gib",           // per GPU framework + CUDA context
-    "memory_headroom",               // fraction of GPU memory kept free, 0..0.5
+    "memory_headroom",               // fraction of GPU memory kept free, [0, 1)
     "serving_compute_efficiency",    // achieved / peak FLOP/s in prefill
     "serving_bandwidth_efficiency",  // achieved / peak bytes/s in decode
     "batch_efficiency",              // achieved / spec-ratio speed for batch items

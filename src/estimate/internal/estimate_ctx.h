@@ -42,6 +42,9 @@ double usable_gib(const workload::Workload& w, double device_gib);
 std::string gib(double v);
 // The assumptions every kind prints: model, precision, GPU peak and memory.
 void add_common(const Ctx& c, const std::string& rate_note, double peak);
+// memory_overhead_gib (not for batch jobs, whose memory is their own) and
+// memory_headroom, each with its source.
+void add_memory(const Ctx& c);
 
 // Why `gpu` cannot run the workload's precision ("" when it can):
 //  - serving fp8 runs as W8A8 on FP8 tensor cores (NVIDIA compute

@@ -36,8 +36,10 @@ using yaml::Reader;
 [[nodiscard]] Status parse_batch(const Reader& r, const YAML::Node& node, const std::string& field,
                                  BatchJob& out);
 [[nodiscard]] Status parse_constraints(const Reader& r, const YAML::Node& node, Constraints& c);
+// `kind`: an override the kind's estimate never reads is an error at its
+// line, not ignored (an mfu on an infer workload changed nothing, silently).
 [[nodiscard]] Status parse_assumptions(const Reader& r, const YAML::Node& node,
-                                       const std::string& field,
+                                       const std::string& field, Kind kind,
                                        std::map<std::string, double>& overrides);
 
 }  // namespace gpuplan::workload::internal
