@@ -371,6 +371,19 @@ TEST(Estimate, ServingThatNoVmHoldsSaysWhatWouldHelp) {
   EXPECT_TRUE(estimate(w, nd, h100(), 1).fits);
 }
 
+// An SLO no layout reaches names the layout that comes closest: a 70B at
+// an 8 ms TPOT on eight H100s misses at every tp, least at tp=8 (weight
+// reads split eight ways), which the message quoted as tp=1's (or tp=2's,
+// the first that holds the weights) three times slower figures.
+TEST(Estimate, SloOutOfReachQuotesTheClosestLayout) {
+  workload::Workload w = serve("llama-3.1-70b", 5);
+  w.serving.tpot_ms = 8;
+  const auto nd = vm("Standard_ND96isr_H100_v5", h100(), 8, true, 3200);
+  const Estimate e = estimate(w, nd, h100(), 1);
+  EXPECT_FALSE(e.fits);
+  EXPECT_EQ(e.reason.rfind("misses the SLO even at batch 1 with tp=8 ", 0), 0u) << e.reason;
+}
+
 TEST(Estimate, SmallestLayoutThatFits) {
   // Llama 2 70B full training needs > 1 TB of model states: 8 x 80 GB with
   // ZeRO-1 still does not fit on one VM; it does on several.
