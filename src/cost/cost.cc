@@ -495,9 +495,13 @@ double deadline_miss_probability(const Usage& u, const HoursModel& h, double dea
   double lambda = h.job_eviction_rate;
   if (lambda <= 0 || !u.eviction.stretches_hours) return 0.0;
   double loss = u.eviction.restart_hours + u.eviction.checkpoint_interval_hours / 2.0;
-  double k_max = loss > 0 ? std::floor(slack / loss) : 1e9;
+  // Independent VMs pulling from one queue: the others take up a lost
+  // item's time, so the job's slack absorbs count times as many losses,
+  // arriving count times as often.
+  const double domains = u.eviction.gang ? 1.0 : std::max(1, u.count);
+  double k_max = loss > 0 ? std::floor(slack * domains / loss) : 1e9;
   if (k_max > 1e6) return 0.0;
-  double mean = lambda * (u.work_hours + k_max * loss);
+  double mean = lambda * domains * (u.work_hours + k_max * loss / domains);
   // P(N <= k_max) for N ~ Poisson(mean), summed in log space for stability.
   double term = std::exp(-mean);
   double cdf = term;

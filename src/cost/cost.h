@@ -334,7 +334,10 @@ struct CostBreakdown {
 // and work allows k = floor(slack / per-eviction loss) evictions; evictions
 // arrive as a Poisson process at the job's rate over the work hours plus k
 // losses. 0 when the rate is 0 and the work fits, 1 when it does not fit even
-// without evictions.
+// without evictions. A job whose VMs are evicted independently (batch items
+// pulled from one queue, EvictionModel::gang false) shares each loss over its
+// `count` VMs: it misses when more than floor(slack x count / loss)
+// evictions come at count x the VM rate (one VM's figure was printed for 64).
 [[nodiscard]] double deadline_miss_probability(const Usage& usage, const HoursModel& hours,
                                                double deadline_hours);
 

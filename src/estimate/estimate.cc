@@ -407,8 +407,19 @@ void estimate_batch(const Ctx& c) {
   // the slice back out and count slices in `gpus`.
   const double ratio = mine / (c.dev.per_vm < 1 ? c.dev.per_vm : 1.0) / theirs;
   const double eff = override_or(w, "batch_efficiency", 1.0);
-  e.throughput = 3600.0 / w.batch.seconds_per_item * ratio * eff * gpus;
-  e.hours = w.data.items.value_or(0) / e.throughput;
+  // An item is indivisible and runs on one worker: a whole GPU, or the
+  // VM's slice of one. The workers pull items from one queue, so N items on
+  // W workers take ceil(N / W) rounds of one item's time. (items / rate
+  // alone let 8 one-hour frames on fourteen 1/3 slices "finish" in 2 h,
+  // each frame taking 3 h on its slice.)
+  const double slice = c.dev.per_vm < 1 ? c.dev.per_vm : 1.0;
+  const double workers = c.dev.per_vm < 1 ? c.count : gpus;
+  const double item_s = w.batch.seconds_per_item / (ratio * eff * slice);
+  const double items = w.data.items.value_or(0);
+  const double rounds = std::ceil(items / workers - 1e-9);
+  e.item_hours = item_s / 3600;
+  e.throughput = 3600.0 / item_s * workers;
+  e.hours = rounds * e.item_hours;
   if (w.batch.min_gpu_memory_gib > e.memory_available_gib) {
     e.reason =
         "needs " + gib(w.batch.min_gpu_memory_gib) + " per GPU, has " + gib(e.memory_available_gib);
@@ -428,6 +439,13 @@ void estimate_batch(const Ctx& c) {
         w.overrides.count("batch_efficiency")
             ? "override (workload file)"
             : "items scale linearly with GPUs (independent items)");
+  c.add("item_time",
+        (item_s < 3600 ? fixed(item_s, 1) + " s" : fixed(item_s / 3600, 2) + " h") +
+            " per item on one " +
+            (c.dev.per_vm < 1 ? "VM's " + fixed(c.dev.per_vm, 4) + " slice" : "GPU") + "; " +
+            fixed(items, 0) + " items on " + fixed(workers, 0) + " workers: " + fixed(rounds, 0) +
+            (rounds == 1 ? " round" : " rounds"),
+        "an item runs whole on one worker; workers pull items from one queue");
   add_memory(c);
 }
 

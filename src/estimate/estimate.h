@@ -98,6 +98,9 @@ struct Estimate {
   std::string
       throughput_unit;  // "tokens/s" (train/finetune), "requests/s" (infer), "items/h" (batch)
   double hours = 0;     // wall-clock to finish; infer: the serving duration
+  // batch: one item's time on one worker (a GPU, or a VM's slice), hours;
+  // what an eviction loses on average is half of it.
+  double item_hours = 0;
   // Model FLOPs utilization (train/finetune; 0 otherwise): `mfu` is what
   // the throughput achieves, model FLOPs per token x tokens/s over the GPUs'
   // peak (what published MFU figures are); `mfu_compute` is the fitted

@@ -477,6 +477,29 @@ TEST(Estimate, BatchScalesByTheSpecRatio) {
   EXPECT_FALSE(estimate(w, slice, a10(), 1).fits);
 }
 
+// An item is indivisible: it runs whole on one GPU or on one VM's slice,
+// so N items on W workers take ceil(N / W) rounds of one item's time. Eight
+// one-hour A10 frames on fourteen 1/3 slices take 3 h (each frame 3 h on
+// its slice), not 8 / 4.67 = 1.7 h; 24 frames on 24 A10s take 1 h and on 48
+// still 1 h.
+TEST(Estimate, BatchItemsRunWholeOnOneWorker) {
+  workload::Workload w;
+  w.kind = Kind::kBatch;
+  w.data.items = 8;
+  w.batch.seconds_per_item = 3600;
+  w.batch.reference_gpu = "A10";
+  catalog::VmSize third = vm("Standard_NV12ads_A10_v5", a10(), 1.0 / 3, false, 0);
+  third.gpu_memory_gib = 8;
+  Estimate s = estimate(w, third, a10(), 14);
+  EXPECT_NEAR(s.item_hours, 3, 1e-9);
+  EXPECT_NEAR(s.hours, 3, 1e-9);
+  const auto a10x1 = vm("Standard_NV36ads_A10_v5", a10(), 1, false, 0);
+  w.data.items = 24;
+  EXPECT_NEAR(estimate(w, a10x1, a10(), 24).hours, 1, 1e-9);
+  EXPECT_NEAR(estimate(w, a10x1, a10(), 48).hours, 1, 1e-9);
+  EXPECT_NEAR(estimate(w, a10x1, a10(), 23).hours, 2, 1e-9);
+}
+
 // ---- Serving ----------------------------------------------------------------
 
 TEST(Serving, ReplicasNeededCoverTheRate) {

@@ -25,7 +25,7 @@ std::string Planner::candidate_name(int si, int count, int r, int p) const {
 void Planner::candidates(int si, int count, const estimate::Estimate& e) {
   const size_t R = regions_.size();
   usage_.count = count;
-  usage_.work_hours = e.hours;
+  set_work(e);
   const long long per_region = static_cast<long long>(pricings_.size());
   // Hours per hours class: 0 is not spot; spot ones depend on the region's
   // eviction class and are computed when a region of that class comes up.

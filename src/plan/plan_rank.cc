@@ -89,7 +89,7 @@ Option Planner::materialise(const Cand& c, bool detailed) {
   estimate::Estimate quick;
   const estimate::Estimate& e = estimate_for(c, detailed, quick);
   usage_.count = c.count;
-  usage_.work_hours = e.hours;
+  set_work(e);
   const catalog::SpotEviction* band = spot ? set_spot_model(c.s, c.r) : nullptr;
   cost::HoursModel h = cost::hours_model(usage_, spot);
   const size_t pair = static_cast<size_t>(c.s) * regions_.size() + c.r;
@@ -224,8 +224,13 @@ void Planner::finish_frontier(Plan& plan) {
     if (g.valid()) groups.push_back(g);
   }
   Order by_cost{Objective::kCost, false};
+  // Hours compared to the millisecond: the same work reached two ways
+  // differs in the last bits (0.5192307692307692 vs ...694 h), which put a
+  // $3.00 option on the frontier as "fastest" above a $2.83 one at the same
+  // hours.
+  const auto ms = [](double h) { return std::llround(h * 3600e3); };
   std::sort(groups.begin(), groups.end(), [&](const Cand& a, const Cand& b) {
-    if (a.hours != b.hours) return a.hours < b.hours;
+    if (ms(a.hours) != ms(b.hours)) return ms(a.hours) < ms(b.hours);
     return by_cost(a, b);
   });
   std::vector<Cand> frontier;

@@ -178,7 +178,9 @@ Status Planner::settle_usage() {
   // Batch items are independent: what an eviction loses is the item in
   // flight on the VM, not half of a training checkpoint interval (it was
   // charged "half a 1 h checkpoint" for 2.5-s images). Unless given, the
-  // "interval" is one item's time on the reference GPU.
+  // "interval" is one item's time on the option's own worker (set_work):
+  // the reference GPU's time undercharged a 1/6 slice, where a 1-h frame
+  // takes 6 h, by a factor of six.
   batch_items_ = independent && !opt_.checkpoint_hours && !w_.constraints.checkpoint_hours &&
                  w_.batch.seconds_per_item > 0;
   if (batch_items_) usage_.eviction.checkpoint_interval_hours = w_.batch.seconds_per_item / 3600;
@@ -191,6 +193,11 @@ Status Planner::settle_usage() {
   base_eviction_ = usage_.eviction;
   settle_usage_assumptions();
   return {};
+}
+
+void Planner::set_work(const estimate::Estimate& e) {
+  usage_.work_hours = e.hours;
+  if (batch_items_ && e.item_hours > 0) usage_.eviction.checkpoint_interval_hours = e.item_hours;
 }
 
 void Planner::settle_usage_assumptions() {
@@ -230,12 +237,15 @@ void Planner::settle_usage_assumptions() {
     if (!serving) {
       add_assumption(
           "checkpoint_interval",
-          hours_text(usage_.eviction.checkpoint_interval_hours) +
-              " h (half is lost per eviction on average)",
+          batch_items_ ? "one item's time on each option's GPU or slice (" +
+                             hours_text(w_.batch.seconds_per_item / 3600) + " h on " +
+                             w_.batch.reference_gpu + "); half is lost per eviction on average"
+                       : hours_text(usage_.eviction.checkpoint_interval_hours) +
+                             " h (half is lost per eviction on average)",
           opt_.checkpoint_hours             ? "--checkpoint-hours"
           : w_.constraints.checkpoint_hours ? workload_source() + " (constraints.checkpoint_hours)"
-          : batch_items_ ? "one item (batch.seconds_per_item): items are independent, an "
-                           "eviction loses the one in flight"
+          : batch_items_ ? "batch.seconds_per_item over the option's spec ratio: items are "
+                           "independent, an eviction loses the one in flight"
                          : rate_source("checkpoint_interval_hours"));
     }
   }

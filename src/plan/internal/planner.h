@@ -261,6 +261,9 @@ class Planner {
   cost::EvictionModel base_eviction_;  // the default (or --eviction-rate) model
   bool rates_overridden_ = false;      // --eviction-rate or --eviction-rate-high given
   bool batch_items_ = false;           // batch: an eviction loses one item, not a checkpoint
+  // usage_'s work hours from an estimate, and for batch items the interval
+  // an eviction loses half of: one item's time on the estimate's worker.
+  void set_work(const estimate::Estimate& e);
   double licence_per_vcpu_ = 0;
   std::vector<Assumption> assumptions_;
   std::vector<std::string> warnings_;
