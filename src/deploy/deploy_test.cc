@@ -881,6 +881,40 @@ TEST(Generate, BudgetAmountAndThresholdsFromTheCost) {
   EXPECT_EQ(b3["properties"]["notifications"]["actual_expected_cost_77_percent"]["threshold"], 77);
 }
 
+// Review finding 1: a wide spot range (8 x ND96isr_H100_v5: expected
+// $43,024, high $300,948) put the expected cost at 14 % of the amount, and
+// the alert was dropped: the first e-mail came at $150,474.
+TEST(Generate, BudgetKeepsTheExpectedCostAlertAtAnyShare) {
+  DeploySpec s = spec_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kSpot);
+  s.option.hours = 293.9;
+  s.option.cost_usd = 43024;
+  s.option.cost_low_usd = 40000;
+  s.option.cost_high_usd = 300948;
+  const auto b = nlohmann::json::parse(render_budget(s));
+  EXPECT_EQ(b["properties"]["amount"], 300948);
+  const auto& n = b["properties"]["notifications"];
+  ASSERT_TRUE(n.contains("actual_expected_cost_14_percent")) << n.dump();
+  EXPECT_EQ(n["actual_expected_cost_14_percent"]["threshold"], 14);
+  EXPECT_EQ(n["actual_expected_cost_14_percent"]["thresholdType"], "Actual");
+  EXPECT_EQ(n.size(), 4u);
+  // Under 1 %: hundredths (Azure takes 0.01-1000 %), never 0.
+  s.option.cost_usd = 1;
+  s.option.cost_low_usd = 1;
+  s.option.cost_high_usd = 400;
+  const auto tiny = nlohmann::json::parse(render_budget(s))["properties"]["notifications"];
+  ASSERT_TRUE(tiny.contains("actual_expected_cost_0_25_percent")) << tiny.dump();
+  EXPECT_DOUBLE_EQ(tiny["actual_expected_cost_0_25_percent"]["threshold"].get<double>(), 0.25);
+  s.option.cost_usd = 0;
+  s.option.cost_low_usd = 0;
+  const auto zero = nlohmann::json::parse(render_budget(s))["properties"]["notifications"];
+  ASSERT_TRUE(zero.contains("actual_expected_cost_0_01_percent")) << zero.dump();
+  EXPECT_DOUBLE_EQ(zero["actual_expected_cost_0_01_percent"]["threshold"].get<double>(), 0.01);
+  // Equal to the 100 % alert (no cost range): not repeated.
+  s.option.cost_usd = s.option.cost_low_usd = s.option.cost_high_usd = 130;
+  const auto flat = nlohmann::json::parse(render_budget(s))["properties"]["notifications"];
+  EXPECT_EQ(flat.size(), 3u) << flat.dump();
+}
+
 TEST(WriteFiles, FreshDirectoryAppearsWholeWithExecutableScript) {
   const std::string base = testing::TempDir() + "/deploy_write_" + std::to_string(::getpid());
   std::filesystem::remove_all(base);

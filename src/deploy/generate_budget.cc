@@ -15,6 +15,8 @@
 // is stored in the file.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -38,7 +40,30 @@ std::string internal::add_months(const std::string& first_of_month, int months) 
 
 namespace {
 
-ordered_json notification(int threshold, const char* type) {
+// Azure takes a notification threshold as a percentage from 0.01 to 1000
+// (Consumption Budgets REST API, Notification.threshold: "Threshold value
+// associated with a notification ... It is always percent and has to be
+// between 0.01 and 1000"). Whole percents from 1 % (77 % for $100 of $130);
+// below 1 %, hundredths, never under 0.01.
+struct ExpectedCostAlert {
+  ordered_json threshold;  // a whole number from 1 %, else hundredths
+  std::string key;         // "77", "0_25": part of the notification's name
+};
+
+ExpectedCostAlert expected_cost_alert(double percent) {
+  constexpr double kMinThreshold = 0.01, kMaxThreshold = 1000;
+  percent = std::clamp(percent, kMinThreshold, kMaxThreshold);
+  if (percent >= 1) {
+    const long whole = std::lround(percent);
+    return {whole, std::to_string(whole)};
+  }
+  // 1..99 hundredths (percent < 1 here).
+  const int hundredths = static_cast<int>(std::clamp(std::lround(percent * 100), 1L, 99L));
+  return {static_cast<double>(hundredths) / 100,
+          std::string(hundredths < 10 ? "0_0" : "0_") + std::to_string(hundredths)};
+}
+
+ordered_json notification(const ordered_json& threshold, const char* type) {
   return ordered_json{{"enabled", true},
                       {"operator", "GreaterThan"},
                       {"threshold", threshold},
@@ -55,14 +80,18 @@ std::string render_budget(const DeploySpec& spec) {
   const int months = std::max(1, static_cast<int>(std::ceil(o.hours / kHoursPerMonth - 1e-9)));
   const double month_share = o.hours > 0 ? std::min(1.0, kHoursPerMonth / o.hours) : 1.0;
   const double amount = std::max(1.0, std::ceil(o.cost_high_usd * month_share - 1e-9));
-  const int expected_pct =
-      static_cast<int>(std::lround(100.0 * (o.cost_usd * month_share) / amount));
+  const ExpectedCostAlert expected =
+      expected_cost_alert(100.0 * (o.cost_usd * month_share) / amount);
 
   ordered_json notes = ordered_json::object();
   notes["actual_50_percent"] = notification(50, "Actual");
-  if (expected_pct > 50 && expected_pct < 100) {
-    notes["actual_expected_cost_" + std::to_string(expected_pct) + "_percent"] =
-        notification(expected_pct, "Actual");
+  // The expected-cost alert is kept at any share: a wide spot range puts the
+  // expected cost far below the amount (a $43,024 job under a $300,948
+  // amount is 14 %), which is when the first warning matters most. Only a
+  // threshold equal to the 50 % or 100 % alert's would repeat it.
+  if (expected.threshold != 50 && expected.threshold != 100) {
+    notes["actual_expected_cost_" + expected.key + "_percent"] =
+        notification(expected.threshold, "Actual");
   }
   notes["actual_100_percent"] = notification(100, "Actual");
   notes["forecasted_100_percent"] = notification(100, "Forecasted");
