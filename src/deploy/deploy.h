@@ -96,7 +96,11 @@ struct DeploySpec {
   std::string data_disk_source;  // "plan", "--data-disk-gib" or "default"
   std::string ssh_cidr;          // "0.0.0.0/0" only when allowed explicitly
   bool ssh_from_anywhere = false;
-  std::string start_date;
+  std::string start_date;  // the budget's first day, YYYY-MM-01
+  // The day the work starts, YYYY-MM-DD: today when the budget starts this
+  // month, else the budget's first day. The budget runs to the end of the
+  // month in which the work, started then, ends at the plan's high end.
+  std::string work_start_date;
   std::string ssh_public_key_file;
   // Said to the user next to the files (autoscale left out, assumptions, ...).
   std::vector<std::string> notes;

@@ -465,6 +465,17 @@ void add_decision_notes(const catalog::VmSize& size, DeploySpec& spec) {
         std::to_string(spec.option.count) +
         "; the serving engine must publish the gpuplan/serving metrics");
   }
+  // The budget window (budget.json): Monthly resets when the work spans months.
+  const internal::BudgetWindow window = internal::budget_window(spec);
+  if (window.months > 1) {
+    spec.notes.push_back(
+        "budget: " + window.start + " to " + window.end + " (the work, started " +
+        spec.work_start_date + ", may run " + strings::fixed(window.worst_hours, 0) +
+        " h at the plan's high end, until " + window.last_work_day +
+        "); its grain is Monthly, so each calendar month's spend is compared with the amount "
+        "(one month's cost at the high end) on its own and the alerts start again on each "
+        "month's first");
+  }
   if (!spec.option.quota_ok) {
     spec.notes.push_back(
         "the plan says quota is short for this option; request it first "
@@ -510,6 +521,12 @@ Result<DeploySpec> make_deploy_spec(const PlanDocument& plan, const catalog::Cat
   }
   GPUPLAN_RETURN_IF_ERROR(check_budget_start_date(options.start_date, options.today));
   spec.start_date = options.start_date;
+  // The work starts today when the budget starts this month, else (a budget
+  // for a later month) on that month's first.
+  spec.work_start_date =
+      options.today.size() == 10 && options.today.substr(0, 7) == options.start_date.substr(0, 7)
+          ? options.today
+          : options.start_date;
 
   // 3. The size and its GPU.
   const catalog::VmSize* size = catalog.find_size(spec.option.size);

@@ -316,6 +316,7 @@ TEST(PlanInput, ReadsTheFixtureOptions) {
   ASSERT_EQ(plan->options.size(), 2u);
   EXPECT_EQ(plan->options[0].pricing, catalog::Pricing::kSpot);
   EXPECT_DOUBLE_EQ(plan->options[0].cost_high_usd, 38.11);
+  EXPECT_DOUBLE_EQ(plan->options[0].hours_high, 18.2);
   EXPECT_EQ(plan->options[1].pricing, catalog::Pricing::kPayg);
   EXPECT_FALSE(plan->data_disk_gib.has_value());
   EXPECT_FALSE(plan->options[0].confidential);  // absent in older plans: false
@@ -913,6 +914,56 @@ TEST(Generate, BudgetKeepsTheExpectedCostAlertAtAnyShare) {
   s.option.cost_usd = s.option.cost_low_usd = s.option.cost_high_usd = 130;
   const auto flat = nlohmann::json::parse(render_budget(s))["properties"]["notifications"];
   EXPECT_EQ(flat.size(), 3u) << flat.dump();
+}
+
+// Review finding 2: the window was [start month, + ceil(hours / 730)
+// months): a 12-day job (86 days at the high end) deployed on 25 December got
+// a budget that expired on 1 January.
+TEST(DeploySpec, BudgetWindowCoversTheWorkFromTheDayItStarts) {
+  auto cat = small_catalog();
+  auto plan = plan_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kSpot);
+  plan.options[0].hours = 293.9;
+  plan.options[0].hours_high = 2056;
+  auto spec_on = [&](const std::string& today, const std::string& start) {
+    DeployOptions o = opts();
+    o.today = today;
+    o.start_date = start;
+    auto s = make_deploy_spec(plan, *cat, matrix(), o);
+    EXPECT_TRUE(s.has_value()) << (s ? "" : s.error().message);
+    return *s;
+  };
+  auto window = [](const DeploySpec& s) {
+    return nlohmann::json::parse(render_budget(s))["properties"];
+  };
+  // 2026-12-25 + ceil(2056 / 24) = 86 days = 2027-03-21: through March.
+  const DeploySpec late = spec_on("2026-12-25", "2026-12-01");
+  EXPECT_EQ(late.work_start_date, "2026-12-25");
+  EXPECT_EQ(window(late)["timePeriod"]["startDate"], "2026-12-01T00:00:00Z");
+  EXPECT_EQ(window(late)["timePeriod"]["endDate"], "2027-04-01T00:00:00Z");
+  EXPECT_EQ(window(late)["timeGrain"], "Monthly");
+  bool said = false;
+  for (const std::string& n : late.notes) {
+    said = said || (n.find("until 2027-03-21") != std::string::npos &&
+                    n.find("Monthly") != std::string::npos);
+  }
+  EXPECT_TRUE(said);
+  // Without hours_high in the plan, hours is the worst case: 2027-01-07.
+  plan.options[0].hours_high = 0;
+  EXPECT_EQ(window(spec_on("2026-12-25", "2026-12-01"))["timePeriod"]["endDate"],
+            "2027-02-01T00:00:00Z");
+  // A 10 h job on the 31st runs into January; on the 5th it does not.
+  plan.options[0].hours = 10;
+  EXPECT_EQ(window(spec_on("2026-12-31", "2026-12-01"))["timePeriod"]["endDate"],
+            "2027-02-01T00:00:00Z");
+  const DeploySpec early = spec_on("2026-12-05", "2026-12-01");
+  EXPECT_EQ(window(early)["timePeriod"]["endDate"], "2027-01-01T00:00:00Z");
+  for (const std::string& n : early.notes) EXPECT_EQ(n.find("Monthly"), std::string::npos) << n;
+  // A budget for a later month: the work starts on its first.
+  const DeploySpec later = spec_on("2026-12-05", "2027-02-01");
+  EXPECT_EQ(later.work_start_date, "2027-02-01");
+  EXPECT_EQ(window(later)["timePeriod"]["endDate"], "2027-03-01T00:00:00Z");
+  EXPECT_EQ(internal::add_days("2028-02-28", 1), "2028-02-29");
+  EXPECT_EQ(internal::add_days("2026-12-25", 86), "2027-03-21");
 }
 
 TEST(WriteFiles, FreshDirectoryAppearsWholeWithExecutableScript) {

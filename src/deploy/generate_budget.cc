@@ -10,10 +10,17 @@
 // warning), at the expected cost (cost_usd as a share of the amount), at
 // 100 % actual, and when Azure forecasts 100 %. The start date comes from
 // --start-date (Azure budgets start on the first of a month), so the file is
-// deterministic. contactEmails is left empty here: deploy.sh fills in
-// $BUDGET_EMAIL (default: the signed-in account) at run time, so no address
-// is stored in the file.
+// deterministic. The end date covers the work at the plan's high end
+// (budget_window): Azure stops evaluating a budget after its endDate, and a
+// window counted in whole months from the first (one month for a 12-day job
+// deployed on the 25th) expired with most of the work still to run. The time
+// grain stays Monthly, so the amount (a month's cost) is compared with each
+// calendar month's spend; deploy says so when the work spans several.
+// contactEmails is left empty here: deploy.sh fills in $BUDGET_EMAIL
+// (default: the signed-in account) at run time, so no address is stored in
+// the file.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -36,6 +43,36 @@ std::string internal::add_months(const std::string& first_of_month, int months) 
   char buf[64];
   std::snprintf(buf, sizeof buf, "%04d-%02d-01", year, month);
   return buf;
+}
+
+std::string internal::add_days(const std::string& date, int days) {
+  using namespace std::chrono;
+  const year_month_day from{year{std::stoi(date.substr(0, 4))},
+                            month{static_cast<unsigned>(std::stoi(date.substr(5, 2)))},
+                            day{static_cast<unsigned>(std::stoi(date.substr(8, 2)))}};
+  const year_month_day to{sys_days{from} + std::chrono::days{days}};
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02u-%02u", static_cast<int>(to.year()),
+                static_cast<unsigned>(to.month()), static_cast<unsigned>(to.day()));
+  return buf;
+}
+
+BudgetWindow internal::budget_window(const DeploySpec& spec) {
+  // Ten years of days bounds the arithmetic; no plan runs that long.
+  constexpr double kMaxDays = 3660;
+  const PlanOption& o = spec.option;
+  BudgetWindow w;
+  w.start = spec.start_date;
+  w.worst_hours = std::max(o.hours, o.hours_high);
+  const std::string& from = spec.work_start_date.empty() ? spec.start_date : spec.work_start_date;
+  const double days = std::min(kMaxDays, std::ceil(w.worst_hours / 24 - 1e-9));
+  w.last_work_day = add_days(from, static_cast<int>(days));
+  w.end = add_months(w.last_work_day, 1);
+  const auto month_index = [](const std::string& d) {
+    return std::stoi(d.substr(0, 4)) * 12 + std::stoi(d.substr(5, 2));
+  };
+  w.months = month_index(w.end) - month_index(w.start);
+  return w;
 }
 
 namespace {
@@ -77,7 +114,7 @@ ordered_json notification(const ordered_json& threshold, const char* type) {
 
 std::string render_budget(const DeploySpec& spec) {
   const PlanOption& o = spec.option;
-  const int months = std::max(1, static_cast<int>(std::ceil(o.hours / kHoursPerMonth - 1e-9)));
+  const BudgetWindow window = budget_window(spec);
   const double month_share = o.hours > 0 ? std::min(1.0, kHoursPerMonth / o.hours) : 1.0;
   const double amount = std::max(1.0, std::ceil(o.cost_high_usd * month_share - 1e-9));
   const ExpectedCostAlert expected =
@@ -97,13 +134,13 @@ std::string render_budget(const DeploySpec& spec) {
   notes["forecasted_100_percent"] = notification(100, "Forecasted");
 
   ordered_json body;
-  body["properties"] = {{"category", "Cost"},
-                        {"amount", amount},
-                        {"timeGrain", "Monthly"},
-                        {"timePeriod",
-                         {{"startDate", spec.start_date + "T00:00:00Z"},
-                          {"endDate", add_months(spec.start_date, months) + "T00:00:00Z"}}},
-                        {"notifications", notes}};
+  body["properties"] = {
+      {"category", "Cost"},
+      {"amount", amount},
+      {"timeGrain", "Monthly"},
+      {"timePeriod",
+       {{"startDate", window.start + "T00:00:00Z"}, {"endDate", window.end + "T00:00:00Z"}}},
+      {"notifications", notes}};
   return body.dump(2) + "\n";
 }
 

@@ -90,6 +90,7 @@ Result<PlanOption> parse_option(const json& o, int version, const std::string& f
   opt.os = *parsed_os;
   GPUPLAN_TRY(opt.hybrid_benefit, get_bool(o, "hybrid_benefit", file, path, false));
   GPUPLAN_TRY(opt.hours, get_number(o, "hours", file, path));
+  GPUPLAN_TRY(opt.hours_high, get_number(o, "hours_high", file, path, false));
   GPUPLAN_TRY(opt.cost_usd, get_number(o, "cost_usd", file, path));
   GPUPLAN_TRY(opt.cost_low_usd, get_number(o, "cost_low_usd", file, path));
   GPUPLAN_TRY(opt.cost_high_usd, get_number(o, "cost_high_usd", file, path));
@@ -191,6 +192,7 @@ PlanDocument plan_document(const plan::Plan& p, const std::string& file) {
     opt.os = o.os;
     opt.hybrid_benefit = o.hybrid_benefit;
     opt.hours = o.hours;
+    opt.hours_high = o.hours_high;
     opt.cost_usd = o.cost_usd;
     opt.cost_low_usd = o.cost_low_usd;
     opt.cost_high_usd = o.cost_high_usd;

@@ -30,7 +30,10 @@ struct PlanOption {
   catalog::Pricing pricing = catalog::Pricing::kPayg;
   catalog::Os os = catalog::Os::kLinux;
   bool hybrid_benefit = false;
-  double hours = 0;     // wall-clock
+  double hours = 0;  // wall-clock
+  // Wall-clock hours at the plan's high end ("hours_high": the high eviction
+  // rate); 0 when the plan does not say (then `hours` is the worst case).
+  double hours_high = 0;
   double cost_usd = 0;  // expected total
   double cost_low_usd = 0;
   double cost_high_usd = 0;

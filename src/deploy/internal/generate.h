@@ -69,5 +69,21 @@ inline constexpr const char* kVmContributorRoleId = "9980e02c-c2be-4d73-94e8-173
 // The first of the month `months` after the one `first_of_month` names
 // ("YYYY-MM-01" or any date of that month): 2026-12-01 + 1 = 2027-01-01.
 [[nodiscard]] std::string add_months(const std::string& first_of_month, int months);
+// The date `days` after `date` (YYYY-MM-DD): 2026-12-25 + 7 = 2027-01-01.
+[[nodiscard]] std::string add_days(const std::string& date, int days);
+
+// The budget's time window (generate_budget.cc). Azure evaluates a budget
+// only from startDate (the first of a month) to endDate, so the window must
+// hold every day the work may run: from spec.work_start_date, the plan's
+// high-end hours (hours_high, else hours) end at the latest on last_work_day
+// — the work may start at any time of that day, so ceil(hours / 24) days on.
+struct BudgetWindow {
+  std::string start;          // spec.start_date
+  std::string last_work_day;  // YYYY-MM-DD
+  std::string end;            // the first of the month after last_work_day's
+  int months = 1;             // calendar months from start to end (Monthly resets)
+  double worst_hours = 0;     // the hours counted
+};
+[[nodiscard]] BudgetWindow budget_window(const DeploySpec& spec);
 
 }  // namespace gpuplan::deploy::internal
