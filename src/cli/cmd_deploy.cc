@@ -67,6 +67,7 @@ struct DeployFlags {
   std::optional<double> data_disk_gib;
   std::string autostop;  // MINUTES or "off"; "" = the kind's default
   std::string shutdown_time = "2300";
+  bool skip_catalog_check = false;
   bool json = false;
 };
 
@@ -106,6 +107,7 @@ int run_deploy(Context& ctx, const DeployFlags& f) {
   // The flag's check (number_in | "off") has already refused anything else.
   if (!f.autostop.empty()) o.autostop_minutes = f.autostop == "off" ? 0 : std::stoi(f.autostop);
   o.shutdown_time = f.shutdown_time;
+  o.skip_catalog_check = f.skip_catalog_check;
   auto spec = deploy::make_deploy_spec(*plan, **cat, **matrix, o);
   if (!spec) return report(ctx, spec.error());
   // 3. Generate everything in memory, then write it all at once.
@@ -143,6 +145,7 @@ int run_deploy(Context& ctx, const DeployFlags& f) {
     for (const auto& file : files) j["files"].push_back(file.name);
     j["stack"] = deploy::to_json(spec->stack);
     j["notes"] = spec->notes;
+    j["warnings"] = spec->warnings;
     ctx.out << j.dump(2) << "\n";
     return 0;
   }
@@ -156,6 +159,7 @@ int run_deploy(Context& ctx, const DeployFlags& f) {
           << spec->stack.wheel_variant << " (details: gpuplan stack --size " << spec->size.name
           << ")\n";
   for (const std::string& n : spec->notes) ctx.out << "Note: " << n << "\n";
+  for (const std::string& w : spec->warnings) ctx.out << "Warning: " << w << "\n";
   for (const std::string& w : spec->stack.warnings) ctx.out << "Warning: " << w << "\n";
   ctx.out << "Next: bash " << f.out << "/deploy.sh  (needs az login"
           << (spec->option.os == catalog::Os::kWindows ? " and ADMIN_PASSWORD" : "") << ")\n";
@@ -219,6 +223,9 @@ void add_deploy_commands(CLI::App& app, Context& ctx) {
                    "Daily auto-shutdown backstop, HHMM UTC (single VMs; enabled for jobs "
                    "under 20 h)")
       ->capture_default_str();
+  deploy->add_flag("--skip-catalog-check", df->skip_catalog_check,
+                   "Deploy an option the catalog does not offer (unknown region, size not in "
+                   "the region, retired size) with a warning instead of refusing it");
   deploy->add_flag("--json", df->json, "Print what was written as JSON (schema gpuplan.deploy/1)");
   deploy->callback([df, &ctx] { ctx.action = [df, &ctx] { return run_deploy(ctx, *df); }; });
 }

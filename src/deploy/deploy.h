@@ -37,6 +37,10 @@ struct DeployOptions {
   // serving), 0 = off (--autostop off).
   std::optional<int> autostop_minutes;
   std::string shutdown_time = "2300";  // daily auto-shutdown backstop, HHMM UTC
+  // --skip-catalog-check: an option the catalog does not offer (unknown
+  // region, size not in the region, size retired) is deployed with a warning
+  // instead of refused.
+  bool skip_catalog_check = false;
 };
 
 // Autostop after an hour without work, the default for jobs that end (the
@@ -104,6 +108,9 @@ struct DeploySpec {
   std::string ssh_public_key_file;
   // Said to the user next to the files (autoscale left out, assumptions, ...).
   std::vector<std::string> notes;
+  // What may make the deployment fail, said as warnings (an option the
+  // catalog does not offer, deployed under --skip-catalog-check).
+  std::vector<std::string> warnings;
 };
 
 // The stack target a deployment of `size` uses: on Linux, sizes with
@@ -135,7 +142,10 @@ struct StackAnswer {
 //   kInvalidArgument — --option out of range, a bad CIDR, 0.0.0.0/0 without
 //     allow_ssh_from_anywhere, both or neither SSH choice, a start date that
 //     is not YYYY-MM-DD or not the first of a month;
-//   kNotFound — the option's size is not in the catalog;
+//   kNotFound — the option's size is not in the catalog; unless
+//     skip_catalog_check (then a warning), the size is not offered in the
+//     option's region or is retired at the catalog's date (options[i].region
+//     / options[i].size; an unknown region is kInvalidArgument);
 //   kFailedPrecondition — the plan has no options, or no GPU stack works on
 //     the size (AMD, unknown GRID driver, ...): the stack resolver's reasons.
 [[nodiscard]] Result<DeploySpec> make_deploy_spec(const PlanDocument& plan,

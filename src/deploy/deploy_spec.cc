@@ -2,6 +2,7 @@
 // set, proximity placement group), image, GPU stack and the secure-default
 // inputs (SSH CIDR, public key, budget start) — everything validated before a
 // single file is generated.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -306,6 +307,62 @@ Status decide_ssh(const DeployOptions& options, DeploySpec& spec) {
   return {};
 }
 
+// Step 3b: the option against the catalog. A plan is a file users keep and
+// edit, and one made before a retirement date is deployed after it; an
+// option Azure does not offer fails only at `az vm create`, after the
+// resource group, NSG and VNet exist. So deploy refuses what the catalog
+// (embedded, or --db) does not list: an unknown region, a size no price
+// source places in the region, a size retired at the catalog's date
+// (catalog::today: $GPUPLAN_TODAY or the clock). --skip-catalog-check
+// turns each refusal into a warning, for a catalog that is behind Azure.
+Status check_option_in_catalog(const PlanDocument& plan, const catalog::Catalog& catalog,
+                               const DeployOptions& options, const catalog::VmSize& size,
+                               DeploySpec& spec) {
+  const std::string opath = "options[" + std::to_string(options.option - 1) + "]";
+  const std::string& region = spec.option.region;
+  std::vector<Error> problems;
+  if (auto known = catalog.check_region_name(region, Where{plan.file, 0, 0, opath + ".region"});
+      !known) {
+    problems.push_back(known.error());
+  } else {
+    const std::vector<std::string> regions = catalog.regions_for(size.name);
+    const bool offered = std::any_of(regions.begin(), regions.end(), [&](const std::string& r) {
+      return strings::fold(r) == strings::fold(region);
+    });
+    if (!offered) {
+      std::string where_offered;
+      for (const std::string& r : regions) where_offered += (where_offered.empty() ? "" : ", ") + r;
+      problems.push_back(
+          Error{ErrorCode::kNotFound,
+                size.name + " is not offered in " + region + " (the catalog lists it in " +
+                    (regions.empty() ? std::string("no region") : where_offered) +
+                    "; `gpuplan catalog --series " + size.series + " --include-retired`)",
+                Where{plan.file, 0, 0, opath + ".region"}});
+    }
+  }
+  if (size.status == catalog::SizeStatus::kRetired) {
+    problems.push_back(Error{
+        ErrorCode::kNotFound,
+        size.name + " was retired on " + size.retire_date +
+            (catalog.today().empty() ? std::string() : " (today is " + catalog.today() + ")") +
+            ": Azure no longer deploys it; plan the workload again",
+        Where{plan.file, 0, 0, opath + ".size"}});
+  }
+  if (problems.empty()) return {};
+  if (!options.skip_catalog_check) {
+    Error e = problems.front();
+    for (size_t i = 1; i < problems.size(); ++i) e.message += "; and " + problems[i].message;
+    e.message += " (--skip-catalog-check deploys it anyway)";
+    return tl::unexpected(e);
+  }
+  for (const Error& p : problems) {
+    spec.warnings.push_back(
+        p.where.field + ": " + p.message +
+        " — deployed anyway (--skip-catalog-check); az vm create may refuse it");
+  }
+  return {};
+}
+
 // Step 4, the layout: InfiniBand sizes run the HPC image; several VMs form a
 // scale set, kept close by a proximity placement group when they talk over
 // IB. Arm64 sizes boot Canonical's arm64 image: the Ubuntu-HPC image is x64.
@@ -538,6 +595,7 @@ Result<DeploySpec> make_deploy_spec(const PlanDocument& plan, const catalog::Cat
   }
   spec.size = *size;
   const catalog::Os os = spec.option.os;
+  GPUPLAN_RETURN_IF_ERROR(check_option_in_catalog(plan, catalog, options, *size, spec));
 
   // 4. Layout: image, scale set, placement, security.
   GPUPLAN_RETURN_IF_ERROR(decide_layout(plan, options, *size, spec));

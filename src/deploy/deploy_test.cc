@@ -415,7 +415,30 @@ std::unique_ptr<catalog::Catalog> small_catalog() {
                       .gpu_model = "MI300X",
                       .gpu_count = 8,
                       .driver = DriverKind::kAmd};
-  return catalog::Catalog::from_parts({h100, h100sxm, a10, mi300}, {nc, nd, nv, ncc, amd}, {});
+  catalog::Gpu v100{.model = "V100-16GB",
+                    .vendor = "NVIDIA",
+                    .architecture = "Volta",
+                    .compute_capability = "7.0",
+                    .memory_bw_gbs = 900};
+  catalog::VmSize retired{.name = "Standard_NC6s_v3",
+                          .series = "NCv3",
+                          .family_letter = "NC",
+                          .retire_date = "2025-09-30",
+                          .status = catalog::SizeStatus::kRetired,
+                          .vcpus = 6,
+                          .gpu_model = "V100-16GB",
+                          .gpu_count = 1};
+  // Every size is offered in eastus (deploy checks the option's region);
+  // the H100 NC also in westus3.
+  std::vector<catalog::Offer> offers;
+  for (const char* s :
+       {"Standard_NC40ads_H100_v5", "Standard_ND96isr_H100_v5", "Standard_NV12ads_A10_v5",
+        "Standard_NCC40ads_H100_v5", "Standard_ND96isr_MI300X_v5", "Standard_NC6s_v3"}) {
+    offers.push_back({.size = s, .region = "eastus", .usd_per_hour = 1.0});
+  }
+  offers.push_back({.size = "Standard_NC40ads_H100_v5", .region = "westus3", .usd_per_hour = 1.0});
+  return catalog::Catalog::from_parts({h100, h100sxm, a10, mi300, v100},
+                                      {nc, nd, nv, ncc, amd, retired}, offers);
 }
 
 PlanDocument plan_for(const std::string& size, int count, catalog::Pricing pricing,
@@ -529,6 +552,50 @@ TEST(DeploySpec, UnknownSizeAndAmdSize) {
   ASSERT_FALSE(amd.has_value());
   EXPECT_EQ(amd.error().code, ErrorCode::kFailedPrecondition);
   EXPECT_NE(amd.error().message.find("ROCm"), std::string::npos);
+}
+
+// Review finding 5: an edited or old plan (T4 in a region the catalog does
+// not list, a retired NC6s_v3) was deployed with exit 0 and failed at
+// `az vm create`, after the resource group, NSG and VNet existed.
+TEST(DeploySpec, AnOptionTheCatalogDoesNotOfferIsRefusedUnlessSkipped) {
+  auto cat = small_catalog();
+  auto plan = plan_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg);
+  plan.options[0].region = "westus3";
+  EXPECT_TRUE(make_deploy_spec(plan, *cat, matrix(), opts()).has_value());
+  plan.options[0].region = "westindia";
+  auto region = make_deploy_spec(plan, *cat, matrix(), opts());
+  ASSERT_FALSE(region.has_value());
+  EXPECT_EQ(region.error().code, ErrorCode::kNotFound);
+  EXPECT_EQ(region.error().where.file, "plan.json");
+  EXPECT_EQ(region.error().where.field, "options[0].region");
+  EXPECT_NE(region.error().message.find("not offered in westindia (the catalog lists it in "
+                                        "eastus, westus3"),
+            std::string::npos)
+      << region.error().message;
+
+  auto old = make_deploy_spec(plan_for("Standard_NC6s_v3", 1, catalog::Pricing::kPayg), *cat,
+                              matrix(), opts());
+  ASSERT_FALSE(old.has_value());
+  EXPECT_EQ(old.error().where.field, "options[0].size");
+  EXPECT_NE(old.error().message.find("retired on 2025-09-30"), std::string::npos)
+      << old.error().message;
+  EXPECT_NE(old.error().message.find("--skip-catalog-check"), std::string::npos);
+
+  // Skipped: deployed, with a warning naming the field.
+  DeployOptions skip = opts();
+  skip.skip_catalog_check = true;
+  auto anyway = make_deploy_spec(plan, *cat, matrix(), skip);
+  ASSERT_TRUE(anyway.has_value()) << anyway.error().message;
+  ASSERT_EQ(anyway->warnings.size(), 1u);
+  EXPECT_EQ(anyway->warnings[0].rfind("options[0].region: ", 0), 0u) << anyway->warnings[0];
+  auto retired = make_deploy_spec(plan_for("Standard_NC6s_v3", 1, catalog::Pricing::kPayg), *cat,
+                                  matrix(), skip);
+  ASSERT_TRUE(retired.has_value()) << retired.error().message;
+  ASSERT_EQ(retired->warnings.size(), 1u);
+  EXPECT_NE(retired->warnings[0].find("retired"), std::string::npos);
+  EXPECT_TRUE(make_deploy_spec(plan_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg),
+                               *cat, matrix(), opts())
+                  ->warnings.empty());
 }
 
 TEST(DeploySpec, LayoutFollowsSizeAndCount) {

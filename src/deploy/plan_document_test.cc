@@ -149,7 +149,10 @@ std::unique_ptr<catalog::Catalog> gb200_catalog() {
                      .gpu_count = 8,
                      .nvlink = true,
                      .infiniband_gbps = 3200};
-  return catalog::Catalog::from_parts({gb200, h100}, {gb, nd}, {});
+  // Both offered in eastus, the plans' region (deploy checks it).
+  return catalog::Catalog::from_parts({gb200, h100}, {gb, nd},
+                                      {{.size = gb.name, .region = "eastus", .usd_per_hour = 1.0},
+                                       {.size = nd.name, .region = "eastus", .usd_per_hour = 1.0}});
 }
 
 PlanDocument plan_of(const std::string& size, catalog::Os os = catalog::Os::kLinux) {

@@ -444,6 +444,48 @@ TEST(Deploy, BadInputsExit2NamingWhere) {
   EXPECT_FALSE(fs::exists(dir + "/o6"));
 }
 
+// Review finding 5: a plan option the catalog does not offer (an edited
+// region, a size retired since the plan was made) exited 0 and failed at
+// `az vm create`, after the resource group, NSG and VNet existed.
+TEST(Deploy, AnOptionTheCatalogDoesNotOfferExits2BeforeWritingAnything) {
+  in_source_dir();
+  const std::string dir = temp_dir();
+  const std::string plan = read("tests/data/plans/nc_h100_train.json");
+  auto edited = [&](const std::string& name, const std::string& from, const std::string& to) {
+    const std::string path = dir + "/" + name + ".json";
+    std::ofstream(path) << replace_all(plan, from, to);
+    return path;
+  };
+  struct Case {
+    std::string plan, field, says;
+  };
+  const Case cases[] = {
+      {edited("moon", "\"eastus\"", "\"moon\""), "options[0].region",
+       "'moon' is not an Azure region"},
+      {edited("brazilsouth", "\"eastus\"", "\"brazilsouth\""), "options[0].region",
+       "Standard_NC40ads_H100_v5 is not offered in brazilsouth"},
+      {edited("retired", "Standard_NC40ads_H100_v5", "Standard_NC6s_v3"), "options[0].size",
+       "Standard_NC6s_v3 was retired on 2025-09-30"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.plan);
+    const std::string out = dir + "/out";
+    const CliResult r = run_cli({"deploy", c.plan, "--out", out, "--ssh-cidr", "203.0.113.0/24"});
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_NE(r.err.find(c.field), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--skip-catalog-check"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(out));
+    const CliResult skipped = run_cli({"deploy", c.plan, "--out", out, "--ssh-cidr",
+                                       "203.0.113.0/24", "--skip-catalog-check", "--json"});
+    ASSERT_EQ(skipped.code, 0) << skipped.err;
+    const json j = json::parse(skipped.out);
+    ASSERT_EQ(j["warnings"].size(), 1u) << j["warnings"].dump();
+    EXPECT_EQ(j["warnings"][0].get<std::string>().rfind(c.field + ": ", 0), 0u);
+    fs::remove_all(out);
+  }
+}
+
 TEST(Deploy, PublicKeyPathAndSecondOptionAreUsed) {
   in_source_dir();
   const std::string out = temp_dir() + "/out";
