@@ -207,7 +207,8 @@ void add_deploy_commands(CLI::App& app, Context& ctx) {
   deploy->add_option("--start-date", df->start_date,
                      "Budget start, YYYY-MM-01 (default: this month)");
   deploy->add_option("--ssh-public-key", df->ssh_public_key,
-                     "OpenSSH public key file deploy.sh uses (default ~/.ssh/id_rsa.pub)");
+                     "OpenSSH public key file deploy.sh uses: ssh-ed25519, or ssh-rsa of at "
+                     "least 2048 bits (default ~/.ssh/id_rsa.pub)");
   deploy
       ->add_option("--data-disk-gib", df->data_disk_gib,
                    "Premium SSD data disk per VM, GiB (default: the plan's, else 256)")

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <optional>
+#include <string_view>
 
 #include "core/files.h"
 #include "core/names.h"
@@ -219,6 +221,72 @@ Status check_budget_start_date(const std::string& date, const std::string& today
   return {};
 }
 
+namespace {
+
+// Azure accepts SSH-2 RSA keys of at least 2048 bits and Ed25519 keys ("Other
+// key formats such as ECDSA are not supported", learn.microsoft.com,
+// "Supported SSH key formats"); anything else fails at `az vm create`, after
+// the resource group, NSG and VNet exist.
+constexpr int kMinRsaBits = 2048;
+constexpr const char* kAccepted =
+    "Azure accepts ssh-rsa keys of at least 2048 bits and ssh-ed25519 keys only "
+    "(learn.microsoft.com, \"Supported SSH key formats\"; e.g. ssh-keygen -t ed25519)";
+
+// RFC 4648 base64 (padding optional at the end); nullopt on any other byte.
+std::optional<std::string> decode_base64(std::string_view text) {
+  std::string out;
+  uint32_t acc = 0;
+  int bits = 0;
+  size_t padding = 0;
+  for (char c : text) {
+    int v = -1;
+    if (c >= 'A' && c <= 'Z') v = c - 'A';
+    if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
+    if (c >= '0' && c <= '9') v = c - '0' + 52;
+    if (c == '+') v = 62;
+    if (c == '/') v = 63;
+    if (c == '=') {
+      ++padding;
+      continue;
+    }
+    if (v < 0 || padding > 0) return std::nullopt;
+    acc = (acc << 6) | static_cast<uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((acc >> bits) & 0xff);
+    }
+  }
+  if (padding > 2 || (text.size() % 4 != 0 && padding > 0)) return std::nullopt;
+  return out;
+}
+
+// The SSH wire format's `string` / `mpint` (RFC 4251 section 5): a 32-bit
+// big-endian length, then that many bytes. Advances `at`; nullopt when the
+// blob ends first.
+std::optional<std::string_view> read_ssh_string(std::string_view blob, size_t& at) {
+  if (blob.size() - at < 4) return std::nullopt;
+  uint32_t len = 0;
+  for (int i = 0; i < 4; ++i) len = (len << 8) | static_cast<unsigned char>(blob[at + i]);
+  at += 4;
+  if (blob.size() - at < len) return std::nullopt;
+  std::string_view s = blob.substr(at, len);
+  at += len;
+  return s;
+}
+
+// Bits in a non-negative mpint: leading zero bytes dropped.
+int mpint_bits(std::string_view n) {
+  size_t i = 0;
+  while (i < n.size() && n[i] == 0) ++i;
+  if (i == n.size()) return 0;
+  int top = 0;
+  for (auto b = static_cast<unsigned char>(n[i]); b != 0; b >>= 1) ++top;
+  return static_cast<int>(n.size() - i - 1) * 8 + top;
+}
+
+}  // namespace
+
 Status check_ssh_public_key_file(const std::string& path) {
   const Where where{path, 0, 0, "--ssh-public-key"};
   auto text = files::read_text(path);
@@ -229,21 +297,57 @@ Status check_ssh_public_key_file(const std::string& path) {
         "gpuplan never puts a private key into generated files",
         where);
   }
-  const std::string first = strings::split(std::string(strings::trim(*text)), ' ')[0];
-  static const char* const kTypes[] = {"ssh-ed25519",
-                                       "ssh-rsa",
-                                       "ecdsa-sha2-nistp256",
-                                       "ecdsa-sha2-nistp384",
-                                       "ecdsa-sha2-nistp521",
-                                       "sk-ssh-ed25519@openssh.com",
-                                       "sk-ecdsa-sha2-nistp256@openssh.com"};
-  for (const char* t : kTypes) {
-    if (first == t) return {};
+  // The first line: key type, base64 key, comment (whitespace-separated).
+  const std::string body(strings::trim(*text));
+  std::vector<std::string> fields;
+  std::string field;
+  for (char c : body.substr(0, body.find('\n')) + " ") {
+    if (c == ' ' || c == '\t' || c == '\r') {
+      if (!field.empty()) fields.push_back(field);
+      field.clear();
+    } else {
+      field += c;
+    }
   }
-  return invalid_argument(
-      "not an OpenSSH public key (expected a line starting with ssh-ed25519, "
-      "ssh-rsa or ecdsa-sha2-*)",
-      where);
+  const std::string type = fields.empty() ? std::string() : fields[0];
+  if (type != "ssh-rsa" && type != "ssh-ed25519") {
+    const bool other_key =
+        type.rfind("ecdsa-sha2-", 0) == 0 || type.rfind("sk-", 0) == 0 || type == "ssh-dss";
+    return invalid_argument(
+        (other_key ? names::printable(type, 40) + " keys are not accepted by Azure: "
+                   : std::string("not an OpenSSH public key (expected one line: key type, "
+                                 "base64 key, comment): ")) +
+            kAccepted,
+        where);
+  }
+  // The base64 blob repeats the type, then holds the key: for ssh-ed25519 a
+  // 32-byte point, for ssh-rsa the exponent and the modulus (RFC 4253 6.6,
+  // RFC 8709 4).
+  const auto blob = fields.size() < 2 ? std::nullopt : decode_base64(fields[1]);
+  auto malformed = [&](const std::string& why) {
+    return invalid_argument("not a valid " + type + " public key (" + why + "): " + kAccepted,
+                            where);
+  };
+  if (!blob) return malformed("the key is not base64");
+  size_t at = 0;
+  const auto inner = read_ssh_string(*blob, at);
+  if (!inner || *inner != type) return malformed("the key data does not start with its type");
+  if (type == "ssh-ed25519") {
+    const auto point = read_ssh_string(*blob, at);
+    if (!point || point->size() != 32 || at != blob->size())
+      return malformed("an Ed25519 key is 32 bytes");
+    return {};
+  }
+  const auto exponent = read_ssh_string(*blob, at);
+  const auto modulus = exponent ? read_ssh_string(*blob, at) : std::nullopt;
+  if (!modulus || at != blob->size()) return malformed("the key data is cut short");
+  const int bits = mpint_bits(*modulus);
+  if (bits < kMinRsaBits) {
+    return invalid_argument("an RSA key of " + std::to_string(bits) + " bits: " + kAccepted +
+                                " (ssh-keygen -t rsa -b 4096)",
+                            where);
+  }
+  return {};
 }
 
 StackTarget deployment_target(const catalog::VmSize& size, const catalog::Gpu* gpu,

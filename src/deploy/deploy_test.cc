@@ -526,6 +526,81 @@ TEST(DeploySpec, CidrAndDateValidation) {
   EXPECT_FALSE(check_budget_start_date("2025-01-01", "2026-12-04").has_value());
 }
 
+// An OpenSSH public key line: type, base64 of the wire-format blob, comment.
+std::string ssh_string(std::string_view s) {
+  std::string out;
+  for (int shift = 24; shift >= 0; shift -= 8) out += static_cast<char>((s.size() >> shift) & 255);
+  return out + std::string(s);
+}
+std::string base64(std::string_view in) {
+  static const char* const kDigits =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  for (size_t i = 0; i < in.size(); i += 3) {
+    uint32_t n = static_cast<unsigned char>(in[i]) << 16;
+    if (i + 1 < in.size()) n |= static_cast<unsigned char>(in[i + 1]) << 8;
+    if (i + 2 < in.size()) n |= static_cast<unsigned char>(in[i + 2]);
+    out += kDigits[(n >> 18) & 63];
+    out += kDigits[(n >> 12) & 63];
+    out += i + 1 < in.size() ? kDigits[(n >> 6) & 63] : '=';
+    out += i + 2 < in.size() ? kDigits[n & 63] : '=';
+  }
+  return out;
+}
+std::string rsa_key(int modulus_bytes) {
+  // A modulus with its top bit set, as an mpint (leading zero byte).
+  const std::string n = std::string(1, '\0') + std::string(1, '\xc1') +
+                        std::string(static_cast<size_t>(modulus_bytes - 1), '\x5a');
+  return "ssh-rsa " + base64(ssh_string("ssh-rsa") + ssh_string("\x01\x00\x01") + ssh_string(n)) +
+         " me@host\n";
+}
+
+// Review finding 8: ECDSA, RSA-1024 and a cut-short RSA key were accepted
+// and failed at `az vm create`, after the network resources existed.
+TEST(DeploySpec, SshKeysAzureRejectsAreRefusedNamingTheFile) {
+  const std::string path = testing::TempDir() + "/key_" + std::to_string(::getpid()) + ".pub";
+  auto check = [&](const std::string& line) {
+    std::ofstream(path) << line;
+    return check_ssh_public_key_file(path);
+  };
+  const std::string ed25519 = "ssh-ed25519 " +
+                              base64(ssh_string("ssh-ed25519") + ssh_string(std::string(32, 'k'))) +
+                              " me@host\n";
+  EXPECT_TRUE(check(ed25519).has_value()) << check(ed25519).error().message;
+  EXPECT_TRUE(check(rsa_key(256)).has_value());  // 2048 bits
+  EXPECT_TRUE(check(rsa_key(512)).has_value());  // 4096 bits
+  struct Case {
+    std::string line, says;
+  };
+  const Case refused[] = {
+      {"ecdsa-sha2-nistp256 " +
+           base64(ssh_string("ecdsa-sha2-nistp256") + ssh_string("nistp256") +
+                  ssh_string(std::string(65, '\x04'))) +
+           " me@host\n",
+       "ecdsa-sha2-nistp256 keys are not accepted by Azure"},
+      {rsa_key(128), "an RSA key of 1024 bits"},
+      {rsa_key(255), "an RSA key of 2040 bits"},
+      {"ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ== a\n", "cut short"},
+      {"ssh-ed25519 " + base64(ssh_string("ssh-ed25519") + ssh_string("short")) + "\n", "32 bytes"},
+      {"ssh-ed25519 " + base64(ssh_string("ssh-rsa") + ssh_string(std::string(32, 'k'))) + "\n",
+       "does not start with its type"},
+      {"ssh-ed25519 not*base64 x\n", "not base64"},
+      {"ssh-ed25519\n", "not base64"},
+      {"hello\n", "not an OpenSSH public key"},
+  };
+  for (const Case& c : refused) {
+    SCOPED_TRACE(c.line);
+    auto r = check(c.line);
+    ASSERT_FALSE(r.has_value());
+    EXPECT_EQ(r.error().code, ErrorCode::kInvalidArgument);
+    EXPECT_EQ(r.error().where.file, path);
+    EXPECT_EQ(r.error().where.field, "--ssh-public-key");
+    EXPECT_NE(r.error().message.find(c.says), std::string::npos) << r.error().message;
+    EXPECT_NE(r.error().message.find("at least 2048 bits and ssh-ed25519"), std::string::npos);
+  }
+  std::filesystem::remove(path);
+}
+
 TEST(DeploySpec, OptionOutOfRangeAndEmptyPlan) {
   auto cat = small_catalog();
   auto plan = plan_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg);

@@ -486,6 +486,37 @@ TEST(Deploy, AnOptionTheCatalogDoesNotOfferExits2BeforeWritingAnything) {
   }
 }
 
+// Review finding 8: keys Azure refuses (ECDSA, RSA under 2048 bits, a
+// cut-short blob) exited 0; az vm create failed after the network existed.
+TEST(Deploy, SshKeysAzureRejectsExit2NamingTheFile) {
+  in_source_dir();
+  const std::string dir = temp_dir();
+  const std::pair<const char*, const char*> keys[] = {
+      {"ecdsa.pub",
+       "ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBLQiL8az8O6mSIns"
+       "wwoKH+H6v25Wt+pqboktPhRzGNGk5KJ6lV+miG+yU02fbD8u7ZxM5QIiTnRIJFKO3KMCUok= root@vm\n"},
+      {"rsa1024.pub",
+       "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAAAgQDOap4tQfUat+eWgxp+VXqB/mray1+R2lt0uQEGUXcwHfmkXIEAf"
+       "UqFgyviqEUKDKJ+IuTYu0FZ4JPhZtLS47iFeMBvJ/lxKF5cwM9R+94AnRyxzUXicyL78Kw9JgzNZgZ4ueMsTOH68m"
+       "Ovqfum7RvhqG1Sm3LSgqoRCK2WthxFHw== root@vm\n"},
+      {"shortrsa.pub", "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ== a\n"},
+  };
+  for (const auto& [name, line] : keys) {
+    SCOPED_TRACE(name);
+    const std::string key = dir + "/" + name;
+    std::ofstream(key) << line;
+    const std::string out = dir + "/out";
+    const CliResult r =
+        deploy("nc_h100_train", out, {"--ssh-cidr", "203.0.113.0/24", "--ssh-public-key", key});
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_NE(r.err.find(key), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--ssh-public-key"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("ssh-rsa keys of at least 2048 bits and ssh-ed25519"), std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(out));
+  }
+}
+
 TEST(Deploy, PublicKeyPathAndSecondOptionAreUsed) {
   in_source_dir();
   const std::string out = temp_dir() + "/out";
