@@ -428,17 +428,29 @@ std::unique_ptr<catalog::Catalog> small_catalog() {
                           .vcpus = 6,
                           .gpu_model = "V100-16GB",
                           .gpu_count = 1};
+  catalog::Gpu m60{.model = "M60",
+                   .vendor = "NVIDIA",
+                   .architecture = "Maxwell",
+                   .compute_capability = "5.2",
+                   .memory_bw_gbs = 160};
+  catalog::VmSize nvv3{.name = "Standard_NV24s_v3",
+                       .series = "NVv3",
+                       .family_letter = "NV",
+                       .vcpus = 24,
+                       .gpu_model = "M60",
+                       .gpu_count = 1,
+                       .driver = DriverKind::kGrid};
   // Every size is offered in eastus (deploy checks the option's region);
   // the H100 NC also in westus3.
   std::vector<catalog::Offer> offers;
-  for (const char* s :
-       {"Standard_NC40ads_H100_v5", "Standard_ND96isr_H100_v5", "Standard_NV12ads_A10_v5",
-        "Standard_NCC40ads_H100_v5", "Standard_ND96isr_MI300X_v5", "Standard_NC6s_v3"}) {
+  for (const char* s : {"Standard_NC40ads_H100_v5", "Standard_ND96isr_H100_v5",
+                        "Standard_NV12ads_A10_v5", "Standard_NCC40ads_H100_v5",
+                        "Standard_ND96isr_MI300X_v5", "Standard_NC6s_v3", "Standard_NV24s_v3"}) {
     offers.push_back({.size = s, .region = "eastus", .usd_per_hour = 1.0});
   }
   offers.push_back({.size = "Standard_NC40ads_H100_v5", .region = "westus3", .usd_per_hour = 1.0});
-  return catalog::Catalog::from_parts({h100, h100sxm, a10, mi300, v100},
-                                      {nc, nd, nv, ncc, amd, retired}, offers);
+  return catalog::Catalog::from_parts({h100, h100sxm, a10, mi300, v100, m60},
+                                      {nc, nd, nv, ncc, amd, retired, nvv3}, offers);
 }
 
 PlanDocument plan_for(const std::string& size, int count, catalog::Pricing pricing,
@@ -671,6 +683,44 @@ TEST(DeploySpec, AnOptionTheCatalogDoesNotOfferIsRefusedUnlessSkipped) {
   EXPECT_TRUE(make_deploy_spec(plan_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg),
                                *cat, matrix(), opts())
                   ->warnings.empty());
+}
+
+// Review finding 3: the stack for NVv3 (M60) on Windows was chosen for GRID
+// 538.46, but the extension ran without settings and installs the newest
+// GRID branch, which dropped the M60.
+TEST(Generate, NvV3WindowsPinsTheGridDriverTheStackWasChosenFor) {
+  const StackMatrix& m = matrix();
+  int pinned = 0;
+  for (const GridDriver& g : m.grid) pinned += g.pinned ? 1 : 0;
+  EXPECT_EQ(pinned, 1);  // NVv3 only: the other rows are what the extension installs
+  auto cat = small_catalog();
+  auto spec = make_deploy_spec(
+      plan_for("Standard_NV24s_v3", 1, catalog::Pricing::kPayg, Os::kWindows), *cat, m, opts());
+  ASSERT_TRUE(spec.has_value()) << spec.error().message;
+  ASSERT_TRUE(spec->stack.pinned_driver.has_value());
+  EXPECT_EQ(spec->stack.pinned_driver->to_string(), "538.46");
+  EXPECT_EQ(spec->stack.provided_driver->to_string(), "538.46");
+  const std::string sh = render_deploy_script(*spec);
+  const size_t ext = sh.find("--name NvidiaGpuDriverWindows");
+  ASSERT_NE(ext, std::string::npos);
+  EXPECT_NE(sh.find("--settings '{\"driverVersion\": \"538.46\"}'", ext), std::string::npos) << sh;
+  const auto t = nlohmann::json::parse(render_arm_template(*spec));
+  bool found = false;
+  for (const auto& r : t["resources"]) {
+    if (!r.contains("properties") || r["properties"].value("type", "") != "NvidiaGpuDriverWindows")
+      continue;
+    found = true;
+    EXPECT_EQ(r["properties"]["settings"]["driverVersion"], "538.46") << r.dump();
+  }
+  EXPECT_TRUE(found);
+  // The A10 on Windows: the extension's own (newer) driver, no pin.
+  auto a10 = make_deploy_spec(
+      plan_for("Standard_NV12ads_A10_v5", 1, catalog::Pricing::kPayg, Os::kWindows), *cat, m,
+      opts());
+  ASSERT_TRUE(a10.has_value()) << a10.error().message;
+  EXPECT_FALSE(a10->stack.pinned_driver.has_value());
+  EXPECT_EQ(render_deploy_script(*a10).find("driverVersion"), std::string::npos);
+  EXPECT_EQ(render_arm_template(*a10).find("driverVersion"), std::string::npos);
 }
 
 TEST(DeploySpec, LayoutFollowsSizeAndCount) {

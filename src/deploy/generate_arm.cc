@@ -108,6 +108,10 @@ ordered_json driver_extension_properties(const DeploySpec& spec) {
       {"typeHandlerVersion", win ? kWindowsDriverExtensionVersion : kLinuxDriverExtensionVersion},
       {"autoUpgradeMinorVersion", true}};
   if (!win) p["settings"] = {{"updateOS", false}, {"installCUDA", false}};
+  // The GRID version the stack was chosen for, where the extension's
+  // default (the newest branch) dropped the GPU: NVv3's M60 on Windows.
+  if (spec.stack.pinned_driver)
+    p["settings"]["driverVersion"] = spec.stack.pinned_driver->to_string();
   return p;
 }
 

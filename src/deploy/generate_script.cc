@@ -374,6 +374,11 @@ void emit_extension_steps(std::ostringstream& o, const DeploySpec& spec, int& st
       o << "#    installCUDA false: the extension's CUDA targets Ubuntu 20.04, which CUDA 13\n"
         << "#    dropped; cloud-init installs the pinned toolkit instead.\n";
     }
+    if (spec.stack.pinned_driver) {
+      o << "#    driverVersion " << spec.stack.pinned_driver->to_string()
+        << ": the extension's default, the newest GRID branch, does not support the\n"
+        << "#    " << spec.size.gpu_model << "; the CUDA above was chosen for this driver.\n";
+    }
     o << ext_cmd << " \\\n";
     arg(o, "--resource-group \"$RESOURCE_GROUP\"");
     arg(o, ext_target);
@@ -381,7 +386,18 @@ void emit_extension_steps(std::ostringstream& o, const DeploySpec& spec, int& st
     arg(o, std::string("--publisher ") + kExtensionPublisher);
     arg(o, std::string("--version ") +
                (win ? kWindowsDriverExtensionVersion : kLinuxDriverExtensionVersion));
-    if (!win) arg(o, "--settings '{\"updateOS\": false, \"installCUDA\": false}'");
+    // driverVersion: the GRID version the stack was chosen for, where the
+    // extension's default (the newest branch) dropped the GPU (NVv3's M60).
+    const std::string pin =
+        spec.stack.pinned_driver
+            ? "\"driverVersion\": \"" + spec.stack.pinned_driver->to_string() + "\""
+            : "";
+    if (!win) {
+      arg(o, "--settings '{\"updateOS\": false, \"installCUDA\": false" +
+                 (pin.empty() ? "" : ", " + pin) + "}'");
+    } else if (!pin.empty()) {
+      arg(o, "--settings '{" + pin + "}'");
+    }
     o << "    --output none\n\n";
   }
   if (win) {

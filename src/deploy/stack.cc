@@ -149,6 +149,15 @@ Result<FixedDriver> choose_driver_source(const StackMatrix& matrix, const StackT
     }
     s.driver_source = DriverSource::kExtension;
     s.provided_driver = fixed.version;
+    if (g->pinned) {
+      // The extension's default is the newest GRID branch, which dropped
+      // this GPU: the stack holds only if the extension installs this one.
+      s.pinned_driver = fixed.version;
+      s.reasons.push_back("the driver extension is pinned to " + fixed.version->to_string() +
+                          " (settings.driverVersion): its default, the newest GRID branch, "
+                          "does not support the " +
+                          target.gpu_model + " [" + g->source + "]");
+    }
     fixed.by = "Azure's GRID driver " + fixed.version->to_string() + " (" + g->series + ", " +
                os_name + ")";
     s.reasons.push_back(target.size +

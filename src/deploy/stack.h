@@ -63,6 +63,10 @@ struct Stack {
   std::string driver_package;
   // The driver known to be installed by the extension (GRID) or image; nullopt otherwise.
   std::optional<Version> provided_driver;
+  // The version the driver extension must be told to install
+  // (settings.driverVersion): set where its default, the newest GRID branch,
+  // no longer supports the GPU (a "pinned" grid row: NVv3 on Windows, 538.46).
+  std::optional<Version> pinned_driver;
   Version cuda;  // toolkit major.minor
   // True when the CUDA runs on the provided driver only through minor-version
   // compatibility (driver below the release's GA minimum, above the family's).

@@ -166,6 +166,12 @@ Result<StackMatrix> parse_stack_matrix(std::string_view csv_text, const std::str
       GPUPLAN_TRY(g.gpu, r.str("gpu"));
       GPUPLAN_TRY(g.linux_driver, optional_version_cell(r, "driver_linux"));
       GPUPLAN_TRY(g.windows_driver, optional_version_cell(r, "driver_windows"));
+      if (status != "" && status != "pinned") {
+        return invalid_argument(
+            "status of a grid row must be empty or 'pinned', not '" + status + "'",
+            r.where("status"));
+      }
+      g.pinned = status == "pinned";
       keep(m.grid, std::move(g));
     } else if (kind == "image") {
       ImageDriver i;

@@ -80,6 +80,12 @@ struct GridDriver {
   std::string gpu;                      // shared vocabulary, "A10"
   std::optional<Version> linux_driver;  // nullopt: not in the data
   std::optional<Version> windows_driver;
+  // status "pinned": the extension must be told to install exactly these
+  // versions (settings.driverVersion), because its default, the newest GRID
+  // branch, no longer supports the GPU (NVv3's M60: GRID 17.x dropped it,
+  // hpccompute-gpu-windows.md). "" = the version the extension installs by
+  // itself (or its documented minimum).
+  bool pinned = false;
   std::string notes;
   std::string source;
 };
