@@ -723,6 +723,29 @@ TEST(Generate, NvV3WindowsPinsTheGridDriverTheStackWasChosenFor) {
   EXPECT_EQ(render_arm_template(*a10).find("driverVersion"), std::string::npos);
 }
 
+// Review finding 4: the confidential H100 got the proprietary modules
+// (cuda-drivers-580) and a check that said "ok" without confidential mode.
+TEST(Generate, ConfidentialH100GetsOpenModulesAndChecksConfidentialMode) {
+  auto cat = small_catalog();
+  auto spec = [&](const char* size) {
+    auto s = make_deploy_spec(plan_for(size, 1, catalog::Pricing::kPayg), *cat, matrix(), opts());
+    EXPECT_TRUE(s.has_value()) << (s ? "" : s.error().message);
+    return *s;
+  };
+  const DeploySpec ncc = spec("Standard_NCC40ads_H100_v5");
+  EXPECT_EQ(ncc.security_type, SecurityType::kConfidentialVm);
+  EXPECT_EQ(ncc.stack.driver_package.rfind("nvidia-open-", 0), 0u) << ncc.stack.driver_package;
+  const std::string c = render_cloud_init(ncc);
+  EXPECT_NE(c.find("apt_get install -y -q nvidia-open-"), std::string::npos);
+  EXPECT_EQ(c.find("cuda-drivers-"), std::string::npos);
+  EXPECT_NE(c.find("nvidia-smi conf-compute -f 2>/dev/null | grep -q 'CC status: ON'"),
+            std::string::npos);
+  EXPECT_EQ(c.find("exec gpuplan doctor"), std::string::npos);  // its failure would be lost
+  const DeploySpec nc = spec("Standard_NC40ads_H100_v5");
+  EXPECT_EQ(nc.stack.driver_package.rfind("cuda-drivers-", 0), 0u) << nc.stack.driver_package;
+  EXPECT_EQ(render_cloud_init(nc).find("conf-compute"), std::string::npos);
+}
+
 TEST(DeploySpec, LayoutFollowsSizeAndCount) {
   auto cat = small_catalog();
   auto single = make_deploy_spec(plan_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg),

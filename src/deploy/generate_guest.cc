@@ -136,12 +136,28 @@ std::string linux_check_script(const DeploySpec& spec) {
     << "# Checks the stack: gpuplan doctor when gpuplan is installed, else the same\n"
     << "# checks with nvidia-smi, nvcc and torch. Exit 0 only when all pass.\n"
     << "set -uo pipefail\n"
-    << "export PATH=\"/usr/local/cuda-" << cuda << "/bin:$PATH\"\n"
-    << "if command -v gpuplan >/dev/null 2>&1; then\n"
-    << "  exec " << doctor_command(spec) << "\n"
-    << "fi\n"
-    << "fail=0\n"
-    << "gpus=\"$(nvidia-smi --list-gpus | wc -l)\"\n"
+    << "export PATH=\"/usr/local/cuda-" << cuda << "/bin:$PATH\"\n";
+  if (spec.security_type == SecurityType::kConfidentialVm) {
+    // A Confidential VM whose GPU is not in confidential-computing mode is
+    // not confidential; az-cgpu-onboarding checks the mode the same way.
+    o << "fail=0\n"
+      << "if nvidia-smi conf-compute -f 2>/dev/null | grep -q 'CC status: ON'; then\n"
+      << "  echo \"ok: GPU confidential computing on (nvidia-smi conf-compute -f)\"\n"
+      << "else\n"
+      << "  echo \"FAIL: the GPU is not in confidential-computing mode (nvidia-smi conf-compute -f "
+         "does not say 'CC status: ON'); see Azure/az-cgpu-onboarding\"; fail=1\n"
+      << "fi\n"
+      << "if command -v gpuplan >/dev/null 2>&1; then\n"
+      << "  " << doctor_command(spec) << " || fail=1\n"
+      << "  exit \"$fail\"\n"
+      << "fi\n";
+  } else {
+    o << "if command -v gpuplan >/dev/null 2>&1; then\n"
+      << "  exec " << doctor_command(spec) << "\n"
+      << "fi\n"
+      << "fail=0\n";
+  }
+  o << "gpus=\"$(nvidia-smi --list-gpus | wc -l)\"\n"
     << "if [ \"$gpus\" -eq " << n
     << " ]; then echo \"ok: $gpus GPU(s)\"; else echo \"FAIL: expected " << n
     << " GPU(s), nvidia-smi lists $gpus\"; fail=1; fi\n"

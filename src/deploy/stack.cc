@@ -70,6 +70,7 @@ StackTarget make_target(const catalog::VmSize& size, const catalog::Gpu* gpu, ca
   t.driver = size.driver;
   t.os = os;
   t.image_with_driver = std::move(image_with_driver);
+  t.confidential = catalog::is_confidential(size);
   if (gpu != nullptr) {
     // "Ampere (GA102)" → "Ampere": the family name is what CUDA's notes use.
     t.architecture = gpu->architecture.substr(0, gpu->architecture.find(" ("));
@@ -326,7 +327,18 @@ void fill_stack(const StackMatrix& matrix, const StackTarget& target, const Cand
     // technical blog, "NVIDIA Transitions Fully Towards Open-Source GPU
     // Kernel Modules", 2024-07-17); the CUDA repository's nvidia-open-<branch>
     // installs them (NVIDIA driver installation guide, "Kernel Modules").
-    s.driver_package = (cc.major() >= 10 ? "nvidia-open-" : "cuda-drivers-") + s.driver_branch;
+    // A confidential H100 (NCC...) too: Azure's onboarding for these sizes
+    // (Azure/az-cgpu-onboarding, src/driver-package-list.txt) installs the
+    // -open driver packages, since the GPU's confidential-computing mode is
+    // driven by the open kernel modules.
+    const bool open = cc.major() >= 10 || target.confidential;
+    s.driver_package = (open ? "nvidia-open-" : "cuda-drivers-") + s.driver_branch;
+    if (target.confidential && cc.major() < 10) {
+      s.reasons.push_back(
+          "confidential GPU: the open kernel modules (" + s.driver_package +
+          "), as Azure/az-cgpu-onboarding installs for this size; the proprietary ones do not "
+          "drive the GPU's confidential-computing mode");
+    }
   }
   s.reasons.push_back("PyTorch " + s.pytorch.to_string() + " " + s.wheel_variant + " (" +
                       (s.wheel_stable ? "stable" : "experimental") +

@@ -35,6 +35,9 @@ struct StackTarget {
   // Set when the image ships its own driver (the Ubuntu-HPC image for
   // multi-node InfiniBand): the name of an `image` row of the matrix.
   std::string image_with_driver;
+  // A confidential-computing size (catalog::is_confidential): its GPU's
+  // confidential mode is driven by the open GPU kernel modules.
+  bool confidential = false;
 };
 
 // Builds a target from catalog facts. `gpu` may be null (then the compute
