@@ -180,9 +180,15 @@ struct GeneratedFile {
 // "gpuplan doctor --expect-gpus N --expect-cuda X.Y".
 [[nodiscard]] std::string doctor_command(const DeploySpec& spec);
 
+// Every name generate_files can write: what write_files removes from an
+// existing directory when the new deployment does not write it.
+inline constexpr const char* kGeneratedFileNames[] = {
+    "deploy.sh", "template.json", "cloud-init.yaml", "setup.ps1", "budget.json", "autoscale.json"};
+
 // Writes the files into `dir`. When `dir` does not exist the files are written
 // into a fresh sibling directory that is then renamed to `dir` (all or
-// nothing); when it exists each file is replaced atomically. kUnavailable when
+// nothing); when it exists each file is replaced atomically, then the
+// kGeneratedFileNames it does not write are removed (other files are kept). kUnavailable when
 // the directory cannot be created or written; nothing half-written is left.
 [[nodiscard]] Status write_files(const std::string& dir, const std::vector<GeneratedFile>& files);
 

@@ -1199,9 +1199,14 @@ TEST(WriteFiles, FreshDirectoryAppearsWholeWithExecutableScript) {
     ++entries;
   }
   EXPECT_EQ(entries, 1);
-  // Writing again into the existing directory replaces the files.
+  // Writing again into the existing directory replaces the files, removes
+  // deploy's files the new set lacks (review finding 11: a Linux
+  // cloud-init.yaml stayed beside a Windows setup.ps1) and keeps the user's.
+  std::ofstream(dir + "/notes.txt") << "mine\n";
   ASSERT_TRUE(write_files(dir, {{"budget.json", "{\"a\": 1}\n", false}}).has_value());
   EXPECT_EQ(*files::read_text(dir + "/budget.json"), "{\"a\": 1}\n");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/deploy.sh"));
+  EXPECT_EQ(*files::read_text(dir + "/notes.txt"), "mine\n");
   // A file where the directory should be: an error, nothing written.
   auto clash = write_files(dir + "/budget.json", {{"x", "y", false}});
   EXPECT_FALSE(clash.has_value());

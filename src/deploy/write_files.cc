@@ -2,7 +2,9 @@
 // temporary beside it, fsynced and renamed into place, so a reader never sees
 // half a deploy.sh; a fresh --out directory is built beside its target and
 // renamed in whole. Modes are set explicitly (0755 for scripts, 0644 for the
-// rest), independent of the umask.
+// rest), independent of the umask. In an existing directory, the files of
+// deploy's own set that the new deployment does not write are removed.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -51,6 +53,20 @@ Status write_files(const std::string& dir, const std::vector<GeneratedFile>& fil
     }
     for (const GeneratedFile& f : files_to_write) {
       GPUPLAN_RETURN_IF_ERROR(write_one(target / f.name, f));
+    }
+    // Then the files an earlier deployment left that this one does not
+    // write (a Linux cloud-init.yaml beside a Windows setup.ps1): deploy.sh
+    // would not read them, but a user would. Only deploy's own names; any
+    // other file in the directory is the user's.
+    for (const char* name : kGeneratedFileNames) {
+      const bool written = std::any_of(files_to_write.begin(), files_to_write.end(),
+                                       [&](const GeneratedFile& f) { return f.name == name; });
+      if (written || !fs::exists(target / name, ec)) continue;
+      if (!fs::remove(target / name, ec)) {
+        return unavailable(
+            "cannot remove the stale " + (target / name).string() + ": " + ec.message(),
+            Where{(target / name).string(), 0, 0, ""});
+      }
     }
     return {};
   }

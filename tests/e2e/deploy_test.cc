@@ -517,6 +517,19 @@ TEST(Deploy, SshKeysAzureRejectsExit2NamingTheFile) {
   }
 }
 
+// Review finding 11: a Windows deployment written over a Linux one kept the
+// Linux cloud-init.yaml beside setup.ps1.
+TEST(Deploy, AnExistingOutDirectoryKeepsOnlyTheNewDeploymentsFiles) {
+  in_source_dir();
+  const std::string out = temp_dir() + "/out";
+  ASSERT_EQ(deploy("nc_h100_train", out).code, 0);
+  std::ofstream(out + "/README.txt") << "the user's\n";
+  const CliResult r = deploy("win_hybrid", out);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(files_of(out), (std::vector<std::string>{"README.txt", "budget.json", "deploy.sh",
+                                                     "setup.ps1", "template.json"}));
+}
+
 TEST(Deploy, PublicKeyPathAndSecondOptionAreUsed) {
   in_source_dir();
   const std::string out = temp_dir() + "/out";
