@@ -933,6 +933,15 @@ TEST(Generate, EnvironmentOverridesAreHeldToTheSameRules) {
   EXPECT_NE(run("RESOURCE_GROUP='a b'").find("RESOURCE_GROUP is not"), std::string::npos);
   // A narrow override passes the checks and fails later, at the missing key.
   EXPECT_NE(run("SSH_CIDR=203.0.113.0/24").find("no SSH public key"), std::string::npos);
+  // A key Azure refuses, chosen at run time (review finding 8).
+  std::ofstream(dir + "ecdsa.pub") << "ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTY= a\n";
+  EXPECT_NE(run("SSH_PUBLIC_KEY_FILE=" + dir + "ecdsa.pub").find("key of type ecdsa-sha2-nistp256"),
+            std::string::npos);
+  if (std::system("command -v ssh-keygen >/dev/null 2>&1") == 0) {
+    std::ofstream(dir + "short.pub") << "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ== a\n";
+    EXPECT_NE(run("SSH_PUBLIC_KEY_FILE=" + dir + "short.pub").find("not an RSA key of 2048 bits"),
+              std::string::npos);
+  }
 }
 
 TEST(DeploySpec, BroadCidrsNeedTheExplicitFlagAndMediumOnesWarn) {

@@ -177,7 +177,27 @@ void emit_preconditions(std::ostringstream& o, const DeploySpec& spec) {
       << "if grep -q \"PRIVATE KEY\" \"$SSH_PUBLIC_KEY_FILE\"; then\n"
       << "  die \"$SSH_PUBLIC_KEY_FILE is a private key; point SSH_PUBLIC_KEY_FILE at the .pub "
          "file\"\n"
-      << "fi\n";
+      << "fi\n"
+      // The same rule gpuplan applied to --ssh-public-key, for a key chosen
+      // here (the default, or SSH_PUBLIC_KEY_FILE): Azure accepts ssh-rsa of
+      // at least 2048 bits and ssh-ed25519 only ("Supported SSH key formats").
+      << "# Azure accepts ssh-rsa keys of at least 2048 bits and ssh-ed25519 keys only.\n"
+      << "key_type=\"\"\n"
+      << "read -r key_type _ < \"$SSH_PUBLIC_KEY_FILE\" || true\n"
+      << "case \"$key_type\" in\n"
+      << "  ssh-ed25519) ;;\n"
+      << "  ssh-rsa)\n"
+      << "    if command -v ssh-keygen >/dev/null 2>&1; then\n"
+      << "      key_bits=\"$(ssh-keygen -l -f \"$SSH_PUBLIC_KEY_FILE\" 2>/dev/null | "
+         "awk '{print $1; exit}' || true)\"\n"
+      << "      [[ \"$key_bits\" =~ ^[0-9]+$ && \"$key_bits\" -ge 2048 ]] || die "
+         "\"$SSH_PUBLIC_KEY_FILE is not an RSA key of 2048 bits or more (${key_bits:-unreadable}); "
+         "Azure refuses it: use ssh-keygen -t ed25519\"\n"
+      << "    fi ;;\n"
+      << "  *) die \"$SSH_PUBLIC_KEY_FILE holds a key of type ${key_type:-unreadable}; Azure "
+         "accepts "
+         "ssh-rsa (2048 bits or more) and ssh-ed25519 only: use ssh-keygen -t ed25519\" ;;\n"
+      << "esac\n";
   }
   o << "\n";
 }

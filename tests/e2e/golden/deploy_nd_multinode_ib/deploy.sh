@@ -47,6 +47,18 @@ trap 'rm -f "${tmp_files[@]}"' EXIT
 if grep -q "PRIVATE KEY" "$SSH_PUBLIC_KEY_FILE"; then
   die "$SSH_PUBLIC_KEY_FILE is a private key; point SSH_PUBLIC_KEY_FILE at the .pub file"
 fi
+# Azure accepts ssh-rsa keys of at least 2048 bits and ssh-ed25519 keys only.
+key_type=""
+read -r key_type _ < "$SSH_PUBLIC_KEY_FILE" || true
+case "$key_type" in
+  ssh-ed25519) ;;
+  ssh-rsa)
+    if command -v ssh-keygen >/dev/null 2>&1; then
+      key_bits="$(ssh-keygen -l -f "$SSH_PUBLIC_KEY_FILE" 2>/dev/null | awk '{print $1; exit}' || true)"
+      [[ "$key_bits" =~ ^[0-9]+$ && "$key_bits" -ge 2048 ]] || die "$SSH_PUBLIC_KEY_FILE is not an RSA key of 2048 bits or more (${key_bits:-unreadable}); Azure refuses it: use ssh-keygen -t ed25519"
+    fi ;;
+  *) die "$SSH_PUBLIC_KEY_FILE holds a key of type ${key_type:-unreadable}; Azure accepts ssh-rsa (2048 bits or more) and ssh-ed25519 only: use ssh-keygen -t ed25519" ;;
+esac
 
 # 1. Resource group (idempotent).
 az group create --name "$RESOURCE_GROUP" --location "$LOCATION" --output none
