@@ -92,6 +92,7 @@ PolicyInput policy_input(const internal::Exact& e, int64_t t, int64_t done, int6
   in.step_s = static_cast<double>(e.g) * 1e-6;
   in.running = running;
   in.overhead_left_s = static_cast<double>(overhead_left) * 1e-6;
+  in.eviction_loss_s = static_cast<double>(e.lost) * 1e-6;
   in.spot_available = spot_available;
   return in;
 }
@@ -124,9 +125,16 @@ DeadlineRun run_deadline(const DeadlineJob& job, const SpotTrace& trace, int64_t
     if (I == Capacity::kSpot && !a) {
       I = Capacity::kNone;
       R = 0;
-      P = std::max<int64_t>(0, P - e.lost);
+      const int64_t lost = std::min(P, e.lost);
+      P -= lost;
       ++out.evictions;
-      emit(t, "evicted (30 s notice, checkpointed)");
+      if (log) {
+        char notice[64];
+        std::snprintf(notice, sizeof notice, "evicted (%g s notice, ", job.eviction_notice_s);
+        emit(t, notice + (lost > 0 ? "checkpoint longer than the notice: " +
+                                         hours(static_cast<double>(lost)) + " of progress lost)"
+                                   : std::string("checkpointed)")));
+      }
     }
     Capacity A = policy.decide(policy_input(e, t, P, R, I, a)).capacity;
     if (A == Capacity::kSpot && !a) A = Capacity::kNone;

@@ -59,6 +59,7 @@ struct PolicyInput {
   double step_s = 0;        // decision interval (the spot trace's step)
   Capacity running = Capacity::kNone;
   double overhead_left_s = 0;   // restart overhead still to pay on the running VM
+  double eviction_loss_s = 0;   // progress an eviction takes back (checkpoint beyond the notice)
   bool spot_available = false;  // a spot VM can be had (or kept) during this step
 
   // --- reserve ---

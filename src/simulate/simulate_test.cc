@@ -251,6 +251,34 @@ TEST(Deadline, AlwaysAvailableSpotCostsWorkPlusOneChangeover) {
   EXPECT_NEAR(run_deadline(job, t, 0, *od).cost_usd, 48.2 * 3.06, 1e-9);
 }
 
+// The safety check counts the progress an eviction takes back: a 30-min
+// checkpoint (29.5 min beyond the 30-s notice) with 18 min of slack leaves no
+// room for one eviction, so no policy may bet on spot. Counting only the
+// changeover, all three spot policies took spot, were evicted within the
+// first hours and missed the deadline on every run. On traces whose spot
+// comes and goes every few hours, with slack for a few losses, every policy
+// meets the deadline too.
+TEST(Deadline, SafetyCheckCountsTheProgressAnEvictionLoses) {
+  DeadlineJob job = example_job();
+  job.changeover_hours = 0;
+  job.checkpoint_s = 1800;
+  job.work_hours = 20;
+  job.deadline_hours = 20.3;
+  std::vector<int> flaky;
+  for (int i = 0; i < 400; ++i) flaky.push_back(i % 20 < 15 ? 1 : 0);  // 2.5 h up, 50 min down
+  const SpotTrace t = make_trace(flaky);
+  for (const auto& name : deadline_policy_names()) {
+    for (const double deadline : {20.3, 24.0, 30.0}) {
+      job.deadline_hours = deadline;
+      for (int64_t offset : {0, 7, 13}) {
+        auto p = make_deadline_policy(name, job, 600);
+        DeadlineRun r = run_deadline(job, t, offset, *p);
+        EXPECT_TRUE(r.deadline_met) << name << " deadline " << deadline << " offset " << offset;
+      }
+    }
+  }
+}
+
 TEST(Deadline, NeverAvailableSpotFallsBackToOnDemandInTime) {
   const DeadlineJob job = example_job();
   const SpotTrace t = make_trace(std::vector<int>(400, 0));

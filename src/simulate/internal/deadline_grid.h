@@ -93,17 +93,20 @@ inline Grid make_grid(const Exact& e) {
 }
 
 // The exact safety check of every spot-using policy: after this step, even if
-// spot is lost at the next one, the slack left must still cover one on-demand
-// changeover.
+// spot is lost at the next one — taking back the progress a checkpoint longer
+// than the notice loses (deadline.cc) — the slack left must still cover one
+// on-demand changeover. (Counting the changeover alone, a job with 18 min of
+// slack took spot with a 30-min checkpoint: one eviction, and every run of
+// the three spot policies missed its deadline, some paying more than
+// on-demand.)
 inline bool unsafe_without_od(const PolicyInput& in, Capacity action) {
   const double T = in.deadline_s - in.now_s;
-  const double W = in.work_total_s - in.work_done_s;
-  double prod = 0;
+  double done = in.work_done_s;
   if (action == Capacity::kSpot) {
     const double r = in.running == Capacity::kSpot ? in.overhead_left_s : in.changeover_s;
-    prod = std::max(0.0, in.step_s - r);
+    done = std::max(0.0, done + std::max(0.0, in.step_s - r) - in.eviction_loss_s);
   }
-  return (T - in.step_s) - (W - prod) < in.changeover_s + 1e-6;
+  return (T - in.step_s) - (in.work_total_s - done) < in.changeover_s + 1e-6;
 }
 
 // markov-lookahead (deadline_lookahead.cc).
