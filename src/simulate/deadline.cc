@@ -25,6 +25,7 @@
 #include "simulate/deadline.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "simulate/internal/deadline_grid.h"
@@ -55,6 +56,13 @@ std::string hours(double t_us) {
 
 }  // namespace
 
+bool deadline_too_short(const DeadlineJob& job) {
+  // Compared as the simulation counts time, in whole microseconds: in
+  // doubles 0.1 h + 0.2 h is above a 0.3 h deadline that on-demand meets.
+  const auto us = [](double h) { return std::llround(h * 3.6e9); };
+  return us(job.work_hours) + us(job.changeover_hours) > us(job.deadline_hours);
+}
+
 Status validate(const DeadlineJob& job, double step_seconds) {
   auto bad = [](const std::string& field, const std::string& msg) {
     return invalid_argument(msg, Where{"", 0, 0, field});
@@ -69,7 +77,7 @@ Status validate(const DeadlineJob& job, double step_seconds) {
     return bad("prices.spot_usd_per_hour",
                "spot costs more than on-demand: no policy would use it");
   if (!(step_seconds > 0)) return bad("spot.gap_seconds", "must be > 0 seconds");
-  if (job.work_hours + job.changeover_hours > job.deadline_hours)
+  if (deadline_too_short(job))
     return bad("job.deadline_hours",
                "shorter than work_hours + changeover_hours: not even on-demand can meet it");
   return {};

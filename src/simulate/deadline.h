@@ -32,6 +32,9 @@ struct DeadlineJob {
 // not positive, the deadline is shorter than work + changeover (no policy,
 // not even on-demand, could meet it), or spot costs more than on-demand.
 [[nodiscard]] Status validate(const DeadlineJob& job, double step_seconds);
+// The deadline is shorter than work + changeover, in the whole microseconds
+// the simulation counts.
+[[nodiscard]] bool deadline_too_short(const DeadlineJob& job);
 
 struct DeadlineStep {  // one timeline point per step
   double t_hours = 0;

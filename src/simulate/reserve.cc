@@ -65,6 +65,7 @@
 #include <deque>
 
 #include "core/strings.h"
+#include "simulate/internal/scenario_parse.h"
 #include "simulate/rng.h"
 
 namespace gpuplan::simulate {
@@ -134,8 +135,15 @@ Result<VmDemand> vms_from_jobs(const PodJobs& jobs, double gpus_per_vm, double t
       ++i;
     }
     // 1e-9: sums of milli-GPUs must not round 2.0000000001 GPUs up a VM.
-    out.vms[static_cast<size_t>(h)] =
-        static_cast<int32_t>(std::ceil(std::max(0.0, peak) / gpus_per_vm - 1e-9));
+    const double vms = std::ceil(std::max(0.0, peak) / gpus_per_vm - 1e-9);
+    // The synthetic demand's cap (scenario_parse.h): a pod of 1e12 GPUs
+    // wrapped the count to -2,147,483,648 and cost $0.
+    if (!(vms <= internal::kMaxVms))
+      return invalid_argument("hour " + std::to_string(h) + " needs " +
+                                  strings::fixed(std::min(vms, 1e30), 0) + " VMs; at most " +
+                                  strings::fixed(internal::kMaxVms, 0),
+                              Where{"", 0, 0, "jobs"});
+    out.vms[static_cast<size_t>(h)] = static_cast<int32_t>(vms);
   }
   out.drops = jobs.drops;
   return out;

@@ -173,6 +173,12 @@ TEST(Reserve, JobsBecomeVmsPerHourAtTheirPeak) {
   EXPECT_EQ(d->vms, (std::vector<int32_t>{2, 1}));
   EXPECT_FALSE(vms_from_jobs(jobs, 0, 1).has_value());
   EXPECT_FALSE(vms_from_jobs(PodJobs{}, 1, 1).has_value());
+  // A pod beyond the synthetic demand's cap of 100,000 VMs is refused, not
+  // wrapped to -2,147,483,648 VMs and $0.
+  jobs.jobs = {{0, 3600, 1e12}};
+  auto huge = vms_from_jobs(jobs, 8, 1);
+  ASSERT_FALSE(huge.has_value());
+  EXPECT_NE(huge.error().message.find("at most 100000"), std::string::npos);
 }
 
 TEST(Reserve, SyntheticGrowthCompoundsWeekly) {

@@ -65,6 +65,12 @@ Result<VmDemand> trace_demand(const Scenario& s, const RunOptions& o, const Rese
   const std::string file = o.trace.value_or(spec.demand.trace);
   GPUPLAN_TRY(PodJobs pods, read_pod_jobs(file));
   const double per_vm = spec.gpus_per_vm.value_or(gpus);
+  // More GPUs per VM than the size has packed 8 pods' GPUs into a 1-GPU
+  // VM and cost the growth example $31,691 instead of $201,288.
+  if (per_vm > gpus + 1e-9)
+    return invalid_argument(strings::fixed(per_vm, 3) + " GPUs per VM, but " + s.vm_size + " has " +
+                                strings::fixed(gpus, 3),
+                            s.where("demand.gpus_per_vm"));
   GPUPLAN_TRY(VmDemand jobs_demand,
               vms_from_jobs(pods, per_vm, spec.demand.time_scale).map_error([&](Error e) {
                 e.where.file = file;

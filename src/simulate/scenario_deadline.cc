@@ -38,7 +38,7 @@ Status parse_deadline(const Reader& r, const YAML::Node& root, Scenario& s) {
     GPUPLAN_TRY(spec.job.eviction_notice_s,
                 r.number(job["eviction_notice_seconds"], "job.eviction_notice_seconds", 0, 3600));
   }
-  if (spec.job.work_hours + spec.job.changeover_hours > spec.job.deadline_hours)
+  if (deadline_too_short(spec.job))
     return r.error(job["deadline_hours"], "job.deadline_hours",
                    "shorter than work_hours + changeover_hours: not even on-demand can meet it");
   const YAML::Node spot = root["spot"];

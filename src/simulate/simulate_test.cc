@@ -415,6 +415,12 @@ TEST(Deadline, ValidateRejectsImpossibleDeadline) {
   auto s = validate(job, 600);
   ASSERT_FALSE(s);
   EXPECT_EQ(s.error().where.field, "job.deadline_hours");
+  // A deadline of exactly work + changeover is met on-demand (0.1 + 0.2 h
+  // is above 0.3 in doubles, not in the simulation's microseconds).
+  job.work_hours = 0.1;
+  job.changeover_hours = 0.2;
+  job.deadline_hours = 0.3;
+  EXPECT_TRUE(validate(job, 600));
 }
 
 // ---- serving ----------------------------------------------------------------

@@ -1,6 +1,7 @@
 // `gpuplan simulate` on a reserve scenario end to end: the example over the
 // Alibaba GPU v2023 job trace on the embedded catalog (golden text, JSON
 // shape, event log), --trace, the timeline and the plot.
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -34,6 +35,30 @@ TEST(SimulateReserve, ExampleReportAndEventsAreGolden) {
   std::istringstream lines(r.out);
   for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 100u) << line;
   EXPECT_EQ(check_golden("sim_reserve_growth_events.log", slurp(dir + "/events.log")), "");
+}
+
+// More GPUs per VM than the size has is refused at the key: 8 on the
+// example's 1-GPU NC24ads_A100_v4 packed eight pods' GPUs into one VM and
+// cost $31,691 instead of $201,288.
+TEST(SimulateReserve, GpusPerVmAboveTheSizeIsRefused) {
+  std::string text = slurp(source_path("examples/sim-reserve-growth.yaml"));
+  const std::string from = "demand:\n";
+  const size_t at = text.find(from);
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at + from.size(), "  gpus_per_vm: 8\n");
+  const std::string rel = "../data/traces/";
+  const size_t trace = text.find(rel);
+  ASSERT_NE(trace, std::string::npos);
+  text.replace(trace, rel.size(),
+               std::filesystem::absolute(source_path("data/traces")).string() + "/");
+  const std::string file = temp_dir() + "/packed.yaml";
+  std::ofstream(file) << text;
+  auto r = run_cli(sim({file}));
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.err.find("demand.gpus_per_vm: 8.000 GPUs per VM, but Standard_NC24ads_A100_v4 has "
+                       "1.000"),
+            std::string::npos)
+      << r.err;
 }
 
 TEST(SimulateReserve, JsonRowsAndOptimalBound) {
