@@ -110,6 +110,9 @@ struct VmSize {
 // execution environment, MicrosoftDocs nccadsh100v5-series.md). The planner
 // offers it only when asked; deploy builds it as a Confidential VM.
 [[nodiscard]] bool is_confidential(const VmSize& s);
+// Whether a workload's constraints.series entry names `s`: its family
+// letter ("NV") or its series ("NVadsA10v5"), ignoring case.
+[[nodiscard]] bool names_series(const std::string& want, const VmSize& s);
 
 // An Arm64 size: the GB200 and GB300 superchips pair each two Blackwell GPUs
 // with an NVIDIA Grace (Arm Neoverse V2) CPU (Microsoft Learn, ND GB200 v6

@@ -126,6 +126,11 @@ bool is_arm64(const VmSize& s) { return s.gpu_model == "GB200" || s.gpu_model ==
 
 bool is_confidential(const VmSize& s) { return strings::starts_with_icase(s.series, "NCC"); }
 
+bool names_series(const std::string& want, const VmSize& s) {
+  const std::string f = strings::fold(want);
+  return f == strings::fold(s.family_letter) || f == strings::fold(s.series);
+}
+
 std::string reservation_note(const VmSize& s) {
   if (s.reservable) return "";
   if (s.status == SizeStatus::kRetired) return "retired " + s.retire_date + ": no reservations";

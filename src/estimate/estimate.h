@@ -130,7 +130,9 @@ struct Estimate {
 [[nodiscard]] Estimate estimate(const workload::Workload& workload, const catalog::VmSize& size,
                                 const catalog::Gpu& gpu, int count, bool explain);
 
-// For every GPU size in the catalog (retired sizes skipped), the smallest
+// For every GPU size in the catalog (retired sizes skipped; only those the
+// workload's constraints.series names, and confidential-computing sizes only
+// when constraints.confidential asks for them, as plan chooses), the smallest
 // count in 1..max_count (bounded by the workload's max_gpus/max_nodes) that
 // fits; sizes where none fits appear once with count 1 (or the largest tried
 // when memory is the issue) and the reason. Sizes whose GPU is missing from

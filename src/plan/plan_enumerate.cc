@@ -45,16 +45,7 @@ Status Planner::index() {
   return {};
 }
 
-namespace {
-
-// Whether a constraints.series entry names `size`: its family letter ("NV")
-// or its series, ignoring case.
-bool names_series(const std::string& want, const catalog::VmSize& size) {
-  const std::string f = strings::fold(want);
-  return f == strings::fold(size.family_letter) || f == strings::fold(size.series);
-}
-
-}  // namespace
+using catalog::names_series;
 
 void Planner::index_sizes_and_regions() {
   // Sizes: every non-retired size whose GPU the catalog knows.

@@ -99,6 +99,19 @@ TEST(EstimateCli, NothingFitsIsExit1WithReasons) {
   EXPECT_NE(r.err.find("no option fits"), std::string::npos);
 }
 
+// Over the catalog, the workload's constraints choose the sizes as plan
+// does: the NV-only render example's -q headline named an ND MI300X, and
+// a confidential-computing size was listed for a workload that did not ask.
+TEST(EstimateCli, CatalogEstimateKeepsTheWorkloadsSeriesAndConfidentiality) {
+  auto q = run_cli(with_empty_db({"-q", "estimate", source_path("examples/render-nv.yaml")}));
+  ASSERT_EQ(q.code, 0) << q.err;
+  EXPECT_NE(q.out.find(" on Standard_NV"), std::string::npos) << q.out;
+  auto all = run_cli(with_empty_db({"estimate", source_path("examples/render-nv.yaml")}));
+  EXPECT_EQ(all.out.find("ND96"), std::string::npos) << all.out;
+  auto ft = run_cli(with_empty_db({"estimate", source_path("examples/finetune-llama3-8b.yaml")}));
+  EXPECT_EQ(ft.out.find("NCC40ads"), std::string::npos) << ft.out;
+}
+
 TEST(EstimateCli, BadWorkloadIsExit2WithLineAndColumn) {
   auto r =
       run_cli(with_empty_db({"estimate", source_path("tests/data/workloads/unknown-model.yaml")}));
