@@ -125,6 +125,8 @@ void add_common(const Ctx& c, const std::string& rate_note, double peak) {
         c.dev.gpu.source.empty() ? "catalog" : c.dev.gpu.source);
   c.add("gpu_memory", gib(c.dev.memory_gib) + " per GPU",
         c.size.source.empty() ? "catalog (VM size)" : c.size.source);
+  if (c.size.notes.rfind("UNVERIFIED", 0) == 0)
+    c.add("size_row", "unverified: " + c.size.notes, "data/catalog/sizes.csv");
 }
 
 void add_memory(const Ctx& c) {

@@ -153,6 +153,16 @@ Option Planner::materialise(const Cand& c, bool detailed) {
                      "pay-as-you-go or lower --eviction-rate-high if you know better)"));
     }
   }
+  // A size whose shape the catalog could not verify says so where the
+  // option is chosen (the render review: NC8ads_A10_v4, priced per vCPU like
+  // a slice but read as a whole A10, won 15 of 94 generated render plans
+  // with its UNVERIFIED note printed nowhere).
+  if (size.notes.rfind("UNVERIFIED", 0) == 0)
+    o.caveats.push_back(size.name + "'s catalog row is unverified (" +
+                        size.notes.substr(0, size.notes.find(';')) +
+                        "; its GPU figures come from one source): check its GPUs and memory with "
+                        "`az vm list-skus --size " +
+                        size.name + "` before buying");
   o.confidential = catalog::is_confidential(size);
   if (o.confidential) {
     const std::vector<std::string> more = confidential_caveats();

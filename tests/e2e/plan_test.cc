@@ -3,6 +3,7 @@
 // and the 100-column limit.
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -178,6 +179,21 @@ TEST(PlanCli, TextFitsColumns) {
   ::unsetenv("COLUMNS");
   EXPECT_EQ(narrow.out.find("$/GPU-h"), std::string::npos);
   EXPECT_NE(narrow.out.find("spot | cheapest within"), std::string::npos);
+}
+
+// A size whose catalog row is unverified says so where it is chosen: the
+// NCads_A10_v4 sizes (read as whole A10s from one third-party list, priced
+// per vCPU like slices) won render plans with their note printed nowhere.
+TEST(PlanCli, UnverifiedSizeIsACaveat) {
+  const std::string file = temp_dir() + "/ncads.yaml";
+  std::ofstream(file) << "kind: render\nname: frames\ndata: {items: 2000}\n"
+                         "batch: {seconds_per_item: 90, reference_gpu: A10, scales_with: fp32}\n"
+                         "constraints: {deadline_hours: 72, series: [NCads_A10_v4]}\n";
+  auto r = run_cli(plan_args({file}));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("ads_A10_v4's catalog row is unverified (UNVERIFIED: absent from"),
+            std::string::npos)
+      << r.out;
 }
 
 }  // namespace
