@@ -153,6 +153,18 @@ Option Planner::materialise(const Cand& c, bool detailed) {
                      "pay-as-you-go or lower --eviction-rate-high if you know better)"));
     }
   }
+  // Items on Windows on a data-center-driver size: NVIDIA's data-center
+  // driver runs Windows GPUs in TCC mode, with no display adapter, so a
+  // DirectX or OpenGL renderer does not start there; CUDA and OptiX ones do
+  // (NVIDIA, "Tesla Compute Cluster (TCC)" in the driver's nvidia-smi
+  // -dm documentation; Azure gives NV sizes the GRID driver for graphics).
+  // The render review saw a Windows render planned on 64 ND96isr_H200_v5.
+  if (w_.kind == workload::Kind::kBatch && os_ == catalog::Os::kWindows &&
+      size.driver == catalog::DriverKind::kCuda)
+    o.caveats.push_back(size.name +
+                        " runs NVIDIA's data-center driver (TCC mode on Windows, no display "
+                        "adapter): CUDA/OptiX renderers run, DirectX/OpenGL ones need an NV size "
+                        "with the GRID driver (constraints.series: [NV])");
   // A size whose shape the catalog could not verify says so where the
   // option is chosen (the render review: NC8ads_A10_v4, priced per vCPU like
   // a slice but read as a whole A10, won 15 of 94 generated render plans

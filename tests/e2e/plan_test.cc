@@ -196,5 +196,20 @@ TEST(PlanCli, UnverifiedSizeIsACaveat) {
       << r.out;
 }
 
+// A Windows batch job on a data-center-driver size is told that DirectX and
+// OpenGL renderers need an NV size (the driver runs the GPU in TCC mode).
+TEST(PlanCli, WindowsRenderOnADataCenterSizeIsACaveat) {
+  const std::string file = temp_dir() + "/winrender.yaml";
+  std::ofstream(file) << "kind: render\nname: frames\ndata: {items: 2000}\n"
+                         "batch: {seconds_per_item: 90, reference_gpu: A10}\n"
+                         "constraints: {deadline_hours: 72, os: windows, series: [ND]}\n";
+  auto r = run_cli(plan_args({file}));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("runs NVIDIA's data-center driver (TCC mode on Windows"), std::string::npos)
+      << r.out;
+  auto nv = run_cli(plan_args({source_path("examples/render-nv.yaml")}));
+  EXPECT_EQ(nv.out.find("data-center driver"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gpuplan::e2e
