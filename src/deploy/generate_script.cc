@@ -330,8 +330,32 @@ void emit_create_step(std::ostringstream& o, const DeploySpec& spec, int& step) 
   arg(o, "--custom-data \"$SCRIPT_DIR/" + guest_file + "\"");
   if (spot) arg(o, "--priority Spot --eviction-policy Deallocate --max-price -1");
   arg(o, "--tags gpuplan-workload=" + spec.prefix);
-  o << "    --output none\n"
-    << "fi\n\n";
+  o << "    --output none\n";
+  // It exists: from this plan, or from another option of the same workload
+  // (the names are the workload's). A different size was kept silently and
+  // the script said "done" (the deploy review: a 1-GPU VM kept where the
+  // new option wanted 2 GPUs); a scale set's count was never reconciled.
+  const std::string size_query = spec.scale_set ? "sku.name" : "hardwareProfile.vmSize";
+  o << "else\n"
+    << "  existing_size=\"$(" << show << " --resource-group \"$RESOURCE_GROUP\" --name \""
+    << name_var << "\" --query " << size_query << " --output tsv)\"\n"
+    << "  if [ \"$existing_size\" != \"$VM_SIZE\" ]; then\n"
+    << "    echo \"deploy.sh: " << name_var << " already exists as $existing_size, not $VM_SIZE: "
+    << "left as it is; to replace it: " << (spec.scale_set ? "az vmss delete" : "az vm delete")
+    << " --resource-group $RESOURCE_GROUP --name " << name_var << ", then run this again\" >&2\n"
+    << "    exit 1\n"
+    << "  fi\n";
+  if (spec.scale_set) {
+    o << "  existing_count=\"$(az vmss show --resource-group \"$RESOURCE_GROUP\" --name \""
+      << name_var << "\" --query sku.capacity --output tsv)\"\n"
+      << "  if [ \"$existing_count\" != \"" << spec.option.count << "\" ]; then\n"
+      << "    echo \"deploy.sh: scaling " << name_var << " from $existing_count to "
+      << spec.option.count << " VMs\"\n"
+      << "    az vmss scale --resource-group \"$RESOURCE_GROUP\" --name \"" << name_var
+      << "\" --new-capacity " << spec.option.count << " --output none\n"
+      << "  fi\n";
+  }
+  o << "fi\n\n";
 }
 
 // Boot diagnostics, and autostop: the identity's role on the machine and

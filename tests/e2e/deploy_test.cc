@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <yaml-cpp/yaml.h>
 
 #include "e2e/e2e_util.h"
@@ -368,6 +369,48 @@ TEST(Deploy, GuestScriptsInCloudInitAreShellcheckClean) {
 }
 
 // ---- Refusals and bad input -------------------------------------------------
+
+// deploy.sh run again over a VM of another size (another option of the
+// same workload: the names are the workload's) stops and says so, instead
+// of keeping the old VM and printing "done". Run against a stub `az` that
+// reports the VM as an existing NC24ads_A100_v4.
+TEST(Deploy, RerunOverAnotherSizeStops) {
+  namespace fs = std::filesystem;
+  const fs::path dir = temp_dir() + "/rerun";
+  fs::create_directories(dir / "bin");
+  fs::copy(source_path("tests/e2e/golden/deploy_nc_h100_train"), dir / "out",
+           fs::copy_options::recursive);
+  std::ofstream(dir / "bin" / "az")
+      << "#!/bin/bash\n"
+         "echo \"az $*\" >> \"$(dirname \"$0\")/calls.log\"\n"
+         "case \"$*\" in\n"
+         "  *'vm show'*'--query hardwareProfile.vmSize'*) echo Standard_NC24ads_A100_v4 ;;\n"
+         "  *'feature show'*) echo Registered ;;\n"
+         "  *'account show'*) echo 00000000-0000-0000-0000-000000000000 ;;\n"
+         "esac\n"
+         "exit 0\n";
+  fs::permissions(dir / "bin" / "az", fs::perms::owner_all);
+  std::ofstream(dir / "key.pub")
+      << "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFTiQbwKtxWZKSH90yxD1fvxI7vLYxjz/K2XnVhCbEsf t@t\n";
+  const std::string cmd = "cd '" + dir.string() + "' && HOME='" + dir.string() + "' PATH='" +
+                          (dir / "bin").string() + ":/usr/bin:/bin' SSH_PUBLIC_KEY_FILE='" +
+                          (dir / "key.pub").string() +
+                          "' timeout 60 bash out/deploy.sh > out.txt 2> err.txt";
+  const int rc = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(rc));
+  EXPECT_EQ(WEXITSTATUS(rc), 1);
+  std::ifstream err(dir / "err.txt");
+  std::stringstream e;
+  e << err.rdbuf();
+  EXPECT_NE(
+      e.str().find("already exists as Standard_NC24ads_A100_v4, not Standard_NC40ads_H100_v5"),
+      std::string::npos)
+      << e.str();
+  std::ifstream calls(dir / "bin" / "calls.log");
+  std::stringstream c;
+  c << calls.rdbuf();
+  EXPECT_EQ(c.str().find("vm create"), std::string::npos);
+}
 
 TEST(Deploy, WithoutAnSshChoiceExits2AndWritesNothing) {
   in_source_dir();

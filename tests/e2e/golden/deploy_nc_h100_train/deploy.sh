@@ -140,6 +140,12 @@ if ! az vm show --resource-group "$RESOURCE_GROUP" --name "$VM_NAME" --output no
     --priority Spot --eviction-policy Deallocate --max-price -1 \
     --tags gpuplan-workload=finetune-llama3-8b \
     --output none
+else
+  existing_size="$(az vm show --resource-group "$RESOURCE_GROUP" --name "$VM_NAME" --query hardwareProfile.vmSize --output tsv)"
+  if [ "$existing_size" != "$VM_SIZE" ]; then
+    echo "deploy.sh: $VM_NAME already exists as $existing_size, not $VM_SIZE: left as it is; to replace it: az vm delete --resource-group $RESOURCE_GROUP --name $VM_NAME, then run this again" >&2
+    exit 1
+  fi
 fi
 
 # 6. Boot diagnostics on (managed storage): the serial console and boot

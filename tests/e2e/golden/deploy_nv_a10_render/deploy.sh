@@ -143,6 +143,17 @@ if ! az vmss show --resource-group "$RESOURCE_GROUP" --name "$VMSS_NAME" --outpu
     --custom-data "$SCRIPT_DIR/cloud-init.yaml" \
     --tags gpuplan-workload=animation-frames \
     --output none
+else
+  existing_size="$(az vmss show --resource-group "$RESOURCE_GROUP" --name "$VMSS_NAME" --query sku.name --output tsv)"
+  if [ "$existing_size" != "$VM_SIZE" ]; then
+    echo "deploy.sh: $VMSS_NAME already exists as $existing_size, not $VM_SIZE: left as it is; to replace it: az vmss delete --resource-group $RESOURCE_GROUP --name $VMSS_NAME, then run this again" >&2
+    exit 1
+  fi
+  existing_count="$(az vmss show --resource-group "$RESOURCE_GROUP" --name "$VMSS_NAME" --query sku.capacity --output tsv)"
+  if [ "$existing_count" != "2" ]; then
+    echo "deploy.sh: scaling $VMSS_NAME from $existing_count to 2 VMs"
+    az vmss scale --resource-group "$RESOURCE_GROUP" --name "$VMSS_NAME" --new-capacity 2 --output none
+  fi
 fi
 
 # 6. Boot diagnostics on (managed storage): the serial console and boot
