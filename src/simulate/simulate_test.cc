@@ -265,6 +265,7 @@ TEST(Deadline, SafetyCheckCountsTheProgressAnEvictionLoses) {
   job.work_hours = 20;
   job.deadline_hours = 20.3;
   std::vector<int> flaky;
+  flaky.reserve(400);
   for (int i = 0; i < 400; ++i) flaky.push_back(i % 20 < 15 ? 1 : 0);  // 2.5 h up, 50 min down
   const SpotTrace t = make_trace(flaky);
   for (const auto& name : deadline_policy_names()) {
