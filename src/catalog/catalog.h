@@ -113,6 +113,8 @@ struct VmSize {
 // Whether a workload's constraints.series entry names `s`: its family
 // letter ("NV") or its series ("NVadsA10v5"), ignoring case.
 [[nodiscard]] bool names_series(const std::string& want, const VmSize& s);
+// Whether a constraints.series list admits `s`: empty, or an entry names it.
+[[nodiscard]] bool series_admits(const std::vector<std::string>& series, const VmSize& s);
 
 // An Arm64 size: the GB200 and GB300 superchips pair each two Blackwell GPUs
 // with an NVIDIA Grace (Arm Neoverse V2) CPU (Microsoft Learn, ND GB200 v6

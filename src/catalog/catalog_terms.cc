@@ -131,6 +131,13 @@ bool names_series(const std::string& want, const VmSize& s) {
   return f == strings::fold(s.family_letter) || f == strings::fold(s.series);
 }
 
+bool series_admits(const std::vector<std::string>& series, const VmSize& s) {
+  if (series.empty()) return true;
+  for (const std::string& want : series)
+    if (names_series(want, s)) return true;
+  return false;
+}
+
 std::string reservation_note(const VmSize& s) {
   if (s.reservable) return "";
   if (s.status == SizeStatus::kRetired) return "retired " + s.retire_date + ": no reservations";

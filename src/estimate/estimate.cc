@@ -610,16 +610,12 @@ std::vector<Estimate> estimate_all(const workload::Workload& w, const catalog::C
   std::vector<Estimate> out;
   // The workload's own constraints choose the sizes, as in plan: a render
   // job limited to the NV series got its -q headline on an ND MI300X.
-  const std::vector<std::string>& series = w.constraints.series;
-  const auto named = [&](const catalog::VmSize& size) {
-    return series.empty() || std::any_of(series.begin(), series.end(), [&](const std::string& s) {
-             return catalog::names_series(s, size);
-           });
-  };
   for (const catalog::VmSize& size : catalog.sizes()) {
     if (size.status == catalog::SizeStatus::kRetired) continue;
     if (size.gpu_count <= 0) continue;
-    if (!named(size) || catalog::is_confidential(size) != w.constraints.confidential) continue;
+    if (!catalog::series_admits(w.constraints.series, size) ||
+        catalog::is_confidential(size) != w.constraints.confidential)
+      continue;
     const catalog::Gpu* gpu = catalog.find_gpu(size.gpu_model);
     if (!gpu) {
       Estimate& e = out.emplace_back();

@@ -208,10 +208,7 @@ void Planner::enumerate() {
 
 // constraints.series: a family letter ("NV") or a series name, ignoring case.
 bool Planner::series_allowed(const catalog::VmSize& size) const {
-  if (w_.constraints.series.empty()) return true;
-  for (const std::string& s : w_.constraints.series)
-    if (names_series(s, size)) return true;
-  return false;
+  return catalog::series_admits(w_.constraints.series, size);
 }
 
 bool Planner::drop_whole_size(int si) {
