@@ -42,8 +42,11 @@ nlohmann::ordered_json row_json(const PolicyRow& r) {
     j.erase("hopeless");
   }
   if (r.reserved_usd) {
-    j["cost_by_pricing"] = {{"payg", r.on_demand_usd}, {"reserved", *r.reserved_usd}};
+    j["cost_by_pricing"] = {{"payg", r.on_demand_usd},
+                            {"reserved", *r.reserved_usd},
+                            {"loss_after", r.loss_after_usd.value_or(0)}};
     j["committed_after_usd"] = r.committed_after_usd;
+    j["loss_after_usd"] = r.loss_after_usd;
   } else {
     j["cost_by_pricing"] = {{"payg", r.on_demand_usd}, {"spot", r.spot_usd}};
   }
@@ -72,6 +75,7 @@ std::string rows_table(const std::string& kind, const std::vector<PolicyRow>& ro
   if (kind == "reserve") {
     t.add_column("payg $", TextTable::Align::kRight);
     t.add_column("reserved $", TextTable::Align::kRight);
+    t.add_column("loss after $", TextTable::Align::kRight);
     t.add_column("owed after $", TextTable::Align::kRight);
   } else if (kind == "serving") {
     t.add_column("SLO %", TextTable::Align::kRight);
@@ -90,8 +94,8 @@ std::string rows_table(const std::string& kind, const std::vector<PolicyRow>& ro
     if (kind == "reserve")
       t.add_row({p.policy, dollars(p.cost_usd), opt_text(p.cost_vs_optimal, 3),
                  dollars(p.on_demand_usd), opt_dollars(p.reserved_usd),
-                 opt_dollars(p.committed_after_usd), strings::fixed(p.scale_events, 1),
-                 strings::fixed(p.gpu_hours, 1)});
+                 opt_dollars(p.loss_after_usd), opt_dollars(p.committed_after_usd),
+                 strings::fixed(p.scale_events, 1), strings::fixed(p.gpu_hours, 1)});
     else if (kind == "serving")
       t.add_row({p.policy, dollars(p.cost_usd), opt_text(p.cost_vs_optimal, 3),
                  opt_text(p.slo_attainment, 2, 100), opt_text(p.p50_ttft_ms, 0),
@@ -105,7 +109,7 @@ std::string rows_table(const std::string& kind, const std::vector<PolicyRow>& ro
   }
   return t.render_fitting(
       width, {"scale events", "purchases", "p50 TPOT ms", "GPU-h", "p50 TTFT ms", "evictions",
-              "owed after $", "p99 TPOT ms", "spot $", "payg $"});
+              "owed after $", "p99 TPOT ms", "spot $", "loss after $", "payg $"});
 }
 
 std::string esc(const std::string& s) {

@@ -14,23 +14,49 @@
 // inside it. What the reservations still owe after the window is reported
 // beside the cost (`committed_after_usd`), never hidden.
 //
+// The window alone would hide what a reservation costs after it: a
+// reservation bought for demand that ends inside the window is charged only
+// its hours inside, and the optimum bought 40 one-year reservations for a
+// job that ran 40 VMs for three weeks and 2 for the fourth — $69,233 in the
+// window, $772,625 still owed, reported as cheaper than pay-as-you-go's
+// $75,634 for the whole job. So the cost also charges what the reservations
+// lose after the window, assuming the work goes on as it ended: the
+// window's last week repeats (reservation.after_window: repeat-last-week;
+// `work-ends` says nothing uses them after it). The j-th
+// reservation is then in use in the share u_j of those hours that use j VMs
+// or more; each hour of its term after the window costs r where
+// pay-as-you-go would have cost p·u_j for the same use, a loss of
+// max(0, r − p·u_j) (`loss_after_usd`, part of the cost). A reservation that
+// keeps paying after the window (u_j above the break-even r/p) is charged
+// nothing and credited nothing: the window's view never counted savings
+// outside it, and crediting them would rank policies by work the window
+// does not hold. `not-charged` is the plain window view.
+//
 // The engine steps hour by hour (a reservation is billed hourly, and hourly
 // is the granularity of Azure's usage data, which is all a policy could see).
 // At the end of hour h the policy sees d(h) and the reservations held, k, and
 // may buy; a purchase covers hours h+1 onwards. Hour h costs
-// p·max(0, d(h) − k(h)) + r·k(h).
+// p·max(0, d(h) − k(h)) + r·k(h); the k-th reservation held, bought to cover
+// from hour s, adds max(0, r − p·u_k)·max(0, T − (H − s)) (T the term in
+// hours). The end of the window is no decision: a purchase then covers none
+// of its hours.
 //
 // The hindsight optimum is exact. Split the cost by level j = 1..max d: the
 // j-th reservation, bought so that it covers hours from s_j on (s_j = H for
-// never), makes level j cost p·#{h < s_j : d(h) ≥ j} + r·(H − s_j), and
-// summing over j gives exactly the cost of the schedule (for every hour,
-// Σ_j [d ≥ j][k < j] = max(0, d − k) and Σ_j [k ≥ j] = k). So the least cost
-// is at least Σ_j min_s cost_j(s). That bound is reached: order the per-level
-// minimisers; if level j < i had s_j = b > s_i = a, swapping the two changes
-// the cost by p·((#{a ≤ h < b : d ≥ i}) − (#{a ≤ h < b : d ≥ j})) ≤ 0
-// (fewer hours reach the higher level) and leaves the reservation hours
-// alone, so the sorted schedule — a valid nondecreasing k — costs no more
-// than the bound. O(max d × H).
+// never), makes level j cost c_j(s_j) = p·#{h < s_j : d(h) ≥ j} +
+// r·(H − s_j) + ℓ_j·max(0, T − (H − s_j)), ℓ_j = max(0, r − p·u_j) the
+// loss per hour after the window, and summing over j gives
+// exactly the cost of the schedule (for every hour, Σ_j [d ≥ j][k < j] =
+// max(0, d − k) and Σ_j [k ≥ j] = k). A schedule is a nondecreasing k, that
+// is s_1 ≤ s_2 ≤ ...; every such sequence is a schedule. Without the loss
+// term the per-level minima could be sorted at no cost (a swap of s_j > s_i,
+// j < i, changes the cost by p·(#{hours reaching i} − #{hours reaching j})
+// ≤ 0 in between); with it a swap also moves the longer after-window tail
+// R_b to level i, which loses more per hour (u_i ≤ u_j), and that costs
+// (R_b − R_a)·(ℓ_i − ℓ_j) ≥ 0,
+// so the order is kept explicitly: F_j(s) = c_j(s) + min_{s' ≤ s} F_{j−1}(s'),
+// the optimum min_s F_top(s). O(max d × H) time, O(H) memory; each state
+// carries its path's split of the cost, so no backtracking.
 //
 // The policies:
 //   payg-only         never reserve (the ceiling when the work grows).
@@ -149,8 +175,27 @@ Result<VmDemand> vms_from_jobs(const PodJobs& jobs, double gpus_per_vm, double t
   return out;
 }
 
+AfterWindowLoss::AfterWindowLoss(const std::vector<int32_t>& vms, const ReservePrices& prices)
+    : payg_(prices.payg_usd_per_hour), reserved_(prices.reserved_usd_per_hour) {
+  on_ = prices.after_window != AfterWindow::kNotCharged;
+  if (prices.after_window != AfterWindow::kRepeat) return;
+  const size_t hours =
+      std::min(vms.size(), static_cast<size_t>(std::llround(std::max(1.0, prices.repeat_hours))));
+  if (hours == 0) return;
+  int32_t top = 0;
+  for (size_t h = vms.size() - hours; h < vms.size(); ++h) top = std::max(top, vms[h]);
+  // reach[j - 1]: hours using j VMs or more (a histogram, then suffix sums).
+  std::vector<double> reach(static_cast<size_t>(top), 0);
+  for (size_t h = vms.size() - hours; h < vms.size(); ++h)
+    if (vms[h] > 0) reach[static_cast<size_t>(vms[h]) - 1] += 1;
+  for (size_t j = reach.size(); j-- > 1;) reach[j - 1] += reach[j];
+  use_.resize(reach.size());
+  for (size_t j = 0; j < reach.size(); ++j) use_[j] = reach[j] / static_cast<double>(hours);
+}
+
 ReserveRun run_reserve(const VmDemand& demand, const ReservePrices& prices, ScalingPolicy& policy,
                        std::string* log, double timeline_hours) {
+  const AfterWindowLoss loss(demand.vms, prices);
   PolicyContext ctx;
   ctx.od_usd_per_hour = prices.payg_usd_per_hour;
   ctx.reserved_usd_per_hour = prices.reserved_usd_per_hour;
@@ -172,14 +217,20 @@ ReserveRun run_reserve(const VmDemand& demand, const ReservePrices& prices, Scal
     in.now_s = static_cast<double>(h + 1) * 3600.0;
     in.demand_vms = d;
     in.reserved = reserved;
-    const int buy = std::max(0, policy.decide(in).buy);
+    // The end of the window is no decision: what it bought would cover none
+    // of the window's hours (the optimum has no such instant either), and
+    // its reservations' whole term would be after it (72 one-year
+    // reservations at the last hour of a generated 26-week growth).
+    const int buy = h + 1 < hours ? std::max(0, policy.decide(in).buy) : 0;
     if (buy > 0) {
       reserved += buy;
       ++run.purchases;
-      // Hours of the term after the window: owed, not in the window's cost.
-      const double inside = static_cast<double>(hours - h - 1);
-      run.committed_after_usd +=
-          buy * std::max(0.0, prices.term_hours - inside) * prices.reserved_usd_per_hour;
+      // Hours of the term after the window: owed; what they lose against
+      // pay-as-you-go is in the cost.
+      const double after = std::max(0.0, prices.term_hours - static_cast<double>(hours - h - 1));
+      run.committed_after_usd += buy * after * prices.reserved_usd_per_hour;
+      for (int k = reserved - buy + 1; k <= reserved; ++k)
+        run.loss_after_usd += after * loss.per_hour(k);
       if (log) {
         *log += "t=" + strings::fixed(static_cast<double>(h + 1), 0) + "h " +
                 std::string(policy.name()) + " buy " + std::to_string(buy) + " (in use " +
@@ -187,10 +238,10 @@ ReserveRun run_reserve(const VmDemand& demand, const ReservePrices& prices, Scal
       }
     }
     if (every > 0 && ((h + 1) % every == 0 || h + 1 == hours))
-      run.timeline.push_back(
-          {static_cast<double>(h + 1), d, reserved, run.payg_usd + run.reserved_usd});
+      run.timeline.push_back({static_cast<double>(h + 1), d, reserved,
+                              run.payg_usd + run.reserved_usd + run.loss_after_usd});
   }
-  run.cost_usd = run.payg_usd + run.reserved_usd;
+  run.cost_usd = run.payg_usd + run.reserved_usd + run.loss_after_usd;
   run.reserved_final = reserved;
   return run;
 }
@@ -203,36 +254,52 @@ ReserveRun reserve_optimal(const VmDemand& demand, const ReservePrices& prices) 
   for (int32_t v : demand.vms) top = std::max(top, v);
   const double p = prices.payg_usd_per_hour;
   const double r = prices.reserved_usd_per_hour;
-  std::vector<int64_t> buy_at;  // per level: first covered hour, `hours` = never
+  const AfterWindowLoss loss(demand.vms, prices);
+  // A path: levels 1..j bought at s_1 <= ... <= s_j, its cost and split.
+  struct Path {
+    double cost = 0, payg_usd = 0, payg_h = 0, reserved_usd = 0, reserved_h = 0;
+    double committed = 0, loss = 0;
+    int held = 0, purchases = 0;
+    int64_t last = 0;  // s_j (0: no level yet)
+  };
+  // best[s]: the least path whose last level covers from s' <= s
+  // (s = 1..hours; s = hours is "never"; the first decision is at the end of
+  // hour 0). Level 0's is the empty path.
+  std::vector<Path> best(static_cast<size_t>(hours) + 1);
   for (int32_t level = 1; level <= top; ++level) {
-    // cost(s) = p·#{h < s : d(h) ≥ level} + r·(hours − s), s = 1..hours
-    // (the first decision is at the end of hour 0; s = hours is "never").
-    int64_t used = demand.vms[0] >= level ? 1 : 0;
-    int64_t best_s = 1, best_used = used;
-    double best = p * static_cast<double>(used) + r * static_cast<double>(hours - 1);
-    for (int64_t s = 2; s <= hours; ++s) {
+    int64_t used = 0;
+    Path run;  // the prefix minimum of this level's paths
+    for (int64_t s = 1; s <= hours; ++s) {
       used += demand.vms[static_cast<size_t>(s - 1)] >= level ? 1 : 0;
-      const double c = p * static_cast<double>(used) + r * static_cast<double>(hours - s);
-      if (c < best) {
-        best = c;
-        best_s = s;
-        best_used = used;
+      const Path& prev = best[static_cast<size_t>(s)];
+      Path c = prev;
+      c.payg_usd += p * static_cast<double>(used);
+      c.payg_h += static_cast<double>(used);
+      if (s < hours) {
+        const double after = std::max(0.0, prices.term_hours - static_cast<double>(hours - s));
+        c.reserved_usd += r * static_cast<double>(hours - s);
+        c.reserved_h += static_cast<double>(hours - s);
+        c.committed += after * r;
+        c.loss += after * loss.per_hour(level);
+        ++c.held;
+        if (prev.last != s) ++c.purchases;
       }
-    }
-    out.payg_usd += p * static_cast<double>(best_used);
-    out.payg_vm_hours += static_cast<double>(best_used);
-    out.reserved_usd += r * static_cast<double>(hours - best_s);
-    out.reserved_vm_hours += static_cast<double>(hours - best_s);
-    if (best_s < hours) {
-      buy_at.push_back(best_s);
-      out.committed_after_usd +=
-          std::max(0.0, prices.term_hours - static_cast<double>(hours - best_s)) * r;
-      ++out.reserved_final;
+      c.cost = c.payg_usd + c.reserved_usd + c.loss;
+      c.last = s;
+      if (s == 1 || c.cost < run.cost) run = c;
+      best[static_cast<size_t>(s)] = run;
     }
   }
-  std::sort(buy_at.begin(), buy_at.end());
-  out.purchases = static_cast<int>(std::unique(buy_at.begin(), buy_at.end()) - buy_at.begin());
-  out.cost_usd = out.payg_usd + out.reserved_usd;
+  const Path& opt = best[static_cast<size_t>(hours)];
+  out.payg_usd = opt.payg_usd;
+  out.payg_vm_hours = opt.payg_h;
+  out.reserved_usd = opt.reserved_usd;
+  out.reserved_vm_hours = opt.reserved_h;
+  out.committed_after_usd = opt.committed;
+  out.loss_after_usd = opt.loss;
+  out.reserved_final = opt.held;
+  out.purchases = opt.purchases;
+  out.cost_usd = opt.payg_usd + opt.reserved_usd + opt.loss;
   return out;
 }
 

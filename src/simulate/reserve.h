@@ -18,11 +18,49 @@
 
 namespace gpuplan::simulate {
 
+// What the work does after the simulated window, which decides what a
+// reservation held at its end loses over the rest of its term
+// (reservation.after_window).
+enum class AfterWindow {
+  kRepeat,      // "repeat-last-week": the window's last repeat_hours repeat
+  kWorkEnds,    // "work-ends": nothing uses a reservation after the window
+  kNotCharged,  // "not-charged": the plain window view, nothing charged
+};
+
 // Prices of one VM of the size, per hour.
 struct ReservePrices {
   double payg_usd_per_hour = 0;
   double reserved_usd_per_hour = 0;   // the term's price spread over its hours
   double term_hours = kHoursPerYear;  // 1 year, or 3 x kHoursPerYear
+  // How the work goes on after the window. kRepeat: its last repeat_hours
+  // hours repeat for the rest of every reservation's term; the j-th
+  // reservation is then used in the share u_j of those hours that use j VMs
+  // or more, and each of its hours after the window loses
+  // max(0, reserved − payg × u_j) against pay-as-you-go; that loss is
+  // charged. kWorkEnds: u_j = 0. kNotCharged: nothing is.
+  AfterWindow after_window = AfterWindow::kRepeat;
+  double repeat_hours = 168;  // a week: the daily and the weekly cycle
+};
+
+// What the j-th reservation (level j, 1-based) loses per hour after the
+// window against pay-as-you-go: max(0, reserved − payg × u_j), u_j the share
+// of the window's last repeat_hours hours that use j VMs or more (0 above
+// their peak, and for every level when the work ends: the whole reserved
+// price); 0 for every level when nothing after the window is charged.
+class AfterWindowLoss {
+ public:
+  AfterWindowLoss(const std::vector<int32_t>& vms, const ReservePrices& prices);
+  [[nodiscard]] double per_hour(int level) const {
+    if (!on_ || level <= 0) return 0;
+    const double u =
+        static_cast<size_t>(level) <= use_.size() ? use_[static_cast<size_t>(level) - 1] : 0;
+    return std::max(0.0, reserved_ - payg_ * u);
+  }
+
+ private:
+  bool on_ = false;
+  double payg_ = 0, reserved_ = 0;
+  std::vector<double> use_;  // use_[j - 1]: u_j
 };
 
 // VMs in use in each hour of the simulated window (hour h covers
@@ -62,14 +100,18 @@ struct ReserveStep {  // one timeline point
 };
 
 struct ReserveRun {
-  double cost_usd = 0;  // payg + reserved within the window (amortized)
+  double cost_usd = 0;  // payg + reserved within the window (amortized) + loss_after_usd
   double payg_usd = 0;
   double reserved_usd = 0;  // reservation hours inside the window
   double payg_vm_hours = 0;
   double reserved_vm_hours = 0;  // reservation hours inside the window (used or not)
   double unused_reserved_vm_hours = 0;
   double committed_after_usd = 0;  // reservation hours after the window, still owed
-  int purchases = 0;               // hours in which reservations were bought
+  // What those hours lose against pay-as-you-go (AfterWindowLoss): part of
+  // cost_usd, since a reservation is paid for its whole term and cannot be
+  // returned.
+  double loss_after_usd = 0;
+  int purchases = 0;  // hours in which reservations were bought
   int reserved_final = 0;
   std::vector<ReserveStep> timeline;  // filled when asked, every `timeline_hours`
 };
@@ -77,7 +119,9 @@ struct ReserveRun {
 // Simulates the policy over `demand`. At the end of hour h the policy sees
 // the VMs in use in hour h and the reservations held and may buy; what it
 // buys covers hours h+1 onwards until the term ends. Each hour costs
-// payg × max(0, in use − reserved) + reserved price × reserved. Appends a
+// payg × max(0, in use − reserved) + reserved price × reserved; the k-th
+// reservation held also costs what its hours after the window lose
+// (AfterWindowLoss; loss_after_usd). Appends a
 // line per purchase to `log` when non-null. Deterministic.
 [[nodiscard]] ReserveRun run_reserve(const VmDemand& demand, const ReservePrices& prices,
                                      ScalingPolicy& policy, std::string* log = nullptr,
@@ -85,7 +129,8 @@ struct ReserveRun {
 
 // The hindsight optimum: the least cost of any purchase schedule that buys at
 // the same instants (end of an hour, covering the hours after it), knowing the
-// whole demand. Exact (per-level dynamic programme; reserve.cc proves it).
+// whole demand, under the same cost (the loss after the window included).
+// Exact (a dynamic programme over levels; reserve.cc proves it).
 // Requires the window to be no longer than the term.
 // The result has the cost, its payg / reserved split, what is owed after the
 // window and the number of distinct purchase instants (no timeline).

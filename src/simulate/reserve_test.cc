@@ -51,8 +51,12 @@ TEST(Reserve, HandComputedRunAndCommitment) {
   // Demand 2, 2, 3, 1 VMs; payg $10, reserved $6 per hour; 2 bought at the
   // end of hour 0. Hour 0: 2 × 10 = 20. Hour 1: 2 × 6 = 12. Hour 2:
   // 1 × 10 + 2 × 6 = 22. Hour 3: 2 × 6 = 12 (one idle). Total 66.
+  // After the window its last week (here all 4 hours) repeats: the 1st
+  // reservation is used in every hour, the 2nd in 3 of 4; both pay more
+  // than break-even (0.6), so they lose nothing after it.
   auto p = make_reserve_policy("reserve-upfront", {});
   ReserveRun r = run_reserve(demand_of({2, 2, 3, 1}), prices(10, 6, 100), *p);
+  EXPECT_DOUBLE_EQ(r.loss_after_usd, 0);
   EXPECT_DOUBLE_EQ(r.cost_usd, 66);
   EXPECT_DOUBLE_EQ(r.payg_usd, 30);
   EXPECT_DOUBLE_EQ(r.reserved_usd, 36);
@@ -61,6 +65,60 @@ TEST(Reserve, HandComputedRunAndCommitment) {
   EXPECT_EQ(r.reserved_final, 2);
   // Bought after hour 0 of 4: 3 hours inside, 97 of the 100-hour term after.
   EXPECT_DOUBLE_EQ(r.committed_after_usd, 2 * 97 * 6.0);
+  // If only the last hour (1 VM) repeats, the 2nd reservation is never
+  // used after the window: its 97 hours lose 6 each.
+  ReservePrices last = prices(10, 6, 100);
+  last.repeat_hours = 1;
+  p = make_reserve_policy("reserve-upfront", {});
+  r = run_reserve(demand_of({2, 2, 3, 1}), last, *p);
+  EXPECT_DOUBLE_EQ(r.loss_after_usd, 97 * 6.0);
+  EXPECT_DOUBLE_EQ(r.cost_usd, 66 + 97 * 6.0);
+  // When the work ends with the window, both lose their whole price.
+  last.after_window = AfterWindow::kWorkEnds;
+  p = make_reserve_policy("reserve-upfront", {});
+  EXPECT_DOUBLE_EQ(run_reserve(demand_of({2, 2, 3, 1}), last, *p).cost_usd, 66 + 2 * 97 * 6.0);
+  // not-charged: the window alone.
+  last.after_window = AfterWindow::kNotCharged;
+  p = make_reserve_policy("reserve-upfront", {});
+  EXPECT_DOUBLE_EQ(run_reserve(demand_of({2, 2, 3, 1}), last, *p).cost_usd, 66);
+}
+
+TEST(Reserve, LossAfterTheWindowComesFromItsLastHours) {
+  // Last 4 hours: 3, 0, 1, 3; payg 10, reserved 6. Level 1 is used in 3 of
+  // them (7.5 of payg an hour: no loss), levels 2 and 3 in 2 (5: loses 1),
+  // level 4 and above in none (loses the whole 6); the 9s before them do
+  // not count.
+  ReservePrices pr = prices(10, 6);
+  pr.repeat_hours = 4;
+  const AfterWindowLoss loss({9, 9, 3, 0, 1, 3}, pr);
+  EXPECT_DOUBLE_EQ(loss.per_hour(1), 0);
+  EXPECT_DOUBLE_EQ(loss.per_hour(2), 1);
+  EXPECT_DOUBLE_EQ(loss.per_hour(3), 1);
+  EXPECT_DOUBLE_EQ(loss.per_hour(4), 6);
+  EXPECT_DOUBLE_EQ(loss.per_hour(9), 6);
+  pr.repeat_hours = 100;  // longer than the window: all of it
+  EXPECT_DOUBLE_EQ(AfterWindowLoss({9, 9, 3, 0, 1, 3}, pr).per_hour(9), 6 - 10 * 2 / 6.0);
+  pr.after_window = AfterWindow::kWorkEnds;
+  EXPECT_DOUBLE_EQ(AfterWindowLoss({9, 9, 3, 0, 1, 3}, pr).per_hour(1), 6);
+  pr.after_window = AfterWindow::kNotCharged;
+  EXPECT_DOUBLE_EQ(AfterWindowLoss({9, 9, 3, 0, 1, 3}, pr).per_hour(9), 0);
+}
+
+TEST(Reserve, DemandThatEndsInsideTheWindowIsNotReserved) {
+  // 40 VMs for three weeks, then 2 for the fourth; a one-year term at
+  // 0.65 of payg. A reservation for levels 3..40 would idle for the rest of
+  // its year: the optimum holds 2 and pays payg for the rest, and the
+  // policy that reserved the first hour's 40 costs more than payg-only.
+  std::vector<int32_t> v(504, 40);
+  v.resize(672, 2);
+  const ReservePrices pr = prices(3.673, 0.65 * 3.673);
+  const ReserveRun opt = reserve_optimal(demand_of(v), pr);
+  EXPECT_EQ(opt.reserved_final, 2);
+  auto payg = make_reserve_policy("payg-only", {});
+  auto upfront = make_reserve_policy("reserve-upfront", {});
+  const double payg_cost = run_reserve(demand_of(v), pr, *payg).cost_usd;
+  EXPECT_LT(opt.cost_usd, payg_cost);
+  EXPECT_GT(run_reserve(demand_of(v), pr, *upfront).cost_usd, payg_cost);
 }
 
 TEST(Reserve, PaygOnlyPaysEveryVmHourAtPayg) {
@@ -72,16 +130,32 @@ TEST(Reserve, PaygOnlyPaysEveryVmHourAtPayg) {
 }
 
 // Every nondecreasing reservation count over the hours (k(0) = 0: the first
-// purchase covers hour 1), the cheapest schedule's cost.
+// purchase covers hour 1), the cheapest schedule's cost, with the j-th
+// reservation's loss after the window (its first covered hour s_j, its use
+// counted by hand from the last after_window_hours).
 double brute_force(const std::vector<int32_t>& d, const ReservePrices& pr) {
   const int top = *std::max_element(d.begin(), d.end());
+  const size_t n = d.size();
+  const size_t last = pr.after_window == AfterWindow::kNotCharged
+                          ? 0
+                          : std::min(n, static_cast<size_t>(std::llround(pr.repeat_hours)));
   double best = 1e300;
-  std::vector<int> k(d.size(), 0);
+  std::vector<int> k(n, 0);
   std::function<void(size_t, int)> go = [&](size_t h, int lo) {
-    if (h == d.size()) {
+    if (h == n) {
       double c = 0;
-      for (size_t i = 0; i < d.size(); ++i)
+      for (size_t i = 0; i < n; ++i)
         c += pr.payg_usd_per_hour * std::max(0, d[i] - k[i]) + pr.reserved_usd_per_hour * k[i];
+      for (int j = 1; j <= k[n - 1]; ++j) {
+        size_t s = 0;
+        while (k[s] < j) ++s;
+        int reach = 0;
+        for (size_t i = n - last; i < n; ++i) reach += d[i] >= j;
+        const double use = last ? static_cast<double>(reach) / static_cast<double>(last) : 0;
+        const double loss =
+            last ? std::max(0.0, pr.reserved_usd_per_hour - pr.payg_usd_per_hour * use) : 0;
+        c += loss * std::max(0.0, pr.term_hours - static_cast<double>(n - s));
+      }
       best = std::min(best, c);
       return;
     }
@@ -99,10 +173,16 @@ TEST(Reserve, OptimumEqualsBruteForce) {
   for (int trial = 0; trial < 300; ++trial) {
     std::vector<int32_t> d(1 + rng.below(7));
     for (auto& v : d) v = static_cast<int32_t>(rng.below(4));
-    const ReservePrices pr = prices(1.0, 0.2 + 0.75 * rng.uniform());
+    // Terms from the window's length to a few hours more, and every
+    // after-window look-back from none to the whole window: the idle tail
+    // then matters as much as the window, and the levels' order binds.
+    ReservePrices pr =
+        prices(1.0, 0.2 + 0.75 * rng.uniform(), static_cast<double>(d.size() + rng.below(6)));
+    pr.repeat_hours = static_cast<double>(1 + rng.below(static_cast<uint64_t>(d.size())));
+    if (trial % 10 == 9) pr.after_window = AfterWindow::kNotCharged;
     const ReserveRun opt = reserve_optimal(demand_of(d), pr);
     EXPECT_NEAR(opt.cost_usd, brute_force(d, pr), 1e-9) << "trial " << trial;
-    EXPECT_NEAR(opt.cost_usd, opt.payg_usd + opt.reserved_usd, 1e-9);
+    EXPECT_NEAR(opt.cost_usd, opt.payg_usd + opt.reserved_usd + opt.loss_after_usd, 1e-9);
   }
 }
 
@@ -126,17 +206,18 @@ TEST(Reserve, NoPolicyBeatsTheOptimum) {
 
 TEST(Reserve, AdvisorBuysTheBreakEvenQuantityOfTheLookback) {
   // A week alternating 4 and 8 VMs; break-even 0.6: the 8th unit is used
-  // half the hours (< 60 %), the 4th all of them, so Advisor holds 4.
+  // half the hours (< 60 %), the 4th all of them, so Advisor holds 4. (One
+  // hour more: the end of the window is no decision.)
   std::vector<int32_t> v;
-  v.reserve(168);
-  for (int h = 0; h < 168; ++h) v.push_back(h % 2 ? 8 : 4);
+  v.reserve(169);
+  for (int h = 0; h < 169; ++h) v.push_back(h % 2 ? 8 : 4);
   auto p = make_reserve_policy("advisor", {});
   ReserveRun r = run_reserve(demand_of(v), prices(10, 6), *p, nullptr, 0);
   EXPECT_EQ(r.reserved_final, 4);
   EXPECT_EQ(r.purchases, 1);  // once, at the end of the first week
   // Used 70 % of the hours: 7 units pass the 60 % test.
   v.clear();
-  for (int h = 0; h < 168; ++h) v.push_back(h % 10 < 7 ? 7 : 2);
+  for (int h = 0; h < 169; ++h) v.push_back(h % 10 < 7 ? 7 : 2);
   p = make_reserve_policy("advisor", {});
   EXPECT_EQ(run_reserve(demand_of(v), prices(10, 6), *p).reserved_final, 7);
 }
@@ -208,6 +289,11 @@ TEST(ReserveScenario, ErrorsNameTheKey) {
   EXPECT_NE(error_of(head + "demand: {synthetic: {base_vms: 2, weeks: 60}}\n")
                 .find("longer than the reservation term"),
             std::string::npos);
+  EXPECT_NE(error_of(head + "demand: {synthetic: {base_vms: 2}}\n"
+                            "reservation: {after_window: work-end}\n")
+                .find("expected repeat-last-week, work-ends or "
+                      "not-charged, got 'work-end'; did you mean 'work-ends'?"),
+            std::string::npos);
   EXPECT_NE(error_of(head + "demand: {synthetic: {base_vms: 2}}\nreservation: {reveiw_hours: 2}\n")
                 .find("did you mean 'review_hours'"),
             std::string::npos);
@@ -250,7 +336,9 @@ TEST(ReserveScenario, ReportHasEveryPolicyThenOptimalAndIsDeterministic) {
   for (const PolicyRow& r : a->policies) {
     EXPECT_EQ(r.runs, 3);
     EXPECT_GE(*r.cost_vs_optimal, 1.0 - 1e-9) << r.policy;
-    EXPECT_NEAR(r.cost_usd, r.on_demand_usd + r.reserved_usd.value_or(0), 1e-6) << r.policy;
+    EXPECT_NEAR(r.cost_usd,
+                r.on_demand_usd + r.reserved_usd.value_or(0) + r.loss_after_usd.value_or(0), 1e-6)
+        << r.policy;
   }
   // A different seed draws different noise.
   o.seed = 2;

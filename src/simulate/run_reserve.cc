@@ -23,6 +23,7 @@ Result<ReservePrices> reserve_prices(const Scenario& s, const catalog::Catalog* 
   ReservePrices prices;
   prices.payg_usd_per_hour = payg.od;
   prices.term_hours = spec.term_years * kHoursPerYear;
+  prices.after_window = spec.after_window;
   const std::string term = spec.term_years == 3 ? "reserved-3y" : "reserved-1y";
   if (spec.reserved_usd_per_hour) {
     prices.reserved_usd_per_hour = *spec.reserved_usd_per_hour;
@@ -53,6 +54,16 @@ Result<ReservePrices> reserve_prices(const Scenario& s, const catalog::Catalog* 
   rep.assumptions.push_back({"accounting",
                              "amortized: each hour pays its share of the reservations held",
                              "Azure Cost Management amortized cost view"});
+  const char* after =
+      spec.after_window == AfterWindow::kRepeat
+          ? "repeat-last-week: the window's last 168 h repeat over the rest of each "
+            "reservation's term; what a reservation loses there against pay-as-you-go is charged"
+      : spec.after_window == AfterWindow::kWorkEnds
+          ? "work-ends: nothing uses a reservation after the window; its hours there are charged"
+          : "not-charged: the window alone (reservations assumed to pay after it)";
+  rep.assumptions.push_back({"after_window", after,
+                             "reservation.after_window (default "
+                             "repeat-last-week)"});
   return prices;
 }
 
@@ -99,6 +110,7 @@ PolicyRow row_of(const ReserveRun& r, double opt, double gpu_hours) {
   one.on_demand_usd = r.payg_usd;
   one.reserved_usd = r.reserved_usd;
   one.committed_after_usd = r.committed_after_usd;
+  one.loss_after_usd = r.loss_after_usd;
   return one;
 }
 
@@ -163,8 +175,10 @@ Result<SimReport> run_reserve_scenario(const Scenario& s, const catalog::Catalog
       "optimal: the hindsight optimum of each run (knows the whole demand, buys at the same "
       "instants); cost_vs_optimal is the mean over runs of cost / optimal");
   rep.notes.push_back(
-      "cost is amortized over the window; committed_after_usd is what the reservations still "
-      "owe after it (the work is assumed to continue)");
+      "cost is amortized over the window plus loss_after_usd: what the reservations held at its "
+      "end lose against pay-as-you-go over the rest of their term, as after_window says the "
+      "work goes on (a reservation is paid for its whole term); committed_after_usd is all "
+      "they still owe after the window");
   return rep;
 }
 

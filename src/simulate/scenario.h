@@ -98,8 +98,9 @@ struct ServingSpec {
 // What a reserve scenario adds: the reservation's price and term, the
 // policy's settings and the fleet's demand.
 struct ReserveSpec {
-  std::optional<double> reserved_usd_per_hour;  // prices.reserved_usd_per_hour
-  int term_years = 1;                           // reservation.term: 1y or 3y
+  std::optional<double> reserved_usd_per_hour;      // prices.reserved_usd_per_hour
+  int term_years = 1;                               // reservation.term: 1y or 3y
+  AfterWindow after_window = AfterWindow::kRepeat;  // reservation.after_window
   ReservePolicySettings policy;
   DemandInput demand;
   SyntheticVms synthetic_vms;

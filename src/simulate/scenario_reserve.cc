@@ -20,8 +20,9 @@ namespace {
 // `reservation:`: the term bought and the horizons of the buying policies.
 Status parse_reservation(const Reader& r, const YAML::Node& res, Scenario& s) {
   ReserveSpec& spec = s.reservation();
-  GPUPLAN_RETURN_IF_ERROR(r.check_map(
-      res, "reservation", {"term", "review_hours", "lookback_hours", "projection_hours"}));
+  GPUPLAN_RETURN_IF_ERROR(
+      r.check_map(res, "reservation",
+                  {"term", "review_hours", "lookback_hours", "projection_hours", "after_window"}));
   if (res["term"]) {
     GPUPLAN_TRY(std::string term, r.non_empty_string(res["term"], "reservation.term"));
     if (term == "1y")
@@ -41,6 +42,21 @@ Status parse_reservation(const Reader& r, const YAML::Node& res, Scenario& s) {
     GPUPLAN_TRY(
         spec.policy.lookback_hours,
         r.number(res["lookback_hours"], "reservation.lookback_hours", 24, 3 * kHoursPerYear));
+  }
+  if (res["after_window"]) {
+    GPUPLAN_TRY(std::string after,
+                r.non_empty_string(res["after_window"], "reservation.after_window"));
+    const std::vector<std::string> names = {"repeat-last-week", "work-ends", "not-charged"};
+    if (after == names[0])
+      spec.after_window = AfterWindow::kRepeat;
+    else if (after == names[1])
+      spec.after_window = AfterWindow::kWorkEnds;
+    else if (after == names[2])
+      spec.after_window = AfterWindow::kNotCharged;
+    else
+      return r.error(res["after_window"], "reservation.after_window",
+                     "expected repeat-last-week, work-ends or not-charged, got '" + after + "'" +
+                         strings::did_you_mean(after, names));
   }
   if (res["projection_hours"]) {
     GPUPLAN_TRY(

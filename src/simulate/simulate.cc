@@ -85,6 +85,7 @@ PolicyRow finish_row(PolicyRow r, double n) {
   r.spot_usd /= n;
   if (r.reserved_usd) *r.reserved_usd /= n;
   if (r.committed_after_usd) *r.committed_after_usd /= n;
+  if (r.loss_after_usd) *r.loss_after_usd /= n;
   return r;
 }
 
@@ -104,6 +105,8 @@ void accumulate(PolicyRow& into, const PolicyRow& one) {
   if (one.reserved_usd) into.reserved_usd = into.reserved_usd.value_or(0) + *one.reserved_usd;
   if (one.committed_after_usd)
     into.committed_after_usd = into.committed_after_usd.value_or(0) + *one.committed_after_usd;
+  if (one.loss_after_usd)
+    into.loss_after_usd = into.loss_after_usd.value_or(0) + *one.loss_after_usd;
   into.runs += std::max(one.runs, 1);
 }
 

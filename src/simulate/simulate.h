@@ -67,6 +67,7 @@ struct PolicyRow {
   double spot_usd = 0;
   std::optional<double> reserved_usd;         // reserve: reservation hours in the window
   std::optional<double> committed_after_usd;  // reserve: reservation hours owed after it
+  std::optional<double> loss_after_usd;       // reserve: what they lose after it (in cost_usd)
   int runs = 0;
 };
 
