@@ -28,6 +28,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/strings.h"
 #include "simulate/internal/deadline_grid.h"
 
 namespace gpuplan::simulate {
@@ -77,6 +78,16 @@ Status validate(const DeadlineJob& job, double step_seconds) {
     return bad("prices.spot_usd_per_hour",
                "spot costs more than on-demand: no policy would use it");
   if (!(step_seconds > 0)) return bad("spot.gap_seconds", "must be > 0 seconds");
+  // Every policy steps through the run and the trace holds a value per
+  // step: an 87,000-hour deadline on 1-second steps is 313 million of them.
+  const double steps = std::ceil(job.deadline_hours * 3600 / step_seconds);
+  if (steps > kMaxDeadlineSteps)
+    return bad(
+        "job.deadline_hours",
+        strings::fixed(job.deadline_hours, 0) + " h on the spot trace's " +
+            strings::general(step_seconds) + "-s steps is " + strings::fixed(steps, 0) +
+            " steps; at most " + strings::fixed(kMaxDeadlineSteps, 0) + " (steps of at least " +
+            strings::fixed(std::ceil(job.deadline_hours * 3600 / kMaxDeadlineSteps), 0) + " s)");
   if (deadline_too_short(job))
     return bad("job.deadline_hours",
                "shorter than work_hours + changeover_hours: not even on-demand can meet it");

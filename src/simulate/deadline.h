@@ -30,8 +30,12 @@ struct DeadlineJob {
 
 // Validates a job against a step length: kInvalidArgument when a number is
 // not positive, the deadline is shorter than work + changeover (no policy,
-// not even on-demand, could meet it), or spot costs more than on-demand.
+// not even on-demand, could meet it), spot costs more than on-demand, or the
+// deadline spans more than kMaxDeadlineSteps steps.
 [[nodiscard]] Status validate(const DeadlineJob& job, double step_seconds);
+// Steps a run may span: 10 million, 116 days of 1-second steps, 190 years of
+// 10-minute ones (every policy steps through them; a trace holds a value each).
+inline constexpr double kMaxDeadlineSteps = 1e7;
 // The deadline is shorter than work + changeover, in the whole microseconds
 // the simulation counts.
 [[nodiscard]] bool deadline_too_short(const DeadlineJob& job);
@@ -71,8 +75,13 @@ struct DeadlineRun {
 // steps × progress × what runs; see deadline.cc). Where the changeover is not
 // a multiple of the progress grid it is rounded down, so the result is a
 // lower bound and cost_vs_optimal is conservative.
+// A job too large for the programme (deadline_optimum.cc, "Size") gets a
+// coarser grid or, beyond that, a simpler lower bound.
 [[nodiscard]] double hindsight_optimal_cost(const DeadlineJob& job, const SpotTrace& trace,
                                             int64_t offset);
+// What the report says about the optimum of `job` on steps of `step_s`
+// seconds when it is not the programme on its finest grid; "" when it is.
+[[nodiscard]] std::string hindsight_optimum_note(const DeadlineJob& job, double step_s);
 
 // The deadline policies by report name: "on-demand", "greedy-spot",
 // "uniform-progress", "markov-lookahead". nullptr for another name.

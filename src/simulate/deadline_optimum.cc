@@ -43,9 +43,24 @@
 // of the trace's length. The same grid rule as the full programme applies
 // (u = gcd(g, d), coarsened to about g/120 with d and C rounded down — a lower
 // bound — when that gcd is finer).
+//
+// Size. Both grow with the job over the step: a 1,000-hour job on 1-second
+// steps needed 260 MB and ~10^12 cell updates (it ran past any timeout), an
+// 80,000-hour one 8.7 GB before it was killed. So the programme is held to
+// kMaxValues progress values (its arrays: 9 × 8 bytes each) and kMaxCells
+// cell updates (about a second per 10^9): a grid that does not fit is
+// coarsened (g/60, g/30, ... down to g itself: still a lower bound, d and C
+// rounded down by less than a step), and a job that does not fit even on
+// steps is bounded in O(K) instead: it must do its work C and pay at least
+// one changeover d, no more of C than the spot time available before the
+// deadline can run on spot, so cost >= spot·min(A, C) + od·max(0, C − A) +
+// min(spot, od)·d. The report says which (hindsight_optimum_note).
 #include <algorithm>
+#include <optional>
+#include <string>
 #include <vector>
 
+#include "core/strings.h"
 #include "simulate/deadline.h"
 #include "simulate/internal/deadline_grid.h"
 
@@ -176,14 +191,72 @@ class ShiftedProgramme {
 
 }  // namespace
 
+namespace internal {
+
+double programme_values(const Grid& gr) { return static_cast<double>(gr.Cu + gr.du) + 1; }
+
+double programme_cells(const Grid& gr) {
+  // A step's band of progress values is at most the slack D/u − C/u wide
+  // (and never wider than the arrays).
+  const int64_t slack_units = std::max<int64_t>(0, gr.D / gr.u - gr.Cu);  // whole units
+  const auto slack = static_cast<double>(slack_units);
+  return static_cast<double>(gr.K) *
+         std::min(programme_values(gr), slack + static_cast<double>(gr.du) + 1);
+}
+
+std::optional<Grid> fitting_grid(const Exact& e, double max_values, double max_cells) {
+  for (int64_t parts = 120;; parts /= 2) {
+    const Grid gr = make_grid(e, std::max<int64_t>(parts, 1));
+    if (programme_values(gr) <= max_values && programme_cells(gr) <= max_cells) return gr;
+    if (parts <= 1) return std::nullopt;
+  }
+}
+
+}  // namespace internal
+
+using internal::fitting_grid;
+using internal::programme_values;
+
+std::string hindsight_optimum_note(const DeadlineJob& job, double step_s) {
+  const internal::Exact e = internal::exact(job, step_s);
+  const std::optional<Grid> gr = fitting_grid(e);
+  const Grid fine = internal::make_grid(e);
+  if (gr && gr->u == fine.u) return "";
+  const std::string size =
+      strings::fixed(job.work_hours, 0) + " h of work on " + strings::general(step_s) + "-s steps";
+  if (gr)
+    return "optimal: " + size + " is too large for the exact programme's finest grid; it runs " +
+           "on progress units of " + strings::general(static_cast<double>(gr->u) * 1e-6) +
+           " s (changeover and work rounded down: still a lower bound, a little lower)";
+  return "optimal: " + size + " is too large for the programme even on whole steps (" +
+         strings::general(programme_values(internal::make_grid(e, 1))) +
+         " progress values); the row " +
+         "is the bound spot x min(available spot time, work) + on-demand x the rest + one " +
+         "changeover at the cheaper price, which no schedule may reach";
+}
+
 double hindsight_optimal_cost(const DeadlineJob& job, const SpotTrace& trace, int64_t offset) {
   const internal::Exact e = internal::exact(job, trace.gap_seconds);
-  const internal::Grid grid = internal::make_grid(e);
+  const double cheaper = std::min(job.od_usd_per_hour, job.spot_usd_per_hour);
+  const std::optional<Grid> fits = fitting_grid(e);
+  if (!fits) {
+    // The O(K) bound (the essay's "Size"): spot time available before the
+    // deadline caps the work spot can do.
+    const Grid gr = internal::make_grid(e, 1);
+    int64_t spot_us = 0;
+    for (int k = 0; k < gr.K; ++k)
+      if (trace.at(offset + k)) spot_us += std::min(gr.g, gr.D - static_cast<int64_t>(k) * gr.g);
+    const int64_t on_spot = std::min(spot_us, e.C);
+    // The changeover: at least once, at spot's price only if spot ever is.
+    return (static_cast<double>(on_spot) * job.spot_usd_per_hour +
+            static_cast<double>(e.C - on_spot) * job.od_usd_per_hour +
+            static_cast<double>(e.d) * (spot_us > 0 ? cheaper : job.od_usd_per_hour)) *
+           internal::kHoursPerMicro;
+  }
+  const Grid& grid = *fits;
   // Work shorter than one grid unit (about g/120): every schedule bills at
   // least the work and one changeover, at no less than the cheaper price.
-  if (grid.Cu <= 0)
-    return static_cast<double>(e.C + e.d) * internal::kHoursPerMicro *
-           std::min(job.od_usd_per_hour, job.spot_usd_per_hour);
+  if (grid.Cu <= 0) return static_cast<double>(e.C + e.d) * internal::kHoursPerMicro * cheaper;
   ShiftedProgramme p(grid);
   return p.solve(job.od_usd_per_hour, job.spot_usd_per_hour,
                  [&](int k) { return trace.at(offset + k); });

@@ -260,5 +260,74 @@ TEST(DeadlineOptimum, WorkShorterThanAStep) {
   EXPECT_GE(r.cost_usd, opt);
 }
 
+// A job too large for the programme (a 1,000-hour job on 1-second steps:
+// 3.6 million progress values, ~10^12 cell updates; it once ran past every
+// timeout) is bounded in one pass: spot for the available spot time, the rest
+// on-demand, one changeover at the cheaper price — below what every policy
+// pays, and said in the report's note. One between (a 60-hour job on 1-s
+// steps) runs the programme on a coarser grid, still below every policy.
+TEST(DeadlineOptimum, LargeJobsAreBoundedInsteadOfRunningForHours) {
+  DeadlineJob job = example_job();
+  job.work_hours = 1000;
+  job.deadline_hours = 1100;
+  job.changeover_hours = 0.2;
+  SpotTrace t;
+  t.file = "alternating";
+  t.gap_seconds = 1;
+  for (int i = 0; i < 4000000; ++i) t.available.push_back((i / 36000) % 3 != 0 ? 1 : 0);
+  ASSERT_NE(hindsight_optimum_note(job, t.gap_seconds).find("even on whole steps"),
+            std::string::npos);
+  const double opt = hindsight_optimal_cost(job, t, 0);
+  // Spot is there in two 10-h blocks of every three: 73 of the 110 blocks
+  // before the deadline, 730 h, so the bound runs 730 h on spot, 270 on
+  // demand, and the changeover at spot.
+  int64_t spot_s = 0;
+  for (int i = 0; i < 1100 * 3600; ++i) spot_s += t.available[static_cast<size_t>(i)];
+  ASSERT_EQ(spot_s, 730 * 3600);
+  EXPECT_NEAR(opt, (730 + 0.2) * job.spot_usd_per_hour + 270 * job.od_usd_per_hour, 1e-6);
+  for (const char* name : {"on-demand", "greedy-spot", "uniform-progress"}) {
+    auto pol = make_deadline_policy(name, job, t.gap_seconds);
+    ASSERT_NE(pol, nullptr);
+    EXPECT_GE(run_deadline(job, t, 0, *pol).cost_usd, opt) << name;
+  }
+  // No spot at all: the bound is on-demand's own cost, which it reaches.
+  std::fill(t.available.begin(), t.available.end(), 0);
+  auto od = make_deadline_policy("on-demand", job, t.gap_seconds);
+  EXPECT_NEAR(hindsight_optimal_cost(job, t, 0), run_deadline(job, t, 0, *od).cost_usd, 1e-6);
+
+  // The example's own jobs keep the exact programme.
+  EXPECT_EQ(hindsight_optimum_note(example_job(), 600), "");
+}
+
+// Between the two, a coarser grid: a 195-s step (gcd with 720 s: 15-s
+// units) held to half its cells takes 32.5-s units (195/6), d and C rounded
+// down: a lower bound still.
+TEST(DeadlineOptimum, AGridThatDoesNotFitIsCoarsened) {
+  DeadlineJob job = example_job();
+  const Exact e = exact(job, 195);
+  const Grid fine = make_grid(e);
+  ASSERT_EQ(fine.u, internal::us(15));
+  const double cells = internal::programme_cells(fine);
+  const std::optional<Grid> coarse = internal::fitting_grid(e, 1e9, cells / 2);
+  ASSERT_TRUE(coarse.has_value());
+  EXPECT_EQ(coarse->u, internal::us(32.5));
+  EXPECT_LE(internal::programme_cells(*coarse), cells / 2);
+  EXPECT_FALSE(internal::fitting_grid(e, 10, 1e18).has_value());  // not even whole steps
+  EXPECT_EQ(internal::fitting_grid(e)->u, fine.u);                // the default budget fits
+}
+
+TEST(DeadlineOptimum, DeadlinesBeyondTenMillionStepsAreRefused) {
+  DeadlineJob job = example_job();
+  job.work_hours = 80000;
+  job.deadline_hours = 87000;
+  const Status s = validate(job, 1);
+  ASSERT_FALSE(s.has_value());
+  EXPECT_EQ(s.error().where.field, "job.deadline_hours");
+  EXPECT_NE(s.error().message.find("313200000 steps; at most 10000000 (steps of at least 32 s)"),
+            std::string::npos)
+      << s.error().message;
+  EXPECT_TRUE(validate(job, 32).has_value());
+}
+
 }  // namespace
 }  // namespace gpuplan::simulate

@@ -255,7 +255,9 @@ Result<SimReport> run_deadline_scenario(const Scenario& s, const catalog::Catalo
   const Sweep sw{s, o, job, policies, traces, spot_model, gpus, rep.runs, rep.seed};
   for (int b = 0; b < sw.blocks(); ++b) {
     GPUPLAN_RETURN_IF_ERROR(validate(job, sw.gap(b)).map_error([&](Error e) {
-      e.where.file = s.file;
+      // At the key's line when the scenario wrote it.
+      const Where at = s.where(e.where.field);
+      e.where = at.line > 0 ? at : Where{s.file, 0, 0, e.where.field};
       return e;
     }));
     TraceRows tr;
@@ -267,6 +269,11 @@ Result<SimReport> run_deadline_scenario(const Scenario& s, const catalog::Catalo
       "optimal: the hindsight optimum of each run (sees the whole spot trace, pays the same "
       "changeovers); "
       "cost_vs_optimal is the mean over runs of cost / optimal");
+  for (int b = 0; b < sw.blocks(); ++b) {
+    const std::string note = hindsight_optimum_note(job, sw.gap(b));
+    if (!note.empty() && std::find(rep.notes.begin(), rep.notes.end(), note) == rep.notes.end())
+      rep.notes.push_back(note);
+  }
   rep.notes.push_back("runs start at offsets drawn uniformly within each trace (seed " +
                       std::to_string(rep.seed) + "); every policy sees the same offsets");
 

@@ -8,6 +8,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "core/strings.h"
+#include "simulate/deadline.h"
 #include "simulate/internal/scenario_parse.h"
 #include "simulate/scenario.h"
 
@@ -78,8 +80,15 @@ Status parse_deadline(const Reader& r, const YAML::Node& root, Scenario& s) {
     if (m["hours"]) {
       GPUPLAN_TRY(hours, r.positive(m["hours"], "spot.model.hours", kMaxHours));
     }
+    // A value per step in memory: 87,600 h of 1-s steps was 315 million.
+    const double steps = std::ceil(hours * 3600 / model.gap_seconds);
+    if (steps > kMaxDeadlineSteps)
+      return r.error(m["hours"] ? m["hours"] : m, "spot.model.hours",
+                     strings::fixed(hours, 0) + " h of " + strings::general(model.gap_seconds) +
+                         "-s steps is " + strings::fixed(steps, 0) + " steps; at most " +
+                         strings::fixed(kMaxDeadlineSteps, 0));
     spec.spot_model = model;
-    spec.spot_model_steps = static_cast<int64_t>(std::ceil(hours * 3600 / model.gap_seconds));
+    spec.spot_model_steps = static_cast<int64_t>(steps);
   }
   if (spec.spot_traces.empty() && !spec.spot_model)
     return r.error(spot, "spot", "expected traces: [...] or model: {...}");

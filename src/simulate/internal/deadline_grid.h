@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <numeric>
+#include <optional>
 
 #include "simulate/deadline.h"
 #include "simulate/policy.h"
@@ -71,12 +72,15 @@ struct Grid {
 // steps and no changeover had u = 1 h and no work at all: Cu = 0, and the
 // programme read past its arrays.) Cu is 0 only for work shorter than about
 // g/120; hindsight_optimal_cost bounds that case without the programme.
-inline Grid make_grid(const Exact& e) {
+// `parts` (120 by default) sets the finest grid, g / parts; fewer parts
+// make a coarser grid (a lower bound, as above) for jobs whose programme
+// would not fit (deadline_optimum.cc).
+inline Grid make_grid(const Exact& e, int64_t parts = 120) {
   Grid gr;
   int64_t u = std::gcd(std::gcd(e.g, e.d > 0 ? e.d : e.g), e.C > 0 ? e.C : e.g);
-  const int64_t finest = std::max<int64_t>(1, e.g / 120);
+  const int64_t finest = std::max<int64_t>(1, e.g / std::max<int64_t>(1, parts));
   if (u < finest) {
-    int64_t n = 120;
+    int64_t n = std::max<int64_t>(1, parts);
     while (n > 1 && e.g % n != 0) --n;
     u = e.g / n;
   }
@@ -91,6 +95,18 @@ inline Grid make_grid(const Exact& e) {
   gr.J = static_cast<int>((gr.du + gr.gu - 1) / gr.gu);
   return gr;
 }
+
+// The hindsight optimum's size on a grid (deadline_optimum.cc, "Size"): the
+// progress values its arrays hold, and the cell updates of a run.
+[[nodiscard]] double programme_values(const Grid& gr);
+[[nodiscard]] double programme_cells(const Grid& gr);
+inline constexpr double kMaxProgrammeValues = 1 << 21;  // 9 arrays of 8 bytes: 151 MB
+inline constexpr double kMaxProgrammeCells = 4e9;       // about 4 s
+// The finest grid (g/120, g/60, ... g) whose programme fits the budget, or
+// nullopt: the job is bounded without the programme.
+[[nodiscard]] std::optional<Grid> fitting_grid(const Exact& e,
+                                               double max_values = kMaxProgrammeValues,
+                                               double max_cells = kMaxProgrammeCells);
 
 // The exact safety check of every spot-using policy: after this step, even if
 // spot is lost at the next one — taking back the progress a checkpoint longer
