@@ -63,8 +63,9 @@ struct PolicyInput {
   bool spot_available = false;  // a spot VM can be had (or kept) during this step
 
   // --- reserve ---
-  int demand_vms = 0;  // VMs in use during the hour that just ended
-  int reserved = 0;    // reservations held (active from their purchase to the term's end)
+  int demand_vms = 0;          // VMs in use during the hour that just ended (its peak)
+  double demand_vm_hours = 0;  // and the VM-hours it billed (Azure's hourly usage)
+  int reserved = 0;            // reservations held (active from their purchase to the term's end)
 };
 
 struct PolicyDecision {

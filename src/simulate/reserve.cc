@@ -1,11 +1,17 @@
 // Reservations for growing work.
 //
 // The problem. A team runs a fleet of one VM size whose size moves over
-// weeks: an hourly series d(h) of VMs in use, from job arrivals (the Alibaba
-// GPU v2023 pods) or a synthetic growth model. Every VM-hour not covered by a
-// reservation is billed pay-as-you-go at p; a reservation costs r per hour of
-// its term (r < p: Azure's 1- and 3-year reservations), used or not, and
-// cannot be returned. When should the team buy, and how many?
+// weeks: an hourly series d(h) of VM-hours used, from job arrivals (the
+// Alibaba GPU v2023 pods, billed per second: forty 5-minute pods in an hour
+// are 3.3 VM-hours, not the 40 of the hour's peak, which once made
+// pay-as-you-go look 12x dearer and bought 40 reservations for a fleet busy
+// 8 % of the time) or a synthetic growth model. A reservation costs r per
+// hour of its term (r < p: Azure's 1- and 3-year reservations), used or not,
+// cannot be returned, and each hour covers one VM-hour of any matching VMs,
+// concurrent or not (Azure fills it from every VM that ran in the hour:
+// learn.microsoft.com, "How the Azure reservation discount is applied to
+// virtual machines"); the rest is billed pay-as-you-go at p. When should the
+// team buy, and how many?
 //
 // The accounting is Azure Cost Management's *amortized* view: a reservation's
 // price is spread over the hours of its term and each hour of the simulated
@@ -23,8 +29,9 @@
 // lose after the window, assuming the work goes on as it ended: the
 // window's last week repeats (reservation.after_window: repeat-last-week;
 // `work-ends` says nothing uses them after it). The j-th
-// reservation is then in use in the share u_j of those hours that use j VMs
-// or more; each hour of its term after the window costs r where
+// reservation is then used u_j of an hour on average over those hours
+// (clamp(d(h) − j + 1, 0, 1) each); each hour of its term after the window
+// costs r where
 // pay-as-you-go would have cost p·u_j for the same use, a loss of
 // max(0, r − p·u_j) (`loss_after_usd`, part of the cost). A reservation that
 // keeps paying after the window (u_j above the break-even r/p) is charged
@@ -43,14 +50,14 @@
 //
 // The hindsight optimum is exact. Split the cost by level j = 1..max d: the
 // j-th reservation, bought so that it covers hours from s_j on (s_j = H for
-// never), makes level j cost c_j(s_j) = p·#{h < s_j : d(h) ≥ j} +
+// never), makes level j cost c_j(s_j) = p·Σ_{h < s_j} clamp(d(h) − j + 1, 0, 1) +
 // r·(H − s_j) + ℓ_j·max(0, T − (H − s_j)), ℓ_j = max(0, r − p·u_j) the
 // loss per hour after the window, and summing over j gives
-// exactly the cost of the schedule (for every hour, Σ_j [d ≥ j][k < j] =
-// max(0, d − k) and Σ_j [k ≥ j] = k). A schedule is a nondecreasing k, that
+// exactly the cost of the schedule (for every hour, Σ_{j > k} clamp(d − j +
+// 1, 0, 1) = max(0, d − k) and Σ_j [k ≥ j] = k). A schedule is a nondecreasing k, that
 // is s_1 ≤ s_2 ≤ ...; every such sequence is a schedule. Without the loss
 // term the per-level minima could be sorted at no cost (a swap of s_j > s_i,
-// j < i, changes the cost by p·(#{hours reaching i} − #{hours reaching j})
+// j < i, changes the cost by p·(use of level i − use of level j)
 // ≤ 0 in between); with it a swap also moves the longer after-window tail
 // R_b to level i, which loses more per hour (u_i ≤ u_j), and that costs
 // (R_b − R_a)·(ℓ_i − ℓ_j) ≥ 0,
@@ -89,6 +96,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <limits>
 
 #include "core/strings.h"
 #include "simulate/internal/scenario_parse.h"
@@ -119,83 +127,133 @@ VmDemand synthetic_vms(const SyntheticVms& spec, uint64_t seed) {
   return out;
 }
 
-Result<VmDemand> vms_from_jobs(const PodJobs& jobs, double gpus_per_vm, double time_scale) {
+Result<VmDemand> vms_from_jobs(const PodJobs& jobs, double gpus_per_vm, double time_scale,
+                               double scale_down_s) {
   if (!(gpus_per_vm > 0))
     return invalid_argument("GPUs per VM must be positive", Where{"", 0, 0, "gpus_per_vm"});
   if (jobs.jobs.empty())
     return invalid_argument("the job trace has no job that uses a GPU", Where{"", 0, 0, "jobs"});
-  // Sweep the starts and ends in time order, tracking the peak per hour.
   struct Change {
     double t;
     double gpus;
   };
   std::vector<Change> changes;
   changes.reserve(jobs.jobs.size() * 2);
-  double end = 0;
   for (const PodJob& j : jobs.jobs) {
     const double a = j.arrival_s / time_scale;
-    const double b = a + j.duration_s / time_scale;
     changes.push_back({a, j.gpus});
-    changes.push_back({b, -j.gpus});
-    end = std::max(end, b);
+    changes.push_back({a + j.duration_s / time_scale, -j.gpus});
   }
-  // Ends before starts at the same instant: a job that ends as another
-  // starts does not need a second VM.
-  std::stable_sort(changes.begin(), changes.end(), [](const Change& x, const Change& y) {
-    return x.t < y.t || (x.t == y.t && x.gpus < y.gpus);
-  });
+  std::stable_sort(changes.begin(), changes.end(),
+                   [](const Change& x, const Change& y) { return x.t < y.t; });
+  // The VMs running: a step function, ceil(concurrent GPUs / per VM) from
+  // each instant on (all changes at one instant applied together, so a job
+  // that ends as another starts needs no second VM). 1e-9: sums of
+  // milli-GPUs must not round 2.0000000001 GPUs up a VM.
+  struct Step {
+    double t;
+    double vms;
+  };
+  std::vector<Step> need{{0, 0}};
+  double running = 0;
+  for (size_t i = 0; i < changes.size();) {
+    const double t = changes[i].t;
+    while (i < changes.size() && changes[i].t == t) running += changes[i++].gpus;
+    const double v = std::ceil(std::max(0.0, running) / gpus_per_vm - 1e-9);
+    // The synthetic demand's cap (scenario_parse.h): a pod of 1e12 GPUs
+    // wrapped the count to -2,147,483,648 and cost $0.
+    if (!(v <= internal::kMaxVms))
+      return invalid_argument("hour " + strings::fixed(std::floor(t / 3600), 0) + " needs " +
+                                  strings::fixed(std::min(v, 1e30), 0) + " VMs; at most " +
+                                  strings::fixed(internal::kMaxVms, 0),
+                              Where{"", 0, 0, "jobs"});
+    if (t <= need.back().t)
+      need.back().vms = v;
+    else if (v != need.back().vms)
+      need.push_back({t, v});
+  }
+  // What is billed: a VM stops scale_down_s after it is last needed, so the
+  // fleet at t is the most needed over [t - scale_down_s, t] — a sliding
+  // maximum over the steps (step i counts from its start until its end plus
+  // the delay; ends come in the same order as starts), kept in a deque of
+  // steps with decreasing values.
+  std::vector<Step> billed;
+  {
+    std::deque<size_t> top;
+    size_t next_start = 0, next_end = 0;
+    const auto end_of = [&](size_t i) {
+      return i + 1 < need.size() ? need[i + 1].t + scale_down_s
+                                 : std::numeric_limits<double>::infinity();
+    };
+    while (next_start < need.size() || next_end < need.size()) {
+      const double t = std::min(
+          next_start < need.size() ? need[next_start].t : std::numeric_limits<double>::infinity(),
+          end_of(next_end));
+      if (!std::isfinite(t)) break;
+      while (next_end < need.size() && end_of(next_end) <= t) {
+        if (!top.empty() && top.front() == next_end) top.pop_front();
+        ++next_end;
+      }
+      while (next_start < need.size() && need[next_start].t <= t) {
+        while (!top.empty() && need[top.back()].vms <= need[next_start].vms) top.pop_back();
+        top.push_back(next_start++);
+      }
+      const double v = top.empty() ? 0 : need[top.front()].vms;
+      if (billed.empty() || v != billed.back().vms) billed.push_back({t, v});
+    }
+  }
+  const double end = billed.back().t;  // the last VM stops (the fleet is 0 after)
   const int64_t hours = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(end / 3600.0)));
   VmDemand out;
   out.vms.assign(static_cast<size_t>(hours), 0);
-  double running = 0;
-  size_t i = 0;
-  for (int64_t h = 0; h < hours; ++h) {
-    // What runs from the hour's first instant, then its peak within.
-    const double hour_start = static_cast<double>(h) * 3600.0;
-    while (i < changes.size() && changes[i].t <= hour_start) running += changes[i++].gpus;
-    double peak = running;
-    const double hour_end = static_cast<double>(h + 1) * 3600.0;
-    while (i < changes.size() && changes[i].t < hour_end) {
-      running += changes[i].gpus;
-      peak = std::max(peak, running);
-      ++i;
+  out.usage.assign(static_cast<size_t>(hours), 0);
+  // Each piece of the billed fleet, split at the hours it spans.
+  for (size_t i = 0; i < billed.size(); ++i) {
+    const double x = billed[i].t, v = billed[i].vms;
+    const double y = i + 1 < billed.size() ? billed[i + 1].t : end;
+    if (v <= 0 || y <= x) continue;
+    for (auto h = static_cast<int64_t>(x / 3600); h < hours; ++h) {
+      const double h0 = static_cast<double>(h) * 3600;
+      if (h0 >= y) break;
+      const double dt = std::min(y, h0 + 3600) - std::max(x, h0);
+      if (dt <= 0) continue;
+      out.usage[static_cast<size_t>(h)] += v * dt / 3600;
+      out.vms[static_cast<size_t>(h)] =
+          std::max(out.vms[static_cast<size_t>(h)], static_cast<int32_t>(v));
     }
-    // 1e-9: sums of milli-GPUs must not round 2.0000000001 GPUs up a VM.
-    const double vms = std::ceil(std::max(0.0, peak) / gpus_per_vm - 1e-9);
-    // The synthetic demand's cap (scenario_parse.h): a pod of 1e12 GPUs
-    // wrapped the count to -2,147,483,648 and cost $0.
-    if (!(vms <= internal::kMaxVms))
-      return invalid_argument("hour " + std::to_string(h) + " needs " +
-                                  strings::fixed(std::min(vms, 1e30), 0) + " VMs; at most " +
-                                  strings::fixed(internal::kMaxVms, 0),
-                              Where{"", 0, 0, "jobs"});
-    out.vms[static_cast<size_t>(h)] = static_cast<int32_t>(vms);
   }
   out.drops = jobs.drops;
   return out;
 }
 
-AfterWindowLoss::AfterWindowLoss(const std::vector<int32_t>& vms, const ReservePrices& prices)
+int32_t VmDemand::top() const {
+  double most = 0;
+  for (size_t h = 0; h < vms.size(); ++h) most = std::max(most, vm_hours(h));
+  return static_cast<int32_t>(std::ceil(most - 1e-9));
+}
+
+AfterWindowLoss::AfterWindowLoss(const VmDemand& demand, const ReservePrices& prices)
     : payg_(prices.payg_usd_per_hour), reserved_(prices.reserved_usd_per_hour) {
+  const size_t n = demand.vms.size();
   on_ = prices.after_window != AfterWindow::kNotCharged;
   if (prices.after_window != AfterWindow::kRepeat) return;
   const size_t hours =
-      std::min(vms.size(), static_cast<size_t>(std::llround(std::max(1.0, prices.repeat_hours))));
+      std::min(n, static_cast<size_t>(std::llround(std::max(1.0, prices.repeat_hours))));
   if (hours == 0) return;
-  int32_t top = 0;
-  for (size_t h = vms.size() - hours; h < vms.size(); ++h) top = std::max(top, vms[h]);
-  // reach[j - 1]: hours using j VMs or more (a histogram, then suffix sums).
-  std::vector<double> reach(static_cast<size_t>(top), 0);
-  for (size_t h = vms.size() - hours; h < vms.size(); ++h)
-    if (vms[h] > 0) reach[static_cast<size_t>(vms[h]) - 1] += 1;
-  for (size_t j = reach.size(); j-- > 1;) reach[j - 1] += reach[j];
+  double most = 0;
+  for (size_t h = n - hours; h < n; ++h) most = std::max(most, demand.vm_hours(h));
+  // reach[j - 1]: the hours' use of the j-th reservation.
+  std::vector<double> reach(static_cast<size_t>(std::ceil(most - 1e-9)), 0);
+  for (size_t h = n - hours; h < n; ++h)
+    for (size_t j = 1; j <= reach.size(); ++j)
+      reach[j - 1] += demand.level_share(h, static_cast<int>(j));
   use_.resize(reach.size());
   for (size_t j = 0; j < reach.size(); ++j) use_[j] = reach[j] / static_cast<double>(hours);
 }
 
 ReserveRun run_reserve(const VmDemand& demand, const ReservePrices& prices, ScalingPolicy& policy,
                        std::string* log, double timeline_hours) {
-  const AfterWindowLoss loss(demand.vms, prices);
+  const AfterWindowLoss loss(demand, prices);
   PolicyContext ctx;
   ctx.od_usd_per_hour = prices.payg_usd_per_hour;
   ctx.reserved_usd_per_hour = prices.reserved_usd_per_hour;
@@ -207,15 +265,19 @@ ReserveRun run_reserve(const VmDemand& demand, const ReservePrices& prices, Scal
   const int64_t every = timeline_hours > 0 ? std::max<int64_t>(1, std::llround(timeline_hours)) : 0;
   for (int64_t h = 0; h < hours; ++h) {
     const int d = demand.vms[static_cast<size_t>(h)];
-    const int payg = std::max(0, d - reserved);
+    // Per-second billing: the VM-hours above the reservations' hours (whole
+    // hours on synthetic demand).
+    const double used = demand.vm_hours_above(static_cast<size_t>(h));
+    const double payg = demand.vm_hours_above(static_cast<size_t>(h), reserved);
     run.payg_vm_hours += payg;
     run.reserved_vm_hours += reserved;
-    run.unused_reserved_vm_hours += std::max(0, reserved - d);
+    run.unused_reserved_vm_hours += reserved - (used - payg);
     run.payg_usd += payg * prices.payg_usd_per_hour;
     run.reserved_usd += reserved * prices.reserved_usd_per_hour;
     PolicyInput in;
     in.now_s = static_cast<double>(h + 1) * 3600.0;
     in.demand_vms = d;
+    in.demand_vm_hours = used;
     in.reserved = reserved;
     // The end of the window is no decision: what it bought would cover none
     // of the window's hours (the optimum has no such instant either), and
@@ -238,7 +300,7 @@ ReserveRun run_reserve(const VmDemand& demand, const ReservePrices& prices, Scal
       }
     }
     if (every > 0 && ((h + 1) % every == 0 || h + 1 == hours))
-      run.timeline.push_back({static_cast<double>(h + 1), d, reserved,
+      run.timeline.push_back({static_cast<double>(h + 1), used, reserved,
                               run.payg_usd + run.reserved_usd + run.loss_after_usd});
   }
   run.cost_usd = run.payg_usd + run.reserved_usd + run.loss_after_usd;
@@ -250,11 +312,10 @@ ReserveRun reserve_optimal(const VmDemand& demand, const ReservePrices& prices) 
   ReserveRun out;
   const int64_t hours = static_cast<int64_t>(demand.vms.size());
   if (hours == 0) return out;
-  int32_t top = 0;
-  for (int32_t v : demand.vms) top = std::max(top, v);
+  const int32_t top = demand.top();
   const double p = prices.payg_usd_per_hour;
   const double r = prices.reserved_usd_per_hour;
-  const AfterWindowLoss loss(demand.vms, prices);
+  const AfterWindowLoss loss(demand, prices);
   // A path: levels 1..j bought at s_1 <= ... <= s_j, its cost and split.
   struct Path {
     double cost = 0, payg_usd = 0, payg_h = 0, reserved_usd = 0, reserved_h = 0;
@@ -267,14 +328,14 @@ ReserveRun reserve_optimal(const VmDemand& demand, const ReservePrices& prices) 
   // hour 0). Level 0's is the empty path.
   std::vector<Path> best(static_cast<size_t>(hours) + 1);
   for (int32_t level = 1; level <= top; ++level) {
-    int64_t used = 0;
-    Path run;  // the prefix minimum of this level's paths
+    double used = 0;  // hours at this level before s (parts of hours on job traces)
+    Path run;         // the prefix minimum of this level's paths
     for (int64_t s = 1; s <= hours; ++s) {
-      used += demand.vms[static_cast<size_t>(s - 1)] >= level ? 1 : 0;
+      used += demand.level_share(static_cast<size_t>(s - 1), level);
       const Path& prev = best[static_cast<size_t>(s)];
       Path c = prev;
-      c.payg_usd += p * static_cast<double>(used);
-      c.payg_h += static_cast<double>(used);
+      c.payg_usd += p * used;
+      c.payg_h += used;
       if (s < hours) {
         const double after = std::max(0.0, prices.term_hours - static_cast<double>(hours - s));
         c.reserved_usd += r * static_cast<double>(hours - s);
@@ -359,7 +420,7 @@ class Reviewer : public ScalingPolicy {
     break_even_ = c.od_usd_per_hour > 0 ? c.reserved_usd_per_hour / c.od_usd_per_hour : 1;
   }
   PolicyDecision decide(const PolicyInput& in) override {
-    history_.push_back(in.demand_vms);
+    history_.push_back(in.demand_vm_hours);
     const size_t keep = static_cast<size_t>(std::max(1.0, settings_.lookback_hours));
     if (history_.size() > keep) history_.pop_front();
     ++hours_;
@@ -374,7 +435,7 @@ class Reviewer : public ScalingPolicy {
   // Reservations the policy wants held after this review.
   virtual int target() const = 0;
   ReservePolicySettings settings_;
-  std::deque<int32_t> history_;  // oldest first, at most lookback hours
+  std::deque<double> history_;  // hourly VM-hours (Azure's usage), oldest first
   int64_t hours_ = 0;
   double break_even_ = 1;
 };

@@ -6,6 +6,7 @@
 // (reserve.cc has the essay).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -34,22 +35,51 @@ struct ReservePrices {
   double term_hours = kHoursPerYear;  // 1 year, or 3 x kHoursPerYear
   // How the work goes on after the window. kRepeat: its last repeat_hours
   // hours repeat for the rest of every reservation's term; the j-th
-  // reservation is then used in the share u_j of those hours that use j VMs
-  // or more, and each of its hours after the window loses
+  // reservation is then used u_j of an hour on average over them
+  // (clamp(VM-hours − j + 1, 0, 1) each), and each of its hours after the
+  // window loses
   // max(0, reserved − payg × u_j) against pay-as-you-go; that loss is
   // charged. kWorkEnds: u_j = 0. kNotCharged: nothing is.
   AfterWindow after_window = AfterWindow::kRepeat;
   double repeat_hours = 168;  // a week: the daily and the weekly cycle
 };
 
+// VMs in use in each hour of the simulated window (hour h covers
+// [h, h+1) hours from the start).
+struct VmDemand {
+  std::vector<int32_t> vms;  // the most VMs running at once in the hour
+  // VM-hours billed in each hour (per second: 40 VMs for 15 minutes are 10);
+  // empty: vms[h] all hour.
+  std::vector<double> usage;
+  std::vector<DropNote> drops;  // what the reader dropped
+  std::string describe;         // where the demand came from
+
+  // VM-hours of hour h (Azure's hourly usage quantity).
+  [[nodiscard]] double vm_hours(size_t h) const { return usage.empty() ? vms[h] : usage[h]; }
+  // What k reservations leave to pay-as-you-go in hour h. A reservation is
+  // one VM-hour per clock hour, filled from any matching VMs, concurrent or
+  // not (learn.microsoft.com, "How the Azure reservation discount is applied
+  // to virtual machines": 0.75 h and 0.5 h of two VMs in one hour use one
+  // reservation's hour and 0.25 h of pay-as-you-go).
+  [[nodiscard]] double vm_hours_above(size_t h, int k = 0) const {
+    return std::max(0.0, vm_hours(h) - std::max(k, 0));
+  }
+  // The share of the j-th reservation's hour h that is used.
+  [[nodiscard]] double level_share(size_t h, int level) const {
+    return std::clamp(vm_hours(h) - (level - 1), 0.0, 1.0);
+  }
+  // Levels ever used: ceil of the most VM-hours of an hour.
+  [[nodiscard]] int32_t top() const;
+};
+
 // What the j-th reservation (level j, 1-based) loses per hour after the
-// window against pay-as-you-go: max(0, reserved − payg × u_j), u_j the share
-// of the window's last repeat_hours hours that use j VMs or more (0 above
+// window against pay-as-you-go: max(0, reserved − payg × u_j), u_j its mean
+// use over the window's last repeat_hours hours (0 above
 // their peak, and for every level when the work ends: the whole reserved
 // price); 0 for every level when nothing after the window is charged.
 class AfterWindowLoss {
  public:
-  AfterWindowLoss(const std::vector<int32_t>& vms, const ReservePrices& prices);
+  AfterWindowLoss(const VmDemand& demand, const ReservePrices& prices);
   [[nodiscard]] double per_hour(int level) const {
     if (!on_ || level <= 0) return 0;
     const double u =
@@ -61,14 +91,6 @@ class AfterWindowLoss {
   bool on_ = false;
   double payg_ = 0, reserved_ = 0;
   std::vector<double> use_;  // use_[j - 1]: u_j
-};
-
-// VMs in use in each hour of the simulated window (hour h covers
-// [h, h+1) hours from the start).
-struct VmDemand {
-  std::vector<int32_t> vms;
-  std::vector<DropNote> drops;  // what the reader dropped
-  std::string describe;         // where the demand came from
 };
 
 // Synthetic growing work: VMs in hour h = round(base × (1 + growth)^(h/168)
@@ -85,16 +107,20 @@ struct SyntheticVms {
 [[nodiscard]] VmDemand synthetic_vms(const SyntheticVms& spec, uint64_t seed);
 
 // VMs the jobs need: each job holds its GPUs from arrival for its duration
-// (times divided by `time_scale`); an hour needs ceil(peak concurrent GPUs
-// within the hour / gpus_per_vm) VMs (GPUs shared between jobs, as the
-// trace's fractional gpu_milli implies). kInvalidArgument when gpus_per_vm is
-// not positive or there are no jobs.
+// (times divided by `time_scale`); at each instant the fleet runs
+// ceil(concurrent GPUs / gpus_per_vm) VMs (GPUs shared between jobs, as the
+// trace's fractional gpu_milli implies), and a VM no longer needed stops
+// `scale_down_s` later (a cluster autoscaler's delay). vms[h] is the hour's
+// peak and usage[h] its VM-hours: a VM is billed per second, so five minutes
+// of 40 VMs in an hour are 40 × 5/60 VM-hours, not 40. kInvalidArgument
+// when gpus_per_vm is not positive, there are no jobs, or an hour needs more
+// than the cap.
 [[nodiscard]] Result<VmDemand> vms_from_jobs(const PodJobs& jobs, double gpus_per_vm,
-                                             double time_scale);
+                                             double time_scale, double scale_down_s = 0);
 
 struct ReserveStep {  // one timeline point
   double t_hours = 0;
-  int demand_vms = 0;
+  double demand_vms = 0;  // VM-hours of the hour
   int reserved = 0;
   double cost_usd = 0;  // cumulative
 };

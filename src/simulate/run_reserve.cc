@@ -83,10 +83,11 @@ Result<VmDemand> trace_demand(const Scenario& s, const RunOptions& o, const Rese
                                 strings::fixed(gpus, 3),
                             s.where("demand.gpus_per_vm"));
   GPUPLAN_TRY(VmDemand jobs_demand,
-              vms_from_jobs(pods, per_vm, spec.demand.time_scale).map_error([&](Error e) {
-                e.where.file = file;
-                return e;
-              }));
+              vms_from_jobs(pods, per_vm, spec.demand.time_scale, spec.scale_down_minutes * 60)
+                  .map_error([&](Error e) {
+                    e.where.file = file;
+                    return e;
+                  }));
   jobs_demand.describe = "alibaba-pods: " + file;
   if (static_cast<double>(jobs_demand.vms.size()) > prices.term_hours)
     return invalid_argument("the trace spans " + strings::fixed(jobs_demand.vms.size() / 24.0, 0) +
@@ -95,6 +96,15 @@ Result<VmDemand> trace_demand(const Scenario& s, const RunOptions& o, const Rese
                             s.where("demand.time_scale"));
   rep.assumptions.push_back({"gpus_per_vm", strings::fixed(per_vm, 2),
                              spec.gpus_per_vm ? "scenario file" : "catalog (VM size)"});
+  rep.assumptions.push_back({"billing",
+                             "per second: an hour bills each VM for the part of it that VM runs",
+                             "Azure VMs are billed per second"});
+  rep.assumptions.push_back(
+      {"scale_down_minutes", strings::fixed(spec.scale_down_minutes, 1),
+       spec.scale_down_explicit
+           ? "scenario file (demand.scale_down_minutes)"
+           : "AKS cluster autoscaler's scale-down-unneeded-time default (learn.microsoft.com, "
+             "\"Cluster autoscaler profile\"); demand.scale_down_minutes"});
   for (const DropNote& d : jobs_demand.drops)
     rep.notes.push_back("trace: dropped " + std::to_string(d.count) + " " + d.what);
   return jobs_demand;
@@ -148,14 +158,14 @@ Result<SimReport> run_reserve_scenario(const Scenario& s, const catalog::Catalog
       rep.event_log += "# " + demand.describe + " run 0, " + std::to_string(demand.vms.size()) +
                        " hours, optimal $" + strings::fixed(opt, 4) + "\n";
     double vm_hours = 0;
-    for (int32_t v : demand.vms) vm_hours += v;
+    for (size_t h = 0; h < demand.vms.size(); ++h) vm_hours += demand.vm_hours_above(h);
     for (size_t i = 0; i < pols.size(); ++i) {
       ReserveRun r =
           run_reserve(demand, prices, *pols[i], first && o.event_log ? &rep.event_log : nullptr,
                       first && o.timeline ? 24 : 0);
       accumulate(rows[i], row_of(r, opt, vm_hours * gpus));
       for (const ReserveStep& st : r.timeline)
-        rep.timeline.push_back({policies[i], st.t_hours, static_cast<double>(st.demand_vms),
+        rep.timeline.push_back({policies[i], st.t_hours, st.demand_vms,
                                 static_cast<double>(st.reserved), "reserved", st.cost_usd});
     }
     PolicyRow best = row_of(best_run, opt, vm_hours * gpus);

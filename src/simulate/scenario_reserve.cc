@@ -118,8 +118,9 @@ Status parse_reserve(const Reader& r, const YAML::Node& root, Scenario& s) {
   const YAML::Node d = root["demand"];
   if (!d)
     return r.error(root, "demand", "a reserve scenario needs demand: {alibaba_pods | synthetic}");
-  GPUPLAN_RETURN_IF_ERROR(
-      r.check_map(d, "demand", {"alibaba_pods", "synthetic", "gpus_per_vm", "time_scale"}));
+  GPUPLAN_RETURN_IF_ERROR(r.check_map(
+      d, "demand",
+      {"alibaba_pods", "synthetic", "gpus_per_vm", "time_scale", "scale_down_minutes"}));
   int sources = 0;
   if (d["alibaba_pods"]) {
     ++sources;
@@ -132,6 +133,11 @@ Status parse_reserve(const Reader& r, const YAML::Node& root, Scenario& s) {
     // 1e-300 overflowed the VM counts into negative GPU-hours.
     GPUPLAN_TRY(double v, r.number(d["gpus_per_vm"], "demand.gpus_per_vm", 0.125, 64));
     spec.gpus_per_vm = v;
+  }
+  if (d["scale_down_minutes"]) {
+    GPUPLAN_TRY(spec.scale_down_minutes,
+                r.number(d["scale_down_minutes"], "demand.scale_down_minutes", 0, 1440));
+    spec.scale_down_explicit = true;
   }
   if (d["time_scale"]) {
     GPUPLAN_TRY(spec.demand.time_scale,
