@@ -175,10 +175,12 @@ Result<std::vector<PricingRule>> parse_pricing_rules(std::string_view text,
     csv::RowReader r(t, row);
     PricingRule p;
     GPUPLAN_TRY(p.rule, non_empty(r, "rule"));
-    if (p.rule != "windows_surcharge" && p.rule != "discount" && p.rule != "not_offered") {
-      return invalid_argument(
-          "unknown rule '" + p.rule + "' (expected windows_surcharge, discount, not_offered)",
-          r.where("rule"));
+    if (p.rule != "windows_surcharge" && p.rule != "discount" && p.rule != "not_offered" &&
+        p.rule != "no_windows") {
+      return invalid_argument("unknown rule '" + p.rule +
+                                  "' (expected windows_surcharge, discount, not_offered, "
+                                  "no_windows)",
+                              r.where("rule"));
     }
     GPUPLAN_TRY(p.applies_to, non_empty(r, "applies_to"));
     GPUPLAN_TRY(std::string pricing, r.str("pricing"));
@@ -195,10 +197,12 @@ Result<std::vector<PricingRule>> parse_pricing_rules(std::string_view text,
     }
     if (p.rule == "not_offered" && (p.applies_to == "*" || p.applies_to.rfind("series:", 0) == 0))
       return invalid_argument("a not_offered rule names one size", r.where("applies_to"));
-    if (p.rule == "windows_surcharge" && p.pricing != Pricing::kPayg &&
+    if ((p.rule == "windows_surcharge" || p.rule == "no_windows") && p.pricing != Pricing::kPayg &&
         p.pricing != Pricing::kSpot) {
-      return invalid_argument("a windows_surcharge applies to payg or spot", r.where("pricing"));
+      return invalid_argument("a " + p.rule + " rule applies to payg or spot", r.where("pricing"));
     }
+    if (p.rule == "no_windows" && p.applies_to == "*")
+      return invalid_argument("a no_windows rule names a size or a series:", r.where("applies_to"));
     GPUPLAN_TRY(p.source, non_empty(r, "source"));
     GPUPLAN_TRY(p.confidence, r.str("confidence"));
     GPUPLAN_TRY(p.notes, r.str("notes"));

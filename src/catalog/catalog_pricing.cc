@@ -137,6 +137,18 @@ const PricingRule* find_not_offered(const std::vector<PricingRule>& rules, const
   return nullptr;
 }
 
+// A no_windows rule for the size or its series (the size's documentation
+// lists Linux images only).
+const PricingRule* find_no_windows(const std::vector<PricingRule>& rules, const VmSize& size,
+                                   Pricing pricing) {
+  const std::string series_key = "series:" + size.series;
+  for (const PricingRule& r : rules)
+    if (r.rule == "no_windows" && r.pricing == pricing &&
+        (r.applies_to == size.name || r.applies_to == series_key))
+      return &r;
+  return nullptr;
+}
+
 const PricingRule* find_discount_rule(const std::vector<PricingRule>& rules, const VmSize& size,
                                       Pricing pricing) {
   const PricingRule* by_series = nullptr;
@@ -265,15 +277,23 @@ std::vector<Offer> with_estimates(const std::vector<VmSize>& sizes, std::vector<
       no_price(Os::kWindows, Pricing::kSpot,
                "Arm64 (Grace CPU): the Windows Server images are x64 only");
     }
+    // Windows: none where the size's documentation lists Linux images only.
+    bool linux_only = false;
+    for (Pricing p : {Pricing::kPayg, Pricing::kSpot}) {
+      if (const PricingRule* no = find_no_windows(*owned, size, p)) {
+        no_price(Os::kWindows, p, "Linux only: " + no->notes + " (" + no->source + ")", true);
+        linux_only = true;
+      }
+    }
     // Windows payg.
-    if (win_payg && !is_arm64(size)) {
+    if (win_payg && !is_arm64(size) && !linux_only) {
       estimate(
           Os::kWindows, Pricing::kPayg, payg + win_payg->value * vcpus,
           EstimateRule(Kind::kWindowsPayg, win_payg_ref, payg, size.vcpus, Pricing::kPayg, true));
     }
     // Windows spot, only from a known Linux spot price.
     const Offer* spot = find(Os::kLinux, Pricing::kSpot);
-    if (is_arm64(size)) {
+    if (is_arm64(size) || linux_only) {
       // no Windows spot either (said above)
     } else if (win_spot && spot && spot->usd_per_hour) {
       estimate(Os::kWindows, Pricing::kSpot, *spot->usd_per_hour + win_spot->value * vcpus,
@@ -316,7 +336,9 @@ std::vector<Offer> with_estimates(const std::vector<VmSize>& sizes, std::vector<
       } else {
         continue;
       }
-      if (win_payg && !is_arm64(size)) {
+      if (linux_only) {
+        no_price(Os::kWindows, p, "Linux only: no Windows image for the size", true);
+      } else if (win_payg && !is_arm64(size)) {
         estimate(Os::kWindows, p, linux_price + win_payg->value * vcpus,
                  EstimateRule(Kind::kWindowsCommitment, win_payg_ref, linux_price, size.vcpus, p,
                               listed_price));

@@ -269,6 +269,10 @@ TEST(RulesAgainstListed, WindowsPaygSurcharge) {
     // $0.0506 per vCPU-hour in westeurope); the rule is for the sizes
     // gpuplan offers.
     if (c->find_size(l.size)->status == SizeStatus::kRetired) continue;
+    // Azure lists a Windows meter for ND H100 v5, but the size's
+    // documentation supports Linux images only: gpuplan offers no Windows
+    // there (a no_windows rule; Catalog.LinuxOnlySeriesHasNoWindowsOffer).
+    if (c->find_size(l.size)->series == "ND_H100_v5") continue;
     auto e = estimate(*c, l, false);
     ASSERT_TRUE(e) << l.size;
     EXPECT_EQ(e->rule.kind(), EstimateRule::Kind::kWindowsPayg);
@@ -327,6 +331,42 @@ TEST(RulesAgainstListed, CommitmentDiscounts) {
   std::cout << "commitment rules vs " << own << " listed prices: own rule worst " << worst_own * 100
             << "%, series/default fallback worst " << worst * 100 << "%, " << under
             << " below the listing\n";
+}
+
+// ND H100 v5's documentation lists Linux images only: every Windows offer of
+// it is marked not offered, with the reason; its Linux prices are unchanged,
+// and a no_windows rule cannot apply to every size or to a commitment.
+TEST(CatalogTruth, LinuxOnlySeriesHasNoWindowsOffer) {
+  auto c = Catalog::load_embedded_at("2026-12-02");
+  ASSERT_TRUE(c) << c.error().to_string();
+  int windows = 0;
+  for (const Offer& o : (*c)->offers()) {
+    if (o.size != "Standard_ND96isr_H100_v5") continue;
+    if (o.os == Os::kWindows) {
+      ++windows;
+      EXPECT_TRUE(o.not_offered) << o.region << " " << to_string(o.pricing);
+      EXPECT_FALSE(o.usd_per_hour.has_value());
+      // (Savings plans: not sold for the size at all, which says so first.)
+      if (o.pricing != Pricing::kSavings1y && o.pricing != Pricing::kSavings3y) {
+        EXPECT_NE(o.source.find("Linux only"), std::string::npos) << o.source;
+      }
+    } else if (o.pricing == Pricing::kPayg) {
+      EXPECT_TRUE(o.usd_per_hour.has_value()) << o.region;
+    }
+  }
+  EXPECT_GE(windows, 20);
+  auto bad = internal::parse_pricing_rules(
+      "rule,applies_to,pricing,value,unit,source,confidence,notes\n"
+      "no_windows,*,payg,0,none,s,listed,n\n",
+      "r.csv");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().where.field, "applies_to");
+  bad = internal::parse_pricing_rules(
+      "rule,applies_to,pricing,value,unit,source,confidence,notes\n"
+      "no_windows,series:ND_H100_v5,reserved-1y,0,none,s,listed,n\n",
+      "r.csv");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().where.field, "pricing");
 }
 
 }  // namespace

@@ -107,6 +107,8 @@ void print(std::ostream& os, const cost::SizeCost& sc, const std::string& not_re
     }
   }
   const cost::PricingCost& payg = sc.rows.front();
+  // Why pay-as-you-go itself is not offered (Windows on a Linux-only size).
+  if (!payg.breakdown && payg.not_offered) os << bullet(payg.missing, width);
   if (payg.breakdown) {
     const std::string& source = payg.breakdown->quote.source;
     os << bullet("prices: " + (verbose ? source : short_source(source)), width);

@@ -477,7 +477,12 @@ Result<SizeCost> cost_size(const catalog::Catalog& catalog, const Rates& rates,
     } else {
       row.missing = b.error().message;
       const catalog::Offer* o = catalog.offer(size.name, region, catalog::Os::kLinux, p);
-      row.not_offered = o && o->not_offered;
+      const catalog::Offer* w =
+          os == catalog::Os::kWindows
+              ? catalog.offer(size.name, region, catalog::Os::kWindows, catalog::Pricing::kPayg)
+              : nullptr;
+      // Not offered: the commitment for the size, or Windows on a Linux-only size.
+      row.not_offered = (o && o->not_offered) || (w && w->not_offered);
     }
     out.rows.push_back(std::move(row));
   }

@@ -15,6 +15,10 @@ using internal::rate_text;
 // ------------------------------------------------------------------ quote
 
 namespace {
+bool linux_only(const OfferSet& offers) {
+  return offers.windows_payg && offers.windows_payg->not_offered;
+}
+
 // "; Windows estimated: RULE" when the Windows price of a licence split is
 // the catalog's estimate rather than a listed meter.
 std::string estimate_note(const catalog::Offer& windows, const catalog::Offer& linux) {
@@ -32,6 +36,9 @@ std::optional<PriceQuote> quote_offers(const OfferSet& offers, const catalog::Vm
   // No Windows on Arm64 sizes, Hybrid Benefit or not: the Windows Server
   // images are x64 only (catalog::is_arm64).
   if (os == Os::kWindows && catalog::is_arm64(size)) return std::nullopt;
+  // Nor on sizes whose documentation lists Linux images only: the catalog
+  // marks their Windows pay-as-you-go offer not offered (no_windows rule).
+  if (os == Os::kWindows && linux_only(offers)) return std::nullopt;
   auto priced = [](const catalog::Offer* o) { return o && o->usd_per_hour ? o : nullptr; };
   const catalog::Offer* linux = priced(offers.linux);
   PriceQuote q;
@@ -151,6 +158,8 @@ Result<PriceQuote> quote(const catalog::Catalog& catalog, const Rates& rates,
   }
   auto q = quote_offers(set, size, pricing, os, hybrid_benefit, per_vcpu->value, true);
   if (!q) {
+    if (os == Os::kWindows && linux_only(set))
+      return not_found("no Windows on " + size.name + ": " + set.windows_payg->source);
     // Not offered at all (retired, preview, reservation sales ended): say why.
     if (is_commitment(pricing) && !size.reservable) {
       return not_found(catalog::reservation_note(size) + " for " + size.name);

@@ -425,6 +425,17 @@ Status check_option_in_catalog(const PlanDocument& plan, const catalog::Catalog&
   const std::string opath = "options[" + std::to_string(options.option - 1) + "]";
   const std::string& region = spec.option.region;
   std::vector<Error> problems;
+  // Windows on a size whose documentation lists Linux images only (the
+  // catalog's no_windows rule; Azure still lists a Windows meter for it).
+  if (spec.option.os == catalog::Os::kWindows) {
+    const catalog::Offer* w =
+        catalog.offer(size.name, region, catalog::Os::kWindows, catalog::Pricing::kPayg);
+    if (w && w->not_offered)
+      problems.push_back(
+          Error{ErrorCode::kFailedPrecondition,
+                size.name + " has no Windows image: " + w->source + "; plan it with os: linux",
+                Where{plan.file, 0, 0, opath + ".os"}});
+  }
   if (auto known = catalog.check_region_name(region, Where{plan.file, 0, 0, opath + ".region"});
       !known) {
     problems.push_back(known.error());

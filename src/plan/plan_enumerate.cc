@@ -165,7 +165,7 @@ void Planner::index_prices() {
       for (int p = 0; p < kNumPricing; ++p) {
         PriceCell& cell = prices_[pair * kNumPricing + p];
         cell.offers.linux_payg = payg.offers.linux;
-        cell.offers.windows_payg = payg.offers.windows;
+        cell.offers.windows_payg = payg.offers.windows;  // also tells a Linux-only size
         auto q = cost::quote_offers(cell.offers, *sizes_[s], catalog::kAllPricing[p], os_, hybrid_,
                                     licence_per_vcpu_, false);
         if (q) {

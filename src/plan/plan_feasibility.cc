@@ -113,8 +113,13 @@ void Planner::candidate(int si, int count, int r, Pricing pricing, int hc,
   }
   const PriceCell& cell = prices_[pair * kNumPricing + p];
   if (!cell.has) {
-    drop(kNoPrice, 1, si, r,
-         [&] { return name() + ": no listed " + std::string(catalog::to_string(os_)) + " price"; });
+    drop(kNoPrice, 1, si, r, [&] {
+      // A Linux-only size (its Windows offers marked not offered) says why.
+      if (os_ == catalog::Os::kWindows && cell.offers.windows_payg &&
+          cell.offers.windows_payg->not_offered)
+        return name() + ": no Windows: " + cell.offers.windows_payg->source;
+      return name() + ": no listed " + std::string(catalog::to_string(os_)) + " price";
+    });
     return;
   }
   if (spot && !h.finishes) {

@@ -89,6 +89,31 @@ TEST(Deploy, GoldenFilesForTheReferencePlans) {
   }
 }
 
+// ND H100 v5's documentation lists Linux images only: a Windows plan for it
+// (one made before the catalog knew, or edited) is refused at the os field
+// before any file is written, and cost and plan no longer offer it.
+TEST(Deploy, WindowsOnALinuxOnlySizeIsRefused) {
+  in_source_dir();
+  const std::string out = temp_dir() + "/out";
+  const CliResult r = deploy("nd_h100_windows", out);
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.err.find("options[0].os: Standard_ND96isr_H100_v5 has no Windows image"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(out + "/deploy.sh"));
+  const CliResult c = run_cli(
+      {"cost", "Standard_ND96isr_H100_v5", "--region", "eastus", "--os", "windows", "--json"});
+  ASSERT_EQ(c.code, 0) << c.err;
+  const json pricing = json::parse(c.out)["pricing"];
+  ASSERT_EQ(pricing.size(), 6u);
+  for (const auto& row : pricing) {
+    EXPECT_FALSE(row["available"].get<bool>()) << row;
+    EXPECT_NE(row["missing"].get<std::string>().find("no Windows"), std::string::npos) << row;
+  }
+  const CliResult lin = run_cli({"cost", "Standard_ND96isr_H100_v5", "--region", "eastus"});
+  EXPECT_NE(lin.out.find("$98.32"), std::string::npos) << lin.out;  // Linux unchanged
+}
+
 // ---- ARM template structure ------------------------------------------------
 
 // A tiny evaluator for the ARM expressions the templates use in names:

@@ -68,6 +68,10 @@ void apply_status(std::vector<VmSize>& sizes, std::string_view today);
 // else its series', else the default; nullptr when there is none.
 [[nodiscard]] const PricingRule* find_discount_rule(const std::vector<PricingRule>& rules,
                                                     const VmSize& size, Pricing pricing);
+// The no_windows rule of the size or its series for `pricing` (its
+// documentation lists Linux images only), or null.
+[[nodiscard]] const PricingRule* find_no_windows(const std::vector<PricingRule>& rules,
+                                                 const VmSize& size, Pricing pricing);
 // The not_offered rule for (size, pricing): the data says Azure does not
 // sell that commitment for the size; nullptr when none says so.
 [[nodiscard]] const PricingRule* find_not_offered(const std::vector<PricingRule>& rules,
