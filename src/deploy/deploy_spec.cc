@@ -154,6 +154,14 @@ Result<std::string> parse_ipv4_cidr(const std::string& text, const std::string& 
     prefix = std::stoi(p);
   }
   const std::vector<std::string> octets = strings::split(addr, '.');
+  // A leading zero (01.2.3.0) reads as octal to some tools and decimal to
+  // others: written verbatim into deploy.sh, it meant whatever az made of it.
+  for (const std::string& o : octets)
+    if (o.size() > 1 && o[0] == '0')
+      return invalid_argument("'" + s +
+                                  "' has an octet with a leading zero, which some tools read as "
+                                  "octal; write it without (e.g. 1.2.3.0/24)",
+                              where);
   uint32_t value = 0;
   bool ok = octets.size() == 4;
   for (const std::string& o : octets) {

@@ -515,6 +515,10 @@ TEST(DeploySpec, CidrAndDateValidation) {
   EXPECT_NE(host_bits.error().message.find("did you mean 203.0.113.0/24"), std::string::npos);
   EXPECT_EQ(host_bits.error().where.field, "--ssh-cidr");
   EXPECT_FALSE(parse_ipv4_cidr("300.0.0.1", "f").has_value());
+  auto octal = parse_ipv4_cidr("01.2.3.0/24", "--ssh-cidr");
+  ASSERT_FALSE(octal.has_value());
+  EXPECT_NE(octal.error().message.find("leading zero"), std::string::npos);
+  EXPECT_EQ(*parse_ipv4_cidr("0.0.0.0/0", "f"), "0.0.0.0/0");  // a lone 0 is fine
   EXPECT_FALSE(parse_ipv4_cidr("10.0.0.0/33", "f").has_value());
   EXPECT_FALSE(parse_ipv4_cidr("example.com", "f").has_value());
   EXPECT_FALSE(parse_ipv4_cidr("10.0.0/8", "f").has_value());
@@ -818,11 +822,32 @@ TEST(DeploySpec, ServingPlanGetsAScaleSetAndTheSimulatedAutoscalePolicy) {
   EXPECT_TRUE(found);
   const std::string sh = render_deploy_script(*s);
   EXPECT_NE(sh.find("--name gpuplan-autoscale"), std::string::npos);
+  // The setting goes where the scale set goes: deploy.sh's $LOCATION (an
+  // override once left it in the planned region), and an override is said.
+  EXPECT_EQ(a["location"], "[parameters('location')]");
+  EXPECT_NE(sh.find("\"parameters\": {\"location\": {\"type\": \"string\"}}"), std::string::npos);
+  EXPECT_NE(sh.find("--parameters location=\"$LOCATION\""), std::string::npos);
+  EXPECT_NE(sh.find("[[ \"$LOCATION\" == 'eastus' ]] || echo \"deploy.sh: LOCATION"),
+            std::string::npos);
+  // As template.json: no overprovisioned extra instances.
+  EXPECT_NE(sh.find("--disable-overprovision"), std::string::npos);
   if (std::system("command -v shellcheck >/dev/null 2>&1") == 0) {
     const std::string path = testing::TempDir() + "/serving_deploy.sh";
     std::ofstream(path) << sh;
     EXPECT_EQ(std::system(("shellcheck " + path + " >&2").c_str()), 0);
   }
+  // A Windows scale set runs setup.ps1 after the driver extension, as the
+  // template orders it (a scale set's extensions run in any order).
+  auto win = make_deploy_spec(
+      plan_for("Standard_NC40ads_H100_v5", 2, catalog::Pricing::kPayg, Os::kWindows), *cat,
+      matrix(), opts());
+  ASSERT_TRUE(win.has_value()) << win.error().message;
+  ASSERT_TRUE(win->scale_set);
+  const std::string wsh = render_deploy_script(*win);
+  const size_t custom = wsh.find("--name CustomScriptExtension");
+  ASSERT_NE(custom, std::string::npos);
+  EXPECT_NE(wsh.find("--provision-after-extensions NvidiaGpuDriverWindows", custom),
+            std::string::npos);
   // A single serving VM is still a scale set (something to scale).
   auto one = make_deploy_spec(
       plan_for("Standard_NC40ads_H100_v5", 1, catalog::Pricing::kPayg, Os::kLinux, false, "infer"),

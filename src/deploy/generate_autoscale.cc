@@ -13,7 +13,10 @@ namespace gpuplan::deploy {
 nlohmann::ordered_json autoscale_resource(const DeploySpec& spec, bool in_template) {
   simulate::AutoscaleTarget t;
   t.name = spec.prefix + "-autoscale";
-  t.location = in_template ? "[parameters('location')]" : spec.option.region;
+  // Outside template.json, deploy.sh wraps the resource in a template whose
+  // `location` parameter is its $LOCATION: a LOCATION override once put the
+  // scale set in westus3 and its autoscale setting in the planned eastus.
+  t.location = "[parameters('location')]";
   t.target_resource_uri =
       in_template
           ? "[resourceId('Microsoft.Compute/virtualMachineScaleSets', parameters('vmName'))]"

@@ -126,6 +126,12 @@ void emit_preconditions(std::ostringstream& o, const DeploySpec& spec) {
        "die \"RESOURCE_GROUP is not a resource group name\"\n"
     << "[[ \"$LOCATION\" =~ ^[a-z][a-z0-9]{1,39}$ ]] || die \"LOCATION is not an Azure region "
        "name\"\n"
+    // Another region than the plan's: its prices, the budget and the size's
+    // availability were those of the planned one.
+    << "[[ \"$LOCATION\" == '" << spec.option.region
+    << "' ]] || echo \"deploy.sh: LOCATION $LOCATION is not the planned " << spec.option.region
+    << ": the budget amount and the price behind it are the planned region's; plan again for "
+       "$LOCATION to check its price and quota\" >&2\n"
     << "[[ \"$ADMIN_USERNAME\" =~ ^[a-z_][a-z0-9_-]{0,31}$ ]] || die \"ADMIN_USERNAME is not a "
        "user name\"\n"
     << "[[ \"$SSH_CIDR\" =~ ^([0-9]{1,3}\\.){3}[0-9]{1,3}(/[0-9]{1,2})?$ ]] || "
@@ -300,6 +306,10 @@ void emit_create_step(std::ostringstream& o, const DeploySpec& spec, int& step) 
     arg(o, "--orchestration-mode Uniform");
     arg(o, "--upgrade-policy-mode Manual");
     arg(o, "--single-placement-group true");
+    // As template.json: az's default for Uniform sets overprovisions, and
+    // the extra VMs (8 x ND96isr_H100_v5 in a placement group) need capacity
+    // and run the extensions before they are deleted.
+    arg(o, "--disable-overprovision");
     arg(o, "--platform-fault-domain-count 1");
     arg(o, "--lb \"\"");
     arg(o, "--public-ip-per-vm");
@@ -455,6 +465,10 @@ void emit_extension_steps(std::ostringstream& o, const DeploySpec& spec, int& st
     arg(o, "--name CustomScriptExtension");
     arg(o, "--publisher Microsoft.Compute");
     arg(o, std::string("--version ") + kCustomScriptVersion);
+    // As template.json: a scale set runs its extensions in any order unless
+    // told (setup.ps1 needs the driver); a VM's are set one after another.
+    if (spec.scale_set && uses_driver_extension(spec))
+      arg(o, std::string("--provision-after-extensions ") + kWindowsDriverExtension);
     // JSON in single quotes: the command holds no single quote or backslash.
     arg(
         o, "--settings '{\"commandToExecute\": \"" + [] {
@@ -487,7 +501,9 @@ void emit_autoscale_and_budget_steps(std::ostringstream& o, const DeploySpec& sp
       << "autoscale_template=\"$(mktemp)\"\n"
       << "tmp_files+=(\"$autoscale_template\")\n"
       << "# shellcheck disable=SC2016  # \"$schema\" is a JSON key, not a shell variable\n"
-      << "printf '{\"$schema\": \"%s\", \"contentVersion\": \"1.0.0.0\", \"resources\": [%s]}' \\\n"
+      << "printf '{\"$schema\": \"%s\", \"contentVersion\": \"1.0.0.0\", "
+         "\"parameters\": {\"location\": {\"type\": \"string\"}}, \"resources\": [%s]}' "
+         "\\\n"
       << "  \"https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#\" "
          "\\\n"
       << "  \"$(cat \"$SCRIPT_DIR/autoscale.json\")\" > \"$autoscale_template\"\n"
@@ -495,6 +511,7 @@ void emit_autoscale_and_budget_steps(std::ostringstream& o, const DeploySpec& sp
     arg(o, "--resource-group \"$RESOURCE_GROUP\"");
     arg(o, "--name gpuplan-autoscale");
     arg(o, "--template-file \"$autoscale_template\"");
+    arg(o, "--parameters location=\"$LOCATION\"");
     o << "    --output none\n\n";
   }
   o << "# " << step++

@@ -27,6 +27,7 @@ SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 die() { echo "deploy.sh: $*" >&2; exit 1; }
 [[ "$RESOURCE_GROUP" =~ ^[-A-Za-z0-9_.()]{1,90}$ && "$RESOURCE_GROUP" != *. ]] || die "RESOURCE_GROUP is not a resource group name"
 [[ "$LOCATION" =~ ^[a-z][a-z0-9]{1,39}$ ]] || die "LOCATION is not an Azure region name"
+[[ "$LOCATION" == 'canadaeast' ]] || echo "deploy.sh: LOCATION $LOCATION is not the planned canadaeast: the budget amount and the price behind it are the planned region's; plan again for $LOCATION to check its price and quota" >&2
 [[ "$ADMIN_USERNAME" =~ ^[a-z_][a-z0-9_-]{0,31}$ ]] || die "ADMIN_USERNAME is not a user name"
 [[ "$SSH_CIDR" =~ ^([0-9]{1,3}\.){3}[0-9]{1,3}(/[0-9]{1,2})?$ ]] || die "SSH_CIDR is not an IPv4 address or CIDR"
 if [[ "$SSH_CIDR" == */* ]] && (( 10#${SSH_CIDR##*/} < 8 )); then
