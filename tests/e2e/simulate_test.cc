@@ -67,6 +67,16 @@ TEST(Simulate, JsonHasTheDocumentedShapeWithNulls) {
     EXPECT_TRUE(j["policies"][0].contains(k)) << k;
   EXPECT_TRUE(j["policies"][0]["p50_ttft_ms"].is_null());  // TTFT has no meaning for a deadline job
   EXPECT_EQ(j["policies"][4]["policy"], "optimal");
+  // The optimum is a least cost, not a kept schedule: its split, GPU-hours,
+  // evictions and launches are unknown (null), where a policy's are numbers
+  // that sum to its cost.
+  for (const char* k : {"cost_by_pricing", "gpu_hours", "evictions", "scale_events"}) {
+    EXPECT_TRUE(j["policies"][4][k].is_null()) << k;
+    EXPECT_FALSE(j["policies"][0][k].is_null()) << k;
+  }
+  EXPECT_NEAR(j["policies"][0]["cost_by_pricing"]["payg"].get<double>() +
+                  j["policies"][0]["cost_by_pricing"]["spot"].get<double>(),
+              j["policies"][0]["cost_usd"].get<double>(), 1e-6);
   EXPECT_EQ(j["traces"].size(), 1u);
   EXPECT_EQ(j["traces"][0]["policies"][0]["runs"], 2);
 }
