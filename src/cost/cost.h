@@ -209,6 +209,10 @@ struct OfferSet {
   const catalog::Offer* linux_payg = nullptr;  // for the licence under commitments
   const catalog::Offer* windows_payg = nullptr;
 };
+// The size runs no Windows: the catalog marks its Windows pay-as-you-go
+// offer not offered (a no_windows rule: its documentation lists Linux images
+// only). quote_offers() gives no Windows quote then.
+[[nodiscard]] bool linux_only(const OfferSet& offers);
 // quote() without catalog lookups, for the planner's hot path. With
 // `with_text` false no string is built (source, as_of, rule and
 // licence_basis stay empty). nullopt when the compute meter has no price.

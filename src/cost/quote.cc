@@ -14,10 +14,11 @@ using internal::rate_text;
 
 // ------------------------------------------------------------------ quote
 
-namespace {
 bool linux_only(const OfferSet& offers) {
   return offers.windows_payg && offers.windows_payg->not_offered;
 }
+
+namespace {
 
 // "; Windows estimated: RULE" when the Windows price of a licence split is
 // the catalog's estimate rather than a listed meter.

@@ -115,8 +115,7 @@ void Planner::candidate(int si, int count, int r, Pricing pricing, int hc,
   if (!cell.has) {
     drop(kNoPrice, 1, si, r, [&] {
       // A Linux-only size (its Windows offers marked not offered) says why.
-      if (os_ == catalog::Os::kWindows && cell.offers.windows_payg &&
-          cell.offers.windows_payg->not_offered)
+      if (os_ == catalog::Os::kWindows && cost::linux_only(cell.offers))
         return name() + ": no Windows: " + cell.offers.windows_payg->source;
       return name() + ": no listed " + std::string(catalog::to_string(os_)) + " price";
     });

@@ -264,8 +264,7 @@ TEST(DeadlineOptimum, WorkShorterThanAStep) {
 // 3.6 million progress values, ~10^12 cell updates; it once ran past every
 // timeout) is bounded in one pass: spot for the available spot time, the rest
 // on-demand, one changeover at the cheaper price — below what every policy
-// pays, and said in the report's note. One between (a 60-hour job on 1-s
-// steps) runs the programme on a coarser grid, still below every policy.
+// pays, and said in the report's note.
 TEST(DeadlineOptimum, LargeJobsAreBoundedInsteadOfRunningForHours) {
   DeadlineJob job = example_job();
   job.work_hours = 1000;

@@ -82,8 +82,11 @@ Result<VmDemand> trace_demand(const Scenario& s, const RunOptions& o, const Rese
     return invalid_argument(strings::fixed(per_vm, 3) + " GPUs per VM, but " + s.vm_size + " has " +
                                 strings::fixed(gpus, 3),
                             s.where("demand.gpus_per_vm"));
+  // AKS cluster autoscaler's scale-down-unneeded-time default.
+  constexpr double kDefaultScaleDownMinutes = 10;
+  const double scale_down_minutes = spec.scale_down_minutes.value_or(kDefaultScaleDownMinutes);
   GPUPLAN_TRY(VmDemand jobs_demand,
-              vms_from_jobs(pods, per_vm, spec.demand.time_scale, spec.scale_down_minutes * 60)
+              vms_from_jobs(pods, per_vm, spec.demand.time_scale, scale_down_minutes * 60)
                   .map_error([&](Error e) {
                     e.where.file = file;
                     return e;
@@ -100,8 +103,8 @@ Result<VmDemand> trace_demand(const Scenario& s, const RunOptions& o, const Rese
                              "per second: an hour bills each VM for the part of it that VM runs",
                              "Azure VMs are billed per second"});
   rep.assumptions.push_back(
-      {"scale_down_minutes", strings::fixed(spec.scale_down_minutes, 1),
-       spec.scale_down_explicit
+      {"scale_down_minutes", strings::fixed(scale_down_minutes, 1),
+       spec.scale_down_minutes
            ? "scenario file (demand.scale_down_minutes)"
            : "AKS cluster autoscaler's scale-down-unneeded-time default (learn.microsoft.com, "
              "\"Cluster autoscaler profile\"); demand.scale_down_minutes"});

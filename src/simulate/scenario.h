@@ -104,9 +104,8 @@ struct ReserveSpec {
   ReservePolicySettings policy;
   DemandInput demand;
   SyntheticVms synthetic_vms;
-  std::optional<double> gpus_per_vm;  // demand.gpus_per_vm; else the size's GPUs
-  double scale_down_minutes = 10;     // demand.scale_down_minutes (job traces)
-  bool scale_down_explicit = false;
+  std::optional<double> gpus_per_vm;         // demand.gpus_per_vm; else the size's GPUs
+  std::optional<double> scale_down_minutes;  // demand.scale_down_minutes (job traces)
 };
 
 // A scenario: what every kind shares, and its kind's own part. The kind is

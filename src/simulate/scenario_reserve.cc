@@ -137,7 +137,6 @@ Status parse_reserve(const Reader& r, const YAML::Node& root, Scenario& s) {
   if (d["scale_down_minutes"]) {
     GPUPLAN_TRY(spec.scale_down_minutes,
                 r.number(d["scale_down_minutes"], "demand.scale_down_minutes", 0, 1440));
-    spec.scale_down_explicit = true;
   }
   if (d["time_scale"]) {
     GPUPLAN_TRY(spec.demand.time_scale,
