@@ -1103,6 +1103,42 @@ TEST(Generate, CloudInitPinsTheStackAndRunsDoctor) {
   }
 }
 
+// template.json carries the budget deploy.sh PUTs (it had none, though the
+// docs said the template held the same resources): the same amount, window
+// and alerts, the alerts' addresses and the start as parameters.
+TEST(Generate, ArmTemplateCarriesTheBudgetOfBudgetJson) {
+  for (const bool scale_set : {false, true}) {
+    DeploySpec s = spec_for("Standard_NC40ads_H100_v5", scale_set ? 3 : 1, catalog::Pricing::kPayg);
+    ASSERT_EQ(s.scale_set, scale_set);  // count > 1: a scale set
+    const auto t = nlohmann::json::parse(render_arm_template(s));
+    const auto b = nlohmann::json::parse(render_budget(s))["properties"];
+    const nlohmann::json* budget = nullptr;
+    for (const auto& r : t["resources"])
+      if (r["type"] == "Microsoft.Consumption/budgets") budget = &r;
+    ASSERT_NE(budget, nullptr) << "scale set " << scale_set;
+    EXPECT_EQ((*budget)["name"], "[parameters('budgetName')]");
+    EXPECT_EQ(t["parameters"]["budgetName"]["defaultValue"], s.prefix + "-budget");
+    const auto& p = (*budget)["properties"];
+    EXPECT_EQ(p["amount"], b["amount"]);
+    EXPECT_TRUE(p["amount"].is_number_integer());  // the ARM schema's int
+    EXPECT_EQ(p["timeGrain"], b["timeGrain"]);
+    EXPECT_EQ(p["timePeriod"]["endDate"], b["timePeriod"]["endDate"]);
+    EXPECT_EQ(p["timePeriod"]["startDate"], "[parameters('budgetStartDate')]");
+    EXPECT_EQ(t["parameters"]["budgetStartDate"]["defaultValue"], b["timePeriod"]["startDate"]);
+    ASSERT_EQ(p["notifications"].size(), b["notifications"].size());
+    for (const auto& [key, n] : b["notifications"].items()) {
+      ASSERT_TRUE(p["notifications"].contains(key)) << key;
+      const auto& m = p["notifications"][key];
+      EXPECT_EQ(m["threshold"], n["threshold"]) << key;
+      EXPECT_EQ(m["thresholdType"], n["thresholdType"]) << key;
+      EXPECT_EQ(m["contactRoles"], n["contactRoles"]) << key;
+      EXPECT_EQ(m["contactEmails"], "[parameters('budgetContactEmails')]") << key;
+    }
+    EXPECT_EQ(t["parameters"]["budgetContactEmails"]["type"], "array");
+    EXPECT_EQ(t["parameters"]["budgetContactEmails"]["defaultValue"], nlohmann::json::array());
+  }
+}
+
 TEST(Generate, BudgetAmountAndThresholdsFromTheCost) {
   // cost 100, range 90-130 over 10 h: one month; amount = ceil(130) = 130;
   // expected cost alert at round(100 / 130 * 100) = 77 %.

@@ -234,7 +234,22 @@ ordered_json arm_parameters(const DeploySpec& spec) {
                               : "disabled: the job runs longer than a day and a daily shutdown "
                                 "would cut it"}}}};
   }
-
+  const ordered_json budget = budget_properties(spec);
+  params["budgetName"] = {{"type", "string"}, {"defaultValue", budget_name(spec)}};
+  params["budgetStartDate"] = {
+      {"type", "string"},
+      {"defaultValue", budget["timePeriod"]["startDate"]},
+      {"metadata",
+       {{"description",
+         "the first of a month, not a past one (Azure refuses those); the budget ends " +
+             budget["timePeriod"]["endDate"].get<std::string>()}}}};
+  params["budgetContactEmails"] = {
+      {"type", "array"},
+      {"defaultValue", ordered_json::array()},
+      {"metadata",
+       {{"description",
+         "addresses for the budget's alerts, besides the resource group's owners and "
+         "contributors"}}}};
   return params;
 }
 
@@ -437,6 +452,24 @@ void add_scale_set_resources(const DeploySpec& spec, const ArmIds& ids, ordered_
                        {"properties", props}});
 }
 
+// The budget deploy.sh PUTs from budget.json, as a resource of the
+// resource group the template is deployed to (Microsoft.Consumption/budgets
+// is an extension resource whose valid deployment scopes include resource
+// groups: learn.microsoft.com, azure/templates/microsoft.consumption/
+// budgets). Its alerts go to the resource group's owners and contributors
+// and to the addresses in budgetContactEmails; its start is a parameter,
+// since Azure refuses a budget that starts in a month already past.
+ordered_json budget_resource(const DeploySpec& spec) {
+  ordered_json props = budget_properties(spec);
+  props["timePeriod"]["startDate"] = "[parameters('budgetStartDate')]";
+  for (auto& [key, n] : props["notifications"].items())
+    n["contactEmails"] = "[parameters('budgetContactEmails')]";
+  return {{"type", "Microsoft.Consumption/budgets"},
+          {"apiVersion", kBudgetApiVersion},
+          {"name", "[parameters('budgetName')]"},
+          {"properties", props}};
+}
+
 }  // namespace
 
 std::string render_arm_template(const DeploySpec& spec) {
@@ -464,6 +497,7 @@ std::string render_arm_template(const DeploySpec& spec) {
   }
   if (spec.autostop_minutes > 0) add_autostop_resources(spec, resources);
   for (const ordered_json& r : deferred) resources.push_back(r);
+  resources.push_back(budget_resource(spec));
   t["resources"] = resources;
   t["outputs"] = ordered_json::object();
   if (!spec.scale_set) {

@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -112,7 +113,7 @@ ordered_json notification(const ordered_json& threshold, const char* type) {
 
 }  // namespace
 
-std::string render_budget(const DeploySpec& spec) {
+ordered_json internal::budget_properties(const DeploySpec& spec) {
   const PlanOption& o = spec.option;
   const BudgetWindow window = budget_window(spec);
   const double month_share = o.hours > 0 ? std::min(1.0, kHoursPerMonth / o.hours) : 1.0;
@@ -133,14 +134,18 @@ std::string render_budget(const DeploySpec& spec) {
   notes["actual_100_percent"] = notification(100, "Actual");
   notes["forecasted_100_percent"] = notification(100, "Forecasted");
 
+  return {{"category", "Cost"},
+          // Whole dollars, written as an integer (the ARM schema types it int).
+          {"amount", static_cast<int64_t>(amount)},
+          {"timeGrain", "Monthly"},
+          {"timePeriod",
+           {{"startDate", window.start + "T00:00:00Z"}, {"endDate", window.end + "T00:00:00Z"}}},
+          {"notifications", notes}};
+}
+
+std::string render_budget(const DeploySpec& spec) {
   ordered_json body;
-  body["properties"] = {
-      {"category", "Cost"},
-      {"amount", amount},
-      {"timeGrain", "Monthly"},
-      {"timePeriod",
-       {{"startDate", window.start + "T00:00:00Z"}, {"endDate", window.end + "T00:00:00Z"}}},
-      {"notifications", notes}};
+  body["properties"] = budget_properties(spec);
   return body.dump(2) + "\n";
 }
 

@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "deploy/deploy.h"
 
 namespace gpuplan::deploy::internal {
@@ -60,6 +62,9 @@ inline constexpr const char* kVmContributorRoleId = "9980e02c-c2be-4d73-94e8-173
 [[nodiscard]] std::string vnet_name(const DeploySpec& spec);
 [[nodiscard]] std::string ppg_name(const DeploySpec& spec);
 [[nodiscard]] std::string budget_name(const DeploySpec& spec);
+// The budget's properties (amount, grain, window, alerts), as budget.json
+// holds them and template.json's budget resource; contactEmails empty.
+[[nodiscard]] nlohmann::ordered_json budget_properties(const DeploySpec& spec);
 // 22 on Linux, 3389 (RDP) on Windows.
 [[nodiscard]] int admin_port(const DeploySpec& spec);
 // The CUDA toolkit's apt package suffix "13-0".
