@@ -581,6 +581,21 @@ void add_notes(const Scenario& s, const ServingConfig& c, const ServingBound& bo
         std::to_string(replays.hindsight_runs) +
         " engine runs; m = " + strings::fixed(replays.hindsight_margin, 3) +
         ". A fleet reaches its cost, so the optimum lies between the optimal row and it");
+  // A policy whose own attainment the bound reaches at no cost has no ratio
+  // (0 USD divides nothing): say so instead of leaving the column blank.
+  std::string unrated;
+  for (const PolicyRow& r : rep.policies)
+    if (r.policy != "optimal" && !r.cost_vs_optimal)
+      unrated += (unrated.empty() ? "" : ", ") + r.policy + " (" +
+                 strings::fixed(r.slo_attainment.value_or(0) * 100, 2) + " %)";
+  if (!unrated.empty())
+    rep.notes.push_back(
+        "vs opt is blank for " + unrated +
+        ": a policy below the target is compared with the bound at its own attainment, and "
+        "there the bound is 0 USD (with min_replicas " +
+        std::to_string(c.min_replicas) +
+        ", a fleet that serves that few requests within the SLO needs no VM by the bound's "
+        "physics), so no ratio is defined");
   recommend_export(s, c, rep);
   if (bound.max_attainment < c.slo_attainment)
     rep.notes.push_back("no fleet within max_replicas reaches " +

@@ -182,6 +182,44 @@ TEST(Simulate, OutputPathsAreCheckedBeforeAnyIsWritten) {
 // exportable one, as an ARM template a user deploys on their scale set; a
 // run where no exportable policy ran, or a scenario that is not serving, is
 // exit 2 with nothing written.
+// A policy below the target is rated against the bound at its own
+// attainment; where that bound is 0 USD (min_replicas 0 and almost nothing
+// served in time) the ratio is null, and a note says why instead of leaving
+// the column blank without a word.
+TEST(Simulate, ABlankRatioIsExplained) {
+  const std::string path = temp_dir() + "/overload.yaml";
+  std::ofstream(path) << "name: overload\nkind: serving\n"
+                         "prices: {on_demand_usd_per_hour: 3.6, source: test fixture}\n"
+                         "replica: {prefill_tokens_per_s: 1000, prefill_fixed_ms: 0, "
+                         "step_base_ms: 10, step_per_seq_ms: 1, max_batch: 8, source: test}\n"
+                         "slo: {ttft_ms: 1000, tpot_ms: 50}\n"
+                         "demand:\n  synthetic:\n    rate_rps: 20\n    duration_hours: 0.1\n"
+                         "    input_tokens: {mean: 900, stddev: 0, min: 900, max: 900}\n"
+                         "    output_tokens: {mean: 20, stddev: 0, min: 20, max: 20}\n"
+                         "fleet: {startup_seconds: 60, min_replicas: 0, initial_replicas: 0, "
+                         "max_replicas: 1}\npolicies: [hpa]\n";
+  auto r = run_cli(sim({path, "--json"}));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto report = nlohmann::json::parse(r.out);
+  const auto& hpa = report["policies"][0];
+  ASSERT_EQ(hpa["policy"], "hpa");
+  ASSERT_LT(hpa["slo_attainment"].get<double>(), 0.05) << r.out;
+  ASSERT_TRUE(hpa["cost_vs_optimal"].is_null()) << r.out;
+  std::string notes;
+  for (const auto& n : report["notes"]) notes += n.get<std::string>() + "\n";
+  EXPECT_NE(notes.find("vs opt is blank for hpa ("), std::string::npos) << notes;
+  EXPECT_NE(notes.find("the bound is 0 USD"), std::string::npos) << notes;
+  // With a floor of one VM the bound is never 0 USD: every ratio is there.
+  std::string text = slurp(path);
+  text.replace(text.find("min_replicas: 0"), 15, "min_replicas: 1");
+  std::ofstream(path) << text;
+  auto floor = run_cli(sim({path, "--json"}));
+  ASSERT_EQ(floor.code, 0) << floor.err;
+  const auto with_floor = nlohmann::json::parse(floor.out);
+  EXPECT_FALSE(with_floor["policies"][0]["cost_vs_optimal"].is_null()) << floor.out;
+  EXPECT_EQ(floor.out.find("vs opt is blank"), std::string::npos);
+}
+
 TEST(Simulate, ExportAutoscaleWritesTheNearestExportableRuleSet) {
   const std::string dir = temp_dir() + "/export";
   std::filesystem::create_directories(dir);
