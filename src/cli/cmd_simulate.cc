@@ -228,7 +228,7 @@ Status write_outputs(const SimulateFlags& f, const simulate::SimReport& rep,
   if (!f.timeline.empty())
     files.emplace_back(f.timeline, strings::ends_with(f.timeline, ".csv")
                                        ? simulate::timeline_csv(rep)
-                                       : simulate::timeline_json(rep).dump(2) + "\n");
+                                       : simulate::timeline_json_text(rep, 2) + "\n");
   if (!f.plot.empty()) {
     const simulate::PlotScripts scripts{chart_js, internal::embedded_file("charts.js")};
     files.emplace_back(f.plot, simulate::plot_html(rep, scripts));

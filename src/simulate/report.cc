@@ -227,24 +227,70 @@ std::string timeline_csv(const SimReport& r) {
   return out;
 }
 
-nlohmann::ordered_json timeline_json(const SimReport& r) {
+namespace {
+
+// The timeline's header (scenario, unit) with an empty points array, and
+// one point, as timeline_json holds them.
+nlohmann::ordered_json timeline_header(const SimReport& r) {
   nlohmann::ordered_json j;
   j["scenario"] = r.scenario;
   j["demand_unit"] = r.kind == "serving"   ? "requests/s"
                      : r.kind == "reserve" ? "VMs in use"
                                            : "progress hours";
   j["points"] = nlohmann::ordered_json::array();
-  for (const auto& t : r.timeline) {
-    nlohmann::ordered_json p = t;
-    if (r.kind != "serving") {
-      for (const char* key :
-           {"ttft_mean_ms", "ttft_p99_ms", "ttft_max_ms", "tpot_mean_ms", "tpot_p99_ms"}) {
-        p.erase(key);
-      }
-    }
-    j["points"].push_back(std::move(p));
-  }
   return j;
+}
+
+nlohmann::ordered_json timeline_point(const SimReport& r, const TimelineRow& t) {
+  nlohmann::ordered_json p = t;
+  if (r.kind != "serving") {
+    for (const char* key :
+         {"ttft_mean_ms", "ttft_p99_ms", "ttft_max_ms", "tpot_mean_ms", "tpot_p99_ms"}) {
+      p.erase(key);
+    }
+  }
+  return p;
+}
+
+}  // namespace
+
+nlohmann::ordered_json timeline_json(const SimReport& r) {
+  nlohmann::ordered_json j = timeline_header(r);
+  for (const auto& t : r.timeline) j["points"].push_back(timeline_point(r, t));
+  return j;
+}
+
+std::string timeline_json_text(const SimReport& r, int indent) {
+  // The header's dump ends with the points' "[]" (the last key); the points
+  // go in there one at a time. A nested value's lines are its own dump's,
+  // indented by its depth (two levels: the object, then the array), which
+  // is how nlohmann writes them, so the text equals timeline_json's dump.
+  std::string out = timeline_header(r).dump(indent);
+  const size_t at = out.rfind("[]");
+  std::string tail = out.substr(at + 2);
+  out.resize(at);
+  out += '[';
+  const std::string pad(indent > 0 ? static_cast<size_t>(2 * indent) : 0, ' ');
+  bool first = true;
+  for (const auto& t : r.timeline) {
+    const std::string p = timeline_point(r, t).dump(indent);
+    out += first ? "" : ",";
+    first = false;
+    if (indent < 0) {
+      out += p;
+      continue;
+    }
+    out += '\n';
+    out += pad;
+    for (const char c : p) {
+      out += c;
+      if (c == '\n') out += pad;
+    }
+  }
+  if (indent >= 0 && !first) out += "\n" + std::string(static_cast<size_t>(indent), ' ');
+  out += ']';
+  out += tail;
+  return out;
 }
 
 std::string plot_html(const SimReport& r, const PlotScripts& scripts) {
@@ -264,7 +310,7 @@ std::string plot_html(const SimReport& r, const PlotScripts& scripts) {
   o << "<div id=\"charts\"></div>\n<script>" << inline_script(scripts.library)
     << "\n</script>\n<script>" << inline_script(scripts.charts) << "\n</script>\n<script>\n"
     << "const report = " << inline_script(to_json(r).dump()) << ";\n"
-    << "const timeline = " << inline_script(timeline_json(r).dump()) << ";\n"
+    << "const timeline = " << inline_script(timeline_json_text(r, -1)) << ";\n"
     << "window.gpuplanCharts.simulation(document.getElementById(\"charts\"), report, timeline);\n"
     << "</script>\n</body></html>\n";
   return o.str();

@@ -2342,6 +2342,26 @@ TEST(Determinism, SameInputsSameReportAndLog) {
   }
 }
 
+// --timeline and --plot write the timeline a point at a time; the text is
+// the DOM's dump byte for byte (indented and compact), for every kind, and
+// for a timeline with no points.
+TEST(Report, TimelineTextIsTheDomsDump) {
+  for (const char* file : {"deadline_small.yaml", "serving_small.yaml"}) {
+    auto s = parse_scenario_file(fixture(file));
+    ASSERT_TRUE(s) << file << ": " << s.error().to_string();
+    RunOptions o;
+    o.timeline = true;
+    auto r = run_scenario(*s, nullptr, o);
+    ASSERT_TRUE(r) << r.error().to_string();
+    ASSERT_FALSE(r->timeline.empty()) << file;
+    EXPECT_EQ(timeline_json_text(*r, 2), timeline_json(*r).dump(2)) << file;
+    EXPECT_EQ(timeline_json_text(*r, -1), timeline_json(*r).dump()) << file;
+    r->timeline.clear();
+    EXPECT_EQ(timeline_json_text(*r, 2), timeline_json(*r).dump(2)) << file;
+    EXPECT_EQ(timeline_json_text(*r, -1), timeline_json(*r).dump()) << file;
+  }
+}
+
 TEST(Determinism, ThreadsDoNotChangeTheReport) {
   auto s = parse_scenario_file(fixture("deadline_small.yaml"));
   ASSERT_TRUE(s) << s.error().to_string();
