@@ -729,6 +729,18 @@ Result<DeploySpec> make_deploy_spec(const PlanDocument& plan, const catalog::Cat
   // 5. The GPU stack.
   GPUPLAN_TRY(spec.stack, deployable_stack(plan, catalog, matrix, options, *size, os));
   if (spec.arm64) add_arm64_notes(spec);
+  // A GRID driver Azure runs with Secure Boot and vTPM off: Trusted Launch
+  // keeps its other defaults, without the vTPM (decide_security left it on).
+  if (spec.stack.no_secure_boot_vtpm && spec.security_type == SecurityType::kTrustedLaunch) {
+    spec.secure_boot = false;
+    spec.vtpm = false;
+    spec.security_note =
+        "security: Trusted Launch with Secure Boot and vTPM off: Azure's driver setup for " +
+        spec.size.series +
+        " runs its GRID driver that way (the stack matrix's grid row); "
+        "deploy.sh uses Standard where `az vm list-skus` says the size has "
+        "TrustedLaunchDisabled";
+  }
 
   // 6. Names.
   name_resources(spec, os);

@@ -203,6 +203,7 @@ TEST(ResolveStack, BlackwellGridNeedsCuda13Wheels) {
   ASSERT_TRUE(s.has_value()) << s.error().message;
   EXPECT_EQ(s->wheel_variant, "cu130");  // cu126 stops at Hopper (9.0)
   EXPECT_EQ(s->provided_driver->to_string(), "595.58.03");
+  EXPECT_TRUE(s->no_secure_boot_vtpm);  // the grid row's status
 }
 
 TEST(ResolveStack, HpcImageDriverUsesMinorVersionCompatibility) {
@@ -440,17 +441,30 @@ std::unique_ptr<catalog::Catalog> small_catalog() {
                        .gpu_model = "M60",
                        .gpu_count = 1,
                        .driver = DriverKind::kGrid};
+  catalog::Gpu rtx{.model = "RTX-PRO-6000",
+                   .vendor = "NVIDIA",
+                   .architecture = "Blackwell",
+                   .compute_capability = "12.0",
+                   .memory_bw_gbs = 1597};
+  catalog::VmSize rtxpro{.name = "Standard_NC128ds_xl_RTXPRO6000BSE_v6",
+                         .series = "NC_RTXPRO6000BSE_v6",
+                         .family_letter = "NC",
+                         .vcpus = 128,
+                         .gpu_model = "RTX-PRO-6000",
+                         .gpu_count = 1,
+                         .driver = DriverKind::kGrid};
   // Every size is offered in eastus (deploy checks the option's region);
   // the H100 NC also in westus3.
   std::vector<catalog::Offer> offers;
-  for (const char* s : {"Standard_NC40ads_H100_v5", "Standard_ND96isr_H100_v5",
-                        "Standard_NV12ads_A10_v5", "Standard_NCC40ads_H100_v5",
-                        "Standard_ND96isr_MI300X_v5", "Standard_NC6s_v3", "Standard_NV24s_v3"}) {
+  for (const char* s :
+       {"Standard_NC40ads_H100_v5", "Standard_ND96isr_H100_v5", "Standard_NV12ads_A10_v5",
+        "Standard_NCC40ads_H100_v5", "Standard_ND96isr_MI300X_v5", "Standard_NC6s_v3",
+        "Standard_NV24s_v3", "Standard_NC128ds_xl_RTXPRO6000BSE_v6"}) {
     offers.push_back({.size = s, .region = "eastus", .usd_per_hour = 1.0});
   }
   offers.push_back({.size = "Standard_NC40ads_H100_v5", .region = "westus3", .usd_per_hour = 1.0});
-  return catalog::Catalog::from_parts({h100, h100sxm, a10, mi300, v100, m60},
-                                      {nc, nd, nv, ncc, amd, retired, nvv3}, offers);
+  return catalog::Catalog::from_parts({h100, h100sxm, a10, mi300, v100, m60, rtx},
+                                      {nc, nd, nv, ncc, amd, retired, nvv3, rtxpro}, offers);
 }
 
 PlanDocument plan_for(const std::string& size, int count, catalog::Pricing pricing,
@@ -1137,6 +1151,24 @@ TEST(Generate, ArmTemplateCarriesTheBudgetOfBudgetJson) {
     EXPECT_EQ(t["parameters"]["budgetContactEmails"]["type"], "array");
     EXPECT_EQ(t["parameters"]["budgetContactEmails"]["defaultValue"], nlohmann::json::array());
   }
+}
+
+// Azure's setup runs the RTX PRO 6000's GRID v20 driver with Secure Boot and
+// vTPM off (the stack matrix's grid row): the deployment turns the vTPM off
+// too, in deploy.sh and template.json; other GRID sizes keep it on.
+TEST(DeploySpec, GridRowWithoutVtpmTurnsTheVtpmOff) {
+  DeploySpec rtx = spec_for("Standard_NC128ds_xl_RTXPRO6000BSE_v6", 1, catalog::Pricing::kPayg);
+  EXPECT_EQ(rtx.security_type, SecurityType::kTrustedLaunch);
+  EXPECT_FALSE(rtx.vtpm);
+  EXPECT_FALSE(rtx.secure_boot);
+  EXPECT_NE(rtx.security_note.find("vTPM off"), std::string::npos) << rtx.security_note;
+  EXPECT_NE(render_deploy_script(rtx).find("--enable-secure-boot false --enable-vtpm false"),
+            std::string::npos);
+  EXPECT_NE(render_arm_template(rtx).find("'vTpmEnabled', false()"), std::string::npos);
+  DeploySpec a10 = spec_for("Standard_NV12ads_A10_v5", 1, catalog::Pricing::kPayg);
+  EXPECT_FALSE(a10.stack.no_secure_boot_vtpm);
+  EXPECT_TRUE(a10.vtpm);
+  EXPECT_NE(render_deploy_script(a10).find("--enable-vtpm true"), std::string::npos);
 }
 
 TEST(Generate, BudgetAmountAndThresholdsFromTheCost) {

@@ -159,6 +159,12 @@ Result<FixedDriver> choose_driver_source(const StackMatrix& matrix, const StackT
                           "does not support the " +
                           target.gpu_model + " [" + g->source + "]");
     }
+    if (g->no_secure_boot_vtpm && target.os == Os::kLinux) {
+      s.no_secure_boot_vtpm = true;
+      s.reasons.push_back("Azure's driver setup for " + g->series +
+                          " runs its GRID driver with Secure Boot and vTPM disabled [" + g->source +
+                          "]");
+    }
     fixed.by = "Azure's GRID driver " + fixed.version->to_string() + " (" + g->series + ", " +
                os_name + ")";
     s.reasons.push_back(target.size +

@@ -70,6 +70,8 @@ struct Stack {
   // (settings.driverVersion): set where its default, the newest GRID branch,
   // no longer supports the GPU (a "pinned" grid row: NVv3 on Windows, 538.46).
   std::optional<Version> pinned_driver;
+  // The GRID row says the driver runs with Secure Boot and vTPM off (Linux).
+  bool no_secure_boot_vtpm = false;
   Version cuda;  // toolkit major.minor
   // True when the CUDA runs on the provided driver only through minor-version
   // compatibility (driver below the release's GA minimum, above the family's).

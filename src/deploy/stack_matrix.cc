@@ -166,12 +166,23 @@ Result<StackMatrix> parse_stack_matrix(std::string_view csv_text, const std::str
       GPUPLAN_TRY(g.gpu, r.str("gpu"));
       GPUPLAN_TRY(g.linux_driver, optional_version_cell(r, "driver_linux"));
       GPUPLAN_TRY(g.windows_driver, optional_version_cell(r, "driver_windows"));
-      if (status != "" && status != "pinned") {
-        return invalid_argument(
-            "status of a grid row must be empty or 'pinned', not '" + status + "'",
-            r.where("status"));
+      // Tokens joined by '+': "pinned", "no-secure-boot-vtpm".
+      for (size_t at = 0; at < status.size();) {
+        const size_t end = std::min(status.find('+', at), status.size());
+        const std::string token = status.substr(at, end - at);
+        if (token == "pinned") {
+          g.pinned = true;
+        } else if (token == "no-secure-boot-vtpm") {
+          g.no_secure_boot_vtpm = true;
+        } else {
+          return invalid_argument(
+              "status of a grid row must be empty or 'pinned', 'no-secure-boot-vtpm' or both "
+              "joined by '+', not '" +
+                  status + "'",
+              r.where("status"));
+        }
+        at = end + 1;
       }
-      g.pinned = status == "pinned";
       keep(m.grid, std::move(g));
     } else if (kind == "image") {
       ImageDriver i;

@@ -86,6 +86,10 @@ struct GridDriver {
   // hpccompute-gpu-windows.md). "" = the version the extension installs by
   // itself (or its documented minimum).
   bool pinned = false;
+  // status "no-secure-boot-vtpm": Azure's driver setup for the series runs
+  // its Linux GRID driver with Secure Boot and vTPM disabled (RTX PRO 6000
+  // BSE v6: GRID v20 installed with -M open).
+  bool no_secure_boot_vtpm = false;
   std::string notes;
   std::string source;
 };
