@@ -2,7 +2,11 @@
 """Regenerates data/catalog/ from the research files in ../shared/data/azure/.
 
 Usage: scripts/clean_catalog.py [SHARED_AZURE_DIR] [OUT_DIR]
+       scripts/clean_catalog.py --check [SHARED_AZURE_DIR]
   defaults: ../shared/data/azure (beside the checkout)  data/catalog
+  --check: regenerate into a temporary folder and compare with data/catalog/
+  (exit 1 naming the files that differ: a CSV was edited by hand; exit 77,
+  skipped, when the research files are not beside the checkout).
 
 Python 3 standard library only. The output is deterministic (sorted rows, fixed
 number formatting), so re-running it on the same inputs gives a zero diff.
@@ -22,9 +26,11 @@ import os
 import re
 import sys
 
-SHARED = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
-    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "..", "shared", "data", "azure")
-OUT = sys.argv[2] if len(sys.argv) > 2 else "data/catalog"
+CHECK = len(sys.argv) > 1 and sys.argv[1] == "--check"
+ARGS = sys.argv[2:] if CHECK else sys.argv[1:]
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHARED = ARGS[0] if ARGS else os.path.join(ROOT, "..", "shared", "data", "azure")
+OUT = ARGS[1] if len(ARGS) > 1 and not CHECK else "data/catalog"
 
 # The price snapshot: a copy of the Azure Retail Prices API published by
 # anycloud-sh/catalog (commit "Update catalogs 2026-05-20"). The user reads the
@@ -239,11 +245,13 @@ def clean_sizes(vms):
         count = float(v["AcceleratorCount"])
         rows.append([
             name, "NCads_A10_v4", "NC", "", "", False, "", "", int(float(v["vCPUs"])),
-            float(v["MemoryGiB"]), "A10", count, count * 24, False, 0, 0, "", "", "grid", True,
-            VMS_SOURCE,
+            float(v["MemoryGiB"]), "A10", count, count * 24, False, 0, 0, A10_V4_QUOTA_FAMILY, "",
+            "grid", True, VMS_SOURCE,
             "UNVERIFIED: absent from sizes.csv; vCPU, memory and GPU count from vms_gpu.csv only; "
-            "GPU memory assumed 24 GiB per A10; driver kind and quota family unknown (grid assumed "
-            "as for other A10 vGPU sizes)"])
+            "GPU memory assumed 24 GiB per A10; driver kind unknown (grid assumed as for other A10 "
+            "vGPU sizes); quota family " + A10_V4_QUOTA_FAMILY + " as az vm list-skus reports it "
+            "in the size's `family` field and az vm list-usage names it (public list-skus and "
+            "list-usage dumps)"])
     rows.sort(key=lambda r: r[0])
     write_csv("sizes.csv", [
         "name", "series", "family_letter"] + STATUS_COLUMNS + ["vcpus",
@@ -253,17 +261,28 @@ def clean_sizes(vms):
     return {r[0]: r for r in rows}
 
 
+# The NC A10 v4 sizes' quota family, which sizes.csv (they are absent from
+# it) cannot give: what `az vm list-skus` reports in their `family` field and
+# `az vm list-usage` names (public list-skus and list-usage dumps).
+A10_V4_QUOTA_FAMILY = "StandardNCADSA10v4Family"
+
+
 # ----------------------------------------------------------------- regions
 def clean_regions(vms):
-    """Every region the prices place a size in, with its access: 'restricted'
-    for the regions Microsoft's region list marks access-restricted
-    (scripts/catalog_facts/regions.csv), 'open' for the others."""
-    restricted = {r["region"]: r for r in read_facts("regions.csv")}
+    """Every Azure region Microsoft's region list names
+    (scripts/catalog_facts/regions.csv: its access, open or restricted) and
+    every region the prices place a size in (open unless the list says
+    otherwise). A region with no GPU size is still a region: without it a
+    user's `westindia` was "not an Azure region"."""
+    listed = {r["region"]: r for r in read_facts("regions.csv")}
     rows = []
-    for region in sorted({v["Region"] for v in vms} | set(restricted)):
-        r = restricted.get(region)
+    for region in sorted({v["Region"] for v in vms} | set(listed)):
+        r = listed.get(region)
+        if r and r["access"] not in ("open", "restricted"):
+            raise SystemExit("catalog_facts/regions.csv: access of %s must be open or restricted"
+                             % region)
         if r:
-            rows.append([region, "restricted", r["source"]])
+            rows.append([region, r["access"], r["source"]])
         else:
             rows.append([region, "open", "Microsoft Learn: Azure regions list "
                          "(reliability/regions-list), not marked access-restricted"])
@@ -514,8 +533,35 @@ def clean_rules(sizes):
                       "default fallback: smallest discount listed for any GPU size (%d sizes, "
                       "range %.1f%%-%.1f%%); conservative" % (len(ds), ds[0] * 100,
                                                               ds[-1] * 100)])
+    rules += no_windows_rules(sizes)
     write_csv("pricing_rules.csv", ["rule", "applies_to", "pricing", "value", "unit", "source",
                                     "confidence", "notes"], rules)
+
+
+def no_windows_rules(sizes):
+    """A series whose documentation lists its supported images and no
+    Windows one (cuda_driver.csv's azure_image rows "<series> supported
+    images"): its Windows offers are not offered, payg and spot."""
+    series_known = {row[1] for row in sizes.values()}
+    rules = []
+    for r in read("cuda_driver.csv"):
+        if r["category"] != "azure_image" or not r["item"].endswith(" supported images"):
+            continue
+        m = re.search(r"OS support (.*?)(;|$)", r["value"])
+        if not m or "windows" in r["value"].lower():
+            continue
+        series = r["item"][:-len(" supported images")].replace(" ", "_")
+        if series not in series_known:
+            raise SystemExit("cuda_driver.csv: no series %s for %r" % (series, r["item"]))
+        oses = [x.strip() for x in m.group(1).split(",")]
+        listed = ", ".join(oses[:-1]) + " and " + oses[-1] if len(oses) > 1 else oses[0]
+        doc = r["source"].replace("azure-compute-docs ", "MicrosoftDocs/azure-compute-docs ")
+        source = "Microsoft Learn: %s series (%s), as summarised in shared data/azure/" \
+                 "cuda_driver.csv" % (series.replace("_", " "), doc)
+        for pricing in ("payg", "spot"):
+            rules.append(["no_windows", "series:" + series, pricing, 0, "none", source, "listed",
+                          "its documentation lists %s images, and no Windows" % listed])
+    return rules
 
 
 def main():
@@ -529,5 +575,36 @@ def main():
     write_meta()
 
 
+def check():
+    """Regenerates into a temporary folder; the committed CSVs must match."""
+    global OUT
+    import filecmp
+    import io
+    import tempfile
+    if not os.path.isfile(os.path.join(SHARED, "vms_gpu.csv")):
+        print("skipped: no research files in " + SHARED)
+        return 77
+    committed = os.path.join(ROOT, "data", "catalog")
+    with tempfile.TemporaryDirectory() as tmp:
+        OUT = tmp
+        quiet, sys.stdout = sys.stdout, io.StringIO()
+        try:
+            main()
+        finally:
+            sys.stdout = quiet
+        differ = [n for n in sorted(os.listdir(tmp))
+                  if not filecmp.cmp(os.path.join(tmp, n), os.path.join(committed, n),
+                                     shallow=False)]
+    if differ:
+        print("data/catalog/ differs from scripts/clean_catalog.py's output: " +
+              ", ".join(differ) + " (fix the script or scripts/catalog_facts/ and re-run it; "
+              "never edit the CSVs by hand)")
+        return 1
+    print("data/catalog/ is the generator's output")
+    return 0
+
+
 if __name__ == "__main__":
+    if CHECK:
+        sys.exit(check())
     main()

@@ -120,6 +120,21 @@ TEST(HostileInput, RegionsAndGpusOfAnotherKindAreNamedForWhatTheyAre) {
   EXPECT_NE(b.err.find("did you mean H100-NVL, H100-SXM?"), std::string::npos) << b.err;
 }
 
+// Every region of Microsoft's list is a region, with GPU sizes or not: West
+// India (Mumbai) has none in the catalog and was "not an Azure region" (did
+// you mean 'southindia'?), because the list held only regions with a price.
+TEST(HostileInput, ARegionWithoutGpuSizesIsStillARegion) {
+  // Exit 1, as for francesouth: a real region where nothing is found (2 is
+  // for input that is wrong, as a misspelt region is).
+  auto r = run_cli({"cost", "NC40ads_H100_v5", "--region", "westindia"});
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find("'westindia' is an Azure region but has no GPU sizes"), std::string::npos)
+      << r.err;
+  auto typo = run_cli({"cost", "NC40ads_H100_v5", "--region", "westindai"});
+  EXPECT_EQ(typo.code, 2);
+  EXPECT_NE(typo.err.find("did you mean 'westindia'?"), std::string::npos) << typo.err;
+}
+
 TEST(HostileInput, HybridBenefitOnLinuxIsRefused) {
   auto cost = run_cli({"cost", "NC40ads_H100_v5", "--region", "eastus", "--hybrid-benefit"});
   EXPECT_EQ(cost.code, 2);
