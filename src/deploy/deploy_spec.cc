@@ -76,7 +76,9 @@ std::string sanitize_name(const std::string& name) {
 // installs (Azure's driver extension, or NVIDIA's cuda-drivers package) is
 // built by DKMS and unsigned, and Secure Boot refuses unsigned kernel
 // modules (the extension "does not work with Secure Boot",
-// hpccompute-gpu-linux.md); vTPM stays on (measured boot, attestation).
+// hpccompute-gpu-linux.md); vTPM stays on (measured boot, attestation) unless
+// the stack's GRID driver is one Azure runs with it off (the stack matrix's
+// no-secure-boot-vtpm: RTX PRO 6000 BSE v6). Runs once the stack is known.
 void decide_security(DeploySpec& spec) {
   if (catalog::is_confidential(spec.size)) {
     spec.security_type = SecurityType::kConfidentialVm;
@@ -92,6 +94,9 @@ void decide_security(DeploySpec& spec) {
   }
   spec.security_type = SecurityType::kTrustedLaunch;
   spec.vtpm = true;
+  // Said by every Trusted Launch note.
+  const std::string standard_fallback =
+      "deploy.sh uses Standard where `az vm list-skus` says the size has TrustedLaunchDisabled";
   if (spec.option.os == catalog::Os::kWindows) {
     // 64-bit Windows loads only signed kernel drivers anyway (driver signature
     // enforcement), and the NvidiaGpuDriverWindows extension installs NVIDIA's
@@ -99,15 +104,24 @@ void decide_security(DeploySpec& spec) {
     spec.secure_boot = true;
     spec.security_note =
         "security: Trusted Launch with Secure Boot and vTPM on (Windows loads only signed "
-        "drivers, and the NVIDIA driver extension installs a signed one); deploy.sh uses "
-        "Standard where `az vm list-skus` says the size has TrustedLaunchDisabled";
+        "drivers, and the NVIDIA driver extension installs a signed one); " +
+        standard_fallback;
     return;
   }
   spec.secure_boot = false;
+  if (spec.stack.no_secure_boot_vtpm) {
+    spec.vtpm = false;
+    spec.security_note =
+        "security: Trusted Launch with Secure Boot and vTPM off (Azure's driver "
+        "setup for " +
+        spec.size.series + " runs its GRID driver that way: the stack matrix's grid row); " +
+        standard_fallback;
+    return;
+  }
   spec.security_note =
       "security: Trusted Launch with vTPM on and Secure Boot off (the NVIDIA driver gpuplan "
-      "installs is DKMS-built and unsigned, and Secure Boot would refuse to load it); deploy.sh "
-      "uses Standard where `az vm list-skus` says the size has TrustedLaunchDisabled";
+      "installs is DKMS-built and unsigned, and Secure Boot would refuse to load it); " +
+      standard_fallback;
 }
 
 // SSH/RDP source ranges broader than /8 need --allow-ssh-from-anywhere; broader
@@ -510,7 +524,6 @@ Status decide_layout(const PlanDocument& plan, const DeployOptions& options,
                    : spec.hpc_image            ? kHpcImage
                                                : kUbuntuImage;
   spec.encryption_at_host = size.encryption_at_host;
-  decide_security(spec);
   return {};
 }
 
@@ -720,7 +733,7 @@ Result<DeploySpec> make_deploy_spec(const PlanDocument& plan, const catalog::Cat
   const catalog::Os os = spec.option.os;
   GPUPLAN_RETURN_IF_ERROR(check_option_in_catalog(plan, catalog, options, *size, spec));
 
-  // 4. Layout: image, scale set, placement, security.
+  // 4. Layout: image, scale set, placement.
   GPUPLAN_RETURN_IF_ERROR(decide_layout(plan, options, *size, spec));
 
   GPUPLAN_RETURN_IF_ERROR(decide_autostop(options, spec));
@@ -729,18 +742,8 @@ Result<DeploySpec> make_deploy_spec(const PlanDocument& plan, const catalog::Cat
   // 5. The GPU stack.
   GPUPLAN_TRY(spec.stack, deployable_stack(plan, catalog, matrix, options, *size, os));
   if (spec.arm64) add_arm64_notes(spec);
-  // A GRID driver Azure runs with Secure Boot and vTPM off: Trusted Launch
-  // keeps its other defaults, without the vTPM (decide_security left it on).
-  if (spec.stack.no_secure_boot_vtpm && spec.security_type == SecurityType::kTrustedLaunch) {
-    spec.secure_boot = false;
-    spec.vtpm = false;
-    spec.security_note =
-        "security: Trusted Launch with Secure Boot and vTPM off: Azure's driver setup for " +
-        spec.size.series +
-        " runs its GRID driver that way (the stack matrix's grid row); "
-        "deploy.sh uses Standard where `az vm list-skus` says the size has "
-        "TrustedLaunchDisabled";
-  }
+  // Security: the type, Secure Boot and vTPM, which the stack's driver decides too.
+  decide_security(spec);
 
   // 6. Names.
   name_resources(spec, os);

@@ -117,6 +117,23 @@ TEST(StackMatrix, BadCellNamesFileLineAndColumn) {
       "m.csv");
   ASSERT_FALSE(bad_status.has_value());
   EXPECT_EQ(bad_status.error().where.field, "status");
+
+  // A grid row's status: tokens joined by '+'; an empty or unknown one is refused.
+  const std::string head =
+      "table,name,gpu,cuda,driver_linux,driver_windows,min_cc,max_cc,status,notes,source\n"
+      "cuda,13.0,,13.0,580.65.06,,7.5,,ga,,s\n"
+      "pytorch,2.9,,12.8,,,7.5,12.0,stable,,s\n";
+  auto both = parse_stack_matrix(head + "grid,NVv3,M60,,,538.46,,,pinned+no-secure-boot-vtpm,,s\n",
+                                 "m.csv");
+  ASSERT_TRUE(both.has_value()) << both.error().message;
+  EXPECT_TRUE(both->grid[0].pinned);
+  EXPECT_TRUE(both->grid[0].no_secure_boot_vtpm);
+  for (const char* status : {"pinned+", "+pinned", "pinned++no-secure-boot-vtpm", "vtpm"}) {
+    auto bad = parse_stack_matrix(
+        head + "grid,NVv3,M60,,,538.46,,," + std::string(status) + ",,s\n", "m.csv");
+    ASSERT_FALSE(bad.has_value()) << status;
+    EXPECT_EQ(bad.error().where.field, "status") << status;
+  }
 }
 
 // ---- Resolver: choices ------------------------------------------------------

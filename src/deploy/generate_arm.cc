@@ -234,15 +234,16 @@ ordered_json arm_parameters(const DeploySpec& spec) {
                               : "disabled: the job runs longer than a day and a daily shutdown "
                                 "would cut it"}}}};
   }
-  const ordered_json budget = budget_properties(spec);
+  const BudgetWindow window = budget_window(spec);
   params["budgetName"] = {{"type", "string"}, {"defaultValue", budget_name(spec)}};
   params["budgetStartDate"] = {
       {"type", "string"},
-      {"defaultValue", budget["timePeriod"]["startDate"]},
+      {"defaultValue", window.start + "T00:00:00Z"},
       {"metadata",
        {{"description",
-         "the first of a month, not a past one (Azure refuses those); the budget ends " +
-             budget["timePeriod"]["endDate"].get<std::string>()}}}};
+         "the first of a month, not a past one (Azure refuses those); the budget "
+         "ends " +
+             window.end + "T00:00:00Z"}}}};
   params["budgetContactEmails"] = {
       {"type", "array"},
       {"defaultValue", ordered_json::array()},

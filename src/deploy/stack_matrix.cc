@@ -166,8 +166,9 @@ Result<StackMatrix> parse_stack_matrix(std::string_view csv_text, const std::str
       GPUPLAN_TRY(g.gpu, r.str("gpu"));
       GPUPLAN_TRY(g.linux_driver, optional_version_cell(r, "driver_linux"));
       GPUPLAN_TRY(g.windows_driver, optional_version_cell(r, "driver_windows"));
-      // Tokens joined by '+': "pinned", "no-secure-boot-vtpm".
-      for (size_t at = 0; at < status.size();) {
+      // Tokens joined by '+': "pinned", "no-secure-boot-vtpm" (an empty
+      // status has none; an empty token, as in "pinned+", is refused).
+      for (size_t at = 0; !status.empty() && at <= status.size();) {
         const size_t end = std::min(status.find('+', at), status.size());
         const std::string token = status.substr(at, end - at);
         if (token == "pinned") {
