@@ -15,8 +15,13 @@
 // (Azure gives 30 s notice; the job checkpoints in it, and loses
 // checkpoint_s - 30 s of progress when a checkpoint takes longer), then the
 // policy chooses none / spot / on-demand; a change launches a new VM, whose
-// first d seconds are unproductive. Billing is per second (Azure bills VMs per
-// second); the step in which the job finishes is billed up to the finish.
+// first d seconds are unproductive. A launch restores the last checkpoint, so
+// an eviction takes back at most the progress made since the launch: the
+// progress restored at the launch is on durable storage already. (Taking back
+// the whole loss from the total let an eviction 10 minutes after a relaunch
+// wipe out the 0.9 h the relaunch had just restored.) Billing is per second
+// (Azure bills VMs per second); the step in which the job finishes is billed
+// up to the finish.
 // All times are integer microseconds, so runs are exact and reproducible.
 //
 // This file is the model: validation and the simulation of one run. The
@@ -131,6 +136,7 @@ DeadlineRun run_deadline(const DeadlineJob& job, const SpotTrace& trace, int64_t
 
   DeadlineRun out;
   int64_t P = 0, R = 0, cost_od_us = 0, cost_spot_us = 0;  // cost_* in billed microseconds
+  int64_t restored = 0;  // progress at the running VM's launch (its checkpoint)
   Capacity I = Capacity::kNone;
   const int64_t max_steps = 20 * ((e.D + e.g - 1) / e.g) + 10;
   auto emit = [&](int64_t t, const std::string& what) {
@@ -144,7 +150,7 @@ DeadlineRun run_deadline(const DeadlineJob& job, const SpotTrace& trace, int64_t
     if (I == Capacity::kSpot && !a) {
       I = Capacity::kNone;
       R = 0;
-      const int64_t lost = std::min(P, e.lost);
+      const int64_t lost = std::min(P - restored, e.lost);
       P -= lost;
       ++out.evictions;
       if (log) {
@@ -163,6 +169,7 @@ DeadlineRun run_deadline(const DeadlineJob& job, const SpotTrace& trace, int64_t
                                    : std::string("launch ") + std::string(to_string(A)));
       I = A;
       R = A == Capacity::kNone ? 0 : e.d;
+      restored = P;
     }
     int64_t billed = 0;
     if (I != Capacity::kNone) {

@@ -35,6 +35,16 @@
 // implementation, kept in deadline_test.cc as the reference) on every example
 // trace and to brute-force enumeration on small ones.
 //
+// Evictions. The run takes back min(lost, progress since the launch): the
+// progress the launch restored is durable (deadline.cc). The programme takes
+// back `lost` from any progress, which is the same whenever the launch has
+// made at least `lost`, and worse than the truth otherwise. Those schedules
+// are not needed either: an eviction that takes back everything the launch
+// made leaves the job where it was at the launch, which idling from the
+// launch reaches for nothing. So no launch age is needed for the loss (the
+// brute-force enumeration with relaunches and partial losses agrees:
+// simulate_test.cc, HindsightOptimumEqualsBruteForceWithEvictionLosses).
+//
 // Cost. O(K × W) per run, K the steps before the deadline and W ≤ (D − C)/u
 // + 1 the progress values a step can hold (below C − time left the job cannot
 // finish; above k·g it cannot have progressed). Each step is three passes

@@ -376,6 +376,75 @@ TEST(Deadline, HindsightOptimumEqualsBruteForce) {
   }
 }
 
+// The same with a checkpoint that loses 15 minutes at an eviction (930 s
+// checkpoint, 30 s notice) and 8 decisions (3^8 schedules): relaunches and
+// evictions soon after them are among the schedules, and an eviction takes
+// back no more than the progress made since the launch. The optimum takes
+// the whole loss from any progress and keeps no launch age: an eviction
+// that takes back all a launch made is never in an optimal schedule
+// (deadline_optimum.cc, "Evictions"), and the enumeration agrees.
+TEST(Deadline, HindsightOptimumEqualsBruteForceWithEvictionLosses) {
+  DeadlineJob job;
+  job.work_hours = 40.0 / 60;
+  job.deadline_hours = 80.0 / 60;
+  job.changeover_hours = 5.0 / 60;
+  job.checkpoint_s = 930;
+  job.od_usd_per_hour = 3;
+  job.spot_usd_per_hour = 1;
+  Rng rng(12);
+  int with_relaunch_loss = 0;
+  for (int trial = 0; trial < 25; ++trial) {
+    std::vector<int> avail;
+    avail.reserve(16);
+    for (int i = 0; i < 16; ++i) avail.push_back(rng.uniform() < 0.6 ? 1 : 0);
+    const SpotTrace t = make_trace(avail);
+    double best = 1e300;
+    for (int code = 0; code < 6561; ++code) {
+      std::vector<Capacity> seq;
+      for (int c = code, k = 0; k < 8; ++k, c /= 3) seq.push_back(static_cast<Capacity>(c % 3));
+      Scripted p(seq);
+      std::string log;
+      DeadlineRun r = run_deadline(job, t, 0, p, &log);
+      if (r.deadline_met) best = std::min(best, r.cost_usd);
+      // An eviction one step after a launch: it loses the 5 minutes made
+      // since the changeover, not the full 15.
+      with_relaunch_loss += log.find("0.083h of progress lost") != std::string::npos;
+    }
+    EXPECT_NEAR(hindsight_optimal_cost(job, t, 0), best, 1e-9) << "trial " << trial;
+  }
+  EXPECT_GT(with_relaunch_loss, 0);  // the case is exercised
+}
+
+// The case the review found: spot for 2 h (0.9 h of progress lost at the
+// eviction: a 1-h checkpoint), gone 10 min, back 10 min, gone, back. The
+// relaunch restores 0.908 h; the eviction 10 min later takes back what the
+// relaunch made since (0.067 h after its 6-min changeover), not the 0.975 h
+// total.
+TEST(Deadline, AnEvictionKeepsTheProgressTheLaunchRestored) {
+  DeadlineJob job;
+  job.work_hours = 10;
+  job.deadline_hours = 40;
+  job.changeover_hours = 0.1;
+  job.checkpoint_s = 3600;
+  job.od_usd_per_hour = 3.06;
+  job.spot_usd_per_hour = 0.612;
+  std::vector<int> avail(12, 1);
+  avail.insert(avail.end(), {0, 1, 0});
+  avail.resize(300, 1);
+  const SpotTrace t = make_trace(avail);
+  auto p = make_deadline_policy("greedy-spot", job, 600);
+  std::string log;
+  const DeadlineRun r = run_deadline(job, t, 0, *p, &log, /*timeline=*/true);
+  ASSERT_GT(r.timeline.size(), 16u);
+  EXPECT_NEAR(r.timeline[12].progress_hours, 1.9 - (3600 - 30) / 3600.0, 1e-9);  // 0.908
+  EXPECT_NEAR(r.timeline[13].progress_hours, 0.908 + 1.0 / 15, 1e-3);            // relaunched
+  EXPECT_NEAR(r.timeline[14].progress_hours, r.timeline[12].progress_hours, 1e-9);
+  EXPECT_NE(log.find("0.067h of progress lost"), std::string::npos) << log;
+  EXPECT_EQ(r.evictions, 2);
+  EXPECT_TRUE(r.deadline_met);
+  EXPECT_GE(r.cost_usd, hindsight_optimal_cost(job, t, 0) - 1e-9);
+}
+
 TEST(Deadline, PoliciesMeetDeadlinesAndNeverBeatTheOptimum) {
   const DeadlineJob job = example_job();
   Rng rng(5);
