@@ -415,6 +415,41 @@ TEST(Deadline, HindsightOptimumEqualsBruteForceWithEvictionLosses) {
   EXPECT_GT(with_relaunch_loss, 0);  // the case is exercised
 }
 
+// A deadline inside a step and a loss that is no multiple of the step, the
+// changeover or the work (review B #6): 30 min of work, 5-min changeover,
+// 10-min steps, a 47-min deadline and 7 min lost per eviction (450-s
+// checkpoint, 30-s notice); every schedule of 5 decisions is enumerated.
+// The optimum rounded the cut last step up (finishing up to a step late)
+// and the loss down to the grid, so it sat below every schedule that exists.
+TEST(Deadline, HindsightOptimumEqualsBruteForceOffTheGrid) {
+  DeadlineJob job;
+  job.work_hours = 0.5;
+  job.changeover_hours = 5.0 / 60;
+  job.checkpoint_s = 450;
+  job.od_usd_per_hour = 3;
+  job.spot_usd_per_hour = 1;
+  Rng rng(13);
+  for (const double deadline_min : {47.0, 44.5}) {
+    job.deadline_hours = deadline_min / 60;
+    for (int trial = 0; trial < 25; ++trial) {
+      std::vector<int> avail;
+      avail.reserve(12);
+      for (int i = 0; i < 12; ++i) avail.push_back(rng.uniform() < 0.7 ? 1 : 0);
+      const SpotTrace t = make_trace(avail);
+      double best = 1e300;
+      for (int code = 0; code < 243; ++code) {
+        std::vector<Capacity> seq;
+        for (int c = code, k = 0; k < 5; ++k, c /= 3) seq.push_back(static_cast<Capacity>(c % 3));
+        Scripted p(seq);
+        DeadlineRun r = run_deadline(job, t, 0, p);
+        if (r.deadline_met) best = std::min(best, r.cost_usd);
+      }
+      EXPECT_NEAR(hindsight_optimal_cost(job, t, 0), best, 1e-9)
+          << "deadline " << deadline_min << " min, trial " << trial;
+    }
+  }
+}
+
 // The case the review found: spot for 2 h (0.9 h of progress lost at the
 // eviction: a 1-h checkpoint), gone 10 min, back 10 min, gone, back. The
 // relaunch restores 0.908 h; the eviction 10 min later takes back what the
