@@ -77,12 +77,14 @@ struct Grid {
 // (Rounding that unit up let the optimum of a 2-h job due at 2.2 h on 600-s
 // steps finish at 2.333 h: the optimum of a deadline 8 minutes later. Lost
 // progress left out of the gcd was rounded down to the grid: on hourly steps
-// a 3,570-s loss was none, 6.7 % below the true optimum.) (Without C, a job of half an hour on a
-// trace of hourly steps and no changeover had u = 1 h and no work at all: Cu = 0, and the programme
-// read past its arrays.) Cu is 0 only for work shorter than about g/120; hindsight_optimal_cost
-// bounds that case without the programme. `parts` (120 by default) sets the finest grid, g / parts;
-// fewer parts make a coarser grid (a lower bound, as above) for jobs whose programme would not fit
-// (deadline_optimum.cc).
+// a 3,570-s loss was none, 6.7 % below the true optimum.)
+// (Without C, a job of half an hour on a trace of hourly steps and no
+// changeover had u = 1 h and no work at all: Cu = 0, and the programme read
+// past its arrays.) Cu is 0 only for work shorter than about g/120;
+// hindsight_optimal_cost bounds that case without the programme. `parts`
+// (120 by default) sets the finest grid, g / parts; fewer parts make a
+// coarser grid (a lower bound, as above) for jobs whose programme would not
+// fit (deadline_optimum.cc).
 inline Grid make_grid(const Exact& e, int64_t parts = 120) {
   Grid gr;
   int64_t u = std::gcd(std::gcd(e.g, e.d > 0 ? e.d : e.g), e.C > 0 ? e.C : e.g);
