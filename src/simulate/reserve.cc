@@ -381,6 +381,16 @@ namespace {
 // The largest k whose k-th unit is in use (value ≥ k) in more than
 // `break_even` of the values: the quantity that maximises savings when the
 // values repeat. Values are VMs in use.
+// A quantity of whole units, held within an int: a trend projected over a
+// long horizon reaches any size (100 VMs doubling each week, projected
+// 5,000 h: 10^11), and the conversion of a double past INT_MAX is undefined
+// (on x86-64 it gave INT_MIN, read as 0: forecast-reserve never bought).
+// No fleet is a billion VMs; the policy takes the least of its quantities.
+int whole_units(double v) {
+  constexpr double kMostUnits = 1e9;
+  return static_cast<int>(std::floor(std::clamp(v, 0.0, kMostUnits) + 1e-9));
+}
+
 int break_even_quantity(const std::vector<double>& values, double break_even) {
   if (values.empty()) return 0;
   std::vector<double> sorted(values);
@@ -392,7 +402,7 @@ int break_even_quantity(const std::vector<double>& values, double break_even) {
   int best = 0;
   for (size_t i = 0; i < sorted.size(); ++i) {
     if (static_cast<double>(i + 1) > need) {
-      best = static_cast<int>(std::floor(sorted[i] + 1e-9));
+      best = whole_units(sorted[i]);
       break;
     }
   }
@@ -409,7 +419,7 @@ int weighted_break_even_quantity(std::vector<std::pair<double, double>> values, 
   double acc = 0;
   for (const auto& [v, w] : values) {
     acc += w;
-    if (acc > need * (1 + 1e-12)) return std::max(0, static_cast<int>(std::floor(v + 1e-9)));
+    if (acc > need * (1 + 1e-12)) return whole_units(v);
   }
   return 0;
 }

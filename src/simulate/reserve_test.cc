@@ -272,6 +272,27 @@ TEST(Reserve, ForecastDoesNotCommitATermToAMonthsTrend) {
             run_reserve(demand_of(growing), pr, *a4).reserved_final);
 }
 
+// A trend projected far reaches any size: 100 VMs doubling each week,
+// projected 5,000 h ahead, is 10^11 VMs. The break-even quantity was cast
+// to int unchecked (undefined past INT_MAX; on x86-64 it came out 0), so
+// forecast-reserve never bought and cost what payg-only does (review of
+// 49ace74). Held within an int, the least of its quantities buys.
+TEST(Reserve, AFarProjectionStillBuys) {
+  SyntheticVms s;
+  s.base_vms = 100;
+  s.weeks = 8;
+  s.growth_per_week = 1.0;
+  const VmDemand d = synthetic_vms(s, 1);
+  const ReservePrices pr = prices(3.673, 2.402, 3 * 8760.0);
+  ReservePolicySettings far;
+  far.projection_hours = 5000;
+  auto forecast = make_reserve_policy("forecast-reserve", far);
+  auto payg = make_reserve_policy("payg-only", far);
+  const ReserveRun f = run_reserve(d, pr, *forecast);
+  EXPECT_GT(f.purchases, 0);
+  EXPECT_LT(f.cost_usd, run_reserve(d, pr, *payg).cost_usd);
+}
+
 TEST(Reserve, JobsBecomeVmsPerHourAtTheirPeak) {
   PodJobs jobs;
   // 1.5 GPUs over hours 0–1, 1 GPU during hour 1, 0.4 GPU from 2.5 h for
