@@ -265,7 +265,7 @@ TEST(Reserve, ForecastDoesNotCommitATermToAMonthsTrend) {
   EXPECT_LE(f.cost_usd, a.cost_usd);
   EXPECT_NEAR(f.loss_after_usd, 0, 1e-9);
   // Halfway through the growth it holds more than advisor does.
-  std::vector<int32_t> growing(v.begin(), v.begin() + 4 * 168 + 1);
+  std::vector<int32_t> growing(v.begin(), v.begin() + std::ptrdiff_t{4 * 168 + 1});
   auto f4 = make_reserve_policy("forecast-reserve", {});
   auto a4 = make_reserve_policy("advisor", {});
   EXPECT_GT(run_reserve(demand_of(growing), pr, *f4).reserved_final,
