@@ -378,9 +378,6 @@ ReserveRun reserve_optimal(const VmDemand& demand, const ReservePrices& prices) 
 
 namespace {
 
-// The largest k whose k-th unit is in use (value ≥ k) in more than
-// `break_even` of the values: the quantity that maximises savings when the
-// values repeat. Values are VMs in use.
 // A quantity of whole units, held within an int: a trend projected over a
 // long horizon reaches any size (100 VMs doubling each week, projected
 // 5,000 h: 10^11), and the conversion of a double past INT_MAX is undefined
@@ -391,25 +388,13 @@ int whole_units(double v) {
   return static_cast<int>(std::floor(std::clamp(v, 0.0, kMostUnits) + 1e-9));
 }
 
-int break_even_quantity(const std::vector<double>& values, double break_even) {
-  if (values.empty()) return 0;
-  std::vector<double> sorted(values);
-  std::sort(sorted.begin(), sorted.end(), std::greater<>());
-  // Unit k is in use in count(values ≥ k) hours, nonincreasing in k. With
-  // m the least count above break_even × n, count(≥ k) ≥ m exactly when the
-  // m-th largest value is ≥ k: the answer is floor of that value.
-  const double need = break_even * static_cast<double>(sorted.size());
-  int best = 0;
-  for (size_t i = 0; i < sorted.size(); ++i) {
-    if (static_cast<double>(i + 1) > need) {
-      best = whole_units(sorted[i]);
-      break;
-    }
-  }
-  return std::max(best, 0);
-}
-
-// break_even_quantity over hours of unequal weight: (usage, weight) pairs.
+// The largest k whose k-th unit is in use (value ≥ k) in more than
+// `break_even` of the hours, each (value, weight) pair `weight` hours: the
+// quantity that maximises savings when the hours repeat. Values are VMs in
+// use. Unit k is in use in the weight of the values ≥ k, nonincreasing in
+// k; with the values sorted down, the first whose running weight passes
+// break_even × the total is the least value that weight reaches, and the
+// answer is its floor.
 int weighted_break_even_quantity(std::vector<std::pair<double, double>> values, double break_even) {
   double total = 0;
   for (const auto& [v, w] : values) total += w;
@@ -419,9 +404,17 @@ int weighted_break_even_quantity(std::vector<std::pair<double, double>> values, 
   double acc = 0;
   for (const auto& [v, w] : values) {
     acc += w;
-    if (acc > need * (1 + 1e-12)) return whole_units(v);
+    if (acc > need) return whole_units(v);
   }
   return 0;
+}
+
+// The same with every value one hour.
+int break_even_quantity(const std::vector<double>& values, double break_even) {
+  std::vector<std::pair<double, double>> hours;
+  hours.reserve(values.size());
+  for (double v : values) hours.emplace_back(v, 1.0);
+  return weighted_break_even_quantity(std::move(hours), break_even);
 }
 
 class PaygOnly final : public ScalingPolicy {
