@@ -349,6 +349,35 @@ class Scripted final : public ScalingPolicy {
   size_t i_ = 0;
 };
 
+// `n` steps with spot available with probability p each (1 = available).
+SpotTrace random_trace(Rng& rng, int n, double p) {
+  std::vector<int> avail;
+  avail.reserve(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) avail.push_back(rng.uniform() < p ? 1 : 0);
+  return make_trace(avail);
+}
+
+// The least cost of every schedule of `decisions` steps (none / spot /
+// on-demand each, on-demand after) that meets the deadline, each simulated
+// exactly; `seen` gets every run's event log.
+double best_schedule_cost(const DeadlineJob& job, const SpotTrace& t, int decisions,
+                          const std::function<void(const std::string&)>& seen = {}) {
+  int schedules = 1;
+  for (int k = 0; k < decisions; ++k) schedules *= 3;
+  double best = 1e300;
+  for (int code = 0; code < schedules; ++code) {
+    std::vector<Capacity> seq;
+    for (int c = code, k = 0; k < decisions; ++k, c /= 3)
+      seq.push_back(static_cast<Capacity>(c % 3));
+    Scripted p(seq);
+    std::string log;
+    const DeadlineRun r = run_deadline(job, t, 0, p, seen ? &log : nullptr);
+    if (r.deadline_met) best = std::min(best, r.cost_usd);
+    if (seen) seen(log);
+  }
+  return best;
+}
+
 TEST(Deadline, HindsightOptimumEqualsBruteForce) {
   // 30 min of work, deadline 50 min, changeover 5 min, 10-min steps: every
   // schedule of 5 decisions is enumerated (3^5) and simulated exactly.
@@ -360,19 +389,9 @@ TEST(Deadline, HindsightOptimumEqualsBruteForce) {
   job.spot_usd_per_hour = 1;
   Rng rng(11);
   for (int trial = 0; trial < 25; ++trial) {
-    std::vector<int> avail;
-    avail.reserve(12);
-    for (int i = 0; i < 12; ++i) avail.push_back(rng.uniform() < 0.6 ? 1 : 0);
-    const SpotTrace t = make_trace(avail);
-    double best = 1e300;
-    for (int code = 0; code < 243; ++code) {
-      std::vector<Capacity> seq;
-      for (int c = code, k = 0; k < 5; ++k, c /= 3) seq.push_back(static_cast<Capacity>(c % 3));
-      Scripted p(seq);
-      DeadlineRun r = run_deadline(job, t, 0, p);
-      if (r.deadline_met) best = std::min(best, r.cost_usd);
-    }
-    EXPECT_NEAR(hindsight_optimal_cost(job, t, 0), best, 1e-9) << "trial " << trial;
+    const SpotTrace t = random_trace(rng, 12, 0.6);
+    EXPECT_NEAR(hindsight_optimal_cost(job, t, 0), best_schedule_cost(job, t, 5), 1e-9)
+        << "trial " << trial;
   }
 }
 
@@ -394,22 +413,12 @@ TEST(Deadline, HindsightOptimumEqualsBruteForceWithEvictionLosses) {
   Rng rng(12);
   int with_relaunch_loss = 0;
   for (int trial = 0; trial < 25; ++trial) {
-    std::vector<int> avail;
-    avail.reserve(16);
-    for (int i = 0; i < 16; ++i) avail.push_back(rng.uniform() < 0.6 ? 1 : 0);
-    const SpotTrace t = make_trace(avail);
-    double best = 1e300;
-    for (int code = 0; code < 6561; ++code) {
-      std::vector<Capacity> seq;
-      for (int c = code, k = 0; k < 8; ++k, c /= 3) seq.push_back(static_cast<Capacity>(c % 3));
-      Scripted p(seq);
-      std::string log;
-      DeadlineRun r = run_deadline(job, t, 0, p, &log);
-      if (r.deadline_met) best = std::min(best, r.cost_usd);
-      // An eviction one step after a launch: it loses the 5 minutes made
-      // since the changeover, not the full 15.
+    const SpotTrace t = random_trace(rng, 16, 0.6);
+    // An eviction one step after a launch loses the 5 minutes made since
+    // the changeover (10-min step less 5 min), not the full 15.
+    const double best = best_schedule_cost(job, t, 8, [&](const std::string& log) {
       with_relaunch_loss += log.find("0.083h of progress lost") != std::string::npos;
-    }
+    });
     EXPECT_NEAR(hindsight_optimal_cost(job, t, 0), best, 1e-9) << "trial " << trial;
   }
   EXPECT_GT(with_relaunch_loss, 0);  // the case is exercised
@@ -432,19 +441,8 @@ TEST(Deadline, HindsightOptimumEqualsBruteForceOffTheGrid) {
   for (const double deadline_min : {47.0, 44.5}) {
     job.deadline_hours = deadline_min / 60;
     for (int trial = 0; trial < 25; ++trial) {
-      std::vector<int> avail;
-      avail.reserve(12);
-      for (int i = 0; i < 12; ++i) avail.push_back(rng.uniform() < 0.7 ? 1 : 0);
-      const SpotTrace t = make_trace(avail);
-      double best = 1e300;
-      for (int code = 0; code < 243; ++code) {
-        std::vector<Capacity> seq;
-        for (int c = code, k = 0; k < 5; ++k, c /= 3) seq.push_back(static_cast<Capacity>(c % 3));
-        Scripted p(seq);
-        DeadlineRun r = run_deadline(job, t, 0, p);
-        if (r.deadline_met) best = std::min(best, r.cost_usd);
-      }
-      EXPECT_NEAR(hindsight_optimal_cost(job, t, 0), best, 1e-9)
+      const SpotTrace t = random_trace(rng, 12, 0.7);
+      EXPECT_NEAR(hindsight_optimal_cost(job, t, 0), best_schedule_cost(job, t, 5), 1e-9)
           << "deadline " << deadline_min << " min, trial " << trial;
     }
   }
