@@ -169,8 +169,14 @@ Result<ReplicaCapacity> resolve_replica(const Scenario& s, const catalog::Catalo
                               s.where("tensor_parallel"));
     }
     *tp = spec.tensor_parallel;
-    GPUPLAN_TRY(estimate::ReplicaModel rm, estimate::replica_model(w, *gpu, size->nvlink, *tp));
-    c = fit_replica(rm, mean.context);
+    auto rm = estimate::replica_model(w, *gpu, size->nvlink, *tp);
+    // The layout the file asks for does not hold the model: the file's to
+    // fix, at its tensor_parallel (it exited 1, naming no field).
+    if (!rm)
+      return invalid_argument(std::to_string(*tp) + " of " + s.vm_size + "'s GPUs cannot hold " +
+                                  spec.model + ": " + rm.error().message,
+                              s.where("tensor_parallel"));
+    c = fit_replica(*rm, mean.context);
   } else {
     workload::Workload ws = w;
     ws.serving.input_tokens = {"lognormal", mean.input, mean.input_sd, 1, mean.input_max};
@@ -225,8 +231,8 @@ double default_boot_seconds(const std::string& vm_size) {
 // The VMs: replicas per VM, start-up delay, fleet limits (the quota's cap
 // included), the policies' intervals and targets; each recorded in the
 // report's assumptions.
-void fleet_config(const Scenario& s, const catalog::Catalog* cat, int tp, ServingConfig& c,
-                  SimReport& rep) {
+Status fleet_config(const Scenario& s, const catalog::Catalog* cat, int tp, ServingConfig& c,
+                    SimReport& rep) {
   const ServingSpec& spec = s.serving();
   // A VM is the unit launched, billed and scaled; it runs floor(GPUs / tp)
   // model replicas (serving.h, "Units").
@@ -282,7 +288,23 @@ void fleet_config(const Scenario& s, const catalog::Catalog* cat, int tp, Servin
     rep.assumptions.push_back({"quota_cap_replicas", std::to_string(cap),
                                "fleet.quota_vcpus " + strings::fixed(*spec.quota_vcpus, 0) + " / " +
                                    std::to_string(size->vcpus) + " vCPUs per VM"});
-    c.max_replicas = std::max(1, std::min(c.max_replicas, cap));
+    // A quota below one VM, or below the fleet the file starts or keeps,
+    // is a fleet Azure refuses to deploy: the file's to fix. (The cap held
+    // one VM under a quota of none, and the engine started every initial
+    // VM above the cap while the bound held it: policies beat the bound's
+    // own "at most" attainment.)
+    const int wanted = std::max(c.min_replicas, c.initial_replicas);
+    if (cap < std::max(1, wanted))
+      return invalid_argument(
+          "allows " + std::to_string(cap) + " VM(s) of " + s.vm_size + " (" +
+              std::to_string(size->vcpus) + " vCPUs each), fewer than " +
+              (cap < 1 ? std::string("one")
+                       : std::to_string(wanted) + " (fleet." +
+                             (c.initial_replicas >= c.min_replicas ? "initial_replicas"
+                                                                   : "min_replicas") +
+                             ")"),
+          s.where("fleet.quota_vcpus"));
+    c.max_replicas = std::min(c.max_replicas, cap);
   }
   c.interval_s = spec.interval_s;
   c.timeline_s = spec.timeline_s;
@@ -332,6 +354,7 @@ void fleet_config(const Scenario& s, const catalog::Catalog* cat, int tp, Servin
                                  std::to_string(c.initial_replicas) + ", max " +
                                  std::to_string(c.max_replicas),
                              "scenario file"});
+  return {};
 }
 
 // The profile pass over the demand: static-peak's size and the bound.
@@ -697,7 +720,7 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
                                    "refused at arrival (turned away; no fleet serves it)",
                                "model " + spec.model});
   }
-  fleet_config(s, cat, tp, c, rep);
+  GPUPLAN_RETURN_IF_ERROR(fleet_config(s, cat, tp, c, rep));
   if (spec.spot.share > 0) {
     c.spot = spec.spot;
     c.spot.usd_per_hour = prices.spot;

@@ -17,11 +17,14 @@
 //     ceil(P(W) / (replicas_per_vm × (|W| + TTFT))) VMs serving.
 //  2. Decode slots. A request meets TPOT only if the batch it joins has a
 //     step within the target: at most K = max{k <= max_batch : step(k) <=
-//     TPOT} sequences. The last admitted of the SLO-meeting requests running
-//     together saw all the others, so at most K of them run on a replica at
-//     once. Each is certainly running from (arrival + TTFT − prefill) to
-//     (arrival + prefill + (output − 1) × step(1)); at every instant, those
-//     intervals that cover it need ceil(count / (K × replicas_per_vm)) VMs.
+//     TPOT} sequences. The last admitted of the SLO-meeting requests that
+//     decode (two output tokens or more) running together saw all the
+//     others, so at most K of them run on a replica at once. An answer of
+//     one token has no TPOT and meets the SLO beside any batch, so it is
+//     not counted. Each counted request is certainly running from (arrival
+//     + TTFT − prefill) to (arrival + prefill + (output − 1) × step(1)); at
+//     every instant, those intervals that cover it need ceil(count / (K ×
+//     replicas_per_vm)) VMs.
 //  3. Requests whose prefill alone exceeds TTFT, or whose step at batch 1
 //     exceeds TPOT, miss on any fleet ("hopeless").
 // Missing a request removes it from these counts: a constraint with value V,

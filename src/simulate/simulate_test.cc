@@ -1026,6 +1026,40 @@ TEST(Serving, LowerBoundChargesAMissToOneTick) {
   }
 }
 
+// An answer of one token has no TPOT: it meets the SLO beside any batch,
+// so the bound's decode slots (at most K sequences that meet TPOT per
+// replica) must not count it. The fuzzing that found it (issue 11's bound
+// review): a 150-token answer decoding while a one-token answer with a
+// 0.6-s prefill comes; TPOT 65 ms allows one sequence (step(1) = 60 ms,
+// step(2) = 80 ms). One VM meets both, and the bound charged a second one
+// (cost_vs_optimal 0.14).
+TEST(Serving, LowerBoundLeavesOneTokenAnswersOutOfTheDecodeSlots) {
+  ServingConfig c = three_vm_config(8);
+  c.replica = {1000, 0, 0.040, 0.020, 8, "test"};
+  c.tpot_slo_s = 0.065;
+  const std::vector<Request> pair = {{seconds(0.5), 10, 150}, {seconds(5.5), 600, 1}};
+  VecSource src(pair);
+  ScriptedPolicy one({1});
+  auto r = run_serving(c, src, one, PolicyContext{});
+  ASSERT_TRUE(r) << r.error().to_string();
+  EXPECT_EQ(r->slo_met, 2);
+  const ServingBoundModel bound(profile_of(pair, c), c);
+  EXPECT_EQ(bound.at(1.0).peak_replicas, 1);
+  EXPECT_LE(bound.at(1.0).cost_usd, r->cost_usd * (1 + 1e-9));
+  // The same every 15 s for two minutes, against every schedule; a two-
+  // token answer instead does miss beside the decode (and is still counted).
+  for (const int answer : {1, 2}) {
+    SCOPED_TRACE("answer " + std::to_string(answer));
+    std::vector<Request> reqs;
+    for (double t = 0.5; t < 120; t += 15) {
+      reqs.push_back({seconds(t), 10, 150});
+      reqs.push_back({seconds(t + 5), 600, static_cast<float>(answer)});
+    }
+    const ServingBoundModel b(profile_of(reqs, c), c);
+    EXPECT_EQ(every_schedule_above(reqs, c, b).size(), 6561u);
+  }
+}
+
 // Arrivals every 20 ms with long prompts: one replica cannot keep up, so the
 // routing over two replicas matters.
 std::vector<Request> busy_requests() {
@@ -1152,6 +1186,50 @@ Result<SimReport> serve_on(const std::string& size, int tp, const std::string& f
 double gpus_of(const std::string& size) {
   static const auto kCatalog = catalog::Catalog::load_embedded();
   return (*kCatalog)->find_size(size)->gpu_count;
+}
+
+// A quota is Azure's cap on the fleet: one that does not hold the fleet
+// the file starts or keeps (or a single VM) is the file's to fix, exit 2 at
+// fleet.quota_vcpus. The cap held one VM under a quota of none, and the
+// engine started six initial VMs above a one-VM cap while the bound held
+// one: every policy beat the bound's own "at most 25 %" attainment.
+TEST(Serving, AQuotaBelowTheFleetIsAnErrorAtTheQuota) {
+  for (const char* fleet : {"{quota_vcpus: 24, initial_replicas: 6, max_replicas: 8}",
+                            "{quota_vcpus: 48, min_replicas: 3, max_replicas: 8}",
+                            "{quota_vcpus: 12, min_replicas: 0, initial_replicas: 0}"}) {
+    SCOPED_TRACE(fleet);
+    auto r = serve_on("Standard_NC24ads_A100_v4", 0, fleet, "static-peak");  // 24 vCPUs
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, ErrorCode::kInvalidArgument);
+    EXPECT_EQ(r.error().where.field, "fleet.quota_vcpus");
+    EXPECT_NE(r.error().message.find("24 vCPUs each"), std::string::npos) << r.error().message;
+  }
+  auto ok = serve_on("Standard_NC24ads_A100_v4", 0,
+                     "{quota_vcpus: 48, initial_replicas: 2, max_replicas: 8}", "static-peak");
+  ASSERT_TRUE(ok) << ok.error().to_string();
+  bool capped = false;
+  for (const Assumed& a : ok->assumptions)
+    capped |= a.name == "quota_cap_replicas" && a.value == "2";
+  EXPECT_TRUE(capped);
+}
+
+// A tensor-parallel size the file names that cannot hold the weights is
+// the file's to fix (it exited 1, naming no field).
+TEST(Serving, ATensorParallelThatDoesNotHoldTheModelIsAnErrorAtIt) {
+  const std::string text =
+      "kind: serving\nvm: {size: Standard_ND96asr_v4, region: eastus}\n"
+      "model: llama-3.1-70b\ntensor_parallel: 2\n"
+      "demand: {synthetic: {rate_rps: 1, duration_hours: 0.1}}\n";
+  auto s = parse_scenario_string(text, "tp.yaml");
+  ASSERT_TRUE(s) << s.error().to_string();
+  const auto cat = catalog::Catalog::load_embedded();
+  ASSERT_TRUE(cat);
+  auto r = run_scenario(*s, cat->get(), RunOptions{});
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(r.error().where.field, "tensor_parallel");
+  EXPECT_EQ(r.error().where.line, 4);
+  EXPECT_NE(r.error().message.find("weights need"), std::string::npos) << r.error().message;
 }
 
 TEST(Serving, MultiGpuSizesBillVmsAndTheBoundStaysBelowPoliciesThatMeetTheSlo) {
