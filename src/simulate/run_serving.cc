@@ -711,6 +711,16 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
   c.slo_attainment = spec.slo_attainment;
   int tp = 1;
   GPUPLAN_TRY(c.replica, resolve_replica(s, cat, mean, c.tpot_slo_s, &tp, rep.assumptions));
+  if (spec.prefill_chunk_tokens) c.replica.chunk_tokens = *spec.prefill_chunk_tokens;
+  rep.assumptions.push_back(
+      {"prefill_chunk",
+       strings::fixed(c.replica.chunk_tokens, 0) + " tokens (" +
+           strings::fixed(c.replica.chunk_s() * 1e3, 1) +
+           " ms): each step decodes the batch and prefills at most this much, so a token waits "
+           "one chunk at most beside prefills and a prefill shares its steps with the decodes",
+       spec.prefill_chunk_tokens ? "scenario file"
+                                 : "default: Sarathi-Serve's token budget, Agrawal et al. OSDI "
+                                   "2024 §5; vLLM's V1 engine always chunks"});
   c.usd_per_hour = prices.od;
   if (const workload::Model* m = workload::find_model(spec.model); m && m->max_context > 0) {
     c.max_context_tokens = m->max_context;

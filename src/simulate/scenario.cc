@@ -178,14 +178,14 @@ Status parse_policies(const Reader& r, const YAML::Node& pol, const std::string&
 // The kind's own sections, after refusing the keys of the other kinds.
 Status parse_kind_sections(const Reader& r, const YAML::Node& root, Scenario& s) {
   if (s.kind() == ScenarioKind::kDeadline) {
-    for (const char* k :
-         {"model", "replica", "slo", "demand", "fleet", "hpa", "autoscale", "reservation"})
+    for (const char* k : {"model", "replica", "prefill_chunk_tokens", "slo", "demand", "fleet",
+                          "hpa", "autoscale", "reservation"})
       if (root[k]) return r.error(root[k], k, "not a key of a deadline scenario");
     return internal::parse_deadline(r, root, s);
   }
   if (s.kind() == ScenarioKind::kReserve) {
-    for (const char* k : {"job", "spot", "model", "precision", "tensor_parallel", "replica", "slo",
-                          "fleet", "hpa", "autoscale"})
+    for (const char* k : {"job", "spot", "model", "precision", "tensor_parallel",
+                          "prefill_chunk_tokens", "replica", "slo", "fleet", "hpa", "autoscale"})
       if (root[k]) return r.error(root[k], k, "not a key of a reserve scenario");
     GPUPLAN_RETURN_IF_ERROR(internal::parse_reserve(r, root, s));
     if (s.vm_size.empty() && (!s.od_usd_per_hour || !s.reservation().reserved_usd_per_hour))
@@ -213,11 +213,27 @@ Result<Scenario> parse_scenario_string(const std::string& text, const std::strin
   Reader r(name);
   if (!root || !root.IsMap())
     return invalid_argument("expected a mapping of scenario keys", Where{name, 1, 1, ""});
-  GPUPLAN_RETURN_IF_ERROR(
-      r.check_map(root, "",
-                  {"name", "kind", "vm", "prices", "policies", "runs", "seed", "job", "spot",
-                   "model", "precision", "tensor_parallel", "replica", "slo", "demand", "fleet",
-                   "hpa", "autoscale", "reservation"}));
+  GPUPLAN_RETURN_IF_ERROR(r.check_map(root, "",
+                                      {"name",
+                                       "kind",
+                                       "vm",
+                                       "prices",
+                                       "policies",
+                                       "runs",
+                                       "seed",
+                                       "job",
+                                       "spot",
+                                       "model",
+                                       "precision",
+                                       "tensor_parallel",
+                                       "prefill_chunk_tokens",
+                                       "replica",
+                                       "slo",
+                                       "demand",
+                                       "fleet",
+                                       "hpa",
+                                       "autoscale",
+                                       "reservation"}));
   Scenario s;
   s.file = name;
   s.dir = dir;

@@ -58,8 +58,9 @@ struct DemandInput {
 struct ServingSpec {
   std::string model;  // workload model name ("llama-3.1-8b")
   std::string precision = "bf16";
-  int tensor_parallel = 0;                 // GPUs per replica; 0 = all GPUs of the VM
-  std::optional<ReplicaCapacity> replica;  // explicit; else from the estimator
+  int tensor_parallel = 0;                     // GPUs per replica; 0 = all GPUs of the VM
+  std::optional<double> prefill_chunk_tokens;  // the engine's token budget a step
+  std::optional<ReplicaCapacity> replica;      // explicit; else from the estimator
   double ttft_ms = 1000;
   double tpot_ms = 50;
   double slo_attainment = 0.99;  // slo.attainment: the share the bound and slo-guard aim at

@@ -453,6 +453,11 @@ Status parse_serving(const Reader& r, const YAML::Node& root, Scenario& s) {
   if (root["tensor_parallel"]) {
     GPUPLAN_TRY(spec.tensor_parallel, r.integer(root["tensor_parallel"], "tensor_parallel", 1, 64));
   }
+  if (root["prefill_chunk_tokens"]) {
+    // At least one KV page (vLLM's block_size, 16 tokens).
+    GPUPLAN_TRY(double t, r.number(root["prefill_chunk_tokens"], "prefill_chunk_tokens", 16, 1e7));
+    spec.prefill_chunk_tokens = t;
+  }
   if (const YAML::Node rep = root["replica"]) GPUPLAN_RETURN_IF_ERROR(parse_replica(r, rep, s));
   if (const YAML::Node slo = root["slo"]) GPUPLAN_RETURN_IF_ERROR(parse_slo(r, slo, s));
   GPUPLAN_RETURN_IF_ERROR(parse_demand(r, root, s));

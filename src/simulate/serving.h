@@ -29,11 +29,18 @@ struct ReplicaCapacity {
   int max_batch = 256;                  // concurrent sequences whose KV cache fits
   std::string source = "scenario";      // where the numbers come from
   double weight_bytes = 0;              // the model's weights (0: unknown), loaded at start-up
+  // Chunked prefill: each engine step runs the batch's decode tokens and at
+  // most this many prompt tokens (the token budget 2048 of Sarathi-Serve,
+  // Agrawal et al. OSDI 2024 §5, as the estimator reserves activations
+  // for; vLLM's V1 engine always chunks).
+  double chunk_tokens = 2048;
 
   [[nodiscard]] double prefill_s(double tokens) const {
     return prefill_fixed_s + tokens / prefill_tokens_per_s;
   }
   [[nodiscard]] double step_s(double batch) const { return step_base_s + step_per_seq_s * batch; }
+  // Seconds of one prefill chunk's compute.
+  [[nodiscard]] double chunk_s() const { return chunk_tokens / prefill_tokens_per_s; }
   // Share of the TPOT target the decode step may take at the planning batch.
   static constexpr double kDecodeShareOfTpot = 0.5;
   // Largest batch <= max_batch whose decode step takes at most half of
@@ -69,7 +76,8 @@ enum class Routing : uint8_t { kShortestQueue, kLeastSequences };
 // request misses until capacity arrives. kShed: the router admits a request
 // only to a ready replica on which, by the engine's own latency model, it
 // meets both targets (its prefill ends within the TTFT; the step of the
-// batch it joins, stretched by the prefill share, is within the TPOT), and
+// batch it joins, stretched by the prefill share of its decode's window, is
+// within the TPOT), and
 // turns it away (an HTTP 429, counted as a miss) when none can — Clockwork's
 // rule (Gujarati et al., "Serving DNNs like Clockwork", OSDI 2020: a request
 // that cannot meet its deadline is rejected, not run late). Overload then

@@ -27,6 +27,8 @@
 //     replicas_per_vm)) VMs.
 //  3. Requests whose prefill alone exceeds TTFT, or whose step at batch 1
 //     exceeds TPOT, miss on any fleet ("hopeless").
+// Chunked prefill (serving.cc) only stretches a prefill's wall time beyond
+// its work, and a token never comes faster than step(B): all three hold.
 // Missing a request removes it from these counts: a constraint with value V,
 // capacity C per VM and largest item D needs at least ceil((V − n C) / D)
 // misses for n VMs to hold it (each miss removes at most D).
