@@ -97,9 +97,12 @@ struct Replica {
   RState state = RState::kStopped;
   int active = 0;
   SimTime prefill_free = 0;
-  SimTime serving_from = 0;       // when it became ready
-  double prefill_total = 0;       // seconds of prefill work
-  std::deque<PrefillSpan> spans;  // those that ended within kShareHorizon
+  SimTime serving_from = 0;  // when it became ready
+  double prefill_total = 0;  // seconds of prefill work
+  // Spans [first_span, end) ended within kShareHorizon (older ones are
+  // dropped in bulk, so a push is amortized O(1)).
+  std::vector<PrefillSpan> spans;
+  size_t first_span = 0;
 };
 
 // The longest window a prefill share is measured over: answers that decode
@@ -440,7 +443,8 @@ class Engine {
   bool meets(SimTime now, uint32_t i, const Request& req, double pf_s) const {
     const Replica& r = reps_[i];
     const SimTime start = std::max(now, r.prefill_free);
-    if (to_seconds(start + seconds(prefill_wall_s(pf_s, r.active)) - req.arrival) > c_.ttft_slo_s)
+    if (to_seconds(start + seconds(prefill_wall_s(pf_s, req.prefill_tokens(), r.active)) -
+                   req.arrival) > c_.ttft_slo_s)
       return false;
     if (req.output_tokens <= 1) return true;  // no second token: no TPOT
     return tpot_s(r, now, r.active + 1, req.output_tokens) <= c_.tpot_slo_s;
@@ -449,11 +453,20 @@ class Engine {
   // Seconds of prefill work replica r did before `t` (within kShareHorizon
   // of now).
   static double work_before(const Replica& r, SimTime t) {
-    // The last span that starts before t; before the first kept one, every
-    // span the replica ran had ended (they are dropped after the horizon).
-    const auto it = std::upper_bound(r.spans.begin(), r.spans.end(), t,
-                                     [](SimTime x, const PrefillSpan& p) { return x < p.start; });
-    if (it == r.spans.begin()) return r.spans.empty() ? r.prefill_total : it->before;
+    // The last span that starts before t, searched from the newest (windows
+    // end about now and are short: galloping, then bisection); before the
+    // first kept one, every span the replica ran had ended (they are
+    // dropped after the horizon).
+    const auto first = r.spans.begin() + static_cast<std::ptrdiff_t>(r.first_span);
+    auto hi = r.spans.end();
+    auto lo = hi;
+    for (std::ptrdiff_t step = 1; lo != first && std::prev(lo)->start > t; step *= 2) {
+      hi = lo;
+      lo = lo - std::min(step, lo - first);
+    }
+    const auto it =
+        std::upper_bound(lo, hi, t, [](SimTime x, const PrefillSpan& p) { return x < p.start; });
+    if (it == first) return first == r.spans.end() ? r.prefill_total : it->before;
     const PrefillSpan& p = *std::prev(it);
     return p.before + to_seconds(std::min(t, p.end) - p.start) * p.phi;
   }
@@ -474,22 +487,32 @@ class Engine {
   // (arrivals see time averages; ending at its own prefill's start, which
   // follows the queued ones, would see a busy replica by construction). The
   // window's length depends on s: first the decode without stalls, then
-  // with that share's. A chunked step stalls a token by one chunk at most:
-  // TPOT <= step + chunk.
+  // with that share's (at most a chunk more a token). A chunked step stalls
+  // a token by one chunk at most: TPOT <= step + chunk.
   double tpot_s(const Replica& r, SimTime now, int batch, double output_tokens) const {
     const double step = c_.replica.step_s(batch);
     const double tokens = std::max(0.0, output_tokens - 1);
     const double work_now = work_before(r, now);
     double share = std::min(share_before(r, now, work_now, tokens * step), 0.95);
-    share = std::min(share_before(r, now, work_now, tokens * step / (1 - share)), 0.95);
+    // The decode takes at most a chunk more a token, whatever the share.
+    share = std::min(
+        share_before(r, now, work_now, tokens * std::min(step / (1 - share), step + chunk_s_)),
+        0.95);
     return std::min(step / (1 - share), step + chunk_s_);
   }
 
-  // Prefill wall time of `pf_s` seconds of work beside `batch` decoding
-  // sequences: each chunk of chunk_s shares its step with their decode.
-  [[nodiscard]] double prefill_wall_s(double pf_s, int batch) const {
-    return batch > 0 ? pf_s * (1 + c_.replica.step_s(batch) / chunk_s_) : pf_s;
+  // Prefill wall time of a prompt of `tokens` (`pf_s` seconds of work)
+  // beside `batch` decoding sequences: every chunk's worth of prompt tokens
+  // shares a step with their decode — prompts shorter than a chunk share
+  // one step, as the engine packs them into its token budget. The fixed
+  // part of a prefill is no chunk. At most kMaxWallS (the engine's clock
+  // holds 292,000 years; a 200-s step per 16-token chunk once ran past it
+  // as a stretch of the whole prefill).
+  [[nodiscard]] double prefill_wall_s(double pf_s, double tokens, int batch) const {
+    if (batch <= 0) return pf_s;
+    return std::min(pf_s + tokens / c_.replica.chunk_tokens * c_.replica.step_s(batch), kMaxWallS);
   }
+  static constexpr double kMaxWallS = 1e9;
 
   // Admission::kShed: the router's pick when the request meets its targets
   // there, else the replica the router ranks next among those on which it
@@ -564,10 +587,15 @@ class Engine {
     const SimTime start = std::max(now, r.prefill_free);
     const double pf_s = c_.replica.prefill_s(req.prefill_tokens());
     // The sequences running beside it (this one counted in active already).
-    const double wall_s = prefill_wall_s(pf_s, r.active - 1);
+    const double wall_s = prefill_wall_s(pf_s, req.prefill_tokens(), r.active - 1);
     const SimTime pf = std::max<SimTime>(1, seconds(wall_s));
     const double tpot_s = this->tpot_s(r, now, r.active, req.output_tokens);
-    while (!r.spans.empty() && r.spans.front().end < now - kShareHorizon) r.spans.pop_front();
+    while (r.first_span < r.spans.size() && r.spans[r.first_span].end < now - kShareHorizon)
+      ++r.first_span;
+    if (r.first_span > 64 && 2 * r.first_span > r.spans.size()) {
+      r.spans.erase(r.spans.begin(), r.spans.begin() + static_cast<std::ptrdiff_t>(r.first_span));
+      r.first_span = 0;
+    }
     r.spans.push_back({start, start + pf, r.prefill_total, pf_s / to_seconds(pf)});
     r.prefill_total += pf_s;
     r.prefill_free = free_[i] = start + pf;

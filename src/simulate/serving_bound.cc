@@ -338,6 +338,11 @@ ServingBound ServingBoundModel::at(double attainment) const {
     }
     best = std::max({best, g1, g2});
   }
+  // The dual subtracts lambda x allowed from sums of the same size: where
+  // they cancel (the misses allowed are exactly those the bound may drop)
+  // rounding left ~1e-19 VM-seconds, so a bound of 0 read as positive and
+  // cost_vs_optimal as 1e20. Less than the engine's clock (1 us) is 0.
+  if (best < 1e-6) best = 0;
   out.vm_hours = best / 3600;
   out.cost_usd = out.vm_hours * usd_per_hour_;
   return out;
