@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "estimate/serving_engine.h"
 #include "simulate/demand.h"
 #include "simulate/histogram.h"
 #include "simulate/policy.h"
@@ -30,10 +31,8 @@ struct ReplicaCapacity {
   std::string source = "scenario";      // where the numbers come from
   double weight_bytes = 0;              // the model's weights (0: unknown), loaded at start-up
   // Chunked prefill: each engine step runs the batch's decode tokens and at
-  // most this many prompt tokens (the token budget 2048 of Sarathi-Serve,
-  // Agrawal et al. OSDI 2024 §5, as the estimator reserves activations
-  // for; vLLM's V1 engine always chunks).
-  double chunk_tokens = 2048;
+  // most this many prompt tokens (the estimator's budget by default).
+  double chunk_tokens = estimate::kPrefillChunkTokens;
 
   [[nodiscard]] double prefill_s(double tokens) const {
     return prefill_fixed_s + tokens / prefill_tokens_per_s;

@@ -6,6 +6,7 @@
 
 #include "catalog/catalog.h"
 #include "estimate/estimate.h"
+#include "estimate/serving_engine.h"
 #include "workload/workload.h"
 
 namespace gpuplan::estimate::internal {
@@ -74,15 +75,12 @@ inline constexpr double kServingMaxUtilization = 0.85;
 // Max load: KV-cache page size in tokens (vLLM's default block_size 16;
 // PagedAttention, Kwon et al. SOSP 2023 §4), the engines' default cap on
 // sequences in flight (vLLM max_num_seqs 256, engine-args docs; AMD's
-// ROCm vLLM guide 2025-01 "default 256"), the prefill chunk whose
-// activations are reserved beside the KV cache (token budget 2048 of
-// Sarathi-Serve, Agrawal et al. OSDI 2024 §5), and the activation bytes per
+// ROCm vLLM guide 2025-01 "default 256"), and the activation bytes per
 // token per unit of hidden size of one live layer (34·s·b·h per layer,
 // Korthikanti et al. 2022 eq. 1, without the attention-score term that
 // fused attention does not store).
 inline constexpr double kKvPageTokens = 16;
 inline constexpr double kDefaultMaxSeqs = 256;
-inline constexpr double kPrefillChunkTokens = 2048;
 inline constexpr double kActivationBytesPerTokenHidden = 34;
 // Tokens per optimizer step when the workload gives no global batch
 // (Llama 2/3 pretraining: 4 M tokens per batch, Touvron et al. 2023 Table 1).
