@@ -450,34 +450,47 @@ class Engine {
     return tpot_s(r, now, r.active + 1, req.output_tokens) <= c_.tpot_slo_s;
   }
 
-  // Seconds of prefill work replica r did before `t` (within kShareHorizon
-  // of now).
-  static double work_before(const Replica& r, SimTime t) {
-    // The last span that starts before t, searched from the newest (windows
-    // end about now and are short: galloping, then bisection); before the
-    // first kept one, every span the replica ran had ended (they are
-    // dropped after the horizon).
-    const auto first = r.spans.begin() + static_cast<std::ptrdiff_t>(r.first_span);
-    auto hi = r.spans.end();
-    auto lo = hi;
-    for (std::ptrdiff_t step = 1; lo != first && std::prev(lo)->start > t; step *= 2) {
+  // The first kept span of replica r that starts after `t`, searched
+  // backward from `hi` (a span index; every span from it on starts after
+  // t): windows end about now and are short, so galloping from the newest,
+  // then bisection. The windows of one request nest, so each search starts
+  // where the last one ended.
+  static size_t span_after(const Replica& r, SimTime t, size_t hi) {
+    const size_t first = r.first_span;
+    size_t lo = hi;
+    for (size_t step = 1; lo != first && r.spans[lo - 1].start > t; step *= 2) {
       hi = lo;
-      lo = lo - std::min(step, lo - first);
+      lo -= std::min(step, lo - first);
     }
-    const auto it =
-        std::upper_bound(lo, hi, t, [](SimTime x, const PrefillSpan& p) { return x < p.start; });
-    if (it == first) return first == r.spans.end() ? r.prefill_total : it->before;
-    const PrefillSpan& p = *std::prev(it);
+    const auto base = r.spans.begin();
+    return static_cast<size_t>(
+        std::upper_bound(base + static_cast<std::ptrdiff_t>(lo),
+                         base + static_cast<std::ptrdiff_t>(hi), t,
+                         [](SimTime x, const PrefillSpan& p) { return x < p.start; }) -
+        base);
+  }
+
+  // Seconds of prefill work replica r did before `t` (within kShareHorizon
+  // of now), `after` = span_after(r, t, ...): before the first kept span,
+  // every span the replica ran had ended (they are dropped after the
+  // horizon).
+  static double work_before(const Replica& r, SimTime t, size_t after) {
+    if (after == r.first_span)
+      return after == r.spans.size() ? r.prefill_total : r.spans[after].before;
+    const PrefillSpan& p = r.spans[after - 1];
     return p.before + to_seconds(std::min(t, p.end) - p.start) * p.phi;
   }
 
   // The share of replica r's time that went to prefill work over the
-  // `window_s` before `t`, whose work_before is `work_t` (a replica idles
-  // before it served).
-  static double share_before(const Replica& r, SimTime t, double work_t, double window_s) {
+  // `window_s` before `t`, whose work_before is `work_t`, searching back
+  // from span index `*hint` (updated to the window start's span_after): a
+  // replica idles before it served.
+  static double share_before(const Replica& r, SimTime t, double work_t, double window_s,
+                             size_t* hint) {
     const SimTime from = std::max({t - seconds(window_s), t - kShareHorizon, r.serving_from});
     if (from >= t) return 0;
-    return (work_t - work_before(r, from)) / to_seconds(t - from);
+    *hint = span_after(r, from, *hint);
+    return (work_t - work_before(r, from, *hint)) / to_seconds(t - from);
   }
 
   // TPOT of a request admitted at `now` to replica r, joining a batch of
@@ -492,12 +505,14 @@ class Engine {
   double tpot_s(const Replica& r, SimTime now, int batch, double output_tokens) const {
     const double step = c_.replica.step_s(batch);
     const double tokens = std::max(0.0, output_tokens - 1);
-    const double work_now = work_before(r, now);
-    double share = std::min(share_before(r, now, work_now, tokens * step), 0.95);
-    // The decode takes at most a chunk more a token, whatever the share.
-    share = std::min(
-        share_before(r, now, work_now, tokens * std::min(step / (1 - share), step + chunk_s_)),
-        0.95);
+    size_t hint = span_after(r, now, r.spans.size());
+    const double work_now = work_before(r, now, hint);
+    double share = std::min(share_before(r, now, work_now, tokens * step, &hint), 0.95);
+    // The decode takes at most a chunk more a token, whatever the share
+    // (a window at least as long: its search starts where this one ended).
+    share = std::min(share_before(r, now, work_now,
+                                  tokens * std::min(step / (1 - share), step + chunk_s_), &hint),
+                     0.95);
     return std::min(step / (1 - share), step + chunk_s_);
   }
 
