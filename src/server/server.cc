@@ -398,6 +398,18 @@ Response simulate_route(const catalog::Catalog& catalog, const Request& request)
   simulate::Scenario as_run = *s;
   if (!o.policies.empty()) as_run.policies = o.policies;
   if (auto ok = check_simulate_work(as_run, total_runs); !ok) return error_response(ok.error());
+  // The caps count the demand's duration; a backlog drains after it, and
+  // with clients that wait for ever (queue_timeout_seconds 0) for as long as
+  // it takes (half an hour of overload on two VMs drained for 25,000
+  // simulated hours, 14 s of a worker under one policy). Each replay may
+  // run only as long as the caps allow.
+  const simulate::WorkEstimate w = simulate::estimate_work(as_run);
+  if (w.simulated_s > 0) {
+    double scale = kMaxPolicyTicks / std::max(1.0, w.policy_ticks * total_runs);
+    if (w.timeline_points > 0)
+      scale = std::min(scale, kMaxTimelinePoints / (w.timeline_points * total_runs));
+    o.max_simulated_s = w.simulated_s * scale;
+  }
   auto report = simulate::run_scenario(*s, &catalog, o);
   if (!report) return error_response(report.error());
   ordered_json out = simulate::to_json(*report);

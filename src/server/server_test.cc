@@ -1,5 +1,6 @@
 #include "server/server.h"
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -447,6 +448,36 @@ TEST_F(ServerTest, SimulateRefusesUnboundedWorkBeforeRunning) {
                       "fleet: {interval_seconds: 60, timeline_seconds: 1}\n");
   EXPECT_EQ(all.status, 400) << all.body.substr(0, 300);
   EXPECT_EQ(field_of(all), "fleet.timeline_seconds");
+  // time_scale stretches the replay's clock, and the caps count its span: an
+  // hour at 1e-4 is 10,000 hours of decisions (the server counted one).
+  auto stretched = call("POST", "/api/simulate", {},
+                        serving_head +
+                            "demand: {synthetic: {rate_rps: 0.001, duration_hours: 1}, "
+                            "time_scale: 0.0001}\n"
+                            "fleet: {interval_seconds: 1, timeline_seconds: 86400}\n");
+  EXPECT_EQ(stretched.status, 400) << stretched.body;
+  EXPECT_EQ(field_of(stretched), "fleet.interval_seconds");
+  // A backlog drains after the last arrival, which the caps do not count:
+  // half an hour of 10x overload on two VMs whose clients wait for ever drains
+  // for 45 days of one-second decisions (a longer one held a worker 14 s under one policy,
+  // 100 s under all). The replay stops where the caps would, naming the
+  // queue timeout.
+  const auto drain_started = std::chrono::steady_clock::now();
+  auto drain =
+      call("POST", "/api/simulate", {{"policy", "hpa"}},
+           "kind: serving\nvm: {size: Standard_ND96asr_v4, region: eastus}\n"
+           "model: llama-3.1-405b\n"
+           "replica: {prefill_tokens_per_s: 10000, prefill_fixed_ms: 68, step_base_ms: 330, "
+           "step_per_seq_ms: 86, max_batch: 1}\n"
+           "slo: {ttft_ms: 124, tpot_ms: 446, attainment: 0.95}\n"
+           "demand: {synthetic: {rate_rps: 15, duration_hours: 0.5, "
+           "input_tokens: {mean: 3738, stddev: 0}, output_tokens: {mean: 700, stddev: 0}}}\n"
+           "fleet: {min_replicas: 1, max_replicas: 2, interval_seconds: 1, "
+           "queue_timeout_seconds: 0}\n");
+  EXPECT_EQ(drain.status, 400) << drain.body.substr(0, 300);
+  EXPECT_EQ(field_of(drain), "fleet.queue_timeout_seconds");
+  EXPECT_NE(drain.body.find("after the last arrival"), std::string::npos) << drain.body;
+  EXPECT_LT(std::chrono::steady_clock::now() - drain_started, std::chrono::seconds(10));
   // The estimate is an upper bound of the real work: a scenario under the caps
   // simulates no more requests than estimated.
   const std::string ok =

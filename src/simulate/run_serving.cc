@@ -731,6 +731,7 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
                                "model " + spec.model});
   }
   GPUPLAN_RETURN_IF_ERROR(fleet_config(s, cat, tp, c, rep));
+  c.max_simulated_s = o.max_simulated_s;
   if (spec.spot.share > 0) {
     c.spot = spec.spot;
     c.spot.usd_per_hour = prices.spot;
@@ -764,7 +765,13 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
   TraceRows tr;
   tr.file = spec.demand.format == "synthetic" ? "synthetic" : trace;
   for (size_t i = 0; i < policies.size(); ++i) {
-    GPUPLAN_TRY(ServingRun r, std::move(replays.runs[i]));
+    if (!replays.runs[i]) {
+      // The engine names the field; the scenario knows its line.
+      Error e = std::move(replays.runs[i].error());
+      if (e.where.file.empty() && !e.where.field.empty()) e.where = s.where(e.where.field);
+      return tl::unexpected(std::move(e));
+    }
+    ServingRun r = std::move(*replays.runs[i]);
     rep.event_log += replays.logs[i];
     rep.events += r.events;
     tr.policies.push_back(row_of(policies[i], r, bounds, c.slo_attainment));

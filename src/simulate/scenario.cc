@@ -334,7 +334,11 @@ WorkEstimate estimate_work(const Scenario& s) {
   switch (s.kind()) {
     case ScenarioKind::kServing: {
       const ServingSpec& v = s.serving();
-      const double hours = v.demand.format == "synthetic" ? v.synthetic.duration_hours : 0;
+      // The replay's span: time_scale stretches the demand's clock (0.5
+      // replays an hour over two; 1e-6 made an hour a million, and the
+      // server counted its policy decisions over the hour).
+      const double hours =
+          v.demand.format == "synthetic" ? v.synthetic.duration_hours / v.demand.time_scale : 0;
       if (v.demand.format == "synthetic") w.requests = max_requests(v.synthetic);
       w.routings = w.requests * std::max({v.min_replicas, v.initial_replicas, v.max_replicas, 1});
       // Every policy of the run replays the trace (hindsight once per run
@@ -345,6 +349,7 @@ WorkEstimate estimate_work(const Scenario& s) {
       for (const std::string& n : names) policies += n == "hindsight" ? kHindsightMaxRuns : 1;
       w.timeline_points = hours * 3600 / v.timeline_s * policies;
       w.policy_ticks = hours * 3600 / v.interval_s * policies;
+      w.simulated_s = hours * 3600;
       break;
     }
     case ScenarioKind::kDeadline: {

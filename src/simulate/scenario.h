@@ -171,6 +171,10 @@ struct WorkEstimate {
   // serving: policy decisions of one run, every policy's (duration /
   // interval each: a year at a 1 s interval is 220 M at no traffic at all)
   double policy_ticks = 0;
+  // serving: the synthetic demand's duration, which the counts above span
+  // (a replay runs on while its backlog drains: ServingConfig::
+  // max_simulated_s holds it to what the caps allow)
+  double simulated_s = 0;
   double decision_steps = 0;  // deadline: policy steps of one run (spot model)
   double dp_cells = 0;        // deadline: states of one dynamic programme
   double trace_steps = 0;     // deadline: steps of the generated spot traces of one run

@@ -63,6 +63,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/strings.h"
 #include "simulate/event_queue.h"
 #include "simulate/rng.h"
 
@@ -132,6 +133,8 @@ class Engine {
     per_vm_ = static_cast<uint32_t>(std::max(1, c.replicas_per_vm));
     iv_ = seconds(c.interval_s);
     tl_iv_ = seconds(c.timeline_s);
+    // Beyond ~30,000 years the clock would wrap: no limit there.
+    if (c.max_simulated_s > 0 && c.max_simulated_s < 1e12) limit_ = seconds(c.max_simulated_s);
     q_.reserve(1024);
   }
 
@@ -149,7 +152,7 @@ class Engine {
       const bool heap_first = !q_.empty() && (!have || q_.top().time <= next.arrival);
       if (!heap_first && !have) break;
       if (!heap_first) {
-        now = next.arrival;
+        now = last_arrival_ = next.arrival;
         ++out_.events;
         arrive(now, next);
         GPUPLAN_TRY(bool more, src_.next(next));
@@ -166,6 +169,7 @@ class Engine {
       const Event e = q_.pop();
       now = e.time;
       ++out_.events;
+      if (limit_ > 0 && now > limit_) return past_limit(have);
       switch (e.kind) {
         case kComplete:
         case kCompleteMet:
@@ -206,6 +210,24 @@ class Engine {
   }
 
  private:
+  // The error of a replay that ran past max_simulated_s.
+  tl::unexpected<Error> past_limit(bool demand_left) const {
+    const double limit_h = to_seconds(limit_) / 3600;
+    std::string why;
+    if (!demand_left) {
+      why = ", " + strings::fixed(limit_h - to_seconds(last_arrival_) / 3600, 2) +
+            " h after the last arrival, with " + std::to_string(waiting_.size()) +
+            " requests still queued and " + std::to_string(in_flight_) + " running";
+      why += c_.queue_timeout_s > 0 ? "" : " (queue_timeout_seconds 0: clients wait for ever)";
+    }
+    return invalid_argument(
+        "the replay under " + std::string(pol_.name()) + " was still serving past " +
+            strings::fixed(limit_h, 2) + " h of simulated time, the most this run may simulate" +
+            why,
+        Where{"", 0, 0,
+              !demand_left && c_.queue_timeout_s <= 0 ? "fleet.queue_timeout_seconds" : "demand"});
+  }
+
   void emit(SimTime t, const char* fmt, int a, int b, double x) {
     if (!log_) return;
     char buf[160];
@@ -793,9 +815,10 @@ class Engine {
   double step1_s_ = 0;   // step_s(1)
   double chunk_s_ = 1;   // one prefill chunk's compute (ReplicaCapacity::chunk_s)
   SimTime iv_ = 0, tl_iv_ = 0, vm_us_ = 0, spot_us_ = 0;
-  Rng rng_{1};               // spot lifetimes
-  size_t spot_events_ = 0;   // notices and evictions queued
-  int64_t lost_met_iv_ = 0;  // this interval: requests that had met the SLO, lost
+  SimTime limit_ = 0, last_arrival_ = 0;  // max_simulated_s (0: none); the last arrival
+  Rng rng_{1};                            // spot lifetimes
+  size_t spot_events_ = 0;                // notices and evictions queued
+  int64_t lost_met_iv_ = 0;               // this interval: requests that had met the SLO, lost
   uint32_t per_vm_ = 1;
   EventQueue q_;
   std::vector<Vm> vms_;

@@ -148,6 +148,12 @@ struct ServingConfig {
   // refused at arrival (vLLM answers 400, "maximum context length"),
   // counted as turned away and as one no fleet serves. 0: no limit.
   double max_context_tokens = 0;
+  // Simulated seconds a replay may run (0: no limit): one still running
+  // past it — a backlog draining long after the last arrival, as when
+  // clients wait for ever (queue_timeout_s 0) — stops with kInvalidArgument
+  // at fleet.queue_timeout_seconds (or demand, with a timeout). The server
+  // sets it from its work caps, which count the demand's duration only.
+  double max_simulated_s = 0;
   [[nodiscard]] bool over_context(const Request& r) const {
     return max_context_tokens > 0 &&
            static_cast<double>(r.input_tokens) + r.output_tokens > max_context_tokens;

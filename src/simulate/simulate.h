@@ -40,6 +40,9 @@ struct RunOptions {
     int count = 1;
   };
   std::optional<Shard> shard;
+  // Serving: simulated seconds each replay may run (ServingConfig::
+  // max_simulated_s); 0: no limit. The server sets it from its work caps.
+  double max_simulated_s = 0;
 };
 
 // One row of the report: means over every run of every trace (top level) or

@@ -1353,6 +1353,51 @@ TEST(Serving, ATensorParallelThatDoesNotHoldTheModelIsAnErrorAtIt) {
   EXPECT_NE(r.error().message.find("weights need"), std::string::npos) << r.error().message;
 }
 
+// A replay may be held to a span of simulated time (the server's caps count
+// the demand's duration): one still draining a backlog past it stops with an
+// error at the queue timeout that let it, with the file's line; with a
+// timeout, or within the span, the same scenario runs.
+TEST(Serving, AReplayPastItsSimulatedSpanStopsAtTheQueueTimeout) {
+  const std::string head =
+      "kind: serving\nvm: {size: Standard_NC24ads_A100_v4, region: eastus}\n"
+      "prices: {on_demand_usd_per_hour: 3}\npolicies: [hpa]\n"
+      "replica: {prefill_tokens_per_s: 10000, prefill_fixed_ms: 50, step_base_ms: 100, "
+      "step_per_seq_ms: 10, max_batch: 1}\n"
+      "demand: {synthetic: {rate_rps: 4, duration_hours: 0.05, "
+      "input_tokens: {mean: 1000, stddev: 0}, output_tokens: {mean: 100, stddev: 0}}}\n";
+  // 720 requests of ~10 s each on two VMs: an hour of backlog.
+  const std::string forever = head + "fleet: {max_replicas: 2, queue_timeout_seconds: 0}\n";
+  auto s = parse_scenario_string(forever, "drain.yaml");
+  ASSERT_TRUE(s) << s.error().to_string();
+  RunOptions o;
+  o.max_simulated_s = 1800;
+  auto r = run_scenario(*s, nullptr, o);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(r.error().where.field, "fleet.queue_timeout_seconds");
+  EXPECT_EQ(r.error().where.line, 7);
+  EXPECT_NE(r.error().message.find("requests still queued"), std::string::npos)
+      << r.error().message;
+  o.max_simulated_s = 0;  // no limit: the backlog drains
+  auto all = run_scenario(*s, nullptr, o);
+  ASSERT_TRUE(all) << all.error().to_string();
+  EXPECT_EQ(all->policies[0].rejected.value_or(-1), 0);      // every request served
+  EXPECT_GT(*all->policies[0].vm_hours, 2 * 1800 / 3600.0);  // two VMs past the span
+  // Clients that give up after 10 minutes leave the backlog within the span.
+  auto timeout =
+      parse_scenario_string(head + "fleet: {max_replicas: 2, queue_timeout_seconds: 600}\n", "t");
+  ASSERT_TRUE(timeout) << timeout.error().to_string();
+  o.max_simulated_s = 1800;
+  auto gave_up = run_scenario(*timeout, nullptr, o);
+  ASSERT_TRUE(gave_up) << gave_up.error().to_string();
+  EXPECT_GT(gave_up->policies[0].rejected.value_or(0), 0);
+  // Demand that outlasts the span names the demand.
+  o.max_simulated_s = 60;
+  auto short_span = run_scenario(*timeout, nullptr, o);
+  ASSERT_FALSE(short_span);
+  EXPECT_EQ(short_span.error().where.field, "demand");
+}
+
 TEST(Serving, MultiGpuSizesBillVmsAndTheBoundStaysBelowPoliciesThatMeetTheSlo) {
   struct Case {
     const char* size;
