@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "simulate/autoscale_export.h"
+#include "simulate/internal/window_max.h"
 #include "simulate/serving.h"
 
 namespace gpuplan::simulate {
@@ -200,18 +201,14 @@ class HpaPolicy final : public ScalingPolicy {
     if (std::abs(ratio - 1) > s_.tolerance)
       desired = static_cast<int>(std::ceil(current * ratio - 1e-9));
     desired = std::max(1, desired);
-    recs_.push_back({in.now_s, desired});
-    while (!recs_.empty() && recs_.front().first < in.now_s - s_.scale_down_stabilization_s)
-      recs_.pop_front();
-    int stabilized = desired;
-    for (const auto& [t, d] : recs_) stabilized = std::max(stabilized, d);
+    const int stabilized = recs_.push(in.now_s, desired, s_.scale_down_stabilization_s);
     // Scale up at once; scale down only to the highest recent recommendation.
     return {desired > current ? desired : std::min(current, stabilized), Capacity::kOnDemand};
   }
 
  private:
   HpaSettings s_;
-  std::deque<std::pair<double, int>> recs_;
+  internal::WindowMax<int> recs_;  // recommendations of the stabilization window
 };
 
 class PredictivePolicy final : public ScalingPolicy {
@@ -239,17 +236,11 @@ class PredictivePolicy final : public ScalingPolicy {
       trend_ = kBeta * (level_ - prev) + (1 - kBeta) * trend_;
     }
     ++n_;
-    recent_.push_back({in.now_s, w});
-    while (recent_.front().first < in.now_s - 300) recent_.pop_front();
-    double peak = 0;
-    for (const auto& [t, v] : recent_) peak = std::max(peak, v);
+    const double peak = std::max(0.0, recent_.push(in.now_s, w, 300));
     const double steps = interval_s_ > 0 ? (startup_s_ + 2 * interval_s_) / interval_s_ : 0;
     const double forecast = std::max(level_ + trend_ * steps, peak);
     int desired = std::max(1, static_cast<int>(std::ceil(forecast / target_util_ - 1e-9)));
-    recs_.push_back({in.now_s, desired});
-    while (recs_.front().first < in.now_s - 300) recs_.pop_front();
-    int hold = desired;
-    for (const auto& [t, d] : recs_) hold = std::max(hold, d);
+    const int hold = recs_.push(in.now_s, desired, 300);
     const int current = in.ready + in.starting;
     return {desired >= current ? desired : std::min(current, hold), Capacity::kOnDemand};
   }
@@ -259,8 +250,8 @@ class PredictivePolicy final : public ScalingPolicy {
   double target_util_;
   double startup_s_ = 0, level_ = 0, trend_ = 0, interval_s_ = 0, last_t_ = 0;
   int64_t n_ = 0;
-  std::deque<std::pair<double, double>> recent_;
-  std::deque<std::pair<double, int>> recs_;
+  internal::WindowMax<double> recent_;  // work rates of the last 5 minutes
+  internal::WindowMax<int> recs_;       // recommendations of the last 5 minutes
 };
 
 }  // namespace

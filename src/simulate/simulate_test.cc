@@ -22,6 +22,7 @@
 #include "simulate/demand.h"
 #include "simulate/event_queue.h"
 #include "simulate/histogram.h"
+#include "simulate/internal/window_max.h"
 #include "simulate/rng.h"
 #include "simulate/scenario.h"
 #include "simulate/serving.h"
@@ -1351,6 +1352,28 @@ TEST(Serving, ATensorParallelThatDoesNotHoldTheModelIsAnErrorAtIt) {
   EXPECT_EQ(r.error().where.field, "tensor_parallel");
   EXPECT_EQ(r.error().where.line, 4);
   EXPECT_NE(r.error().message.find("weights need"), std::string::npos) << r.error().message;
+}
+
+// The policies' trailing maxima (HPA stabilization, predictive's peak and
+// hold, slo-guard's hold) are what a scan of the window gives: ties, values
+// exactly at the window's edge, a zero window and uneven times included.
+TEST(Serving, WindowMaxIsTheLargestValueOfItsWindow) {
+  Rng rng(7);
+  for (const double window : {0.0, 1.0, 15.0, 300.0}) {
+    SCOPED_TRACE(window);
+    internal::WindowMax<int> fast;
+    std::vector<std::pair<double, int>> all;
+    double t = 0;
+    for (int i = 0; i < 5000; ++i) {
+      t += static_cast<double>(rng.below(4));  // repeats, steps of 1 to 3
+      const int v = static_cast<int>(rng.below(6));
+      all.emplace_back(t, v);
+      int scan = v;
+      for (const auto& [u, w] : all)
+        if (u >= t - window) scan = std::max(scan, w);
+      ASSERT_EQ(fast.push(t, v, window), scan) << "at " << t;
+    }
+  }
 }
 
 // A replay may be held to a span of simulated time (the server's caps count

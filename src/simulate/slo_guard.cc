@@ -103,6 +103,7 @@
 #include <utility>
 #include <vector>
 
+#include "simulate/internal/window_max.h"
 #include "simulate/serving.h"
 
 namespace gpuplan::simulate {
@@ -186,10 +187,7 @@ class SloGuardPolicy final : public ScalingPolicy {
       if (slope > 0) forecast = now_sum / now_n + slope * (ahead_s + kTrendWindowS / 2);
     }
     const double want = std::max(need, forecast);
-    needs_.push_back({in.now_s, want});
-    while (needs_.front().first < in.now_s - hold_s_) needs_.pop_front();
-    double recent = 0;
-    for (const auto& [t, v] : needs_) recent = std::max(recent, v);
+    const double recent = std::max(0.0, needs_.push(in.now_s, want, hold_s_));
     const int current = in.ready + in.starting;
     const int up = whole(want);
     if (up > current) return {up, Capacity::kOnDemand};
@@ -407,7 +405,8 @@ class SloGuardPolicy final : public ScalingPolicy {
   PolicyContext ctx_;
   double hold_s_ = 300, f_ = 1, last_t_ = 0, interval_s_ = 0, z_ = 2.33;
   int64_t n_ = 0, arrivals_w_ = 0, missed_w_ = 0;
-  std::deque<std::pair<double, double>> needs_, trend_;
+  internal::WindowMax<double> needs_;  // of the hold
+  std::deque<std::pair<double, double>> trend_;
   std::vector<double> ratio_hist_ = std::vector<double>(256, 0.0);
   double ratio_weight_ = 0, last_load_ = 0;
   double run_arrivals_ = 0, run_missed_ = 0;  // decayed as the ratio's weights
