@@ -331,8 +331,13 @@ Status within(double amount, double cap, const std::string& what, const std::str
                           Where{"request body", 0, 0, field});
 }
 
-// Every cap of one request, from the scenario's inputs.
-Status check_simulate_work(const simulate::Scenario& s, int runs) {
+// Every cap of one request, from the scenario's inputs; the simulated
+// seconds each serving replay may run (0: no limit). The caps count the
+// demand's span, but a backlog drains after it, and with clients that wait
+// for ever (queue_timeout_seconds 0) for as long as it takes (half an hour
+// of overload on two VMs drained for 25,000 simulated hours, 14 s of a
+// worker under one policy): a replay may run only as long as the caps allow.
+Result<double> check_simulate_work(const simulate::Scenario& s, int runs) {
   const simulate::WorkEstimate w = simulate::estimate_work(s);
   const double n = runs;
   GPUPLAN_RETURN_IF_ERROR(within(w.requests * n, kMaxSimulateRequests,
@@ -359,7 +364,12 @@ Status check_simulate_work(const simulate::Scenario& s, int runs) {
                                  "dynamic-programme states in one run", "spot.model.gap_seconds"));
   GPUPLAN_RETURN_IF_ERROR(
       within(w.dp_cells * n, kMaxDpCells, "dynamic-programme states", "spot.model.gap_seconds"));
-  return within(w.vm_hours * n, kMaxReserveVmHours, "VM-hours of demand", "demand.synthetic");
+  GPUPLAN_RETURN_IF_ERROR(
+      within(w.vm_hours * n, kMaxReserveVmHours, "VM-hours of demand", "demand.synthetic"));
+  if (w.simulated_s <= 0) return 0.0;
+  double scale = kMaxPolicyTicks / std::max(1.0, w.policy_ticks * n);
+  if (w.timeline_points > 0) scale = std::min(scale, kMaxTimelinePoints / (w.timeline_points * n));
+  return w.simulated_s * scale;
 }
 
 // POST /api/simulate[?policy=NAME][&runs=N][&seed=N]: a scenario YAML in the
@@ -397,19 +407,9 @@ Response simulate_route(const catalog::Catalog& catalog, const Request& request)
   // built a 228 MB timeline past the cap).
   simulate::Scenario as_run = *s;
   if (!o.policies.empty()) as_run.policies = o.policies;
-  if (auto ok = check_simulate_work(as_run, total_runs); !ok) return error_response(ok.error());
-  // The caps count the demand's duration; a backlog drains after it, and
-  // with clients that wait for ever (queue_timeout_seconds 0) for as long as
-  // it takes (half an hour of overload on two VMs drained for 25,000
-  // simulated hours, 14 s of a worker under one policy). Each replay may
-  // run only as long as the caps allow.
-  const simulate::WorkEstimate w = simulate::estimate_work(as_run);
-  if (w.simulated_s > 0) {
-    double scale = kMaxPolicyTicks / std::max(1.0, w.policy_ticks * total_runs);
-    if (w.timeline_points > 0)
-      scale = std::min(scale, kMaxTimelinePoints / (w.timeline_points * total_runs));
-    o.max_simulated_s = w.simulated_s * scale;
-  }
+  auto span = check_simulate_work(as_run, total_runs);
+  if (!span) return error_response(span.error());
+  o.max_simulated_s = *span;
   auto report = simulate::run_scenario(*s, &catalog, o);
   if (!report) return error_response(report.error());
   ordered_json out = simulate::to_json(*report);

@@ -1,6 +1,5 @@
 #include "server/server.h"
 
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -461,8 +460,7 @@ TEST_F(ServerTest, SimulateRefusesUnboundedWorkBeforeRunning) {
   // half an hour of 10x overload on two VMs whose clients wait for ever drains
   // for 45 days of one-second decisions (a longer one held a worker 14 s under one policy,
   // 100 s under all). The replay stops where the caps would, naming the
-  // queue timeout.
-  const auto drain_started = std::chrono::steady_clock::now();
+  // queue timeout (without the stop it ran to the end: a 200).
   auto drain =
       call("POST", "/api/simulate", {{"policy", "hpa"}},
            "kind: serving\nvm: {size: Standard_ND96asr_v4, region: eastus}\n"
@@ -477,7 +475,6 @@ TEST_F(ServerTest, SimulateRefusesUnboundedWorkBeforeRunning) {
   EXPECT_EQ(drain.status, 400) << drain.body.substr(0, 300);
   EXPECT_EQ(field_of(drain), "fleet.queue_timeout_seconds");
   EXPECT_NE(drain.body.find("after the last arrival"), std::string::npos) << drain.body;
-  EXPECT_LT(std::chrono::steady_clock::now() - drain_started, std::chrono::seconds(10));
   // The estimate is an upper bound of the real work: a scenario under the caps
   // simulates no more requests than estimated.
   const std::string ok =

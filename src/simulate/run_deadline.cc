@@ -254,12 +254,8 @@ Result<SimReport> run_deadline_scenario(const Scenario& s, const catalog::Catalo
   }
   const Sweep sw{s, o, job, policies, traces, spot_model, gpus, rep.runs, rep.seed};
   for (int b = 0; b < sw.blocks(); ++b) {
-    GPUPLAN_RETURN_IF_ERROR(validate(job, sw.gap(b)).map_error([&](Error e) {
-      // At the key's line when the scenario wrote it.
-      const Where at = s.where(e.where.field);
-      e.where = at.line > 0 ? at : Where{s.file, 0, 0, e.where.field};
-      return e;
-    }));
+    GPUPLAN_RETURN_IF_ERROR(
+        validate(job, sw.gap(b)).map_error([&](Error e) { return s.located(std::move(e)); }));
     TraceRows tr;
     tr.file = sw.model() ? "stochastic-model" : traces[static_cast<size_t>(b)].file;
     tr.spot_availability = sw.model() ? -1 : traces[static_cast<size_t>(b)].availability();

@@ -765,13 +765,10 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
   TraceRows tr;
   tr.file = spec.demand.format == "synthetic" ? "synthetic" : trace;
   for (size_t i = 0; i < policies.size(); ++i) {
-    if (!replays.runs[i]) {
-      // The engine names the field; the scenario knows its line.
-      Error e = std::move(replays.runs[i].error());
-      if (e.where.file.empty() && !e.where.field.empty()) e.where = s.where(e.where.field);
-      return tl::unexpected(std::move(e));
-    }
-    ServingRun r = std::move(*replays.runs[i]);
+    // The engine names a field; the scenario knows its line.
+    GPUPLAN_TRY(ServingRun r, std::move(replays.runs[i]).map_error([&](Error e) {
+      return s.located(std::move(e));
+    }));
     rep.event_log += replays.logs[i];
     rep.events += r.events;
     tr.policies.push_back(row_of(policies[i], r, bounds, c.slo_attainment));

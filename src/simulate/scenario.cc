@@ -277,6 +277,11 @@ Where Scenario::where(const std::string& field) const {
   return it != places.end() ? it->second : Where{file, 0, 0, field};
 }
 
+Error Scenario::located(Error e) const {
+  if (e.where.file.empty() && !e.where.field.empty()) e.where = where(e.where.field);
+  return e;
+}
+
 std::vector<std::string> Scenario::trace_files() const {
   switch (kind()) {
     case ScenarioKind::kDeadline:

@@ -144,6 +144,9 @@ struct Scenario {
   // parsing (a size the catalog lacks, a model no layout holds): its line and
   // column when the file gave it, else the file and the key alone.
   [[nodiscard]] Where where(const std::string& field) const;
+  // `e` at its field's place in this file, when the code that found it named
+  // a field but knew no file (the engines and validators below the parser).
+  [[nodiscard]] Error located(Error e) const;
   // Keys of the top level and the level below, as written, and where.
   std::map<std::string, Where> places;
 };
