@@ -99,6 +99,27 @@ void BM_SimulateServingSloGuard45rps(benchmark::State& state) {
 }
 BENCHMARK(BM_SimulateServingSloGuard45rps)->Arg(24)->Unit(benchmark::kMillisecond)->Iterations(1);
 
+// The lower bound alone where its ticks are long and its bins short: an
+// hourly interval and a 25-ms TTFT (12.5-ms bins, 288,000 to a tick). The
+// windows of a tick used to be scanned end by end from every start, O(p^2)
+// a tick: a day of this took minutes (a server request held its worker).
+void BM_ServingBoundLongTick(benchmark::State& state) {
+  ServingConfig c = week_config();
+  c.interval_s = 3600;
+  c.ttft_slo_s = 0.025;
+  SyntheticDemand d = week_demand(24);
+  d.rate_rps = 2;
+  d.input = {100, 50, 1, 400};
+  double bound_usd = 0;
+  for (auto _ : state) {
+    auto src = make_synthetic(d, 1, 1);
+    auto prof = profile_demand(*src, c);
+    bound_usd = serving_lower_bound(*prof, c, c.slo_attainment).cost_usd;
+  }
+  state.counters["bound_usd"] = bound_usd;
+}
+BENCHMARK(BM_ServingBoundLongTick)->Unit(benchmark::kMillisecond)->Iterations(1);
+
 // Demand generation alone (the share of the above that is not the engine).
 void BM_SimulateSyntheticDemand(benchmark::State& state) {
   int64_t n = 0;
