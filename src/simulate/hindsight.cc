@@ -34,6 +34,7 @@
 #include <functional>
 #include <memory>
 
+#include "simulate/internal/window_max.h"
 #include "simulate/serving.h"
 
 namespace gpuplan::simulate {
@@ -48,6 +49,9 @@ class HindsightPolicy final : public ScalingPolicy {
     ctx_ = ctx;
     interval_s_ = 0;
     last_t_ = 0;
+    next_block_ = 0;
+    sums_.clear();
+    peaks_.clear();
   }
   PolicyDecision decide(const PolicyInput& in) override {
     if (interval_s_ <= 0 && in.now_s > 0) interval_s_ = in.now_s - last_t_;
@@ -59,19 +63,46 @@ class HindsightPolicy final : public ScalingPolicy {
     const double step = ctx_.step_base_s + ctx_.step_per_seq_s * batch;
     const double share = std::clamp(1 - step / ctx_.tpot_slo_s, 0.05, 1.0);
     double need = 1;
-    for (double t = in.now_s; t < in.now_s + ctx_.startup_s + 2 * iv; t += iv) {
-      const auto [sum, peak] = prefill_in(t, t + iv);
+    if (iv > 0) {
+      // The intervals from now to one start-up and two intervals ahead, on
+      // the decisions' grid (the engine decides at whole intervals). Their
+      // largest prefill sum and busiest bin, as the window slides one
+      // interval a decision: amortized O(1), where reading every bin ahead
+      // was (start-up / bin) reads a decision (a day's start-up at a 1-s
+      // interval held a server worker for minutes).
+      const auto first = static_cast<int64_t>(std::floor(in.now_s / iv + 1e-9));
+      const auto count = std::max<int64_t>(
+          1, static_cast<int64_t>(std::ceil((ctx_.startup_s + 2 * iv) / iv - 1e-9)));
+      const int64_t last = first + count - 1;
+      if (next_block_ < first) next_block_ = first;
+      double sum = 0, peak = 0;
+      if (next_block_ > last) {  // a second decision at the same instant
+        const auto at = static_cast<double>(next_block_ - 1);
+        sum = sums_.push(at, 0, static_cast<double>(count - 1));
+        peak = peaks_.push(at, 0, static_cast<double>(count - 1));
+      }
+      for (; next_block_ <= last; ++next_block_) {
+        const auto [s, p] = block(next_block_, iv);
+        const auto at = static_cast<double>(next_block_);
+        sum = sums_.push(at, s, static_cast<double>(count - 1));
+        peak = peaks_.push(at, p, static_cast<double>(count - 1));
+      }
       need = std::max({need, margin_ * sum / (share * iv), peak / (bins_.bin_s + ctx_.ttft_slo_s)});
     }
     return {std::max(1, static_cast<int>(std::ceil(need / per_vm - 1e-9))), Capacity::kOnDemand};
   }
 
  private:
-  // Prefill seconds arriving in [from, to) and the busiest bin's.
-  std::pair<double, double> prefill_in(double from, double to) const {
+  // Prefill seconds arriving in interval j, [j iv, (j + 1) iv), and its
+  // busiest bin's.
+  std::pair<double, double> block(int64_t j, double iv) const {
     const auto& sum = bins_.prefill_s_sum;
-    const auto lo = static_cast<size_t>(std::max(0.0, from / bins_.bin_s));
-    const auto hi = std::min(sum.size(), static_cast<size_t>(std::max(0.0, to / bins_.bin_s)));
+    const auto bin_at = [&](double t) {
+      return std::min(sum.size(),
+                      static_cast<size_t>(std::max(0.0, std::min(t / bins_.bin_s, 1e15))));
+    };
+    const size_t lo = bin_at(static_cast<double>(j) * iv);
+    const size_t hi = bin_at(static_cast<double>(j + 1) * iv);
     double total = 0, peak = 0;
     for (size_t b = lo; b < hi; ++b) {
       total += sum[b];
@@ -84,6 +115,8 @@ class HindsightPolicy final : public ScalingPolicy {
   double margin_;
   PolicyContext ctx_;
   double interval_s_ = 0, last_t_ = 0;
+  int64_t next_block_ = 0;  // the first interval not yet read into the windows
+  internal::WindowMax<double> sums_, peaks_;
 };
 
 }  // namespace

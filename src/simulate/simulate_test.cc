@@ -2929,6 +2929,58 @@ TEST(Serving, HindsightMeetsTheTargetAtACostAboveTheBound) {
   }
 }
 
+// hindsight asks, at each decision, for the largest need of the intervals
+// from now to one start-up and two intervals ahead. It slides that window
+// one interval a decision; the answer must be the one scanning every bin
+// ahead gives (which it did, at startup / bin reads a decision).
+TEST(Serving, HindsightReadsEveryIntervalAheadOfEachDecision) {
+  BoundBins bins;
+  bins.bin_s = 0.5;
+  Rng rng(7);
+  for (int i = 0; i < 4000; ++i) {
+    // Mostly idle bins, some busy, a few very busy: the peak moves.
+    const double u = rng.uniform();
+    const float v =
+        u < 0.6 ? 0.0F : static_cast<float>(u < 0.97 ? rng.uniform() : 5 * rng.uniform());
+    bins.prefill_s_sum.push_back(v);
+    bins.prefill_s_max.push_back(v);
+  }
+  for (const double startup : {0.0, 7.0, 60.0, 600.0}) {
+    SCOPED_TRACE(startup);
+    PolicyContext ctx;
+    ctx.startup_s = startup;
+    ctx.ttft_slo_s = 0.8;
+    ctx.tpot_slo_s = 0.05;
+    ctx.step_base_s = 0.01;
+    ctx.step_per_seq_s = 0.001;
+    ctx.replicas_per_vm = 2;
+    auto pol = make_hindsight_policy(bins, 1.3);
+    pol->reset(ctx);
+    const double iv = 4;
+    for (int k = 1; k * iv < 2100; ++k) {
+      PolicyInput in;
+      in.now_s = k * iv;
+      in.ready = 1 + k % 5;
+      in.sequences = (k * 7) % 40;
+      const double batch = std::max(1.0, in.sequences / std::max(1.0, in.ready * 2.0));
+      const double share = std::clamp(1 - (0.01 + 0.001 * batch) / 0.05, 0.05, 1.0);
+      double need = 1;
+      for (double t = in.now_s; t < in.now_s + startup + 2 * iv; t += iv) {
+        double sum = 0, peak = 0;
+        for (auto b = static_cast<size_t>(t / bins.bin_s);
+             b < std::min(bins.prefill_s_sum.size(), static_cast<size_t>((t + iv) / bins.bin_s));
+             ++b) {
+          sum += bins.prefill_s_sum[b];
+          peak = std::max(peak, static_cast<double>(bins.prefill_s_sum[b]));
+        }
+        need = std::max({need, 1.3 * sum / (share * iv), peak / (bins.bin_s + 0.8)});
+      }
+      const int want = std::max(1, static_cast<int>(std::ceil(need / 2 - 1e-9)));
+      ASSERT_EQ(pol->decide(in).replicas, want) << "at " << in.now_s << " s";
+    }
+  }
+}
+
 TEST(Serving, APolicyNamedTwiceRunsOnce) {
   const auto cat = catalog::Catalog::load_embedded();
   ASSERT_TRUE(cat);
