@@ -389,6 +389,17 @@ TEST_F(ServerTest, SimulateRefusesUnboundedWorkBeforeRunning) {
                          "{start_hour: 0, duration_hours: 2, multiplier: 1000}]}}\n");
   EXPECT_EQ(bursts.status, 400) << bursts.body;
   EXPECT_EQ(field_of(bursts), "demand.synthetic");
+  // Few arrivals, but the generator thins them from its bound, the rate's
+  // largest factors together: 101x growth a week for two weeks and a 100x
+  // burst early on drew 3e9 candidates a replay (minutes a request).
+  auto thinning = call("POST", "/api/simulate", {},
+                       serving_head +
+                           "demand:\n  synthetic: {rate_rps: 0.002, duration_hours: 346, "
+                           "growth_per_week: 100, bursts: [{start_hour: 100, duration_hours: 25, "
+                           "multiplier: 100}]}\n  time_scale: 1e6\n");
+  EXPECT_EQ(thinning.status, 400) << thinning.body;
+  EXPECT_EQ(field_of(thinning), "demand.synthetic");
+  EXPECT_NE(thinning.body.find("arrival candidates"), std::string::npos) << thinning.body;
   const std::string deadline_head =
       "kind: deadline\nprices: {on_demand_usd_per_hour: 3, spot_ratio: 0.3}\n"
       "job: {work_hours: 10, deadline_hours: 20}\n";

@@ -67,6 +67,14 @@ double lognormal_sigma(double cv) { return std::sqrt(std::log1p(cv * cv)); }
 
 }  // namespace
 
+double SyntheticDemand::thinning_rate() const {
+  double burst = 1;
+  for (const auto& b : bursts) burst = std::max(burst, b.multiplier);
+  const double growth =
+      growth_per_week >= 0 ? std::pow(1 + growth_per_week, duration_hours / 168.0) : 1;
+  return rate_rps * (1 + std::abs(diurnal_amplitude)) * burst * growth;
+}
+
 double SyntheticDemand::noise_max() const {
   if (noise_cv <= 0) return 1;
   const double sigma = lognormal_sigma(noise_cv);
@@ -688,12 +696,10 @@ class Synthetic final : public DemandSource {
         in_(spec.input.prepare()),
         out_(spec.output.prepare()) {
     // Thinning (Lewis & Shedler 1979) against an upper bound of the rate.
-    double amp = std::abs(spec.diurnal_amplitude);
-    double burst = 1;
-    for (const auto& b : spec.bursts) burst = std::max(burst, b.multiplier);
+    const double amp = std::abs(spec.diurnal_amplitude);
     const double weeks = spec.duration_hours / 168.0;
     const double growth = spec.growth_per_week >= 0 ? std::pow(1 + spec.growth_per_week, weeks) : 1;
-    max_rate_ = spec.rate_rps * (1 + amp) * burst * growth;
+    max_rate_ = spec.thinning_rate();
     bound_ = max_rate_;
     noise_seed_ = splitmix64(seed ^ 0x6e6f697365ULL);  // independent of the arrival stream
     end_s_ = spec.duration_hours * 3600;

@@ -111,6 +111,12 @@ struct SyntheticDemand {
   TokenDist output{200, 0, 1, 1e6};
   // The rate at `t_s` seconds, without the noise factor.
   [[nodiscard]] double rate_at(double t_s) const;
+  // The generator's thinning bound (Lewis & Shedler 1979), without noise:
+  // the rate's largest diurnal, burst and growth factors together. It draws
+  // about this x noise x duration candidates, whatever it accepts: growth of
+  // 100x a week over two weeks and a 100x burst is 10^6 candidates a
+  // request (the server counts them: estimate_work).
+  [[nodiscard]] double thinning_rate() const;
 };
 
 // What a reader dropped, for the report ("12 rows without container_ip").

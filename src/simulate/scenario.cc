@@ -352,6 +352,9 @@ WorkEstimate estimate_work(const Scenario& s) {
       const auto& names = all ? serving_policy_names() : s.policies;
       double policies = 0;
       for (const std::string& n : names) policies += n == "hindsight" ? kHindsightMaxRuns : 1;
+      if (v.demand.format == "synthetic")
+        w.candidates = v.synthetic.thinning_rate() * v.synthetic.noise_max() *
+                       v.synthetic.duration_hours * 3600 * (policies + 1);
       w.timeline_points = hours * 3600 / v.timeline_s * policies;
       w.policy_ticks = hours * 3600 / v.interval_s * policies;
       w.simulated_s = hours * 3600;
