@@ -1,3 +1,4 @@
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +12,7 @@
 
 #include "core/csv.h"
 #include "core/dates.h"
+#include "core/deadline.h"
 #include "core/files.h"
 #include "core/format.h"
 #include "core/names.h"
@@ -35,6 +37,48 @@ TEST(Error, ExitCodes) {
   EXPECT_EQ(exit_code_for(ErrorCode::kFailedPrecondition), 1);
   EXPECT_EQ(exit_code_for(ErrorCode::kUnavailable), 3);
   EXPECT_EQ(exit_code_for(ErrorCode::kInternal), 4);
+  EXPECT_EQ(exit_code_for(ErrorCode::kDeadlineExceeded), 3);
+}
+
+TEST(Deadline, NoneNeverExpiresAndAPassedOneSaysWhatItWasDoing) {
+  const Deadline none;
+  EXPECT_FALSE(none.active());
+  EXPECT_FALSE(none.expired());
+  EXPECT_TRUE(none.check("anything"));
+  const Deadline past = Deadline::after(0);
+  EXPECT_TRUE(past.expired());
+  const Status s = past.check("replaying");
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().code, ErrorCode::kDeadlineExceeded);
+  EXPECT_EQ(s.error().message,
+            "gave up after the 0.0 s this computation was given, while replaying");
+  // An hour is far off; a deadline past the clock's range is none at all.
+  EXPECT_FALSE(Deadline::after(3600).expired());
+  EXPECT_FALSE(Deadline::after(1e300).expired());
+}
+
+TEST(Deadline, TheClientLeavingEndsItAtOnce) {
+  std::atomic<bool> gone{false};
+  const Deadline d = Deadline::after(3600, &gone);
+  EXPECT_FALSE(d.expired());
+  gone = true;
+  EXPECT_TRUE(d.expired());
+  EXPECT_EQ(d.error("").message, "stopped: the client left");
+  // Also when its time is unlimited.
+  std::atomic<bool> left{true};
+  EXPECT_TRUE(Deadline::after(1e300, &left).expired());
+}
+
+TEST(Deadline, APollReadsTheClockOnceEveryNCalls) {
+  const Deadline past = Deadline::after(0);
+  DeadlinePoll poll(past, 4);
+  EXPECT_FALSE(poll.expired());
+  EXPECT_FALSE(poll.expired());
+  EXPECT_FALSE(poll.expired());
+  EXPECT_TRUE(poll.expired());  // the 4th call reads it
+  const Deadline none;
+  DeadlinePoll idle(none, 1);
+  for (int i = 0; i < 10; ++i) EXPECT_FALSE(idle.expired());
 }
 
 Result<int> half(int x) {

@@ -29,6 +29,7 @@ int exit_code_for(ErrorCode code) {
     case ErrorCode::kFailedPrecondition:
       return 1;
     case ErrorCode::kUnavailable:
+    case ErrorCode::kDeadlineExceeded:
       return 3;
     case ErrorCode::kInternal:
       return 4;

@@ -26,6 +26,8 @@ enum class ErrorCode {
   kFailedPrecondition,
   kUnavailable,
   kInternal,
+  // A computation ran past the time it was given (core/deadline.h).
+  kDeadlineExceeded,
 };
 
 // Where an error was found. Any part may be empty/zero.

@@ -49,6 +49,8 @@ int http_status_for(ErrorCode code) {
       return 404;
     case ErrorCode::kUnavailable:
       return 503;
+    case ErrorCode::kDeadlineExceeded:
+      return 504;  // Google's API mapping of DEADLINE_EXCEEDED (AIP-193)
     case ErrorCode::kInternal:
       return 500;
   }
@@ -384,7 +386,8 @@ Result<double> check_simulate_work(const simulate::Scenario& s, int runs) {
 // POST /api/simulate[?policy=NAME][&runs=N][&seed=N]: a scenario YAML in the
 // body whose demand and spot supply are generated (demand.synthetic,
 // spot.model): the server reads no file a request names.
-Response simulate_route(const catalog::Catalog& catalog, const Request& request) {
+Response simulate_route(const catalog::Catalog& catalog, const Request& request,
+                        const Deadline& deadline) {
   auto runs = number_param(request, "runs", 1, kMaxSimulateRuns, true);
   if (!runs) return error_response(runs.error());
   auto seed = number_param(request, "seed", 0, 2147483647, true);
@@ -419,7 +422,17 @@ Response simulate_route(const catalog::Catalog& catalog, const Request& request)
   auto span = check_simulate_work(as_run, total_runs);
   if (!span) return error_response(span.error());
   o.max_simulated_s = *span;
+  o.deadline = deadline;
   auto report = simulate::run_scenario(*s, &catalog, o);
+  if (!report && report.error().code == ErrorCode::kDeadlineExceeded) {
+    // Work the caps did not foresee (a 100,000-VM fleet's per-VM loops at
+    // every decision): the worker is freed, the client told where to run it.
+    Error e = report.error();
+    e.message = "the server gives a request " + strings::fixed(deadline.budget_s(), 0) +
+                " s of a worker and this simulation needed more (" + e.message +
+                "); run it with `gpuplan simulate` instead";
+    return error_response(e);
+  }
   if (!report) return error_response(report.error());
   ordered_json out = simulate::to_json(*report);
   if (o.timeline) out["timeline"] = simulate::timeline_json(*report);
@@ -456,6 +469,7 @@ struct RouteContext {
   const cost::Rates& rates;
   const Request& request;
   const WebAssets* web;
+  const Deadline& deadline;
 };
 
 Response index_route(const RouteContext&) {
@@ -503,7 +517,7 @@ const Route kRoutes[] = {
     {"/api/estimate", false, true, "use POST with a workload YAML body",
      [](const RouteContext& c) { return estimate_route(c.catalog, c.request); }},
     {"/api/simulate", false, true, "use POST with a scenario YAML body",
-     [](const RouteContext& c) { return simulate_route(c.catalog, c.request); }},
+     [](const RouteContext& c) { return simulate_route(c.catalog, c.request, c.deadline); }},
     {"/api/plan", false, true, "use POST with a workload YAML body",
      [](const RouteContext& c) { return plan_route(c.catalog, c.rates, c.request); }},
 };
@@ -511,13 +525,13 @@ const Route kRoutes[] = {
 }  // namespace
 
 Response handle(const catalog::Catalog& catalog, const cost::Rates& rates, const Request& request,
-                const WebAssets* web) {
+                const WebAssets* web, const Deadline& deadline) {
   const std::string& path = request.path;
   for (const Route& r : kRoutes) {
     if (r.prefix ? !path.starts_with(r.path) : path != r.path) continue;
     if (request.method != (r.post ? "POST" : "GET"))
       return wrong_method(r.post ? "POST" : "GET, HEAD", std::string(r.hint));
-    return r.handler(RouteContext{catalog, rates, request, web});
+    return r.handler(RouteContext{catalog, rates, request, web, deadline});
   }
   return error_response(
       Error{ErrorCode::kNotFound, "no such route: " + request.method + " " + path, Where{}});
@@ -549,8 +563,9 @@ Result<int> Server::bind() {
   Impl* impl = impl_.get();
   // Every route but the health probe runs on a worker; the probe is answered
   // by the I/O thread, so it answers while the workers are all busy.
-  auto worker = [impl](const Request& r, const std::atomic<bool>&) {
-    return handle(*impl->catalog, impl->rates, r, &impl->web);
+  auto worker = [impl](const Request& r, const std::atomic<bool>& gone) {
+    const Deadline deadline = Deadline::after(impl->options.compute_timeout_ms / 1000.0, &gone);
+    return handle(*impl->catalog, impl->rates, r, &impl->web, deadline);
   };
   auto at_once = [impl](const Request& r) -> std::optional<Response> {
     if (r.method == "GET" && r.path == "/api/health")

@@ -53,6 +53,7 @@
 #include <vector>
 
 #include "catalog/catalog.h"
+#include "core/deadline.h"
 #include "core/result.h"
 #include "cost/cost.h"
 #include "server/internal/http_listener.h"
@@ -99,7 +100,9 @@ class Server {
 // The routes, without a socket (Request and Response: http_request.h): the
 // listener's workers call handle(), and so do the tests. Without `web`, the
 // page's charts are answered as missing.
+// `deadline`: when a long route (simulate) gives up, with 504.
 [[nodiscard]] Response handle(const catalog::Catalog& catalog, const cost::Rates& rates,
-                              const Request& request, const WebAssets* web = nullptr);
+                              const Request& request, const WebAssets* web = nullptr,
+                              const Deadline& deadline = Deadline());
 
 }  // namespace gpuplan::server

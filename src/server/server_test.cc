@@ -366,6 +366,29 @@ TEST_F(ServerTest, SimulatesGeneratedScenariosOnly) {
 // 1e12 hours; a sub-microsecond deadline grid: SIGFPE) or to allocate without
 // bound (a 1-second grid: 9.7 GB; bursts and reserve growth not counted) are
 // 400 answers naming the field, decided before anything runs.
+// Work within every cap that still holds a worker too long (a 100,000-VM
+// fleet walked at every decision once took 52 s): the request's deadline
+// frees the worker with a 504 that says where to run it instead.
+TEST_F(ServerTest, SimulatePastItsDeadlineIsA504ThatSaysWhereToRunIt) {
+  const std::string body = example("sim-serve-day.yaml");
+  ASSERT_FALSE(body.empty());
+  auto r = handle(*catalog_, *rates_, Request{"POST", "/api/simulate", {}, body}, nullptr,
+                  Deadline::after(0));
+  ASSERT_EQ(r.status, 504) << r.body;
+  const std::string m = nlohmann::json::parse(r.body)["error"].value("message", "");
+  EXPECT_NE(m.find("the server gives a request 0 s of a worker"), std::string::npos) << m;
+  EXPECT_NE(m.find("run it with `gpuplan simulate` instead"), std::string::npos) << m;
+  // The same request with its client gone stops too; with time, it runs.
+  std::atomic<bool> gone{true};
+  auto left = handle(*catalog_, *rates_, Request{"POST", "/api/simulate", {}, body}, nullptr,
+                     Deadline::after(3600, &gone));
+  EXPECT_EQ(left.status, 504) << left.body;
+  gone = false;
+  auto ran = handle(*catalog_, *rates_, Request{"POST", "/api/simulate", {}, body}, nullptr,
+                    Deadline::after(3600, &gone));
+  EXPECT_EQ(ran.status, 200) << ran.body;
+}
+
 TEST_F(ServerTest, SimulateRefusesUnboundedWorkBeforeRunning) {
   const std::string serving_head =
       "kind: serving\nvm: {size: Standard_NC40ads_H100_v5, region: eastus}\nmodel: llama-3.1-8b\n";

@@ -167,17 +167,23 @@ RunOut run_one(const Sweep& sw, const RunJob& j,
   return out;
 }
 
-// Runs jobs [from, to) on a pool of threads; results in job order.
-std::vector<RunOut> run_pool(const Sweep& sw, const std::vector<RunJob>& jobs, size_t from,
-                             size_t to) {
+// Runs jobs [from, to) on a pool of threads; results in job order. Each
+// thread checks the deadline before it takes a run and stops once it passed.
+Result<std::vector<RunOut>> run_pool(const Sweep& sw, const std::vector<RunJob>& jobs, size_t from,
+                                     size_t to) {
   std::vector<RunOut> outs(to - from);
   std::atomic<size_t> next{from};
+  std::atomic<bool> late{false};
   std::atomic<int64_t> done{0};
   std::mutex progress_mu;
   const auto worker = [&] {
     std::vector<std::unique_ptr<ScalingPolicy>> pols;
     int block = -1;
     for (size_t i; (i = next++) < to;) {
+      if (late.load() || sw.o.deadline.expired()) {
+        late = true;
+        return;
+      }
       const RunJob& j = jobs[i];
       if (j.block != block) {  // policies are made per trace step
         block = j.block;
@@ -199,6 +205,9 @@ std::vector<RunOut> run_pool(const Sweep& sw, const std::vector<RunJob>& jobs, s
   for (size_t k = 1; k < std::min(hw, to - from); ++k) pool.emplace_back(worker);
   worker();
   for (std::thread& t : pool) t.join();
+  if (late)
+    return tl::unexpected(sw.o.deadline.error(std::to_string(done.load()) + " of " +
+                                              std::to_string(to - from) + " runs done"));
   return outs;
 }
 
@@ -279,7 +288,7 @@ Result<SimReport> run_deadline_scenario(const Scenario& s, const catalog::Catalo
   const size_t n = jobs.size();
   const size_t from = n * static_cast<size_t>(shard.index) / static_cast<size_t>(shard.count);
   const size_t to = n * static_cast<size_t>(shard.index + 1) / static_cast<size_t>(shard.count);
-  std::vector<RunOut> outs = run_pool(sw, jobs, from, to);
+  GPUPLAN_TRY(std::vector<RunOut> outs, run_pool(sw, jobs, from, to));
   std::vector<RunRecord> records;
   records.reserve(outs.size());
   for (size_t i = 0; i < outs.size(); ++i) {

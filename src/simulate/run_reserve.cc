@@ -151,6 +151,8 @@ Result<SimReport> run_reserve_scenario(const Scenario& s, const catalog::Catalog
   for (const auto& name : policies) pols.push_back(make_reserve_policy(name, spec.policy));
   std::vector<PolicyRow> rows(policies.size() + 1);
   for (int run = 0; run < rep.runs; ++run) {
+    GPUPLAN_RETURN_IF_ERROR(
+        o.deadline.check(std::to_string(run) + " of " + std::to_string(rep.runs) + " runs done"));
     const VmDemand demand =
         synthetic ? synthetic_vms(spec.synthetic_vms, rep.seed * 1000003ULL + run) : jobs_demand;
     if (demand.vms.empty()) return invalid_argument("the demand has no hours", s.where("demand"));

@@ -732,6 +732,7 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
   }
   GPUPLAN_RETURN_IF_ERROR(fleet_config(s, cat, tp, c, rep));
   c.max_simulated_s = o.max_simulated_s;
+  c.deadline = o.deadline;
   if (spec.spot.share > 0) {
     c.spot = spec.spot;
     c.spot.usd_per_hour = prices.spot;

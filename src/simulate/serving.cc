@@ -148,7 +148,9 @@ class Engine {
     Request next;
     GPUPLAN_TRY(bool have, src_.next(next));
     SimTime now = 0;
+    DeadlinePoll poll(c_.deadline);
     for (;;) {
+      if (poll.expired()) return out_of_time(now);
       const bool heap_first = !q_.empty() && (!have || q_.top().time <= next.arrival);
       if (!heap_first && !have) break;
       if (!heap_first) {
@@ -210,6 +212,13 @@ class Engine {
   }
 
  private:
+  // The error of a replay that ran past ServingConfig::deadline.
+  tl::unexpected<Error> out_of_time(SimTime now) const {
+    return tl::unexpected(c_.deadline.error(
+        "replaying the demand under " + std::string(pol_.name()) + " (" +
+        strings::fixed(to_seconds(now) / 3600, 2) + " h of simulated time done)"));
+  }
+
   // The error of a replay that ran past max_simulated_s.
   tl::unexpected<Error> past_limit(bool demand_left) const {
     const double limit_h = to_seconds(limit_) / 3600;

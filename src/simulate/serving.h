@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/deadline.h"
 #include "core/result.h"
 #include "estimate/serving_engine.h"
 #include "simulate/demand.h"
@@ -154,6 +155,9 @@ struct ServingConfig {
   // at fleet.queue_timeout_seconds (or demand, with a timeout). The server
   // sets it from its work caps, which count the demand's duration only.
   double max_simulated_s = 0;
+  // When a replay gives up (kDeadlineExceeded): checked every 1,024 events,
+  // and by profile_demand. None by default; the server sets one.
+  Deadline deadline;
   [[nodiscard]] bool over_context(const Request& r) const {
     return max_context_tokens > 0 &&
            static_cast<double>(r.input_tokens) + r.output_tokens > max_context_tokens;

@@ -52,7 +52,9 @@ Result<DemandProfile> profile_demand(DemandSource& source, const ServingConfig& 
   const double bin = std::min(1.0, ttft / 2);
   p.bins.grid(bin, static_cast<size_t>(std::max(
                        1.0, std::ceil(std::max(config.interval_s, 4 * ttft) / bin - 1e-9))));
+  DeadlinePoll poll(config.deadline);
   for (;;) {
+    if (poll.expired()) return tl::unexpected(config.deadline.error("reading the demand"));
     GPUPLAN_TRY(bool more, source.next(r));
     if (!more) break;
     const size_t i = static_cast<size_t>(r.arrival / iv);

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog/catalog.h"
+#include "core/deadline.h"
 #include "core/result.h"
 #include "simulate/scenario.h"
 
@@ -43,6 +44,10 @@ struct RunOptions {
   // Serving: simulated seconds each replay may run (ServingConfig::
   // max_simulated_s); 0: no limit. The server sets it from its work caps.
   double max_simulated_s = 0;
+  // When to give up (kDeadlineExceeded): serving replays check it every
+  // 1,024 events, deadline and reserve sweeps before each run. None by
+  // default; the server sets one per request.
+  Deadline deadline;
 };
 
 // One row of the report: means over every run of every trace (top level) or

@@ -2929,6 +2929,30 @@ TEST(Serving, HindsightMeetsTheTargetAtACostAboveTheBound) {
   }
 }
 
+// A replay, a deadline sweep and a reserve sweep given a deadline that has
+// passed stop with kDeadlineExceeded, saying what they were doing; with none
+// they run (the CLI sets none).
+TEST(Simulate, APassedDeadlineStopsEveryKindOfScenario) {
+  const auto cat = catalog::Catalog::load_embedded();
+  ASSERT_TRUE(cat);
+  for (const auto& [file, doing] : std::vector<std::pair<std::string, std::string>>{
+           {"sim-serve-conv.yaml", "while re"},  // reading the demand or replaying it
+           {"sim-serve-day.yaml", "while re"},
+           {"sim-deadline-spot.yaml", "while 0 of "},
+           {"sim-reserve-growth.yaml", "while 0 of 1 runs done"}}) {
+    SCOPED_TRACE(file);
+    auto s = parse_scenario_file(std::string(GPUPLAN_SOURCE_DIR) + "/examples/" + file);
+    ASSERT_TRUE(s) << s.error().to_string();
+    RunOptions o;
+    o.runs = 2;
+    o.deadline = Deadline::after(0);
+    auto r = run_scenario(*s, cat->get(), o);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, ErrorCode::kDeadlineExceeded) << r.error().to_string();
+    EXPECT_NE(r.error().message.find(doing), std::string::npos) << r.error().message;
+  }
+}
+
 // hindsight asks, at each decision, for the largest need of the intervals
 // from now to one start-up and two intervals ahead. It slides that window
 // one interval a decision; the answer must be the one scanning every bin

@@ -59,6 +59,10 @@ struct ListenerOptions {
   int write_timeout_ms = 10000;          // one answer, sent
   int idle_timeout_ms = 5000;            // keep-alive, between requests
   int retry_after_s = 1;                 // the Retry-After of a 503 when busy
+  // A worker's time on one request: the server's routes that can run long
+  // (simulate) give up past it with 504 (core/deadline.h). Not the
+  // listener's own: Server passes it to the routes.
+  int compute_timeout_ms = 30000;
 };
 
 // The client a connection from `peer` counts against for
