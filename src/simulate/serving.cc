@@ -369,12 +369,20 @@ class Engine {
     if (m.state == RState::kStopped || m.evict_at != now) return;
     const uint32_t lo = v * per_vm_, hi = lo + per_vm_;
     int64_t lost = 0, lost_met = 0;
-    q_.erase_if([&](const Event& e) {
-      const bool mine = (e.kind == kComplete || e.kind == kCompleteMet) && e.a >= lo && e.a < hi;
-      lost += mine;
-      lost_met += mine && e.kind == kCompleteMet;
-      return mine;
-    });
+    // Only a VM with running requests has completions queued: the scan of
+    // every queued event is skipped for the rest (spot VMs evicted while
+    // they start, as at a day's start-up and 10 evictions an hour, scanned
+    // the queue 2.4 M times in a replay). The queue's order is (time,
+    // sequence), so what it pops does not depend on the scan.
+    bool busy = m.active > 0;
+    for (uint32_t i = lo; i < hi; ++i) busy = busy || reps_[i].active > 0;
+    if (busy)
+      q_.erase_if([&](const Event& e) {
+        const bool mine = (e.kind == kComplete || e.kind == kCompleteMet) && e.a >= lo && e.a < hi;
+        lost += mine;
+        lost_met += mine && e.kind == kCompleteMet;
+        return mine;
+      });
     out_.slo_met -= lost_met;
     lost_met_iv_ += lost_met;
     out_.evicted += lost;
