@@ -300,10 +300,11 @@ Response prices_route(const catalog::Catalog& catalog, const Request& request) {
 // the server). At ~10 M events/s a capped serving request runs in about a second.
 constexpr int kMaxSimulateRuns = 100;
 constexpr double kMaxSimulateRequests = 5e6;  // arrivals x runs
-// The generator's thinning candidates x replays x runs, ~15 ns each (an
-// exponential and a uniform draw): its bound is the rate's largest factors
-// together, so growth of 100x a week and a 100x burst drew 3e9 of them a
-// replay for a few thousand arrivals (minutes a request).
+// The generator's thinning candidates x replays x runs, 5 to 15 ns each
+// (an exponential and a uniform draw; 1.1e8 took 0.56 s, 4e8 5.7 s): its
+// bound is the rate's largest factors together, so growth of 100x a week
+// and a 100x burst drew 3e9 of them a replay for a few thousand arrivals
+// (minutes a request).
 constexpr double kMaxSimulateCandidates = 1e8;
 // Arrivals x the fleet's VMs x runs: the router's scans, about a nanosecond
 // each (a 100,000-VM fleet took 21 s for 180,000 arrivals), so about a
@@ -351,7 +352,7 @@ Result<double> check_simulate_work(const simulate::Scenario& s, int runs) {
                                  "requests (rate x duration x peaks x runs)", "demand.synthetic"));
   GPUPLAN_RETURN_IF_ERROR(within(w.candidates * n, kMaxSimulateCandidates,
                                  "arrival candidates (rate x duration x the largest diurnal, "
-                                 "burst, growth and noise factors together x replays x runs)",
+                                 "burst and growth factors together x replays x runs)",
                                  "demand.synthetic"));
   GPUPLAN_RETURN_IF_ERROR(within(w.routings * n, kMaxSimulateRoutings,
                                  "routing scans (requests x VMs x runs)", "fleet.max_replicas"));

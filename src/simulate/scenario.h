@@ -169,7 +169,8 @@ struct WorkEstimate {
   double requests = 0;  // serving: arrivals of one run
   // serving: the generator's thinning candidates of one run, every replay's
   // (each policy's, hindsight's margin search, the bound's profile): the
-  // generator draws them at its bound, whatever it accepts
+  // generator draws them at its bound, whatever it accepts (expected: the
+  // noise factor has mean 1)
   double candidates = 0;
   // serving: arrivals x the VMs the fleet may hold — the router scans every
   // replica an arrival could go to (more with several replicas per VM)
