@@ -1,6 +1,6 @@
 #include "core/deadline.h"
 
-#include <cmath>
+#include <algorithm>
 #include <string>
 
 #include "core/strings.h"
@@ -9,25 +9,19 @@ namespace gpuplan {
 
 Deadline Deadline::after(double seconds, const std::atomic<bool>* gone) {
   Deadline d;
-  d.active_ = true;
   d.budget_s_ = std::max(0.0, seconds);
   d.gone_ = gone;
   // Past ~292 years the clock's count would overflow: a deadline that far
-  // is none.
-  if (!(d.budget_s_ < 1e9)) {
-    d.active_ = gone != nullptr;
-    d.at_ = Clock::time_point::max();
-    return d;
-  }
-  d.at_ = Clock::now() +
-          std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(d.budget_s_));
+  // is none (at_ stays max).
+  if (d.budget_s_ < 1e9)
+    d.at_ = Clock::now() +
+            std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(d.budget_s_));
   return d;
 }
 
 bool Deadline::expired() const {
-  if (!active_) return false;
   if (gone_ != nullptr && gone_->load(std::memory_order_relaxed)) return true;
-  return Clock::now() >= at_;
+  return at_ != Clock::time_point::max() && Clock::now() >= at_;
 }
 
 Status Deadline::check(std::string_view doing) const {

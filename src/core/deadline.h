@@ -27,7 +27,7 @@ class Deadline {
   // `seconds` from now (or when `*gone` turns true, if given).
   [[nodiscard]] static Deadline after(double seconds, const std::atomic<bool>* gone = nullptr);
 
-  [[nodiscard]] bool active() const { return active_; }
+  [[nodiscard]] bool active() const { return gone_ != nullptr || at_ != Clock::time_point::max(); }
   [[nodiscard]] double budget_s() const { return budget_s_; }
   // Reads the clock and the flag.
   [[nodiscard]] bool expired() const;
@@ -38,10 +38,9 @@ class Deadline {
   [[nodiscard]] Error error(std::string_view doing) const;
 
  private:
-  Clock::time_point at_{};
+  Clock::time_point at_ = Clock::time_point::max();  // max: no time limit
   double budget_s_ = 0;
   const std::atomic<bool>* gone_ = nullptr;
-  bool active_ = false;
 };
 
 // A Deadline read once every `every` calls: for loops of cheap steps (an

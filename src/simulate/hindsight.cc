@@ -74,20 +74,16 @@ class HindsightPolicy final : public ScalingPolicy {
       const auto count = std::max<int64_t>(
           1, static_cast<int64_t>(std::ceil((ctx_.startup_s + 2 * iv) / iv - 1e-9)));
       const int64_t last = first + count - 1;
+      // (A second decision at the same instant reads no new interval.)
       if (next_block_ < first) next_block_ = first;
-      double sum = 0, peak = 0;
-      if (next_block_ > last) {  // a second decision at the same instant
-        const auto at = static_cast<double>(next_block_ - 1);
-        sum = sums_.push(at, 0, static_cast<double>(count - 1));
-        peak = peaks_.push(at, 0, static_cast<double>(count - 1));
-      }
       for (; next_block_ <= last; ++next_block_) {
         const auto [s, p] = block(next_block_, iv);
         const auto at = static_cast<double>(next_block_);
-        sum = sums_.push(at, s, static_cast<double>(count - 1));
-        peak = peaks_.push(at, p, static_cast<double>(count - 1));
+        sums_.push(at, s, static_cast<double>(count - 1));
+        peaks_.push(at, p, static_cast<double>(count - 1));
       }
-      need = std::max({need, margin_ * sum / (share * iv), peak / (bins_.bin_s + ctx_.ttft_slo_s)});
+      need = std::max({need, margin_ * sums_.max() / (share * iv),
+                       peaks_.max() / (bins_.bin_s + ctx_.ttft_slo_s)});
     }
     return {std::max(1, static_cast<int>(std::ceil(need / per_vm - 1e-9))), Capacity::kOnDemand};
   }

@@ -257,7 +257,8 @@ class Engine {
   // Pay-as-you-go VMs among those ready or starting (the scale set's count).
   int regular_live() const { return regular_live_; }
 
-  // Every VM's state changes here, and so do the fleet's running counts:
+  // Every VM's state changes here, and so do the fleet's counts (ready,
+  // starting, draining, pay-as-you-go up, billed time, stopped VMs):
   // kept, not counted by walking the VMs, which at a 100,000-VM fleet made
   // each scale step O(VMs) and a scale-out of n VMs O(n x VMs).
   void set_state(uint32_t v, RState st) {
@@ -265,9 +266,17 @@ class Engine {
     const auto regular = [&m] {
       return !m.spot && (m.state == RState::kReady || m.state == RState::kStarting);
     };
+    const auto count = [this](RState s) -> int* {
+      return s == RState::kReady      ? &ready_
+             : s == RState::kStarting ? &starting_
+             : s == RState::kDraining ? &draining_
+                                      : nullptr;
+    };
     const bool was_live = m.state != RState::kStopped;
     regular_live_ -= regular();
+    if (int* n = count(m.state)) --*n;
     m.state = st;
+    if (int* n = count(m.state)) ++*n;
     regular_live_ += regular();
     const bool live = st != RState::kStopped;
     if (was_live != live) {
@@ -324,10 +333,8 @@ class Engine {
     if (ready_now) {
       for (uint32_t i = v * per_vm_; i < (v + 1) * per_vm_; ++i) reps_[i].serving_from = now;
       set_state(v, RState::kReady);
-      ++ready_;
     } else {
       set_state(v, RState::kStarting);
-      ++starting_;
       vms_[v].ready_at = now + seconds(c_.startup_s);
       q_.push(vms_[v].ready_at, kReady, v);
     }
@@ -336,9 +343,6 @@ class Engine {
 
   void stop(SimTime now, uint32_t v) {
     Vm& m = vms_[v];
-    if (m.state == RState::kReady) --ready_;
-    if (m.state == RState::kStarting) --starting_;
-    if (m.state == RState::kDraining) --draining_;
     vm_us_ += now - m.billed_from;
     if (m.spot) spot_us_ += now - m.billed_from;
     set_state(v, RState::kStopped);
@@ -351,11 +355,7 @@ class Engine {
     if (m.state == RState::kStopped || m.notice_at != now) return;
     ++out_.evictions;  // a drained VM stops before; it is evicted all the same
     m.noticed = true;  // a starting one will not serve
-    if (m.state == RState::kReady) {
-      set_state(v, RState::kDraining);
-      --ready_;
-      ++draining_;
-    }
+    if (m.state == RState::kReady) set_state(v, RState::kDraining);
     q_.push(m.evict_at, kEvict, v);
     ++spot_events_;
     emit(now, "spot replica %d preempt notice (%d ready)", static_cast<int>(v), ready_, 0);
@@ -374,9 +374,7 @@ class Engine {
     // they start, as at a day's start-up and 10 evictions an hour, scanned
     // the queue 2.4 M times in a replay). The queue's order is (time,
     // sequence), so what it pops does not depend on the scan.
-    bool busy = m.active > 0;
-    for (uint32_t i = lo; i < hi; ++i) busy = busy || reps_[i].active > 0;
-    if (busy)
+    if (m.active > 0)  // its replicas' running requests
       q_.erase_if([&](const Event& e) {
         const bool mine = (e.kind == kComplete || e.kind == kCompleteMet) && e.a >= lo && e.a < hi;
         lost += mine;
@@ -399,14 +397,11 @@ class Engine {
     // Cancelled while starting — and the slot perhaps reused by a VM launched
     // later, whose own ready event is still to come.
     if (vms_[v].state != RState::kStarting || vms_[v].ready_at != now) return;
-    --starting_;
     if (vms_[v].noticed) {  // up, but under notice: it waits for its eviction
       set_state(v, RState::kDraining);
-      ++draining_;
       return;
     }
     set_state(v, RState::kReady);
-    ++ready_;
     for (uint32_t i = v * per_vm_; i < (v + 1) * per_vm_; ++i)
       reps_[i].prefill_free = reps_[i].serving_from = free_[i] = now;
     emit(now, "replica %d ready (%d ready)", static_cast<int>(v), ready_, 0);
@@ -806,8 +801,6 @@ class Engine {
         stop(now, v);
       } else {
         set_state(v, RState::kDraining);
-        --ready_;
-        ++draining_;
       }
       --remove;
     }
@@ -872,8 +865,8 @@ class Engine {
   std::vector<int> load_;      // per replica, see refresh()
   std::vector<SimTime> free_;  // per replica: prefill_free, for the shortest-queue router
   std::deque<Request> waiting_;
-  int ready_ = 0, starting_ = 0, draining_ = 0;
-  int regular_live_ = 0;  // pay-as-you-go VMs ready or starting
+  int ready_ = 0, starting_ = 0, draining_ = 0;  // kept by set_state, as the rest
+  int regular_live_ = 0;                         // pay-as-you-go VMs ready or starting
   // VMs not stopped, and the sum of their billed_from (all, and spot): the
   // billed time at t is live x t - that sum.
   int64_t live_ = 0, spot_live_ = 0;

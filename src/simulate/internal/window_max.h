@@ -23,6 +23,8 @@ class WindowMax {
     while (q_.front().first < t - window_s) q_.pop_front();
     return q_.front().second;
   }
+  // The largest value left (at least one push since clear()).
+  [[nodiscard]] T max() const { return q_.front().second; }
   void clear() { q_.clear(); }
 
  private:
