@@ -374,8 +374,10 @@ Result<double> check_simulate_work(const simulate::Scenario& s, int runs) {
                                  "spot.model.gap_seconds"));
   GPUPLAN_RETURN_IF_ERROR(within(w.dp_cells, kMaxDpCellsPerRun,
                                  "dynamic-programme states in one run", "spot.model.gap_seconds"));
-  GPUPLAN_RETURN_IF_ERROR(
-      within(w.dp_cells * n, kMaxDpCells, "dynamic-programme states", "spot.model.gap_seconds"));
+  GPUPLAN_RETURN_IF_ERROR(within((w.dp_cells + w.lookahead_states) * n, kMaxDpCells,
+                                 "dynamic-programme states (the optimum's, and markov-lookahead's "
+                                 "re-solves every 12 simulated hours, x runs)",
+                                 "spot.model.gap_seconds"));
   GPUPLAN_RETURN_IF_ERROR(
       within(w.vm_hours * n, kMaxReserveVmHours, "VM-hours of demand", "demand.synthetic"));
   if (w.simulated_s <= 0) return 0.0;

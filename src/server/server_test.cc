@@ -426,6 +426,24 @@ TEST_F(ServerTest, SimulateRefusesUnboundedWorkBeforeRunning) {
   const std::string deadline_head =
       "kind: deadline\nprices: {on_demand_usd_per_hour: 3, spot_ratio: 0.3}\n"
       "job: {work_hours: 10, deadline_hours: 20}\n";
+  // markov-lookahead re-solves its programme every 12 simulated hours from
+  // where it is to the deadline: a 67-day window on 10,000-s steps solved
+  // ~67 programmes a run (20 runs: 24 s of a worker), counted as one.
+  const std::string resolves =
+      "kind: deadline\nprices: {on_demand_usd_per_hour: 3.06, spot_ratio: 1}\n"
+      "job: {work_hours: 1289.7, deadline_hours: 1612.33, changeover_hours: 0.2, "
+      "eviction_notice_seconds: 3600}\n"
+      "spot: {model: {gap_seconds: 10001.1, hours: 1612.33, mean_up_hours: 4.55}}\n";
+  auto resolving = call("POST", "/api/simulate", {{"runs", "20"}}, resolves);
+  EXPECT_EQ(resolving.status, 400) << resolving.body;
+  EXPECT_EQ(field_of(resolving), "spot.model.gap_seconds");
+  EXPECT_NE(resolving.body.find("markov-lookahead's re-solves"), std::string::npos);
+  auto resolves_parsed = simulate::parse_scenario_string(resolves, "body");
+  ASSERT_TRUE(resolves_parsed) << resolves_parsed.error().message;
+  const double with = simulate::estimate_work(*resolves_parsed).lookahead_states;
+  EXPECT_GT(with * 20, 1e9);
+  resolves_parsed->policies = {"greedy-spot"};  // ?policy=greedy-spot: no programme to solve
+  EXPECT_EQ(simulate::estimate_work(*resolves_parsed).lookahead_states, 0);
   auto sub_micro =
       call("POST", "/api/simulate", {}, deadline_head + "spot: {model: {gap_seconds: 1e-7}}\n");
   EXPECT_EQ(sub_micro.status, 400);

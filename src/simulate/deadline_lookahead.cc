@@ -318,8 +318,11 @@ class MarkovLookaheadPolicy final : public ScalingPolicy {
       : job_(job),
         stride_(policy_stride(job, step_s)),
         programme_(make_policy_grid(exact(job, step_s * stride_))) {
-    resolve_every_ =
-        std::max(1, static_cast<int>(std::llround(kResolveHours * 3600.0 / (step_s * stride_))));
+    resolve_every_ = resolve_every(step_s * stride_);
+  }
+  // Policy steps between two looks at the model (so between two solves).
+  static int resolve_every(double policy_step_s) {
+    return std::max(1, static_cast<int>(std::llround(kResolveHours * 3600.0 / policy_step_s)));
   }
   std::string_view name() const override { return "markov-lookahead"; }
   void reset(const PolicyContext& ctx) override {
@@ -392,6 +395,24 @@ class MarkovLookaheadPolicy final : public ScalingPolicy {
 };
 
 }  // namespace
+
+double markov_lookahead_states(const DeadlineJob& job, double step_seconds) {
+  // Outside what validate() accepts, or too many steps for the grid's int:
+  // the run refuses it, or the server's step cap does first.
+  const double steps = job.deadline_hours * 3600 / step_seconds;
+  if (!(step_seconds >= 1e-3) || !(steps >= 1) || steps > 1e8 || !(job.work_hours >= 0) ||
+      !(job.changeover_hours >= 0))
+    return 0;
+  const int stride = policy_stride(job, step_seconds);
+  const Grid gr = make_policy_grid(exact(job, step_seconds * stride));
+  const double full = static_cast<double>(LookaheadProgramme::plan_bytes(gr));
+  // A solve at step k covers [k, K); re-solves come every resolve_every
+  // steps at most (when the model moved), so the states of all of them are
+  // full x the sum of (K - k) / K over k = 0, r, 2r, ... < K.
+  const int r = MarkovLookaheadPolicy::resolve_every(step_seconds * stride);
+  const double K = gr.K, n = std::floor((K - 1) / r) + 1;
+  return full * (n - static_cast<double>(r) * n * (n - 1) / 2 / K);
+}
 
 std::unique_ptr<ScalingPolicy> make_markov_lookahead(const DeadlineJob& job, double step_seconds) {
   return std::make_unique<MarkovLookaheadPolicy>(job, step_seconds);

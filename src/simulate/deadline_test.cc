@@ -328,5 +328,31 @@ TEST(DeadlineOptimum, DeadlinesBeyondTenMillionStepsAreRefused) {
   EXPECT_TRUE(validate(job, 32).has_value());
 }
 
+// What the server counts for markov-lookahead: one solve when the window is
+// shorter than its 12-h look at the model, and for a longer window every
+// re-solve it may make, each from its step to the deadline (about half a
+// solve each on average), never more than one full solve per look.
+TEST(MarkovLookahead, StatesCountEveryReSolve) {
+  DeadlineJob job;
+  job.work_hours = 8;
+  job.deadline_hours = 10;  // one look at the model: one solve
+  job.changeover_hours = 0.2;
+  const double one = internal::markov_lookahead_states(job, 600);
+  EXPECT_GT(one, 0);
+  // The same slack over 20x the window: 100 looks at the model.
+  job.work_hours = 198;
+  job.deadline_hours = 200;
+  const double many = internal::markov_lookahead_states(job, 600);
+  DeadlineJob single = job;
+  single.deadline_hours = 10;  // states of one solve of a 10-h window...
+  single.work_hours = 8;
+  const double per_solve_20x = one * 20;  // ...so a full 200-h solve is 20x that
+  EXPECT_GT(many, per_solve_20x * 8);     // 17 looks, about half a solve each
+  EXPECT_LE(many, per_solve_20x * 17);
+  job.deadline_hours = -1;  // what validate() refuses counts nothing
+  EXPECT_EQ(internal::markov_lookahead_states(job, 600), 0);
+  EXPECT_EQ(internal::markov_lookahead_states(single, 0), 0);
+}
+
 }  // namespace
 }  // namespace gpuplan::simulate

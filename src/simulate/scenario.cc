@@ -20,6 +20,7 @@
 #include "core/files.h"
 #include "core/strings.h"
 #include "core/units.h"
+#include "simulate/internal/deadline_grid.h"
 #include "simulate/internal/scenario_parse.h"
 #include "workload/yaml_reader.h"
 
@@ -376,6 +377,10 @@ WorkEstimate estimate_work(const Scenario& s) {
       w.decision_steps = std::ceil(deadline_s / g);
       const double width = std::max(0.0, deadline_s - work_s) / (g / 120.0) + 1;
       w.dp_cells = w.decision_steps * width * (3 + 2 * std::ceil(changeover_s / g));
+      const bool all = s.policies.empty() || (s.policies.size() == 1 && s.policies[0] == "all");
+      if (all ||
+          std::find(s.policies.begin(), s.policies.end(), "markov-lookahead") != s.policies.end())
+        w.lookahead_states = internal::markov_lookahead_states(d.job, g);
       w.trace_steps = static_cast<double>(d.spot_model_steps) *
                       static_cast<double>(std::max<size_t>(1, d.spot_traces.size()));
       break;

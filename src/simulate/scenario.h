@@ -185,8 +185,11 @@ struct WorkEstimate {
   double simulated_s = 0;
   double decision_steps = 0;  // deadline: policy steps of one run (spot model)
   double dp_cells = 0;        // deadline: states of one dynamic programme
-  double trace_steps = 0;     // deadline: steps of the generated spot traces of one run
-  double vm_hours = 0;        // reserve: VM-hours of demand of one run
+  // deadline: states markov-lookahead solves in one run at most (its plan x
+  // its re-solves every 12 simulated hours; 0 when it does not run)
+  double lookahead_states = 0;
+  double trace_steps = 0;  // deadline: steps of the generated spot traces of one run
+  double vm_hours = 0;     // reserve: VM-hours of demand of one run
   // reserve: hours of history and projection the policies read, summed over
   // their reviews (review_hours apart) in one run
   double review_hours = 0;

@@ -140,5 +140,9 @@ inline bool unsafe_without_od(const PolicyInput& in, Capacity action) {
 // markov-lookahead (deadline_lookahead.cc).
 [[nodiscard]] std::unique_ptr<ScalingPolicy> make_markov_lookahead(const DeadlineJob& job,
                                                                    double step_seconds);
+// States markov-lookahead's programme solves in one run at most: its plan's
+// states x the re-solves (every 12 h from the step reached to the deadline,
+// when the learned model moved). 0 outside what a run accepts.
+[[nodiscard]] double markov_lookahead_states(const DeadlineJob& job, double step_seconds);
 
 }  // namespace gpuplan::simulate::internal
