@@ -174,6 +174,7 @@ class Engine {
       now = e.time;
       ++out_.events;
       if (limit_ > 0 && now > limit_) return past_limit(have);
+      if (!have && limit_ == 0 && now - last_arrival_ > drain_allowance()) return past_drain();
       switch (e.kind) {
         case kComplete:
         case kCompleteMet:
@@ -237,6 +238,30 @@ class Engine {
             why,
         Where{"", 0, 0,
               !demand_left && c_.queue_timeout_s <= 0 ? "fleet.queue_timeout_seconds" : "demand"});
+  }
+
+  // How long a backlog may drain after the last arrival when no
+  // max_simulated_s is set (the CLI): kDrainSpans times the demand's span,
+  // at least kMinDrainS. A choice, not a measurement: a fleet that needs
+  // longer has not served the demand, and with clients that wait for ever
+  // and VMs that never outlive their start-up (all spot, evicted ten times
+  // an hour, a day's start-up) the replay never ended at all.
+  static constexpr int64_t kDrainSpans = 10;
+  static constexpr double kMinDrainS = 7 * 86400.0;
+  [[nodiscard]] SimTime drain_allowance() const {
+    return std::max(seconds(kMinDrainS), kDrainSpans * last_arrival_);
+  }
+  // The error of a backlog that did not drain within drain_allowance().
+  tl::unexpected<Error> past_drain() const {
+    return invalid_argument(
+        "the replay under " + std::string(pol_.name()) + " was still serving " +
+            strings::fixed(to_seconds(drain_allowance()) / 3600, 2) +
+            " h after the last arrival (" + std::to_string(kDrainSpans) +
+            " times the demand's span, at least a week), with " + std::to_string(waiting_.size()) +
+            " requests still queued and " + std::to_string(in_flight_) +
+            " running: the fleet cannot drain its backlog" +
+            (c_.queue_timeout_s > 0 ? "" : " (queue_timeout_seconds 0: clients wait for ever)"),
+        Where{"", 0, 0, c_.queue_timeout_s <= 0 ? "fleet.queue_timeout_seconds" : "fleet"});
   }
 
   void emit(SimTime t, const char* fmt, int a, int b, double x) {

@@ -992,6 +992,7 @@ TEST(Serving, TimelineBillsTheFleetUpAtEachPoint) {
   for (const int n : {7, 2, 5, 1}) script.insert(script.end(), 30, n);
   ScriptedPolicy pol(script);
   std::vector<Request> reqs;
+  reqs.reserve(1200);
   for (int i = 0; i < 1200; ++i) reqs.push_back({static_cast<SimTime>(i) * 1'000'000, 100, 20});
   VecSource src(reqs);
   auto r = run_serving(c, src, pol, PolicyContext{}, nullptr, true);
@@ -1466,6 +1467,35 @@ TEST(Serving, AReplayPastItsSimulatedSpanStopsAtTheQueueTimeout) {
   auto short_span = run_scenario(*timeout, nullptr, o);
   ASSERT_FALSE(short_span);
   EXPECT_EQ(short_span.error().where.field, "demand");
+}
+
+// Without a span (the CLI), a backlog still drains as long as it takes, up to
+// ten times the demand's span (at least a week): a fleet whose spot VMs never
+// outlive their day-long start-up, with clients that wait for ever, used to
+// replay for ever (fuzz 1-260). It stops with an error at the queue timeout
+// that let it, saying why, and nothing is written.
+TEST(Serving, ABacklogNoFleetCanDrainStopsTheReplay) {
+  const std::string never =
+      "kind: serving\nvm: {size: Standard_NC24ads_A100_v4, region: eastus}\n"
+      "prices: {on_demand_usd_per_hour: 3, spot_ratio: 0.3}\npolicies: [static-peak]\n"
+      "replica: {prefill_tokens_per_s: 10000, prefill_fixed_ms: 50, step_base_ms: 10, "
+      "step_per_seq_ms: 1, max_batch: 8}\n"
+      "demand: {synthetic: {rate_rps: 0.5, duration_hours: 0.1, "
+      "input_tokens: {mean: 1000, stddev: 0}, output_tokens: {mean: 100, stddev: 0}}}\n"
+      "fleet: {initial_replicas: 0, min_replicas: 0, max_replicas: 2, startup_seconds: 86400, "
+      "queue_timeout_seconds: 0,\n"
+      "        spot: {share: 1, evictions_per_hour: 10, notice_seconds: 30}}\n";
+  auto s = parse_scenario_string(never, "never.yaml");
+  ASSERT_TRUE(s) << s.error().to_string();
+  auto r = run_scenario(*s, nullptr, RunOptions{});
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(r.error().where.field, "fleet.queue_timeout_seconds");
+  EXPECT_EQ(r.error().where.line, 7);
+  EXPECT_NE(r.error().message.find("cannot drain its backlog"), std::string::npos)
+      << r.error().message;
+  EXPECT_NE(r.error().message.find("168.00 h after the last arrival"), std::string::npos)
+      << r.error().message;
 }
 
 TEST(Serving, MultiGpuSizesBillVmsAndTheBoundStaysBelowPoliciesThatMeetTheSlo) {
