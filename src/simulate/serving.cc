@@ -249,6 +249,9 @@ class Engine {
   static constexpr int64_t kDrainSpans = 10;
   static constexpr double kMinDrainS = 7 * 86400.0;
   [[nodiscard]] SimTime drain_allowance() const {
+    // Demand stretched past ~29,000 years would wrap the product: no limit.
+    if (last_arrival_ > std::numeric_limits<SimTime>::max() / (2 * kDrainSpans))
+      return std::numeric_limits<SimTime>::max() / 2;
     return std::max(seconds(kMinDrainS), kDrainSpans * last_arrival_);
   }
   // The error of a backlog that did not drain within drain_allowance().
