@@ -339,7 +339,7 @@ TEST(MarkovLookahead, StatesCountEveryReSolve) {
   job.changeover_hours = 0.2;
   const double one = internal::markov_lookahead_states(job, 600);
   EXPECT_GT(one, 0);
-  // The same slack over 20x the window: 100 looks at the model.
+  // The same slack over 20x the window: a look every 12 h, 17 of them.
   job.work_hours = 198;
   job.deadline_hours = 200;
   const double many = internal::markov_lookahead_states(job, 600);

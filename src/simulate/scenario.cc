@@ -337,6 +337,8 @@ double max_requests(const SyntheticDemand& d) {
 
 WorkEstimate estimate_work(const Scenario& s) {
   WorkEstimate w;
+  // Whether every policy of the kind runs (none named, or `all`).
+  const bool all = s.policies.empty() || (s.policies.size() == 1 && s.policies[0] == "all");
   switch (s.kind()) {
     case ScenarioKind::kServing: {
       const ServingSpec& v = s.serving();
@@ -349,7 +351,6 @@ WorkEstimate estimate_work(const Scenario& s) {
       w.routings = w.requests * std::max({v.min_replicas, v.initial_replicas, v.max_replicas, 1});
       // Every policy of the run replays the trace (hindsight once per run
       // of its margin search).
-      const bool all = s.policies.empty() || (s.policies.size() == 1 && s.policies[0] == "all");
       const auto& names = all ? serving_policy_names() : s.policies;
       double policies = 0;
       for (const std::string& n : names) policies += n == "hindsight" ? kHindsightMaxRuns : 1;
@@ -377,7 +378,6 @@ WorkEstimate estimate_work(const Scenario& s) {
       w.decision_steps = std::ceil(deadline_s / g);
       const double width = std::max(0.0, deadline_s - work_s) / (g / 120.0) + 1;
       w.dp_cells = w.decision_steps * width * (3 + 2 * std::ceil(changeover_s / g));
-      const bool all = s.policies.empty() || (s.policies.size() == 1 && s.policies[0] == "all");
       if (all ||
           std::find(s.policies.begin(), s.policies.end(), "markov-lookahead") != s.policies.end())
         w.lookahead_states = internal::markov_lookahead_states(d.job, g);
