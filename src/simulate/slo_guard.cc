@@ -213,8 +213,10 @@ class SloGuardPolicy final : public ScalingPolicy {
       // The initial fleet was not launched for any need: it owes no hold.
       if (down < current) target = down;
     }
-    // The next interval is served by the ready VMs this decision keeps.
-    const int serving = std::min(in.ready, target);
+    // The next interval is served by the ready VMs this decision keeps (the
+    // engine keeps min_replicas whatever the target: counting fewer would
+    // credit their misses to a utilization they did not run at).
+    const int serving = std::min(in.ready, std::max(target, ctx_.min_replicas));
     pending_u_ = serving > 0 ? mean_need / serving : kCurveMaxU;
     return {target, Capacity::kOnDemand};
   }
