@@ -30,8 +30,9 @@
 //       occupancy, the least count of the last minute (the loads are that
 //       minute's means): when VMs come up after a crowd, the backlog they
 //       admit at once is work draining within seconds, not a need a VM
-//       launched now (ready in L) can serve. Queued requests
-//       hold no KV cache: a queue that grows
+//       launched now (ready in L) can serve (counted at the instant, the
+//       week example's first crowd went from 15 VMs to 29 when its first
+//       VMs came up). Queued requests hold no KV cache: a queue that grows
 //       because the replicas are full shows as running sequences at the
 //       KV bound, over the planning batch, and a backlog left by a crowd
 //       is work to drain, which the arrival terms' margins do. (Counting
@@ -61,14 +62,14 @@
 //     interval ahead (a VM launched now serves only then): the slope between
 //     the mean need of the last 10 minutes and of the 10 before, never
 //     negative (forecast()). It extrapolates a flash crowd's step for 20
-//     minutes too (29 VMs for the week example's first crowd, where 11
-//     served it); a trend that must show in every 5 minutes of the last
+//     minutes too; a trend that must show in every 5 minutes of the last
 //     half hour cost 13 USD less on the week but lost a generated day with
 //     a crowd (30/2: 99.21 % to 98.87 %), where the overshoot was what
-//     absorbed its second half. Not for a need within the HPA's tolerance (10 %, the
-//     kube-controller-manager default, which the HPA applies both ways)
-//     over the count: 3.03 replicas of need bought a fourth H100 for the
-//     long-context example's first minutes, where three served as well.
+//     absorbed its second half. Not for a need within the HPA's tolerance
+//     (10 %, the kube-controller-manager default, which the HPA applies
+//     both ways) over the count: 3.03 replicas of need bought a fourth H100
+//     for the long-context example's first minutes, where three served as
+//     well.
 //  3. Scale in only to the largest need of the last L seconds (at least a
 //     minute) — the ski-rental rule (Karlin, Manasse, Rudolph, Sleator,
 //     "Competitive snoopy caching", Algorithmica 1988) with the start-up
