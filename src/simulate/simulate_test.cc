@@ -1746,7 +1746,9 @@ TEST(Serving, SloGuardDoesNotShaveWhileTheDaysBudgetIsSpent) {
 // shows 0.9 safe (its bin's upper edge, 0.96) and the need is 2.7 / 0.96 =
 // 2.8 replicas: three VMs, which the scale-out tolerance keeps. When they
 // miss 5 % of their requests the curve shows nothing safe and the rule
-// sizes the fleet (f grown by the misses: 11 VMs).
+// sizes the fleet: the misses take f to its cap of 2, and the ratio term
+// asks 2 x 2.09 x 2.007 (the upper edge of the ratio bin holding 2) /
+// 0.774 = 10.8 replicas: 11 VMs.
 int slo_guard_after_lean_intervals(double missed_share) {
   auto pol = make_slo_guard_policy(SloGuardSettings{});
   pol->reset(slo_guard_context());
@@ -1768,7 +1770,7 @@ TEST(Serving, SloGuardLearnsWhatItsMarginCosts) {
   const int safe = slo_guard_after_lean_intervals(0);
   const int missing = slo_guard_after_lean_intervals(0.05);
   EXPECT_EQ(safe, 3);
-  EXPECT_GE(missing, 5);
+  EXPECT_EQ(missing, 11);
 }
 
 // The HPA's tolerance, both ways: a need 2 % over the count leaves it (the

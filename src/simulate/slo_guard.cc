@@ -138,6 +138,23 @@ namespace gpuplan::simulate {
 
 namespace {
 
+// Log-spaced bins over [lo, hi] (values outside fall in the end bins): what
+// the load-ratio histogram (step 1) and the miss curve (step 5) bin by.
+struct LogBins {
+  double lo, hi;
+  size_t n;
+  [[nodiscard]] size_t index(double x) const {
+    const double at = std::log(std::max(x, 1e-300) / lo) / std::log(hi / lo) * count();
+    return static_cast<size_t>(std::clamp(at, 0.0, count() - 1));
+  }
+  [[nodiscard]] double upper(size_t i) const {
+    return lo * std::pow(hi / lo, (static_cast<double>(i) + 1) / count());
+  }
+  [[nodiscard]] double count() const { return static_cast<double>(n); }
+};
+constexpr LogBins kRatioBins{1.0 / 8, 8, 256};
+constexpr LogBins kCurveBins{1.0 / 16, 4, 64};
+
 class SloGuardPolicy final : public ScalingPolicy {
  public:
   explicit SloGuardPolicy(SloGuardSettings s) : s_(s) {}
@@ -218,7 +235,7 @@ class SloGuardPolicy final : public ScalingPolicy {
     // engine keeps min_replicas whatever the target: counting fewer would
     // credit their misses to a utilization they did not run at).
     const int serving = std::min(in.ready, std::max(target, ctx_.min_replicas));
-    pending_u_ = serving > 0 ? mean_need / serving : kCurveMaxU;
+    pending_u_ = serving > 0 ? mean_need / serving : kCurveBins.hi;
     return {target, Capacity::kOnDemand};
   }
 
@@ -244,11 +261,11 @@ class SloGuardPolicy final : public ScalingPolicy {
   }
   static constexpr double kTrendWindowS = 600;
   static constexpr double kSmoothS = 60;  // Azure Monitor's and the HPA's metric grain
-  // kube-controller-manager's --horizontal-pod-autoscaler-tolerance default
-  // (kubernetes.io, "Horizontal Pod Autoscaling", algorithm details): the
-  // HPA leaves the count alone while the desired/current ratio is within it,
-  // up or down.
-  static constexpr double kScaleTolerance = 0.1;
+  // The HPA's tolerance (HpaSettings: kube-controller-manager's default,
+  // kubernetes.io, "Horizontal Pod Autoscaling", algorithm details): the HPA
+  // leaves the count alone while the desired/current ratio is within it, up
+  // or down.
+  static constexpr double kScaleTolerance = HpaSettings{}.tolerance;
   struct Load {
     double t, m, q, tm, tq;  // prefill and TPOT loads, their squares
     int sequences;           // running, at the decision
@@ -365,17 +382,10 @@ class SloGuardPolicy final : public ScalingPolicy {
     const double decay = day_decay();
     for (CurveBin& b : curve_) b.arrivals *= decay, b.missed *= decay, b.intervals *= decay;
     if (pending_u_ < 0) return;
-    CurveBin& b = curve_[curve_bin(pending_u_)];
+    CurveBin& b = curve_[kCurveBins.index(pending_u_)];
     b.arrivals += static_cast<double>(std::max<int64_t>(0, in.arrivals - in.hopeless));
     b.missed += static_cast<double>(std::max<int64_t>(0, in.missed - in.hopeless));
     b.intervals += 1;
-  }
-  static size_t curve_bin(double u) {
-    const double x = std::log(std::max(u, 1e-9) / kCurveMinU) / std::log(kCurveMaxU / kCurveMinU);
-    return static_cast<size_t>(std::clamp(x * kBinsD, 0.0, kBinsD - 1));
-  }
-  static double curve_upper_edge(size_t b) {
-    return kCurveMinU * std::pow(kCurveMaxU / kCurveMinU, (static_cast<double>(b) + 1) / kBinsD);
   }
   // The highest utilization the curve shows safe, 0 if none: a bin's misses
   // pooled with every bin above it (the curve only rises with utilization,
@@ -395,7 +405,7 @@ class SloGuardPolicy final : public ScalingPolicy {
         intervals += curve_[j].intervals;
         if (intervals >= min_intervals &&
             missed + 1 + z_ * std::sqrt(missed + 1) <= allowed * arrivals)
-          return std::min(1.0, curve_upper_edge(b));
+          return std::min(1.0, kCurveBins.upper(b));
       }
     }
     return 0;
@@ -403,9 +413,6 @@ class SloGuardPolicy final : public ScalingPolicy {
   struct CurveBin {
     double arrivals = 0, missed = 0, intervals = 0;
   };
-  static constexpr double kCurveMinU = 1.0 / 16, kCurveMaxU = 4;
-  static constexpr size_t kCurveBins = 64;
-  static constexpr double kBinsD = kCurveBins;
   static constexpr double kCurveShare = 0.5;  // of the attainment budget
 
   // The interval's load over the last minute's mean before it: each
@@ -417,13 +424,12 @@ class SloGuardPolicy final : public ScalingPolicy {
   // replica it never needed).
   void learn_ratio(double load, double weight) {
     if (last_load_ <= 0 || weight <= 0) return;
-    const double x = (std::log(std::max(load, 1e-12) / last_load_) / kMaxLogRatio + 1) / 2 * kBins;
     const double decay = day_decay();
     for (double& w : ratio_hist_) w *= decay;
     ratio_weight_ = ratio_weight_ * decay + weight;
     ratio_count_ = ratio_count_ * decay + 1;
     ++ratio_samples_;
-    ratio_hist_[static_cast<size_t>(std::clamp(x, 0.0, kBins - 1.0))] += weight;
+    ratio_hist_[kRatioBins.index(std::max(load, 1e-12) / last_load_)] += weight;
   }
   // Its attainment quantile, at least 1; 1 until a few intervals are seen
   // (the Poisson term alone sizes the first minutes). The histogram starts
@@ -447,15 +453,11 @@ class SloGuardPolicy final : public ScalingPolicy {
     for (size_t i = 0; i < ratio_hist_.size(); ++i) {
       acc += ratio_hist_[i];
       // The prior's mass sits in the bin that ends at ratio 1.
-      if (static_cast<double>(i) + 1 >= kBins / 2) acc += std::exchange(prior, 0.0);
-      if (acc >= want) {
-        const double x = (static_cast<double>(i) + 1) / kBins * 2 - 1;
-        return std::max(1.0, std::exp(x * kMaxLogRatio));
-      }
+      if (2 * (i + 1) >= kRatioBins.n) acc += std::exchange(prior, 0.0);
+      if (acc >= want) return std::max(1.0, kRatioBins.upper(i));
     }
-    return std::exp(kMaxLogRatio);
+    return kRatioBins.hi;
   }
-  static constexpr double kBins = 256, kMaxLogRatio = 2.0794415416798357;  // ln 8
   static constexpr double kHalfLifeS = 86400;
   // One interval's decay of the day-long weights (the ratio histogram's and
   // the run's misses): they halve every kHalfLifeS.
@@ -513,13 +515,13 @@ class SloGuardPolicy final : public ScalingPolicy {
   int64_t n_ = 0, arrivals_w_ = 0, missed_w_ = 0;
   internal::WindowMax<double> needs_;  // of the hold
   std::deque<std::pair<double, double>> trend_;
-  std::vector<double> ratio_hist_ = std::vector<double>(256, 0.0);
+  std::vector<double> ratio_hist_ = std::vector<double>(kRatioBins.n, 0.0);
   double ratio_weight_ = 0, last_load_ = 0;
   double run_arrivals_ = 0, run_missed_ = 0;  // decayed as the ratio's weights
   int64_t ratio_samples_ = 0;
   double ratio_count_ = 0;  // intervals learned, decayed as the weights are
   std::deque<Tick> window_;
-  std::vector<CurveBin> curve_ = std::vector<CurveBin>(kCurveBins);
+  std::vector<CurveBin> curve_ = std::vector<CurveBin>(kCurveBins.n);
   double pending_u_ = -1;  // utilization the last decision left the next interval at
 };
 
