@@ -50,9 +50,9 @@ class EventQueue {
   // Removes and returns the earliest event (the queue must not be empty).
   Event pop() {
     const Event out = unpack(heap_.front());
-    heap_.front() = heap_.back();
+    const Node last = heap_.back();
     heap_.pop_back();
-    if (!heap_.empty()) sift_down(0);
+    if (!heap_.empty()) refill_root(last);
     return out;
   }
   void clear() { heap_.clear(); }
@@ -116,6 +116,39 @@ class EventQueue {
       i = c;
     }
     heap_[i] = e;
+  }
+  // pop()'s refill (Floyd's bottom-up deletion): the root's hole moves down
+  // the smaller child to a leaf, and `last` (a leaf's value, so it belongs
+  // near the bottom) sifts up from there. sift_down from the root compared
+  // `last` with the smallest child at every level as well, a branch on
+  // random times that mispredicts about half the time.
+  void refill_root(const Node& last) {
+    const size_t n = heap_.size();
+    size_t i = 0;
+    for (;;) {
+      const size_t first = kArity * i + 1;
+      if (first + kArity <= n) {  // four children: a tournament of two pairs
+        const size_t a = before(heap_[first + 1], heap_[first]) ? first + 1 : first;
+        const size_t b = before(heap_[first + 3], heap_[first + 2]) ? first + 3 : first + 2;
+        const size_t c = before(heap_[b], heap_[a]) ? b : a;
+        heap_[i] = heap_[c];
+        i = c;
+        continue;
+      }
+      if (first >= n) break;
+      size_t c = first;
+      for (size_t k = first + 1; k < n; ++k) c = before(heap_[k], heap_[c]) ? k : c;
+      heap_[i] = heap_[c];
+      i = c;
+      break;  // a node with fewer than four children has no grandchildren
+    }
+    while (i > 0) {
+      const size_t parent = (i - 1) / kArity;
+      if (!before(last, heap_[parent])) break;
+      heap_[i] = heap_[parent];
+      i = parent;
+    }
+    heap_[i] = last;
   }
   static constexpr size_t kArity = 4;
   std::vector<Node> heap_;

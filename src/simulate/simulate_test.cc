@@ -114,6 +114,37 @@ TEST(EventQueue, PayloadSurvivesAndLargeHeapsPopInOrder) {
   }
 }
 
+// Every pop is the least pending (time, scheduling order), checked against an
+// ordered set at each pop: heaps of every size (whole and partial last
+// families of four children), many ties, pushes and pops interleaved. (The
+// multiset check above would pass a heap that popped out of order.)
+TEST(EventQueue, EveryPopIsTheLeastPending) {
+  EventQueue q;
+  std::set<std::pair<SimTime, uint64_t>> pending;
+  Rng rng(11);
+  SimTime now = 0;
+  for (int i = 0; i < 40000; ++i) {
+    const bool push = pending.empty() || rng.below(100) < (i < 20000 ? 55u : 45u);
+    if (push) {
+      const SimTime t = now + static_cast<SimTime>(rng.below(64));
+      pending.insert({t, q.scheduled()});
+      q.push(t, 0);
+      continue;
+    }
+    const Event e = q.pop();
+    ASSERT_FALSE(pending.empty());
+    ASSERT_EQ(std::make_pair(e.time, e.seq), *pending.begin()) << "pop " << i;
+    pending.erase(pending.begin());
+    now = e.time;
+  }
+  while (!q.empty()) {
+    const Event e = q.pop();
+    ASSERT_EQ(std::make_pair(e.time, e.seq), *pending.begin());
+    pending.erase(pending.begin());
+  }
+  EXPECT_TRUE(pending.empty());
+}
+
 // erase_if drops what it is told to, keeps the rest in (time, order).
 TEST(EventQueue, EraseIfKeepsTheRestInOrder) {
   EventQueue q;
