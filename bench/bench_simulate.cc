@@ -11,7 +11,7 @@
 namespace gpuplan::simulate {
 namespace {
 
-// The event queue alone: a steady heap of 1,000 pending events (a busy fleet's
+// The event queue alone: a steady 1,000 pending events (a busy fleet's
 // running sequences), one pop and one push per event.
 void BM_SimulateEventQueue(benchmark::State& state) {
   EventQueue q;

@@ -8,9 +8,10 @@
 // Approach. A discrete-event simulation with integer-microsecond time. Events
 // are request arrivals (streamed from the demand source, never queued ahead),
 // request completions, replicas becoming ready after the start-up delay, and
-// policy ticks; all but arrivals live in one 4-ary heap ordered by (time,
-// scheduling order). A request takes 2 events (arrival, completion), so the
-// heap holds one entry per running sequence.
+// policy ticks; all but arrivals live in one event queue (a radix heap,
+// event_queue.h) ordered by (time, scheduling order). A request takes 2
+// events (arrival, completion), so the queue holds one entry per running
+// sequence.
 //
 // Units: the fleet is VMs (launched, billed, started up and scaled as one);
 // a VM runs replicas_per_vm model replicas (GPUs per VM / tensor_parallel),

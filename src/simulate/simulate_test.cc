@@ -114,25 +114,33 @@ TEST(EventQueue, PayloadSurvivesAndLargeHeapsPopInOrder) {
   }
 }
 
-// Every pop is the least pending (time, scheduling order), checked against an
-// ordered set at each pop: heaps of every size (whole and partial last
-// families of four children), many ties, pushes and pops interleaved. (The
-// multiset check above would pass a heap that popped out of order.)
+// Every pop and top is the least pending (time, scheduling order), checked
+// against an ordered set: queues of every size, many ties, pushes and pops
+// interleaved, times from microseconds to days ahead, and a few pushes
+// before the last pop (the queue does not rely on the simulator's pushing
+// only at or after its clock), negative times among them. (The multiset
+// check above would pass a queue that popped out of order.)
 TEST(EventQueue, EveryPopIsTheLeastPending) {
   EventQueue q;
   std::set<std::pair<SimTime, uint64_t>> pending;
   Rng rng(11);
   SimTime now = 0;
-  for (int i = 0; i < 40000; ++i) {
-    const bool push = pending.empty() || rng.below(100) < (i < 20000 ? 55u : 45u);
+  for (int i = 0; i < 60000; ++i) {
+    const bool push = pending.empty() || rng.below(100) < (i < 30000 ? 55u : 45u);
     if (push) {
-      const SimTime t = now + static_cast<SimTime>(rng.below(64));
+      const uint64_t how = rng.below(100);
+      const SimTime ahead = how < 60   ? static_cast<SimTime>(rng.below(64))
+                            : how < 95 ? static_cast<SimTime>(rng.below(uint64_t{1} << 37))
+                                       : -static_cast<SimTime>(rng.below(5000));
+      const SimTime t = now + ahead;
       pending.insert({t, q.scheduled()});
       q.push(t, 0);
       continue;
     }
-    const Event e = q.pop();
     ASSERT_FALSE(pending.empty());
+    const Event top = q.top();
+    ASSERT_EQ(std::make_pair(top.time, top.seq), *pending.begin()) << "top " << i;
+    const Event e = q.pop();
     ASSERT_EQ(std::make_pair(e.time, e.seq), *pending.begin()) << "pop " << i;
     pending.erase(pending.begin());
     now = e.time;
