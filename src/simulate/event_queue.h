@@ -19,7 +19,8 @@
 // was the queue until 2026-12-06: five levels of comparisons on random
 // times for every completion at a few hundred pending; this is ~20 ns an
 // event cheaper on that load.) Buckets are vectors that keep their
-// capacity, so steady-state scheduling allocates nothing.
+// capacity, so steady-state scheduling allocates nothing (a bucket of more
+// than 64 k events' room and 8 times what is pending gives it back).
 #pragma once
 
 #include <algorithm>
@@ -149,7 +150,13 @@ class EventQueue {
     nonempty_ &= ~(uint64_t{1} << b);
     for (const Node& n : from) place(n);
     from.clear();
+    // A bucket keeps its capacity for the next refill, unless that is far
+    // more than is pending (after a burst: a bucket of millions of events,
+    // then buckets of thousands, would hold its memory for the run).
+    if (from.capacity() > kKeepCapacity && from.capacity() > 8 * size_)
+      std::vector<Node>().swap(from);
   }
+  static constexpr size_t kKeepCapacity = size_t{1} << 16;
 
   static constexpr size_t kBuckets = 64;
   std::vector<Node> now_;  // the events at or before last_, a heap by (time, seq)

@@ -153,6 +153,34 @@ TEST(EventQueue, EveryPopIsTheLeastPending) {
   EXPECT_TRUE(pending.empty());
 }
 
+// A burst of 200,000 events, drained to a few, then more: the buckets that
+// held the burst give their room back (refill) and the order holds.
+TEST(EventQueue, ABurstThenAFewKeepTheirOrder) {
+  EventQueue q;
+  std::set<std::pair<SimTime, uint64_t>> pending;
+  Rng rng(13);
+  const auto push = [&](SimTime t) {
+    pending.insert({t, q.scheduled()});
+    q.push(t, 1, 2);
+  };
+  const auto pop = [&] {
+    const Event e = q.pop();
+    ASSERT_EQ(std::make_pair(e.time, e.seq), *pending.begin());
+    EXPECT_EQ(e.kind, 1u);
+    EXPECT_EQ(e.a, 2u);
+    pending.erase(pending.begin());
+  };
+  for (int i = 0; i < 200000; ++i) push(static_cast<SimTime>(rng.below(uint64_t{1} << 24)));
+  while (q.size() > 10) pop();
+  const SimTime now = pending.begin()->first;
+  for (int round = 0; round < 100; ++round) {
+    for (int i = 0; i < 20; ++i) push(now + static_cast<SimTime>(rng.below(uint64_t{1} << 30)));
+    for (int i = 0; i < 15; ++i) pop();
+  }
+  while (!q.empty()) pop();
+  EXPECT_TRUE(pending.empty());
+}
+
 // erase_if drops what it is told to, keeps the rest in (time, order).
 TEST(EventQueue, EraseIfKeepsTheRestInOrder) {
   EventQueue q;
