@@ -452,35 +452,14 @@ class Engine {
   // kShortestQueue: the shortest prefill queue — the replica whose queued
   // prefills end first (an idle one at once), then the fewest sequences.
   int pick(SimTime now) const {
-    if (c_.routing == Routing::kShortestQueue) {
-      // The ranking (queued prefill's end, sequences, index) as one key per
-      // replica, wait << 24 | sequences, and the least key, lowest index on
-      // ties: conditional moves only, where the comparison of pairs below
-      // branched on random loads (pick was a fifth of a replay's time).
-      // Keys that would not fit (a prefill queue past 2^39 us, 6.4 days, or
-      // 2^24 sequences) fall back to the pairs.
-      constexpr int kLoadBits = 24;
-      constexpr uint64_t kMaxWait = uint64_t{1} << (63 - kLoadBits);
-      uint64_t best_key = std::numeric_limits<uint64_t>::max(), wide = 0;
-      int best = -1;
-      const int n = static_cast<int>(load_.size());
-      for (int i = 0; i < n; ++i) {
-        const int l = load_[static_cast<size_t>(i)];
-        const auto wait =
-            static_cast<uint64_t>(std::max<SimTime>(0, free_[static_cast<size_t>(i)] - now));
-        wide |= wait | (static_cast<uint64_t>(l) >> kLoadBits);
-        const uint64_t key = l == kFull ? std::numeric_limits<uint64_t>::max()
-                                        : wait << kLoadBits | static_cast<uint64_t>(l);
-        const bool take = key < best_key;
-        best = take ? i : best;
-        best_key = take ? key : best_key;
-      }
-      if (wide < kMaxWait) return best;
-    }
     return pick(now, [](uint32_t) { return true; });
   }
   // The same among the replicas `ok(i)` accepts (the router's ranking
-  // restricted, e.g. to those a request meets its targets on).
+  // restricted, e.g. to those a request meets its targets on). The
+  // comparisons are bitwise and the pick a conditional move: written with
+  // short-circuit || and a branch, the ranking branched on random loads and
+  // was a fifth of a replay's time. `ok` runs only for a replica the ranking
+  // prefers.
   template <typename Ok>
   int pick(SimTime now, Ok ok) const {
     int best = -1, best_load = kFull;
@@ -494,14 +473,17 @@ class Engine {
       }
       return best;
     }
-    // Dense arrays: free_ mirrors each replica's prefill_free.
+    // Dense arrays: free_ mirrors each replica's prefill_free. A full
+    // replica (kFull) never ranks.
     SimTime best_free = std::numeric_limits<SimTime>::max();
     for (int i = 0; i < n; ++i) {
       const int l = load_[static_cast<size_t>(i)];
-      if (l == kFull) continue;
       const SimTime f = std::max(now, free_[static_cast<size_t>(i)]);
-      if ((f < best_free || (f == best_free && l < best_load)) && ok(static_cast<uint32_t>(i)))
-        best = i, best_free = f, best_load = l;
+      const bool better = (l != kFull) & ((f < best_free) | ((f == best_free) & (l < best_load)));
+      const bool take = better && ok(static_cast<uint32_t>(i));
+      best = take ? i : best;
+      best_free = take ? f : best_free;
+      best_load = take ? l : best_load;
     }
     return best;
   }
