@@ -167,12 +167,12 @@ MaxLoadPoint max_load_point(const ReplicaModel& r, const workload::Model& m, dou
   // Offline max load (vLLM benchmark_throughput, lmdeploy/TensorRT-LLM
   // max-throughput runs): every request is queued, so the engine keeps as
   // many sequences in flight as its KV cache (kv_sequence_limit) and its
-  // max_seqs allow.
+  // max_seqs, when the run had one, allow.
   const Traffic t{std::max(1.0, input_tokens), std::max(1.0, output_tokens),
                   std::max(1.0, input_tokens)};
   MaxLoadPoint best;
   best.memory_limit = kv_sequence_limit(r, m, t.in_mean, t.out_mean);
-  const double cap = std::min(best.memory_limit, max_seqs > 0 ? max_seqs : kDefaultMaxSeqs);
+  const double cap = max_seqs > 0 ? std::min(best.memory_limit, max_seqs) : best.memory_limit;
   // requests/s(B) = B / (O·d(B) + B·t_p) (header essay); scan B for its
   // maximum among the concurrencies whose TTFT and TPOT keep the run's
   // latency rule (MLPerf Server rows), when it has one.

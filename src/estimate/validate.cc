@@ -48,8 +48,10 @@
 //    (16-token pages, PagedAttention) fits in what the replica has after
 //    weights, overhead and one prefill chunk's activations, at their mean
 //    footprint of input + output/2 tokens, capped by the row's optional
-//    `max_seqs` column (the engine's --max-num-seqs) or else the engines'
-//    default of 256; prefill chunks interleaved with decode steps
+//    `max_seqs` column (the engine's cap on sequences in flight, where it
+//    bound: vLLM 0.6's default --max-num-seqs was 256; blank, memory
+//    decides, as the max-load rule says); prefill chunks
+//    interleaved with decode steps
 //    (Sarathi-Serve, Agrawal et al. OSDI 2024): throughput
 //    = B·O / (O·d(B) + B·t_p). A row with `ttft_limit_ms` / `tpot_limit_ms`
 //    (MLPerf Server's latency rule: Llama 2 70B 2,000 / 200 ms) is read at

@@ -73,14 +73,15 @@ inline constexpr double kHeadroom = 0.05;
 // Serving: target utilisation of a replica's capacity (queueing knee).
 inline constexpr double kServingMaxUtilization = 0.85;
 // Max load: KV-cache page size in tokens (vLLM's default block_size 16;
-// PagedAttention, Kwon et al. SOSP 2023 §4), the engines' default cap on
-// sequences in flight (vLLM max_num_seqs 256, engine-args docs; AMD's
-// ROCm vLLM guide 2025-01 "default 256"), and the activation bytes per
+// PagedAttention, Kwon et al. SOSP 2023 §4) and the activation bytes per
 // token per unit of hidden size of one live layer (34·s·b·h per layer,
 // Korthikanti et al. 2022 eq. 1, without the attention-score term that
-// fused attention does not store).
+// fused attention does not store). No default cap on the sequences in
+// flight: engines differ (vLLM 0.6's --max-num-seqs 256; vLLM V1's 1,024
+// on GPUs of 70 GiB or more other than the A100, get_batch_defaults() in
+// vllm/engine/arg_utils.py), so a measurement states its engine's cap in
+// `max_seqs` where it bound, and memory decides where it is blank.
 inline constexpr double kKvPageTokens = 16;
-inline constexpr double kDefaultMaxSeqs = 256;
 inline constexpr double kActivationBytesPerTokenHidden = 34;
 // Tokens per optimizer step when the workload gives no global batch
 // (Llama 2/3 pretraining: 4 M tokens per batch, Touvron et al. 2023 Table 1).
