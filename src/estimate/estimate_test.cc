@@ -924,6 +924,43 @@ TEST(Validate, InferenceRowsRunTheirTensorParallelGroupsSideBySide) {
   EXPECT_NE(v->skipped[1].reason.find("per GPU"), std::string::npos);
 }
 
+// A mixture of experts (Mixtral 8x7B: 8 experts, 2 routed per token) is
+// read with its experts whether the row names a built-in model, gives its
+// config's columns under that name, or states the counts in the `experts`
+// and `experts_active` columns; columns that count far from params_b with no
+// experts (the MoE read as a dense 7 B model) skip the row saying why.
+TEST(Validate, MixtureOfExpertsRowsCountTheirExperts) {
+  const auto row = [](const std::string& id, const std::string& model, const std::string& params,
+                      const std::string& shape, const std::string& experts) {
+    return id + ",infer," + model + "," + params + "," + shape +
+           ",,H100-SXM,2,fp16,,1000,1000,,output_tokens_per_s,1000,x,x," + experts + "\n";
+  };
+  const std::string shape = "32,4096,32,8,14336,32000";
+  auto v =
+      validate_text(measurement_header(",experts,experts_active") +
+                    row("named", "Mixtral 8x7B", "", ",,,,,", ",") +
+                    row("columns", "Mixtral 8x7B", "46.7", shape, ",") +
+                    row("explicit", "m", "46.7", shape, "8,2") + row("dense", "m", "", shape, ",") +
+                    row("as-dense", "m", "46.7", shape, ",") +
+                    row("half", "m", "46.7", shape, "8,") + row("over", "m", "46.7", shape, "2,8"));
+  ASSERT_TRUE(v) << v.error().to_string();
+  ASSERT_EQ(v->rows.size(), 4u);
+  const double named = v->rows[0].predicted;
+  EXPECT_GT(named, 0);
+  EXPECT_DOUBLE_EQ(v->rows[1].predicted, named);
+  EXPECT_DOUBLE_EQ(v->rows[2].predicted, named);
+  // The dense model of the same shape holds a sixth of the weights and
+  // computes 7 B a token instead of 13 B: it serves more.
+  EXPECT_EQ(v->rows[3].id, "dense");
+  EXPECT_GT(v->rows[3].predicted, 1.2 * named);
+  ASSERT_EQ(v->skipped.size(), 3u);
+  EXPECT_EQ(v->skipped[0].id, "as-dense");
+  EXPECT_NE(v->skipped[0].reason.find("experts and experts_active"), std::string::npos)
+      << v->skipped[0].reason;
+  EXPECT_NE(v->skipped[1].reason.find("go together"), std::string::npos) << v->skipped[1].reason;
+  EXPECT_NE(v->skipped[2].reason.find("over experts"), std::string::npos) << v->skipped[2].reason;
+}
+
 // Files call the two kinds by their usual names (Training, pretrain;
 // inference, serving): each is read as train or infer and predicted the
 // same, and the groups count them so; an unknown kind is skipped naming it.
