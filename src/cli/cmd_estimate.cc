@@ -276,6 +276,7 @@ int run_validate(Context& ctx, const EstimateFlags& f) {
         row["concurrency"] = r.concurrency;
         row["memory_limit"] = r.memory_limit;
       }
+      if (r.tp > 0) row["tp"] = r.tp;
       j["rows"].push_back(std::move(row));
     }
     j["skipped"] = nlohmann::ordered_json::array();

@@ -225,6 +225,10 @@ struct ValidationRow {
   // 0 for other rows.
   double concurrency = 0;
   double memory_limit = 0;
+  // Inference rows: the tensor-parallel size of each replica (the row's
+  // `tp`, or for a max-load throughput without one the size that serves
+  // the most); 0 for training rows.
+  int tp = 0;
 };
 struct Skipped {
   std::string id;

@@ -924,6 +924,51 @@ TEST(Validate, InferenceRowsRunTheirTensorParallelGroupsSideBySide) {
   EXPECT_NE(v->skipped[1].reason.find("per GPU"), std::string::npos);
 }
 
+// A max-load throughput with no `tp` is a run tuned for throughput (MLPerf
+// Offline publishes no layout): it is read at the tensor-parallel size,
+// within a node, whose replicas serve the most, and says which; a stated tp,
+// a batch or a latency keeps its own layout (one replica without tp).
+TEST(Validate, MaxLoadRowsWithoutALayoutRunTheTunedOne) {
+  const auto row = [](const std::string& id, const std::string& batch, const std::string& metric,
+                      const std::string& tp, const std::string& node) {
+    return id + ",infer,Llama 2 70B,,,,,,,,,H100-SXM,8,fp8," + batch + ",700,300,," + metric +
+           ",1000,x,x," + tp + "," + node + "\n";
+  };
+  const std::string rate = "output_tokens_per_s";
+  auto v = validate_text(measurement_header(",tp,gpus_per_node") + row("tp1", "", rate, "1", "") +
+                         row("tp2", "", rate, "2", "") + row("tp4", "", rate, "4", "") +
+                         row("tp8", "", rate, "8", "") + row("tuned", "", rate, "", "") +
+                         row("per-gpu", "", rate + "_per_gpu", "", "") +
+                         row("node4", "", rate, "", "4") + row("batch", "64", rate, "", "") +
+                         row("batch8", "64", rate, "8", "") + row("tpot", "", "tpot_ms", "", "") +
+                         row("tpot8", "", "tpot_ms", "8", ""));
+  ASSERT_TRUE(v) << v.error().to_string();
+  ASSERT_EQ(v->rows.size(), 11u) << (v->skipped.empty() ? "" : v->skipped[0].reason);
+  std::map<std::string, const ValidationRow*> by;
+  for (const ValidationRow& r : v->rows) by[r.id] = &r;
+  double best = 0;
+  int best_tp = 0;
+  for (const char* id : {"tp1", "tp2", "tp4", "tp8"}) {
+    if (by[id]->predicted > best) best = by[id]->predicted, best_tp = by[id]->tp;
+  }
+  // The layouts differ (a 2-GPU replica and an 8-GPU one are not the same
+  // machine), and the tuned row is the best of them.
+  EXPECT_GT(best, 1.2 * by["tp8"]->predicted);
+  EXPECT_DOUBLE_EQ(by["tuned"]->predicted, best);
+  EXPECT_EQ(by["tuned"]->tp, best_tp);
+  EXPECT_DOUBLE_EQ(by["per-gpu"]->predicted, best / 8);
+  // A node of 4 GPUs bounds the search.
+  EXPECT_LE(by["node4"]->tp, 4);
+  // A static batch and a latency at max load keep one 8-GPU replica.
+  EXPECT_DOUBLE_EQ(by["batch"]->predicted, by["batch8"]->predicted);
+  EXPECT_EQ(by["batch"]->tp, 8);
+  EXPECT_DOUBLE_EQ(by["tpot"]->predicted, by["tpot8"]->predicted);
+  // The report names the rows read so.
+  ASSERT_FALSE(v->notes.empty());
+  EXPECT_NE(v->notes.back().find("tuned tp" + std::to_string(best_tp)), std::string::npos)
+      << v->notes.back();
+}
+
 // A mixture of experts (Mixtral 8x7B: 8 experts, 2 routed per token) is
 // read with its experts whether the row names a built-in model, gives its
 // config's columns under that name, or states the counts in the `experts`

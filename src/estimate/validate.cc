@@ -50,14 +50,14 @@
 //    footprint of input + output/2 tokens, capped by the row's optional
 //    `max_seqs` column (the engine's cap on sequences in flight, where it
 //    bound: vLLM 0.6's default --max-num-seqs was 256; blank, memory
-//    decides, as the max-load rule says); prefill chunks
-//    interleaved with decode steps
+//    decides); prefill chunks interleaved with decode steps
 //    (Sarathi-Serve, Agrawal et al. OSDI 2024): throughput
 //    = B·O / (O·d(B) + B·t_p). A row with `ttft_limit_ms` / `tpot_limit_ms`
 //    (MLPerf Server's latency rule: Llama 2 70B 2,000 / 200 ms) is read at
 //    the best concurrency whose TTFT and TPOT keep them (the model's means;
 //    MLPerf bounds the 99th percentile). The concurrency used and the memory
-//    limit are reported with the row.
+//    limit are reported with the row. Without a `tp` column such a
+//    throughput is read at the layout that serves the most (predict_infer).
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -430,21 +430,28 @@ Result<double> predict_replica(const Row& row, const workload::Workload& w, cons
 
 // An inference row's figure from the replica model: at the max-load point
 // when the row gives no batch, else at its batch (static batching).
-// gpu_count GPUs serve as one tensor-parallel replica, unless the row's `tp`
-// says otherwise: then gpu_count / tp replicas of tp GPUs each serve side by
-// side (data parallel, as MLPerf and throughput benchmarks run 8 GPUs), the
-// batch and max_seqs are each replica's (an engine's own), and throughputs
-// add up. A metric ending in _per_gpu is the whole system's divided by
-// gpu_count (TensorRT-LLM's tables report tokens/s/GPU).
+// The row's `tp` says how its gpu_count GPUs serve: gpu_count / tp replicas
+// of tp GPUs each side by side (data parallel, as MLPerf and throughput
+// benchmarks run 8 GPUs), the batch and max_seqs each replica's (an
+// engine's own), throughputs adding up. Without it, a max-load throughput
+// (a run tuned for the most throughput: MLPerf Offline publishes no layout,
+// and its submitters run a 70 B model on 8 H100s as 2-GPU replicas, not one
+// 8-GPU one) is read at the tensor-parallel size, within a node
+// (`gpus_per_node`, 8), whose replicas give the most (*tp_used says which);
+// any other row runs its gpu_count GPUs as one replica. A metric ending in
+// _per_gpu is the whole system's divided by gpu_count (TensorRT-LLM's tables
+// report tokens/s/GPU).
 Result<double> predict_infer(const Row& row, const workload::Workload& w, const catalog::Gpu& gpu,
-                             const std::string& metric_in, MaxLoadPoint* load) {
+                             const std::string& metric_in, MaxLoadPoint* load, int* tp_used) {
   const int gpus = std::max(1, static_cast<int>(row.num("gpu_count").value_or(1)));
   int tp = gpus;
-  if (const auto t = row.num("tp")) {
-    if (*t < 1 || *t != std::floor(*t) || gpus % static_cast<int>(*t) != 0)
-      return invalid_argument("tp " + strings::fixed(*t, 0) + " does not divide gpu_count " +
+  const auto stated_tp = row.num("tp");
+  if (stated_tp) {
+    const double t = *stated_tp;
+    if (t < 1 || t != std::floor(t) || gpus % static_cast<int>(t) != 0)
+      return invalid_argument("tp " + strings::fixed(t, 0) + " does not divide gpu_count " +
                               std::to_string(gpus));
-    tp = static_cast<int>(*t);
+    tp = static_cast<int>(t);
   }
   constexpr std::string_view kPerGpu = "_per_gpu";
   const bool per_gpu = metric_in.ends_with(kPerGpu);
@@ -455,13 +462,36 @@ Result<double> predict_infer(const Row& row, const workload::Workload& w, const 
   if (per_gpu && !rate)
     return invalid_argument("metric '" + metric_in + "': only throughputs come per GPU");
   // Replicas side by side multiply a throughput; latencies are one replica's.
-  const double scale = rate ? static_cast<double>(gpus) / tp / (per_gpu ? gpus : 1) : 1.0;
+  const auto scale = [&](int t) {
+    return rate ? static_cast<double>(gpus) / t / (per_gpu ? gpus : 1) : 1.0;
+  };
   // A precision the GPU's serving stacks do not run (fp8 on a V100) is no
   // measurement of this model: estimate refuses it, so must the check.
   if (std::string why = precision_unsupported(gpu, w.kind, w.method, w.precision); !why.empty())
     return invalid_argument(why);
-  GPUPLAN_TRY(const double one, predict_replica(row, w, gpu, metric, tp, load));
-  return one * scale;
+  if (stated_tp || !rate || row.num("batch")) {
+    GPUPLAN_TRY(const double one, predict_replica(row, w, gpu, metric, tp, load));
+    if (tp_used) *tp_used = tp;
+    return one * scale(tp);
+  }
+  // The tuned layout: every tensor-parallel size that divides gpu_count
+  // within a node, the most throughput among those whose weights fit (the
+  // error of the widest, which has the most memory, when none does).
+  const int node = std::max(1, static_cast<int>(row.num("gpus_per_node").value_or(8)));
+  double best = -1;
+  Result<double> widest = 0.0;
+  for (int t = 1; t <= std::min(gpus, node); ++t) {
+    if (gpus % t != 0) continue;
+    MaxLoadPoint at;
+    widest = predict_replica(row, w, gpu, metric, t, &at);
+    if (widest && *widest * scale(t) > best) {
+      best = *widest * scale(t);
+      if (load) *load = at;
+      if (tp_used) *tp_used = t;
+    }
+  }
+  if (best < 0) return widest;
+  return best;
 }
 
 // A row's kind, "train" or "infer", from the words files use for them
@@ -524,7 +554,7 @@ Status check_columns(const Row& row) {
 }
 
 Result<double> predict(const Row& row, const catalog::Catalog& catalog, MaxLoadPoint* load,
-                       std::string* gpu_read_as) {
+                       std::string* gpu_read_as, int* tp_used) {
   GPUPLAN_RETURN_IF_ERROR(check_columns(row));
   const std::string kind = row_kind(row);
   const std::string metric = row.get("metric");
@@ -547,7 +577,7 @@ Result<double> predict(const Row& row, const catalog::Catalog& catalog, MaxLoadP
   if (kind == "train") return predict_train(row, w, *gpu, peak, metric);
   if (kind != "infer")
     return invalid_argument("unknown kind '" + row.get("kind") + "' (train or infer)");
-  return predict_infer(row, w, *gpu, metric, load);
+  return predict_infer(row, w, *gpu, metric, load, tp_used);
 }
 
 double median(std::vector<double> v) {
@@ -571,6 +601,7 @@ Result<Validation> validate(const csv::Table& table, const catalog::Catalog& cat
   Validation v;
   std::map<std::string, std::vector<double>> errors, groups, by_source;
   std::map<std::pair<std::string, std::string>, int> read_as_rows;
+  std::vector<std::string> chosen_tp;
   for (const csv::Row& r : table.rows) {
     Row row{table, r};
     const std::string id = row.get("id").empty() ? "line " + std::to_string(r.line) : row.get("id");
@@ -581,7 +612,8 @@ Result<Validation> validate(const csv::Table& table, const catalog::Catalog& cat
     }
     MaxLoadPoint load;
     std::string read_as;
-    auto p = predict(row, catalog, &load, &read_as);
+    int tp = 0;
+    auto p = predict(row, catalog, &load, &read_as, &tp);
     if (!p) {
       v.skipped.push_back({id, p.error().message});
       continue;
@@ -594,6 +626,9 @@ Result<Validation> validate(const csv::Table& table, const catalog::Catalog& cat
     out.error_percent = 100.0 * (*p - *published) / *published;
     out.concurrency = load.concurrency;
     out.memory_limit = load.memory_limit;
+    out.tp = tp;
+    if (tp > 0 && !row.num("tp") && !row.num("batch") && tp < row.num("gpu_count").value_or(1))
+      chosen_tp.push_back(id + " tp" + std::to_string(tp));
     errors[out.metric].push_back(std::abs(out.error_percent));
     const std::string set = strings::to_lower(row.get("set"));
     const bool original = set.empty() || set == "original";
@@ -606,6 +641,14 @@ Result<Validation> validate(const csv::Table& table, const catalog::Catalog& cat
   for (const auto& [names, n] : read_as_rows) {
     v.notes.push_back("GPU '" + names.first + "' read as the catalog's " + names.second + " (" +
                       std::to_string(n) + (n == 1 ? " row)" : " rows)"));
+  }
+  if (!chosen_tp.empty()) {
+    std::string list;
+    for (const std::string& s : chosen_tp) list += (list.empty() ? "" : ", ") + s;
+    v.notes.push_back(
+        "max-load rows without a tp column, read as replicas of the tensor-parallel size that "
+        "serves the most: " +
+        list);
   }
   for (auto& [metric, errs] : errors) {
     v.summary.push_back({metric, static_cast<int>(errs.size()), median(errs)});
