@@ -969,6 +969,50 @@ TEST(Validate, MaxLoadRowsWithoutALayoutRunTheTunedOne) {
       << v->notes.back();
 }
 
+// Closed-loop clients (NIM's genai-perf --concurrency, bench_serving
+// --max-concurrency) keep `concurrency` sequences in flight: throughput,
+// TPOT and TTFT all rise with it, past what the KV cache holds throughput
+// is the max-load row's and the extra clients wait for a slot (Little's
+// law); a static batch's TTFT is its whole prefill pass.
+TEST(Validate, ClosedLoopRowsRunTheirClientsInFlight) {
+  const auto row = [](const std::string& id, const std::string& batch, const std::string& clients,
+                      const std::string& metric) {
+    return id + ",infer,Llama-3.1-8B,,,,,,,,,H100-SXM,1,fp8," + batch + ",1000,1000,," + metric +
+           ",1000,x,x," + clients + "\n";
+  };
+  const std::string rate = "output_tokens_per_s";
+  auto v = validate_text(measurement_header(",concurrency") + row("r1", "", "1", rate) +
+                         row("r10", "", "10", rate) + row("r100", "", "100", rate) +
+                         row("rmax", "", "", rate) + row("rflood", "", "1000000", rate) +
+                         row("t1", "", "1", "ttft_ms") + row("t100", "", "100", "ttft_ms") +
+                         row("tflood", "", "1000000", "ttft_ms") + row("p1", "", "1", "tpot_ms") +
+                         row("p100", "", "100", "tpot_ms") + row("s1", "1", "", "ttft_ms") +
+                         row("s8", "8", "", "ttft_ms") + row("both", "8", "8", rate));
+  ASSERT_TRUE(v) << v.error().to_string();
+  std::map<std::string, const ValidationRow*> by;
+  for (const ValidationRow& r : v->rows) by[r.id] = &r;
+  ASSERT_EQ(v->rows.size(), 12u);
+  EXPECT_LT(by["r1"]->predicted, by["r10"]->predicted);
+  EXPECT_LT(by["r10"]->predicted, by["r100"]->predicted);
+  EXPECT_LT(by["r100"]->predicted, by["rmax"]->predicted);
+  EXPECT_EQ(by["r100"]->concurrency, 100);
+  // Past the KV cache: the max-load throughput, and the clients that wait.
+  EXPECT_NEAR(by["rflood"]->predicted, by["rmax"]->predicted, 1e-6 * by["rmax"]->predicted);
+  const double rps = by["rflood"]->predicted / 1000, held = by["rflood"]->concurrency;
+  EXPECT_NEAR(by["tflood"]->predicted / 1000, (1e6 - held) / rps, 0.01 * (1e6 - held) / rps);
+  // One client: its prefill alone, as a batch of one; a hundred: the
+  // decode beside it and the prefills queued ahead too.
+  EXPECT_NEAR(by["t1"]->predicted, by["s1"]->predicted, 0.02 * by["s1"]->predicted);
+  EXPECT_GT(by["t100"]->predicted, by["t1"]->predicted);
+  EXPECT_GT(by["p100"]->predicted, by["p1"]->predicted);
+  // A static batch of 8 prefills 8 prompts in one pass, reading the
+  // weights once: more than one prompt's TTFT, less than 8 of them.
+  EXPECT_GT(by["s8"]->predicted, 2 * by["s1"]->predicted);
+  EXPECT_LT(by["s8"]->predicted, 8 * by["s1"]->predicted);
+  ASSERT_EQ(v->skipped.size(), 1u);
+  EXPECT_NE(v->skipped[0].reason.find("give one"), std::string::npos) << v->skipped[0].reason;
+}
+
 // A mixture of experts (Mixtral 8x7B: 8 experts, 2 routed per token) is
 // read with its experts whether the row names a built-in model, gives its
 // config's columns under that name, or states the counts in the `experts`

@@ -183,9 +183,44 @@ MaxLoadPoint max_load_point(const ReplicaModel& r, const workload::Model& m, dou
       best.concurrency = b;
       best.rps = p.rps;
       best.tpot_s = p.tpot_s;
+      best.ttft_s = p.ttft_s;
     }
   }
   return best;
+}
+
+MaxLoadPoint closed_loop_point(const ReplicaModel& r, const workload::Model& m, double input_tokens,
+                               double output_tokens, double clients) {
+  const Traffic t{std::max(1.0, input_tokens), std::max(1.0, output_tokens),
+                  std::max(1.0, input_tokens)};
+  MaxLoadPoint p;
+  p.memory_limit = kv_sequence_limit(r, m, t.in_mean, t.out_mean);
+  const double b = std::min(clients, p.memory_limit);
+  if (b < 1) return p;
+  const ServingPoint s = point(r, t, b);
+  p.concurrency = b;
+  p.rps = s.rps;
+  p.tpot_s = s.tpot_s;
+  // TTFT: its prefill pass, which with b - 1 others in flight runs in a
+  // step beside their decode (one weight read for both) after the rest of
+  // the step in progress (half a step on average); after the prefill work
+  // queued ahead of it: prefills arrive at rps and take t_p each, busy =
+  // rps t_p of the replica's time, and as one server with Poisson arrivals
+  // and a fixed service time (M/D/1) the mean wait is busy t_p / (2 (1 -
+  // busy)) (Pollaczek-Khinchine). Clients the KV cache cannot hold wait for
+  // a slot first: (clients - b) / rps by Little's law. One client: its
+  // prefill alone.
+  const double others = b - 1;
+  double beside = 0;
+  if (others >= 1) {
+    const double d = r.decode_step_seconds(others, t.in_mean + t.out_mean / 2);
+    beside = d / 2 + std::max(0.0, d - r.weight_bytes / r.bytes_per_s - r.step_overhead_s);
+  }
+  const double t_p = prefill_work(r, t.in_mean);
+  const double busy = std::min(0.99, s.rps * t_p);
+  p.ttft_s = r.prefill_seconds(t.in_mean) + beside + busy * t_p / (2 * (1 - busy)) +
+             std::max(0.0, clients - b) / s.rps;
+  return p;
 }
 
 ServingPoint serving_point_at(const ReplicaModel& r, const workload::Workload& w, double rps) {

@@ -55,7 +55,9 @@
 //    = B·O / (O·d(B) + B·t_p). A row with `ttft_limit_ms` / `tpot_limit_ms`
 //    (MLPerf Server's latency rule: Llama 2 70B 2,000 / 200 ms) is read at
 //    the best concurrency whose TTFT and TPOT keep them (the model's means;
-//    MLPerf bounds the 99th percentile). The concurrency used and the memory
+//    MLPerf bounds the 99th percentile). A row with `concurrency`
+//    (closed-loop clients: genai-perf, bench_serving --max-concurrency)
+//    runs that many in flight (closed_loop_point). The concurrency used and the memory
 //    limit are reported with the row. Without a `tp` column such a
 //    throughput is read at the layout that serves the most (predict_infer).
 #include <algorithm>
@@ -374,13 +376,39 @@ Result<double> predict_replica(const Row& row, const workload::Workload& w, cons
   // (an 8B model's max-load rate with both blank came out at 13,140 req/s
   // and counted in the medians). A TTFT needs the prompt; a batch-1 decode
   // rate reads its context from the prompt; everything else needs both.
+  const auto clients = row.num("concurrency");
   if (!row.num("input_tokens"))
     return invalid_argument("metric '" + metric + "' needs input_tokens");
-  if (!row.num("output_tokens") && metric != "ttft_ms" && metric != "decode_tokens_per_s_batch1")
+  if (!row.num("output_tokens") &&
+      (clients || (metric != "ttft_ms" && metric != "decode_tokens_per_s_batch1")))
     return invalid_argument("metric '" + metric + "' needs output_tokens");
   const double batch = std::max(1.0, row.num("batch").value_or(1));
   const double in = std::max(1.0, row.num("input_tokens").value_or(1));
   const double out = std::max(1.0, row.num("output_tokens").value_or(1));
+  if (clients) {
+    // Closed-loop clients over the row's replicas (serving_model.cc,
+    // closed_loop_point): continuous batching with that many in flight.
+    if (row.num("batch"))
+      return invalid_argument(
+          "batch (a static batch) and concurrency (closed-loop clients) "
+          "describe different runs: give one");
+    const double replicas = std::max(1.0, row.num("gpu_count").value_or(1)) / tp;
+    double per_replica = *clients / replicas;
+    if (const auto cap = row.num("max_seqs")) per_replica = std::min(per_replica, *cap);
+    const MaxLoadPoint p = closed_loop_point(r, w.model, in, out, per_replica);
+    if (p.concurrency < 1) {
+      return failed_precondition(p.memory_limit < 1
+                                     ? "the KV cache holds no sequence of this length"
+                                     : "fewer clients than replicas");
+    }
+    if (load) *load = p;
+    if (metric == "output_tokens_per_s") return p.rps * out;
+    if (metric == "requests_per_s") return p.rps;
+    if (metric == "total_tokens_per_s") return p.rps * (in + out);
+    if (metric == "tpot_ms") return 1000 * p.tpot_s;
+    if (metric == "ttft_ms") return 1000 * p.ttft_s;
+    return invalid_argument("metric '" + metric + "' is not a closed-loop metric");
+  }
   if (!row.num("batch") && metric != "ttft_ms" && metric != "decode_tokens_per_s_batch1") {
     // Max load: continuous batching at the KV-bound concurrency that
     // maximises throughput (serving_model.cc, max_load_point).
@@ -400,7 +428,6 @@ Result<double> predict_replica(const Row& row, const workload::Workload& w, cons
     if (metric == "total_tokens_per_s") return p.rps * (in + out);
     if (metric == "tpot_ms") return 1000 * p.tpot_s;
   }
-  if (metric == "ttft_ms") return 1000 * r.prefill_seconds(in);
   if (metric == "decode_tokens_per_s_batch1") return 1.0 / r.decode_step_seconds(1, in + out / 2);
   // A batch whose KV cache does not fit runs as the sequences that do: a
   // paged engine (lmdeploy, vLLM) admits those and queues the rest, so the
@@ -414,14 +441,16 @@ Result<double> predict_replica(const Row& row, const workload::Workload& w, cons
     load->memory_limit = limit;
   }
   if (metric == "tpot_ms") return 1000 * r.decode_step_seconds(running, in + out / 2);
+  // Static batching: prefill all sequences in one pass (weights read once),
+  // which is every sequence's first token (batch 1: prefill_seconds); then
+  // `out` decode steps; the KV context grows linearly, so the sum of the
+  // steps equals out x the step at the mean context.
+  const double compute =
+      (r.flops_per_token * in + r.attn_flops_per_token_ctx * in * in / 2) / r.flops_per_s;
+  const double prefill = running * compute + r.weight_bytes / r.bytes_per_s + r.step_overhead_s +
+                         r.tp_comm_seconds(running * in);
+  if (metric == "ttft_ms") return 1000 * prefill;
   if (metric == "output_tokens_per_s") {
-    // Static batching: prefill all sequences (weights read once), then
-    // `out` decode steps; the KV context grows linearly, so the sum of the
-    // steps equals out x the step at the mean context.
-    const double compute =
-        (r.flops_per_token * in + r.attn_flops_per_token_ctx * in * in / 2) / r.flops_per_s;
-    const double prefill = running * compute + r.weight_bytes / r.bytes_per_s + r.step_overhead_s +
-                           r.tp_comm_seconds(running * in);
     const double decode = out * r.decode_step_seconds(running, in + (out - 1) / 2);
     return running * out / (prefill + decode);
   }
@@ -469,7 +498,7 @@ Result<double> predict_infer(const Row& row, const workload::Workload& w, const 
   // measurement of this model: estimate refuses it, so must the check.
   if (std::string why = precision_unsupported(gpu, w.kind, w.method, w.precision); !why.empty())
     return invalid_argument(why);
-  if (stated_tp || !rate || row.num("batch")) {
+  if (stated_tp || !rate || row.num("batch") || row.num("concurrency")) {
     GPUPLAN_TRY(const double one, predict_replica(row, w, gpu, metric, tp, load));
     if (tp_used) *tp_used = tp;
     return one * scale(tp);
@@ -529,6 +558,7 @@ Status check_columns(const Row& row) {
       {"output_tokens", 1, 1e7, false},
       {"tokens_b", 1e-9, 1e6, false},
       {"max_seqs", 1, 1e7, true},
+      {"concurrency", 1, 1e8, false},
       {"experts", 1, 1e5, true},
       {"experts_active", 1, 1e5, true},
       {"tp", 1, 1024, true},

@@ -263,6 +263,7 @@ struct MaxLoadPoint {
   double memory_limit = 0;  // sequences whose KV pages fit (at the mean footprint)
   double rps = 0;           // requests/s
   double tpot_s = 0;        // time between a sequence's tokens (decode step + prefill stalls)
+  double ttft_s = 0;        // mean time to the first token (closed_loop_point)
 };
 // A latency rule the run kept (MLPerf Server: every query's TTFT and TPOT
 // within limits); 0: none. The model's TTFT and TPOT are means.
@@ -278,6 +279,12 @@ double kv_sequence_limit(const ReplicaModel& r, const workload::Model& m, double
                          double output_tokens);
 MaxLoadPoint max_load_point(const ReplicaModel& r, const workload::Model& m, double input_tokens,
                             double output_tokens, double max_seqs, LatencyRule rule = {});
+// Closed-loop clients (genai-perf --concurrency, bench_serving
+// --max-concurrency): each sends its next request when its last one ends,
+// so `clients` sequences are in flight, as many as the KV cache holds, the
+// rest waiting; continuous batching as max_load_point, with the mean TTFT.
+MaxLoadPoint closed_loop_point(const ReplicaModel& r, const workload::Model& m, double input_tokens,
+                               double output_tokens, double clients);
 // Input tokens at the SLO percentile of the workload's distribution.
 double input_tokens_at_percentile(const workload::Workload& w);
 
