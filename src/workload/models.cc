@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <utility>
 
 #include "core/strings.h"
 
@@ -68,6 +69,7 @@ constexpr Row kRows[] = {
   {"falcon-7b",  "Falcon 7B",  32, 4544, 71,  1, 18176, 65024, 2048, 1, 1, false, true, "tiiuae/falcon-7b config.json (multi-query attention)"},
   {"phi-3-mini", "Phi-3 mini 3.8B", 32, 3072, 32, 32, 8192, 32064, 131072, 1, 1, true, false, "microsoft/Phi-3-mini-128k-instruct config.json"},
   {"codellama-34b", "Code Llama 34B", 48, 8192, 64, 8, 22016, 32000, 16384, 1, 1, true, false, "codellama/CodeLlama-34b-hf config.json"},
+  {"gpt-j-6b",   "GPT-J 6B",   28, 4096, 16, 16, 16384, 50400, 2048, 1, 1, false, false, "EleutherAI/gpt-j-6b config.json (n_inner null: 4 x n_embd; lm_head untied); MLPerf Inference's gptj"},
 };
 // clang-format on
 
@@ -158,9 +160,13 @@ namespace {
 // without changing its architecture: chat/instruct tunes, a revision
 // ("v0.3"), the context window ("4k", "128k"), Hugging Face's "hf", or a
 // quantised upload (its weights' precision is the workload's `precision`).
+// MLPerf Inference names a benchmark by its model and accuracy target
+// ("llama2-70b-99", "llama2-70b-99.9": 99 % or 99.9 % of the reference's
+// score), which is no part of the architecture either.
 bool release_tag(std::string_view t) {
-  static constexpr std::string_view kTags[] = {"instruct", "chat", "hf",   "it",  "base", "fp8",
-                                               "awq",      "gptq", "gguf", "bnb", "4bit", "8bit"};
+  static constexpr std::string_view kTags[] = {"instruct", "chat", "hf",   "it",   "base",
+                                               "fp8",      "awq",  "gptq", "gguf", "bnb",
+                                               "4bit",     "8bit", "99",   "99.9"};
   for (std::string_view k : kTags)
     if (t == k) return true;
   const auto digits_then = [&](size_t from, std::string_view rest) {
@@ -178,6 +184,9 @@ bool release_tag(std::string_view t) {
 std::string base_name(std::string_view name) {
   std::string s = strings::to_lower(strings::trim(name));
   if (const size_t slash = s.rfind('/'); slash != std::string::npos) s.erase(0, slash + 1);
+  // Tags follow a space or an underscore as well ("Llama 3.1 70B Instruct FP8").
+  std::replace(s.begin(), s.end(), ' ', '-');
+  std::replace(s.begin(), s.end(), '_', '-');
   if (s.rfind("meta-", 0) == 0) s.erase(0, 5);
   for (;;) {
     const size_t dash = s.rfind('-');
@@ -190,6 +199,11 @@ std::string base_name(std::string_view name) {
 }  // namespace
 
 const Model* find_model(std::string_view name) {
+  // MLPerf Inference's benchmark names that are not the model's own.
+  static constexpr std::pair<std::string_view, std::string_view> kAliases[] = {
+      {"gptj", "gpt-j-6b"}};
+  for (const auto& [alias, builtin] : kAliases)
+    if (key(base_name(name)) == key(alias)) return find_model(builtin);
   for (const std::string& k : {key(name), key(base_name(name))}) {
     for (const Model& m : builtin_models()) {
       if (key(m.name) == k) return &m;

@@ -34,7 +34,9 @@ TEST(Models, PublishedParameterCounts) {
   };
   for (const Case& c : {Case{"llama-3-8b", 8.03, 0.02}, Case{"llama-2-70b", 68.98, 0.1},
                         Case{"llama-3.1-405b", 405.8, 1.0}, Case{"qwen2.5-72b", 72.7, 0.2},
-                        Case{"gpt3-175b", 174.6, 1.0}, Case{"mistral-7b", 7.24, 0.02}}) {
+                        Case{"gpt3-175b", 174.6, 1.0}, Case{"mistral-7b", 7.24, 0.02},
+                        // EleutherAI's model card: 6,053,381,344 parameters.
+                        Case{"gpt-j-6b", 6.05, 0.01}}) {
     const Model* m = find_model(c.name);
     ASSERT_NE(m, nullptr) << c.name;
     EXPECT_NEAR(m->params_b, c.params, c.tol) << c.name;
@@ -109,6 +111,12 @@ TEST(Parse, HuggingFaceNamesAreTheirBaseModelsAndSuggestionsKeepTheSize) {
       {"microsoft/Phi-3-mini-4k-instruct", "phi-3-mini"},
       {"Llama-2-7b-chat-hf", "llama-2-7b"},
       {"Qwen/Qwen2.5-72B-Instruct-AWQ", "qwen2.5-72b"},
+      // Tags after spaces; MLPerf Inference's benchmark names.
+      {"Llama 3.1 70B Instruct FP8", "llama-3.1-70b"},
+      {"llama2-70b-99", "llama-2-70b"},
+      {"llama2-70b-99.9", "llama-2-70b"},
+      {"gptj-99", "gpt-j-6b"},
+      {"llama3.1-405b", "llama-3.1-405b"},
   };
   for (const auto& [given, builtin] : cases) {
     const Model* m = find_model(given);
