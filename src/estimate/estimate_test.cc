@@ -935,15 +935,17 @@ TEST(Validate, MaxLoadRowsWithoutALayoutRunTheTunedOne) {
            ",1000,x,x," + tp + "," + node + "\n";
   };
   const std::string rate = "output_tokens_per_s";
-  auto v = validate_text(measurement_header(",tp,gpus_per_node") + row("tp1", "", rate, "1", "") +
-                         row("tp2", "", rate, "2", "") + row("tp4", "", rate, "4", "") +
-                         row("tp8", "", rate, "8", "") + row("tuned", "", rate, "", "") +
-                         row("per-gpu", "", rate + "_per_gpu", "", "") +
-                         row("node4", "", rate, "", "4") + row("batch", "64", rate, "", "") +
-                         row("batch8", "64", rate, "8", "") + row("tpot", "", "tpot_ms", "", "") +
-                         row("tpot8", "", "tpot_ms", "8", ""));
+  auto v = validate_text(
+      measurement_header(",tp,gpus_per_node") + row("tp1", "", rate, "1", "") +
+      row("tp2", "", rate, "2", "") + row("tp4", "", rate, "4", "") +
+      row("tp8", "", rate, "8", "") + row("tuned", "", rate, "", "") +
+      "node1,infer,Llama 2 70B,,,,,,,,,H100-SXM,8,fp16,,700,300,," + rate + ",1000,x,x,,1\n" +
+      "fp16-8,infer,Llama 2 70B,,,,,,,,,H100-SXM,8,fp16,,700,300,," + rate + ",1000,x,x,8,\n" +
+      row("per-gpu", "", rate + "_per_gpu", "", "") + row("node4", "", rate, "", "4") +
+      row("batch", "64", rate, "", "") + row("batch8", "64", rate, "8", "") +
+      row("tpot", "", "tpot_ms", "", "") + row("tpot8", "", "tpot_ms", "8", ""));
   ASSERT_TRUE(v) << v.error().to_string();
-  ASSERT_EQ(v->rows.size(), 11u) << (v->skipped.empty() ? "" : v->skipped[0].reason);
+  ASSERT_EQ(v->rows.size(), 13u) << (v->skipped.empty() ? "" : v->skipped[0].reason);
   std::map<std::string, const ValidationRow*> by;
   for (const ValidationRow& r : v->rows) by[r.id] = &r;
   double best = 0;
@@ -957,8 +959,11 @@ TEST(Validate, MaxLoadRowsWithoutALayoutRunTheTunedOne) {
   EXPECT_DOUBLE_EQ(by["tuned"]->predicted, best);
   EXPECT_EQ(by["tuned"]->tp, best_tp);
   EXPECT_DOUBLE_EQ(by["per-gpu"]->predicted, best / 8);
-  // A node of 4 GPUs bounds the search.
+  // A node of 4 GPUs bounds the search; a model no replica within a node
+  // holds runs on all the GPUs (Llama 2 70B fp16, 140 GB, on one-GPU nodes).
   EXPECT_LE(by["node4"]->tp, 4);
+  EXPECT_DOUBLE_EQ(by["node1"]->predicted, by["fp16-8"]->predicted);
+  EXPECT_EQ(by["node1"]->tp, 8);
   // A static batch and a latency at max load keep one 8-GPU replica.
   EXPECT_DOUBLE_EQ(by["batch"]->predicted, by["batch8"]->predicted);
   EXPECT_EQ(by["batch"]->tp, 8);

@@ -504,23 +504,25 @@ Result<double> predict_infer(const Row& row, const workload::Workload& w, const 
     return one * scale(tp);
   }
   // The tuned layout: every tensor-parallel size that divides gpu_count
-  // within a node, the most throughput among those whose weights fit (the
-  // error of the widest, which has the most memory, when none does).
+  // within a node, the most throughput among those whose weights fit; a
+  // model that fits none runs as one replica of all the GPUs, as before
+  // (whose error, with the most memory, says why when that fails too).
   const int node = std::max(1, static_cast<int>(row.num("gpus_per_node").value_or(8)));
   double best = -1;
-  Result<double> widest = 0.0;
   for (int t = 1; t <= std::min(gpus, node); ++t) {
     if (gpus % t != 0) continue;
     MaxLoadPoint at;
-    widest = predict_replica(row, w, gpu, metric, t, &at);
-    if (widest && *widest * scale(t) > best) {
-      best = *widest * scale(t);
+    const Result<double> one = predict_replica(row, w, gpu, metric, t, &at);
+    if (one && *one * scale(t) > best) {
+      best = *one * scale(t);
       if (load) *load = at;
       if (tp_used) *tp_used = t;
     }
   }
-  if (best < 0) return widest;
-  return best;
+  if (best >= 0) return best;
+  GPUPLAN_TRY(const double one, predict_replica(row, w, gpu, metric, gpus, load));
+  if (tp_used) *tp_used = gpus;
+  return one * scale(gpus);
 }
 
 // A row's kind, "train" or "infer", from the words files use for them
