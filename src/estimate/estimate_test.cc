@@ -295,6 +295,30 @@ TEST(Throughput, MaxLoadIsBoundByPagedKvCacheOrTheRunsMaxSeqs) {
   EXPECT_NEAR(capped.rps, 256 / (128 * d + 256 * t_p), 1e-9 * capped.rps);
 }
 
+// FP8 training runs the linear layers' GEMMs in FP8 and attention in BF16
+// (Transformer Engine): the model's FLOPs run at a blend of the two peaks,
+// nearer BF16 the longer the sequence; other precisions keep their peak.
+TEST(Throughput, Fp8TrainingRunsAttentionInBf16) {
+  const catalog::Gpu g = h100();
+  const workload::Model& m = *workload::find_model("llama-3-70b");
+  const auto rate = [&](Precision p, int seq) {
+    return internal::train_peak_tflops(g, p, m, seq, workload::Method::kFull, nullptr);
+  };
+  const double short_seq = rate(Precision::kFp8, 2048), long_seq = rate(Precision::kFp8, 32768);
+  EXPECT_LT(short_seq, g.fp8_tflops);
+  EXPECT_GT(short_seq, g.bf16_tflops);
+  EXPECT_LT(long_seq, short_seq);
+  const double total = internal::train_flops_per_token(m, 2048, workload::Method::kFull);
+  const double linear = 6 * internal::matmul_params(m) * 1e9;
+  EXPECT_NEAR(short_seq, total / (linear / g.fp8_tflops + (total - linear) / g.bf16_tflops),
+              1e-9 * short_seq);
+  EXPECT_DOUBLE_EQ(rate(Precision::kBf16, 2048), g.bf16_tflops);
+  // A GPU without an FP8 rate keeps the FP16 fallback peak_tflops gives.
+  EXPECT_DOUBLE_EQ(internal::train_peak_tflops(a100(), Precision::kFp8, m, 2048,
+                                               workload::Method::kFull, nullptr),
+                   internal::peak_tflops(a100(), Precision::kFp8, nullptr));
+}
+
 TEST(Throughput, WeightsThatDoNotFitAreAnError) {
   workload::Workload w = serve("llama-2-70b", 1);
   auto r = replica_model(w, a100(), true, 1);

@@ -69,7 +69,8 @@ void estimate_train(const Ctx& c) {
   e.throughput_unit = "tokens/s";
   e.memory_available_gib = usable_gib(w, c.dev.memory_gib);
   std::string rate_note;
-  const double peak = peak_tflops(c.dev.gpu, w.precision, c.explain ? &rate_note : nullptr);
+  const double peak = train_peak_tflops(c.dev.gpu, w.precision, w.model, w.data.seq_len, w.method,
+                                        c.explain ? &rate_note : nullptr);
   if (c.explain) add_common(c, rate_note, peak);
   if (std::string why = precision_unsupported(c.dev.gpu, w.kind, w.method, w.precision);
       !why.empty()) {

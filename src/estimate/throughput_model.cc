@@ -104,6 +104,28 @@ double peak_tflops(const catalog::Gpu& gpu, Precision p, std::string* note) {
   return 0;
 }
 
+double train_peak_tflops(const catalog::Gpu& gpu, Precision p, const workload::Model& m,
+                         int seq_len, Method method, std::string* note) {
+  const double peak = peak_tflops(gpu, p, note);
+  const double half = p == Precision::kFp8 ? peak_tflops(gpu, Precision::kBf16, nullptr) : 0;
+  if (p != Precision::kFp8 || gpu.fp8_tflops <= 0 || half <= 0 || half >= peak) return peak;
+  // FP8 training (NVIDIA Transformer Engine: te.Linear, LayerNormLinear and
+  // LayerNormMLP cast their GEMM inputs to FP8; DotProductAttention computes
+  // Q.K^T and softmax.V in BF16 unless FP8 attention is asked for;
+  // Micikevicius et al. 2022, "FP8 Formats for Deep Learning", keep the
+  // non-GEMM work in higher precision): the model's FLOPs take
+  // linear / FP8 peak + attention / BF16 peak.
+  const double total = train_flops_per_token(m, seq_len, method);
+  const double linear = (method == Method::kFull ? 6.0 : 4.0) * matmul_params(m) * 1e9;
+  const double attention = std::max(0.0, total - linear);
+  const double rate = total / (linear / peak + attention / half);
+  if (note) {
+    *note = "FP8 tensor, dense (" + strings::fixed(peak, 0) + ") for the linear layers, BF16 (" +
+            strings::fixed(half, 0) + ") for attention, over the model's FLOPs";
+  }
+  return rate;
+}
+
 double matmul_params(const workload::Model& m) {
   // Active parameters minus the input embedding (a lookup, not a matmul);
   // the output head is a matmul even when tied.

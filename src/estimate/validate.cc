@@ -606,7 +606,12 @@ Result<double> predict(const Row& row, const catalog::Catalog& catalog, MaxLoadP
     return invalid_argument("no " + row.get("precision") + " rate for " + gpu_name);
   }
 
-  if (kind == "train") return predict_train(row, w, *gpu, peak, metric);
+  if (kind == "train") {
+    const int seq = static_cast<int>(row.num("seq_len").value_or(2048));
+    const double rate =
+        train_peak_tflops(*gpu, prec, m, std::max(1, seq), workload::Method::kFull, nullptr);
+    return predict_train(row, w, *gpu, rate, metric);
+  }
   if (kind != "infer")
     return invalid_argument("unknown kind '" + row.get("kind") + "' (train or infer)");
   return predict_infer(row, w, *gpu, metric, load, tp_used);

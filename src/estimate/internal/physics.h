@@ -175,6 +175,11 @@ int global_batch(const workload::Workload& w);
 // bf16 falls back to fp16 where the GPU lacks bf16; fp8/int4 fall back to
 // int8/fp16). `note` says which rate was used.
 double peak_tflops(const catalog::Gpu& gpu, workload::Precision p, std::string* note);
+// The rate training runs its model FLOPs at: peak_tflops, except FP8
+// training, which runs only the linear layers' GEMMs in FP8 and attention's
+// score and value products in BF16 (train_peak_tflops in throughput_model.cc).
+double train_peak_tflops(const catalog::Gpu& gpu, workload::Precision p, const workload::Model& m,
+                         int seq_len, workload::Method method, std::string* note);
 
 // Parameters that take part in matmuls per token (billions): every layer's
 // attention and FFN (active experts only) plus the output head; not the
