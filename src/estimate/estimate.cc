@@ -239,7 +239,9 @@ void explain_infer(const Ctx& c, const ServingEstimate& s, const ReplicaModel& m
             " at p" + fixed(w.serving.percentile, 0),
         "workload file");
   c.add("kv_cache_per_token", fixed(model.kv_bytes_per_token / 1024, 1) + " KiB",
-        "2·layers·kv_heads·head_dim·bytes (GQA-aware)");
+        w.overrides.count("serving_kv_cache_bytes")
+            ? "override (workload file): serving_kv_cache_bytes"
+            : "2·layers·kv_heads·head_dim·bytes (GQA-aware)");
   add_memory(c);
   c.add("serving_efficiency",
         "compute " + fixed(model.flops_per_s / (peak * 1e12 * tp) * 100, 0) +

@@ -468,6 +468,25 @@ TEST(Estimate, ServingEfficiencyOverrideIsSaid) {
   EXPECT_NE(it->value.find("bandwidth 50 %"), std::string::npos) << it->value;
 }
 
+// fp8 weights keep an fp8 KV cache unless the service says its engine's is
+// 16-bit (vLLM's default): twice the bytes a token, half the sequences.
+TEST(Estimate, KvCacheBytesOverrideIsUsedAndSaid) {
+  workload::Workload w = serve("llama-3.1-8b", 1);
+  w.precision = Precision::kFp8;
+  auto fp8 = replica_model(w, h100(), true, 1);
+  w.overrides["serving_kv_cache_bytes"] = 2;
+  auto bf16 = replica_model(w, h100(), true, 1);
+  ASSERT_TRUE(fp8 && bf16);
+  EXPECT_DOUBLE_EQ(bf16->kv_bytes_per_token, 2 * fp8->kv_bytes_per_token);
+  EXPECT_DOUBLE_EQ(bf16->max_batch(2000), std::floor(fp8->max_batch(2000) / 2));
+  Estimate e = estimate(w, vm("nc", h100(), 1, false, 0), h100(), 1);
+  auto it = std::find_if(e.assumptions.begin(), e.assumptions.end(),
+                         [](const Assumption& a) { return a.name == "kv_cache_per_token"; });
+  ASSERT_NE(it, e.assumptions.end());
+  EXPECT_EQ(it->value, "128.0 KiB");
+  EXPECT_NE(it->source.find("override"), std::string::npos) << it->source;
+}
+
 TEST(Estimate, MfuOverrideIsUsedAndSaid) {
   workload::Workload w = train("llama-2-7b");
   w.overrides["mfu"] = 0.3;
@@ -1040,6 +1059,27 @@ TEST(Validate, ClosedLoopRowsRunTheirClientsInFlight) {
   EXPECT_LT(by["s8"]->predicted, 8 * by["s1"]->predicted);
   ASSERT_EQ(v->skipped.size(), 1u);
   EXPECT_NE(v->skipped[0].reason.find("give one"), std::string::npos) << v->skipped[0].reason;
+}
+
+// A row states its engine's KV-cache type in `kv_cache`: fp8 weights keep
+// an fp8 cache without it (TensorRT-LLM), a bf16 one holds half the
+// sequences and serves less at max load; an unknown type is skipped.
+TEST(Validate, RowsStateTheirKvCacheType) {
+  const auto row = [](const std::string& id, const std::string& kv) {
+    return id +
+           ",infer,Llama-3.1-8B,,,,,,,,,H100-SXM,1,fp8,,1000,1000,,output_tokens_per_s,1000,"
+           "x,x," +
+           kv + "\n";
+  };
+  auto v = validate_text(measurement_header(",kv_cache") + row("default", "") +
+                         row("e5m2", "fp8_e5m2") + row("bf16", "bf16") + row("auto", "auto"));
+  ASSERT_TRUE(v) << v.error().to_string();
+  ASSERT_EQ(v->rows.size(), 3u);
+  EXPECT_DOUBLE_EQ(v->rows[1].predicted, v->rows[0].predicted);
+  EXPECT_LT(v->rows[2].predicted, 0.9 * v->rows[0].predicted);
+  EXPECT_NEAR(v->rows[2].memory_limit, v->rows[0].memory_limit / 2, 2);
+  ASSERT_EQ(v->skipped.size(), 1u);
+  EXPECT_NE(v->skipped[0].reason.find("kv_cache 'auto'"), std::string::npos);
 }
 
 // A mixture of experts (Mixtral 8x7B: 8 experts, 2 routed per token) is

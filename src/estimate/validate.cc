@@ -614,6 +614,18 @@ Result<double> predict(const Row& row, const catalog::Catalog& catalog, MaxLoadP
   }
   if (kind != "infer")
     return invalid_argument("unknown kind '" + row.get("kind") + "' (train or infer)");
+  // The engine's KV-cache type, where the row states it (`kv_cache`):
+  // otherwise 1 byte with fp8 weights (TensorRT-LLM's FP8 cache), else 2.
+  if (const std::string kv = strings::to_lower(row.get("kv_cache")); !kv.empty()) {
+    double bytes = 0;
+    if (kv.rfind("fp8", 0) == 0 || kv == "int8") bytes = 1;
+    if (kv == "bf16" || kv == "fp16") bytes = 2;
+    if (kv == "fp32") bytes = 4;
+    if (bytes == 0)
+      return invalid_argument("kv_cache '" + row.get("kv_cache") +
+                              "' (fp8, fp8_e4m3, fp8_e5m2, int8, bf16, fp16 or fp32)");
+    w.overrides["serving_kv_cache_bytes"] = bytes;
+  }
   return predict_infer(row, w, *gpu, metric, load, tp_used);
 }
 

@@ -328,6 +328,13 @@ Status parse_assumptions(const Reader& r, const YAML::Node& node, const std::str
           overrides[k] = x;
           return {};
         }
+        if (k == "serving_kv_cache_bytes") {
+          GPUPLAN_TRY(double x, r.number(v, f, 1, 4));
+          if (x != 1 && x != 2 && x != 4)
+            return r.error(v, f, "bytes a KV-cache value takes: 1 (fp8), 2 (bf16, fp16) or 4");
+          overrides[k] = x;
+          return {};
+        }
         GPUPLAN_TRY(double x, r.positive(v, f));
         const bool fraction = k != "memory_overhead_gib";
         if (fraction && x > 1) return r.error(v, f, "must be a fraction in (0, 1]");

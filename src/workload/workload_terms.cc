@@ -135,6 +135,7 @@ const std::vector<std::string> kOverridableAssumptions = {
     "memory_headroom",               // fraction of GPU memory kept free, [0, 1)
     "serving_compute_efficiency",    // achieved / peak FLOP/s in prefill
     "serving_bandwidth_efficiency",  // achieved / peak bytes/s in decode
+    "serving_kv_cache_bytes",        // bytes a KV-cache value takes (1 fp8, 2 bf16)
     "batch_efficiency",              // achieved / spec-ratio speed for batch items
 };
 

@@ -300,6 +300,27 @@ TEST(Parse, OverridesAreKept) {
   EXPECT_DOUBLE_EQ(w->overrides.at("mfu"), 0.4);
 }
 
+// A service states its engine's KV-cache type in bytes a value: 1, 2 or 4,
+// on infer only, each error at its line.
+TEST(Parse, KvCacheBytesAreAServiceAssumption) {
+  const std::string serve =
+      "kind: infer\nmodel: llama-3-8b\nprecision: fp8\nserving: {request_rate: 1, "
+      "input_tokens: 100, output_tokens: 100}\n";
+  auto ok = parse_string(serve + "assumptions: {serving_kv_cache_bytes: 2}\n", "k.yaml");
+  ASSERT_TRUE(ok) << ok.error().to_string();
+  EXPECT_DOUBLE_EQ(ok->overrides.at("serving_kv_cache_bytes"), 2);
+  auto three = parse_string(serve + "assumptions: {serving_kv_cache_bytes: 3}\n", "k.yaml");
+  ASSERT_FALSE(three);
+  EXPECT_EQ(three.error().where.line, 5);
+  EXPECT_NE(three.error().message.find("1 (fp8)"), std::string::npos) << three.error().message;
+  auto train = parse_string(
+      "kind: train\nmodel: llama-2-7b\ndata: {tokens: 1e9}\n"
+      "assumptions: {serving_kv_cache_bytes: 2}\n",
+      "t.yaml");
+  ASSERT_FALSE(train);
+  EXPECT_NE(train.error().message.find("applies to infer"), std::string::npos);
+}
+
 // The impossible-combination rules reject only what cannot run: 4-bit
 // weights under LoRA/QLoRA and serving, and a micro-batch equal to the
 // global batch, are fine.
