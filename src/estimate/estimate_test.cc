@@ -1024,22 +1024,24 @@ TEST(Validate, MaxLoadRowsWithoutALayoutRunTheTunedOne) {
 // law); a static batch's TTFT is its whole prefill pass.
 TEST(Validate, ClosedLoopRowsRunTheirClientsInFlight) {
   const auto row = [](const std::string& id, const std::string& batch, const std::string& clients,
-                      const std::string& metric) {
+                      const std::string& metric, const std::string& cap = "") {
     return id + ",infer,Llama-3.1-8B,,,,,,,,,H100-SXM,1,fp8," + batch + ",1000,1000,," + metric +
-           ",1000,x,x," + clients + "\n";
+           ",1000,x,x," + clients + "," + cap + "\n";
   };
   const std::string rate = "output_tokens_per_s";
-  auto v = validate_text(measurement_header(",concurrency") + row("r1", "", "1", rate) +
+  auto v = validate_text(measurement_header(",concurrency,max_seqs") + row("r1", "", "1", rate) +
                          row("r10", "", "10", rate) + row("r100", "", "100", rate) +
                          row("rmax", "", "", rate) + row("rflood", "", "1000000", rate) +
                          row("t1", "", "1", "ttft_ms") + row("t100", "", "100", "ttft_ms") +
                          row("tflood", "", "1000000", "ttft_ms") + row("p1", "", "1", "tpot_ms") +
                          row("p100", "", "100", "tpot_ms") + row("s1", "1", "", "ttft_ms") +
-                         row("s8", "8", "", "ttft_ms") + row("both", "8", "8", rate));
+                         row("s8", "8", "", "ttft_ms") + row("both", "8", "8", rate) +
+                         row("t10", "", "10", "ttft_ms") + row("r100cap", "", "100", rate, "10") +
+                         row("t100cap", "", "100", "ttft_ms", "10"));
   ASSERT_TRUE(v) << v.error().to_string();
   std::map<std::string, const ValidationRow*> by;
   for (const ValidationRow& r : v->rows) by[r.id] = &r;
-  ASSERT_EQ(v->rows.size(), 12u);
+  ASSERT_EQ(v->rows.size(), 15u);
   EXPECT_LT(by["r1"]->predicted, by["r10"]->predicted);
   EXPECT_LT(by["r10"]->predicted, by["r100"]->predicted);
   EXPECT_LT(by["r100"]->predicted, by["rmax"]->predicted);
@@ -1048,6 +1050,12 @@ TEST(Validate, ClosedLoopRowsRunTheirClientsInFlight) {
   EXPECT_NEAR(by["rflood"]->predicted, by["rmax"]->predicted, 1e-6 * by["rmax"]->predicted);
   const double rps = by["rflood"]->predicted / 1000, held = by["rflood"]->concurrency;
   EXPECT_NEAR(by["tflood"]->predicted / 1000, (1e6 - held) / rps, 0.01 * (1e6 - held) / rps);
+  // An engine that holds 10 (max_seqs) serves a hundred clients as ten,
+  // and the other 90 wait for a slot: (100 - 10) / requests per second.
+  EXPECT_DOUBLE_EQ(by["r100cap"]->predicted, by["r10"]->predicted);
+  EXPECT_NEAR(by["t100cap"]->predicted,
+              by["t10"]->predicted + 1000 * 90 / (by["r10"]->predicted / 1000),
+              1e-6 * by["t100cap"]->predicted);
   // One client: its prefill alone, as a batch of one; a hundred: the
   // decode beside it and the prefills queued ahead too.
   EXPECT_NEAR(by["t1"]->predicted, by["s1"]->predicted, 0.02 * by["s1"]->predicted);

@@ -190,12 +190,12 @@ MaxLoadPoint max_load_point(const ReplicaModel& r, const workload::Model& m, dou
 }
 
 MaxLoadPoint closed_loop_point(const ReplicaModel& r, const workload::Model& m, double input_tokens,
-                               double output_tokens, double clients) {
+                               double output_tokens, double clients, double max_seqs) {
   const Traffic t{std::max(1.0, input_tokens), std::max(1.0, output_tokens),
                   std::max(1.0, input_tokens)};
   MaxLoadPoint p;
   p.memory_limit = kv_sequence_limit(r, m, t.in_mean, t.out_mean);
-  const double b = std::min(clients, p.memory_limit);
+  const double b = std::min({clients, p.memory_limit, max_seqs > 0 ? max_seqs : p.memory_limit});
   if (b < 1) return p;
   const ServingPoint s = point(r, t, b);
   p.concurrency = b;
@@ -207,9 +207,9 @@ MaxLoadPoint closed_loop_point(const ReplicaModel& r, const workload::Model& m, 
   // queued ahead of it: prefills arrive at rps and take t_p each, busy =
   // rps t_p of the replica's time, and as one server with Poisson arrivals
   // and a fixed service time (M/D/1) the mean wait is busy t_p / (2 (1 -
-  // busy)) (Pollaczek-Khinchine). Clients the KV cache cannot hold wait for
-  // a slot first: (clients - b) / rps by Little's law. One client: its
-  // prefill alone.
+  // busy)) (Pollaczek-Khinchine). Clients the KV cache or max_seqs cannot
+  // hold wait for a slot first: (clients - b) / rps by Little's law. One
+  // client: its prefill alone.
   const double others = b - 1;
   double beside = 0;
   if (others >= 1) {

@@ -393,9 +393,8 @@ Result<double> predict_replica(const Row& row, const workload::Workload& w, cons
           "batch (a static batch) and concurrency (closed-loop clients) "
           "describe different runs: give one");
     const double replicas = std::max(1.0, row.num("gpu_count").value_or(1)) / tp;
-    double per_replica = *clients / replicas;
-    if (const auto cap = row.num("max_seqs")) per_replica = std::min(per_replica, *cap);
-    const MaxLoadPoint p = closed_loop_point(r, w.model, in, out, per_replica);
+    const MaxLoadPoint p = closed_loop_point(r, w.model, in, out, *clients / replicas,
+                                             row.num("max_seqs").value_or(0));
     if (p.concurrency < 1) {
       return failed_precondition(p.memory_limit < 1
                                      ? "the KV cache holds no sequence of this length"

@@ -286,10 +286,11 @@ MaxLoadPoint max_load_point(const ReplicaModel& r, const workload::Model& m, dou
                             double output_tokens, double max_seqs, LatencyRule rule = {});
 // Closed-loop clients (genai-perf --concurrency, bench_serving
 // --max-concurrency): each sends its next request when its last one ends,
-// so `clients` sequences are in flight, as many as the KV cache holds, the
-// rest waiting; continuous batching as max_load_point, with the mean TTFT.
+// so `clients` sequences are in flight, as many as the KV cache and the
+// engine's `max_seqs` (0: none) hold, the rest waiting; continuous batching
+// as max_load_point, with the mean TTFT.
 MaxLoadPoint closed_loop_point(const ReplicaModel& r, const workload::Model& m, double input_tokens,
-                               double output_tokens, double clients);
+                               double output_tokens, double clients, double max_seqs = 0);
 // Input tokens at the SLO percentile of the workload's distribution.
 double input_tokens_at_percentile(const workload::Workload& w);
 
