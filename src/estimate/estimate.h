@@ -159,6 +159,7 @@ struct ReplicaModel {
   double bytes_per_s = 0;               // achieved memory bandwidth of the replica (decode)
   double weight_bytes = 0;              // read once per decode step
   double active_weight_bytes = 0;       // MoE: bytes read per token at batch 1
+  int experts = 1, experts_active = 1;  // MoE: FFN experts per layer, routed per token
   double flops_per_token = 0;           // 2 * active params (forward)
   double attn_flops_per_token_ctx = 0;  // extra forward FLOPs per token per context token
   double kv_bytes_per_token = 0;        // KV cache bytes per token of context
@@ -181,6 +182,10 @@ struct ReplicaModel {
   // Time of one decode step for `batch` sequences of mean context `context`
   // tokens (memory-bound: weights + KV read; compute-bound at large batch).
   [[nodiscard]] double decode_step_seconds(double batch, double context) const;
+  // Weight bytes one decode step reads for `batch` tokens: all of a dense
+  // model; of a mixture of experts, the shared weights and the experts the
+  // batch's tokens are routed to.
+  [[nodiscard]] double step_weight_bytes(double batch) const;
   // Most sequences of mean context `context` whose KV cache fits.
   [[nodiscard]] double max_batch(double context) const;
 };

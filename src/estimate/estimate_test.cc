@@ -295,6 +295,32 @@ TEST(Throughput, MaxLoadIsBoundByPagedKvCacheOrTheRunsMaxSeqs) {
   EXPECT_NEAR(capped.rps, 256 / (128 * d + 256 * t_p), 1e-9 * capped.rps);
 }
 
+// A mixture of experts' decode step reads the shared weights and the
+// experts its tokens are routed to: k of E for one token, E (1 - (1 -
+// k/E)^b) on average for b tokens routed independently, all of them at a
+// large batch; a dense model reads all of its weights at any batch.
+TEST(Throughput, MixtureOfExpertsStepsReadTheExpertsTheirTokensTouch) {
+  workload::Workload w = serve("mixtral-8x7b", 1);
+  auto r = replica_model(w, h100(), true, 2);
+  ASSERT_TRUE(r) << r.error().to_string();
+  ASSERT_EQ(r->experts, 8);
+  ASSERT_EQ(r->experts_active, 2);
+  const double e = (r->weight_bytes - r->active_weight_bytes) / 6;  // one expert's bytes
+  const double shared = r->active_weight_bytes - 2 * e;
+  EXPECT_DOUBLE_EQ(r->step_weight_bytes(1), r->active_weight_bytes);
+  EXPECT_NEAR(r->step_weight_bytes(2), shared + 3.5 * e, 1e-9 * r->weight_bytes);
+  EXPECT_NEAR(r->step_weight_bytes(4), shared + 8 * (1 - std::pow(0.75, 4)) * e,
+              1e-9 * r->weight_bytes);
+  // Two tokens touch 3.5 experts, not 4: less than twice one token's read.
+  EXPECT_LT(r->step_weight_bytes(2), 2 * r->active_weight_bytes - 0.4 * e);
+  EXPECT_GT(r->step_weight_bytes(64), 0.999 * r->weight_bytes);
+  EXPECT_LE(r->step_weight_bytes(1000), r->weight_bytes);
+  auto dense = replica_model(serve("llama-3.1-8b", 1), h100(), true, 1);
+  ASSERT_TRUE(dense);
+  EXPECT_DOUBLE_EQ(dense->step_weight_bytes(1), dense->weight_bytes);
+  EXPECT_DOUBLE_EQ(dense->step_weight_bytes(7), dense->weight_bytes);
+}
+
 // FP8 training runs the linear layers' GEMMs in FP8 and attention in BF16
 // (Transformer Engine): the model's FLOPs run at a blend of the two peaks,
 // nearer BF16 the longer the sequence; other precisions keep their peak.

@@ -214,10 +214,23 @@ double ReplicaModel::tp_comm_seconds(double tokens) const {
                                   tp_bulk_latency_s + bytes * tp_bulk_s_per_byte);
 }
 
+double ReplicaModel::step_weight_bytes(double batch) const {
+  if (experts <= experts_active || weight_bytes <= active_weight_bytes) return weight_bytes;
+  // A token routes to k of E experts; b tokens routed independently and
+  // uniformly touch E (1 - (1 - k/E)^b) of them on average (Mixtral 8x7B,
+  // k = 2 of 8: 3.5 experts at b = 2, 5.5 at 4, all 8 by about 16), where
+  // min(all, b x active) read 2 and 4 tokens' experts as disjoint.
+  const double e = static_cast<double>(experts), k = static_cast<double>(experts_active);
+  const double per_expert = (weight_bytes - active_weight_bytes) / (e - k);
+  const double shared = active_weight_bytes - k * per_expert;
+  const double touched = e * (1 - std::pow(1 - k / e, std::max(1.0, batch)));
+  return std::min(weight_bytes, shared + per_expert * touched);
+}
+
 double ReplicaModel::decode_step_seconds(double batch, double context) const {
   const double b = std::max(1.0, batch);
   // MoE at small batch reads only the routed experts; at large batch all.
-  const double w = std::min(weight_bytes, std::max(active_weight_bytes, active_weight_bytes * b));
+  const double w = step_weight_bytes(b);
   return w / bytes_per_s + b * flops_per_token / flops_per_s +
          b * std::max(0.0, context) * kv_bytes_per_token / bytes_per_s + step_overhead_s +
          tp_comm_seconds(b);
@@ -257,6 +270,8 @@ Result<ReplicaModel> replica_model(const workload::Workload& w, const catalog::G
   r.bytes_per_s = gpu.memory_bw_gbs * 1e9 * tp * e_bw;
   r.weight_bytes = weight_bytes(m, w.precision);
   r.active_weight_bytes = m.active_params_b * 1e9 * workload::bytes_per_value(w.precision);
+  r.experts = std::max(1, m.experts);
+  r.experts_active = std::clamp(m.experts_active, 1, r.experts);
   r.flops_per_token = 2.0 * matmul_params(m) * 1e9;
   r.attn_flops_per_token_ctx = 4.0 * m.layers * m.hidden;
   r.kv_bytes_per_token = kv_bytes_per_token(m, w.precision);
