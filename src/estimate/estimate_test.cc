@@ -122,13 +122,17 @@ TEST(Memory, KorthikantiActivations) {
 
 TEST(Memory, KvCacheIsGqaAware) {
   // Llama 3 8B: 2 (K,V) x 32 layers x 8 KV heads x 128 x 2 bytes = 128 KiB/token;
-  // Llama 2 7B (no GQA): 32 KV heads = 512 KiB/token.
-  EXPECT_DOUBLE_EQ(
-      internal::kv_bytes_per_token(*workload::find_model("llama-3-8b"), Precision::kBf16),
-      128.0 * 1024);
-  EXPECT_DOUBLE_EQ(
-      internal::kv_bytes_per_token(*workload::find_model("llama-2-7b"), Precision::kFp16),
-      512.0 * 1024);
+  // Llama 2 7B (no GQA): 32 KV heads = 512 KiB/token. fp8 weights keep a
+  // 1-byte cache, fp32 a 4-byte one, the rest 2.
+  EXPECT_DOUBLE_EQ(internal::kv_bytes_per_token(*workload::find_model("llama-3-8b"),
+                                                internal::kv_value_bytes(Precision::kBf16)),
+                   128.0 * 1024);
+  EXPECT_DOUBLE_EQ(internal::kv_bytes_per_token(*workload::find_model("llama-2-7b"),
+                                                internal::kv_value_bytes(Precision::kFp16)),
+                   512.0 * 1024);
+  EXPECT_EQ(internal::kv_value_bytes(Precision::kFp8), 1);
+  EXPECT_EQ(internal::kv_value_bytes(Precision::kInt4), 2);
+  EXPECT_EQ(internal::kv_value_bytes(Precision::kFp32), 4);
 }
 
 TEST(Memory, LoraFreezesTheBase) {
@@ -482,14 +486,20 @@ TEST(Estimate, QuickModeMatchesTheFullEstimate) {
   }
 }
 
+// The assumption an estimate printed under `name`, or null.
+const Assumption* said(const Estimate& e, const std::string& name) {
+  auto it = std::find_if(e.assumptions.begin(), e.assumptions.end(),
+                         [&](const Assumption& a) { return a.name == name; });
+  return it == e.assumptions.end() ? nullptr : &*it;
+}
+
 TEST(Estimate, ServingEfficiencyOverrideIsSaid) {
   // The override was applied but its source still said "fitted to ...".
   workload::Workload w = serve("llama-3.1-8b", 1);
   w.overrides["serving_bandwidth_efficiency"] = 0.5;
   Estimate e = estimate(w, vm("nc", a100(), 1, false, 0), a100(), 1);
-  auto it = std::find_if(e.assumptions.begin(), e.assumptions.end(),
-                         [](const Assumption& a) { return a.name == "serving_efficiency"; });
-  ASSERT_NE(it, e.assumptions.end());
+  const Assumption* it = said(e, "serving_efficiency");
+  ASSERT_NE(it, nullptr);
   EXPECT_EQ(it->source, "override (workload file)");
   EXPECT_NE(it->value.find("bandwidth 50 %"), std::string::npos) << it->value;
 }
@@ -506,9 +516,8 @@ TEST(Estimate, KvCacheBytesOverrideIsUsedAndSaid) {
   EXPECT_DOUBLE_EQ(bf16->kv_bytes_per_token, 2 * fp8->kv_bytes_per_token);
   EXPECT_DOUBLE_EQ(bf16->max_batch(2000), std::floor(fp8->max_batch(2000) / 2));
   Estimate e = estimate(w, vm("nc", h100(), 1, false, 0), h100(), 1);
-  auto it = std::find_if(e.assumptions.begin(), e.assumptions.end(),
-                         [](const Assumption& a) { return a.name == "kv_cache_per_token"; });
-  ASSERT_NE(it, e.assumptions.end());
+  const Assumption* it = said(e, "kv_cache_per_token");
+  ASSERT_NE(it, nullptr);
   EXPECT_EQ(it->value, "128.0 KiB");
   EXPECT_NE(it->source.find("override"), std::string::npos) << it->source;
 }
@@ -518,9 +527,8 @@ TEST(Estimate, MfuOverrideIsUsedAndSaid) {
   w.overrides["mfu"] = 0.3;
   Estimate e = estimate(w, vm("nd", a100(), 8, true, 0), a100(), 1);
   EXPECT_DOUBLE_EQ(e.mfu, 0.3);
-  auto it = std::find_if(e.assumptions.begin(), e.assumptions.end(),
-                         [](const Assumption& a) { return a.name == "mfu"; });
-  ASSERT_NE(it, e.assumptions.end());
+  const Assumption* it = said(e, "mfu");
+  ASSERT_NE(it, nullptr);
   EXPECT_EQ(it->source, "override (workload file)");
   // 8 GPUs x 312 TFLOP/s x 0.3 / FLOPs per token.
   EXPECT_NEAR(e.throughput,

@@ -104,12 +104,15 @@ double weight_bytes(const workload::Model& m, Precision p) {
   return m.params_b * 1e9 * workload::bytes_per_value(p);
 }
 
-double kv_bytes_per_token(const workload::Model& m, Precision p) {
+double kv_value_bytes(Precision p) {
   // KV cache stays 16-bit unless the weights are 8-bit float (TensorRT-LLM's
   // FP8 KV cache); int8/int4 weight-only quantisation keeps a bf16 cache.
-  const double bytes = p == Precision::kFp8 ? 1 : (p == Precision::kFp32 ? 4 : 2);
+  return p == Precision::kFp8 ? 1 : (p == Precision::kFp32 ? 4 : 2);
+}
+
+double kv_bytes_per_token(const workload::Model& m, double value_bytes) {
   const double head_dim = static_cast<double>(m.hidden) / m.heads;
-  return 2.0 * m.layers * m.kv_heads * head_dim * bytes;
+  return 2.0 * m.layers * m.kv_heads * head_dim * value_bytes;
 }
 
 MemoryBreakdown train_memory(const workload::Workload& w, const Layout& layout) {

@@ -71,6 +71,12 @@ struct Traffic {
   double in_mean, out_mean, in_p;
 };
 
+// A measurement's fixed lengths (each at least a token).
+Traffic fixed_lengths(double input_tokens, double output_tokens) {
+  const double in = std::max(1.0, input_tokens);
+  return {in, std::max(1.0, output_tokens), in};
+}
+
 Traffic traffic(const workload::Workload& w) {
   return {w.serving.input_tokens.mean, w.serving.output_tokens.mean, input_tokens_at_percentile(w)};
 }
@@ -168,8 +174,7 @@ MaxLoadPoint max_load_point(const ReplicaModel& r, const workload::Model& m, dou
   // max-throughput runs): every request is queued, so the engine keeps as
   // many sequences in flight as its KV cache (kv_sequence_limit) and its
   // max_seqs, when the run had one, allow.
-  const Traffic t{std::max(1.0, input_tokens), std::max(1.0, output_tokens),
-                  std::max(1.0, input_tokens)};
+  const Traffic t = fixed_lengths(input_tokens, output_tokens);
   MaxLoadPoint best;
   best.memory_limit = kv_sequence_limit(r, m, t.in_mean, t.out_mean);
   const double cap = max_seqs > 0 ? std::min(best.memory_limit, max_seqs) : best.memory_limit;
@@ -191,8 +196,7 @@ MaxLoadPoint max_load_point(const ReplicaModel& r, const workload::Model& m, dou
 
 MaxLoadPoint closed_loop_point(const ReplicaModel& r, const workload::Model& m, double input_tokens,
                                double output_tokens, double clients, double max_seqs) {
-  const Traffic t{std::max(1.0, input_tokens), std::max(1.0, output_tokens),
-                  std::max(1.0, input_tokens)};
+  const Traffic t = fixed_lengths(input_tokens, output_tokens);
   MaxLoadPoint p;
   p.memory_limit = kv_sequence_limit(r, m, t.in_mean, t.out_mean);
   const double b = std::min({clients, p.memory_limit, max_seqs > 0 ? max_seqs : p.memory_limit});
@@ -214,7 +218,8 @@ MaxLoadPoint closed_loop_point(const ReplicaModel& r, const workload::Model& m, 
   double beside = 0;
   if (others >= 1) {
     const double d = r.decode_step_seconds(others, t.in_mean + t.out_mean / 2);
-    beside = d / 2 + std::max(0.0, d - r.weight_bytes / r.bytes_per_s - r.step_overhead_s);
+    beside =
+        d / 2 + std::max(0.0, d - r.step_weight_bytes(others) / r.bytes_per_s - r.step_overhead_s);
   }
   const double t_p = prefill_work(r, t.in_mean);
   const double busy = std::min(0.99, s.rps * t_p);

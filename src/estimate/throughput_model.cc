@@ -274,13 +274,11 @@ Result<ReplicaModel> replica_model(const workload::Workload& w, const catalog::G
   r.experts_active = std::clamp(m.experts_active, 1, r.experts);
   r.flops_per_token = 2.0 * matmul_params(m) * 1e9;
   r.attn_flops_per_token_ctx = 4.0 * m.layers * m.hidden;
-  r.kv_bytes_per_token = kv_bytes_per_token(m, w.precision);
   // The engine's KV-cache type where the workload states it (vLLM keeps a
   // 16-bit cache for fp8 weights unless --kv-cache-dtype fp8).
-  if (auto it = w.overrides.find("serving_kv_cache_bytes"); it != w.overrides.end()) {
-    r.kv_bytes_per_token =
-        kv_bytes_per_token(m, workload::Precision::kBf16) / 2 * std::max(1.0, it->second);
-  }
+  const auto kv = w.overrides.find("serving_kv_cache_bytes");
+  r.kv_bytes_per_token =
+      kv_bytes_per_token(m, kv != w.overrides.end() ? kv->second : kv_value_bytes(w.precision));
   r.step_overhead_s = m.layers * kLayerOverheadS;
   if (tp > 1) {
     // Two all-reduces per layer (after attention and after the MLP, Shoeybi

@@ -198,15 +198,22 @@ workload::Recompute row_recompute(const Row& row) {
   return workload::Recompute::kNone;
 }
 
-Result<workload::Precision> row_precision(const Row& row) {
-  const std::string p = strings::to_lower(row.get("precision"));
+// A number format by the name files use (case folded), none if unknown.
+std::optional<workload::Precision> precision_named(const std::string& name) {
   static const std::map<std::string, workload::Precision> kMap = {
       {"fp32", workload::Precision::kFp32}, {"fp16", workload::Precision::kFp16},
       {"bf16", workload::Precision::kBf16}, {"fp8", workload::Precision::kFp8},
       {"int8", workload::Precision::kInt8}, {"int4", workload::Precision::kInt4}};
-  auto it = kMap.find(p);
-  if (it == kMap.end()) return invalid_argument("unknown precision '" + p + "'");
+  auto it = kMap.find(strings::to_lower(name));
+  if (it == kMap.end()) return std::nullopt;
   return it->second;
+}
+
+Result<workload::Precision> row_precision(const Row& row) {
+  const auto p = precision_named(row.get("precision"));
+  if (!p)
+    return invalid_argument("unknown precision '" + strings::to_lower(row.get("precision")) + "'");
+  return *p;
 }
 
 // Smallest tp(<=8) x pp group whose training memory fits (dp = 1).
@@ -325,12 +332,14 @@ Result<DataParallelStep> data_parallel_step(const Row& row, const workload::Work
 // pipeline bubble and, for pure data parallelism, the exposed all-reduce
 // and optimizer time; then the metric the row names.
 Result<double> predict_train(const Row& row, workload::Workload& w, const catalog::Gpu& gpu,
-                             double peak, const std::string& metric) {
+                             const std::string& metric) {
   const workload::Model& m = w.model;
   // Without seq_len, 2048 (the attention term is a few % of the FLOPs).
   const double seq = row.num("seq_len").value_or(2048);
   if (seq <= 0) return invalid_argument("seq_len must be positive");
   w.data.seq_len = static_cast<int>(seq);
+  const double peak =
+      train_peak_tflops(gpu, w.precision, m, w.data.seq_len, workload::Method::kFull, nullptr);
   double gpus = row.num("gpu_count").value_or(0);
   if (gpus <= 0) gpus = group_gpus(w, gpu);
   GPUPLAN_TRY(bool fused, row_fused_attention(row));
@@ -368,6 +377,18 @@ Result<double> predict_train(const Row& row, workload::Workload& w, const catalo
   return invalid_argument("metric '" + metric + "' is not a training metric");
 }
 
+// A figure at a continuous-batching point (max load, closed loop) of `in`
+// + `out` tokens a request; none for a metric the point does not give.
+std::optional<double> at_point(const MaxLoadPoint& p, const std::string& metric, double in,
+                               double out) {
+  if (metric == "output_tokens_per_s") return p.rps * out;
+  if (metric == "requests_per_s") return p.rps;
+  if (metric == "total_tokens_per_s") return p.rps * (in + out);
+  if (metric == "tpot_ms") return 1000 * p.tpot_s;
+  if (metric == "ttft_ms") return 1000 * p.ttft_s;
+  return std::nullopt;
+}
+
 // An inference figure for one replica of `tp` GPUs (predict_infer below).
 Result<double> predict_replica(const Row& row, const workload::Workload& w, const catalog::Gpu& gpu,
                                const std::string& metric, int tp, MaxLoadPoint* load) {
@@ -401,11 +422,7 @@ Result<double> predict_replica(const Row& row, const workload::Workload& w, cons
                                      : "fewer clients than replicas");
     }
     if (load) *load = p;
-    if (metric == "output_tokens_per_s") return p.rps * out;
-    if (metric == "requests_per_s") return p.rps;
-    if (metric == "total_tokens_per_s") return p.rps * (in + out);
-    if (metric == "tpot_ms") return 1000 * p.tpot_s;
-    if (metric == "ttft_ms") return 1000 * p.ttft_s;
+    if (const auto v = at_point(p, metric, in, out)) return *v;
     return invalid_argument("metric '" + metric + "' is not a closed-loop metric");
   }
   if (!row.num("batch") && metric != "ttft_ms" && metric != "decode_tokens_per_s_batch1") {
@@ -422,10 +439,7 @@ Result<double> predict_replica(const Row& row, const workload::Workload& w, cons
       return failed_precondition("the KV cache holds no sequence of this length");
     }
     if (load) *load = p;
-    if (metric == "output_tokens_per_s") return p.rps * out;
-    if (metric == "requests_per_s") return p.rps;
-    if (metric == "total_tokens_per_s") return p.rps * (in + out);
-    if (metric == "tpot_ms") return 1000 * p.tpot_s;
+    if (const auto v = at_point(p, metric, in, out)) return *v;
   }
   if (metric == "decode_tokens_per_s_batch1") return 1.0 / r.decode_step_seconds(1, in + out / 2);
   // A batch whose KV cache does not fit runs as the sequences that do: a
@@ -605,25 +619,19 @@ Result<double> predict(const Row& row, const catalog::Catalog& catalog, MaxLoadP
     return invalid_argument("no " + row.get("precision") + " rate for " + gpu_name);
   }
 
-  if (kind == "train") {
-    const int seq = static_cast<int>(row.num("seq_len").value_or(2048));
-    const double rate =
-        train_peak_tflops(*gpu, prec, m, std::max(1, seq), workload::Method::kFull, nullptr);
-    return predict_train(row, w, *gpu, rate, metric);
-  }
+  if (kind == "train") return predict_train(row, w, *gpu, metric);
   if (kind != "infer")
     return invalid_argument("unknown kind '" + row.get("kind") + "' (train or infer)");
   // The engine's KV-cache type, where the row states it (`kv_cache`):
   // otherwise 1 byte with fp8 weights (TensorRT-LLM's FP8 cache), else 2.
-  if (const std::string kv = strings::to_lower(row.get("kv_cache")); !kv.empty()) {
-    double bytes = 0;
-    if (kv.rfind("fp8", 0) == 0 || kv == "int8") bytes = 1;
-    if (kv == "bf16" || kv == "fp16") bytes = 2;
-    if (kv == "fp32") bytes = 4;
-    if (bytes == 0)
+  // Its name is a precision's (fp8's two formats, e4m3 and e5m2, named too).
+  if (std::string kv = strings::to_lower(row.get("kv_cache")); !kv.empty()) {
+    if (kv == "fp8_e4m3" || kv == "fp8_e5m2") kv = "fp8";
+    const auto p = precision_named(kv);
+    if (!p || *p == workload::Precision::kInt4)
       return invalid_argument("kv_cache '" + row.get("kv_cache") +
                               "' (fp8, fp8_e4m3, fp8_e5m2, int8, bf16, fp16 or fp32)");
-    w.overrides["serving_kv_cache_bytes"] = bytes;
+    w.overrides["serving_kv_cache_bytes"] = workload::bytes_per_value(*p);
   }
   return predict_infer(row, w, *gpu, metric, load, tp_used);
 }

@@ -235,8 +235,12 @@ double optimizer_step_seconds(double params, workload::Optimizer o, double bw_gb
 // Memory per GPU for training/finetuning at a layout.
 MemoryBreakdown train_memory(const workload::Workload& w, const Layout& layout);
 
-// Bytes of KV cache per token of context (all layers, K and V) at precision.
-double kv_bytes_per_token(const workload::Model& m, workload::Precision p);
+// Bytes a KV-cache value takes by default with weights at precision `p`: 1
+// for fp8 weights (TensorRT-LLM's FP8 cache), 4 for fp32, else 2.
+double kv_value_bytes(workload::Precision p);
+// Bytes of KV cache per token of context (all layers, K and V) at
+// `value_bytes` a value.
+double kv_bytes_per_token(const workload::Model& m, double value_bytes);
 // Weight bytes of the model at precision (total params).
 double weight_bytes(const workload::Model& m, workload::Precision p);
 // Bytes per parameter of the optimizer's states (memory_model.cc).
