@@ -56,6 +56,7 @@
 #include "simulate/serving.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <deque>
@@ -649,12 +650,7 @@ class Engine {
   // peak second (the SLO's time scale), not only its mean; and the TPOT
   // load (prefill plus step_per_seq x the decode steps) it brings.
   void observe_arrival(SimTime now, double prefill_s, double output_tokens) {
-    const int64_t sec = now / kMicrosPerSecond;
-    if (sec != sec_) {
-      peak_sec_iv_ = std::max(peak_sec_iv_, sec_sum_);
-      sec_ = sec;
-      sec_sum_ = 0;
-    }
+    advance_second(now / kMicrosPerSecond);
     sec_sum_ += prefill_s;
     prefill_iv_ += prefill_s;
     prefill_sq_iv_ += prefill_s * prefill_s;
@@ -663,6 +659,43 @@ class Engine {
     tpot_iv_ += tpot_load;
     tpot_sq_iv_ += tpot_load * tpot_load;
   }
+
+  // Closes the current second when `sec` is a later one (seconds skipped
+  // had no arrivals): its prefill joins the interval's busiest second and
+  // the windows that end with it. At each arrival and each tick, so that a
+  // quiet interval does not see the last busy second again.
+  void advance_second(int64_t sec) {
+    if (sec == sec_) return;
+    peak_sec_iv_ = std::max(peak_sec_iv_, sec_sum_);
+    if (sec_sum_ > 0) window_need_iv_ = std::max(window_need_iv_, busiest_window());
+    if (sec_ >= 0) {
+      sec_ring_[static_cast<size_t>(sec_) % kRing] = sec_sum_;
+      for (int64_t k = sec_ + 1; k < std::min(sec, sec_ + 1 + kRing); ++k)
+        sec_ring_[static_cast<size_t>(k) % kRing] = 0;
+    }
+    sec_ = sec;
+    sec_sum_ = 0;
+  }
+
+  // Replicas of serial prefill the busiest window of arrivals ending at the
+  // current second needs (asked only of a second with arrivals: a window
+  // that ends in a quiet one holds an earlier interval's): prefills are serial per replica, so
+  // arrivals of P prefill seconds within w seconds that all meet the TTFT need P / (w + TTFT)
+  // replicas (the bound's window constraint, serving_bound.cc), over windows of 1, 2, 4, ... 64
+  // whole seconds: a crowd that overloads a replica for ten seconds shows in none of its single
+  // seconds.
+  [[nodiscard]] double busiest_window() const {
+    if (sec_ < 0) return 0;
+    double sum = sec_sum_, best = sum / (1 + c_.ttft_slo_s);
+    int64_t back = 1;
+    for (int64_t w = 2; w <= kRing; w *= 2) {
+      for (; back < w && back <= sec_; ++back)
+        sum += sec_ring_[static_cast<size_t>(sec_ - back) % kRing];
+      best = std::max(best, sum / (static_cast<double>(w) + c_.ttft_slo_s));
+    }
+    return best;
+  }
+  static constexpr int64_t kRing = 64;  // seconds: the longest window
 
   // Requests whose client gave up (queue_timeout_s in the queue) leave it:
   // counted as turned away. The queue is in arrival order, so they are at
@@ -780,7 +813,9 @@ class Engine {
     in.capacity_rps_per_replica =
         work_iv_ > 0 ? static_cast<double>(arrivals_iv_) / work_iv_ * per_vm : 0;
     in.queued = static_cast<int>(waiting_.size());
+    advance_second(now / kMicrosPerSecond);
     in.prefill_peak_s = std::max(peak_sec_iv_, sec_sum_);
+    in.prefill_window_need = std::max(window_need_iv_, sec_sum_ > 0 ? busiest_window() : 0.0);
     in.prefill_mean_s = prefill_iv_ / iv_s;
     in.prefill_sq_s = prefill_sq_iv_ / iv_s;
     in.tpot_load_s = tpot_iv_ / iv_s;
@@ -790,6 +825,7 @@ class Engine {
     in.hopeless = hopeless_iv_;
     in.arrivals = arrivals_iv_;
     peak_sec_iv_ = 0;
+    window_need_iv_ = 0;
     prefill_iv_ = prefill_sq_iv_ = tpot_iv_ = tpot_sq_iv_ = 0;
     missed_iv_ = rejected_iv_ = hopeless_iv_ = lost_met_iv_ = 0;
     arrivals_iv_ = 0;
@@ -926,6 +962,10 @@ class Engine {
   // Prefill seconds arriving: this interval, the current second, the
   // largest whole second of this interval.
   double prefill_iv_ = 0, prefill_sq_iv_ = 0, sec_sum_ = 0, peak_sec_iv_ = 0;
+  // Closed seconds' prefill (second k at k % kRing) and this interval's
+  // busiest_window().
+  std::array<double, kRing> sec_ring_{};
+  double window_need_iv_ = 0;
   double tpot_iv_ = 0, tpot_sq_iv_ = 0;
   int64_t sec_ = -1;
   ServingRun out_;

@@ -1090,6 +1090,30 @@ TEST(Serving, PolicySeesWhichMissesNoFleetCouldAvoid) {
   EXPECT_EQ(r->hopeless, 1);
 }
 
+// A crowd that holds a replica busy for seconds shows in no single second:
+// ten 700-token prompts (0.7 s of prefill each at 1,000 tok/s), one a
+// second, ask for 0.7 / (1 + 1) = 0.35 replicas by their busiest second, and
+// the policy is told the busiest window of 1, 2, 4, ... 64 s: the 8 s that
+// end with the last hold 5.6 s of prefill, 5.6 / (8 + 1) = 0.62 replicas
+// (4 s: 2.8 / 5 = 0.56; 16 s: 7 / 17 = 0.41).
+TEST(Serving, PolicySeesTheBusiestWindowOfPrefill) {
+  const ServingConfig c = small_config();  // prefill 1,000 tok/s, TTFT 1 s
+  std::vector<Request> v;
+  for (int k = 1; k <= 10; ++k) v.push_back({seconds(k + 0.5), 700, 2});
+  v.push_back({seconds(40), 10, 2});
+  VecSource src(v);
+  RecordingPolicy pol;
+  auto r = run_serving(c, src, pol, PolicyContext{});
+  ASSERT_TRUE(r);
+  ASSERT_GE(pol.seen.size(), 2u);
+  EXPECT_NEAR(pol.seen[0].prefill_peak_s, 0.7, 1e-9);
+  EXPECT_NEAR(pol.seen[0].prefill_window_need, 5.6 / 9, 1e-9);
+  // The next interval has no arrivals: it sees no window ending in it (the
+  // last busy second is not seen again).
+  EXPECT_EQ(pol.seen[1].prefill_peak_s, 0);
+  EXPECT_EQ(pol.seen[1].prefill_window_need, 0);
+}
+
 // Bursty requests over `seconds_long`: Poisson at 0.6 req/s (prompts
 // 100..600 tokens: one replica's prefill share ~15 %) with 3 bursts of 8
 // requests within half a second after the first 50 s.
@@ -1914,6 +1938,27 @@ TEST(Serving, SloGuardPoolsThePrefillQueue) {
   };
   EXPECT_GT(attainment(4), 0.99);
   EXPECT_LT(attainment(2), 0.99);
+}
+
+// slo-guard sizes the prefill queue by the busiest window the engine
+// reports, not only by the busiest second: 1.5 replicas of need over a
+// crowd's seconds (no single second over 0.4) buy a second replica.
+TEST(Serving, SloGuardSizesTheBusiestWindowOfPrefill) {
+  const auto decide = [](double window_need) {
+    auto pol = make_slo_guard_policy(SloGuardSettings{});
+    pol->reset(slo_guard_context());
+    return decide_every_15s(*pol, 8, [&](int, PolicyInput& in) {
+      in.arrival_rps = 0.3 / 0.08;
+      in.arrivals = 56;
+      in.prefill_mean_s = in.tpot_load_s = 0.3;
+      in.prefill_sq_s = in.tpot_load_sq_s = 0.08 * 0.3;
+      in.prefill_peak_s = 0.8;  // 0.8 / (1 + 1) = 0.4 replicas
+      in.prefill_window_need = window_need;
+      in.sequences = 4;
+    });
+  };
+  EXPECT_EQ(decide(0), 1);
+  EXPECT_GE(decide(1.5), 2);
 }
 
 TEST(Serving, AzureAutoscaleScalesInOnlyWhenAllRulesAgree) {

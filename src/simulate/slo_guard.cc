@@ -12,8 +12,13 @@
 // see: the prefill seconds that arrived in the busiest second, running and
 // queued sequences, and how many requests missed the SLO.
 //  1. Need at the SLO's time scale, in model replicas, the largest of:
-//     - prefill queue (TTFT): the busiest second's prefill seconds within
-//       that second plus the TTFT (prefills are serial per replica), and the
+//     - prefill queue (TTFT): the busiest window's prefill seconds within
+//       the window plus the TTFT (prefills are serial per replica: the
+//       bound's window constraint), over windows of 1, 2, 4, ... 64 s: on
+//       the Azure LLM code trace (AzurePublicDataset, 2023-11-16) a crowd
+//       brings an H100 0.2-1.7 prefill seconds a second for 17 s, where no
+//       single second asks for more than 0.83 replicas (1.66 s over 1 + 1
+//       s) and its busiest 4-s window for 1.21; and the
 //       replicas at which the prefill queue — first come, first served over
 //       N replicas, which is what the shortest-queue router makes of them:
 //       M/G/N, Erlang C with the Allen–Cunneen correction — keeps
@@ -344,10 +349,11 @@ class SloGuardPolicy final : public ScalingPolicy {
     const double per_vm = std::max(1, ctx_.replicas_per_vm);
     const double m = f_ * in.prefill_mean_s, q = f_ * in.prefill_sq_s;
     const double ttft = ctx_.ttft_slo_s;
-    // TTFT: the peak second within that second plus the TTFT, and the
+    // TTFT: the busiest window within its length plus the TTFT, and the
     // prefill queue of the mean rate (M/G/N).
-    const double burst = std::max(f_ * in.prefill_peak_s / (s_.prefill_window_s + ttft),
-                                  replicas_for_wait(m, q, in.arrival_rps, ttft));
+    const double window =
+        std::max(in.prefill_peak_s / (s_.prefill_window_s + ttft), in.prefill_window_need);
+    const double burst = std::max(f_ * window, replicas_for_wait(m, q, in.arrival_rps, ttft));
     const double slots = std::max(1, ctx_.slots_per_replica) * s_.slot_occupancy;
     const double decode = in.sequences / slots;
     // TPOT: a replica that admits λ requests a second decodes at
@@ -366,9 +372,7 @@ class SloGuardPolicy final : public ScalingPolicy {
     const double stall =
         std::max(replicas_for(tm, tq, iv, share * iv, z_), tm * load_ratio() / share);
     const double rule = std::max({burst, stall, decode}) / per_vm;
-    *mean = std::max({in.prefill_peak_s / (s_.prefill_window_s + ttft), in.prefill_mean_s,
-                      in.tpot_load_s / share, decode}) /
-            per_vm;
+    *mean = std::max({window, in.prefill_mean_s, in.tpot_load_s / share, decode}) / per_vm;
     // Where the miss curve shows a higher utilization safe, the mean need
     // over it; never more than the rule.
     const double u = safe_utilization();
