@@ -86,10 +86,10 @@ SloGuardExport slo_guard_autoscale_settings(const SloGuardSettings& guard, doubl
   s.rules.push_back({"deficit", "LessThan", -0.5, window, "Max", "Maximum", false, 1, 60});
   out.resource = azure_autoscale_settings(s, target);
   out.not_expressed = {
-      "the need itself (the prefill of the busiest 1-64 s windows, the M/G/N prefill queue, the "
-      "TPOT load, decode "
-      "slots, the learned load ratio, the miss calibration) is computed outside Azure "
-      "Monitor: the router must publish it as the custom metric SloGuardDeficitVms",
+      "the need itself (the prefill of the busiest 1-64 s windows, the M/G/N prefill queue, "
+      "the TPOT load, decode slots, the learned load ratio, the miss calibration) is computed "
+      "outside Azure Monitor: the router must publish it as the custom metric "
+      "SloGuardDeficitVms",
       "slo-guard decides every " + std::to_string(static_cast<int>(interval_s)) +
           " s; Azure autoscale evaluates at a 1-minute time grain at best",
       "slo-guard sets the count it computes; autoscale changes it by fixed steps: tiers of +1, +3, "

@@ -678,12 +678,13 @@ class Engine {
   }
 
   // Replicas of serial prefill the busiest window of arrivals ending at the
-  // current second needs (asked only of a second with arrivals: a window
-  // that ends in a quiet one holds an earlier interval's): prefills are serial per replica, so
-  // arrivals of P prefill seconds within w seconds that all meet the TTFT need P / (w + TTFT)
-  // replicas (the bound's window constraint, serving_bound.cc), over windows of 1, 2, 4, ... 64
-  // whole seconds: a crowd that overloads a replica for ten seconds shows in none of its single
-  // seconds.
+  // current second needs. Prefills are serial per replica, so arrivals of P
+  // prefill seconds within w seconds that all meet the TTFT need P / (w +
+  // TTFT) replicas (the bound's window constraint, serving_bound.cc); over
+  // windows of 1, 2, 4, ... 64 whole seconds, since a crowd that overloads a
+  // replica for ten seconds shows in none of its single seconds. Asked only
+  // of a second with arrivals: a window ending in a quiet one holds an
+  // earlier interval's.
   [[nodiscard]] double busiest_window() const {
     if (sec_ < 0) return 0;
     double sum = sec_sum_, best = sum / (1 + c_.ttft_slo_s);
