@@ -653,6 +653,31 @@ void add_notes(const Scenario& s, const ServingConfig& c, const ServingBound& bo
         "misses by cause (over the TTFT / over the TPOT, one request may miss both / of "
         "those, no fleet of this size serves them / turned away): " +
         causes);
+  // A step that carries a whole prefill chunk is over the TPOT even beside
+  // one sequence: a request that decodes while prompts wait for their
+  // prefill misses on any fleet that lets prompts wait. Sarathi-Serve sizes
+  // the token budget so that a step fits the TBT target (Agrawal et al.,
+  // OSDI 2024, §4.3); a smaller chunk also adds a decode step to each chunk
+  // of every prefill, so which way it goes is for a replay to say (on the
+  // A100 examples it costs attainment; on the Azure code hour it gains:
+  // docs/simulate.md).
+  const double step1 = c.replica.step_s(1), chunk = c.replica.chunk_s();
+  bool tpot_missed = false;
+  for (const PolicyRow& r : rep.policies)
+    tpot_missed = tpot_missed || (r.missed_tpot && *r.missed_tpot > 0);
+  if (tpot_missed && step1 + chunk > c.tpot_slo_s) {
+    const double fits = std::floor((c.tpot_slo_s - step1) * c.replica.prefill_tokens_per_s);
+    rep.notes.push_back(
+        "a step that carries a whole " + strings::fixed(c.replica.chunk_tokens, 0) +
+        "-token prefill chunk takes " + strings::fixed((step1 + chunk) * 1e3, 1) +
+        " ms beside one sequence, over the " + strings::fixed(c.tpot_slo_s * 1e3, 0) +
+        " ms TPOT: a request that decodes while prompts wait for their prefill misses it. " +
+        (fits >= 16 ? "prefill_chunk_tokens: " + strings::fixed(fits, 0) +
+                          " or less keeps such a step within the TPOT (Sarathi-Serve's "
+                          "token budget, OSDI 2024 §4.3) but adds a decode step to each chunk "
+                          "of every prefill: replay with it to see which way it goes"
+                    : "no chunk of 16 tokens or more fits beside a decode step"));
+  }
   rep.notes.push_back(
       "requests " + std::to_string(profile.requests) + ", mean " +
       strings::fixed(profile.mean_input, 0) + " input / " + strings::fixed(profile.mean_output, 0) +

@@ -2341,6 +2341,36 @@ TEST(Demand, ScenariosReplayEveryRequestTraceFormatAlike) {
   EXPECT_EQ(to_json(*r)["traces"][0]["policies"].dump(), want);
 }
 
+// serving_small.yaml's replica prefills 9,000 tok/s with an 11-ms step: a
+// step that carries a 2,048-token chunk takes 11.1 + 227.6 ms, over the
+// 50-ms TPOT, and its sequences decoding beside a burst miss it. The report
+// says so and names the largest chunk that fits, (0.05 - 0.01111) x 9,000 =
+// 350 tokens; with a 256-token chunk (11.1 + 28.4 ms) it says nothing.
+TEST(Demand, ReportNamesAChunkOverTheTpot) {
+  const auto chunk_note = [](const std::string& extra) {
+    std::ifstream in(fixture("serving_small.yaml"));
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const size_t at = text.find("azure_trace: azure_small.csv");
+    EXPECT_NE(at, std::string::npos);
+    text.replace(at, 28, "azure_trace: " + fixture("azure_small.csv"));
+    auto s = parse_scenario_string(text + extra, "chunk.yaml");
+    EXPECT_TRUE(s) << s.error().to_string();
+    auto r = run_scenario(*s, nullptr, RunOptions{});
+    EXPECT_TRUE(r) << r.error().to_string();
+    bool tpot_missed = false;
+    for (const PolicyRow& p : r->policies) tpot_missed |= p.missed_tpot.value_or(0) > 0;
+    std::string note;
+    for (const std::string& n : r->notes)
+      if (n.rfind("a step that carries a whole", 0) == 0) note = n;
+    return std::make_pair(tpot_missed, note);
+  };
+  const auto [missed, note] = chunk_note("");
+  ASSERT_TRUE(missed);
+  EXPECT_NE(note.find("2048-token prefill chunk takes 238.7 ms"), std::string::npos) << note;
+  EXPECT_NE(note.find("prefill_chunk_tokens: 350 or less"), std::string::npos) << note;
+  EXPECT_EQ(chunk_note("prefill_chunk_tokens: 256\n").second, "");
+}
+
 TEST(Demand, PrefixCacheHoldsLeadingBlocksAndDropsTheLeastRecent) {
   const std::string path = write_trace(
       "mooncake_prefix.jsonl",
