@@ -596,14 +596,26 @@ void add_notes(const Scenario& s, const ServingConfig& c, const ServingBound& bo
       "the TPOT-bound batch per replica, the same start-up delay and fleet limits); it serves no "
       "requests, so its latency fields are null; a policy below the target is compared with the "
       "bound at its own attainment");
-  if (replays.hindsight_runs > 0)
+  if (replays.hindsight_runs > 0) {
+    // Below the target no margin of the search reached it: its cost
+    // brackets the optimum at its own attainment only.
+    double reached = 1;
+    for (const PolicyRow& r : rep.policies)
+      if (r.policy == "hindsight") reached = r.slo_attainment.value_or(1);
     rep.notes.push_back(
         "hindsight: a schedule that knows every future arrival (not a deployable policy): the "
         "need of each interval from now to one start-up ahead, its prefill at the TPOT stall "
         "limit times a margin m, searched over " +
         std::to_string(replays.hindsight_runs) +
         " engine runs; m = " + strings::fixed(replays.hindsight_margin, 3) +
-        ". A fleet reaches its cost, so the optimum lies between the optimal row and it");
+        (reached + 1e-12 >= c.slo_attainment
+             ? ". A fleet reaches its cost, so the optimum lies between the optimal row and it"
+             : ". No margin up to " + strings::fixed(2 << kHindsightDoublings, 0) + " met the " +
+                   strings::fixed(c.slo_attainment * 100, 1) + " % target (it reached " +
+                   strings::fixed(reached * 100, 2) +
+                   " %): the optimum at its own attainment lies between the optimal row and "
+                   "it"));
+  }
   // A policy whose own attainment the bound reaches at no cost has no ratio
   // (0 USD divides nothing): say so instead of leaving the column blank.
   std::string unrated;

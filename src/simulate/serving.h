@@ -378,16 +378,25 @@ struct SloGuardSettings {
 [[nodiscard]] std::unique_ptr<ScalingPolicy> make_hindsight_policy(const BoundBins& bins,
                                                                    double margin);
 struct HindsightRun {
-  ServingRun run;  // the cheapest run that met the attainment target (else m = 2's)
+  ServingRun run;  // the cheapest run that met the attainment target (else the
+                   // highest attainment from m = 2 on)
   double margin = 0;
   int runs = 0;  // engine runs the search made
 };
-// The most engine runs run_hindsight makes: the margins 1 and 2, then five
-// halvings between them (the margin to 1/32).
+// The most engine runs run_hindsight makes: the margins 1 and 2, doublings
+// up to 32 while 2 misses the target and the margin still buys attainment,
+// then five halvings between the last that missed and the first that met.
+inline constexpr int kHindsightDoublings = 4;
 inline constexpr int kHindsightHalvings = 5;
-inline constexpr int kHindsightMaxRuns = 2 + kHindsightHalvings;
-// Searches m (1, 2, then bisection) with `run` replaying the demand under
-// the given policy each time.
+inline constexpr int kHindsightMaxRuns = 2 + kHindsightDoublings + kHindsightHalvings;
+// The search over m: `met(m)` replays with margin m and says whether it met
+// the attainment target. 1; if it missed, 2; while the target is missed,
+// doublings up to 2 x 2^kHindsightDoublings; then kHindsightHalvings
+// bisection steps between the last margin that missed and the first that
+// met. An error from `met` ends it.
+[[nodiscard]] Status search_hindsight_margin(const std::function<Result<bool>(double)>& met);
+// Searches m (search_hindsight_margin) with `run` replaying the demand
+// under the given policy each time.
 [[nodiscard]] Result<HindsightRun> run_hindsight(
     const ServingConfig& config, const DemandProfile& profile, const PolicyContext& context,
     const std::function<Result<ServingRun>(ScalingPolicy&)>& run);
