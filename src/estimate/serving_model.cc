@@ -71,6 +71,13 @@ struct Traffic {
   double in_mean, out_mean, in_p;
 };
 
+// Sequences an engine holds in flight: what its KV cache holds
+// (`memory_limit`), within its cap on sequences where the run had one
+// (`max_seqs`; 0: none).
+double held_sequences(double memory_limit, double max_seqs) {
+  return max_seqs > 0 ? std::min(memory_limit, max_seqs) : memory_limit;
+}
+
 // A measurement's fixed lengths (each at least a token).
 Traffic fixed_lengths(double input_tokens, double output_tokens) {
   const double in = std::max(1.0, input_tokens);
@@ -177,7 +184,7 @@ MaxLoadPoint max_load_point(const ReplicaModel& r, const workload::Model& m, dou
   const Traffic t = fixed_lengths(input_tokens, output_tokens);
   MaxLoadPoint best;
   best.memory_limit = kv_sequence_limit(r, m, t.in_mean, t.out_mean);
-  const double cap = max_seqs > 0 ? std::min(best.memory_limit, max_seqs) : best.memory_limit;
+  const double cap = held_sequences(best.memory_limit, max_seqs);
   // requests/s(B) = B / (O·d(B) + B·t_p) (header essay); scan B for its
   // maximum among the concurrencies whose TTFT and TPOT keep the run's
   // latency rule (MLPerf Server rows), when it has one.
@@ -199,7 +206,7 @@ MaxLoadPoint closed_loop_point(const ReplicaModel& r, const workload::Model& m, 
   const Traffic t = fixed_lengths(input_tokens, output_tokens);
   MaxLoadPoint p;
   p.memory_limit = kv_sequence_limit(r, m, t.in_mean, t.out_mean);
-  const double b = std::min({clients, p.memory_limit, max_seqs > 0 ? max_seqs : p.memory_limit});
+  const double b = std::min(clients, held_sequences(p.memory_limit, max_seqs));
   if (b < 1) return p;
   const ServingPoint s = point(r, t, b);
   p.concurrency = b;

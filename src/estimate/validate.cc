@@ -470,6 +470,14 @@ Result<double> predict_replica(const Row& row, const workload::Workload& w, cons
   return invalid_argument("metric '" + metric + "' is not an inference metric");
 }
 
+// How an inference row's GPUs were read: replicas of `tp` GPUs each, and
+// whether that size was chosen for the most throughput (a max-load row
+// without a `tp` column) rather than stated or implied.
+struct ReplicaLayout {
+  int tp = 0;
+  bool tuned = false;
+};
+
 // An inference row's figure from the replica model: at the max-load point
 // when the row gives no batch, else at its batch (static batching).
 // The row's `tp` says how its gpu_count GPUs serve: gpu_count / tp replicas
@@ -479,12 +487,13 @@ Result<double> predict_replica(const Row& row, const workload::Workload& w, cons
 // (a run tuned for the most throughput: MLPerf Offline publishes no layout,
 // and its submitters run a 70 B model on 8 H100s as 2-GPU replicas, not one
 // 8-GPU one) is read at the tensor-parallel size, within a node
-// (`gpus_per_node`, 8), whose replicas give the most (*tp_used says which);
+// (`gpus_per_node`, 8), whose replicas give the most (*layout says which);
 // any other row runs its gpu_count GPUs as one replica. A metric ending in
 // _per_gpu is the whole system's divided by gpu_count (TensorRT-LLM's tables
 // report tokens/s/GPU).
 Result<double> predict_infer(const Row& row, const workload::Workload& w, const catalog::Gpu& gpu,
-                             const std::string& metric_in, MaxLoadPoint* load, int* tp_used) {
+                             const std::string& metric_in, MaxLoadPoint* load,
+                             ReplicaLayout* layout) {
   const int gpus = std::max(1, static_cast<int>(row.num("gpu_count").value_or(1)));
   int tp = gpus;
   const auto stated_tp = row.num("tp");
@@ -513,7 +522,7 @@ Result<double> predict_infer(const Row& row, const workload::Workload& w, const 
     return invalid_argument(why);
   if (stated_tp || !rate || row.num("batch") || row.num("concurrency")) {
     GPUPLAN_TRY(const double one, predict_replica(row, w, gpu, metric, tp, load));
-    if (tp_used) *tp_used = tp;
+    if (layout) *layout = {tp, false};
     return one * scale(tp);
   }
   // The tuned layout: every tensor-parallel size that divides gpu_count
@@ -529,12 +538,12 @@ Result<double> predict_infer(const Row& row, const workload::Workload& w, const 
     if (one && *one * scale(t) > best) {
       best = *one * scale(t);
       if (load) *load = at;
-      if (tp_used) *tp_used = t;
+      if (layout) *layout = {t, true};
     }
   }
   if (best >= 0) return best;
   GPUPLAN_TRY(const double one, predict_replica(row, w, gpu, metric, gpus, load));
-  if (tp_used) *tp_used = gpus;
+  if (layout) *layout = {gpus, false};
   return one * scale(gpus);
 }
 
@@ -599,7 +608,7 @@ Status check_columns(const Row& row) {
 }
 
 Result<double> predict(const Row& row, const catalog::Catalog& catalog, MaxLoadPoint* load,
-                       std::string* gpu_read_as, int* tp_used) {
+                       std::string* gpu_read_as, ReplicaLayout* layout) {
   GPUPLAN_RETURN_IF_ERROR(check_columns(row));
   const std::string kind = row_kind(row);
   const std::string metric = row.get("metric");
@@ -633,7 +642,7 @@ Result<double> predict(const Row& row, const catalog::Catalog& catalog, MaxLoadP
                               "' (fp8, fp8_e4m3, fp8_e5m2, int8, bf16, fp16 or fp32)");
     w.overrides["serving_kv_cache_bytes"] = workload::bytes_per_value(*p);
   }
-  return predict_infer(row, w, *gpu, metric, load, tp_used);
+  return predict_infer(row, w, *gpu, metric, load, layout);
 }
 
 double median(std::vector<double> v) {
@@ -668,8 +677,8 @@ Result<Validation> validate(const csv::Table& table, const catalog::Catalog& cat
     }
     MaxLoadPoint load;
     std::string read_as;
-    int tp = 0;
-    auto p = predict(row, catalog, &load, &read_as, &tp);
+    ReplicaLayout layout;
+    auto p = predict(row, catalog, &load, &read_as, &layout);
     if (!p) {
       v.skipped.push_back({id, p.error().message});
       continue;
@@ -682,9 +691,9 @@ Result<Validation> validate(const csv::Table& table, const catalog::Catalog& cat
     out.error_percent = 100.0 * (*p - *published) / *published;
     out.concurrency = load.concurrency;
     out.memory_limit = load.memory_limit;
-    out.tp = tp;
-    if (tp > 0 && !row.num("tp") && !row.num("batch") && tp < row.num("gpu_count").value_or(1))
-      chosen_tp.push_back(id + " tp" + std::to_string(tp));
+    out.tp = layout.tp;
+    if (layout.tuned && layout.tp < row.num("gpu_count").value_or(1))
+      chosen_tp.push_back(id + " tp" + std::to_string(layout.tp));
     errors[out.metric].push_back(std::abs(out.error_percent));
     const std::string set = strings::to_lower(row.get("set"));
     const bool original = set.empty() || set == "original";
