@@ -155,17 +155,15 @@ Result<HindsightRun> run_hindsight(const ServingConfig& config, const DemandProf
                                    const std::function<Result<ServingRun>(ScalingPolicy&)>& run) {
   HindsightRun best;
   bool met_any = false;
-  double best_attainment = 0;  // of the runs that missed the target
   const auto attempt = [&](double m) -> Result<bool> {
     auto pol = make_hindsight_policy(profile.bins, m);
     pol->reset(context);
     GPUPLAN_TRY(ServingRun r, run(*pol));
     const bool met = r.slo_attainment() >= config.slo_attainment - 1e-12;
     // Until one meets the target, the run of the highest attainment from m
-    // = 2 on (the m = 2 run, or a larger margin's that reached more).
-    const bool higher =
-        !met_any && !met && m >= 2 && (m == 2 || r.slo_attainment() > best_attainment + 1e-12);
-    if (!met) best_attainment = std::max(best_attainment, r.slo_attainment());
+    // = 2 on (best.margin < 2: none kept yet).
+    const bool higher = !met_any && !met && m >= 2 &&
+                        (best.margin < 2 || r.slo_attainment() > best.run.slo_attainment());
     if ((met && (!met_any || r.cost_usd < best.run.cost_usd)) || higher) {
       best.run = std::move(r);
       best.margin = m;
