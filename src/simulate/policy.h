@@ -37,10 +37,9 @@ struct PolicyInput {
   double utilization = 0;               // busy share of ready replicas' batch slots, last interval
   double capacity_rps_per_replica = 0;  // sustainable rate of one replica within the SLOs
   int queued = 0;                       // requests waiting for a batch slot
-  double prefill_peak_s = 0;  // prefill seconds arriving in the busiest second of the interval
-  // Replicas of serial prefill the busiest window of arrivals (1 to 64 s,
-  // ending in the interval) needs to meet the TTFT: its prefill seconds
-  // over its length plus the TTFT.
+  // Replicas of serial prefill the busiest window of arrivals (1, 2, 4, ...
+  // 64 s, ending in the interval) needs to meet the TTFT: its prefill
+  // seconds over its length plus the TTFT.
   double prefill_window_need = 0;
   double prefill_mean_s = 0;  // prefill seconds arriving per second, interval mean
   double prefill_sq_s = 0;    // sum of squared prefill seconds arriving per second, interval mean

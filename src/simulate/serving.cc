@@ -647,7 +647,8 @@ class Engine {
   }
 
   // Prefill seconds arriving per second: the policies see the interval's
-  // peak second (the SLO's time scale), not only its mean; and the TPOT
+  // busiest windows of seconds (the SLO's time scale), not only its mean;
+  // and the TPOT
   // load (prefill plus step_per_seq x the decode steps) it brings.
   void observe_arrival(SimTime now, double prefill_s, double output_tokens) {
     advance_second(now / kMicrosPerSecond);
@@ -661,12 +662,10 @@ class Engine {
   }
 
   // Closes the current second when `sec` is a later one (seconds skipped
-  // had no arrivals): its prefill joins the interval's busiest second and
-  // the windows that end with it. At each arrival and each tick, so that a
-  // quiet interval does not see the last busy second again.
+  // had no arrivals): its prefill joins the windows that end with it. At each arrival and each
+  // tick, so that a quiet interval does not see the last busy second again.
   void advance_second(int64_t sec) {
     if (sec == sec_) return;
-    peak_sec_iv_ = std::max(peak_sec_iv_, sec_sum_);
     if (sec_sum_ > 0) window_need_iv_ = std::max(window_need_iv_, busiest_window());
     if (sec_ >= 0) {
       sec_ring_[static_cast<size_t>(sec_) % kRing] = sec_sum_;
@@ -815,7 +814,6 @@ class Engine {
         work_iv_ > 0 ? static_cast<double>(arrivals_iv_) / work_iv_ * per_vm : 0;
     in.queued = static_cast<int>(waiting_.size());
     advance_second(now / kMicrosPerSecond);
-    in.prefill_peak_s = std::max(peak_sec_iv_, sec_sum_);
     in.prefill_window_need = std::max(window_need_iv_, sec_sum_ > 0 ? busiest_window() : 0.0);
     in.prefill_mean_s = prefill_iv_ / iv_s;
     in.prefill_sq_s = prefill_sq_iv_ / iv_s;
@@ -825,7 +823,6 @@ class Engine {
     in.missed = missed_iv_ + rejected_iv_ + lost_met_iv_;
     in.hopeless = hopeless_iv_;
     in.arrivals = arrivals_iv_;
-    peak_sec_iv_ = 0;
     window_need_iv_ = 0;
     prefill_iv_ = prefill_sq_iv_ = tpot_iv_ = tpot_sq_iv_ = 0;
     missed_iv_ = rejected_iv_ = hopeless_iv_ = lost_met_iv_ = 0;
@@ -960,9 +957,8 @@ class Engine {
   int64_t missed_iv_ = 0, rejected_iv_ = 0;  // this interval: admitted and missed, turned away
   int64_t hopeless_iv_ = 0;  // of the missed: no fleet serves them (prefill or step over the SLO)
   double work_iv_ = 0;
-  // Prefill seconds arriving: this interval, the current second, the
-  // largest whole second of this interval.
-  double prefill_iv_ = 0, prefill_sq_iv_ = 0, sec_sum_ = 0, peak_sec_iv_ = 0;
+  // Prefill seconds arriving: this interval, the current second.
+  double prefill_iv_ = 0, prefill_sq_iv_ = 0, sec_sum_ = 0;
   // Closed seconds' prefill (second k at k % kRing) and this interval's
   // busiest_window().
   std::array<double, kRing> sec_ring_{};

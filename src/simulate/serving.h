@@ -347,7 +347,6 @@ struct HpaSettings {
 
 // Parameters of slo-guard (slo_guard.cc has the essay).
 struct SloGuardSettings {
-  double prefill_window_s = 1;  // arrivals whose prefills must fit in window + TTFT
   double slot_occupancy = 0.9;  // of the planning batch's decode slots
   double calibration_s = 3600;  // misses are compared with the budget over this
   double hold_s = 0;            // scale-in waits this long below; 0: the start-up delay

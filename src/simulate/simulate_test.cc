@@ -1106,11 +1106,9 @@ TEST(Serving, PolicySeesTheBusiestWindowOfPrefill) {
   auto r = run_serving(c, src, pol, PolicyContext{});
   ASSERT_TRUE(r);
   ASSERT_GE(pol.seen.size(), 2u);
-  EXPECT_NEAR(pol.seen[0].prefill_peak_s, 0.7, 1e-9);
   EXPECT_NEAR(pol.seen[0].prefill_window_need, 5.6 / 9, 1e-9);
   // The next interval has no arrivals: it sees no window ending in it (the
   // last busy second is not seen again).
-  EXPECT_EQ(pol.seen[1].prefill_peak_s, 0);
   EXPECT_EQ(pol.seen[1].prefill_window_need, 0);
 }
 
@@ -1677,7 +1675,7 @@ int run_slo_guard(ScalingPolicy& pol, int intervals, Load load) {
     in.prefill_sq_s = 0.08 * in.prefill_mean_s;
     in.tpot_load_s = in.prefill_mean_s;  // one-token answers: no decode load
     in.tpot_load_sq_s = in.prefill_sq_s;
-    in.prefill_peak_s = in.prefill_mean_s;
+    in.prefill_window_need = in.prefill_mean_s / 2;  // over 1 s + the TTFT
     in.arrival_rps = in.prefill_mean_s / 0.08;
     in.arrivals = static_cast<int64_t>(in.arrival_rps * 15);
     in.sequences = 10;
@@ -1709,7 +1707,7 @@ TEST(Serving, SloGuardShrinksTheInitialFleetAtItsFirstDecision) {
   in.ready = 4;  // the initial fleet, launched for no need
   in.prefill_mean_s = 0.05;
   in.prefill_sq_s = 0.004;
-  in.prefill_peak_s = 0.1;
+  in.prefill_window_need = 0.1 / 2;
   in.arrival_rps = 0.6;
   in.arrivals = 9;
   in.sequences = 3;
@@ -1741,7 +1739,8 @@ TEST(Serving, SloGuardSizesForTheLoadNotTheBacklog) {
   auto pol = make_slo_guard_policy(SloGuardSettings{});
   pol->reset(slo_guard_context());
   const int want = decide_every_15s(*pol, 40, [](int k, PolicyInput& in) {
-    in.prefill_mean_s = in.tpot_load_s = in.prefill_peak_s = 0.6;
+    in.prefill_mean_s = in.tpot_load_s = 0.6;
+    in.prefill_window_need = 0.6 / 2;
     in.prefill_sq_s = in.tpot_load_sq_s = 0.08 * 0.6;
     in.arrival_rps = 0.6 / 0.08;
     in.arrivals = static_cast<int64_t>(in.arrival_rps * 15);
@@ -1782,7 +1781,8 @@ int slo_guard_after_misses_while_starting(double missed_share) {
   auto pol = make_slo_guard_policy(SloGuardSettings{});
   pol->reset(slo_guard_context());
   return decide_every_15s(*pol, 480, [&](int k, PolicyInput& in) {
-    in.prefill_mean_s = in.tpot_load_s = in.prefill_peak_s = 0.6;
+    in.prefill_mean_s = in.tpot_load_s = 0.6;
+    in.prefill_window_need = 0.6 / 2;
     in.prefill_sq_s = in.tpot_load_sq_s = 0.08 * 0.6;
     in.arrival_rps = 0.6 / 0.08;
     in.arrivals = static_cast<int64_t>(in.arrival_rps * 15);
@@ -1816,7 +1816,7 @@ int slo_guard_after_lean_intervals(double missed_share) {
   return decide_every_15s(*pol, 960, [&](int k, PolicyInput& in) {
     in.prefill_mean_s = in.tpot_load_s = k % 4 == 0 ? 2 * mean : 2 * mean / 3;
     in.prefill_sq_s = in.tpot_load_sq_s = 0.08 * in.prefill_mean_s;
-    in.prefill_peak_s = in.prefill_mean_s;
+    in.prefill_window_need = in.prefill_mean_s / 2;  // over 1 s + the TTFT
     in.arrival_rps = in.prefill_mean_s / 0.08;
     in.arrivals = static_cast<int64_t>(in.arrival_rps * 15);
     in.sequences = 10;
@@ -1843,7 +1843,8 @@ int slo_guard_from_three(double need) {
     in.ready = 3;
     in.tpot_load_s = need * (1 - 0.0113 / 0.05);  // the TPOT share's limit
     in.tpot_load_sq_s = 1e-9;
-    in.prefill_mean_s = in.prefill_peak_s = 0.01;
+    in.prefill_mean_s = 0.01;
+    in.prefill_window_need = 0.01 / 2;
     in.prefill_sq_s = 1e-4;
     in.arrival_rps = 1;
     in.arrivals = 15;
@@ -1878,7 +1879,7 @@ int slo_guard_at(double output_tokens) {
     in.prefill_sq_s = 20 * 0.01 * 0.01;
     in.tpot_load_s = 20 * cost;
     in.tpot_load_sq_s = 20 * cost * cost;
-    in.prefill_peak_s = in.prefill_mean_s;
+    in.prefill_window_need = in.prefill_mean_s / 2;  // over 1 s + the TTFT
     in.sequences = 10;
   });
 }
@@ -1920,7 +1921,7 @@ TEST(Serving, SloGuardPoolsThePrefillQueue) {
     in.arrivals = 43;
     in.prefill_mean_s = in.tpot_load_s = 1.0;
     in.prefill_sq_s = in.tpot_load_sq_s = 0.35;
-    in.prefill_peak_s = 1.4;  // the busiest of 15 seconds: 4 prompts
+    in.prefill_window_need = 1.4 / 1.5;  // the busiest of 15 seconds: 4 prompts
     in.sequences = 2;
   });
   EXPECT_GE(want, 3);
@@ -1952,12 +1953,11 @@ TEST(Serving, SloGuardSizesTheBusiestWindowOfPrefill) {
       in.arrivals = 56;
       in.prefill_mean_s = in.tpot_load_s = 0.3;
       in.prefill_sq_s = in.tpot_load_sq_s = 0.08 * 0.3;
-      in.prefill_peak_s = 0.8;  // 0.8 / (1 + 1) = 0.4 replicas
       in.prefill_window_need = window_need;
       in.sequences = 4;
     });
   };
-  EXPECT_EQ(decide(0), 1);
+  EXPECT_EQ(decide(0.4), 1);  // 0.8 s in one second: 0.8 / (1 + 1)
   EXPECT_GE(decide(1.5), 2);
 }
 

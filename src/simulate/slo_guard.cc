@@ -9,8 +9,8 @@
 // conversation trace) or pay for the peak all the time.
 //
 // Approach. Every interval the engine reports what a real router and engine
-// see: the prefill seconds that arrived in the busiest second, running and
-// queued sequences, and how many requests missed the SLO.
+// see: the prefill seconds that arrived in the busiest windows of seconds,
+// running and queued sequences, and how many requests missed the SLO.
 //  1. Need at the SLO's time scale, in model replicas, the largest of:
 //     - prefill queue (TTFT): the busiest window's prefill seconds within
 //       the window plus the TTFT (prefills are serial per replica: the
@@ -351,8 +351,7 @@ class SloGuardPolicy final : public ScalingPolicy {
     const double ttft = ctx_.ttft_slo_s;
     // TTFT: the busiest window within its length plus the TTFT, and the
     // prefill queue of the mean rate (M/G/N).
-    const double window =
-        std::max(in.prefill_peak_s / (s_.prefill_window_s + ttft), in.prefill_window_need);
+    const double window = in.prefill_window_need;
     const double burst = std::max(f_ * window, replicas_for_wait(m, q, in.arrival_rps, ttft));
     const double slots = std::max(1, ctx_.slots_per_replica) * s_.slot_occupancy;
     const double decode = in.sequences / slots;
