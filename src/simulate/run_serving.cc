@@ -610,7 +610,7 @@ void add_notes(const Scenario& s, const ServingConfig& c, const ServingBound& bo
         " engine runs; m = " + strings::fixed(replays.hindsight_margin, 3) +
         (reached + 1e-12 >= c.slo_attainment
              ? ". A fleet reaches its cost, so the optimum lies between the optimal row and it"
-             : ". No margin up to " + strings::fixed(2 << kHindsightDoublings, 0) + " met the " +
+             : ". No margin up to " + strings::fixed(kHindsightMaxMargin, 0) + " met the " +
                    strings::fixed(c.slo_attainment * 100, 1) + " % target (it reached " +
                    strings::fixed(reached * 100, 2) +
                    " %): the optimum at its own attainment lies between the optimal row and "

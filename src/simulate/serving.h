@@ -388,6 +388,8 @@ struct HindsightRun {
 inline constexpr int kHindsightDoublings = 4;
 inline constexpr int kHindsightHalvings = 5;
 inline constexpr int kHindsightMaxRuns = 2 + kHindsightDoublings + kHindsightHalvings;
+// The largest margin the doublings reach (32).
+inline constexpr double kHindsightMaxMargin = 2 << kHindsightDoublings;
 // The search over m: `met(m)` replays with margin m and says whether it met
 // the attainment target. 1; if it missed, 2; while the target is missed,
 // doublings up to 2 x 2^kHindsightDoublings; then kHindsightHalvings

@@ -3177,6 +3177,7 @@ TEST(Serving, HindsightSearchDoublesTheMarginUntilTheTargetIsMet) {
   ASSERT_FALSE(failed);
   EXPECT_EQ(calls, 3);
   EXPECT_EQ(static_cast<int>(tried(1e9).size()), 2 + kHindsightDoublings);
+  EXPECT_EQ(tried(1e9).back(), kHindsightMaxMargin);
   EXPECT_LE(static_cast<int>(tried(5).size()), kHindsightMaxRuns);
 }
 
