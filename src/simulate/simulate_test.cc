@@ -1411,6 +1411,95 @@ Result<SimReport> serve_on(const std::string& size, int tp, const std::string& f
   return run_scenario(*s, kCatalog->get(), RunOptions{});
 }
 
+// A crowd of 8x the rate comes 72 s in and lasts 6 minutes, while a VM
+// takes 10 minutes to start and the fleet starts with one: every policy
+// misses the target, and the report names the fixed fleet that meets it —
+// the fewest VMs that do, ready from the start and held. The size it names
+// is checked by replaying it and the one below it.
+std::string crowd_scenario(const std::string& fleet, double rate_rps, double crowd) {
+  return "kind: serving\nvm: {size: Standard_NC40ads_H100_v5, region: eastus}\n"
+         "prices: {on_demand_usd_per_hour: 10}\nmodel: llama-3.1-8b\n"
+         "slo: {ttft_ms: 1000, tpot_ms: 50}\n"
+         "demand:\n  synthetic:\n    rate_rps: " +
+         strings::fixed(rate_rps, 1) +
+         "\n    duration_hours: 0.5\n"
+         "    input_tokens: {mean: 2000, stddev: 500, min: 100, max: 4000}\n"
+         "    output_tokens: {mean: 100, stddev: 50, min: 5, max: 400}\n"
+         "    bursts:\n      - {start_hour: 0.02, duration_hours: 0.1, multiplier: " +
+         strings::fixed(crowd, 1) + "}\nfleet: " + fleet + "\npolicies: all\n";
+}
+
+Result<SimReport> run_text(const std::string& text) {
+  auto s = parse_scenario_string(text, "crowd");
+  if (!s) return tl::unexpected(s.error());
+  static const auto kCatalog = catalog::Catalog::load_embedded();
+  if (!kCatalog) return tl::unexpected(kCatalog.error());
+  return run_scenario(*s, kCatalog->get(), RunOptions{});
+}
+
+std::string fixed_note(const SimReport& r) {
+  for (const std::string& n : r.notes)
+    if (n.rfind("fixed fleet:", 0) == 0) return n;
+  return "";
+}
+
+TEST(Serving, NamesTheFixedFleetThatMeetsTheTargetWhenNoPolicyDoes) {
+  auto r = run_text(crowd_scenario(
+      "{startup_seconds: 600, min_replicas: 1, initial_replicas: 1, max_replicas: 8}", 3, 8));
+  ASSERT_TRUE(r) << r.error().to_string();
+  for (const PolicyRow& p : r->policies) {
+    if (p.policy != "optimal") {
+      EXPECT_LT(*p.slo_attainment, 0.99) << p.policy;
+    }
+  }
+  const std::string note = fixed_note(*r);
+  ASSERT_FALSE(note.empty());
+  const size_t at = note.find("; ");
+  ASSERT_NE(at, std::string::npos) << note;
+  const int n = std::stoi(note.substr(at + 2));
+  ASSERT_GE(n, 2) << note;  // one VM is what every policy started with
+  const auto held = [&](int vms) {
+    const std::string k = std::to_string(vms);
+    auto f = run_text(crowd_scenario("{startup_seconds: 600, min_replicas: " + k +
+                                         ", initial_replicas: " + k + ", max_replicas: " + k + "}",
+                                     3, 8));
+    EXPECT_TRUE(f) << f.error().to_string();
+    double met = 0;
+    for (const PolicyRow& p : f->policies)
+      if (p.policy == "static-peak") met = *p.slo_attainment;
+    return met;
+  };
+  const double at_n = held(n), below = held(n - 1);
+  EXPECT_GE(at_n, 0.99);
+  EXPECT_LT(below, 0.99);
+  // The note states both figures.
+  EXPECT_NE(note.find(strings::fixed(at_n * 100, 2) + " %"), std::string::npos) << note;
+  EXPECT_NE(note.find(std::to_string(n - 1) + ": " + strings::fixed(below * 100, 2) + " %"),
+            std::string::npos)
+      << note;
+}
+
+TEST(Serving, SaysWhenNoFixedFleetUnderTheCapMeetsTheTarget) {
+  auto r = run_text(crowd_scenario(
+      "{startup_seconds: 600, min_replicas: 1, initial_replicas: 1, max_replicas: 2}", 3, 8));
+  ASSERT_TRUE(r) << r.error().to_string();
+  const std::string note = fixed_note(*r);
+  EXPECT_NE(note.find("neither does a fleet of max_replicas (2 replicas)"), std::string::npos)
+      << note;
+}
+
+TEST(Serving, NoFixedFleetNoteWhenAPolicyMeetsTheTarget) {
+  // The same shape without the crowd, at a rate one VM serves.
+  auto r = run_text(crowd_scenario(
+      "{startup_seconds: 600, min_replicas: 1, initial_replicas: 1, max_replicas: 8}", 0.5, 1));
+  ASSERT_TRUE(r) << r.error().to_string();
+  bool met = false;
+  for (const PolicyRow& p : r->policies)
+    met = met || (p.policy != "optimal" && *p.slo_attainment >= 0.99);
+  ASSERT_TRUE(met);
+  EXPECT_EQ(fixed_note(*r), "");
+}
+
 double gpus_of(const std::string& size) {
   static const auto kCatalog = catalog::Catalog::load_embedded();
   return (*kCatalog)->find_size(size)->gpu_count;
