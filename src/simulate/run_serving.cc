@@ -589,19 +589,20 @@ void recommend_export(const Scenario& s, const ServingConfig& c, SimReport& rep)
 // start-up) every autoscaler misses while a fixed fleet of five H100s meets
 // 99.7 % for less than they pay; a user should hear that, with the fleet
 // that does it. Sized in hindsight, as static-peak is: a search over fleet
-// sizes by replay — max_replicas first, then bisection, which assumes that
-// a larger fixed fleet meets at least as many requests (it names the
-// fleet one smaller and what that met, so the step is visible).
+// sizes by replay — doubling from static-peak's size up to max_replicas,
+// then bisection, which assumes that a larger fixed fleet meets at least
+// as many requests (it names the fleet one smaller and what that met, so
+// the step is visible).
 struct FixedFleet {
   int vms = 0;  // the fewest found meeting the target; 0: none up to the cap
   double attainment = 0, cost_usd = 0;
-  int smaller_vms = 0;  // the next size down that was replayed (0: none)
+  int smaller_vms = 0;  // the size just below, replayed (0: none); vms 0: the cap
   double smaller_attainment = 0;
   int runs = 0;
 };
 
 Result<FixedFleet> fixed_fleet(const Scenario& s, const ServingConfig& c, const PolicyContext& ctx,
-                               const std::string& trace, uint64_t seed) {
+                               const std::string& trace, uint64_t seed, int first) {
   FixedFleet out;
   const auto replay = [&](int n) -> Result<ServingRun> {
     ServingConfig f = c;
@@ -613,18 +614,29 @@ Result<FixedFleet> fixed_fleet(const Scenario& s, const ServingConfig& c, const 
     ++out.runs;
     return run_serving(f, *src, *pol, pc, nullptr, false);
   };
-  int hi = std::max(1, c.max_replicas), lo = 0;
-  GPUPLAN_TRY(ServingRun top, replay(hi));
-  if (top.slo_attainment() + 1e-12 < c.slo_attainment) {
-    out.smaller_vms = hi;  // the cap, which does not meet it
-    out.smaller_attainment = top.slo_attainment();
-    return out;
+  const auto meets = [&](const ServingRun& r) {
+    return r.slo_attainment() + 1e-12 >= c.slo_attainment;
+  };
+  // Galloping up from `first` (static-peak's size) to the cap, so that no
+  // replay holds far more VMs than the demand needs (a cap of thousands
+  // routes every arrival over thousands of replicas), then bisection.
+  const int cap = std::max(1, c.max_replicas);
+  int lo = 0, hi = std::clamp(first, 1, cap);
+  for (;;) {
+    GPUPLAN_TRY(ServingRun r, replay(hi));
+    if (meets(r)) {
+      out.vms = hi, out.attainment = r.slo_attainment(), out.cost_usd = r.cost_usd;
+      break;
+    }
+    lo = hi;
+    out.smaller_vms = hi, out.smaller_attainment = r.slo_attainment();
+    if (hi == cap) return out;  // not even the cap: vms stays 0
+    hi = std::min(cap, 2 * hi);
   }
-  out.vms = hi, out.attainment = top.slo_attainment(), out.cost_usd = top.cost_usd;
   while (hi - lo > 1) {
     const int mid = lo + (hi - lo) / 2;
     GPUPLAN_TRY(ServingRun r, replay(mid));
-    if (r.slo_attainment() + 1e-12 >= c.slo_attainment) {
+    if (meets(r)) {
       hi = mid;
       out.vms = mid, out.attainment = r.slo_attainment(), out.cost_usd = r.cost_usd;
     } else {
@@ -655,7 +667,8 @@ std::string fixed_fleet_note(const ServingConfig& c, const FixedFleet& f) {
     note += " (" + std::to_string(f.smaller_vms) + ": " +
             strings::fixed(f.smaller_attainment * 100, 2) + " %)";
   note += ", found by " + std::to_string(f.runs) +
-          " replays (bisection over the fleet size; sized in hindsight, as static-peak is). It "
+          " replays (doubling from static-peak's size, then bisection; sized in hindsight, as "
+          "static-peak is). It "
           "waits for no start-up (" +
           strings::fixed(c.startup_s, 0) +
           " s here) and keeps its VMs through lulls: replay with that fleet to compare";
@@ -925,9 +938,10 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
     met = met || *r.slo_attainment + 1e-12 >= c.slo_attainment;
   }
   if (ran && !met) {
-    GPUPLAN_TRY(FixedFleet f, fixed_fleet(s, c, ctx, trace, rep.seed).map_error([&](Error e) {
-      return s.located(std::move(e));
-    }));
+    GPUPLAN_TRY(FixedFleet f,
+                fixed_fleet(s, c, ctx, trace, rep.seed, ctx.peak_replicas).map_error([&](Error e) {
+                  return s.located(std::move(e));
+                }));
     rep.notes.push_back(fixed_fleet_note(c, f));
   }
   return rep;
