@@ -598,51 +598,62 @@ struct FixedFleet {
   double attainment = 0, cost_usd = 0;
   int smaller_vms = 0;  // the size just below, replayed (0: none); vms 0: the cap
   double smaller_attainment = 0;
+  std::string smaller_stopped;  // why the engine stopped its replay, if it did
   int runs = 0;
 };
 
-Result<FixedFleet> fixed_fleet(const Scenario& s, const ServingConfig& c, const PolicyContext& ctx,
-                               const std::string& trace, uint64_t seed, int first) {
+FixedFleet fixed_fleet(const Scenario& s, const ServingConfig& c, const PolicyContext& ctx,
+                       const std::string& trace, uint64_t seed, int first) {
   FixedFleet out;
-  const auto replay = [&](int n) -> Result<ServingRun> {
+  // One size's replay. A replay the engine stops (a backlog a fleet this
+  // small never drains, a work cap of the server's) does not meet the
+  // target: the search goes on above it, and the note says why.
+  struct Outcome {
+    bool met = false;
+    double attainment = 0, cost_usd = 0;
+    std::string stopped;
+  };
+  const auto replay = [&](int n) {
     ServingConfig f = c;
     f.min_replicas = f.initial_replicas = f.max_replicas = n;
     PolicyContext pc = ctx;
     pc.min_replicas = pc.max_replicas = pc.peak_replicas = n;
     const std::unique_ptr<ScalingPolicy> pol = make_serving_policy("static-peak", f);
-    GPUPLAN_TRY(auto src, open_demand(s, trace, seed));
     ++out.runs;
-    return run_serving(f, *src, *pol, pc, nullptr, false);
+    Outcome o;
+    Result<ServingRun> r = open_demand(s, trace, seed).and_then([&](auto src) {
+      return run_serving(f, *src, *pol, pc, nullptr, false);
+    });
+    if (!r) {
+      o.stopped = r.error().message;
+      return o;
+    }
+    o.attainment = r->slo_attainment(), o.cost_usd = r->cost_usd;
+    o.met = o.attainment + 1e-12 >= c.slo_attainment;
+    return o;
   };
-  const auto meets = [&](const ServingRun& r) {
-    return r.slo_attainment() + 1e-12 >= c.slo_attainment;
+  const auto took = [&](int n, const Outcome& o) {
+    if (o.met) {
+      out.vms = n, out.attainment = o.attainment, out.cost_usd = o.cost_usd;
+    } else {
+      out.smaller_vms = n, out.smaller_attainment = o.attainment;
+      out.smaller_stopped = o.stopped;
+    }
+    return o.met;
   };
   // Galloping up from `first` (static-peak's size) to the cap, so that no
   // replay holds far more VMs than the demand needs (a cap of thousands
   // routes every arrival over thousands of replicas), then bisection.
   const int cap = std::max(1, c.max_replicas);
   int lo = 0, hi = std::clamp(first, 1, cap);
-  for (;;) {
-    GPUPLAN_TRY(ServingRun r, replay(hi));
-    if (meets(r)) {
-      out.vms = hi, out.attainment = r.slo_attainment(), out.cost_usd = r.cost_usd;
-      break;
-    }
-    lo = hi;
-    out.smaller_vms = hi, out.smaller_attainment = r.slo_attainment();
+  while (!took(hi, replay(hi))) {
     if (hi == cap) return out;  // not even the cap: vms stays 0
+    lo = hi;
     hi = std::min(cap, 2 * hi);
   }
   while (hi - lo > 1) {
     const int mid = lo + (hi - lo) / 2;
-    GPUPLAN_TRY(ServingRun r, replay(mid));
-    if (meets(r)) {
-      hi = mid;
-      out.vms = mid, out.attainment = r.slo_attainment(), out.cost_usd = r.cost_usd;
-    } else {
-      lo = mid;
-      out.smaller_vms = mid, out.smaller_attainment = r.slo_attainment();
-    }
+    (took(mid, replay(mid)) ? hi : lo) = mid;
   }
   if (out.smaller_vms != out.vms - 1) out.smaller_vms = 0;  // only the size just below
   return out;
@@ -652,12 +663,14 @@ Result<FixedFleet> fixed_fleet(const Scenario& s, const ServingConfig& c, const 
 std::string fixed_fleet_note(const ServingConfig& c, const FixedFleet& f) {
   const std::string target = strings::fixed(c.slo_attainment * 100, 1) + " %";
   const std::string vm = c.replicas_per_vm > 1 ? " VMs" : " replicas";
+  const std::string smaller = f.smaller_stopped.empty()
+                                  ? "meets " + strings::fixed(f.smaller_attainment * 100, 2) + " %"
+                                  : "stopped: " + f.smaller_stopped;
   if (f.vms == 0)
     return "fixed fleet: no policy that can be deployed met the " + target +
            " target, and neither does a fleet of max_replicas (" + std::to_string(f.smaller_vms) +
-           vm + ") ready from the start and held: it meets " +
-           strings::fixed(f.smaller_attainment * 100, 2) +
-           " %. A larger fleet, a faster VM size or a looser SLO is what this demand needs";
+           vm + ") ready from the start and held: its replay " + smaller +
+           ". A larger fleet, a faster VM size or a looser SLO is what this demand needs";
   std::string note =
       "fixed fleet: no policy that can be deployed met the " + target + " target; " +
       std::to_string(f.vms) + vm + " ready from the start and held (min_replicas = " +
@@ -665,11 +678,12 @@ std::string fixed_fleet_note(const ServingConfig& c, const FixedFleet& f) {
       strings::fixed(f.attainment * 100, 2) + " % for " + strings::fixed(f.cost_usd, 2) + " USD";
   if (f.smaller_vms > 0)
     note += " (" + std::to_string(f.smaller_vms) + ": " +
-            strings::fixed(f.smaller_attainment * 100, 2) + " %)";
+            (f.smaller_stopped.empty() ? strings::fixed(f.smaller_attainment * 100, 2) + " %"
+                                       : "its replay stopped: " + f.smaller_stopped) +
+            ")";
   note += ", found by " + std::to_string(f.runs) +
           " replays (doubling from static-peak's size, then bisection; sized in hindsight, as "
-          "static-peak is). It "
-          "waits for no start-up (" +
+          "static-peak is). It waits for no start-up (" +
           strings::fixed(c.startup_s, 0) +
           " s here) and keeps its VMs through lulls: replay with that fleet to compare";
   return note;
@@ -937,13 +951,9 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
     ran = true;
     met = met || *r.slo_attainment + 1e-12 >= c.slo_attainment;
   }
-  if (ran && !met) {
-    GPUPLAN_TRY(FixedFleet f,
-                fixed_fleet(s, c, ctx, trace, rep.seed, ctx.peak_replicas).map_error([&](Error e) {
-                  return s.located(std::move(e));
-                }));
-    rep.notes.push_back(fixed_fleet_note(c, f));
-  }
+  if (ran && !met)
+    rep.notes.push_back(
+        fixed_fleet_note(c, fixed_fleet(s, c, ctx, trace, rep.seed, ctx.peak_replicas)));
   return rep;
 }
 
