@@ -616,6 +616,9 @@ FixedFleet fixed_fleet(const Scenario& s, const ServingConfig& c, const PolicyCo
   const auto replay = [&](int n) {
     ServingConfig f = c;
     f.min_replicas = f.initial_replicas = f.max_replicas = n;
+    // As the scenario file with that fleet would run: a spot mix's
+    // pay-as-you-go base is min_replicas unless the file sets it.
+    if (f.spot.share > 0 && !s.serving().spot_base_given) f.spot.base_regular = n;
     PolicyContext pc = ctx;
     pc.min_replicas = pc.max_replicas = pc.peak_replicas = n;
     const std::unique_ptr<ScalingPolicy> pol = make_serving_policy("static-peak", f);

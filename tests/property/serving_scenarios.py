@@ -15,7 +15,10 @@ policy with `gpuplan simulate --policy all --json` and must:
   - give every policy a finite, non-negative cost and an attainment in
     [0, 1];
   - give every policy a cost_vs_optimal of at least 1 (the bound is a lower
-    bound under the same physics), or null where the bound is 0 USD.
+    bound under the same physics), or null where the bound is 0 USD;
+  - where the notes name a fixed fleet of N that meets the target (no policy
+    did), meet it when the scenario is replayed with min_replicas =
+    initial_replicas = max_replicas = N, at the attainment the note states.
 
   serving_scenarios.py --gpuplan build/gpuplan --root . [--seed 1 --count 40]
 Exit 0 when every scenario holds, 1 otherwise (each failure printed with the
@@ -26,6 +29,7 @@ import json
 import math
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -107,7 +111,34 @@ def check(path, gpuplan):
         ratio = row["cost_vs_optimal"]
         if ratio is not None and ratio < 1 - 1e-9:
             failures.append(f"{name}: cost_vs_optimal {ratio:.4f} < 1 at {att:.4f}")
+    for note in report["notes"]:
+        m = re.match(r"fixed fleet: .*?; (\d+) (?:replicas|VMs) ready .*? meet ([0-9.]+) %", note)
+        if m:
+            failures += check_fixed(path, gpuplan, int(m.group(1)), float(m.group(2)))
     return failures
+
+
+def check_fixed(path, gpuplan, n, stated):
+    """The fixed fleet a note names, replayed from the file: it must meet
+    the target at the attainment stated."""
+    with open(path) as f:
+        text = f.read()
+    for key in ("min_replicas", "initial_replicas", "max_replicas"):
+        text = re.sub(rf"(\n  {key}: )\d+", rf"\g<1>{n}", text)
+    target = re.search(r"attainment: ([0-9.]+)", text)
+    fixed = path + ".fixed.yaml"
+    with open(fixed, "w") as f:
+        f.write(text)
+    p = subprocess.run([gpuplan, "simulate", fixed, "--policy", "static-peak", "--json"],
+                       capture_output=True, text=True, timeout=600)
+    if p.returncode != 0:
+        return [f"fixed fleet of {n}: exit {p.returncode}: {p.stderr.strip()[-400:]}"]
+    att = json.loads(p.stdout)["policies"][0]["slo_attainment"] * 100
+    want = float(target.group(1)) * 100 if target else 99.0
+    if abs(att - stated) > 0.006 or att + 1e-9 < want:
+        return [f"fixed fleet of {n}: the note says {stated:.2f} %, a replay meets {att:.4f} % "
+                f"(target {want:.1f} %)"]
+    return []
 
 
 def main():
