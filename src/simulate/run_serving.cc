@@ -665,25 +665,24 @@ FixedFleet fixed_fleet(const Scenario& s, const ServingConfig& c, const PolicyCo
 // The note on fixed_fleet's answer.
 std::string fixed_fleet_note(const ServingConfig& c, const FixedFleet& f) {
   const std::string target = strings::fixed(c.slo_attainment * 100, 1) + " %";
-  const std::string vm = c.replicas_per_vm > 1 ? " VMs" : " replicas";
+  const auto fleet = [&](int n) {
+    return std::to_string(n) + (c.replicas_per_vm > 1 ? " VM" : " replica") + (n == 1 ? "" : "s");
+  };
+  // What the size below (or the cap) did.
   const std::string smaller = f.smaller_stopped.empty()
-                                  ? "meets " + strings::fixed(f.smaller_attainment * 100, 2) + " %"
-                                  : "stopped: " + f.smaller_stopped;
+                                  ? strings::fixed(f.smaller_attainment * 100, 2) + " %"
+                                  : "its replay stopped: " + f.smaller_stopped;
   if (f.vms == 0)
     return "fixed fleet: no policy that can be deployed met the " + target +
-           " target, and neither does a fleet of max_replicas (" + std::to_string(f.smaller_vms) +
-           vm + ") ready from the start and held: its replay " + smaller +
-           ". A larger fleet, a faster VM size or a looser SLO is what this demand needs";
-  std::string note =
-      "fixed fleet: no policy that can be deployed met the " + target + " target; " +
-      std::to_string(f.vms) + vm + " ready from the start and held (min_replicas = " +
-      "initial_replicas = max_replicas = " + std::to_string(f.vms) + ") meet " +
-      strings::fixed(f.attainment * 100, 2) + " % for " + strings::fixed(f.cost_usd, 2) + " USD";
-  if (f.smaller_vms > 0)
-    note += " (" + std::to_string(f.smaller_vms) + ": " +
-            (f.smaller_stopped.empty() ? strings::fixed(f.smaller_attainment * 100, 2) + " %"
-                                       : "its replay stopped: " + f.smaller_stopped) +
-            ")";
+           " target, and neither does a fleet of max_replicas (" + fleet(f.smaller_vms) +
+           ") ready from the start and held (" + smaller +
+           "). A larger fleet, a faster VM size or a looser SLO is what this demand needs";
+  std::string note = "fixed fleet: no policy that can be deployed met the " + target + " target; " +
+                     fleet(f.vms) + " ready from the start and held (min_replicas = " +
+                     "initial_replicas = max_replicas = " + std::to_string(f.vms) +
+                     (f.vms == 1 ? ") meets " : ") meet ") + strings::fixed(f.attainment * 100, 2) +
+                     " % for " + strings::fixed(f.cost_usd, 2) + " USD";
+  if (f.smaller_vms > 0) note += " (" + std::to_string(f.smaller_vms) + ": " + smaller + ")";
   note += ", found by " + std::to_string(f.runs) +
           " replays (doubling from static-peak's size, then bisection; sized in hindsight, as "
           "static-peak is). It waits for no start-up (" +

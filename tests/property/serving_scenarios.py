@@ -112,7 +112,7 @@ def check(path, gpuplan):
         if ratio is not None and ratio < 1 - 1e-9:
             failures.append(f"{name}: cost_vs_optimal {ratio:.4f} < 1 at {att:.4f}")
     for note in report["notes"]:
-        m = re.match(r"fixed fleet: .*?; (\d+) (?:replicas|VMs) ready .*? meet ([0-9.]+) %", note)
+        m = re.match(r"fixed fleet: .*?; (\d+) (?:replicas?|VMs?) ready .*? meets? ([0-9.]+) %", note)
         if m:
             failures += check_fixed(path, gpuplan, int(m.group(1)), float(m.group(2)))
     return failures
