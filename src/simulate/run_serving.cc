@@ -953,7 +953,13 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
     ran = true;
     met = met || *r.slo_attainment + 1e-12 >= c.slo_attainment;
   }
-  if (ran && !met)
+  // Not where the requests no fleet of this size serves (a prefill alone
+  // over the TTFT, a step at batch 1 over the TPOT) are more than the
+  // target allows: no size meets it, and a search would replay every size
+  // up to the cap for nothing.
+  const double hopeless_share = static_cast<double>(profile.hopeless) /
+                                static_cast<double>(std::max<int64_t>(1, profile.requests));
+  if (ran && !met && 1 - hopeless_share + 1e-12 >= c.slo_attainment)
     rep.notes.push_back(
         fixed_fleet_note(c, fixed_fleet(s, c, ctx, trace, rep.seed, ctx.peak_replicas)));
   return rep;

@@ -1516,6 +1516,26 @@ TEST(Serving, AFixedFleetReplayTheEngineStopsIsOneThatMisses) {
   EXPECT_EQ(one.error().where.field, "fleet.queue_timeout_seconds");
 }
 
+// Prompts of about 2,000 tokens take ~54 ms of H100 prefill: with a 40-ms
+// TTFT nearly every request is one no fleet of this size serves, so no
+// size meets the target and no fixed fleet is searched for (at a cap of
+// 4,096 it would replay thousands of replicas for nothing); the bound's
+// note says why.
+TEST(Serving, NoFixedFleetSearchWhereNoFleetCanMeetTheTarget) {
+  std::string text = crowd_scenario(
+      "{startup_seconds: 600, min_replicas: 1, initial_replicas: 1, max_replicas: 4096}", 3, 8);
+  const size_t at = text.find("ttft_ms: 1000");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 13, "ttft_ms: 40");
+  auto r = run_text(text);
+  ASSERT_TRUE(r) << r.error().to_string();
+  EXPECT_EQ(fixed_note(*r), "");
+  bool said = false;
+  for (const std::string& n : r->notes)
+    said = said || n.rfind("no fleet within max_replicas", 0) == 0;
+  EXPECT_TRUE(said);
+}
+
 TEST(Serving, NoFixedFleetNoteWhenAPolicyMeetsTheTarget) {
   // The same shape without the crowd, at a rate one VM serves.
   auto r = run_text(crowd_scenario(
