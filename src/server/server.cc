@@ -425,6 +425,7 @@ Response simulate_route(const catalog::Catalog& catalog, const Request& request,
   auto span = check_simulate_work(as_run, total_runs);
   if (!span) return error_response(span.error());
   o.max_simulated_s = *span;
+  o.fixed_fleet_search = false;  // replays the caps above do not count
   o.deadline = deadline;
   auto report = simulate::run_scenario(*s, &catalog, o);
   if (!report && report.error().code == ErrorCode::kDeadlineExceeded) {

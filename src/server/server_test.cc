@@ -163,6 +163,27 @@ TEST_F(ServerTest, SimulateTimelineOnRequest) {
   EXPECT_EQ(call("POST", "/api/simulate", {{"timeline", "yes"}}, serving).status, 400);
 }
 
+// Where no policy meets the target the CLI replays fixed fleets to name
+// the one that does; the server's work caps count the policies' replays
+// only, so it does not search and says where to get the answer.
+TEST_F(ServerTest, SimulateDoesNotSearchForAFixedFleet) {
+  const std::string serving =
+      "kind: serving\nvm: {size: Standard_NC40ads_H100_v5, region: eastus}\n"
+      "model: llama-3.1-8b\nslo: {ttft_ms: 1000, tpot_ms: 50}\n"
+      "fleet: {startup_seconds: 600, min_replicas: 1, initial_replicas: 1, max_replicas: 8}\n"
+      "demand: {synthetic: {rate_rps: 3, duration_hours: 0.5, input_tokens: {mean: 2000, "
+      "stddev: 500, min: 100, max: 4000}, output_tokens: {mean: 100, stddev: 50, min: 5, max: "
+      "400}, bursts: [{start_hour: 0.02, duration_hours: 0.1, multiplier: 8}]}}\n";
+  auto r = call("POST", "/api/simulate", {}, serving);
+  ASSERT_EQ(r.status, 200) << r.body;
+  auto j = nlohmann::json::parse(r.body);
+  std::string fixed;
+  for (const auto& n : j["notes"])
+    if (n.get<std::string>().rfind("fixed fleet:", 0) == 0) fixed = n.get<std::string>();
+  EXPECT_NE(fixed.find("not searched here"), std::string::npos) << fixed;
+  EXPECT_NE(fixed.find("`gpuplan simulate` names"), std::string::npos) << fixed;
+}
+
 TEST_F(ServerTest, ExamplesOfBothKindsRunOnTheServer) {
   auto j = nlohmann::json::parse(call("GET", "/api/examples").body);
   int scenarios = 0;

@@ -961,7 +961,11 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
                                 static_cast<double>(std::max<int64_t>(1, profile.requests));
   if (ran && !met && 1 - hopeless_share + 1e-12 >= c.slo_attainment)
     rep.notes.push_back(
-        fixed_fleet_note(c, fixed_fleet(s, c, ctx, trace, rep.seed, ctx.peak_replicas)));
+        o.fixed_fleet_search
+            ? fixed_fleet_note(c, fixed_fleet(s, c, ctx, trace, rep.seed, ctx.peak_replicas))
+            : "fixed fleet: not searched here (it replays the demand again for each fleet size "
+              "it tries, which this run's work caps do not count); `gpuplan simulate` names "
+              "the fewest VMs that, ready from the start and held, meet the target");
   return rep;
 }
 

@@ -44,6 +44,11 @@ struct RunOptions {
   // Serving: simulated seconds each replay may run (ServingConfig::
   // max_simulated_s); 0: no limit. The server sets it from its work caps.
   double max_simulated_s = 0;
+  // Serving: when no policy that can be deployed meets the target, search
+  // for the fewest VMs a fixed fleet meets it with (more replays of the
+  // demand, 2 log2 max_replicas + 1 at most) and note it. The server turns
+  // it off: its work caps count the policies' replays, not these.
+  bool fixed_fleet_search = true;
   // When to give up (kDeadlineExceeded): serving replays check it every
   // 1,024 events, deadline and reserve sweeps before each run. None by
   // default; the server sets one per request.
