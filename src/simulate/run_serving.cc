@@ -534,6 +534,12 @@ nlohmann::ordered_json autoscale_template(const Scenario& s, const ServingConfig
   return doc;
 }
 
+// Whether an attainment meets the scenario's target (the float error of a
+// share of counts left out).
+bool meets_target(double attainment, const ServingConfig& c) {
+  return attainment + 1e-12 >= c.slo_attainment;
+}
+
 // Item 5 of issue 11: slo-guard is not an Azure autoscale setting. When it
 // ran, the report says what the export cannot express and recommends the
 // nearest exportable rule set that ran — the cheapest of azure-autoscale and
@@ -544,8 +550,7 @@ void recommend_export(const Scenario& s, const ServingConfig& c, SimReport& rep)
   const PolicyRow* guard = nullptr;
   const PolicyRow* best = nullptr;
   const auto better = [&](const PolicyRow& a, const PolicyRow& b) {
-    const bool am = *a.slo_attainment >= c.slo_attainment,
-               bm = *b.slo_attainment >= c.slo_attainment;
+    const bool am = meets_target(*a.slo_attainment, c), bm = meets_target(*b.slo_attainment, c);
     if (am != bm) return am;
     return am ? a.cost_usd < b.cost_usd : *a.slo_attainment > *b.slo_attainment;
   };
@@ -573,7 +578,7 @@ void recommend_export(const Scenario& s, const ServingConfig& c, SimReport& rep)
       "export: slo-guard is not expressible as Azure autoscale settings (" + what + "). ";
   if (best)
     note += "Nearest exportable rule set: " + best->policy + " (" + fig(*best) +
-            (*best->slo_attainment >= c.slo_attainment ? ", meets" : ", misses") + " the " +
+            (meets_target(*best->slo_attainment, c) ? ", meets" : ", misses") + " the " +
             strings::fixed(c.slo_attainment * 100, 1) + " % target; slo-guard: " + fig(*guard) +
             ")";
   else
@@ -632,7 +637,7 @@ FixedFleet fixed_fleet(const Scenario& s, const ServingConfig& c, const PolicyCo
       return o;
     }
     o.attainment = r->slo_attainment(), o.cost_usd = r->cost_usd;
-    o.met = o.attainment + 1e-12 >= c.slo_attainment;
+    o.met = meets_target(o.attainment, c);
     return o;
   };
   const auto took = [&](int n, const Outcome& o) {
@@ -718,7 +723,7 @@ void add_notes(const Scenario& s, const ServingConfig& c, const ServingBound& bo
         "limit times a margin m, searched over " +
         std::to_string(replays.hindsight_runs) +
         " engine runs; m = " + strings::fixed(replays.hindsight_margin, 3) +
-        (reached + 1e-12 >= c.slo_attainment
+        (meets_target(reached, c)
              ? ". A fleet reaches its cost, so the optimum lies between the optimal row and it"
              : ". No margin up to " + strings::fixed(kHindsightMaxMargin, 0) + " met the " +
                    strings::fixed(c.slo_attainment * 100, 1) + " % target (it reached " +
@@ -951,7 +956,7 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
   for (const PolicyRow& r : rep.policies) {
     if (r.policy == "optimal" || r.policy == "hindsight" || !r.slo_attainment) continue;
     ran = true;
-    met = met || *r.slo_attainment + 1e-12 >= c.slo_attainment;
+    met = met || meets_target(*r.slo_attainment, c);
   }
   // Not where the requests no fleet of this size serves (a prefill alone
   // over the TTFT, a step at batch 1 over the TPOT) are more than the
@@ -959,7 +964,7 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
   // up to the cap for nothing.
   const double hopeless_share = static_cast<double>(profile.hopeless) /
                                 static_cast<double>(std::max<int64_t>(1, profile.requests));
-  if (ran && !met && 1 - hopeless_share + 1e-12 >= c.slo_attainment)
+  if (ran && !met && meets_target(1 - hopeless_share, c))
     rep.notes.push_back(
         o.fixed_fleet_search
             ? fixed_fleet_note(c, fixed_fleet(s, c, ctx, trace, rep.seed, ctx.peak_replicas))

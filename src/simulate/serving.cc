@@ -648,8 +648,8 @@ class Engine {
 
   // Prefill seconds arriving per second: the policies see the interval's
   // busiest windows of seconds (the SLO's time scale), not only its mean;
-  // and the TPOT
-  // load (prefill plus step_per_seq x the decode steps) it brings.
+  // and the TPOT load (prefill plus step_per_seq x the decode steps) it
+  // brings.
   void observe_arrival(SimTime now, double prefill_s, double output_tokens) {
     advance_second(now / kMicrosPerSecond);
     sec_sum_ += prefill_s;
@@ -662,8 +662,9 @@ class Engine {
   }
 
   // Closes the current second when `sec` is a later one (seconds skipped
-  // had no arrivals): its prefill joins the windows that end with it. At each arrival and each
-  // tick, so that a quiet interval does not see the last busy second again.
+  // had no arrivals): its prefill joins the windows that end with it. At
+  // each arrival and each tick, so that a quiet interval does not see the
+  // last busy second again.
   void advance_second(int64_t sec) {
     if (sec == sec_) return;
     if (sec_sum_ > 0) window_need_iv_ = std::max(window_need_iv_, busiest_window());
