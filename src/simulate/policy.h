@@ -49,7 +49,11 @@ struct PolicyInput {
   // second, interval mean; and the mean of their squares.
   double tpot_load_s = 0;
   double tpot_load_sq_s = 0;
-  int sequences = 0;     // sequences admitted and not finished (all replicas)
+  int sequences = 0;  // sequences admitted and not finished (all replicas)
+  // The backlog, in replica-seconds of TPOT load: prefill the replicas have
+  // queued beyond now plus the waiting requests' (prefill and per-sequence
+  // decode seconds, as tpot_load_s counts them).
+  double backlog_s = 0;
   int64_t arrivals = 0;  // requests that arrived in the interval
   int64_t missed = 0;    // admitted in the interval and missed the SLO, or turned away
   int64_t hopeless = 0;  // of the missed: prefill alone over the TTFT (no fleet serves them)

@@ -442,9 +442,7 @@ class Engine {
       for (uint32_t i = best + 1; i < (v + 1) * per_vm_; ++i)
         if (reps_[i].active < reps_[best].active) best = i;
       if (reps_[best].active >= c_.replica.max_batch) break;
-      const Request req = waiting_.front();
-      waiting_.pop_front();
-      admit(now, best, req);
+      admit(now, best, pop_waiting());
     }
   }
 
@@ -524,6 +522,7 @@ class Engine {
         return;
       }
       waiting_.push_back(req);
+      waiting_load_ += load_of(req);
       if (i >= 0) drain_queue(now);
       return;
     }
@@ -655,8 +654,7 @@ class Engine {
     sec_sum_ += prefill_s;
     prefill_iv_ += prefill_s;
     prefill_sq_iv_ += prefill_s * prefill_s;
-    const double tpot_load =
-        prefill_s + c_.replica.step_per_seq_s * std::max(0.0, output_tokens - 1);
+    const double tpot_load = this->tpot_load(prefill_s, output_tokens);
     tpot_iv_ += tpot_load;
     tpot_sq_iv_ += tpot_load * tpot_load;
   }
@@ -707,11 +705,28 @@ class Engine {
     if (c_.queue_timeout_s <= 0) return;
     const SimTime limit = seconds(c_.queue_timeout_s);
     while (!waiting_.empty() && now - waiting_.front().arrival > limit) {
-      waiting_.pop_front();
+      pop_waiting();
       ++out_.requests;
       ++out_.rejected;
       ++rejected_iv_;
     }
+  }
+
+  // What a request costs a replica's decode steps (PolicyInput::tpot_load_s):
+  // its prefill seconds plus step_per_seq for every decode step it joins.
+  [[nodiscard]] double tpot_load(double prefill_s, double output_tokens) const {
+    return prefill_s + c_.replica.step_per_seq_s * std::max(0.0, output_tokens - 1);
+  }
+  [[nodiscard]] double load_of(const Request& req) const {
+    return tpot_load(c_.replica.prefill_s(req.prefill_tokens()), req.output_tokens);
+  }
+  // The waiting queue's front, out of the queue and its load.
+  Request pop_waiting() {
+    const Request req = waiting_.front();
+    waiting_.pop_front();
+    // Exactly 0 when empty: a running sum must not drift over a week.
+    waiting_load_ = waiting_.empty() ? 0 : waiting_load_ - load_of(req);
+    return req;
   }
 
   void drain_queue(SimTime now) {
@@ -719,9 +734,7 @@ class Engine {
     while (!waiting_.empty()) {
       const int i = pick(now);
       if (i < 0) return;
-      const Request req = waiting_.front();
-      waiting_.pop_front();
-      admit(now, static_cast<uint32_t>(i), req);
+      admit(now, static_cast<uint32_t>(i), pop_waiting());
     }
   }
 
@@ -792,11 +805,7 @@ class Engine {
       return;
     }
     expire_queue(now);
-    if (!waiting_.empty() && r.state == RState::kReady) {
-      const Request req = waiting_.front();
-      waiting_.pop_front();
-      admit(now, i, req);
-    }
+    if (!waiting_.empty() && r.state == RState::kReady) admit(now, i, pop_waiting());
   }
 
   void tick(SimTime now) {
@@ -814,6 +823,11 @@ class Engine {
     in.capacity_rps_per_replica =
         work_iv_ > 0 ? static_cast<double>(arrivals_iv_) / work_iv_ * per_vm : 0;
     in.queued = static_cast<int>(waiting_.size());
+    // The backlog: prefill the replicas have taken on beyond now, and the
+    // waiting requests' load.
+    double committed = 0;
+    for (const SimTime f : free_) committed += to_seconds(std::max<SimTime>(0, f - now));
+    in.backlog_s = committed + waiting_load_;
     advance_second(now / kMicrosPerSecond);
     in.prefill_window_need = std::max(window_need_iv_, sec_sum_ > 0 ? busiest_window() : 0.0);
     in.prefill_mean_s = prefill_iv_ / iv_s;
@@ -943,6 +957,7 @@ class Engine {
   std::vector<int> load_;      // per replica, see refresh()
   std::vector<SimTime> free_;  // per replica: prefill_free, for the shortest-queue router
   std::deque<Request> waiting_;
+  double waiting_load_ = 0;                      // the waiting requests' tpot_load, summed
   int ready_ = 0, starting_ = 0, draining_ = 0;  // kept by set_state, as the rest
   int regular_live_ = 0;                         // pay-as-you-go VMs ready or starting
   // VMs not stopped, and the sum of their billed_from (all, and spot): the

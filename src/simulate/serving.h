@@ -351,6 +351,7 @@ struct SloGuardSettings {
   double calibration_s = 3600;  // misses are compared with the budget over this
   double hold_s = 0;            // scale-in waits this long below; 0: the start-up delay
   double forecast_s = 0;        // look-ahead of the trend; 0: start-up + one interval
+  bool drain_backlog = true;    // step 6 (slo_guard.cc); off only to measure it
 };
 
 // Serving policies by report name: "static-peak", "azure-autoscale", "hpa",

@@ -1112,6 +1112,31 @@ TEST(Serving, PolicySeesTheBusiestWindowOfPrefill) {
   EXPECT_EQ(pol.seen[1].prefill_window_need, 0);
 }
 
+// The backlog a policy is told: prefill the replicas have queued beyond
+// now and the waiting requests' TPOT load. One replica of two slots
+// (prefill 1,000 tok/s, step 10 ms + 1 ms per sequence); five 900-token
+// prompts with 101-token answers arrive 0.5 s before the first tick (15 s).
+// Two are admitted: the first prefills alone (0.9 s, to 15.4 s), the
+// second beside it (0.9 s + 900 / 2,048 chunks x step(1) 11 ms); three wait,
+// each 0.9 s of prefill + 100 x 1 ms of decode steps.
+TEST(Serving, PolicySeesTheBacklog) {
+  ServingConfig c = small_config();
+  c.replica.max_batch = 2;
+  std::vector<Request> v(5, Request{seconds(14.5), 900, 101});
+  v.push_back({seconds(40), 10, 2});
+  VecSource src(v);
+  RecordingPolicy pol;
+  auto r = run_serving(c, src, pol, PolicyContext{});
+  ASSERT_TRUE(r);
+  ASSERT_GE(pol.seen.size(), 2u);
+  EXPECT_EQ(pol.seen[0].queued, 3);
+  const double committed = (15.4 - 15) + 0.9 + 900.0 / c.replica.chunk_tokens * 0.011;
+  EXPECT_NEAR(pol.seen[0].backlog_s, committed + 3 * (0.9 + 100 * 0.001), 1e-5);
+  // All served by the next tick: no backlog (the waiting sum is exactly 0).
+  EXPECT_EQ(pol.seen[1].queued, 0);
+  EXPECT_EQ(pol.seen[1].backlog_s, 0);
+}
+
 // Bursty requests over `seconds_long`: Poisson at 0.6 req/s (prompts
 // 100..600 tokens: one replica's prefill share ~15 %) with 3 bursts of 8
 // requests within half a second after the first 50 s.
@@ -1863,25 +1888,76 @@ TEST(Serving, SloGuardSizesForTheRatesMovesBetweenIntervals) {
   EXPECT_GE(run_slo_guard(*spiky, 480, [](int k) { return k % 4 == 0 ? 1.2 : 0.4; }), 2);
 }
 
-// A backlog is not KV-cache pressure: after a crowd 10,000 requests wait
-// while 80 run and one replica's load arrives (0.6 prefill seconds per
-// second). The queue holds no KV cache; slo-guard asks for the load's
-// replicas (1) and the running sequences' slots (80 / (89 x 0.9) = 0.999:
-// 1), not 10,080 / 80.1 = 125.8 -> 126 replicas of slots that would arrive
-// a start-up later.
-TEST(Serving, SloGuardSizesForTheLoadNotTheBacklog) {
+// A backlog is work to drain, not KV-cache pressure: after a crowd 10,000
+// requests wait (0.08 s of prefill each: 800 s of work) while 80 run and
+// one replica's load arrives (0.6 prefill seconds per second). The queue
+// holds no KV cache; counted as slots it would be 10,080 / 80.1 = 125.8 ->
+// 126 replicas arriving a start-up later. As work, the one replica (0.6 of
+// its 1 - 11.3 / 50 = 0.774 share taken) would drain it in 800 / 0.174 =
+// 4,600 s, every arrival meanwhile waiting behind it; the drain (step 6)
+// asks for ready + X = 1 + (800 + 0.6 x 512 - 0.774 x 512) / (0.774 x 256)
+// = 4.59 -> 5 VMs, which clear it within a start-up (256 s) of coming up.
+TEST(Serving, SloGuardDrainsTheBacklogAsWorkNotSlots) {
   auto pol = make_slo_guard_policy(SloGuardSettings{});
   pol->reset(slo_guard_context());
-  const int want = decide_every_15s(*pol, 40, [](int k, PolicyInput& in) {
+  const auto fill = [](int k, PolicyInput& in) {
     in.prefill_mean_s = in.tpot_load_s = 0.6;
     in.prefill_window_need = 0.6 / 2;
     in.prefill_sq_s = in.tpot_load_sq_s = 0.08 * 0.6;
     in.arrival_rps = 0.6 / 0.08;
     in.arrivals = static_cast<int64_t>(in.arrival_rps * 15);
     in.sequences = 80;
-    in.queued = k >= 39 ? 10000 : 0;
+    in.queued = k == 40 ? 10000 : 0;
+    in.backlog_s = in.queued * 0.08;
+  };
+  EXPECT_EQ(decide_every_15s(*pol, 40, fill), 5);
+  // Without the drain, the queue asks for nothing: the load's one replica.
+  auto off = make_slo_guard_policy(SloGuardSettings{.drain_backlog = false});
+  off->reset(slo_guard_context());
+  EXPECT_EQ(decide_every_15s(*off, 40, fill), 1);
+}
+
+// A backlog the ready replicas drain on their own within the start-up and
+// the drain time buys nothing: 50 s of work beside 0.6 s/s of load on one
+// replica (50 + 0.6 x 512 - 0.774 x 512 < 0).
+TEST(Serving, SloGuardLaunchesNothingForABacklogTheReadyVmsDrain) {
+  auto pol = make_slo_guard_policy(SloGuardSettings{});
+  pol->reset(slo_guard_context());
+  EXPECT_EQ(decide_every_15s(*pol, 40,
+                             [](int k, PolicyInput& in) {
+                               in.prefill_mean_s = in.tpot_load_s = 0.6;
+                               in.prefill_window_need = 0.6 / 2;
+                               in.prefill_sq_s = in.tpot_load_sq_s = 0.08 * 0.6;
+                               in.arrival_rps = 0.6 / 0.08;
+                               in.arrivals = static_cast<int64_t>(in.arrival_rps * 15);
+                               in.sequences = 80;
+                               in.queued = k == 40 ? 625 : 0;
+                               in.backlog_s = in.queued * 0.08;
+                             }),
+            1);
+}
+
+// The drain ends with the backlog: the step 3 hold (a start-up) is for a
+// need that may come back, and a drained backlog does not. At 0.4 s/s of
+// load on one replica, 800 s of backlog ask for 1 + (800 + 0.4 x 512 -
+// 0.774 x 512) / (0.774 x 256) = 4.07 -> 5 VMs; they are up and the backlog
+// gone at the next decision: back to the load's one.
+TEST(Serving, SloGuardDropsTheDrainWithTheBacklog) {
+  auto pol = make_slo_guard_policy(SloGuardSettings{});
+  pol->reset(slo_guard_context());
+  int ready_after_crowd = 0;
+  const int last = decide_every_15s(*pol, 41, [&](int k, PolicyInput& in) {
+    in.prefill_mean_s = in.tpot_load_s = 0.4;
+    in.prefill_window_need = 0.4 / 2;
+    in.prefill_sq_s = in.tpot_load_sq_s = 0.08 * 0.4;
+    in.arrival_rps = 0.4 / 0.08;
+    in.arrivals = static_cast<int64_t>(in.arrival_rps * 15);
+    in.sequences = 40;
+    in.backlog_s = k == 40 ? 800 : 0;
+    if (k == 41) ready_after_crowd = in.ready;
   });
-  EXPECT_EQ(want, 1);
+  EXPECT_EQ(ready_after_crowd, 5);
+  EXPECT_EQ(last, 1);
 }
 
 // One flash crowd is not the traffic's noise: an hour of steady load (0.6
