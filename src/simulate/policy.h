@@ -50,9 +50,11 @@ struct PolicyInput {
   double tpot_load_s = 0;
   double tpot_load_sq_s = 0;
   int sequences = 0;  // sequences admitted and not finished (all replicas)
-  // The backlog, in replica-seconds of TPOT load: prefill the replicas have
-  // queued beyond now plus the waiting requests' (prefill and per-sequence
-  // decode seconds, as tpot_load_s counts them).
+  // The backlog, in replica-seconds: the prefill the ready replicas have
+  // queued beyond now (wall time, chunk stalls included) plus the TPOT load
+  // of the requests waiting for a slot (prefill and per-sequence decode
+  // seconds, as tpot_load_s counts them). The running sequences' decode is
+  // not in it: it is under way.
   double backlog_s = 0;
   int64_t arrivals = 0;  // requests that arrived in the interval
   int64_t missed = 0;    // admitted in the interval and missed the SLO, or turned away

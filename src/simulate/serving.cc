@@ -823,10 +823,13 @@ class Engine {
     in.capacity_rps_per_replica =
         work_iv_ > 0 ? static_cast<double>(arrivals_iv_) / work_iv_ * per_vm : 0;
     in.queued = static_cast<int>(waiting_.size());
-    // The backlog: prefill the replicas have taken on beyond now, and the
+    // The backlog: prefill the ready replicas have taken on beyond now (a
+    // draining VM finishes its own; a stopped one's is lost), and the
     // waiting requests' load.
     double committed = 0;
-    for (const SimTime f : free_) committed += to_seconds(std::max<SimTime>(0, f - now));
+    for (size_t i = 0; i < free_.size(); ++i)
+      if (vms_[i / per_vm_].state == RState::kReady)
+        committed += to_seconds(std::max<SimTime>(0, free_[i] - now));
     in.backlog_s = committed + waiting_load_;
     advance_second(now / kMicrosPerSecond);
     in.prefill_window_need = std::max(window_need_iv_, sec_sum_ > 0 ? busiest_window() : 0.0);

@@ -1960,6 +1960,62 @@ TEST(Serving, SloGuardDropsTheDrainWithTheBacklog) {
   EXPECT_EQ(last, 1);
 }
 
+// The drain's VMs are kept until the backlog is gone, with launches that
+// take a start-up. A fluid fleet: 0.4 s/s of load on one VM (share 0.774),
+// and at 10 minutes a crowd leaves 800 s of backlog. slo-guard launches 4
+// VMs (1 + 3.07 -> 5), which serve 256 s later; until then one VM drains
+// (0.774 - 0.4) x 256 = 96 s of it and none is cancelled. The five would
+// clear the other 704 s at 5 x 0.774 - 0.4 = 3.47 s/s in 203 s; the kept
+// fleet shrinks to what clears the rest by the plan's deadline (600 + 2 x
+// 256 = 1,112 s), and the backlog is gone by then. One scale-out, and back
+// to the load's one VM after. (Without the keep the four were released as
+// they came up and launched again an interval later.)
+TEST(Serving, SloGuardKeepsTheDrainsVmsUntilTheBacklogIsGone) {
+  auto pol = make_slo_guard_policy(SloGuardSettings{});
+  pol->reset(slo_guard_context());
+  const double share = 1 - 0.0113 / 0.05, m = 0.4;
+  std::vector<double> up_at;  // starting VMs: when each serves
+  PolicyInput in;
+  in.ready = 1;
+  double backlog = 0, cleared_at = -1;
+  int scale_outs = 0, fewest_while_starting = 1000;
+  for (int k = 1; k <= 240; ++k) {
+    in.now_s = 15.0 * k;
+    // Fluid over the interval: the ready VMs drain what exceeds the load.
+    backlog = std::max(0.0, backlog + (m - share * in.ready) * 15);
+    std::erase_if(up_at, [&](double t) { return t <= in.now_s && ++in.ready > 0; });
+    if (k == 40) backlog += 800;
+    if (k > 40 && backlog <= 0 && cleared_at < 0) cleared_at = in.now_s;
+    in.starting = static_cast<int>(up_at.size());
+    in.prefill_mean_s = in.tpot_load_s = m;
+    in.prefill_window_need = m / 2;
+    in.prefill_sq_s = in.tpot_load_sq_s = 0.08 * m;
+    in.arrival_rps = m / 0.08;
+    in.arrivals = static_cast<int64_t>(in.arrival_rps * 15);
+    in.sequences = 40;
+    in.backlog_s = backlog;
+    const int current = in.ready + in.starting;
+    const int target = pol->decide(in).replicas;
+    if (target > current) {
+      ++scale_outs;
+      for (int v = current; v < target; ++v) up_at.push_back(in.now_s + 256);
+    }
+    for (int v = target; v < current; ++v) {  // cancel starting VMs first
+      if (!up_at.empty()) {
+        up_at.pop_back();
+      } else {
+        --in.ready;
+      }
+    }
+    if (k > 40 && in.starting > 0) fewest_while_starting = std::min(fewest_while_starting, target);
+  }
+  EXPECT_EQ(scale_outs, 1);
+  EXPECT_EQ(fewest_while_starting, 5);
+  EXPECT_GT(cleared_at, 1059);
+  EXPECT_LE(cleared_at, 1112);
+  EXPECT_EQ(in.ready + static_cast<int>(up_at.size()), 1);
+}
+
 // One flash crowd is not the traffic's noise: an hour of steady load (0.6
 // prefill seconds per second, one replica) with one 15-s interval at 3x
 // early on. Its ratio to the minute before (3) is 1.3 % of the hour's

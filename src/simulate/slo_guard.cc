@@ -131,8 +131,9 @@
 //     that every later arrival waits behind, so each second it lasts costs
 //     every request that arrives in it. VMs launched now serve at t + L;
 //     the fleet that drains the backlog by t + 2L is ready + X, X from
-//     the work waiting or arriving by then (drain_vms()). It is not held
-//     by step 3: it ends with the backlog. (A 3x crowd over two H100s,
+//     the work waiting or arriving by then (drain_vms()), and it keeps
+//     the fleet that meets that deadline until the backlog is gone. It is
+//     not held by step 3: it ends with the backlog. (A 3x crowd over two H100s,
 //     generated day 44/3, left 13,000 requests queued when the first new
 //     VMs came up: the day met 96.16 % before, 96.75 % with the drain; day
 //     43/4 97.36 and 97.57 %. 16 of 120 generated days cost less, by up to
@@ -193,6 +194,7 @@ class SloGuardPolicy final : public ScalingPolicy {
     last_t_ = 0;
     interval_s_ = 0;
     needs_.clear();
+    drain_deadline_ = -1;
     trend_.clear();
     recent_in_.clear();
     std::fill(ratio_hist_.begin(), ratio_hist_.end(), 0.0);
@@ -238,16 +240,17 @@ class SloGuardPolicy final : public ScalingPolicy {
     const double need = need_vms(smooth, &mean_need);
     const double want = std::max(need, forecast(in.now_s, need));
     const double recent = std::max(0.0, needs_.push(in.now_s, want, hold_s_));
-    // The backlog's drain (step 6) is not held: it ends with the backlog.
-    const double drain = drain_vms(in, smooth.tpot_load_s);
-    const double out = std::max(want, drain);
+    // The backlog's drain (step 6): the VMs to launch for it and the fleet
+    // to keep while it lasts. Not held by step 3: it ends with the backlog.
+    const Drain drain = drain_vms(in, smooth.tpot_load_s);
+    const double out = std::max(want, drain.launch);
     const int current = in.ready + in.starting;
     int target = current;
     // Out past the tolerance, in below it (both sides, as the HPA does).
     if (out > current * (1 + kScaleTolerance) + 1e-9) {
       target = std::max(current, whole(out));
     } else {
-      const int down = whole(std::max(recent, drain) * (1 + kScaleTolerance));
+      const int down = whole(std::max({recent, drain.launch, drain.keep}) * (1 + kScaleTolerance));
       // The initial fleet was not launched for any need: it owes no hold.
       if (down < current) target = down;
     }
@@ -260,31 +263,58 @@ class SloGuardPolicy final : public ScalingPolicy {
   }
 
  private:
-  // The fleet that drains the backlog (step 6), 0 when the ready VMs do.
-  // Work waiting or arriving by t + L + D (L the start-up, D the drain
-  // time): backlog + m (L + D), m the TPOT load arriving per second (the
-  // last minute's mean, as the need's: one noisy interval over the ready
-  // VMs, projected over L + D, bought a drain for a backlog there was not).
-  // The ready replicas do share x ready x (L + D) of it (share = 1 -
-  // step_base / TPOT, the stall term's), and X more, ready by t + L (those
-  // starting and those launched now: the starting ones' time before t + L
-  // is not counted, so X errs high), share x X x D. So X = (backlog + m (L
-  // + D) - share ready (L + D)) / (share D). D = L: a VM launched for the
-  // drain is billed a start-up before it serves, and a drain within one
-  // more keeps its bill within twice that, while every second of drain
-  // costs the arrivals in it. Decided again every interval, it tapers: with
-  // the plan carried out, at t + L the backlog is B + (m - share ready) L
-  // and ready + X VMs are up, and the same formula gives ready' + X' =
-  // m / share, the arrivals' own need (X' < 0: no drain term then).
-  double drain_vms(const PolicyInput& in, double m) const {
-    if (!s_.drain_backlog) return 0;
+  // The backlog's drain (step 6), in VMs (0: none). Launch: work waiting
+  // or arriving by t + L + D (L the start-up, D the drain time) is backlog
+  // + m (L + D), m the TPOT load arriving per second (the last minute's
+  // mean, as the need's: one noisy interval over the ready VMs, projected
+  // over L + D, bought a drain for a backlog there was not). The ready
+  // replicas do share x ready x (L + D) of it (share = 1 - step_base /
+  // TPOT, the stall term's), and X more, ready by t + L (those starting and
+  // those launched now: the starting ones' time before t + L is not
+  // counted, so X errs high), share x X x D. So the fleet is ready + X, X =
+  // (backlog + (m - share ready) (L + D)) / (share D), when X > 0: a
+  // backlog the ready VMs do not clear, or an overload that is building
+  // one. D = L: a VM launched for the drain is billed a start-up before it
+  // serves, and a drain within one more keeps its bill within twice that.
+  // Keep: a launch sets the drain's deadline, t + L + D. Once its VMs are
+  // up, the same formula, whose horizon has moved on by L, sees them clear
+  // the rest by the later t + 2L + D and asks for nothing, while the plan
+  // needs them until the deadline; and a fleet sized at each decision to
+  // clear what is left within D from then shrinks with the backlog and
+  // never clears it. So until the backlog is what a fleet meeting the TTFT
+  // has queued (the ready replicas clear it within a TTFT), the fleet that
+  // clears it by the deadline beside the arrivals is kept: (backlog + m T)
+  // / (share T), T the time left to the deadline (one interval once it has
+  // passed). (Without a keep the drain's VMs were released as they came up
+  // and launched again an interval later; ending it once the ready VMs
+  // cleared the rest within an interval left the tail to the one VM the
+  // load needs.)
+  struct Drain {
+    double launch = 0, keep = 0;
+  };
+  Drain drain_vms(const PolicyInput& in, double m) {
+    if (!s_.drain_backlog) return {};
     const double per_vm = std::max(1, ctx_.replicas_per_vm);
     const double share = std::clamp(1 - ctx_.step_base_s / ctx_.tpot_slo_s, 0.05, 1.0);
-    const double l = std::max(ctx_.startup_s, interval_s_), d = l;
+    const double iv = interval_s_ > 0 ? interval_s_ : 15;
+    const double l = std::max(ctx_.startup_s, iv), d = l;
     const double ready = in.ready * per_vm;
-    const double x = (in.backlog_s + m * (l + d) - share * ready * (l + d)) / (share * d);
-    return x > 0 ? (ready + x) / per_vm : 0;
+    const double cap = std::max(1, ctx_.max_replicas);
+    Drain out;
+    const double x = (in.backlog_s + (m - share * ready) * (l + d)) / (share * d);
+    if (x > 0) {
+      out.launch = std::min((ready + x) / per_vm, cap);
+      if (drain_deadline_ < 0) drain_deadline_ = in.now_s + l + d;
+    }
+    if (in.backlog_s <= share * ready * ctx_.ttft_slo_s) {
+      drain_deadline_ = -1;  // what a fleet meeting the TTFT has queued
+    } else if (drain_deadline_ >= 0) {
+      const double left = std::max(iv, drain_deadline_ - in.now_s);
+      out.keep = std::min((in.backlog_s + m * left) / (share * left) / per_vm, cap);
+    }
+    return out;
   }
+  double drain_deadline_ = -1;  // simulated seconds; -1: no drain
 
   // The need's trend (step 2): the slope between the mean need of the last
   // 10 minutes and of the 10 before, never negative, L + one interval on.
