@@ -127,16 +127,17 @@
 //     budget, so that a flash crowd that spent it is not followed by leaner
 //     hours (without that stop, 2 of 29 generated days fell under 99 %).
 //  6. Backlog drain: a crowd larger than the fleet leaves a backlog (the
-//     prefill the replicas have queued, the requests waiting for a slot)
-//     that every later arrival waits behind, so each second it lasts costs
-//     every request that arrives in it. VMs launched now serve at t + L;
-//     the fleet that drains the backlog by t + 2L is ready + X, X from
-//     the work waiting or arriving by then (drain_vms()), and it keeps
-//     the fleet that meets that deadline until the backlog is gone. It is
-//     not held by step 3: it ends with the backlog. (A 3x crowd over two H100s,
+//     prefill the ready replicas have queued, the requests waiting for a
+//     slot) that every later arrival waits behind, so each second it lasts
+//     costs every request that arrives in it. VMs launched now serve at t
+//     + L; the fleet that drains the backlog by t + 2L is ready + X, X from
+//     the work waiting or arriving by then, and that fleet (less as the
+//     backlog shrinks) is kept to the deadline until the backlog is what a
+//     fleet meeting the TTFT has queued (drain_vms()). It is not held by
+//     step 3: it ends with the backlog. (A 3x crowd over two H100s,
 //     generated day 44/3, left 13,000 requests queued when the first new
 //     VMs came up: the day met 96.16 % before, 96.75 % with the drain; day
-//     43/4 97.36 and 97.57 %. 16 of 120 generated days cost less, by up to
+//     43/4 97.36 and 97.57 %. 21 of 160 generated days cost less, by up to
 //     8.9 %: a long drain's misses, once VMs are up, raise f in step 4,
 //     which then buys VMs for hours.)
 // Trade-offs. Bursts shorter than L that arrive unannounced are served by
