@@ -180,13 +180,14 @@ Status parse_policies(const Reader& r, const YAML::Node& pol, const std::string&
 Status parse_kind_sections(const Reader& r, const YAML::Node& root, Scenario& s) {
   if (s.kind() == ScenarioKind::kDeadline) {
     for (const char* k : {"model", "replica", "prefill_chunk_tokens", "slo", "demand", "fleet",
-                          "hpa", "autoscale", "reservation"})
+                          "hpa", "slo_guard", "autoscale", "reservation"})
       if (root[k]) return r.error(root[k], k, "not a key of a deadline scenario");
     return internal::parse_deadline(r, root, s);
   }
   if (s.kind() == ScenarioKind::kReserve) {
-    for (const char* k : {"job", "spot", "model", "precision", "tensor_parallel",
-                          "prefill_chunk_tokens", "replica", "slo", "fleet", "hpa", "autoscale"})
+    for (const char* k :
+         {"job", "spot", "model", "precision", "tensor_parallel", "prefill_chunk_tokens", "replica",
+          "slo", "fleet", "hpa", "slo_guard", "autoscale"})
       if (root[k]) return r.error(root[k], k, "not a key of a reserve scenario");
     GPUPLAN_RETURN_IF_ERROR(internal::parse_reserve(r, root, s));
     if (s.vm_size.empty() && (!s.od_usd_per_hour || !s.reservation().reserved_usd_per_hour))
@@ -233,6 +234,7 @@ Result<Scenario> parse_scenario_string(const std::string& text, const std::strin
                                        "demand",
                                        "fleet",
                                        "hpa",
+                                       "slo_guard",
                                        "autoscale",
                                        "reservation"}));
   Scenario s;

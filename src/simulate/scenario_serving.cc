@@ -366,6 +366,35 @@ Status parse_hpa(const Reader& r, const YAML::Node& h, HpaSettings& hpa) {
   return {};
 }
 
+// `slo_guard:`: slo-guard's settings (slo_guard.cc), for measuring what
+// each of its steps does; the defaults are the policy.
+Status parse_slo_guard(const Reader& r, const YAML::Node& g, SloGuardSettings& sg) {
+  GPUPLAN_RETURN_IF_ERROR(r.check_map(g, "slo_guard",
+                                      {"slot_occupancy", "calibration_seconds", "hold_seconds",
+                                       "forecast_seconds", "drain_backlog"}));
+  if (g["slot_occupancy"]) {
+    GPUPLAN_TRY(sg.slot_occupancy,
+                r.number(g["slot_occupancy"], "slo_guard.slot_occupancy", 0.05, 1));
+  }
+  if (g["calibration_seconds"]) {
+    GPUPLAN_TRY(sg.calibration_s, r.number(g["calibration_seconds"],
+                                           "slo_guard.calibration_seconds", 1, 7 * kSecondsPerDay));
+  }
+  // 0: the start-up delay (hold) and the start-up plus an interval (forecast).
+  if (g["hold_seconds"]) {
+    GPUPLAN_TRY(sg.hold_s,
+                r.number(g["hold_seconds"], "slo_guard.hold_seconds", 0, kSecondsPerDay));
+  }
+  if (g["forecast_seconds"]) {
+    GPUPLAN_TRY(sg.forecast_s,
+                r.number(g["forecast_seconds"], "slo_guard.forecast_seconds", 0, kSecondsPerDay));
+  }
+  if (g["drain_backlog"]) {
+    GPUPLAN_TRY(sg.drain_backlog, r.boolean(g["drain_backlog"], "slo_guard.drain_backlog"));
+  }
+  return {};
+}
+
 // One Azure autoscale rule (metric, operator, threshold, window,
 // aggregation, direction, change, cooldown), with Azure Monitor's names.
 Result<AutoscaleRule> parse_autoscale_rule(const Reader& r, const YAML::Node& n,
@@ -463,6 +492,8 @@ Status parse_serving(const Reader& r, const YAML::Node& root, Scenario& s) {
   GPUPLAN_RETURN_IF_ERROR(parse_demand(r, root, s));
   if (const YAML::Node fl = root["fleet"]) GPUPLAN_RETURN_IF_ERROR(parse_fleet(r, fl, s));
   if (const YAML::Node h = root["hpa"]) GPUPLAN_RETURN_IF_ERROR(parse_hpa(r, h, spec.hpa));
+  if (const YAML::Node g = root["slo_guard"])
+    GPUPLAN_RETURN_IF_ERROR(parse_slo_guard(r, g, spec.slo_guard));
   if (const YAML::Node a = root["autoscale"]) {
     GPUPLAN_RETURN_IF_ERROR(parse_autoscale(r, a, spec.autoscale));
   }

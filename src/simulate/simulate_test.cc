@@ -3068,6 +3068,38 @@ TEST(Scenario, AdmissionIsQueueOrShed) {
   EXPECT_EQ(shed_timeout.error().where.field, "fleet.queue_timeout_seconds");
 }
 
+// slo-guard's settings, for measuring its steps (the backlog drain's off
+// and on figures in docs/simulate.md): the defaults are the policy, each
+// key is range-checked with its line, and only a serving scenario has them.
+TEST(Scenario, SloGuardSettingsAreTheScenarios) {
+  const std::string head =
+      serving_text("on_demand_usd_per_hour: 1", "synthetic: {rate_rps: 1, duration_hours: 1}");
+  auto plain = parse_scenario_string(head, "s.yaml");
+  ASSERT_TRUE(plain) << plain.error().message;
+  EXPECT_TRUE(plain->serving().slo_guard.drain_backlog);
+  auto off = parse_scenario_string(
+      head + "slo_guard: {drain_backlog: false, hold_seconds: 600, slot_occupancy: 0.8}\n",
+      "s.yaml");
+  ASSERT_TRUE(off) << off.error().message;
+  EXPECT_FALSE(off->serving().slo_guard.drain_backlog);
+  EXPECT_DOUBLE_EQ(off->serving().slo_guard.hold_s, 600);
+  EXPECT_DOUBLE_EQ(off->serving().slo_guard.slot_occupancy, 0.8);
+  auto bad = parse_scenario_string(head + "slo_guard:\n  drain_backlog: maybe\n", "s.yaml");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().where.field, "slo_guard.drain_backlog");
+  EXPECT_EQ(bad.error().where.line, 6);
+  auto range = parse_scenario_string(head + "slo_guard: {slot_occupancy: 2}\n", "s.yaml");
+  ASSERT_FALSE(range);
+  EXPECT_EQ(range.error().where.field, "slo_guard.slot_occupancy");
+  auto typo = parse_scenario_string(head + "slo_guard: {drain_backlogs: false}\n", "s.yaml");
+  ASSERT_FALSE(typo);
+  EXPECT_NE(typo.error().message.find("drain_backlog"), std::string::npos) << typo.error().message;
+  auto deadline = parse_scenario_string(
+      "kind: deadline\njob: {gpu_hours: 10, deadline_hours: 20}\nslo_guard: {}\n", "d.yaml");
+  ASSERT_FALSE(deadline);
+  EXPECT_EQ(deadline.error().where.field, "slo_guard");
+}
+
 // autoscale rules take what Azure Monitor deploys: a window of 5 minutes to
 // 12 hours, and Last among the aggregations.
 TEST(Scenario, AutoscaleRulesTakeAzureMonitorsWindowsAndAggregations) {
