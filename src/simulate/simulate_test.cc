@@ -1915,6 +1915,15 @@ TEST(Serving, SloGuardDrainsTheBacklogAsWorkNotSlots) {
   auto off = make_slo_guard_policy(SloGuardSettings{.drain_backlog = false});
   off->reset(slo_guard_context());
   EXPECT_EQ(decide_every_15s(*off, 40, fill), 1);
+  // VMs of two replicas: the ready VM's two do 0.774 x 2 of the work, X =
+  // (800 + (0.6 - 1.548) x 512) / 198.1 = 1.59 replicas more, so (2 +
+  // 1.59) / 2 = 1.79 -> 2 VMs (counting VMs as replicas would ask for 3 or
+  // 5, replicas as VMs for 4).
+  PolicyContext two = slo_guard_context();
+  two.replicas_per_vm = 2;
+  auto pair = make_slo_guard_policy(SloGuardSettings{});
+  pair->reset(two);
+  EXPECT_EQ(decide_every_15s(*pair, 40, fill), 2);
 }
 
 // A backlog the ready replicas drain on their own within the start-up and
