@@ -296,8 +296,7 @@ class SloGuardPolicy final : public ScalingPolicy {
   Drain drain_vms(const PolicyInput& in, double m) {
     if (!s_.drain_backlog) return {};
     const double per_vm = std::max(1, ctx_.replicas_per_vm);
-    const double share = std::clamp(1 - ctx_.step_base_s / ctx_.tpot_slo_s, 0.05, 1.0);
-    const double iv = interval_s_ > 0 ? interval_s_ : 15;
+    const double share = tpot_share(), iv = interval();
     const double l = std::max(ctx_.startup_s, iv), d = l;
     const double ready = in.ready * per_vm;
     const double cap = std::max(1, ctx_.max_replicas);
@@ -315,7 +314,14 @@ class SloGuardPolicy final : public ScalingPolicy {
     }
     return out;
   }
-  double drain_deadline_ = -1;  // simulated seconds; -1: no drain
+
+  // A replica's share of time prefill may take beside decodes that keep
+  // TPOT at batch -> 0: 1 - step_base / TPOT (the stall term's limit).
+  double tpot_share() const {
+    return std::clamp(1 - ctx_.step_base_s / ctx_.tpot_slo_s, 0.05, 1.0);
+  }
+  // The decision interval, 15 s until a second decision measures it.
+  double interval() const { return interval_s_ > 0 ? interval_s_ : 15; }
 
   // The need's trend (step 2): the slope between the mean need of the last
   // 10 minutes and of the 10 before, never negative, L + one interval on.
@@ -437,8 +443,7 @@ class SloGuardPolicy final : public ScalingPolicy {
     // prompts and 211-token answers at 23 req/s on an H100, 80 ms TPOT, met
     // 98.0 % of requests that way, 100 % this way.)
     const double tm = f_ * in.tpot_load_s, tq = f_ * in.tpot_load_sq_s;
-    const double share = std::clamp(1 - ctx_.step_base_s / ctx_.tpot_slo_s, 0.05, 1.0);
-    const double iv = interval_s_ > 0 ? interval_s_ : 15;
+    const double share = tpot_share(), iv = interval();
     // The split's variance, and the rate's own moves between intervals.
     const double stall =
         std::max(replicas_for(tm, tq, iv, share * iv, z_), tm * load_ratio() / share);
@@ -536,7 +541,7 @@ class SloGuardPolicy final : public ScalingPolicy {
   static constexpr double kHalfLifeS = 86400;
   // One interval's decay of the day-long weights (the ratio histogram's and
   // the run's misses): they halve every kHalfLifeS.
-  double day_decay() const { return std::exp2(-(interval_s_ > 0 ? interval_s_ : 15) / kHalfLifeS); }
+  double day_decay() const { return std::exp2(-interval() / kHalfLifeS); }
   static constexpr int64_t kMinRatioSamples = 8;
 
   // f follows the misses against the attainment budget.
@@ -597,7 +602,8 @@ class SloGuardPolicy final : public ScalingPolicy {
   double ratio_count_ = 0;  // intervals learned, decayed as the weights are
   std::deque<Tick> window_;
   std::vector<CurveBin> curve_ = std::vector<CurveBin>(kCurveBins.n);
-  double pending_u_ = -1;  // utilization the last decision left the next interval at
+  double pending_u_ = -1;       // utilization the last decision left the next interval at
+  double drain_deadline_ = -1;  // step 6: simulated seconds; -1: no drain
 };
 
 }  // namespace
