@@ -1825,20 +1825,24 @@ int decide_every_15s(ScalingPolicy& pol, int intervals,
   return want;
 }
 
+// An interval's load of `m` prefill seconds a second in prompts of 80 ms
+// each with one-token answers (no decode load: the TPOT load is the
+// prefill), spread evenly over its seconds, `sequences` running.
+void prefill_load(PolicyInput& in, double m, int sequences) {
+  in.prefill_mean_s = in.tpot_load_s = m;
+  in.prefill_sq_s = in.tpot_load_sq_s = 0.08 * m;
+  in.prefill_window_need = m / 2;  // over 1 s + the TTFT
+  in.arrival_rps = m / 0.08;
+  in.arrivals = static_cast<int64_t>(in.arrival_rps * 15);
+  in.sequences = sequences;
+}
+
 // `intervals` decisions 15 s apart at a prefill load that follows `load(k)`
-// (prefills of 80 ms each, no misses); returns the last decision.
+// (prefill_load, no misses); returns the last decision.
 template <typename Load>
 int run_slo_guard(ScalingPolicy& pol, int intervals, Load load) {
-  return decide_every_15s(pol, intervals, [&](int k, PolicyInput& in) {
-    in.prefill_mean_s = load(k);
-    in.prefill_sq_s = 0.08 * in.prefill_mean_s;
-    in.tpot_load_s = in.prefill_mean_s;  // one-token answers: no decode load
-    in.tpot_load_sq_s = in.prefill_sq_s;
-    in.prefill_window_need = in.prefill_mean_s / 2;  // over 1 s + the TTFT
-    in.arrival_rps = in.prefill_mean_s / 0.08;
-    in.arrivals = static_cast<int64_t>(in.arrival_rps * 15);
-    in.sequences = 10;
-  });
+  return decide_every_15s(pol, intervals,
+                          [&](int k, PolicyInput& in) { prefill_load(in, load(k), 10); });
 }
 
 // The engine with slo_guard_context()'s replica (step 11.3 ms + 0.153 ms per
@@ -1901,12 +1905,7 @@ TEST(Serving, SloGuardDrainsTheBacklogAsWorkNotSlots) {
   auto pol = make_slo_guard_policy(SloGuardSettings{});
   pol->reset(slo_guard_context());
   const auto fill = [](int k, PolicyInput& in) {
-    in.prefill_mean_s = in.tpot_load_s = 0.6;
-    in.prefill_window_need = 0.6 / 2;
-    in.prefill_sq_s = in.tpot_load_sq_s = 0.08 * 0.6;
-    in.arrival_rps = 0.6 / 0.08;
-    in.arrivals = static_cast<int64_t>(in.arrival_rps * 15);
-    in.sequences = 80;
+    prefill_load(in, 0.6, 80);
     in.queued = k == 40 ? 10000 : 0;
     in.backlog_s = in.queued * 0.08;
   };
@@ -1934,12 +1933,7 @@ TEST(Serving, SloGuardLaunchesNothingForABacklogTheReadyVmsDrain) {
   pol->reset(slo_guard_context());
   EXPECT_EQ(decide_every_15s(*pol, 40,
                              [](int k, PolicyInput& in) {
-                               in.prefill_mean_s = in.tpot_load_s = 0.6;
-                               in.prefill_window_need = 0.6 / 2;
-                               in.prefill_sq_s = in.tpot_load_sq_s = 0.08 * 0.6;
-                               in.arrival_rps = 0.6 / 0.08;
-                               in.arrivals = static_cast<int64_t>(in.arrival_rps * 15);
-                               in.sequences = 80;
+                               prefill_load(in, 0.6, 80);
                                in.queued = k == 40 ? 625 : 0;
                                in.backlog_s = in.queued * 0.08;
                              }),
@@ -1956,12 +1950,7 @@ TEST(Serving, SloGuardDropsTheDrainWithTheBacklog) {
   pol->reset(slo_guard_context());
   int ready_after_crowd = 0;
   const int last = decide_every_15s(*pol, 41, [&](int k, PolicyInput& in) {
-    in.prefill_mean_s = in.tpot_load_s = 0.4;
-    in.prefill_window_need = 0.4 / 2;
-    in.prefill_sq_s = in.tpot_load_sq_s = 0.08 * 0.4;
-    in.arrival_rps = 0.4 / 0.08;
-    in.arrivals = static_cast<int64_t>(in.arrival_rps * 15);
-    in.sequences = 40;
+    prefill_load(in, 0.4, 40);
     in.backlog_s = k == 40 ? 800 : 0;
     if (k == 41) ready_after_crowd = in.ready;
   });
@@ -1996,12 +1985,7 @@ TEST(Serving, SloGuardKeepsTheDrainsVmsUntilTheBacklogIsGone) {
     if (k == 40) backlog += 800;
     if (k > 40 && backlog <= 0 && cleared_at < 0) cleared_at = in.now_s;
     in.starting = static_cast<int>(up_at.size());
-    in.prefill_mean_s = in.tpot_load_s = m;
-    in.prefill_window_need = m / 2;
-    in.prefill_sq_s = in.tpot_load_sq_s = 0.08 * m;
-    in.arrival_rps = m / 0.08;
-    in.arrivals = static_cast<int64_t>(in.arrival_rps * 15);
-    in.sequences = 40;
+    prefill_load(in, m, 40);
     in.backlog_s = backlog;
     const int current = in.ready + in.starting;
     const int target = pol->decide(in).replicas;
@@ -2056,12 +2040,7 @@ int slo_guard_after_misses_while_starting(double missed_share) {
   auto pol = make_slo_guard_policy(SloGuardSettings{});
   pol->reset(slo_guard_context());
   return decide_every_15s(*pol, 480, [&](int k, PolicyInput& in) {
-    in.prefill_mean_s = in.tpot_load_s = 0.6;
-    in.prefill_window_need = 0.6 / 2;
-    in.prefill_sq_s = in.tpot_load_sq_s = 0.08 * 0.6;
-    in.arrival_rps = 0.6 / 0.08;
-    in.arrivals = static_cast<int64_t>(in.arrival_rps * 15);
-    in.sequences = 10;
+    prefill_load(in, 0.6, 10);
     in.starting = k <= 20 ? 1 : 0;
     in.missed = k <= 20 ? static_cast<int64_t>(missed_share * static_cast<double>(in.arrivals)) : 0;
   });
@@ -2089,12 +2068,7 @@ int slo_guard_after_lean_intervals(double missed_share) {
   pol->reset(slo_guard_context());
   const double mean = 2.09;
   return decide_every_15s(*pol, 960, [&](int k, PolicyInput& in) {
-    in.prefill_mean_s = in.tpot_load_s = k % 4 == 0 ? 2 * mean : 2 * mean / 3;
-    in.prefill_sq_s = in.tpot_load_sq_s = 0.08 * in.prefill_mean_s;
-    in.prefill_window_need = in.prefill_mean_s / 2;  // over 1 s + the TTFT
-    in.arrival_rps = in.prefill_mean_s / 0.08;
-    in.arrivals = static_cast<int64_t>(in.arrival_rps * 15);
-    in.sequences = 10;
+    prefill_load(in, k % 4 == 0 ? 2 * mean : 2 * mean / 3, 10);
     const bool lean = k <= 480 && k % 2 == 1;
     if (lean) in.ready = 3;
     in.missed = lean ? static_cast<int64_t>(missed_share * static_cast<double>(in.arrivals)) : 0;
