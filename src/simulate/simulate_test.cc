@@ -1068,6 +1068,17 @@ class RecordingPolicy final : public ScalingPolicy {
   std::vector<PolicyInput> seen;
 };
 
+// What the engine tells a policy at its first two ticks (15 s apart) while
+// it replays `v` on `c`'s fixed fleet; fewer when the run ends before.
+std::vector<PolicyInput> first_two_ticks(const ServingConfig& c, const std::vector<Request>& v) {
+  VecSource src(v);
+  RecordingPolicy pol;
+  auto r = run_serving(c, src, pol, PolicyContext{});
+  EXPECT_TRUE(r);
+  if (pol.seen.size() > 2) pol.seen.resize(2);
+  return pol.seen;
+}
+
 // A prompt whose prefill alone is over the TTFT misses on any fleet: the
 // engine tells the policy so (slo-guard leaves such misses out of its
 // calibration), apart from a miss that more capacity would have avoided.
@@ -1097,19 +1108,16 @@ TEST(Serving, PolicySeesWhichMissesNoFleetCouldAvoid) {
 // end with the last hold 5.6 s of prefill, 5.6 / (8 + 1) = 0.62 replicas
 // (4 s: 2.8 / 5 = 0.56; 16 s: 7 / 17 = 0.41).
 TEST(Serving, PolicySeesTheBusiestWindowOfPrefill) {
-  const ServingConfig c = small_config();  // prefill 1,000 tok/s, TTFT 1 s
   std::vector<Request> v;
   for (int k = 1; k <= 10; ++k) v.push_back({seconds(k + 0.5), 700, 2});
   v.push_back({seconds(40), 10, 2});
-  VecSource src(v);
-  RecordingPolicy pol;
-  auto r = run_serving(c, src, pol, PolicyContext{});
-  ASSERT_TRUE(r);
-  ASSERT_GE(pol.seen.size(), 2u);
-  EXPECT_NEAR(pol.seen[0].prefill_window_need, 5.6 / 9, 1e-9);
+  // prefill 1,000 tok/s, TTFT 1 s
+  const std::vector<PolicyInput> seen = first_two_ticks(small_config(), v);
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_NEAR(seen[0].prefill_window_need, 5.6 / 9, 1e-9);
   // The next interval has no arrivals: it sees no window ending in it (the
   // last busy second is not seen again).
-  EXPECT_EQ(pol.seen[1].prefill_window_need, 0);
+  EXPECT_EQ(seen[1].prefill_window_need, 0);
 }
 
 // The backlog a policy is told: prefill the replicas have queued beyond
@@ -1124,17 +1132,14 @@ TEST(Serving, PolicySeesTheBacklog) {
   c.replica.max_batch = 2;
   std::vector<Request> v(5, Request{seconds(14.5), 900, 101});
   v.push_back({seconds(40), 10, 2});
-  VecSource src(v);
-  RecordingPolicy pol;
-  auto r = run_serving(c, src, pol, PolicyContext{});
-  ASSERT_TRUE(r);
-  ASSERT_GE(pol.seen.size(), 2u);
-  EXPECT_EQ(pol.seen[0].queued, 3);
+  const std::vector<PolicyInput> seen = first_two_ticks(c, v);
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0].queued, 3);
   const double committed = (15.4 - 15) + 0.9 + 900.0 / c.replica.chunk_tokens * 0.011;
-  EXPECT_NEAR(pol.seen[0].backlog_s, committed + 3 * (0.9 + 100 * 0.001), 1e-5);
+  EXPECT_NEAR(seen[0].backlog_s, committed + 3 * (0.9 + 100 * 0.001), 1e-5);
   // All served by the next tick: no backlog (the waiting sum is exactly 0).
-  EXPECT_EQ(pol.seen[1].queued, 0);
-  EXPECT_EQ(pol.seen[1].backlog_s, 0);
+  EXPECT_EQ(seen[1].queued, 0);
+  EXPECT_EQ(seen[1].backlog_s, 0);
 }
 
 // Bursty requests over `seconds_long`: Poisson at 0.6 req/s (prompts
