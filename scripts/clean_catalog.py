@@ -351,6 +351,29 @@ def gpu_source(src):
     return "; ".join(cited), checks
 
 
+# Maximum achievable matmul FLOPS (16-bit, the best of a brute-force search
+# of matmul shapes) as a share of the 16-bit peak: stas00/ml-engineering
+# compute/accelerator/README.md (commit b9e29720), "Maximum Achievable Matmul
+# FLOPS comparison table", BF16. The estimator scales its fitted matmul
+# efficiency by it (docs/estimator.md, "The achievable matmul rate").
+MAMF_SOURCE = ("stas00/ml-engineering compute/accelerator/README.md (commit b9e29720), "
+               "'Maximum Achievable Matmul FLOPS comparison table', BF16")
+MAMF = {
+    "A100-40GB-SXM": ("0.869", "NVIDIA A100 SXM: 271.2 of 312 TFLOPS, torch 2.6.0+cu126 (the "
+                      "table does not say which memory size; the GA100 matmul units and clocks "
+                      "are the same)"),
+    "A100-80GB-SXM": ("0.869", "NVIDIA A100 SXM: 271.2 of 312 TFLOPS, torch 2.6.0+cu126"),
+    "A100-80GB-PCIe": ("0.811", "NVIDIA A100 PCIe: 252.9 of 312 TFLOPS, torch 2.5.1+cu124"),
+    "H100-SXM": ("0.803", "NVIDIA H100 SXM: 794.5 of 989 TFLOPS, torch 2.7.0+cu126"),
+    "H200-SXM": ("0.803", "NVIDIA H100 SXM: 794.5 of 989 TFLOPS, torch 2.7.0+cu126; the table "
+                 "notes 'H200 is the same'"),
+    "GB200": ("0.729", "NVIDIA GB200 SXM: 1822.0 of 2500 TFLOPS, torch "
+              "2.10.0.dev20250916+cu130"),
+    "MI300X": ("0.514", "AMD MI300X: 668.4 of 1300 TFLOPS, torch 2.5.1 + ROCm 6.3.42131, "
+               "PYTORCH_TUNABLEOP_ENABLED=1 (the table has no MI300X FP8 figure)"),
+}
+
+
 def clean_gpus():
     src = read("gpus.csv")
     rows = []
@@ -388,15 +411,19 @@ def clean_gpus():
         notes.append("verification: " + r["verification"])
         source, checks = gpu_source(r["source"])
         notes.extend("cross-check: " + c for c in checks)
+        mamf, why = MAMF.get(model, ("", ""))
+        if mamf:
+            notes.append("matmul_efficiency: maximum achievable matmul FLOPS / peak, %s (%s)"
+                         % (why, MAMF_SOURCE))
         rows.append([model, vendor, r["architecture"], r["compute_capability"].split(" ")[0],
                      nums["fp32"], nums["tf32"], nums["fp16"], nums["bf16"], nums["fp8"],
-                     nums["int8"], nums["mem"], nums["bw"], ic, nums["tdp"], not unverified,
-                     "; ".join(notes), source])
+                     nums["int8"], nums["mem"], nums["bw"], ic, nums["tdp"], mamf,
+                     not unverified, "; ".join(notes), source])
     rows.sort(key=lambda r: r[0])
     write_csv("gpus.csv", [
         "model", "vendor", "architecture", "compute_capability", "fp32_tflops", "tf32_tflops",
         "fp16_tflops", "bf16_tflops", "fp8_tflops", "int8_tops", "memory_gib", "memory_bw_gbs",
-        "interconnect_gbs", "tdp_w", "verified", "notes", "source"], rows)
+        "interconnect_gbs", "tdp_w", "matmul_efficiency", "verified", "notes", "source"], rows)
 
 
 # ------------------------------------------------------------------ offers

@@ -76,6 +76,13 @@ Result<std::vector<Gpu>> parse_gpus(std::string_view text, const std::string& fi
     GPUPLAN_TRY(g.memory_bw_gbs, non_negative(r, "memory_bw_gbs"));
     GPUPLAN_TRY(g.interconnect_gbs, non_negative(r, "interconnect_gbs"));
     GPUPLAN_TRY(g.tdp_w, non_negative(r, "tdp_w"));
+    // Optional (a file written before the column existed has none).
+    if (t.column("matmul_efficiency")) {
+      GPUPLAN_TRY(const std::optional<double> e, r.optional_number("matmul_efficiency"));
+      if (e && (*e <= 0 || *e > 1))
+        return invalid_argument("must be a share in (0, 1] or empty", r.where("matmul_efficiency"));
+      g.matmul_efficiency = e.value_or(0);
+    }
     GPUPLAN_TRY(g.verified, boolean(r, "verified"));
     GPUPLAN_TRY(g.notes, r.str("notes"));
     GPUPLAN_TRY(g.source, r.str("source"));

@@ -125,6 +125,45 @@ TEST(EmbeddedCatalog, UnverifiedGpuFiguresAreFlagged) {
   EXPECT_EQ(c.find_gpu("T4")->bf16_tflops, 0);  // no BF16 on Turing, not "16" from the prose
 }
 
+TEST(EmbeddedCatalog, MeasuredMatmulCeilingsCiteTheirSource) {
+  const Catalog& c = embedded();
+  EXPECT_EQ(c.find_gpu("MI300X")->matmul_efficiency, 0.514);
+  EXPECT_EQ(c.find_gpu("H100-SXM")->matmul_efficiency, 0.803);
+  EXPECT_EQ(c.find_gpu("A100-80GB-SXM")->matmul_efficiency, 0.869);
+  EXPECT_EQ(c.find_gpu("V100-32GB")->matmul_efficiency, 0);  // nobody measured it
+  for (const Gpu& g : c.gpus()) {
+    if (g.matmul_efficiency > 0) {
+      EXPECT_NE(g.notes.find("Maximum Achievable Matmul FLOPS"), std::string::npos) << g.model;
+    }
+  }
+}
+
+TEST(DataParsers, MatmulEfficiencyIsAShareOrNothing) {
+  const std::string header =
+      "model,vendor,architecture,compute_capability,fp32_tflops,tf32_tflops,fp16_tflops,"
+      "bf16_tflops,fp8_tflops,int8_tops,memory_gib,memory_bw_gbs,interconnect_gbs,tdp_w,";
+  const std::string rest = "true,,src\n";
+  const std::string row = "G,NVIDIA,X,1.0,1,1,1,1,0,0,16,100,0,100,";
+  auto read = internal::parse_gpus(
+      header + "matmul_efficiency,verified,notes,source\n" + row + "0.8," + rest + row + "," + rest,
+      "g.csv");
+  ASSERT_TRUE(read) << read.error().to_string();
+  EXPECT_EQ((*read)[0].matmul_efficiency, 0.8);
+  EXPECT_EQ((*read)[1].matmul_efficiency, 0);
+  // A file written before the column existed reads as unmeasured.
+  auto old = internal::parse_gpus(header + "verified,notes,source\n" + row + rest, "g.csv");
+  ASSERT_TRUE(old) << old.error().to_string();
+  EXPECT_EQ((*old)[0].matmul_efficiency, 0);
+  for (const char* bad : {"0", "1.5", "-0.2", "x"}) {
+    auto r = internal::parse_gpus(
+        header + "matmul_efficiency,verified,notes,source\n" + row + bad + "," + rest, "g.csv");
+    ASSERT_FALSE(r) << bad;
+    EXPECT_EQ(r.error().where.file, "g.csv");
+    EXPECT_EQ(r.error().where.line, 2);
+    EXPECT_EQ(r.error().where.field, "matmul_efficiency");
+  }
+}
+
 TEST(EmbeddedCatalog, QuotaFamilyNames) {
   const VmSize* s = embedded().find_size("Standard_NC40ads_H100_v5");
   EXPECT_EQ(s->quota_family, "StandardNCadsH100v5Family");

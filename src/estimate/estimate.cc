@@ -121,6 +121,16 @@ void add_common(const Ctx& c, const std::string& rate_note, double peak) {
         c.dev.gpu.model + " " + rate_note + ": " + fixed(peak, 1) + " TFLOP/s" +
             (c.dev.per_vm < 1 ? " (x" + fixed(c.dev.per_vm, 4) + " slice)" : ""),
         c.dev.gpu.source.empty() ? "catalog" : c.dev.gpu.source);
+  if (c.w.kind != Kind::kBatch && c.dev.gpu.matmul_efficiency > 0) {
+    const double d = matmul_derate(c.dev.gpu);
+    c.add("gpu_matmul_ceiling",
+          fixed(c.dev.gpu.matmul_efficiency * 100, 1) + " % of the 16-bit peak; the fitted " +
+              "efficiencies hold for " + fixed(kFitMamfLow * 100, 1) + "-" +
+              fixed(kFitMamfHigh * 100, 1) + " % (A100, H100), so matmuls run at x" + fixed(d, 2) +
+              " (override serving_compute_efficiency or mfu)",
+          "maximum achievable matmul FLOPS measured by ml-engineering (data/catalog/gpus.csv "
+          "notes; docs/estimator.md)");
+  }
   c.add("gpu_memory_bandwidth", fixed(c.dev.gpu.memory_bw_gbs, 0) + " GB/s",
         c.dev.gpu.source.empty() ? "catalog" : c.dev.gpu.source);
   c.add("gpu_memory", gib(c.dev.memory_gib) + " per GPU",

@@ -243,6 +243,36 @@ TEST(Throughput, SmallMicroBatchesAndDataParallelScale) {
             big);
 }
 
+TEST(Throughput, MatmulsRunAtTheGpusMeasuredCeiling) {
+  // The fitted efficiencies hold for GPUs measured at 80.3-86.9 % of their
+  // peak (A100, H100); a GPU measured outside runs its matmuls at its
+  // ceiling over the nearest end (MI300X: 51.4 / 80.3), in serving and in
+  // training; memory reads are untouched.
+  const workload::Workload w = serve("llama-3.1-8b", 1);
+  auto with = [](double e) {
+    catalog::Gpu g = h100();
+    g.matmul_efficiency = e;
+    return g;
+  };
+  auto base = replica_model(w, h100(), true, 1);
+  auto inside = replica_model(w, with(0.85), true, 1);
+  auto low = replica_model(w, with(0.514), true, 1);
+  auto high = replica_model(w, with(0.95), true, 1);
+  ASSERT_TRUE(base && inside && low && high);
+  EXPECT_EQ(inside->flops_per_s, base->flops_per_s);
+  EXPECT_NEAR(low->flops_per_s / base->flops_per_s, 0.514 / 0.803, 1e-12);
+  EXPECT_NEAR(high->flops_per_s / base->flops_per_s, 0.95 / 0.869, 1e-12);
+  EXPECT_EQ(low->bytes_per_s, base->bytes_per_s);
+  EXPECT_GT(low->prefill_seconds(2048), base->prefill_seconds(2048));
+
+  const workload::Model m = *workload::find_model("llama-3.1-8b");
+  internal::TrainShape fitted, measured;
+  measured.matmul_derate = internal::matmul_derate(with(0.514));
+  EXPECT_NEAR(internal::train_mfu(989, 3350, Recompute::kNone, m, 2048, Method::kFull, measured) /
+                  internal::train_mfu(989, 3350, Recompute::kNone, m, 2048, Method::kFull, fitted),
+              0.514 / 0.803, 1e-12);
+}
+
 TEST(Throughput, DecodeStepHandComputed) {
   // Llama 2 7B fp16 on one A100 80GB: read 13.48 GB of weights at 0.95 x 2039
   // GB/s = 6.957 ms, + 32 layers x 80 us = 2.56 ms, + 2·N_matmul FLOPs at

@@ -167,7 +167,7 @@ double train_mfu(double peak, double bw_gbs, Recompute r, const workload::Model&
                                : kUnfusedAttentionBytesPerHeadToken * m.heads * seq_len /
                                      (kActivationBytesPerTokenHidden * m.hidden);
   const double memory_bound = kTrainMemoryBoundWork * flop_per_byte / m.hidden * (1.0 + attention);
-  const double hw = kTrainMatmulEfficiency / (1.0 + memory_bound);
+  const double hw = kTrainMatmulEfficiency * shape.matmul_derate / (1.0 + memory_bound);
   // (c) Model-parallel jobs keep the fitted per-doubling loss; purely
   // data-parallel ones pay their all-reduce from the links instead.
   const double scale =
@@ -185,6 +185,11 @@ double train_mfu(double peak, double bw_gbs, Recompute r, const workload::Model&
   const double t_compute =
       shape.micro_batch * seq_len * f_model / (std::max(1, shape.tp) * peak * 1e12 * mfu);
   return mfu * t_compute / (t_compute + m.layers * kTrainLayerOverheadS) / scale;
+}
+
+double matmul_derate(const catalog::Gpu& gpu) {
+  const double e = gpu.matmul_efficiency;
+  return e > 0 ? e / std::clamp(e, kFitMamfLow, kFitMamfHigh) : 1.0;
 }
 
 double optimizer_step_seconds(double params, workload::Optimizer o, double bw_gbs) {
@@ -258,7 +263,8 @@ Result<ReplicaModel> replica_model(const workload::Workload& w, const catalog::G
   r.gpus = tp;
   const double flop_per_byte = peak * 1e12 / (gpu.memory_bw_gbs * 1e9);
   const double e_c = [&] {
-    double e = kInferMatmulEfficiency / (1.0 + kMemoryBoundWork * flop_per_byte * tp / m.hidden);
+    double e = kInferMatmulEfficiency * matmul_derate(gpu) /
+               (1.0 + kMemoryBoundWork * flop_per_byte * tp / m.hidden);
     auto it = w.overrides.find("serving_compute_efficiency");
     return it != w.overrides.end() ? it->second : e;
   }();

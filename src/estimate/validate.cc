@@ -346,6 +346,7 @@ Result<double> predict_train(const Row& row, workload::Workload& w, const catalo
   TrainShape shape;
   shape.gpus = gpus;
   shape.fused_attention = fused;
+  shape.matmul_derate = matmul_derate(gpu);
   const auto tp = row.num("tp"), pp = row.num("pp");
   shape.data_parallel_only = tp && pp && *tp == 1 && *pp == 1;
   if (shape.data_parallel_only) {

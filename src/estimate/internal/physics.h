@@ -50,6 +50,19 @@ inline constexpr double kInferMatmulEfficiency = 0.95;
 inline constexpr double kInferBandwidthEfficiency = 0.95;
 inline constexpr double kLayerOverheadS = 80e-6;
 
+// ---- The achievable matmul rate: measured, not fitted ---------------------
+// The matmul efficiencies above were fitted on rows measured on A100s and
+// H100s, whose maximum achievable matmul FLOPS (MAMF: the best of a brute-
+// force search of matmul shapes, as a share of the datasheet peak; 16-bit)
+// are 80.3 % (H100 SXM) to 86.9 % (A100 SXM) in ml-engineering's table
+// (data/catalog/gpus.csv `matmul_efficiency`, which cites it). So the fit
+// holds for a GPU measured within that range; one measured outside it runs
+// every matmul at its MAMF over the range's nearest end (MI300X, 51.4 %:
+// 0.64; GB200, 72.9 %: 0.91). A GPU nobody measured keeps the fit (1).
+inline constexpr double kFitMamfLow = 0.803;
+inline constexpr double kFitMamfHigh = 0.869;
+double matmul_derate(const catalog::Gpu& gpu);
+
 // ---- Training kernels: derived, not fitted --------------------------------
 // Attention implementations that materialise the s x s scores (everything
 // before FlashAttention, Dao et al. 2022) store 5·a·s bytes per token per
@@ -216,6 +229,8 @@ struct TrainShape {
   int tp = 1;
   // FlashAttention-style kernels (true) or materialised s x s scores.
   bool fused_attention = true;
+  // The GPU's achievable matmul rate against the fit's (matmul_derate()).
+  double matmul_derate = 1;
 };
 
 // Model FLOPs utilization for training at precision rate `peak_tflops` and
