@@ -40,14 +40,16 @@
 //    static batching (TensorRT-LLM gptSessionBenchmark, lmdeploy static
 //    benchmark): prefill of the whole batch, then `output_tokens` decode
 //    steps over a growing context; a batch whose paged KV cache does not
-//    fit runs in waves of the sequences that do (kv_sequence_limit);
+//    fit runs in waves of the sequences that do, each holding its input +
+//    output tokens at the end (kv_sequence_limit);
 //  * inference rows with a blank batch are max-load runs (vLLM/lmdeploy
 //    throughput benchmarks, offline scenarios): max_load_point()
 //    (serving_model.cc) — continuous batching at the concurrency that
 //    maximises throughput under memory: the sequences whose paged KV cache
 //    (16-token pages, PagedAttention) fits in what the replica has after
-//    weights, overhead and one prefill chunk's activations, at their mean
-//    footprint of input + output/2 tokens, capped by the row's optional
+//    weights, overhead and one prefill chunk's activations, each holding
+//    its input + output tokens (equal requests queued at once grow in
+//    step; TensorRT-LLM reserves them whole), capped by the row's optional
 //    `max_seqs` column (the engine's cap on sequences in flight, where it
 //    bound: vLLM 0.6's default --max-num-seqs was 256; blank, memory
 //    decides); prefill chunks interleaved with decode steps
@@ -445,10 +447,11 @@ Result<double> predict_replica(const Row& row, const workload::Workload& w, cons
   if (metric == "decode_tokens_per_s_batch1") return 1.0 / r.decode_step_seconds(1, in + out / 2);
   // A batch whose KV cache does not fit runs as the sequences that do: a
   // paged engine (lmdeploy, vLLM) admits those and queues the rest, so the
-  // batch runs in waves of that size (lmdeploy's Llama-2-7B at 64 x 2,048 +
-  // 2,048 tokens on one A100 80 GB, 512 KiB a token: 40 at a time). A run
-  // that fits is unchanged.
-  const double limit = kv_sequence_limit(r, w.model, in, out);
+  // batch runs in waves of that size, each wave's sequences growing in step
+  // to input + output tokens (lmdeploy's Llama-2-7B at 64 x 2,048 + 2,048
+  // tokens on one A100 80 GB, 512 KiB a token: 30 at a time). A run that
+  // fits is unchanged.
+  const double limit = kv_sequence_limit(r, w.model, in, out, KvHold::kWholeLife);
   const double running = limit >= 1 ? std::min(batch, limit) : batch;
   if (running < batch && load) {
     load->concurrency = running;

@@ -284,7 +284,7 @@ ServingPoint serving_point_at(const ReplicaModel& r, const workload::Workload& w
 // to maximise requests/s; prefill chunks interleave with decode steps.
 struct MaxLoadPoint {
   double concurrency = 0;   // sequences in flight at the best point
-  double memory_limit = 0;  // sequences whose KV pages fit (at the mean footprint)
+  double memory_limit = 0;  // sequences whose KV pages fit (kv_sequence_limit)
   double rps = 0;           // requests/s
   double tpot_s = 0;        // time between a sequence's tokens (decode step + prefill stalls)
   double ttft_s = 0;        // mean time to the first token (closed_loop_point)
@@ -295,12 +295,20 @@ struct LatencyRule {
   double ttft_s = 0;
   double tpot_s = 0;
 };
+// How the sequences in flight hold the KV cache. Admitted together and
+// grown in step (a static batch; an offline run of equal requests, all
+// queued at once, whose sequences finish together and are replaced
+// together), or reserved whole at admission (TensorRT-LLM's default
+// GUARANTEED_NO_EVICT capacity scheduler), each needs its input + output
+// tokens at the end of its life; admitted one by one as others finish
+// (closed-loop clients on a paged engine that allocates as it goes, vLLM,
+// lmdeploy), they hold input + output/2 on average.
+enum class KvHold { kWholeLife, kMeanLife };
 // Sequences of `input_tokens` + `output_tokens` whose paged KV cache fits in
-// the replica at once, at their mean footprint over their lives (input +
-// output/2 tokens, half a 16-token page unused), after one prefill chunk's
-// activations.
+// the replica at once (half a 16-token page unused each), after one prefill
+// chunk's activations.
 double kv_sequence_limit(const ReplicaModel& r, const workload::Model& m, double input_tokens,
-                         double output_tokens);
+                         double output_tokens, KvHold hold);
 MaxLoadPoint max_load_point(const ReplicaModel& r, const workload::Model& m, double input_tokens,
                             double output_tokens, double max_seqs, LatencyRule rule = {});
 // Closed-loop clients (genai-perf --concurrency, bench_serving
