@@ -351,26 +351,32 @@ def gpu_source(src):
     return "; ".join(cited), checks
 
 
-# Maximum achievable matmul FLOPS (16-bit, the best of a brute-force search
-# of matmul shapes) as a share of the 16-bit peak: stas00/ml-engineering
-# compute/accelerator/README.md (commit b9e29720), "Maximum Achievable Matmul
-# FLOPS comparison table", BF16. The estimator scales its fitted matmul
-# efficiency by it (docs/estimator.md, "The achievable matmul rate").
-MAMF_SOURCE = ("stas00/ml-engineering compute/accelerator/README.md (commit b9e29720), "
-               "'Maximum Achievable Matmul FLOPS comparison table', BF16")
+# Maximum achievable matmul FLOPS (the best of a brute-force search of
+# matmul shapes) as a share of the peak, 16-bit and FP8 where measured:
+# stas00/ml-engineering compute/accelerator/README.md, the revision dated
+# 2026-07-31 ("Maximum Achievable Matmul FLOPS comparison table", BF16 and
+# FP8 tables). The estimator scales its fitted matmul efficiency by it
+# (docs/estimator.md, "The achievable matmul rate").
+MAMF_SOURCE = ("stas00/ml-engineering compute/accelerator/README.md, revision dated "
+               "2026-07-31, 'Maximum Achievable Matmul FLOPS comparison table'")
+# model: (16-bit share, FP8 share or "", what the table's rows say)
 MAMF = {
-    "A100-40GB-SXM": ("0.869", "NVIDIA A100 SXM: 271.2 of 312 TFLOPS, torch 2.6.0+cu126 (the "
-                      "table does not say which memory size; the GA100 matmul units and clocks "
-                      "are the same)"),
-    "A100-80GB-SXM": ("0.869", "NVIDIA A100 SXM: 271.2 of 312 TFLOPS, torch 2.6.0+cu126"),
-    "A100-80GB-PCIe": ("0.811", "NVIDIA A100 PCIe: 252.9 of 312 TFLOPS, torch 2.5.1+cu124"),
-    "H100-SXM": ("0.803", "NVIDIA H100 SXM: 794.5 of 989 TFLOPS, torch 2.7.0+cu126"),
-    "H200-SXM": ("0.803", "NVIDIA H100 SXM: 794.5 of 989 TFLOPS, torch 2.7.0+cu126; the table "
-                 "notes 'H200 is the same'"),
-    "GB200": ("0.729", "NVIDIA GB200 SXM: 1822.0 of 2500 TFLOPS, torch "
-              "2.10.0.dev20250916+cu130"),
-    "MI300X": ("0.514", "AMD MI300X: 668.4 of 1300 TFLOPS, torch 2.5.1 + ROCm 6.3.42131, "
-               "PYTORCH_TUNABLEOP_ENABLED=1 (the table has no MI300X FP8 figure)"),
+    "A100-40GB-SXM": ("0.869", "", "BF16 NVIDIA A100 SXM: 271.2 of 312 TFLOPS, torch "
+                      "2.6.0+cu126 (the table does not say which memory size; the GA100 "
+                      "matmul units and clocks are the same)"),
+    "A100-80GB-SXM": ("0.869", "", "BF16 NVIDIA A100 SXM: 271.2 of 312 TFLOPS, torch "
+                      "2.6.0+cu126"),
+    "A100-80GB-PCIe": ("0.811", "", "BF16 NVIDIA A100 PCIe: 252.9 of 312 TFLOPS, torch "
+                       "2.5.1+cu124"),
+    "H100-SXM": ("0.803", "0.709", "BF16 NVIDIA H100 SXM: 794.5 of 989 TFLOPS, torch "
+                 "2.7.0+cu126; FP8: 1402.6 of 1979, torch 2.7.0+cu126"),
+    "H200-SXM": ("0.803", "0.734", "BF16: the H100 SXM row, 794.5 of 989 TFLOPS, whose note says "
+                 "'H200 is the same'; FP8 NVIDIA H200 SXM: 1453.4 of 1979, torch 2.7.1+cu128"),
+    "GB200": ("0.729", "0.723", "BF16 NVIDIA GB200 SXM: 1822.0 of 2500 TFLOPS, FP8: 3615.6 of "
+              "5000, torch 2.10.0.dev20250916+cu130"),
+    "MI300X": ("0.514", "", "BF16 AMD MI300X: 668.4 of 1300 TFLOPS, torch 2.5.1 + ROCm "
+               "6.3.42131, PYTORCH_TUNABLEOP_ENABLED=1 (its FP8 row is empty; an earlier "
+               "revision's BF16 row, ROCm 6.2, has 60.1 %)"),
 }
 
 
@@ -411,19 +417,20 @@ def clean_gpus():
         notes.append("verification: " + r["verification"])
         source, checks = gpu_source(r["source"])
         notes.extend("cross-check: " + c for c in checks)
-        mamf, why = MAMF.get(model, ("", ""))
+        mamf, mamf8, why = MAMF.get(model, ("", "", ""))
         if mamf:
             notes.append("matmul_efficiency: maximum achievable matmul FLOPS / peak, %s (%s)"
                          % (why, MAMF_SOURCE))
         rows.append([model, vendor, r["architecture"], r["compute_capability"].split(" ")[0],
                      nums["fp32"], nums["tf32"], nums["fp16"], nums["bf16"], nums["fp8"],
-                     nums["int8"], nums["mem"], nums["bw"], ic, nums["tdp"], mamf,
+                     nums["int8"], nums["mem"], nums["bw"], ic, nums["tdp"], mamf, mamf8,
                      not unverified, "; ".join(notes), source])
     rows.sort(key=lambda r: r[0])
     write_csv("gpus.csv", [
         "model", "vendor", "architecture", "compute_capability", "fp32_tflops", "tf32_tflops",
         "fp16_tflops", "bf16_tflops", "fp8_tflops", "int8_tops", "memory_gib", "memory_bw_gbs",
-        "interconnect_gbs", "tdp_w", "matmul_efficiency", "verified", "notes", "source"], rows)
+        "interconnect_gbs", "tdp_w", "matmul_efficiency", "fp8_matmul_efficiency", "verified",
+        "notes", "source"], rows)
 
 
 # ------------------------------------------------------------------ offers

@@ -62,10 +62,11 @@ struct Gpu {
   double memory_bw_gbs = 0;     // GB/s
   double interconnect_gbs = 0;  // NVLink/Infinity Fabric per GPU, 0 = PCIe only
   double tdp_w = 0;
-  // Maximum achievable matmul FLOPS (16-bit, the best of a brute-force
-  // search of shapes) as a share of the 16-bit peak, where someone measured
+  // Maximum achievable matmul FLOPS (the best of a brute-force search of
+  // shapes) as a share of the peak, 16-bit and FP8, where someone measured
   // it (data/catalog/gpus.csv names where); 0 = not measured.
   double matmul_efficiency = 0;
+  double fp8_matmul_efficiency = 0;
   bool verified = true;  // false when any figure above is UNVERIFIED upstream
   std::string notes;
   std::string source;

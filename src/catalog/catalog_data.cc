@@ -53,6 +53,16 @@ Result<DriverKind> parse_driver(const csv::RowReader& r, std::string_view col) {
                           r.where(col));
 }
 
+// A share in (0, 1] from an optional column (a file written before the
+// column existed has none); 0 when the column or the cell is empty.
+Result<double> optional_share(const csv::Table& t, const csv::RowReader& r, std::string_view col) {
+  if (!t.column(col)) return 0.0;
+  GPUPLAN_TRY(const std::optional<double> e, r.optional_number(col));
+  if (e && (*e <= 0 || *e > 1))
+    return invalid_argument("must be a share in (0, 1] or empty", r.where(col));
+  return e.value_or(0);
+}
+
 }  // namespace
 
 Result<std::vector<Gpu>> parse_gpus(std::string_view text, const std::string& file) {
@@ -76,13 +86,8 @@ Result<std::vector<Gpu>> parse_gpus(std::string_view text, const std::string& fi
     GPUPLAN_TRY(g.memory_bw_gbs, non_negative(r, "memory_bw_gbs"));
     GPUPLAN_TRY(g.interconnect_gbs, non_negative(r, "interconnect_gbs"));
     GPUPLAN_TRY(g.tdp_w, non_negative(r, "tdp_w"));
-    // Optional (a file written before the column existed has none).
-    if (t.column("matmul_efficiency")) {
-      GPUPLAN_TRY(const std::optional<double> e, r.optional_number("matmul_efficiency"));
-      if (e && (*e <= 0 || *e > 1))
-        return invalid_argument("must be a share in (0, 1] or empty", r.where("matmul_efficiency"));
-      g.matmul_efficiency = e.value_or(0);
-    }
+    GPUPLAN_TRY(g.matmul_efficiency, optional_share(t, r, "matmul_efficiency"));
+    GPUPLAN_TRY(g.fp8_matmul_efficiency, optional_share(t, r, "fp8_matmul_efficiency"));
     GPUPLAN_TRY(g.verified, boolean(r, "verified"));
     GPUPLAN_TRY(g.notes, r.str("notes"));
     GPUPLAN_TRY(g.source, r.str("source"));

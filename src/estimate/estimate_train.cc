@@ -53,7 +53,7 @@ double train_mfu_for(const Ctx& c, double peak, double gpus) {
   shape.gpus = gpus;
   shape.micro_batch = w.data.micro_batch;
   shape.fused_attention = true;
-  shape.matmul_derate = matmul_derate(c.dev.gpu);
+  shape.matmul_derate = matmul_derate(c.dev.gpu, w.precision);
   const double fitted = train_mfu(peak, c.dev.gpu.memory_bw_gbs, w.recompute, w.model,
                                   w.data.seq_len, w.method, shape) *
                         (dequantised_base(w) ? 0.75 : 1.0);

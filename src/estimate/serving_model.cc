@@ -161,15 +161,14 @@ ServingPoint best_serving_point(const ReplicaModel& r, const workload::Workload&
 }
 
 double kv_sequence_limit(const ReplicaModel& r, const workload::Model& m, double input_tokens,
-                         double output_tokens, KvHold hold) {
-  // A sequence holds input + output tokens at the end of its life, input +
-  // output/2 on average over it (KvHold says which binds), in whole pages:
-  // on average half a page is unused at its end. The cache is what
-  // replica_model() leaves after weights and overhead, less the
-  // activations of one prefill chunk (one layer live at a time).
-  const double output = std::max(1.0, output_tokens);
-  const double footprint = std::max(1.0, input_tokens) +
-                           (hold == KvHold::kWholeLife ? output : output / 2) + kKvPageTokens / 2;
+                         double output_tokens) {
+  // A sequence holds input + output tokens at the end of its life (why that
+  // and not the mean over it: physics.h), in whole pages: on average half a
+  // page is unused at its end. The cache is what replica_model() leaves
+  // after weights and overhead, less the activations of one prefill chunk
+  // (one layer live at a time).
+  const double footprint =
+      std::max(1.0, input_tokens) + std::max(1.0, output_tokens) + kKvPageTokens / 2;
   const double activations = r.gpus * kPrefillChunkTokens * kActivationBytesPerTokenHidden *
                              m.hidden * workload::bytes_per_value(workload::Precision::kFp16);
   const double kv_tokens =
@@ -182,12 +181,10 @@ MaxLoadPoint max_load_point(const ReplicaModel& r, const workload::Model& m, dou
   // Offline max load (vLLM benchmark_throughput, lmdeploy/TensorRT-LLM
   // max-throughput runs): every request is queued, so the engine keeps as
   // many sequences in flight as its KV cache (kv_sequence_limit) and its
-  // max_seqs, when the run had one, allow. Equal requests queued at once
-  // are admitted together and grow in step (or are reserved whole), so
-  // each needs its whole life's tokens.
+  // max_seqs, when the run had one, allow.
   const Traffic t = fixed_lengths(input_tokens, output_tokens);
   MaxLoadPoint best;
-  best.memory_limit = kv_sequence_limit(r, m, t.in_mean, t.out_mean, KvHold::kWholeLife);
+  best.memory_limit = kv_sequence_limit(r, m, t.in_mean, t.out_mean);
   const double cap = held_sequences(best.memory_limit, max_seqs);
   // requests/s(B) = B / (O·d(B) + B·t_p) (header essay); scan B for its
   // maximum among the concurrencies whose TTFT and TPOT keep the run's
@@ -209,7 +206,7 @@ MaxLoadPoint closed_loop_point(const ReplicaModel& r, const workload::Model& m, 
                                double output_tokens, double clients, double max_seqs) {
   const Traffic t = fixed_lengths(input_tokens, output_tokens);
   MaxLoadPoint p;
-  p.memory_limit = kv_sequence_limit(r, m, t.in_mean, t.out_mean, KvHold::kMeanLife);
+  p.memory_limit = kv_sequence_limit(r, m, t.in_mean, t.out_mean);
   const double b = std::min(clients, held_sequences(p.memory_limit, max_seqs));
   if (b < 1) return p;
   const ServingPoint s = point(r, t, b);

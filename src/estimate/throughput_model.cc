@@ -187,9 +187,18 @@ double train_mfu(double peak, double bw_gbs, Recompute r, const workload::Model&
   return mfu * t_compute / (t_compute + m.layers * kTrainLayerOverheadS) / scale;
 }
 
-double matmul_derate(const catalog::Gpu& gpu) {
-  const double e = gpu.matmul_efficiency;
-  return e > 0 ? e / std::clamp(e, kFitMamfLow, kFitMamfHigh) : 1.0;
+double matmul_ceiling(const catalog::Gpu& gpu, workload::Precision p) {
+  if (p == workload::Precision::kFp8 && gpu.fp8_matmul_efficiency > 0)
+    return gpu.fp8_matmul_efficiency;
+  return gpu.matmul_efficiency;
+}
+
+double matmul_derate(const catalog::Gpu& gpu, workload::Precision p) {
+  const double e = matmul_ceiling(gpu, p);
+  if (e <= 0) return 1.0;
+  return p == workload::Precision::kFp8 && gpu.fp8_matmul_efficiency > 0
+             ? e / std::clamp(e, kFitFp8MamfLow, kFitFp8MamfHigh)
+             : e / std::clamp(e, kFitMamfLow, kFitMamfHigh);
 }
 
 double optimizer_step_seconds(double params, workload::Optimizer o, double bw_gbs) {
@@ -263,8 +272,10 @@ Result<ReplicaModel> replica_model(const workload::Workload& w, const catalog::G
   r.gpus = tp;
   const double flop_per_byte = peak * 1e12 / (gpu.memory_bw_gbs * 1e9);
   const double e_c = [&] {
-    double e = kInferMatmulEfficiency * matmul_derate(gpu) /
+    double e = kInferMatmulEfficiency * matmul_derate(gpu, w.precision) /
                (1.0 + kMemoryBoundWork * flop_per_byte * tp / m.hidden);
+    if (const double ceiling = matmul_ceiling(gpu, w.precision); ceiling > 0)
+      e = std::min(e, ceiling);
     auto it = w.overrides.find("serving_compute_efficiency");
     return it != w.overrides.end() ? it->second : e;
   }();

@@ -48,7 +48,7 @@
 //    maximises throughput under memory: the sequences whose paged KV cache
 //    (16-token pages, PagedAttention) fits in what the replica has after
 //    weights, overhead and one prefill chunk's activations, each holding
-//    its input + output tokens (equal requests queued at once grow in
+//    its input + output tokens (equal requests admitted together grow in
 //    step; TensorRT-LLM reserves them whole), capped by the row's optional
 //    `max_seqs` column (the engine's cap on sequences in flight, where it
 //    bound: vLLM 0.6's default --max-num-seqs was 256; blank, memory
@@ -348,7 +348,7 @@ Result<double> predict_train(const Row& row, workload::Workload& w, const catalo
   TrainShape shape;
   shape.gpus = gpus;
   shape.fused_attention = fused;
-  shape.matmul_derate = matmul_derate(gpu);
+  shape.matmul_derate = matmul_derate(gpu, w.precision);
   const auto tp = row.num("tp"), pp = row.num("pp");
   shape.data_parallel_only = tp && pp && *tp == 1 && *pp == 1;
   if (shape.data_parallel_only) {
@@ -451,7 +451,7 @@ Result<double> predict_replica(const Row& row, const workload::Workload& w, cons
   // to input + output tokens (lmdeploy's Llama-2-7B at 64 x 2,048 + 2,048
   // tokens on one A100 80 GB, 512 KiB a token: 30 at a time). A run that
   // fits is unchanged.
-  const double limit = kv_sequence_limit(r, w.model, in, out, KvHold::kWholeLife);
+  const double limit = kv_sequence_limit(r, w.model, in, out);
   const double running = limit >= 1 ? std::min(batch, limit) : batch;
   if (running < batch && load) {
     load->concurrency = running;

@@ -50,18 +50,27 @@ inline constexpr double kInferMatmulEfficiency = 0.95;
 inline constexpr double kInferBandwidthEfficiency = 0.95;
 inline constexpr double kLayerOverheadS = 80e-6;
 
-// ---- The achievable matmul rate: measured, not fitted ---------------------
+// ---- The achievable matmul rate -------------------------------------------
 // The matmul efficiencies above were fitted on rows measured on A100s and
 // H100s, whose maximum achievable matmul FLOPS (MAMF: the best of a brute-
-// force search of matmul shapes, as a share of the datasheet peak; 16-bit)
-// are 80.3 % (H100 SXM) to 86.9 % (A100 SXM) in ml-engineering's table
-// (data/catalog/gpus.csv `matmul_efficiency`, which cites it). So the fit
-// holds for a GPU measured within that range; one measured outside it runs
-// every matmul at its MAMF over the range's nearest end (MI300X, 51.4 %:
-// 0.64; GB200, 72.9 %: 0.91). A GPU nobody measured keeps the fit (1).
+// force search of matmul shapes, as a share of the datasheet peak) are
+// 80.3 % (H100 SXM) to 86.9 % (A100 SXM) in 16 bits and 70.9 % (H100 SXM)
+// to 73.4 % (H200) in FP8 in ml-engineering's table (data/catalog/gpus.csv
+// `matmul_efficiency`, `fp8_matmul_efficiency`, which cite it). The shares
+// are measured; the rule is a modelling choice: the fit holds for a GPU
+// measured within the fit GPUs' range of the precision, and one measured
+// outside it runs every matmul at its share over the range's nearest end
+// (MI300X 51.4 %: 0.64; GB200 72.9 % in 16 bits: 0.91, 72.3 % in FP8: 1).
+// FP8 on a GPU with no FP8 figure uses its 16-bit one; a GPU nobody
+// measured keeps the fit (1).
 inline constexpr double kFitMamfLow = 0.803;
 inline constexpr double kFitMamfHigh = 0.869;
-double matmul_derate(const catalog::Gpu& gpu);
+inline constexpr double kFitFp8MamfLow = 0.709;
+inline constexpr double kFitFp8MamfHigh = 0.734;
+double matmul_derate(const catalog::Gpu& gpu, workload::Precision p);
+// The measured share that applies to precision `p` (matmul_derate's), 0
+// when none was measured: no efficiency may exceed it.
+double matmul_ceiling(const catalog::Gpu& gpu, workload::Precision p);
 
 // ---- Training kernels: derived, not fitted --------------------------------
 // Attention implementations that materialise the s x s scores (everything
@@ -295,20 +304,19 @@ struct LatencyRule {
   double ttft_s = 0;
   double tpot_s = 0;
 };
-// How the sequences in flight hold the KV cache. Admitted together and
-// grown in step (a static batch; an offline run of equal requests, all
-// queued at once, whose sequences finish together and are replaced
-// together), or reserved whole at admission (TensorRT-LLM's default
-// GUARANTEED_NO_EVICT capacity scheduler), each needs its input + output
-// tokens at the end of its life; admitted one by one as others finish
-// (closed-loop clients on a paged engine that allocates as it goes, vLLM,
-// lmdeploy), they hold input + output/2 on average.
-enum class KvHold { kWholeLife, kMeanLife };
 // Sequences of `input_tokens` + `output_tokens` whose paged KV cache fits in
-// the replica at once (half a 16-token page unused each), after one prefill
-// chunk's activations.
+// the replica at once, after one prefill chunk's activations. Each holds its
+// whole life's tokens, input + output (half a 16-token page unused): the
+// requests of a measurement are equal, so those admitted together grow in
+// step and fill their caches together at the end (a static batch; an
+// offline run, every request queued at once; closed-loop clients past what
+// the cache holds, who finish together and are replaced together); a paged
+// engine that admits more must preempt and recompute, and TensorRT-LLM's
+// default capacity scheduler (GUARANTEED_NO_EVICT) reserves input + output
+// at admission. (Staggered sequences of mixed lengths hold input +
+// output/2 on average; no row here measures that.)
 double kv_sequence_limit(const ReplicaModel& r, const workload::Model& m, double input_tokens,
-                         double output_tokens, KvHold hold);
+                         double output_tokens);
 MaxLoadPoint max_load_point(const ReplicaModel& r, const workload::Model& m, double input_tokens,
                             double output_tokens, double max_seqs, LatencyRule rule = {});
 // Closed-loop clients (genai-perf --concurrency, bench_serving
