@@ -604,10 +604,20 @@ TEST(Estimate, MatmulCeilingIsSaidWithItsOverride) {
   Estimate trained = estimate(train("llama-2-7b"), vm("nd", low, 8, true, 0), low, 1);
   ASSERT_NE(it = said(trained, "gpu_matmul_ceiling"), nullptr);
   EXPECT_NE(it->value.find("(override mfu)"), std::string::npos) << it->value;
-  // A GPU nobody measured prints nothing.
+  // A GPU nobody measured prints nothing, and neither does a batch (render)
+  // job, which scales by datasheet rates, not matmuls.
   EXPECT_EQ(said(estimate(serve("llama-3.1-8b", 1), vm("nd", h100(), 1, false, 0), h100(), 1),
                  "gpu_matmul_ceiling"),
             nullptr);
+  workload::Workload frames;
+  frames.kind = Kind::kBatch;
+  frames.data.items = 100;
+  frames.batch.seconds_per_item = 90;
+  frames.batch.reference_gpu = "A10";
+  Estimate rendered = estimate(frames, vm("nd", low, 8, true, 0), low, 1);
+  ASSERT_TRUE(rendered.fits) << rendered.reason;
+  EXPECT_FALSE(rendered.assumptions.empty());
+  EXPECT_EQ(said(rendered, "gpu_matmul_ceiling"), nullptr);
 }
 
 // fp8 weights keep an fp8 KV cache unless the service says its engine's is
