@@ -360,12 +360,13 @@ def gpu_source(src):
 MAMF_SOURCE = ("stas00/ml-engineering compute/accelerator/README.md, revision dated "
                "2026-07-31, 'Maximum Achievable Matmul FLOPS comparison table'")
 # model: (16-bit share, FP8 share or "", what the table's rows say)
+A100_SXM = "BF16 NVIDIA A100 SXM: 271.2 of 312 TFLOPS, torch 2.6.0+cu126"
 MAMF = {
-    "A100-40GB-SXM": ("0.869", "", "BF16 NVIDIA A100 SXM: 271.2 of 312 TFLOPS, torch "
-                      "2.6.0+cu126 (the table does not say which memory size; the GA100 "
-                      "matmul units and clocks are the same)"),
-    "A100-80GB-SXM": ("0.869", "", "BF16 NVIDIA A100 SXM: 271.2 of 312 TFLOPS, torch "
-                      "2.6.0+cu126"),
+    # The table does not say which memory size; the GA100's matmul units and
+    # clocks are the same in both.
+    "A100-40GB-SXM": ("0.869", "", A100_SXM + " (the table does not say which memory size; "
+                      "the GA100 matmul units and clocks are the same)"),
+    "A100-80GB-SXM": ("0.869", "", A100_SXM),
     "A100-80GB-PCIe": ("0.811", "", "BF16 NVIDIA A100 PCIe: 252.9 of 312 TFLOPS, torch "
                        "2.5.1+cu124"),
     "H100-SXM": ("0.803", "0.709", "BF16 NVIDIA H100 SXM: 794.5 of 989 TFLOPS, torch "

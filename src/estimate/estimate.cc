@@ -121,19 +121,16 @@ void add_common(const Ctx& c, const std::string& rate_note, double peak) {
         c.dev.gpu.model + " " + rate_note + ": " + fixed(peak, 1) + " TFLOP/s" +
             (c.dev.per_vm < 1 ? " (x" + fixed(c.dev.per_vm, 4) + " slice)" : ""),
         c.dev.gpu.source.empty() ? "catalog" : c.dev.gpu.source);
-  if (const double ceiling = matmul_ceiling(c.dev.gpu, c.w.precision);
-      c.w.kind != Kind::kBatch && ceiling > 0) {
-    const bool fp8 = c.w.precision == workload::Precision::kFp8;
-    const bool own = !fp8 || c.dev.gpu.fp8_matmul_efficiency > 0;
+  if (const MatmulCeiling mc = matmul_ceiling(c.dev.gpu, c.w.precision);
+      c.w.kind != Kind::kBatch && mc.share > 0) {
+    const bool borrowed = c.w.precision == workload::Precision::kFp8 && !mc.fp8;
     const char* knob = c.w.kind == Kind::kInfer ? "serving_compute_efficiency" : "mfu";
     std::string text =
-        fixed(ceiling * 100, 1) + " % of the " + (fp8 && own ? "FP8" : "16-bit") + " peak" +
-        (own ? "" : " (no FP8 figure: the 16-bit one stands for it)") +
-        "; the fitted efficiencies hold for " +
-        (fp8 && own ? fixed(kFitFp8MamfLow * 100, 1) + "-" + fixed(kFitFp8MamfHigh * 100, 1)
-                    : fixed(kFitMamfLow * 100, 1) + "-" + fixed(kFitMamfHigh * 100, 1)) +
-        (fp8 && own ? " % (H100, H200)" : " % (A100, H100)") + ", so matmuls run at x" +
-        fixed(matmul_derate(c.dev.gpu, c.w.precision), 2);
+        fixed(mc.share * 100, 1) + " % of the " + (mc.fp8 ? "FP8" : "16-bit") + " peak" +
+        (borrowed ? " (no FP8 figure: the 16-bit one stands for it)" : "") +
+        "; the fitted efficiencies hold for " + fixed(mc.fit_low * 100, 1) + "-" +
+        fixed(mc.fit_high * 100, 1) + (mc.fp8 ? " % (H100, H200)" : " % (A100, H100)") +
+        ", so matmuls run at x" + fixed(mc.derate(), 2);
     text += c.w.overrides.count(knob) ? " (not applied: " + std::string(knob) + " is overridden)"
                                       : " (override " + std::string(knob) + ")";
     c.add("gpu_matmul_ceiling", text,

@@ -187,18 +187,21 @@ double train_mfu(double peak, double bw_gbs, Recompute r, const workload::Model&
   return mfu * t_compute / (t_compute + m.layers * kTrainLayerOverheadS) / scale;
 }
 
-double matmul_ceiling(const catalog::Gpu& gpu, workload::Precision p) {
-  if (p == workload::Precision::kFp8 && gpu.fp8_matmul_efficiency > 0)
-    return gpu.fp8_matmul_efficiency;
-  return gpu.matmul_efficiency;
+MatmulCeiling matmul_ceiling(const catalog::Gpu& gpu, workload::Precision p) {
+  MatmulCeiling c;
+  if (p == workload::Precision::kFp8 && gpu.fp8_matmul_efficiency > 0) {
+    c.share = gpu.fp8_matmul_efficiency;
+    c.fp8 = true;
+    c.fit_low = kFitFp8MamfLow;
+    c.fit_high = kFitFp8MamfHigh;
+  } else {
+    c.share = gpu.matmul_efficiency;
+  }
+  return c;
 }
 
-double matmul_derate(const catalog::Gpu& gpu, workload::Precision p) {
-  const double e = matmul_ceiling(gpu, p);
-  if (e <= 0) return 1.0;
-  return p == workload::Precision::kFp8 && gpu.fp8_matmul_efficiency > 0
-             ? e / std::clamp(e, kFitFp8MamfLow, kFitFp8MamfHigh)
-             : e / std::clamp(e, kFitMamfLow, kFitMamfHigh);
+double MatmulCeiling::derate() const {
+  return share > 0 ? share / std::clamp(share, fit_low, fit_high) : 1.0;
 }
 
 double optimizer_step_seconds(double params, workload::Optimizer o, double bw_gbs) {
@@ -274,7 +277,7 @@ Result<ReplicaModel> replica_model(const workload::Workload& w, const catalog::G
   const double e_c = [&] {
     double e = kInferMatmulEfficiency * matmul_derate(gpu, w.precision) /
                (1.0 + kMemoryBoundWork * flop_per_byte * tp / m.hidden);
-    if (const double ceiling = matmul_ceiling(gpu, w.precision); ceiling > 0)
+    if (const double ceiling = matmul_ceiling(gpu, w.precision).share; ceiling > 0)
       e = std::min(e, ceiling);
     auto it = w.overrides.find("serving_compute_efficiency");
     return it != w.overrides.end() ? it->second : e;

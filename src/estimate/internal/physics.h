@@ -67,10 +67,19 @@ inline constexpr double kFitMamfLow = 0.803;
 inline constexpr double kFitMamfHigh = 0.869;
 inline constexpr double kFitFp8MamfLow = 0.709;
 inline constexpr double kFitFp8MamfHigh = 0.734;
-double matmul_derate(const catalog::Gpu& gpu, workload::Precision p);
-// The measured share that applies to precision `p` (matmul_derate's), 0
-// when none was measured: no efficiency may exceed it.
-double matmul_ceiling(const catalog::Gpu& gpu, workload::Precision p);
+// The measured share that applies to precision `p` (0: none measured; no
+// efficiency may exceed it) and the fit range it is judged against.
+struct MatmulCeiling {
+  double share = 0;
+  bool fp8 = false;  // the GPU's FP8 figure against the FP8 range, else 16-bit
+  double fit_low = kFitMamfLow, fit_high = kFitMamfHigh;
+  // share over the range's nearest end; 1 when none was measured.
+  [[nodiscard]] double derate() const;
+};
+MatmulCeiling matmul_ceiling(const catalog::Gpu& gpu, workload::Precision p);
+inline double matmul_derate(const catalog::Gpu& gpu, workload::Precision p) {
+  return matmul_ceiling(gpu, p).derate();
+}
 
 // ---- Training kernels: derived, not fitted --------------------------------
 // Attention implementations that materialise the s x s scores (everything
