@@ -41,6 +41,7 @@
 #include "core/strings.h"
 #include "estimate/internal/estimate_ctx.h"
 #include "estimate/internal/physics.h"
+#include "workload/models.h"
 
 namespace gpuplan::estimate {
 
@@ -112,7 +113,12 @@ void add_common(const Ctx& c, const std::string& rate_note, double peak) {
           m.name + ": " + fixed(m.params_b, 2) + " B params" +
               (m.experts > 1 ? " (" + fixed(m.active_params_b, 2) + " B active)" : "") + ", " +
               std::to_string(m.layers) + " layers, hidden " + std::to_string(m.hidden) + ", " +
-              std::to_string(m.heads) + " heads / " + std::to_string(m.kv_heads) + " KV heads",
+              std::to_string(m.heads) + " heads" +
+              (m.head_dim > 0 ? " of " + std::to_string(m.head_dim) : "") +
+              (workload::latent_attention(m)
+                   ? ", a " + std::to_string(m.kv_lora_rank) + " + " +
+                         std::to_string(m.rope_head_dim) + " latent cached (every rank holds it)"
+                   : " / " + std::to_string(m.kv_heads) + " KV heads"),
           m.params_only ? "shape derived from params_b (h/l = 128, ffn = 4h; docs/workload.md)"
                         : m.source);
     c.add("precision", std::string(workload::to_string(c.w.precision)), "workload file");
@@ -254,10 +260,16 @@ void explain_infer(const Ctx& c, const ServingEstimate& s, const ReplicaModel& m
             ", TPOT " + (w.serving.tpot_ms > 0 ? fixed(w.serving.tpot_ms, 0) + " ms" : "none") +
             " at p" + fixed(w.serving.percentile, 0),
         "workload file");
+  // Per token of a replica, copies over its ranks included.
+  const double copies = workload::kv_replication(w.model, tp);
+  std::string kv_formula = workload::latent_attention(w.model)
+                               ? "layers·(kv_lora_rank + rope_head_dim)·bytes"
+                               : "2·layers·kv_heads·head_dim·bytes (GQA-aware)";
+  if (copies > 1) kv_formula += ", x" + fixed(copies, 0) + ": every copy a rank holds";
   c.add("kv_cache_per_token", fixed(model.kv_bytes_per_token / 1024, 1) + " KiB",
         w.overrides.count("serving_kv_cache_bytes")
             ? "override (workload file): serving_kv_cache_bytes"
-            : "2·layers·kv_heads·head_dim·bytes (GQA-aware)");
+            : kv_formula);
   add_memory(c);
   c.add("serving_efficiency",
         "compute " + fixed(model.flops_per_s / (peak * 1e12 * tp) * 100, 0) +

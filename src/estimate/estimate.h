@@ -162,9 +162,13 @@ struct ReplicaModel {
   int experts = 1, experts_active = 1;  // MoE: FFN experts per layer, routed per token
   double flops_per_token = 0;           // 2 * active params (forward)
   double attn_flops_per_token_ctx = 0;  // extra forward FLOPs per token per context token
-  double kv_bytes_per_token = 0;        // KV cache bytes per token of context
-  double kv_capacity_tokens = 0;        // KV tokens that fit beside weights and overhead
-  double step_overhead_s = 0;           // fixed per-forward cost (kernel launches, sampling)
+  // The same in a decode step, where attention runs at the slower of its
+  // FLOPs and its cache reads (a latent's absorbed attention is the one
+  // whose FLOPs decide: ~240 per byte read for DeepSeek-V3).
+  double attn_decode_flops_per_token_ctx = 0;
+  double kv_bytes_per_token = 0;  // KV cache bytes per token of context
+  double kv_capacity_tokens = 0;  // KV tokens that fit beside weights and overhead
+  double step_overhead_s = 0;     // fixed per-forward cost (kernel launches, sampling)
   // Tensor parallelism: all-reduces per forward pass (2 per layer), their
   // bytes per token, and each all-reduce's cost as the cheaper of NCCL's
   // low-latency and bulk protocols (latency + bytes x seconds per byte).

@@ -403,6 +403,46 @@ TEST(Throughput, MixtureOfExpertsStepsReadTheExpertsTheirTokensTouch) {
   EXPECT_DOUBLE_EQ(dense->step_weight_bytes(7), dense->weight_bytes);
 }
 
+// A latent cache (DeepSeek-V3) is not split by tensor parallelism: every
+// rank stores and reads all of it, so a TP-8 replica holds an eighth of the
+// tokens its free memory would otherwise. Its absorbed attention does
+// 128 x (2 x 512 + 64) x 2 FLOPs per 576 bytes (fp8) read, 484 per byte, over
+// the GPU's balance on one GPU: there a decode step's attention costs its
+// FLOPs. Over 8 ranks each reads all 576 bytes for 16 heads (60 per byte),
+// and the reads decide, as they do for grouped-query attention.
+TEST(Throughput, LatentAttentionIsStoredPerRankAndCostsItsFlops) {
+  catalog::Gpu h200 = h100();
+  h200.model = "H200-SXM";
+  h200.memory_gib = 141;
+  h200.memory_bw_gbs = 4800;
+  const double b = 32, ctx = 8192;
+  const double flops_per_layer = 4.0 * 128 * (2 * 512 + 64) / 2.0;
+  workload::Workload w = serve("deepseek-v3", 1);
+  w.precision = Precision::kFp8;
+  auto tp8 = replica_model(w, h200, true, 8);
+  ASSERT_TRUE(tp8) << tp8.error().to_string();
+  EXPECT_DOUBLE_EQ(tp8->kv_bytes_per_token, 8 * 61.0 * (512 + 64));  // fp8 cache, x 8 ranks
+  EXPECT_DOUBLE_EQ(tp8->attn_decode_flops_per_token_ctx, 61 * flops_per_layer);
+  EXPECT_NEAR(tp8->decode_step_seconds(b, ctx) - tp8->decode_step_seconds(b, 0),
+              b * ctx * tp8->kv_bytes_per_token / tp8->bytes_per_s, 1e-12);
+  // Its first four layers (three dense, one MoE: 12 B) on one GPU.
+  w.model.layers = 4;
+  w.model.params_b = workload::params_from_architecture(w.model, false);
+  w.model.active_params_b = workload::params_from_architecture(w.model, true);
+  auto one = replica_model(w, h200, true, 1);
+  ASSERT_TRUE(one) << one.error().to_string();
+  const double attention = one->decode_step_seconds(b, ctx) - one->decode_step_seconds(b, 0);
+  EXPECT_NEAR(attention, b * ctx * 4 * flops_per_layer / one->flops_per_s, 1e-12);
+  EXPECT_GT(attention, 1.2 * b * ctx * one->kv_bytes_per_token / one->bytes_per_s);
+  workload::Workload g = serve("llama-3.1-70b", 1);
+  g.precision = Precision::kFp8;
+  auto q = replica_model(g, h200, true, 8);
+  ASSERT_TRUE(q);
+  EXPECT_DOUBLE_EQ(q->kv_bytes_per_token, 2.0 * 80 * 8 * 128);  // split over the ranks
+  EXPECT_NEAR(q->decode_step_seconds(b, ctx) - q->decode_step_seconds(b, 0),
+              b * ctx * q->kv_bytes_per_token / q->bytes_per_s, 1e-12);
+}
+
 // FP8 training runs the linear layers' GEMMs in FP8 and attention in BF16
 // (Transformer Engine): the model's FLOPs run at a blend of the two peaks,
 // nearer BF16 the longer the sequence; other precisions keep their peak.

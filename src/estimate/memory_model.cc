@@ -45,6 +45,7 @@
 #include <cmath>
 
 #include "estimate/internal/physics.h"
+#include "workload/models.h"
 
 namespace gpuplan::estimate::internal {
 
@@ -72,11 +73,21 @@ double optimizer_bytes(Optimizer o, bool fp32) {
 
 // Trainable LoRA parameters: rank r on q, k, v, o and every FFN matrix.
 double lora_params(const workload::Model& m, int rank) {
+  // Adapters on q and o (hidden x heads x head_size), k and v (hidden x
+  // kv_heads x head_size) and every FFN matrix of every expert.
   const double h = m.hidden;
-  const double kv = static_cast<double>(m.kv_heads) * (h / m.heads);
-  const double attn = rank * ((h + h) * 2 + (h + kv) * 2);
-  const double ffn = rank * (h + m.ffn) * (m.gated_ffn ? 3 : 2) * m.experts;
-  return m.layers * (attn + ffn);
+  const double q = m.heads * workload::head_size(m);
+  const double kv = m.kv_heads * workload::head_size(m);
+  const double attn = rank * ((h + q) * 2 + (h + kv) * 2);
+  const double mats = m.gated_ffn ? 3 : 2;
+  double ffn = m.layers * rank * (h + m.ffn) * mats;
+  if (m.experts > 1) {
+    const double dense = std::clamp(m.dense_layers, 0, m.layers);
+    const double expert = m.expert_ffn > 0 ? m.expert_ffn : m.ffn;
+    ffn = dense * rank * (h + m.ffn) * mats +
+          (m.layers - dense) * rank * (h + expert) * mats * (m.experts + m.shared_experts);
+  }
+  return m.layers * attn + ffn;
 }
 
 }  // namespace gpuplan::estimate::internal
@@ -111,8 +122,7 @@ double kv_value_bytes(Precision p) {
 }
 
 double kv_bytes_per_token(const workload::Model& m, double value_bytes) {
-  const double head_dim = static_cast<double>(m.hidden) / m.heads;
-  return 2.0 * m.layers * m.kv_heads * head_dim * value_bytes;
+  return workload::kv_values_per_token(m) * value_bytes;
 }
 
 MemoryBreakdown train_memory(const workload::Workload& w, const Layout& layout) {
@@ -154,8 +164,10 @@ MemoryBreakdown train_memory(const workload::Workload& w, const Layout& layout) 
   const double b = w.data.micro_batch;
   const double h = m.hidden;
   const double a = m.heads;
-  const double mlp =
-      (3.0 + 4.0 * m.ffn / h * (m.gated_ffn ? 1.5 : 1.0)) * (m.experts > 1 ? m.experts_active : 1);
+  // A mixture of experts stores each token once per expert it passes.
+  const double copies = m.experts > 1 ? m.experts_active + m.shared_experts : 1;
+  const double ffn = workload::ffn_width_per_token(m) / copies;
+  const double mlp = (3.0 + 4.0 * ffn / h * (m.gated_ffn ? 1.5 : 1.0)) * copies;
   const double per_token_layer = 11.0 + mlp + 4.0;  // = 34 for ffn = 4h, dense
   double per_layer = 0;
   switch (w.recompute) {

@@ -67,6 +67,7 @@
 
 #include "core/strings.h"
 #include "estimate/internal/physics.h"
+#include "workload/models.h"
 
 namespace gpuplan::estimate::internal {
 
@@ -136,14 +137,15 @@ double matmul_params(const workload::Model& m) {
 
 double train_flops_per_token(const workload::Model& m, int seq_len, Method method) {
   const double n = matmul_params(m) * 1e9;
-  const double attn = 12.0 * m.layers * m.hidden * static_cast<double>(seq_len);
+  const double attn = 12.0 * m.layers * workload::attention_width(m) * static_cast<double>(seq_len);
   if (method == Method::kFull) return 6.0 * n + attn;
   return 4.0 * n + attn * 2.0 / 3.0;
 }
 
 double hardware_flops_per_token(const workload::Model& m, int seq_len, Method method, Recompute r) {
   const double n = matmul_params(m) * 1e9;
-  const double fwd_attn = 4.0 * m.layers * m.hidden * static_cast<double>(seq_len);
+  const double fwd_attn =
+      4.0 * m.layers * workload::attention_width(m) * static_cast<double>(seq_len);
   const double model = train_flops_per_token(m, seq_len, method);
   switch (r) {
     case Recompute::kNone:
@@ -248,9 +250,10 @@ double ReplicaModel::decode_step_seconds(double batch, double context) const {
   const double b = std::max(1.0, batch);
   // MoE at small batch reads only the routed experts; at large batch all.
   const double w = step_weight_bytes(b);
+  const double attention =
+      std::max(kv_bytes_per_token / bytes_per_s, attn_decode_flops_per_token_ctx / flops_per_s);
   return w / bytes_per_s + b * flops_per_token / flops_per_s +
-         b * std::max(0.0, context) * kv_bytes_per_token / bytes_per_s + step_overhead_s +
-         tp_comm_seconds(b);
+         b * std::max(0.0, context) * attention + step_overhead_s + tp_comm_seconds(b);
 }
 
 double ReplicaModel::max_batch(double context) const {
@@ -293,12 +296,16 @@ Result<ReplicaModel> replica_model(const workload::Workload& w, const catalog::G
   r.experts = std::max(1, m.experts);
   r.experts_active = std::clamp(m.experts_active, 1, r.experts);
   r.flops_per_token = 2.0 * matmul_params(m) * 1e9;
-  r.attn_flops_per_token_ctx = 4.0 * m.layers * m.hidden;
+  r.attn_flops_per_token_ctx = 4.0 * m.layers * workload::attention_width(m);
+  r.attn_decode_flops_per_token_ctx = 4.0 * m.layers * workload::decode_attention_width(m);
   // The engine's KV-cache type where the workload states it (vLLM keeps a
   // 16-bit cache for fp8 weights unless --kv-cache-dtype fp8).
   const auto kv = w.overrides.find("serving_kv_cache_bytes");
+  // Per token of the replica: a cache that tensor parallelism cannot split
+  // (a latent, or fewer KV heads than ranks) is stored, and read, per rank.
   r.kv_bytes_per_token =
-      kv_bytes_per_token(m, kv != w.overrides.end() ? kv->second : kv_value_bytes(w.precision));
+      kv_bytes_per_token(m, kv != w.overrides.end() ? kv->second : kv_value_bytes(w.precision)) *
+      workload::kv_replication(m, tp);
   r.step_overhead_s = m.layers * kLayerOverheadS;
   if (tp > 1) {
     // Two all-reduces per layer (after attention and after the MLP, Shoeybi

@@ -139,14 +139,28 @@ Result<workload::Model> row_model(const Row& row) {
       m.vocab <= 0) {
     return invalid_argument("architecture columns must be positive");
   }
-  if (m.hidden % m.heads != 0 || m.heads % m.kv_heads != 0) {
+  m.max_context = 1 << 20;
+  // A built-in model of the row's name and shape lends what the columns
+  // cannot say: head size, expert sizes, shared experts, dense layers, a
+  // latent cache (a Qwen3 row's hidden / heads is not its head_dim) — and,
+  // without the `experts` and `experts_active` columns (FFN experts per
+  // layer, routed per token), its counts (an MLPerf Mixtral 8x7B row
+  // written with its config's columns read as a dense 7 B model).
+  const workload::Model* b = workload::find_model(m.name);
+  if (b && (b->layers != m.layers || b->hidden != m.hidden)) b = nullptr;
+  if (b) {
+    m.head_dim = b->head_dim;
+    m.expert_ffn = b->expert_ffn;
+    m.shared_experts = b->shared_experts;
+    m.dense_layers = b->dense_layers;
+    m.kv_lora_rank = b->kv_lora_rank;
+    m.q_lora_rank = b->q_lora_rank;
+    m.rope_head_dim = b->rope_head_dim;
+    m.v_head_dim = b->v_head_dim;
+  }
+  if ((m.head_dim == 0 && m.hidden % m.heads != 0) || m.heads % m.kv_heads != 0) {
     return invalid_argument("heads/kv_heads do not divide hidden/heads");
   }
-  m.max_context = 1 << 20;
-  // Mixture of experts: the `experts` and `experts_active` columns (FFN
-  // experts per layer, routed per token); without them, a built-in model
-  // of the row's name and shape lends its counts (an MLPerf Mixtral 8x7B
-  // row written with its config's columns read as a dense 7 B model).
   const auto experts = row.num("experts");
   const auto routed = row.num("experts_active");
   if (experts || routed) {
@@ -154,11 +168,11 @@ Result<workload::Model> row_model(const Row& row) {
     if (*routed > *experts) return invalid_argument("experts_active is over experts");
     m.experts = static_cast<int>(*experts);
     m.experts_active = static_cast<int>(*routed);
-  } else if (const workload::Model* b = workload::find_model(m.name);
-             b && b->experts > 1 && b->layers == m.layers && b->hidden == m.hidden) {
+  } else if (b && b->experts > 1) {
     m.experts = b->experts;
     m.experts_active = b->experts_active;
   }
+  if (m.experts <= 1) m.expert_ffn = m.shared_experts = m.dense_layers = 0;
   double best = 1e300;
   workload::Model chosen = m;
   for (bool gated : {false, true}) {
@@ -325,7 +339,8 @@ Result<DataParallelStep> data_parallel_step(const Row& row, const workload::Work
   }
   const double buckets = std::max(1.0, std::ceil(bytes / 25e6));
   const double t = buckets * allreduce_seconds(bytes / buckets, dp, link);
-  const double fwd = 2.0 * matmul_params(m) * 1e9 + 4.0 * m.layers * m.hidden * w.data.seq_len;
+  const double fwd =
+      2.0 * matmul_params(m) * 1e9 + 4.0 * m.layers * workload::attention_width(m) * w.data.seq_len;
   s.t_allreduce = std::max(0.0, t - (1.0 - fwd / f) * s.t_compute);
   return s;
 }

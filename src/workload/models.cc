@@ -70,6 +70,58 @@ constexpr Row kRows[] = {
   {"phi-3-mini", "Phi-3 mini 3.8B", 32, 3072, 32, 32, 8192, 32064, 131072, 1, 1, true, false, "microsoft/Phi-3-mini-128k-instruct config.json"},
   {"codellama-34b", "Code Llama 34B", 48, 8192, 64, 8, 22016, 32000, 16384, 1, 1, true, false, "codellama/CodeLlama-34b-hf config.json"},
   {"gpt-j-6b",   "GPT-J 6B",   28, 4096, 16, 16, 16384, 50400, 2048, 1, 1, false, false, "EleutherAI/gpt-j-6b config.json (n_inner null: 4 x n_embd; lm_head untied); MLPerf Inference's gptj"},
+  // Released 2024-2025; shapes beyond hidden / heads and plain experts are
+  // in kShapes below. DeepSeek-V3 and R1: 671 B, 37 B activated (README).
+  {"deepseek-v3", "DeepSeek-V3", 61, 7168, 128, 128, 18432, 129280, 163840, 256, 8, true, false, "deepseek-ai/DeepSeek-V3 inference/configs/config_671B.json and config.json (first 3 layers dense; MTP layer not counted)"},
+  {"deepseek-r1", "DeepSeek-R1", 61, 7168, 128, 128, 18432, 129280, 163840, 256, 8, true, false, "deepseek-ai/DeepSeek-R1 README: trained from DeepSeek-V3-Base, its architecture (config_671B.json)"},
+  // Qwen3 (Qwen/Qwen3-* config.json, transformers 4.51; 32,768 native
+  // context, 40,960 positions)
+  {"qwen3-8b",   "Qwen3 8B",   36, 4096, 32, 8, 12288, 151936, 40960, 1, 1, true, false, "Qwen/Qwen3-8B config.json (head_dim 128)"},
+  {"qwen3-14b",  "Qwen3 14B",  40, 5120, 40, 8, 17408, 151936, 40960, 1, 1, true, false, "Qwen/Qwen3-14B config.json (head_dim 128)"},
+  {"qwen3-32b",  "Qwen3 32B",  64, 5120, 64, 8, 25600, 151936, 40960, 1, 1, true, false, "Qwen/Qwen3-32B config.json (head_dim 128)"},
+  {"qwen3-30b-a3b",   "Qwen3 30B-A3B",   48, 2048, 32, 4,  6144, 151936, 40960, 128, 8, true, false, "Qwen/Qwen3-30B-A3B config.json (head_dim 128, moe_intermediate_size 768, every layer MoE)"},
+  {"qwen3-235b-a22b", "Qwen3 235B-A22B", 94, 4096, 64, 4, 12288, 151936, 40960, 128, 8, true, false, "Qwen/Qwen3-235B-A22B config.json (head_dim 128, moe_intermediate_size 1536, every layer MoE)"},
+  // OpenAI gpt-oss (openai/gpt-oss gpt_oss/torch/model.py; config.json):
+  // every layer MoE, experts of 2880; half the layers attend over a
+  // 128-token window, which the KV cache here does not model (it counts
+  // every layer's cache in full: an over-count up to 2x at long context)
+  {"gpt-oss-120b", "gpt-oss-120b", 36, 2880, 64, 8, 2880, 201088, 131072, 128, 4, true, false, "openai/gpt-oss-120b config.json; openai/gpt-oss model.py (head_dim 64)"},
+  {"gpt-oss-20b",  "gpt-oss-20b",  24, 2880, 64, 8, 2880, 201088, 131072,  32, 4, true, false, "openai/gpt-oss-20b config.json; openai/gpt-oss model.py (head_dim 64)"},
+  // Meta Llama 4 (meta-llama/llama-models models/llama4; config.json
+  // text_config): one routed and one shared expert of 8192 per MoE layer,
+  // dense layers of 16384 (intermediate_size_mlp); chunked attention (8192)
+  // on 3 of 4 layers is not modelled (the cache is counted in full)
+  {"llama-4-scout",    "Llama 4 Scout 17B-16E",     48, 5120, 40, 8, 16384, 202048, 10485760,  16, 1, true, false, "meta-llama/Llama-4-Scout-17B-16E config.json; llama-models MODEL_CARD.md (109 B total, 17 B active)"},
+  {"llama-4-maverick", "Llama 4 Maverick 17B-128E", 48, 5120, 40, 8, 16384, 202048,  1048576, 128, 1, true, false, "meta-llama/Llama-4-Maverick-17B-128E config.json (interleave_moe_layer_step 2); MODEL_CARD.md (400 B total, 17 B active)"},
+  // Dense, 2025
+  {"gemma-3-27b",      "Gemma 3 27B",     62, 5376, 32, 16, 21504, 262208, 131072, 1, 1, true, true,  "google/gemma-3-27b-it config.json text_config; google/gemma_pytorch config.py get_config_for_27b_v3 (head_dim 128; 5 of 6 layers attend over a 1024-token window, not modelled)"},
+  {"phi-4",            "Phi-4 14B",       40, 5120, 40, 10, 17920, 100352,  16384, 1, 1, true, false, "microsoft/phi-4 config.json"},
+  {"mistral-small-24b","Mistral Small 24B", 40, 5120, 32,  8, 32768, 131072, 32768, 1, 1, true, false, "mistralai/Mistral-Small-24B-Instruct-2501 config.json (head_dim 128)"},
+};
+
+// Shapes the rows above cannot say (Model's fields of the same names).
+struct Shape {
+  const char* name;
+  int head_dim, expert_ffn, shared_experts, dense_layers;
+  int kv_lora_rank, q_lora_rank, rope_head_dim, v_head_dim;
+};
+constexpr Shape kShapes[] = {
+  // DeepSeek-V3 config_671B.json: moe_inter_dim 2048, n_shared_experts 1,
+  // n_dense_layers 3; MLA q_lora_rank 1536, kv_lora_rank 512,
+  // qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128.
+  {"deepseek-v3", 128, 2048, 1, 3, 512, 1536, 64, 128},
+  {"deepseek-r1", 128, 2048, 1, 3, 512, 1536, 64, 128},
+  {"qwen3-8b", 128, 0, 0, 0, 0, 0, 0, 0},
+  {"qwen3-14b", 128, 0, 0, 0, 0, 0, 0, 0},
+  {"qwen3-32b", 128, 0, 0, 0, 0, 0, 0, 0},
+  {"qwen3-30b-a3b", 128, 768, 0, 0, 0, 0, 0, 0},
+  {"qwen3-235b-a22b", 128, 1536, 0, 0, 0, 0, 0, 0},
+  {"gpt-oss-120b", 64, 0, 0, 0, 0, 0, 0, 0},
+  {"gpt-oss-20b", 64, 0, 0, 0, 0, 0, 0, 0},
+  {"llama-4-scout", 128, 8192, 1, 0, 0, 0, 0, 0},
+  {"llama-4-maverick", 128, 8192, 1, 24, 0, 0, 0, 0},
+  {"gemma-3-27b", 128, 0, 0, 0, 0, 0, 0, 0},
+  {"mistral-small-24b", 128, 0, 0, 0, 0, 0, 0, 0},
 };
 // clang-format on
 
@@ -100,6 +152,17 @@ std::vector<Model> build() {
     m.gated_ffn = r.gated;
     m.tied_embeddings = r.tied;
     m.source = r.source;
+    for (const Shape& x : kShapes) {
+      if (std::string_view(x.name) != r.name) continue;
+      m.head_dim = x.head_dim;
+      m.expert_ffn = x.expert_ffn;
+      m.shared_experts = x.shared_experts;
+      m.dense_layers = x.dense_layers;
+      m.kv_lora_rank = x.kv_lora_rank;
+      m.q_lora_rank = x.q_lora_rank;
+      m.rope_head_dim = x.rope_head_dim;
+      m.v_head_dim = x.v_head_dim;
+    }
     m.params_b = params_from_architecture(m, false);
     m.active_params_b = params_from_architecture(m, true);
     models.push_back(std::move(m));
@@ -109,16 +172,73 @@ std::vector<Model> build() {
 
 }  // namespace
 
+double head_size(const Model& m) {
+  if (m.head_dim > 0) return m.head_dim;
+  return m.heads > 0 ? static_cast<double>(m.hidden) / m.heads : 0;
+}
+
+bool latent_attention(const Model& m) { return m.kv_lora_rank > 0; }
+
+namespace {
+double value_head(const Model& m) { return m.v_head_dim > 0 ? m.v_head_dim : head_size(m); }
+}  // namespace
+
+double kv_values_per_token(const Model& m) {
+  if (latent_attention(m))
+    return static_cast<double>(m.layers) * (m.kv_lora_rank + m.rope_head_dim);
+  return 2.0 * m.layers * m.kv_heads * head_size(m);
+}
+
+double attention_width(const Model& m) {
+  if (latent_attention(m)) return m.heads * (head_size(m) + m.rope_head_dim + value_head(m)) / 2.0;
+  return m.heads * head_size(m);
+}
+
+double decode_attention_width(const Model& m) {
+  if (latent_attention(m)) return m.heads * (2.0 * m.kv_lora_rank + m.rope_head_dim) / 2.0;
+  return attention_width(m);
+}
+
+double ffn_width_per_token(const Model& m) {
+  if (m.experts <= 1 || m.layers <= 0) return m.ffn;
+  const double expert = m.expert_ffn > 0 ? m.expert_ffn : m.ffn;
+  const double dense = std::clamp(m.dense_layers, 0, m.layers);
+  return (dense * m.ffn + (m.layers - dense) * expert * (m.experts_active + m.shared_experts)) /
+         m.layers;
+}
+
+double kv_replication(const Model& m, int tp) {
+  if (tp <= 1) return 1;
+  if (latent_attention(m)) return tp;
+  return m.kv_heads > 0 && m.kv_heads < tp ? static_cast<double>(tp) / m.kv_heads : 1;
+}
+
 double params_from_architecture(const Model& m, bool active) {
   const double h = m.hidden;
-  const double head_dim = m.heads > 0 ? h / m.heads : 0;
+  const double hd = head_size(m);
   const double embed = static_cast<double>(m.vocab) * h * (m.tied_embeddings ? 1 : 2);
-  const double attn = h * h * 2 + 2 * h * m.kv_heads * head_dim;
-  const double experts = active ? m.experts_active : m.experts;
-  const double ffn = (m.gated_ffn ? 3.0 : 2.0) * h * m.ffn * experts;
-  const double router = m.experts > 1 ? h * m.experts : 0;
+  double attn = 2 * h * m.heads * hd + 2 * h * m.kv_heads * hd;  // q, o; k, v
+  if (latent_attention(m)) {
+    // DeepSeek-V2 §2.1.2-2.1.3: queries through a q_lora_rank latent (or
+    // directly), keys and values through the cached kv_lora_rank latent
+    // (each latent with its RMSNorm), a shared rotary key, the output.
+    const double qk = hd + m.rope_head_dim, v = value_head(m);
+    const double q = m.q_lora_rank > 0
+                         ? h * m.q_lora_rank + m.q_lora_rank + m.q_lora_rank * m.heads * qk
+                         : h * m.heads * qk;
+    attn = q + h * (m.kv_lora_rank + m.rope_head_dim) + m.kv_lora_rank +
+           m.kv_lora_rank * m.heads * (hd + v) + m.heads * v * h;
+  }
+  const double mats = m.gated_ffn ? 3.0 : 2.0;
+  double ffn = m.layers * mats * h * m.ffn;
+  if (m.experts > 1) {
+    const double dense = std::clamp(m.dense_layers, 0, m.layers);
+    const double expert = mats * h * (m.expert_ffn > 0 ? m.expert_ffn : m.ffn);
+    const double experts = (active ? m.experts_active : m.experts) + m.shared_experts;
+    ffn = dense * mats * h * m.ffn + (m.layers - dense) * (expert * experts + h * m.experts);
+  }
   const double norms = 2 * h;
-  return (embed + m.layers * (attn + ffn + router + norms) + h) / 1e9;
+  return (embed + m.layers * (attn + norms) + ffn + h) / 1e9;
 }
 
 void shape_from_params(Model& m) {
@@ -162,13 +282,19 @@ namespace {
 // quantised upload (its weights' precision is the workload's `precision`).
 // MLPerf Inference names a benchmark by its model and accuracy target
 // ("llama2-70b-99", "llama2-70b-99.9": 99 % or 99.9 % of the reference's
-// score), which is no part of the architecture either.
+// score), which is no part of the architecture either. Nor is a dated
+// revision of four digits (Qwen3's "2507", DeepSeek-V3's "0324",
+// Mistral's "2501") or a reasoning tune ("thinking").
 bool release_tag(std::string_view t) {
   static constexpr std::string_view kTags[] = {"instruct", "chat", "hf",   "it",   "base",
                                                "fp8",      "awq",  "gptq", "gguf", "bnb",
-                                               "4bit",     "8bit", "99",   "99.9"};
+                                               "4bit",     "8bit", "99",   "99.9", "thinking"};
   for (std::string_view k : kTags)
     if (t == k) return true;
+  if (t.size() == 4 && std::all_of(t.begin(), t.end(), [](char c) {
+        return std::isdigit(static_cast<unsigned char>(c)) != 0;
+      }))
+    return true;
   const auto digits_then = [&](size_t from, std::string_view rest) {
     size_t i = from;
     while (i < t.size() && (std::isdigit(static_cast<unsigned char>(t[i])) || t[i] == '.')) ++i;
@@ -180,31 +306,40 @@ bool release_tag(std::string_view t) {
 // A Hugging Face repository id as a built-in name: "meta-llama/
 // Meta-Llama-3.1-8B-Instruct" -> "llama-3.1-8b", "mistralai/
 // Mixtral-8x7B-Instruct-v0.1" -> "mixtral-8x7b", "microsoft/
-// Phi-3-mini-4k-instruct" -> "phi-3-mini".
-std::string base_name(std::string_view name) {
+// Phi-3-mini-4k-instruct" -> "phi-3-mini". Every name on the way, the
+// fewest tags taken off first: a model's own name may end in what reads as
+// a tag ("deepseek-v3-0324" is "deepseek-v3", not "deepseek").
+std::vector<std::string> base_names(std::string_view name) {
   std::string s = strings::to_lower(strings::trim(name));
   if (const size_t slash = s.rfind('/'); slash != std::string::npos) s.erase(0, slash + 1);
   // Tags follow a space or an underscore as well ("Llama 3.1 70B Instruct FP8").
   std::replace(s.begin(), s.end(), ' ', '-');
   std::replace(s.begin(), s.end(), '_', '-');
   if (s.rfind("meta-", 0) == 0) s.erase(0, 5);
+  std::vector<std::string> names = {s};
   for (;;) {
     const size_t dash = s.rfind('-');
     if (dash == std::string::npos || !release_tag(std::string_view(s).substr(dash + 1))) break;
     s.erase(dash);
+    names.push_back(s);
   }
-  return s;
+  return names;
 }
 
 }  // namespace
 
 const Model* find_model(std::string_view name) {
-  // MLPerf Inference's benchmark names that are not the model's own.
+  // MLPerf Inference's benchmark names that are not the model's own, and
+  // Llama 4's repository names, which carry the active size and experts.
   static constexpr std::pair<std::string_view, std::string_view> kAliases[] = {
-      {"gptj", "gpt-j-6b"}};
-  for (const auto& [alias, builtin] : kAliases)
-    if (key(base_name(name)) == key(alias)) return find_model(builtin);
-  for (const std::string& k : {key(name), key(base_name(name))}) {
+      {"gptj", "gpt-j-6b"},
+      {"llama-4-scout-17b-16e", "llama-4-scout"},
+      {"llama-4-maverick-17b-128e", "llama-4-maverick"}};
+  std::vector<std::string> keys = {key(name)};
+  for (const std::string& b : base_names(name)) keys.push_back(key(b));
+  for (const std::string& k : keys) {
+    for (const auto& [alias, builtin] : kAliases)
+      if (k == key(alias)) return find_model(builtin);
     for (const Model& m : builtin_models()) {
       if (key(m.name) == k) return &m;
     }

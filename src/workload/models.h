@@ -20,10 +20,39 @@ namespace gpuplan::workload {
 
 // Parameter count implied by an architecture, in billions: embeddings
 // (untied input + output, vocab*hidden each), per layer attention
-// (hidden*(2*hidden + 2*kv_heads*head_dim)) and FFN (3 or 2 matrices of
-// hidden*ffn, times experts), and norms. `active` counts experts_active
-// experts instead of all of them.
+// (hidden*(2*heads*head_dim + 2*kv_heads*head_dim), or multi-head latent
+// attention's projections) and FFN (3 or 2 matrices of hidden*ffn; in a
+// mixture of experts, hidden*expert_ffn per routed and shared expert and a
+// router, except in its dense layers), and norms. `active` counts
+// experts_active routed experts instead of all of them.
 [[nodiscard]] double params_from_architecture(const Model& m, bool active);
+
+// Size of one attention head: head_dim, else hidden / heads.
+[[nodiscard]] double head_size(const Model& m);
+// Whether the model caches a shared latent (multi-head latent attention).
+[[nodiscard]] bool latent_attention(const Model& m);
+// Values the KV cache holds per token, over all layers: 2 x kv_heads x
+// head_size per layer, or kv_lora_rank + rope_head_dim with a latent.
+[[nodiscard]] double kv_values_per_token(const Model& m);
+// Attention's FLOPs per (query, context) token pair are 4 x layers x this:
+// heads x head_size (QK^T and AV, 2 FLOPs a multiply-add); a latent model
+// computed per head (prefill, training) has keys of head_dim + rope_head_dim
+// and values of v_head_dim, so half their sum per head.
+[[nodiscard]] double attention_width(const Model& m);
+// The same for one decode step of a latent model, which multiplies the
+// query into the latent instead of expanding every cached token per head
+// (DeepSeek-V2 §2.1.2, "absorbed"): scores over kv_lora_rank + rope_head_dim
+// and values over kv_lora_rank per head. attention_width() otherwise.
+[[nodiscard]] double decode_attention_width(const Model& m);
+// Mean FFN inner width a token passes through per layer: ffn, or in a
+// mixture of experts the dense layers' ffn and the MoE layers' expert_ffn x
+// (experts_active + shared_experts).
+[[nodiscard]] double ffn_width_per_token(const Model& m);
+// How many times tensor parallelism over `tp` GPUs stores the KV cache: a
+// latent is not split by heads, so every rank holds all of it (tp); with
+// fewer KV heads than ranks each head is copied to tp / kv_heads ranks
+// (vLLM and TensorRT-LLM replicate KV heads so); else once.
+[[nodiscard]] double kv_replication(const Model& m, int tp);
 
 // Derives a shape from m.params_b alone (documented in docs/workload.md):
 // hidden h with 12·h³/128 + 2·vocab·h = P (non-embedding 12·l·h² at

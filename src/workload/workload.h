@@ -63,6 +63,20 @@ struct Model {
   int experts_active = 1;        // experts routed per token
   bool gated_ffn = true;         // SwiGLU/GeGLU (3 FFN matrices) vs 2
   bool tied_embeddings = false;  // input and output embeddings share weights
+  // Shapes beyond the classic decoder (0 = the default in the comment).
+  int head_dim = 0;        // per attention head; hidden / heads when 0 (Qwen3 and
+                           // gpt-oss set it: heads x head_dim != hidden)
+  int expert_ffn = 0;      // FFN inner size of each routed or shared expert; ffn when 0
+  int shared_experts = 0;  // experts every token passes besides its routed ones
+  int dense_layers = 0;    // layers of a mixture of experts whose FFN is dense (size ffn)
+  // Multi-head latent attention (DeepSeek-V2/V3, Liu et al. 2024 §2.1): every
+  // layer caches one kv_lora_rank latent and a rope_head_dim rotary key per
+  // token, shared by all heads; head_dim is then the query/key part without
+  // rotary embedding (qk_nope_head_dim). 0 = grouped-query attention.
+  int kv_lora_rank = 0;
+  int q_lora_rank = 0;  // 0: queries projected from the hidden state directly
+  int rope_head_dim = 0;
+  int v_head_dim = 0;  // value head size; head_dim when 0
   // True when only params_b was given (no architecture): the estimator then
   // derives a shape from params_b and says so in its assumptions.
   bool params_only = false;

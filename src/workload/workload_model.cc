@@ -127,6 +127,14 @@ Status read_model_keys(const Reader& r, const YAML::Node& node, const std::strin
                     if (k == "max_context") m.max_context = x;
                     if (k == "experts") m.experts = x, keys.any_arch = true;
                     if (k == "experts_active") m.experts_active = x, keys.any_arch = true;
+                    if (k == "head_dim") m.head_dim = x, keys.any_arch = true;
+                    if (k == "expert_ffn") m.expert_ffn = x, keys.any_arch = true;
+                    if (k == "shared_experts") m.shared_experts = x, keys.any_arch = true;
+                    if (k == "dense_layers") m.dense_layers = x, keys.any_arch = true;
+                    if (k == "kv_lora_rank") m.kv_lora_rank = x, keys.any_arch = true;
+                    if (k == "q_lora_rank") m.q_lora_rank = x, keys.any_arch = true;
+                    if (k == "rope_head_dim") m.rope_head_dim = x, keys.any_arch = true;
+                    if (k == "v_head_dim") m.v_head_dim = x, keys.any_arch = true;
                     return {};
                   });
 }
@@ -150,10 +158,10 @@ Status complete_architecture(const Reader& r, const YAML::Node& node, Model& m) 
 
 // The shape must be one a transformer can have.
 Status check_shape(const Reader& r, const YAML::Node& node, const Model& m) {
-  if (m.hidden % m.heads != 0) {
+  if (m.head_dim == 0 && m.hidden % m.heads != 0) {
     return r.error(r.key_node(node, "heads"), "model.heads",
                    "hidden (" + std::to_string(m.hidden) + ") must be a multiple of heads (" +
-                       std::to_string(m.heads) + ")");
+                       std::to_string(m.heads) + ") unless head_dim is given");
   }
   if (m.kv_heads > m.heads || m.heads % m.kv_heads != 0) {
     return r.error(r.key_node(node, "kv_heads"), "model.kv_heads",
@@ -162,6 +170,30 @@ Status check_shape(const Reader& r, const YAML::Node& node, const Model& m) {
   if (m.experts_active > m.experts) {
     return r.error(r.key_node(node, "experts_active"), "model.experts_active",
                    "experts_active must not exceed experts");
+  }
+  for (const char* k : {"expert_ffn", "shared_experts", "dense_layers"}) {
+    if (m.experts <= 1 && node[k]) {
+      return r.error(r.key_node(node, k), std::string("model.") + k,
+                     std::string(k) + " describes a mixture of experts: give experts (> 1) too");
+    }
+  }
+  if (m.dense_layers >= m.layers && m.experts > 1) {
+    return r.error(r.key_node(node, "dense_layers"), "model.dense_layers",
+                   "dense_layers must leave at least one of the " + std::to_string(m.layers) +
+                       " layers a mixture of experts");
+  }
+  const bool latent = m.kv_lora_rank > 0;
+  for (const char* k : {"q_lora_rank", "rope_head_dim", "v_head_dim"}) {
+    if (!latent && node[k]) {
+      return r.error(
+          r.key_node(node, k), std::string("model.") + k,
+          std::string(k) + " describes multi-head latent attention: give kv_lora_rank too");
+    }
+  }
+  if (latent && m.rope_head_dim == 0) {
+    return r.error(r.key_node(node, "kv_lora_rank"), "model.rope_head_dim",
+                   "multi-head latent attention caches a rotary key beside the latent: give "
+                   "rope_head_dim (DeepSeek-V3: 64)");
   }
   return {};
 }
@@ -172,8 +204,11 @@ Status parse_model(const Reader& r, const YAML::Node& node, Model& out) {
   const std::string field = "model";
   if (node.IsScalar()) return builtin_model(r, node, field, out);
   static const std::vector<std::string> kKeys = {
-      "base", "name",  "params_b",    "layers",  "hidden",         "heads",     "kv_heads",
-      "ffn",  "vocab", "max_context", "experts", "experts_active", "gated_ffn", "tied_embeddings"};
+      "base",          "name",           "params_b",     "layers",          "hidden",
+      "heads",         "kv_heads",       "ffn",          "vocab",           "max_context",
+      "experts",       "experts_active", "gated_ffn",    "tied_embeddings", "head_dim",
+      "expert_ffn",    "shared_experts", "dense_layers", "kv_lora_rank",    "q_lora_rank",
+      "rope_head_dim", "v_head_dim"};
   GPUPLAN_RETURN_IF_ERROR(r.check_map(node, field, kKeys));
   Model m;
   m.name = "custom";

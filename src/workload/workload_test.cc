@@ -58,9 +58,76 @@ TEST(Models, NamesAreUniqueAndFindable) {
     EXPECT_EQ(m->name, n);
     EXPECT_GT(m->max_context, 0);
     EXPECT_EQ(m->heads % m->kv_heads, 0) << n;
-    EXPECT_EQ(m->hidden % m->heads, 0) << n;
+    // A head size of its own (gpt-oss: 64 heads of 64 over hidden 2880), or
+    // hidden / heads.
+    EXPECT_TRUE(m->head_dim > 0 || m->hidden % m->heads == 0) << n;
+    EXPECT_EQ(params_from_architecture(*m, false), m->params_b) << n;
   }
   EXPECT_EQ(find_model("no-such-model"), nullptr);
+}
+
+TEST(Models, NewerArchitecturesCountTheirPublishedParameters) {
+  // Published totals and active counts: DeepSeek-V3 README (671 B, 37 B
+  // activated: 36.7 B + 0.9 B embedding in its weights note); Qwen3 model
+  // cards (8.2, 14.8, 32.8; 30B-A3B 30.5 / 3.3; 235B-A22B 235 / 22);
+  // openai/gpt-oss model card (116.8 B / 5.1 B active and 20.9 / 3.6, which
+  // leave out the input embedding, 201088 x 2880 = 0.58 B); Llama 4
+  // MODEL_CARD.md (Scout 109 B, Maverick 400 B, 17 B active); Gemma 3 27B,
+  // Phi-4 14.7 B (its GGUF metadata), Mistral Small 24B (23.6 B).
+  struct Case {
+    const char* name;
+    double total, active, tol;  // active < 0: dense
+  };
+  const double embed_gpt_oss = 201088.0 * 2880 / 1e9;
+  for (const Case& c :
+       {Case{"deepseek-v3", 671, 37.0 + 0.9, 0.015}, Case{"deepseek-r1", 671, 37.9, 0.015},
+        Case{"qwen3-8b", 8.2, -1, 0.01}, Case{"qwen3-14b", 14.8, -1, 0.01},
+        Case{"qwen3-32b", 32.8, -1, 0.01}, Case{"qwen3-30b-a3b", 30.5, 3.3, 0.02},
+        Case{"qwen3-235b-a22b", 235, 22, 0.01},
+        Case{"gpt-oss-120b", 116.8, 5.1 + embed_gpt_oss, 0.01},
+        Case{"gpt-oss-20b", 20.9, 3.6 + embed_gpt_oss, 0.01}, Case{"llama-4-scout", 109, 17, 0.015},
+        Case{"llama-4-maverick", 400, 17, 0.015}, Case{"gemma-3-27b", 27, -1, 0.01},
+        Case{"phi-4", 14.7, -1, 0.01}, Case{"mistral-small-24b", 23.6, -1, 0.01}}) {
+    const Model* m = find_model(c.name);
+    ASSERT_NE(m, nullptr) << c.name;
+    EXPECT_NEAR(m->params_b / c.total, 1.0, c.tol) << c.name << " " << m->params_b;
+    const double active = c.active < 0 ? c.total : c.active;
+    EXPECT_NEAR(m->active_params_b / active, 1.0, std::max(c.tol, 0.02))
+        << c.name << " " << m->active_params_b;
+  }
+}
+
+TEST(Models, LatentAndSharedHeadsSizeTheCache) {
+  // DeepSeek-V3 caches a 512 latent and a 64 rotary key per layer, 61
+  // layers: 35,136 values a token, 1/56 of what 128 heads of 128 would
+  // (2 x 61 x 128 x 128); every tensor-parallel rank keeps all of it.
+  const Model* ds = find_model("deepseek-ai/DeepSeek-V3-0324");
+  ASSERT_NE(ds, nullptr);
+  EXPECT_TRUE(latent_attention(*ds));
+  EXPECT_DOUBLE_EQ(kv_values_per_token(*ds), 61.0 * (512 + 64));
+  EXPECT_DOUBLE_EQ(kv_replication(*ds, 8), 8);
+  // Absorbed decode attention: 128 x (2 x 512 + 64) / 2 per layer, against
+  // 128 x (128 + 64 + 128) / 2 computed per head.
+  EXPECT_DOUBLE_EQ(decode_attention_width(*ds), 128 * (2 * 512 + 64) / 2.0);
+  EXPECT_DOUBLE_EQ(attention_width(*ds), 128 * (128 + 64 + 128) / 2.0);
+  // Qwen3-8B: 36 layers of 8 KV heads of 128. Qwen3-235B-A22B's 64 heads
+  // of 128 are 8192 wide, twice its hidden 4096.
+  const Model* q8 = find_model("Qwen/Qwen3-8B");
+  ASSERT_NE(q8, nullptr);
+  EXPECT_DOUBLE_EQ(kv_values_per_token(*q8), 2.0 * 36 * 8 * 128);
+  const Model* q235 = find_model("Qwen/Qwen3-235B-A22B-Instruct-2507");
+  ASSERT_NE(q235, nullptr);
+  EXPECT_DOUBLE_EQ(attention_width(*q235), 64.0 * 128);
+  EXPECT_DOUBLE_EQ(kv_values_per_token(*q235), 2.0 * 94 * 4 * 128);
+  // 4 KV heads over 8 ranks: each head on two of them.
+  EXPECT_DOUBLE_EQ(kv_replication(*q235, 8), 2);
+  EXPECT_DOUBLE_EQ(kv_replication(*q235, 4), 1);
+  EXPECT_DOUBLE_EQ(kv_replication(*find_model("llama-3.1-70b"), 8), 1);
+  // A token of Llama 4 Maverick passes one routed and one shared expert of
+  // 8192 in its 24 MoE layers and a dense 16384 FFN in the other 24.
+  const Model* mav = find_model("meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8");
+  ASSERT_NE(mav, nullptr);
+  EXPECT_DOUBLE_EQ(ffn_width_per_token(*mav), (24 * 16384.0 + 24 * 8192.0 * 2) / 48);
 }
 
 // ---- Parsing ---------------------------------------------------------------
@@ -117,6 +184,14 @@ TEST(Parse, HuggingFaceNamesAreTheirBaseModelsAndSuggestionsKeepTheSize) {
       {"llama2-70b-99.9", "llama-2-70b"},
       {"gptj-99", "gpt-j-6b"},
       {"llama3.1-405b", "llama-3.1-405b"},
+      // Dated revisions, reasoning tunes, Llama 4's repository names.
+      {"deepseek-ai/DeepSeek-V3-0324", "deepseek-v3"},
+      {"deepseek-ai/DeepSeek-R1-0528", "deepseek-r1"},
+      {"Qwen/Qwen3-30B-A3B-Thinking-2507", "qwen3-30b-a3b"},
+      {"mistralai/Mistral-Small-24B-Instruct-2501", "mistral-small-24b"},
+      {"meta-llama/Llama-4-Scout-17B-16E-Instruct", "llama-4-scout"},
+      {"openai/gpt-oss-120b", "gpt-oss-120b"},
+      {"google/gemma-3-27b-it", "gemma-3-27b"},
   };
   for (const auto& [given, builtin] : cases) {
     const Model* m = find_model(given);
@@ -253,6 +328,44 @@ TEST(Parse, BaseModelWithOverride) {
   EXPECT_EQ(w->model.layers, 16);
   EXPECT_EQ(w->model.hidden, 4096);
   EXPECT_LT(w->model.params_b, 8.03 / 1.5);
+}
+
+TEST(Parse, LatentAttentionAndExpertShapesAreKeysOfTheirOwn) {
+  // DeepSeek-V2-Lite (deepseek-ai/DeepSeek-V2-Lite config.json): 27 layers,
+  // hidden 2048, 16 heads, MLA without a query latent (kv_lora_rank 512,
+  // qk_nope 128, rope 64, v 128), 64 routed experts of 1408 (6 active), 2
+  // shared, the first layer dense (10944): 15.7 B total, 2.4 B active
+  // (its README; less the input embedding, 102400 x 2048 = 0.21 B, as
+  // DeepSeek counts).
+  auto w = parse_string(
+      "kind: train\ndata: {tokens: 1e9}\nmodel: {layers: 27, hidden: 2048, heads: 16, ffn: 10944, "
+      "vocab: 102400, "
+      "gated_ffn: true, experts: 64, experts_active: 6, expert_ffn: 1408, shared_experts: 2, "
+      "dense_layers: 1, head_dim: 128, kv_lora_rank: 512, rope_head_dim: 64, v_head_dim: 128}\n",
+      "lite.yaml");
+  ASSERT_TRUE(w) << w.error().to_string();
+  EXPECT_NEAR(w->model.params_b, 15.7, 0.2);
+  EXPECT_NEAR(w->model.active_params_b - 102400.0 * 2048 / 1e9, 2.4, 0.1);
+  EXPECT_DOUBLE_EQ(kv_values_per_token(w->model), 27.0 * (512 + 64));
+  // A head size of its own lifts "heads divide hidden" (gpt-oss: 2880 / 64).
+  EXPECT_TRUE(parse_string(
+      "kind: train\ndata: {tokens: 1e9}\nmodel: {base: gpt-oss-20b, layers: 12}\n", "o.yaml"));
+  struct Bad {
+    const char* model;
+    const char* field;
+  };
+  for (const Bad& b :
+       {Bad{"{base: llama-3-8b, expert_ffn: 1024}", "model.expert_ffn"},
+        Bad{"{base: llama-3-8b, q_lora_rank: 1536}", "model.q_lora_rank"},
+        Bad{"{base: llama-3-8b, kv_lora_rank: 512}", "model.rope_head_dim"},
+        Bad{"{base: mixtral-8x7b, dense_layers: 32}", "model.dense_layers"},
+        Bad{"{layers: 2, hidden: 100, heads: 3, ffn: 64, vocab: 10}", "model.heads"}}) {
+    auto bad = parse_string(
+        std::string("kind: train\nmodel: ") + b.model + "\ndata: {tokens: 1e9}\n", "b.yaml");
+    ASSERT_FALSE(bad) << b.model;
+    EXPECT_EQ(bad.error().where.field, b.field) << b.model << ": " << bad.error().to_string();
+    EXPECT_EQ(bad.error().where.line, 2) << b.model;
+  }
 }
 
 TEST(Parse, ExplicitArchitectureMustAgreeWithParams) {
