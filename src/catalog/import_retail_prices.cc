@@ -200,7 +200,7 @@ RetailPricesImport::RetailPricesImport(SizeFilter filter, std::string_view regio
 }
 
 Result<std::string> RetailPricesImport::add_page(std::string_view text, const std::string& origin) {
-  GPUPLAN_TRY(nlohmann::json page, files::parse_json(text, origin));
+  GPUPLAN_TRY(nlohmann::json page, files::parse_json_unique_keys(text, origin));
   return add_page_json(page, origin);
 }
 

@@ -183,6 +183,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"rp_bad_savings.json", "Items[0].savingsPlan[0].unitPrice",
                 "expected a number, got a string"},
         BadCase{"rp_eur.json", "Items[0].currencyCode", "price in EUR"},
+        // The second retailPrice (0.01) once won, and every break-even read
+        // "never".
+        BadCase{"rp_duplicate_key.json", ":7:7: retailPrice", "key given twice"},
         BadCase{"rp_bad_date.json", "Items[0].effectiveStartDate", "'March 2024' is not a date"},
         BadCase{"rp_feb30.json", "Items[0].effectiveStartDate",
                 "'2024-02-30T00:00:00Z' is not a date"},

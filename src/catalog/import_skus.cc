@@ -148,7 +148,7 @@ Result<std::vector<ParsedRestriction>> parse_restrictions(const nlohmann::json& 
 
 Result<ImportReport> import_skus_text(std::string_view text, const std::string& origin,
                                       const SizeFilter& filter) {
-  GPUPLAN_TRY(nlohmann::json doc, files::parse_json(text, origin));
+  GPUPLAN_TRY(nlohmann::json doc, files::parse_json_unique_keys(text, origin));
   ImportReport report;
   report.data.kind = SnapshotKind::kSkus;
   report.data.source = origin;

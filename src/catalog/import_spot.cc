@@ -67,7 +67,7 @@ SpotImport::SpotImport(SizeFilter filter, std::string as_of)
 }
 
 Result<std::string> SpotImport::add_page(std::string_view text, const std::string& origin) {
-  GPUPLAN_TRY(nlohmann::json page, files::parse_json(text, origin));
+  GPUPLAN_TRY(nlohmann::json page, files::parse_json_unique_keys(text, origin));
   return add_page_json(page, origin);
 }
 

@@ -34,7 +34,7 @@ Result<ImportReport> import_usage_text(std::string_view text, const std::string&
   if (reg.empty())
     return invalid_argument("list-usage is per region: give --region (the -l of az vm list-usage)",
                             Where{origin});
-  GPUPLAN_TRY(nlohmann::json doc, files::parse_json(text, origin));
+  GPUPLAN_TRY(nlohmann::json doc, files::parse_json_unique_keys(text, origin));
   ImportReport report;
   report.data.kind = SnapshotKind::kUsage;
   GPUPLAN_RETURN_IF_ERROR(names::check_region(reg, Where{"", 0, 0, "--region"}));

@@ -143,6 +143,8 @@ INSTANTIATE_TEST_SUITE_P(
                       BadCase{"usage_limit_huge.json", "[1].limit", "implausible value 1e+308"},
                       BadCase{"usage_missing_name.json", "[2].name", "missing field"},
                       BadCase{"usage_duplicate.json", "[8]", "listed twice"},
+                      // A quota of 999999 was stored from the second limit.
+                      BadCase{"usage_duplicate_key.json", ": limit", "key given twice"},
                       BadCase{"usage_not_list.json", "usage_not_list.json",
                               "not list-usage output"},
                       BadCase{"rp_malformed.json", ":3:", "invalid JSON"}));

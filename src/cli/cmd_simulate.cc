@@ -122,7 +122,7 @@ int run_merge(Context& ctx, const SimulateFlags& f) {
   for (const std::string& file : f.partials) {
     auto text = files::read_text(file);
     if (!text) return report(ctx, text.error());
-    auto doc = files::parse_json(*text, file);
+    auto doc = files::parse_json_unique_keys(*text, file);
     if (!doc) return report(ctx, doc.error());
     docs.push_back(std::move(*doc));
   }
@@ -167,6 +167,17 @@ Result<simulate::RunOptions> run_options(const SimulateFlags& f,
   // failed after --timeline had been written (exit 3, half the outputs),
   // and --timeline t.csv --events t.csv kept only the last.
   std::vector<std::pair<std::string, std::string>> outputs;  // flag, path
+  // The files it reads, too: --events S.yaml once replaced the scenario
+  // with the event log, and --timeline T.csv the demand trace it replayed.
+  {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    std::vector<std::string> inputs = {f.file, f.trace};
+    for (const std::string& t : f.spot_traces) inputs.push_back(t);
+    for (const std::string& t : scenario.trace_files()) inputs.push_back(t);
+    for (const std::string& in : inputs)
+      if (!in.empty()) outputs.emplace_back("an input", fs::weakly_canonical(in, ec).string());
+  }
   for (const auto& [flag, path] : {std::pair<std::string, std::string>{"--timeline", f.timeline},
                                    {"--plot", f.plot},
                                    {"--events", f.events},

@@ -132,6 +132,15 @@ TEST(Csv, FieldCountMismatchNamesTheLine) {
   EXPECT_EQ(t.error().to_string(), "bad.csv:3: expected 2 fields as in the header, found 1");
 }
 
+// A column named twice: readers take the first, and the second's values
+// would be read as nothing.
+TEST(Csv, AColumnNamedTwiceIsRefused) {
+  auto t = csv::parse("id,value,id\n1,2,3\n", "dup.csv");
+  ASSERT_FALSE(t);
+  EXPECT_EQ(t.error().to_string(), "dup.csv:1: id: column 'id' is named twice in the header");
+  EXPECT_TRUE(csv::parse("id,,\n1,2,3\n", "blank.csv"));  // unnamed columns are no names
+}
+
 TEST(Csv, UnterminatedQuoteAndEmpty) {
   EXPECT_FALSE(csv::parse("a,b\n1,\"2\n", "x.csv"));
   auto e = csv::parse("", "empty.csv");

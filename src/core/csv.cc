@@ -41,6 +41,15 @@ Result<Table> parse(std::string_view text, std::string file) {
     if (!blank) {
       if (table.header.empty()) {
         for (auto& h : fields) h = std::string(strings::trim(h));
+        // A column named twice: every reader takes the first, so the
+        // second's values would be read as nothing (exit 2 instead).
+        for (size_t i = 0; i < fields.size(); ++i) {
+          for (size_t j = 0; j < i; ++j) {
+            if (!fields[i].empty() && fields[i] == fields[j])
+              return invalid_argument("column '" + fields[i] + "' is named twice in the header",
+                                      Where{table.file, row_start_line, 0, fields[i]});
+          }
+        }
         table.header = std::move(fields);
       } else {
         if (fields.size() != table.header.size()) {

@@ -56,13 +56,18 @@ Result<std::string> read_text(const std::string& path) {
   return text;
 }
 
-Result<nlohmann::json> parse_json(std::string_view text, const std::string& file) {
+namespace {
+
+// nlohmann's parse with its errors as ours (line and column), each event
+// seen by `note` when there is one.
+Result<nlohmann::json> parse_json_with(std::string_view text, const std::string& file,
+                                       const nlohmann::json::parser_callback_t& note) {
   bool blank = true;
   for (char c : text)
     if (!std::isspace(static_cast<unsigned char>(c))) blank = false;
   if (blank) return invalid_argument("empty file (expected JSON)", Where{file});
   try {
-    return nlohmann::json::parse(text.begin(), text.end());
+    return nlohmann::json::parse(text.begin(), text.end(), note);
   } catch (const nlohmann::json::parse_error& e) {
     // e.byte is 1-based offset of the error; turn it into line:column.
     const auto [line, col] = strings::line_column(text, e.byte == 0 ? 0 : e.byte - 1);
@@ -86,6 +91,12 @@ Result<nlohmann::json> parse_json(std::string_view text, const std::string& file
   }
 }
 
+}  // namespace
+
+Result<nlohmann::json> parse_json(std::string_view text, const std::string& file) {
+  return parse_json_with(text, file, nullptr);
+}
+
 Result<nlohmann::json> parse_json_unique_keys(std::string_view text, const std::string& file) {
   // The keys of each object being read, innermost last.
   std::vector<std::vector<std::string>> open;
@@ -105,10 +116,8 @@ Result<nlohmann::json> parse_json_unique_keys(std::string_view text, const std::
     }
     return true;
   };
-  // Syntax errors first, with their line and column; then the keys. (Plans
-  // are small: reading one twice costs nothing that shows.)
-  GPUPLAN_TRY(nlohmann::json doc, parse_json(text, file));
-  doc = nlohmann::json::parse(text.begin(), text.end(), note);
+  // One pass: syntax errors with their line and column, and the keys.
+  GPUPLAN_TRY(nlohmann::json doc, parse_json_with(text, file, note));
   if (twice.empty()) return doc;
   // Its place: the key's second occurrence in the text (a close guess
   // where the name also appears elsewhere).

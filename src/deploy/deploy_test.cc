@@ -6,8 +6,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -374,6 +376,37 @@ TEST(PlanInput, ErrorsNameTheJsonPath) {
   auto syntax = bad("{\n  \"options\": [,]\n}");
   ASSERT_FALSE(syntax.has_value());
   EXPECT_EQ(syntax.error().where.line, 2);
+  // What no plan writes: 1e308 hours once became a 309-digit line of
+  // deploy.sh and a budget of 1 USD; 0 hours, a free VM, no GPUs, a kind
+  // that is no workload's.
+  const auto option = [&](const std::string& field, const std::string& value) {
+    std::map<std::string, std::string> o = {{"size", "\"Standard_NC40ads_H100_v5\""},
+                                            {"count", "1"},
+                                            {"gpus", "1"},
+                                            {"region", "\"eastus\""},
+                                            {"pricing", "\"payg\""},
+                                            {"os", "\"linux\""},
+                                            {"hours", "1"},
+                                            {"cost_usd", "1"},
+                                            {"cost_low_usd", "1"},
+                                            {"cost_high_usd", "1"},
+                                            {"usd_per_hour", "1"}};
+    o[field] = value;
+    std::string text = "{\"options\": [{";
+    for (const auto& [k, v] : o) text += (text.back() == '{' ? "\"" : ", \"") + k + "\": " + v;
+    return bad(text + "}]}");
+  };
+  ASSERT_TRUE(option("hours", "2").has_value());
+  for (const auto& [field, value] :
+       std::vector<std::pair<std::string, std::string>>{{"hours", "1e308"},
+                                                        {"hours", "0"},
+                                                        {"usd_per_hour", "0"},
+                                                        {"gpus", "0"},
+                                                        {"kind", "\"bogus\""}}) {
+    auto r = option(field, value);
+    ASSERT_FALSE(r.has_value()) << field << " " << value;
+    EXPECT_EQ(r.error().where.field, "options[0]." + field) << value;
+  }
 }
 
 // ---- Spec and secure defaults -----------------------------------------------

@@ -41,9 +41,12 @@ Result<double> get_number(const json& obj, const char* key, const std::string& f
     return invalid_argument("missing (expected a number)", at(file, path + "." + key));
   }
   if (!it->is_number()) return invalid_argument("expected a number", at(file, path + "." + key));
+  // A plan's hours, dollars and GPUs; 1e308 hours once became a 309-digit
+  // line of deploy.sh and a budget of 1 USD.
+  constexpr double kMax = 1e12;
   const double v = it->get<double>();
-  if (!std::isfinite(v) || v < 0) {
-    return invalid_argument("expected a finite number >= 0", at(file, path + "." + key));
+  if (!std::isfinite(v) || v < 0 || v > kMax) {
+    return invalid_argument("expected a number from 0 to 1e12", at(file, path + "." + key));
   }
   return v;
 }
@@ -55,6 +58,13 @@ Result<bool> get_bool(const json& obj, const char* key, const std::string& file,
   if (!it->is_boolean())
     return invalid_argument("expected true or false", at(file, path + "." + key));
   return it->get<bool>();
+}
+
+// A workload kind as `plan` writes it (workload::to_string), or none.
+Status check_kind(const std::string& kind, const std::string& file, const std::string& path) {
+  if (kind.empty() || kind == "train" || kind == "finetune" || kind == "infer" || kind == "batch")
+    return {};
+  return invalid_argument("expected train, finetune, infer or batch", at(file, path));
 }
 
 Result<PlanOption> parse_option(const json& o, int version, const std::string& file,
@@ -97,6 +107,14 @@ Result<PlanOption> parse_option(const json& o, int version, const std::string& f
   GPUPLAN_TRY(opt.usd_per_hour, get_number(o, "usd_per_hour", file, path));
   GPUPLAN_TRY(opt.quota_ok, get_bool(o, "quota_ok", file, path, true));
   GPUPLAN_TRY(opt.kind, get_string(o, "kind", file, path, false));
+  // What `plan` writes: a VM's GPUs (fractions for GPU slices), its hours
+  // and price are more than nothing, and the kind is a workload's.
+  for (const auto& [key, value] : {std::pair<const char*, double>{"gpus", opt.gpus},
+                                   {"hours", opt.hours},
+                                   {"usd_per_hour", opt.usd_per_hour}}) {
+    if (value <= 0) return invalid_argument("expected a number > 0", at(file, path + "." + key));
+  }
+  GPUPLAN_RETURN_IF_ERROR(check_kind(opt.kind, file, path + ".kind"));
   GPUPLAN_TRY(opt.confidential, get_bool(o, "confidential", file, path, false));
   if (opt.cost_high_usd < opt.cost_usd || opt.cost_low_usd > opt.cost_usd) {
     return invalid_argument("expected cost_low_usd <= cost_usd <= cost_high_usd",
@@ -141,6 +159,7 @@ Result<PlanDocument> parse_plan_json(std::string_view text, const std::string& f
   if (wl != doc.end() && wl->is_object()) {
     GPUPLAN_TRY(plan.workload_name, get_string(*wl, "name", file, "workload", false));
     GPUPLAN_TRY(plan.workload_kind, get_string(*wl, "kind", file, "workload", false));
+    GPUPLAN_RETURN_IF_ERROR(check_kind(plan.workload_kind, file, "workload.kind"));
   } else if (wl != doc.end() && wl->is_string()) {
     plan.workload_name = wl->get<std::string>();
   }

@@ -956,6 +956,28 @@ TEST(Validate, SparseRowsUseTheModelTableOrParams) {
   EXPECT_NEAR(v->rows[1].predicted, 100 * e / (1 + k * (312e12 / 2039e9) / 4096), 0.01);
   ASSERT_EQ(v->skipped.size(), 1u);
   EXPECT_EQ(v->skipped[0].id, "none");
+  EXPECT_EQ(v->skipped[0].reason.rfind("line 4: ", 0), 0u) << v->skipped[0].reason;
+}
+
+// A published value that is no measurement skips its row, naming its line:
+// 1e308 once made the medians inf.
+TEST(Validate, ValuesThatAreNoMeasurementSkipTheirLine) {
+  std::string text = "id,kind,model,params_b,gpu,precision,seq_len,gpu_count,metric,value\n";
+  for (const char* value : {"52.7", "1e308", "x", "-5", "0", ""})
+    text +=
+        std::string("r,train,Llama-2-7B,,A100-80GB-SXM,bf16,2048,8,mfu_percent,") + value + "\n";
+  auto table = csv::parse(text, "m.csv");
+  ASSERT_TRUE(table) << table.error().to_string();
+  auto cat = catalog::Catalog::from_parts({a100()}, {}, {});
+  auto v = validate(*table, *cat);
+  ASSERT_TRUE(v) << v.error().to_string();
+  ASSERT_EQ(v->rows.size(), 1u);
+  ASSERT_EQ(v->skipped.size(), 5u);
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(v->skipped[i].reason.rfind("line " + std::to_string(i + 3) + ": value '", 0), 0u)
+        << v->skipped[i].reason;
+  }
+  for (const auto& s : v->summary) EXPECT_TRUE(std::isfinite(s.median_abs_error_percent));
 }
 
 TEST(Validate, DataParallelRowsPayTheirAllReduceFromTheLinks) {

@@ -689,9 +689,13 @@ Result<Validation> validate(const csv::Table& table, const catalog::Catalog& cat
   for (const csv::Row& r : table.rows) {
     Row row{table, r};
     const std::string id = row.get("id").empty() ? "line " + std::to_string(r.line) : row.get("id");
+    // Every skip names the row's line: ids repeat, or are blank. A value of
+    // 1e308 made the medians inf; none measured is near 1e12.
+    const std::string line = "line " + std::to_string(r.line) + ": ";
     const auto published = row.num("value");
-    if (!published || *published <= 0) {
-      v.skipped.push_back({id, "value is not a positive number"});
+    if (!published || !std::isfinite(*published) || *published <= 0 || *published > 1e12) {
+      v.skipped.push_back(
+          {id, line + "value '" + row.get("value") + "' is not a positive number up to 1e12"});
       continue;
     }
     MaxLoadPoint load;
@@ -699,7 +703,7 @@ Result<Validation> validate(const csv::Table& table, const catalog::Catalog& cat
     ReplicaLayout layout;
     auto p = predict(row, catalog, &load, &read_as, &layout);
     if (!p) {
-      v.skipped.push_back({id, p.error().message});
+      v.skipped.push_back({id, line + p.error().message});
       continue;
     }
     ValidationRow out;

@@ -16,6 +16,7 @@
 
 #include "core/csv.h"
 #include "core/dates.h"
+#include "core/files.h"
 #include "core/strings.h"
 
 namespace gpuplan::simulate {
@@ -506,9 +507,14 @@ class MooncakeTrace final : public LineTrace {
     GPUPLAN_TRY(bool more, reader_.next(line_));
     if (!more) return false;
     const Where at{path_, reader_.line(), 1, ""};
-    const nlohmann::json j = nlohmann::json::parse(line_, nullptr, false);
-    if (j.is_discarded() || !j.is_object())
+    // A key given twice on a line is an error, as in every JSON read.
+    auto parsed = files::parse_json_unique_keys(line_, path_);
+    if (!parsed && !parsed.error().where.field.empty())
+      return invalid_argument(parsed.error().message,
+                              Where{path_, at.line, 1, parsed.error().where.field});
+    if (!parsed || !parsed->is_object())
       return invalid_argument("expected one JSON object per line (Mooncake trace)", at);
+    const nlohmann::json& j = *parsed;
     const auto number = [&](const char* key, bool required, double fallback) -> Result<double> {
       const auto it = j.find(key);
       if (it == j.end()) {

@@ -42,9 +42,15 @@ nlohmann::ordered_json row_numbers(const PolicyRow& r) {
 Result<PolicyRow> row_from(const nlohmann::json& j, const std::string& file) {
   if (!j.is_array() || j.size() != 8)
     return invalid_argument("expected a row of 8 numbers", Where{file, 0, 0, "records"});
-  for (const auto& v : j)
-    if (!v.is_number())
-      return invalid_argument("expected a row of 8 numbers", Where{file, 0, 0, "records"});
+  // What a run writes: amounts, counts and a fraction, none negative nor
+  // past 1e15 (a shard edited to -100 USD once merged into a negative cost).
+  for (size_t i = 0; i < j.size(); ++i) {
+    const auto& v = j[i];
+    const double hi = i == 2 ? 1 : 1e15;
+    if (!v.is_number() || !(v.get<double>() >= 0 && v.get<double>() <= hi))
+      return invalid_argument("expected a row of 8 numbers from 0 to 1e15 (the met fraction to 1)",
+                              Where{file, 0, 0, "records"});
+  }
   PolicyRow r;
   r.cost_usd = j[0].get<double>();
   r.cost_vs_optimal = j[1].get<double>();
@@ -182,9 +188,10 @@ Result<SimReport> merge_partials(const std::vector<nlohmann::json>& partials,
       RunRecord r;
       r.trace = rec.value("trace", -1);
       r.run = rec.value("run", -1);
-      if (r.trace < 0 || r.trace >= static_cast<int>(rep.traces.size()) || !rec.contains("rows") ||
+      if (r.trace < 0 || r.trace >= static_cast<int>(rep.traces.size()) || r.run < 0 ||
+          r.run >= partials[0]["runs"].get<int64_t>() || !rec.contains("rows") ||
           !rec["rows"].is_array() || rec["rows"].size() != names.size())
-        return invalid_argument("a record with a bad trace index or row count",
+        return invalid_argument("a record with a bad trace index, run index or row count",
                                 Where{file, 0, 0, "records"});
       for (const auto& row : rec["rows"]) {
         GPUPLAN_TRY(PolicyRow pr, row_from(row, file));

@@ -215,6 +215,15 @@ Result<VmDemand> vms_from_jobs(const PodJobs& jobs, double gpus_per_vm, double t
     }
   }
   const double end = billed.back().t;  // the last VM stops (the fleet is 0 after)
+  // Hours are allocated one by one: a pod deleted at 1e18 s once asked for
+  // 3e14 of them (std::bad_alloc). No reservation term is longer than 3
+  // years; ten are refused before any memory is taken.
+  constexpr double kMaxHours = 10 * 8760.0;
+  if (!(end / 3600.0 <= kMaxHours))
+    return invalid_argument("the jobs span " + strings::fixed(std::min(end, 1e30) / 86400.0, 0) +
+                                " days after the first arrival (a pod ends then), more than ten "
+                                "years; the longest reservation term is 3 years",
+                            Where{"", 0, 0, "jobs"});
   const int64_t hours = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(end / 3600.0)));
   VmDemand out;
   out.vms.assign(static_cast<size_t>(hours), 0);

@@ -316,6 +316,14 @@ TEST(Reserve, JobsBecomeVmsPerHourAtTheirPeak) {
   auto huge = vms_from_jobs(jobs, 8, 1);
   ASSERT_FALSE(huge.has_value());
   EXPECT_NE(huge.error().message.find("at most 100000"), std::string::npos);
+  // A pod deleted at 1e18 s asked for 3e14 hourly slots (std::bad_alloc,
+  // exit 4); past ten years it is refused before any is allocated.
+  jobs.jobs = {{0, 1e18, 1}};
+  auto forever = vms_from_jobs(jobs, 8, 1);
+  ASSERT_FALSE(forever.has_value());
+  EXPECT_NE(forever.error().message.find("more than ten years"), std::string::npos);
+  jobs.jobs = {{0, 9 * 8760 * 3600.0, 1}};
+  EXPECT_TRUE(vms_from_jobs(jobs, 8, 1).has_value());
 }
 
 // Forty one-GPU pods run five minutes at the start of every hour (the

@@ -205,6 +205,12 @@ TEST(SpotTrace, BadInputNamesTheField) {
   EXPECT_EQ(t.error().where.field, "data[1]");
   EXPECT_FALSE(parse_spot_trace("{", "x.json"));
   EXPECT_EQ(load_spot_trace("/nonexistent.json").error().code, ErrorCode::kNotFound);
+  // A key given twice: the second "data" once replayed instead of the first.
+  t = parse_spot_trace(R"({"metadata": {"gap_seconds": 60}, "data": [0], "data": [1, 1]})",
+                       "x.json");
+  ASSERT_FALSE(t);
+  EXPECT_EQ(t.error().where.field, "data");
+  EXPECT_NE(t.error().message.find("key given twice"), std::string::npos);
 }
 
 // Issue 13 item 5: a trace is read as a stream into one byte per step; the
@@ -2527,6 +2533,11 @@ TEST(Demand, RequestTraceErrorsNameTheLineAndTheField) {
                 "timestamp"},
            Case{"bad_mooncake_json.jsonl",
                 "{\"timestamp\": 0, \"input_length\": 5}\n{\"timestamp\": 1,\n", 2, ""},
+           // A key given twice on a line: which one is meant is a guess.
+           Case{"bad_mooncake_twice.jsonl",
+                "{\"timestamp\": 0, \"input_length\": 5, \"output_length\": 3}\n"
+                "{\"timestamp\": 10, \"timestamp\": 1, \"input_length\": 5}\n",
+                2, "timestamp"},
            // Every reader bounds one request at 10^9 tokens (2^31 prompt
            // tokens in an Azure row simulated 66 hours of one prefill).
            Case{"huge_azure_prompt.csv",
@@ -3374,6 +3385,19 @@ TEST(Shards, MergedPartialsEqualTheSingleRun) {
       ASSERT_FALSE(billion);
       EXPECT_NE(billion.error().message.find("(999999999 in all) of 1000000000"), std::string::npos)
           << billion.error().message;
+    }
+    if (n == 1) {  // numbers no run writes: a negative cost, a run past --runs
+      for (const auto& [path, value] :
+           std::vector<std::pair<std::string, double>>{{"/records/0/rows/0/0", -100},
+                                                       {"/records/0/rows/0/0", 1e308},
+                                                       {"/records/0/rows/0/2", 1.5},
+                                                       {"/records/0/run", 999}}) {
+        nlohmann::json tampered = parts[0];
+        tampered[nlohmann::json::json_pointer(path)] = value;
+        auto r = merge_partials({tampered}, {"t.json"});
+        ASSERT_FALSE(r) << path << " " << value;
+        EXPECT_EQ(r.error().where.field, "records") << path;
+      }
     }
   }
 }

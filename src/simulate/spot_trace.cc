@@ -1,5 +1,6 @@
 #include "simulate/spot_trace.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <fstream>
@@ -45,11 +46,23 @@ class TraceSax final : public nlohmann::json_sax<nlohmann::json> {
   bool binary(binary_t&) override { return value(Kind::kOther, 0); }
   bool start_object(std::size_t) override {
     if (in_data()) return fail_data_value();
-    open_.push_back({false, key_});
+    open_.push_back({false, key_, {}});
     key_.clear();
     return true;
   }
   bool key(string_t& k) override {
+    // A key given twice ("data" twice once replayed the second array):
+    // which one is meant is a guess, as in every JSON gpuplan reads.
+    if (!open_.empty()) {
+      std::vector<std::string>& seen = open_.back().keys;
+      if (std::find(seen.begin(), seen.end(), k) != seen.end()) {
+        error = invalid_argument("key given twice in one object (which one is meant is a guess)",
+                                 Where{t_.file, 0, 0, k})
+                    .value();
+        return false;
+      }
+      seen.push_back(k);
+    }
     key_ = k;
     return true;
   }
@@ -61,7 +74,7 @@ class TraceSax final : public nlohmann::json_sax<nlohmann::json> {
   bool start_array(std::size_t) override {
     if (in_data()) return fail_data_value();
     if (open_.size() == 1 && key_ == "data") data_open_ = true;
-    open_.push_back({true, key_});
+    open_.push_back({true, key_, {}});
     key_.clear();
     return true;
   }
@@ -89,7 +102,8 @@ class TraceSax final : public nlohmann::json_sax<nlohmann::json> {
   enum class Kind { kNumber, kOther };
   struct Open {
     bool array;
-    std::string key;  // the key this container is the value of
+    std::string key;                // the key this container is the value of
+    std::vector<std::string> keys;  // an object's keys so far
   };
 
   bool in_data() const { return data_open_ && open_.size() == 2; }

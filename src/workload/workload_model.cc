@@ -91,6 +91,17 @@ struct ModelKeys {
   YAML::Node params_node;        // its node, for the error mark
 };
 
+// The largest value a shape key may take: beyond any published model by
+// orders of magnitude, small enough that the estimate stays fast.
+int model_key_cap(const std::string& k) {
+  if (k == "layers" || k == "dense_layers") return 10'000;
+  if (k == "hidden" || k == "kv_lora_rank" || k == "q_lora_rank") return 1'000'000;
+  if (k == "ffn" || k == "expert_ffn") return 10'000'000;
+  if (k == "vocab") return 100'000'000;
+  if (k == "max_context") return 2'000'000'000;
+  return 100'000;  // heads, kv_heads, head sizes, experts
+}
+
 // Reads every key but `base` into `m`.
 Status read_model_keys(const Reader& r, const YAML::Node& node, const std::string& field, Model& m,
                        ModelKeys& keys) {
@@ -117,7 +128,9 @@ Status read_model_keys(const Reader& r, const YAML::Node& node, const std::strin
                       GPUPLAN_TRY(m.tied_embeddings, r.boolean(v, f));
                       return {};
                     }
-                    GPUPLAN_TRY(int x, r.positive_int(v, f));
+                    // The validate command's caps (estimate/validate.cc): the
+                    // estimate walks the layers, and 2e9 of them ran for 18 min.
+                    GPUPLAN_TRY(int x, r.integer(v, f, 1, model_key_cap(k)));
                     if (k == "layers") m.layers = x, keys.any_arch = true;
                     if (k == "hidden") m.hidden = x, keys.any_arch = true;
                     if (k == "heads") m.heads = x, keys.any_arch = true;

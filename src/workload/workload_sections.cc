@@ -296,6 +296,8 @@ Status parse_batch(const Reader& r, const YAML::Node& node, const std::string& f
 // whose estimate reads it (src/estimate: mfu in estimate_train.cc, the
 // serving efficiencies in throughput_model.cc, batch_efficiency and the
 // batch kind's memory in estimate.cc).
+constexpr double kMinEfficiency = 0.01;
+
 Status parse_assumptions(const Reader& r, const YAML::Node& node, const std::string& field,
                          Kind kind, std::map<std::string, double>& overrides) {
   GPUPLAN_RETURN_IF_ERROR(r.check_map(node, field, kOverridableAssumptions));
@@ -335,9 +337,15 @@ Status parse_assumptions(const Reader& r, const YAML::Node& node, const std::str
           overrides[k] = x;
           return {};
         }
-        GPUPLAN_TRY(double x, r.positive(v, f));
-        const bool fraction = k != "memory_overhead_gib";
-        if (fraction && x > 1) return r.error(v, f, "must be a fraction in (0, 1]");
+        if (k == "memory_overhead_gib") {
+          GPUPLAN_TRY(double x, r.positive(v, f, kMaxGpuMemoryGib));
+          overrides[k] = x;
+          return {};
+        }
+        // An efficiency: no job runs below 1 % of its GPU's rate (the
+        // lowest MFU published for a real run, V100 pipelines, is ~10 %);
+        // 1e-300 made hours overflow to inf and costs print nan.
+        GPUPLAN_TRY(double x, r.number(v, f, kMinEfficiency, 1));
         overrides[k] = x;
         return {};
       });

@@ -237,10 +237,11 @@ Result<int> Reader::integer(const YAML::Node& node, const std::string& field, in
 
 Result<int> Reader::positive_int(const YAML::Node& node, const std::string& field) const {
   GPUPLAN_TRY(double v, number(node, field));
-  if (v != std::floor(v) || std::abs(v) > 2e9) {
+  if (v != std::floor(v)) {
     return error(node, field, "expected a whole number, got '" + node.Scalar() + "'");
   }
   if (v <= 0) return error(node, field, "must be greater than 0, got " + node.Scalar());
+  if (v > 2e9) return error(node, field, "must be at most 2000000000, got " + node.Scalar());
   return static_cast<int>(v);
 }
 

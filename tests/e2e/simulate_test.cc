@@ -176,6 +176,16 @@ TEST(Simulate, OutputPathsAreCheckedBeforeAnyIsWritten) {
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find("the same file as --timeline"), std::string::npos) << r.err;
   EXPECT_FALSE(std::ifstream(dir + "/t.csv").good());
+  // Nor over what it reads: --events S.yaml once replaced the scenario
+  // with its own event log.
+  const std::string scenario = dir + "/s.yaml";
+  std::filesystem::copy_file(source_path("tests/data/sim/serving_small.yaml"), scenario,
+                             std::filesystem::copy_options::overwrite_existing);
+  const std::string before = slurp(scenario);
+  r = run_cli(sim({scenario, "--events", dir + "/./s.yaml"}));
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("the same file as an input"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(scenario), before);
 }
 
 // --export-autoscale writes the rule set the report names as the nearest
