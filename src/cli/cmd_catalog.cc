@@ -123,7 +123,9 @@ nlohmann::ordered_json row_json(const CatalogRow& r, const CatalogQuery& q,
   j["as_of"] = r.offer ? nlohmann::ordered_json(r.offer->as_of) : nullptr;
   j["retrieved"] = r.offer ? optional_text(r.offer->retrieved) : nullptr;
   auto age = r.offer ? catalog::days_between(r.offer->retrieved, today) : std::nullopt;
-  j["age_days"] = age ? nlohmann::ordered_json(*age) : nullptr;
+  // As the text says it: a price retrieved after today (GPUPLAN_TODAY set
+  // back) is 0 days old, not -30.
+  j["age_days"] = age ? nlohmann::ordered_json(std::max(0, *age)) : nullptr;
   j["estimated"] = r.offer ? r.offer->estimated : false;
   j["rule"] =
       r.offer && r.offer->estimated ? nlohmann::ordered_json(r.offer->rule.text()) : nullptr;

@@ -4,6 +4,7 @@
 // deploy library, formats.
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -85,6 +86,16 @@ Result<deploy::PlanDocument> read_plan(const std::string& input, const catalog::
 }
 
 int run_deploy(Context& ctx, const DeployFlags& f) {
+  // An empty --out names no directory: a usage error, not "cannot create "
+  // (exit 3) after the plan was read.
+  // The filesystem's root is no deployment's directory (run as root it
+  // took deploy.sh and three more files).
+  std::error_code ec;
+  if (strings::trim(f.out).empty() ||
+      std::filesystem::weakly_canonical(f.out, ec) == std::filesystem::path("/"))
+    return report(ctx, Error{ErrorCode::kInvalidArgument,
+                             "expected a directory for the files (not empty, not /)",
+                             {"", 0, 0, "--out"}});
   // 1. The catalog and the plan.
   auto cat = load_catalog(ctx);
   if (!cat) return report(ctx, cat.error());

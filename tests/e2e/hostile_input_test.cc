@@ -45,6 +45,17 @@ TEST(HostileInput, CostWithHugeHoursIsExit2NamingTheFlag) {
   }
 }
 
+// deploy --out '' once failed "cannot create " (exit 3) after reading the
+// plan, and --out / (as root) put deploy.sh in the filesystem's root.
+TEST(HostileInput, DeployOutIsADirectoryOfItsOwn) {
+  for (const char* out : {"", "  ", "/", "//"}) {
+    auto r = run_cli({"deploy", source_path("examples/finetune-llama3-8b.yaml"), "--out", out,
+                      "--ssh-cidr", "203.0.113.0/24"});
+    EXPECT_EQ(r.code, 2) << "'" << out << "': " << r.err;
+    EXPECT_NE(r.err.find("--out: expected a directory"), std::string::npos) << r.err;
+  }
+}
+
 TEST(HostileInput, PlanFlagsOutOfRangeAreExit2NotInfeasible) {
   const std::string w = source_path("examples/finetune-llama3-8b.yaml");
   auto neg = run_cli({"plan", w, "--budget", "-5"});
