@@ -151,8 +151,9 @@ TEST(EstimateCli, ValidateCalibrationFile) {
   auto r = run_cli(with_empty_db({"estimate", "--validate", csv, "--json"}));
   ASSERT_EQ(r.code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
-  // 59 original + 11 lmdeploy rows + 47 issue-11 rows (max-load, MI300X, V100, 1,000+ GPUs).
-  EXPECT_EQ(j["rows"].size(), 117u);
+  // 59 original + 11 lmdeploy rows + 47 issue-11 rows (max-load, MI300X, V100, 1,000+ GPUs)
+  // + 5 DeepSeek-R1 rows (gpustack's performance lab, a known miss: docs/estimator.md).
+  EXPECT_EQ(j["rows"].size(), 122u);
   EXPECT_EQ(j["skipped"].size(), 0u);
   // Bounds per group: the original calibration's (10 % training, 20 %
   // serving) and the issue's 15 % for the new serving rows.
