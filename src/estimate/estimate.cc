@@ -172,7 +172,7 @@ ServingLayout choose_serving_layout(const workload::Workload& w, const catalog::
   double best_per_gpu = 0;
   double closest_miss = 0;  // SLO-missing layouts: batch 1's latency over the SLO, the least
   for (int tp = 1; tp <= gpus_per_vm; tp *= 2) {
-    if (gpus_per_vm % tp != 0 || w.model.heads % tp != 0) continue;
+    if (gpus_per_vm % tp != 0 || !workload::serving_tensor_parallel_fits(w.model, tp)) continue;
     auto r = replica_model(w, gpu, nvlink, tp);
     if (!r) {
       out.why_not = r.error().message;
@@ -262,10 +262,12 @@ void explain_infer(const Ctx& c, const ServingEstimate& s, const ReplicaModel& m
         "workload file");
   // Per token of a replica, copies over its ranks included.
   const double copies = workload::kv_replication(w.model, tp);
+  // The copies before any parenthesis: the short output ends a source there.
   std::string kv_formula = workload::latent_attention(w.model)
                                ? "layers·(kv_lora_rank + rope_head_dim)·bytes"
-                               : "2·layers·kv_heads·head_dim·bytes (GQA-aware)";
-  if (copies > 1) kv_formula += ", x" + fixed(copies, 0) + ": every copy a rank holds";
+                               : "2·layers·kv_heads·head_dim·bytes";
+  if (copies > 1) kv_formula += ", x" + fixed(copies, 0) + ": a copy on every rank";
+  if (!workload::latent_attention(w.model)) kv_formula += " (GQA-aware)";
   c.add("kv_cache_per_token", fixed(model.kv_bytes_per_token / 1024, 1) + " KiB",
         w.overrides.count("serving_kv_cache_bytes")
             ? "override (workload file): serving_kv_cache_bytes"

@@ -166,6 +166,7 @@ struct ReplicaModel {
   // FLOPs and its cache reads (a latent's absorbed attention is the one
   // whose FLOPs decide: ~240 per byte read for DeepSeek-V3).
   double attn_decode_flops_per_token_ctx = 0;
+  double attn_flops_per_s = 0;    // its rate: 16-bit (FP8 weights keep a 16-bit attention)
   double kv_bytes_per_token = 0;  // KV cache bytes per token of context
   double kv_capacity_tokens = 0;  // KV tokens that fit beside weights and overhead
   double step_overhead_s = 0;     // fixed per-forward cost (kernel launches, sampling)

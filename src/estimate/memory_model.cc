@@ -168,7 +168,13 @@ MemoryBreakdown train_memory(const workload::Workload& w, const Layout& layout) 
   const double copies = m.experts > 1 ? m.experts_active + m.shared_experts : 1;
   const double ffn = workload::ffn_width_per_token(m) / copies;
   const double mlp = (3.0 + 4.0 * ffn / h * (m.gated_ffn ? 1.5 : 1.0)) * copies;
-  const double per_token_layer = 11.0 + mlp + 4.0;  // = 34 for ffn = 4h, dense
+  // Attention's 11 h (input 2h, Q and K 4h, V 2h, the projection's input 2h,
+  // a dropout mask h) is 3h + 8 x its width when the heads are wider than
+  // the hidden size (Qwen3-235B: 2h; a latent's per-head q/k/v: 2.9h); K
+  // and V are kept at the query's width, the paper's conservative count.
+  const double attention =
+      3.0 + 8.0 * std::max(1.0, workload::attention_width(m) / static_cast<double>(m.hidden));
+  const double per_token_layer = attention + mlp + 4.0;  // = 34 for ffn = 4h, dense
   double per_layer = 0;
   switch (w.recompute) {
     case Recompute::kNone:

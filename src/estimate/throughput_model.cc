@@ -250,8 +250,9 @@ double ReplicaModel::decode_step_seconds(double batch, double context) const {
   const double b = std::max(1.0, batch);
   // MoE at small batch reads only the routed experts; at large batch all.
   const double w = step_weight_bytes(b);
-  const double attention =
-      std::max(kv_bytes_per_token / bytes_per_s, attn_decode_flops_per_token_ctx / flops_per_s);
+  const double attention = std::max(
+      kv_bytes_per_token / bytes_per_s,
+      attn_decode_flops_per_token_ctx / (attn_flops_per_s > 0 ? attn_flops_per_s : flops_per_s));
   return w / bytes_per_s + b * flops_per_token / flops_per_s +
          b * std::max(0.0, context) * attention + step_overhead_s + tp_comm_seconds(b);
 }
@@ -290,6 +291,10 @@ Result<ReplicaModel> replica_model(const workload::Workload& w, const catalog::G
     return it != w.overrides.end() ? it->second : kInferBandwidthEfficiency;
   }();
   r.flops_per_s = peak * 1e12 * tp * e_c;
+  // Attention runs in 16 bits beside FP8 weights (vLLM's and SGLang's MLA
+  // and FlashAttention decode kernels): at most the 16-bit peak's share.
+  const double peak16 = std::max(gpu.bf16_tflops, gpu.fp16_tflops);
+  r.attn_flops_per_s = peak16 > 0 && peak16 < peak ? r.flops_per_s * peak16 / peak : r.flops_per_s;
   r.bytes_per_s = gpu.memory_bw_gbs * 1e9 * tp * e_bw;
   r.weight_bytes = weight_bytes(m, w.precision);
   r.active_weight_bytes = m.active_params_b * 1e9 * workload::bytes_per_value(w.precision);

@@ -160,13 +160,15 @@ Result<ReplicaCapacity> resolve_replica(const Scenario& s, const catalog::Catalo
   GPUPLAN_TRY(const workload::Workload w, serving_workload(s, *m));
   ReplicaCapacity c;
   if (spec.tensor_parallel > 0) {
-    // Tensor parallelism splits the attention heads (vLLM refuses a size
-    // that does not divide them), as estimate's layouts require.
-    if (m->heads % spec.tensor_parallel != 0) {
-      return invalid_argument("tensor_parallel " + std::to_string(spec.tensor_parallel) +
-                                  " does not divide " + spec.model + "'s " +
-                                  std::to_string(m->heads) + " attention heads",
-                              s.where("tensor_parallel"));
+    // Tensor parallelism splits the attention heads and the KV heads (vLLM
+    // refuses a size that does not divide them or a whole multiple of the
+    // KV heads), as estimate's layouts require.
+    if (!workload::serving_tensor_parallel_fits(*m, spec.tensor_parallel)) {
+      return invalid_argument(
+          "tensor_parallel " + std::to_string(spec.tensor_parallel) + " does not divide " +
+              spec.model + "'s " + std::to_string(m->heads) + " attention heads and " +
+              std::to_string(m->kv_heads) + " KV heads (or a whole multiple of them)",
+          s.where("tensor_parallel"));
     }
     *tp = spec.tensor_parallel;
     auto rm = estimate::replica_model(w, *gpu, size->nvlink, *tp);

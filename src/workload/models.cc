@@ -81,6 +81,9 @@ constexpr Row kRows[] = {
   {"qwen3-32b",  "Qwen3 32B",  64, 5120, 64, 8, 25600, 151936, 40960, 1, 1, true, false, "Qwen/Qwen3-32B config.json (head_dim 128)"},
   {"qwen3-30b-a3b",   "Qwen3 30B-A3B",   48, 2048, 32, 4,  6144, 151936, 40960, 128, 8, true, false, "Qwen/Qwen3-30B-A3B config.json (head_dim 128, moe_intermediate_size 768, every layer MoE)"},
   {"qwen3-235b-a22b", "Qwen3 235B-A22B", 94, 4096, 64, 4, 12288, 151936, 40960, 128, 8, true, false, "Qwen/Qwen3-235B-A22B config.json (head_dim 128, moe_intermediate_size 1536, every layer MoE)"},
+  // The 2507 updates keep the shapes and read 262,144 positions.
+  {"qwen3-30b-a3b-2507",   "Qwen3 30B-A3B 2507",   48, 2048, 32, 4,  6144, 151936, 262144, 128, 8, true, false, "Qwen/Qwen3-30B-A3B-Instruct-2507 config.json (max_position_embeddings 262144; shapes of Qwen3-30B-A3B)"},
+  {"qwen3-235b-a22b-2507", "Qwen3 235B-A22B 2507", 94, 4096, 64, 4, 12288, 151936, 262144, 128, 8, true, false, "Qwen/Qwen3-235B-A22B-Instruct-2507 config.json (max_position_embeddings 262144; shapes of Qwen3-235B-A22B)"},
   // OpenAI gpt-oss (openai/gpt-oss gpt_oss/torch/model.py; config.json):
   // every layer MoE, experts of 2880; half the layers attend over a
   // 128-token window, which the KV cache here does not model (it counts
@@ -91,10 +94,10 @@ constexpr Row kRows[] = {
   // text_config): one routed and one shared expert of 8192 per MoE layer,
   // dense layers of 16384 (intermediate_size_mlp); chunked attention (8192)
   // on 3 of 4 layers is not modelled (the cache is counted in full)
-  {"llama-4-scout",    "Llama 4 Scout 17B-16E",     48, 5120, 40, 8, 16384, 202048, 10485760,  16, 1, true, false, "meta-llama/Llama-4-Scout-17B-16E config.json; llama-models MODEL_CARD.md (109 B total, 17 B active)"},
+  {"llama-4-scout",    "Llama 4 Scout 17B-16E",     48, 5120, 40, 8, 16384, 202048, 10485760,  16, 1, true, false, "meta-llama/Llama-4-Scout-17B-16E-Instruct config.json (max_position_embeddings 10485760; the base repository's reads 262144); llama-models MODEL_CARD.md (109 B total, 17 B active, 10 M context)"},
   {"llama-4-maverick", "Llama 4 Maverick 17B-128E", 48, 5120, 40, 8, 16384, 202048,  1048576, 128, 1, true, false, "meta-llama/Llama-4-Maverick-17B-128E config.json (interleave_moe_layer_step 2); MODEL_CARD.md (400 B total, 17 B active)"},
   // Dense, 2025
-  {"gemma-3-27b",      "Gemma 3 27B",     62, 5376, 32, 16, 21504, 262208, 131072, 1, 1, true, true,  "google/gemma-3-27b-it config.json text_config; google/gemma_pytorch config.py get_config_for_27b_v3 (head_dim 128; 5 of 6 layers attend over a 1024-token window, not modelled)"},
+  {"gemma-3-27b",      "Gemma 3 27B",     62, 5376, 32, 16, 21504, 262208, 131072, 1, 1, true, true,  "google/gemma-3-27b-it config.json text_config; google/gemma_pytorch config.py get_config_for_27b_v3 (head_dim 128; 5 of 6 layers attend over a 1024-token window, not modelled; embeddings tied, as gemma_pytorch samples from the embedder, which the 27.0 B total confirms)"},
   {"phi-4",            "Phi-4 14B",       40, 5120, 40, 10, 17920, 100352,  16384, 1, 1, true, false, "microsoft/phi-4 config.json"},
   {"mistral-small-24b","Mistral Small 24B", 40, 5120, 32,  8, 32768, 131072, 32768, 1, 1, true, false, "mistralai/Mistral-Small-24B-Instruct-2501 config.json (head_dim 128)"},
 };
@@ -116,6 +119,8 @@ constexpr Shape kShapes[] = {
   {"qwen3-32b", 128, 0, 0, 0, 0, 0, 0, 0},
   {"qwen3-30b-a3b", 128, 768, 0, 0, 0, 0, 0, 0},
   {"qwen3-235b-a22b", 128, 1536, 0, 0, 0, 0, 0, 0},
+  {"qwen3-30b-a3b-2507", 128, 768, 0, 0, 0, 0, 0, 0},
+  {"qwen3-235b-a22b-2507", 128, 1536, 0, 0, 0, 0, 0, 0},
   {"gpt-oss-120b", 64, 0, 0, 0, 0, 0, 0, 0},
   {"gpt-oss-20b", 64, 0, 0, 0, 0, 0, 0, 0},
   {"llama-4-scout", 128, 8192, 1, 0, 0, 0, 0, 0},
@@ -205,6 +210,12 @@ double ffn_width_per_token(const Model& m) {
   const double dense = std::clamp(m.dense_layers, 0, m.layers);
   return (dense * m.ffn + (m.layers - dense) * expert * (m.experts_active + m.shared_experts)) /
          m.layers;
+}
+
+bool serving_tensor_parallel_fits(const Model& m, int tp) {
+  if (tp < 1 || m.heads % tp != 0) return false;
+  if (latent_attention(m) || m.kv_heads <= 0) return true;
+  return m.kv_heads % tp == 0 || tp % m.kv_heads == 0;
 }
 
 double kv_replication(const Model& m, int tp) {
@@ -334,7 +345,12 @@ const Model* find_model(std::string_view name) {
   static constexpr std::pair<std::string_view, std::string_view> kAliases[] = {
       {"gptj", "gpt-j-6b"},
       {"llama-4-scout-17b-16e", "llama-4-scout"},
-      {"llama-4-maverick-17b-128e", "llama-4-maverick"}};
+      {"llama-4-maverick-17b-128e", "llama-4-maverick"},
+      // Qwen3's 2507 updates: a dated tag that changes the context.
+      {"qwen3-30b-a3b-instruct-2507", "qwen3-30b-a3b-2507"},
+      {"qwen3-30b-a3b-thinking-2507", "qwen3-30b-a3b-2507"},
+      {"qwen3-235b-a22b-instruct-2507", "qwen3-235b-a22b-2507"},
+      {"qwen3-235b-a22b-thinking-2507", "qwen3-235b-a22b-2507"}};
   std::vector<std::string> keys = {key(name)};
   for (const std::string& b : base_names(name)) keys.push_back(key(b));
   for (const std::string& k : keys) {

@@ -48,6 +48,11 @@ namespace gpuplan::workload {
 // mixture of experts the dense layers' ffn and the MoE layers' expert_ffn x
 // (experts_active + shared_experts).
 [[nodiscard]] double ffn_width_per_token(const Model& m);
+// Whether a serving engine splits the model over `tp` GPUs: tp divides the
+// attention heads, and the KV heads divide among the ranks or are copied
+// to whole groups of them (vLLM: kv_heads % tp == 0 or tp % kv_heads == 0;
+// Phi-4's 10 KV heads take tp 2, not 4 or 8). A latent has no KV heads.
+[[nodiscard]] bool serving_tensor_parallel_fits(const Model& m, int tp);
 // How many times tensor parallelism over `tp` GPUs stores the KV cache: a
 // latent is not split by heads, so every rank holds all of it (tp); with
 // fewer KV heads than ranks each head is copied to tp / kv_heads ranks

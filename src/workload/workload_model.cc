@@ -105,51 +105,57 @@ int model_key_cap(const std::string& k) {
 // Reads every key but `base` into `m`.
 Status read_model_keys(const Reader& r, const YAML::Node& node, const std::string& field, Model& m,
                        ModelKeys& keys) {
-  return for_each(node, field,
-                  [&](const std::string& k, const YAML::Node& v, const std::string& f) -> Status {
-                    if (k == "base") return {};
-                    if (k == "name") {
-                      GPUPLAN_TRY(m.name, r.string(v, f));
-                      return {};
-                    }
-                    if (k == "params_b") {
-                      // 1 M to 100 T parameters: 1e-300 made a model of "0 B
-                      // params" that trained in 0 h.
-                      GPUPLAN_TRY(double p, r.number(v, f, 1e-3, 1e5));
-                      keys.params = p;
-                      keys.params_node = v;
-                      return {};
-                    }
-                    if (k == "gated_ffn") {
-                      GPUPLAN_TRY(m.gated_ffn, r.boolean(v, f));
-                      return {};
-                    }
-                    if (k == "tied_embeddings") {
-                      GPUPLAN_TRY(m.tied_embeddings, r.boolean(v, f));
-                      return {};
-                    }
-                    // The validate command's caps (estimate/validate.cc): the
-                    // estimate walks the layers, and 2e9 of them ran for 18 min.
-                    GPUPLAN_TRY(int x, r.integer(v, f, 1, model_key_cap(k)));
-                    if (k == "layers") m.layers = x, keys.any_arch = true;
-                    if (k == "hidden") m.hidden = x, keys.any_arch = true;
-                    if (k == "heads") m.heads = x, keys.any_arch = true;
-                    if (k == "kv_heads") m.kv_heads = x, keys.any_arch = true;
-                    if (k == "ffn") m.ffn = x, keys.any_arch = true;
-                    if (k == "vocab") m.vocab = x;
-                    if (k == "max_context") m.max_context = x;
-                    if (k == "experts") m.experts = x, keys.any_arch = true;
-                    if (k == "experts_active") m.experts_active = x, keys.any_arch = true;
-                    if (k == "head_dim") m.head_dim = x, keys.any_arch = true;
-                    if (k == "expert_ffn") m.expert_ffn = x, keys.any_arch = true;
-                    if (k == "shared_experts") m.shared_experts = x, keys.any_arch = true;
-                    if (k == "dense_layers") m.dense_layers = x, keys.any_arch = true;
-                    if (k == "kv_lora_rank") m.kv_lora_rank = x, keys.any_arch = true;
-                    if (k == "q_lora_rank") m.q_lora_rank = x, keys.any_arch = true;
-                    if (k == "rope_head_dim") m.rope_head_dim = x, keys.any_arch = true;
-                    if (k == "v_head_dim") m.v_head_dim = x, keys.any_arch = true;
-                    return {};
-                  });
+  return for_each(
+      node, field, [&](const std::string& k, const YAML::Node& v, const std::string& f) -> Status {
+        if (k == "base") return {};
+        if (k == "name") {
+          GPUPLAN_TRY(m.name, r.string(v, f));
+          return {};
+        }
+        if (k == "params_b") {
+          // 1 M to 100 T parameters: 1e-300 made a model of "0 B
+          // params" that trained in 0 h.
+          GPUPLAN_TRY(double p, r.number(v, f, 1e-3, 1e5));
+          keys.params = p;
+          keys.params_node = v;
+          return {};
+        }
+        if (k == "gated_ffn") {
+          GPUPLAN_TRY(m.gated_ffn, r.boolean(v, f));
+          return {};
+        }
+        if (k == "tied_embeddings") {
+          GPUPLAN_TRY(m.tied_embeddings, r.boolean(v, f));
+          return {};
+        }
+        // The validate command's caps (estimate/validate.cc): the
+        // estimate walks the layers, and 2e9 of them ran for 18 min.
+        // The shapes beyond the classic decoder may be set back to
+        // their default, 0, over a base ({base: deepseek-v3,
+        // shared_experts: 0}); the classic ones are counts.
+        const bool zero_is_default =
+            k == "head_dim" || k == "expert_ffn" || k == "shared_experts" || k == "dense_layers" ||
+            k == "kv_lora_rank" || k == "q_lora_rank" || k == "rope_head_dim" || k == "v_head_dim";
+        GPUPLAN_TRY(int x, r.integer(v, f, zero_is_default ? 0 : 1, model_key_cap(k)));
+        if (k == "layers") m.layers = x, keys.any_arch = true;
+        if (k == "hidden") m.hidden = x, keys.any_arch = true;
+        if (k == "heads") m.heads = x, keys.any_arch = true;
+        if (k == "kv_heads") m.kv_heads = x, keys.any_arch = true;
+        if (k == "ffn") m.ffn = x, keys.any_arch = true;
+        if (k == "vocab") m.vocab = x;
+        if (k == "max_context") m.max_context = x;
+        if (k == "experts") m.experts = x, keys.any_arch = true;
+        if (k == "experts_active") m.experts_active = x, keys.any_arch = true;
+        if (k == "head_dim") m.head_dim = x, keys.any_arch = true;
+        if (k == "expert_ffn") m.expert_ffn = x, keys.any_arch = true;
+        if (k == "shared_experts") m.shared_experts = x, keys.any_arch = true;
+        if (k == "dense_layers") m.dense_layers = x, keys.any_arch = true;
+        if (k == "kv_lora_rank") m.kv_lora_rank = x, keys.any_arch = true;
+        if (k == "q_lora_rank") m.q_lora_rank = x, keys.any_arch = true;
+        if (k == "rope_head_dim") m.rope_head_dim = x, keys.any_arch = true;
+        if (k == "v_head_dim") m.v_head_dim = x, keys.any_arch = true;
+        return {};
+      });
 }
 
 // An explicit architecture (no base): every shape field must be present;
@@ -184,20 +190,35 @@ Status check_shape(const Reader& r, const YAML::Node& node, const Model& m) {
     return r.error(r.key_node(node, "experts_active"), "model.experts_active",
                    "experts_active must not exceed experts");
   }
+  // A key that says something (not 0, its default) about a shape the model
+  // does not have.
+  const auto says = [&](const std::string& k) {
+    const int v = k == "expert_ffn"       ? m.expert_ffn
+                  : k == "shared_experts" ? m.shared_experts
+                  : k == "dense_layers"   ? m.dense_layers
+                  : k == "q_lora_rank"    ? m.q_lora_rank
+                  : k == "rope_head_dim"  ? m.rope_head_dim
+                                          : m.v_head_dim;
+    return node[k] && v != 0;
+  };
   for (const char* k : {"expert_ffn", "shared_experts", "dense_layers"}) {
-    if (m.experts <= 1 && node[k]) {
+    if (m.experts <= 1 && says(k)) {
       return r.error(r.key_node(node, k), std::string("model.") + k,
                      std::string(k) + " describes a mixture of experts: give experts (> 1) too");
     }
   }
   if (m.dense_layers >= m.layers && m.experts > 1) {
-    return r.error(r.key_node(node, "dense_layers"), "model.dense_layers",
-                   "dense_layers must leave at least one of the " + std::to_string(m.layers) +
+    // Blame the key the file gave: {base: deepseek-v3, layers: 3} leaves its
+    // 3 dense layers none to be experts.
+    const char* k = node["dense_layers"] ? "dense_layers" : "layers";
+    return r.error(r.key_node(node, k), std::string("model.") + k,
+                   "dense_layers (" + std::to_string(m.dense_layers) +
+                       ") must leave at least one of the " + std::to_string(m.layers) +
                        " layers a mixture of experts");
   }
   const bool latent = m.kv_lora_rank > 0;
   for (const char* k : {"q_lora_rank", "rope_head_dim", "v_head_dim"}) {
-    if (!latent && node[k]) {
+    if (!latent && says(k)) {
       return r.error(
           r.key_node(node, k), std::string("model.") + k,
           std::string(k) + " describes multi-head latent attention: give kv_lora_rank too");
