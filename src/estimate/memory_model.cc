@@ -82,10 +82,10 @@ double lora_params(const workload::Model& m, int rank) {
   const double mats = m.gated_ffn ? 3 : 2;
   double ffn = m.layers * rank * (h + m.ffn) * mats;
   if (m.experts > 1) {
-    const double dense = std::clamp(m.dense_layers, 0, m.layers);
-    const double expert = m.expert_ffn > 0 ? m.expert_ffn : m.ffn;
-    ffn = dense * rank * (h + m.ffn) * mats +
-          (m.layers - dense) * rank * (h + expert) * mats * (m.experts + m.shared_experts);
+    const double dense = workload::dense_layer_count(m);
+    ffn = dense * rank * (h + m.ffn) * mats + (m.layers - dense) * rank *
+                                                  (h + workload::expert_ffn_size(m)) * mats *
+                                                  (m.experts + m.shared_experts);
   }
   return m.layers * attn + ffn;
 }

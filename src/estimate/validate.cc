@@ -148,16 +148,7 @@ Result<workload::Model> row_model(const Row& row) {
   // written with its config's columns read as a dense 7 B model).
   const workload::Model* b = workload::find_model(m.name);
   if (b && (b->layers != m.layers || b->hidden != m.hidden)) b = nullptr;
-  if (b) {
-    m.head_dim = b->head_dim;
-    m.expert_ffn = b->expert_ffn;
-    m.shared_experts = b->shared_experts;
-    m.dense_layers = b->dense_layers;
-    m.kv_lora_rank = b->kv_lora_rank;
-    m.q_lora_rank = b->q_lora_rank;
-    m.rope_head_dim = b->rope_head_dim;
-    m.v_head_dim = b->v_head_dim;
-  }
+  if (b) workload::lend_shape(*b, m);
   if ((m.head_dim == 0 && m.hidden % m.heads != 0) || m.heads % m.kv_heads != 0) {
     return invalid_argument("heads/kv_heads do not divide hidden/heads");
   }

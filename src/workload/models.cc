@@ -204,11 +204,26 @@ double decode_attention_width(const Model& m) {
   return attention_width(m);
 }
 
+int dense_layer_count(const Model& m) { return std::clamp(m.dense_layers, 0, m.layers); }
+
+double expert_ffn_size(const Model& m) { return m.expert_ffn > 0 ? m.expert_ffn : m.ffn; }
+
+void lend_shape(const Model& from, Model& to) {
+  to.head_dim = from.head_dim;
+  to.expert_ffn = from.expert_ffn;
+  to.shared_experts = from.shared_experts;
+  to.dense_layers = from.dense_layers;
+  to.kv_lora_rank = from.kv_lora_rank;
+  to.q_lora_rank = from.q_lora_rank;
+  to.rope_head_dim = from.rope_head_dim;
+  to.v_head_dim = from.v_head_dim;
+}
+
 double ffn_width_per_token(const Model& m) {
   if (m.experts <= 1 || m.layers <= 0) return m.ffn;
-  const double expert = m.expert_ffn > 0 ? m.expert_ffn : m.ffn;
-  const double dense = std::clamp(m.dense_layers, 0, m.layers);
-  return (dense * m.ffn + (m.layers - dense) * expert * (m.experts_active + m.shared_experts)) /
+  const double dense = dense_layer_count(m);
+  return (dense * m.ffn +
+          (m.layers - dense) * expert_ffn_size(m) * (m.experts_active + m.shared_experts)) /
          m.layers;
 }
 
@@ -243,8 +258,8 @@ double params_from_architecture(const Model& m, bool active) {
   const double mats = m.gated_ffn ? 3.0 : 2.0;
   double ffn = m.layers * mats * h * m.ffn;
   if (m.experts > 1) {
-    const double dense = std::clamp(m.dense_layers, 0, m.layers);
-    const double expert = mats * h * (m.expert_ffn > 0 ? m.expert_ffn : m.ffn);
+    const double dense = dense_layer_count(m);
+    const double expert = mats * h * expert_ffn_size(m);
     const double experts = (active ? m.experts_active : m.experts) + m.shared_experts;
     ffn = dense * mats * h * m.ffn + (m.layers - dense) * (expert * experts + h * m.experts);
   }

@@ -44,6 +44,14 @@ namespace gpuplan::workload {
 // (DeepSeek-V2 §2.1.2, "absorbed"): scores over kv_lora_rank + rope_head_dim
 // and values over kv_lora_rank per head. attention_width() otherwise.
 [[nodiscard]] double decode_attention_width(const Model& m);
+// A mixture of experts' layers whose FFN is dense (dense_layers, within
+// the layers) and each expert's FFN width (expert_ffn, else ffn).
+[[nodiscard]] int dense_layer_count(const Model& m);
+[[nodiscard]] double expert_ffn_size(const Model& m);
+// Copies the shape fields a model table row carries beyond the classic
+// decoder (head_dim, expert sizes, shared experts, dense layers, the
+// latent's ranks) from `from` to `to`.
+void lend_shape(const Model& from, Model& to);
 // Mean FFN inner width a token passes through per layer: ffn, or in a
 // mixture of experts the dense layers' ffn and the MoE layers' expert_ffn x
 // (experts_active + shared_experts).
