@@ -272,6 +272,18 @@ void explain_infer(const Ctx& c, const ServingEstimate& s, const ReplicaModel& m
         w.overrides.count("serving_kv_cache_bytes")
             ? "override (workload file): serving_kv_cache_bytes"
             : kv_formula);
+  if (const workload::LocalAttention& a = model.local; a.share > 0) {
+    const double context = w.serving.input_tokens.mean + w.serving.output_tokens.mean;
+    c.add("local_attention",
+          std::to_string(w.model.sliding_layers) + " of " + std::to_string(w.model.layers) +
+              " layers attend over the last " + std::to_string(w.model.sliding_window) +
+              " tokens: a sequence of " + fixed(context, 0) + " tokens caches " +
+              fixed(a.cached_tokens(context), 0) + " tokens' worth",
+          "the model's sliding_window / chunk (" +
+              (w.model.source.empty() ? std::string("workload file") : w.model.source) +
+              "); engines keep only the window for those layers (vLLM hybrid KV cache manager, "
+              "TensorRT-LLM per-window pools)");
+  }
   add_memory(c);
   c.add("serving_efficiency",
         "compute " + fixed(model.flops_per_s / (peak * 1e12 * tp) * 100, 0) +
@@ -363,7 +375,9 @@ void estimate_infer(const Ctx& c) {
     s.concurrency = at.batch;
     s.ttft_ms = at.ttft_s * 1000;
     s.tpot_ms = at.tpot_s * 1000;
-    e.memory.kv_cache = at.batch * (w.serving.input_tokens.mean + w.serving.output_tokens.mean) *
+    e.memory.kv_cache = at.batch *
+                        choice.model.local.cached_tokens(w.serving.input_tokens.mean +
+                                                         w.serving.output_tokens.mean) *
                         choice.model.kv_bytes_per_token / kGiB / tp;
   } else {
     // The SLO is out of reach: say what the rate would see on these replicas

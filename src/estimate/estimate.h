@@ -17,6 +17,7 @@
 #include "catalog/catalog.h"
 #include "core/csv.h"
 #include "core/result.h"
+#include "workload/models.h"
 #include "workload/workload.h"
 
 namespace gpuplan::estimate {
@@ -169,7 +170,10 @@ struct ReplicaModel {
   double attn_flops_per_s = 0;    // its rate: 16-bit (FP8 weights keep a 16-bit attention)
   double kv_bytes_per_token = 0;  // KV cache bytes per token of context
   double kv_capacity_tokens = 0;  // KV tokens that fit beside weights and overhead
-  double step_overhead_s = 0;     // fixed per-forward cost (kernel launches, sampling)
+  // Sliding-window or chunked layers: the cache a sequence keeps and the
+  // pairs its prompt's attention computes (workload::LocalAttention).
+  workload::LocalAttention local;
+  double step_overhead_s = 0;  // fixed per-forward cost (kernel launches, sampling)
   // Tensor parallelism: all-reduces per forward pass (2 per layer), their
   // bytes per token, and each all-reduce's cost as the cheaper of NCCL's
   // low-latency and bulk protocols (latency + bytes x seconds per byte).
@@ -185,7 +189,8 @@ struct ReplicaModel {
   // the attention term), i.e. TTFT without queueing.
   [[nodiscard]] double prefill_seconds(double input_tokens) const;
   // Time of one decode step for `batch` sequences of mean context `context`
-  // tokens (memory-bound: weights + KV read; compute-bound at large batch).
+  // tokens (memory-bound: weights + KV read; compute-bound at large batch;
+  // local layers read and attend over their window only).
   [[nodiscard]] double decode_step_seconds(double batch, double context) const;
   // Weight bytes one decode step reads for `batch` tokens: all of a dense
   // model; of a mixture of experts, the shared weights and the experts the

@@ -448,6 +448,51 @@ TEST(Throughput, LatentAttentionIsStoredPerRankAndCostsItsFlops) {
               b * ctx * q->kv_bytes_per_token / q->bytes_per_s, 1e-12);
 }
 
+// Sliding-window and chunked layers keep and read their window only, and a
+// prompt's queries there see at most the window: Gemma 3 27B (52 of 62
+// layers over 1,024 tokens) at 32,768 tokens caches 32,768 - 52/62 x 31,744
+// = 6,144 tokens' worth, 5.33x less than counting every layer in full.
+TEST(Throughput, SlidingWindowLayersKeepTheirWindowOnly) {
+  catalog::Gpu h200 = h100();
+  h200.memory_gib = 141;
+  h200.memory_bw_gbs = 4800;
+  const workload::Workload local = serve("gemma-3-27b", 1);
+  workload::Workload full = local;
+  full.model.sliding_window = full.model.sliding_layers = 0;
+  auto a = replica_model(local, h200, true, 2);
+  auto f = replica_model(full, h200, true, 2);
+  ASSERT_TRUE(a && f);
+  const double ctx = 32768, b = 16;
+  EXPECT_DOUBLE_EQ(a->local.cached_tokens(ctx), 6144);
+  EXPECT_DOUBLE_EQ(a->kv_capacity_tokens, f->kv_capacity_tokens);
+  EXPECT_NEAR(a->max_batch(ctx), std::floor(a->kv_capacity_tokens / 6144), 1e-9);
+  EXPECT_NEAR(f->max_batch(ctx), std::floor(f->kv_capacity_tokens / ctx), 1e-9);
+  // The decode step's attention term (reads of the cache) by the same ratio.
+  EXPECT_NEAR((f->decode_step_seconds(b, ctx) - f->decode_step_seconds(b, 0)) /
+                  (a->decode_step_seconds(b, ctx) - a->decode_step_seconds(b, 0)),
+              ctx / 6144, 1e-9);
+  // Within the window nothing changes.
+  EXPECT_DOUBLE_EQ(a->decode_step_seconds(b, 1000), f->decode_step_seconds(b, 1000));
+  EXPECT_DOUBLE_EQ(a->prefill_seconds(1000), f->prefill_seconds(1000));
+  // Prefill attention: n^2/2 pairs on the global layers, n W - W^2/2 on the
+  // local ones.
+  const double n = 8192, w = 1024, share = 52.0 / 62;
+  const double pairs = (1 - share) * n * n / 2 + share * (n * w - w * w / 2);
+  EXPECT_NEAR(a->prefill_seconds(n) - f->prefill_seconds(n),
+              a->attn_flops_per_token_ctx * (pairs - n * n / 2) / a->flops_per_s, 1e-12);
+  // Training counts the attended context: Mistral 7B v0.1 slides every
+  // layer over 4,096 tokens, so at 8,192 a token attends to 6,144 on
+  // average where full attention counts 8,192 (the Megatron formula's s).
+  const workload::Model mistral = *workload::find_model("mistral-7b");
+  workload::Model dense = mistral;
+  dense.sliding_window = 0;
+  EXPECT_NEAR(internal::train_flops_per_token(dense, 8192, Method::kFull) -
+                  internal::train_flops_per_token(mistral, 8192, Method::kFull),
+              12.0 * 32 * 4096 * (8192 - 6144), 1);
+  EXPECT_DOUBLE_EQ(internal::train_flops_per_token(dense, 4096, Method::kFull),
+                   internal::train_flops_per_token(mistral, 4096, Method::kFull));
+}
+
 // FP8 training runs the linear layers' GEMMs in FP8 and attention in BF16
 // (Transformer Engine): the model's FLOPs run at a blend of the two peaks,
 // nearer BF16 the longer the sequence; other precisions keep their peak.

@@ -106,8 +106,7 @@ StepCost step_cost(const workload::Workload& w, const TrainInputs& in, const Lay
   c.bubble = (l.pp - 1) / slots;
   const double t_pipeline = slots * ((t_mb + t_tp_mb) / v + t_send);
   // The backward share of one micro-batch's compute (all but the forward).
-  const double fwd =
-      2.0 * matmul_params(m) * 1e9 + 4.0 * m.layers * workload::attention_width(m) * seq;
+  const double fwd = forward_flops_per_token(m, seq);
   const double backward_mb = std::max(0.0, 1.0 - fwd / f) * t_mb;
   double exposed = 0;
   if (l.dp > 1) {

@@ -92,7 +92,8 @@ Traffic traffic(const workload::Workload& w) {
 // interleaves it with them): its matmuls and attention, and its tensor-
 // parallel all-reduces.
 double prefill_work(const ReplicaModel& r, double in) {
-  return (r.flops_per_token * in + r.attn_flops_per_token_ctx * in * in / 2) / r.flops_per_s +
+  return (r.flops_per_token * in + r.attn_flops_per_token_ctx * r.local.causal_pairs(in)) /
+             r.flops_per_s +
          r.tp_comm_seconds(in);
 }
 
@@ -164,11 +165,12 @@ double kv_sequence_limit(const ReplicaModel& r, const workload::Model& m, double
                          double output_tokens) {
   // A sequence holds input + output tokens at the end of its life (why that
   // and not the mean over it: physics.h), in whole pages: on average half a
-  // page is unused at its end. The cache is what replica_model() leaves
-  // after weights and overhead, less the activations of one prefill chunk
-  // (one layer live at a time).
+  // page is unused at its end; its local layers keep their window only. The
+  // cache is what replica_model() leaves after weights and overhead, less
+  // the activations of one prefill chunk (one layer live at a time).
   const double footprint =
-      std::max(1.0, input_tokens) + std::max(1.0, output_tokens) + kKvPageTokens / 2;
+      r.local.cached_tokens(std::max(1.0, input_tokens) + std::max(1.0, output_tokens)) +
+      kKvPageTokens / 2;
   const double activations = r.gpus * kPrefillChunkTokens * kActivationBytesPerTokenHidden *
                              m.hidden * workload::bytes_per_value(workload::Precision::kFp16);
   const double kv_tokens =

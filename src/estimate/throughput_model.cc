@@ -137,15 +137,20 @@ double matmul_params(const workload::Model& m) {
 
 double train_flops_per_token(const workload::Model& m, int seq_len, Method method) {
   const double n = matmul_params(m) * 1e9;
-  const double attn = 12.0 * m.layers * workload::attention_width(m) * static_cast<double>(seq_len);
+  const double attn = 12.0 * m.layers * workload::attention_width(m) *
+                      workload::local_attention(m).training_context(seq_len);
   if (method == Method::kFull) return 6.0 * n + attn;
   return 4.0 * n + attn * 2.0 / 3.0;
 }
 
+double forward_flops_per_token(const workload::Model& m, double seq_len) {
+  return 2.0 * matmul_params(m) * 1e9 + 4.0 * m.layers * workload::attention_width(m) *
+                                            workload::local_attention(m).training_context(seq_len);
+}
+
 double hardware_flops_per_token(const workload::Model& m, int seq_len, Method method, Recompute r) {
   const double n = matmul_params(m) * 1e9;
-  const double fwd_attn =
-      4.0 * m.layers * workload::attention_width(m) * static_cast<double>(seq_len);
+  const double fwd_attn = forward_flops_per_token(m, seq_len) - 2.0 * n;
   const double model = train_flops_per_token(m, seq_len, method);
   switch (r) {
     case Recompute::kNone:
@@ -222,7 +227,7 @@ using internal::kLayerOverheadS;
 
 double ReplicaModel::prefill_seconds(double input_tokens) const {
   const double n = std::max(1.0, input_tokens);
-  const double flops = flops_per_token * n + attn_flops_per_token_ctx * n * n / 2.0;
+  const double flops = flops_per_token * n + attn_flops_per_token_ctx * local.causal_pairs(n);
   return flops / flops_per_s + weight_bytes / bytes_per_s + step_overhead_s + tp_comm_seconds(n);
 }
 
@@ -254,11 +259,12 @@ double ReplicaModel::decode_step_seconds(double batch, double context) const {
       kv_bytes_per_token / bytes_per_s,
       attn_decode_flops_per_token_ctx / (attn_flops_per_s > 0 ? attn_flops_per_s : flops_per_s));
   return w / bytes_per_s + b * flops_per_token / flops_per_s +
-         b * std::max(0.0, context) * attention + step_overhead_s + tp_comm_seconds(b);
+         b * local.cached_tokens(std::max(0.0, context)) * attention + step_overhead_s +
+         tp_comm_seconds(b);
 }
 
 double ReplicaModel::max_batch(double context) const {
-  const double per_seq = std::max(1.0, context) * kv_bytes_per_token;
+  const double per_seq = std::max(1.0, local.cached_tokens(context)) * kv_bytes_per_token;
   if (per_seq <= 0) return 0;
   return std::floor(kv_capacity_tokens * kv_bytes_per_token / per_seq);
 }
@@ -303,6 +309,7 @@ Result<ReplicaModel> replica_model(const workload::Workload& w, const catalog::G
   r.flops_per_token = 2.0 * matmul_params(m) * 1e9;
   r.attn_flops_per_token_ctx = 4.0 * m.layers * workload::attention_width(m);
   r.attn_decode_flops_per_token_ctx = 4.0 * m.layers * workload::decode_attention_width(m);
+  r.local = workload::local_attention(m);
   // The engine's KV-cache type where the workload states it (vLLM keeps a
   // 16-bit cache for fp8 weights unless --kv-cache-dtype fp8).
   const auto kv = w.overrides.find("serving_kv_cache_bytes");

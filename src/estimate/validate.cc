@@ -330,8 +330,7 @@ Result<DataParallelStep> data_parallel_step(const Row& row, const workload::Work
   }
   const double buckets = std::max(1.0, std::ceil(bytes / 25e6));
   const double t = buckets * allreduce_seconds(bytes / buckets, dp, link);
-  const double fwd =
-      2.0 * matmul_params(m) * 1e9 + 4.0 * m.layers * workload::attention_width(m) * w.data.seq_len;
+  const double fwd = forward_flops_per_token(m, w.data.seq_len);
   s.t_allreduce = std::max(0.0, t - (1.0 - fwd / f) * s.t_compute);
   return s;
 }

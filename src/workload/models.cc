@@ -43,7 +43,7 @@ constexpr Row kRows[] = {
   {"llama-3.2-3b",  "Llama 3.2 3B",  28,  3072,  24, 8,  8192, 128256, 131072, 1, 1, true, true,  "meta-llama/Llama-3.2-3B config.json"},
   {"llama-3.3-70b", "Llama 3.3 70B", 80,  8192,  64, 8, 28672, 128256, 131072, 1, 1, true, false, "meta-llama/Llama-3.3-70B-Instruct config.json"},
   // Mistral AI
-  {"mistral-7b",    "Mistral 7B",    32, 4096, 32, 8, 14336, 32000, 32768, 1, 1, true, false, "mistralai/Mistral-7B-v0.1 config.json"},
+  {"mistral-7b",    "Mistral 7B",    32, 4096, 32, 8, 14336, 32000, 32768, 1, 1, true, false, "mistralai/Mistral-7B-v0.1 config.json (sliding_window 4096)"},
   {"mixtral-8x7b",  "Mixtral 8x7B",  32, 4096, 32, 8, 14336, 32000, 32768, 8, 2, true, false, "mistralai/Mixtral-8x7B-v0.1 config.json"},
   {"mixtral-8x22b", "Mixtral 8x22B", 56, 6144, 48, 8, 16384, 32768, 65536, 8, 2, true, false, "mistralai/Mixtral-8x22B-v0.1 config.json"},
   // Qwen2.5 (Qwen/Qwen2.5-* config.json; context per model card)
@@ -86,18 +86,17 @@ constexpr Row kRows[] = {
   {"qwen3-235b-a22b-2507", "Qwen3 235B-A22B 2507", 94, 4096, 64, 4, 12288, 151936, 262144, 128, 8, true, false, "Qwen/Qwen3-235B-A22B-Instruct-2507 config.json (max_position_embeddings 262144; shapes of Qwen3-235B-A22B)"},
   // OpenAI gpt-oss (openai/gpt-oss gpt_oss/torch/model.py; config.json):
   // every layer MoE, experts of 2880; half the layers attend over a
-  // 128-token window, which the KV cache here does not model (it counts
-  // every layer's cache in full: an over-count up to 2x at long context)
-  {"gpt-oss-120b", "gpt-oss-120b", 36, 2880, 64, 8, 2880, 201088, 131072, 128, 4, true, false, "openai/gpt-oss-120b config.json; openai/gpt-oss model.py (head_dim 64)"},
-  {"gpt-oss-20b",  "gpt-oss-20b",  24, 2880, 64, 8, 2880, 201088, 131072,  32, 4, true, false, "openai/gpt-oss-20b config.json; openai/gpt-oss model.py (head_dim 64)"},
+  // 128-token window (kLocal below)
+  {"gpt-oss-120b", "gpt-oss-120b", 36, 2880, 64, 8, 2880, 201088, 131072, 128, 4, true, false, "openai/gpt-oss-120b config.json; openai/gpt-oss model.py (head_dim 64; sliding_window 128 on even layers)"},
+  {"gpt-oss-20b",  "gpt-oss-20b",  24, 2880, 64, 8, 2880, 201088, 131072,  32, 4, true, false, "openai/gpt-oss-20b config.json; openai/gpt-oss model.py (head_dim 64; sliding_window 128 on even layers)"},
   // Meta Llama 4 (meta-llama/llama-models models/llama4; config.json
   // text_config): one routed and one shared expert of 8192 per MoE layer,
   // dense layers of 16384 (intermediate_size_mlp); chunked attention (8192)
-  // on 3 of 4 layers is not modelled (the cache is counted in full)
-  {"llama-4-scout",    "Llama 4 Scout 17B-16E",     48, 5120, 40, 8, 16384, 202048, 10485760,  16, 1, true, false, "meta-llama/Llama-4-Scout-17B-16E-Instruct config.json (max_position_embeddings 10485760; the base repository's reads 262144); llama-models MODEL_CARD.md (109 B total, 17 B active, 10 M context)"},
-  {"llama-4-maverick", "Llama 4 Maverick 17B-128E", 48, 5120, 40, 8, 16384, 202048,  1048576, 128, 1, true, false, "meta-llama/Llama-4-Maverick-17B-128E config.json (interleave_moe_layer_step 2); MODEL_CARD.md (400 B total, 17 B active)"},
+  // on 3 of 4 layers (kLocal below)
+  {"llama-4-scout",    "Llama 4 Scout 17B-16E",     48, 5120, 40, 8, 16384, 202048, 10485760,  16, 1, true, false, "meta-llama/Llama-4-Scout-17B-16E-Instruct config.json (max_position_embeddings 10485760; the base repository's reads 262144); llama-models MODEL_CARD.md (109 B total, 17 B active, 10 M context); attention_chunk_size 8192 on 36 of 48 layers"},
+  {"llama-4-maverick", "Llama 4 Maverick 17B-128E", 48, 5120, 40, 8, 16384, 202048,  1048576, 128, 1, true, false, "meta-llama/Llama-4-Maverick-17B-128E config.json (interleave_moe_layer_step 2); MODEL_CARD.md (400 B total, 17 B active); attention_chunk_size 8192 on 36 of 48 layers"},
   // Dense, 2025
-  {"gemma-3-27b",      "Gemma 3 27B",     62, 5376, 32, 16, 21504, 262208, 131072, 1, 1, true, true,  "google/gemma-3-27b-it config.json text_config; google/gemma_pytorch config.py get_config_for_27b_v3 (head_dim 128; 5 of 6 layers attend over a 1024-token window, not modelled; embeddings tied, as gemma_pytorch samples from the embedder, which the 27.0 B total confirms)"},
+  {"gemma-3-27b",      "Gemma 3 27B",     62, 5376, 32, 16, 21504, 262208, 131072, 1, 1, true, true,  "google/gemma-3-27b-it config.json text_config; google/gemma_pytorch config.py get_config_for_27b_v3 (head_dim 128; 52 of 62 layers attend over a 1024-token window; embeddings tied, as gemma_pytorch samples from the embedder, which the 27.0 B total confirms)"},
   {"phi-4",            "Phi-4 14B",       40, 5120, 40, 10, 17920, 100352,  16384, 1, 1, true, false, "microsoft/phi-4 config.json"},
   {"mistral-small-24b","Mistral Small 24B", 40, 5120, 32,  8, 32768, 131072, 32768, 1, 1, true, false, "mistralai/Mistral-Small-24B-Instruct-2501 config.json (head_dim 128)"},
 };
@@ -127,6 +126,27 @@ constexpr Shape kShapes[] = {
   {"llama-4-maverick", 128, 8192, 1, 24, 0, 0, 0, 0},
   {"gemma-3-27b", 128, 0, 0, 0, 0, 0, 0, 0},
   {"mistral-small-24b", 128, 0, 0, 0, 0, 0, 0, 0},
+};
+// Local attention (Model::sliding_window, sliding_layers): the window and
+// the layers that attend within it, from each model's config (sources as in
+// its row; /work/notes/model_configs.md for the 2025 ones).
+struct Local {
+  const char* name;
+  int window, layers;
+};
+constexpr Local kLocal[] = {
+  // Mistral-7B-v0.1 config.json: sliding_window 4096 on every layer.
+  {"mistral-7b", 4096, 32},
+  // gpt-oss model.py: layer_idx % 2 == 0 slides over 128 tokens.
+  {"gpt-oss-120b", 128, 18},
+  {"gpt-oss-20b", 128, 12},
+  // llama4 model.py: attention_chunk_size 8192 except on the NoPE layers,
+  // every 4th (nope_layer_interval 4): 36 of 48 chunked.
+  {"llama-4-scout", 8192, 36},
+  {"llama-4-maverick", 8192, 36},
+  // gemma_pytorch get_config_for_27b_v3: 5 local (sliding_window_size 1024)
+  // to 1 global; layers 5, 11, ..., 59 global, 52 of 62 local.
+  {"gemma-3-27b", 1024, 52},
 };
 // clang-format on
 
@@ -167,6 +187,11 @@ std::vector<Model> build() {
       m.q_lora_rank = x.q_lora_rank;
       m.rope_head_dim = x.rope_head_dim;
       m.v_head_dim = x.v_head_dim;
+    }
+    for (const Local& x : kLocal) {
+      if (std::string_view(x.name) != r.name) continue;
+      m.sliding_window = x.window;
+      m.sliding_layers = x.layers;
     }
     m.params_b = params_from_architecture(m, false);
     m.active_params_b = params_from_architecture(m, true);
@@ -217,6 +242,30 @@ void lend_shape(const Model& from, Model& to) {
   to.q_lora_rank = from.q_lora_rank;
   to.rope_head_dim = from.rope_head_dim;
   to.v_head_dim = from.v_head_dim;
+  to.sliding_window = from.sliding_window;
+  to.sliding_layers = from.sliding_layers;
+}
+
+LocalAttention local_attention(const Model& m) {
+  LocalAttention a;
+  if (m.sliding_window <= 0 || m.sliding_layers <= 0 || m.layers <= 0) return a;
+  a.window = m.sliding_window;
+  a.share = std::min(1.0, static_cast<double>(m.sliding_layers) / m.layers);
+  return a;
+}
+
+double LocalAttention::cached_tokens(double context) const {
+  if (share <= 0 || context <= window) return context;
+  return context - share * (context - window);
+}
+
+double LocalAttention::causal_pairs(double n) const {
+  const double past = share > 0 ? std::max(0.0, n - window) : 0;
+  return (n * n - share * past * past) / 2;
+}
+
+double LocalAttention::training_context(double n) const {
+  return n > 0 ? 2 * causal_pairs(n) / n : 0;
 }
 
 double ffn_width_per_token(const Model& m) {

@@ -48,9 +48,27 @@ namespace gpuplan::workload {
 // the layers) and each expert's FFN width (expert_ffn, else ffn).
 [[nodiscard]] int dense_layer_count(const Model& m);
 [[nodiscard]] double expert_ffn_size(const Model& m);
+// Local attention as the estimator reads it: `share` of the layers (and of
+// every token's cache, as all layers cache the same per token) attend over
+// `window` tokens; the rest over the whole context.
+struct LocalAttention {
+  double window = 0;  // tokens; 0: none
+  double share = 0;   // of the layers, 0-1
+  // Tokens a sequence of `context` tokens keeps in the cache, in tokens of
+  // the whole model: context - share x (context - window) past the window.
+  [[nodiscard]] double cached_tokens(double context) const;
+  // Query-key pairs of a causal prompt of n tokens per layer, on average:
+  // n^2 / 2, less share x (n - window)^2 / 2 past the window (a query at
+  // position p > window sees window keys in a local layer).
+  [[nodiscard]] double causal_pairs(double n) const;
+  // The context a token of an n-token training sequence attends to, scaled
+  // as the full-attention FLOP counts use n: 2 x causal_pairs(n) / n.
+  [[nodiscard]] double training_context(double n) const;
+};
+[[nodiscard]] LocalAttention local_attention(const Model& m);
 // Copies the shape fields a model table row carries beyond the classic
 // decoder (head_dim, expert sizes, shared experts, dense layers, the
-// latent's ranks) from `from` to `to`.
+// latent's ranks, the sliding window) from `from` to `to`.
 void lend_shape(const Model& from, Model& to);
 // Mean FFN inner width a token passes through per layer: ffn, or in a
 // mixture of experts the dense layers' ffn and the MoE layers' expert_ffn x

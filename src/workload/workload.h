@@ -77,6 +77,14 @@ struct Model {
   int q_lora_rank = 0;  // 0: queries projected from the hidden state directly
   int rope_head_dim = 0;
   int v_head_dim = 0;  // value head size; head_dim when 0
+  // Local attention: `sliding_layers` of the layers attend over the last
+  // `sliding_window` tokens only, and an engine's cache keeps only those for
+  // them (vLLM's hybrid KV cache manager, TensorRT-LLM's per-window pools).
+  // A chunked layer (Llama 4: a query sees its 8,192-token chunk) is counted
+  // as a window of the chunk, an upper bound. 0 = every layer attends over
+  // the whole context.
+  int sliding_window = 0;
+  int sliding_layers = 0;
   // True when only params_b was given (no architecture): the estimator then
   // derives a shape from params_b and says so in its assumptions.
   bool params_only = false;

@@ -94,11 +94,11 @@ struct ModelKeys {
 // The largest value a shape key may take: beyond any published model by
 // orders of magnitude, small enough that the estimate stays fast.
 int model_key_cap(const std::string& k) {
-  if (k == "layers" || k == "dense_layers") return 10'000;
+  if (k == "layers" || k == "dense_layers" || k == "sliding_layers") return 10'000;
   if (k == "hidden" || k == "kv_lora_rank" || k == "q_lora_rank") return 1'000'000;
   if (k == "ffn" || k == "expert_ffn") return 10'000'000;
   if (k == "vocab") return 100'000'000;
-  if (k == "max_context") return 2'000'000'000;
+  if (k == "max_context" || k == "sliding_window") return 2'000'000'000;
   return 100'000;  // heads, kv_heads, head sizes, experts
 }
 
@@ -135,7 +135,8 @@ Status read_model_keys(const Reader& r, const YAML::Node& node, const std::strin
         // shared_experts: 0}); the classic ones are counts.
         const bool zero_is_default =
             k == "head_dim" || k == "expert_ffn" || k == "shared_experts" || k == "dense_layers" ||
-            k == "kv_lora_rank" || k == "q_lora_rank" || k == "rope_head_dim" || k == "v_head_dim";
+            k == "kv_lora_rank" || k == "q_lora_rank" || k == "rope_head_dim" ||
+            k == "v_head_dim" || k == "sliding_window" || k == "sliding_layers";
         GPUPLAN_TRY(int x, r.integer(v, f, zero_is_default ? 0 : 1, model_key_cap(k)));
         if (k == "layers") m.layers = x, keys.any_arch = true;
         if (k == "hidden") m.hidden = x, keys.any_arch = true;
@@ -154,6 +155,8 @@ Status read_model_keys(const Reader& r, const YAML::Node& node, const std::strin
         if (k == "q_lora_rank") m.q_lora_rank = x, keys.any_arch = true;
         if (k == "rope_head_dim") m.rope_head_dim = x, keys.any_arch = true;
         if (k == "v_head_dim") m.v_head_dim = x, keys.any_arch = true;
+        if (k == "sliding_window") m.sliding_window = x, keys.any_arch = true;
+        if (k == "sliding_layers") m.sliding_layers = x, keys.any_arch = true;
         return {};
       });
 }
@@ -198,6 +201,7 @@ Status check_shape(const Reader& r, const YAML::Node& node, const Model& m) {
                   : k == "dense_layers"   ? m.dense_layers
                   : k == "q_lora_rank"    ? m.q_lora_rank
                   : k == "rope_head_dim"  ? m.rope_head_dim
+                  : k == "sliding_layers" ? m.sliding_layers
                                           : m.v_head_dim;
     return node[k] && v != 0;
   };
@@ -229,6 +233,23 @@ Status check_shape(const Reader& r, const YAML::Node& node, const Model& m) {
                    "multi-head latent attention caches a rotary key beside the latent: give "
                    "rope_head_dim (DeepSeek-V3: 64)");
   }
+  // Local attention: a window and the layers that attend within it, both or
+  // neither (`sliding_window: 0` over a base turns it off).
+  if (m.sliding_window > 0 && m.sliding_layers == 0) {
+    return r.error(r.key_node(node, "sliding_window"), "model.sliding_layers",
+                   "a sliding window needs sliding_layers, the layers that attend within it "
+                   "(Mistral 7B v0.1: all 32; gpt-oss-120b: 18 of 36)");
+  }
+  if (m.sliding_window == 0 && says("sliding_layers")) {
+    return r.error(r.key_node(node, "sliding_layers"), "model.sliding_layers",
+                   "sliding_layers needs sliding_window, the tokens those layers attend over");
+  }
+  if (m.sliding_window > 0 && m.sliding_layers > m.layers) {
+    const char* k = node["sliding_layers"] ? "sliding_layers" : "layers";
+    return r.error(r.key_node(node, k), std::string("model.") + k,
+                   "sliding_layers (" + std::to_string(m.sliding_layers) +
+                       ") must not exceed the " + std::to_string(m.layers) + " layers");
+  }
   return {};
 }
 
@@ -237,12 +258,18 @@ Status check_shape(const Reader& r, const YAML::Node& node, const Model& m) {
 Status parse_model(const Reader& r, const YAML::Node& node, Model& out) {
   const std::string field = "model";
   if (node.IsScalar()) return builtin_model(r, node, field, out);
-  static const std::vector<std::string> kKeys = {
-      "base",          "name",           "params_b",     "layers",          "hidden",
-      "heads",         "kv_heads",       "ffn",          "vocab",           "max_context",
-      "experts",       "experts_active", "gated_ffn",    "tied_embeddings", "head_dim",
-      "expert_ffn",    "shared_experts", "dense_layers", "kv_lora_rank",    "q_lora_rank",
-      "rope_head_dim", "v_head_dim"};
+  static const std::vector<std::string> kKeys = {"base",           "name",
+                                                 "params_b",       "layers",
+                                                 "hidden",         "heads",
+                                                 "kv_heads",       "ffn",
+                                                 "vocab",          "max_context",
+                                                 "experts",        "experts_active",
+                                                 "gated_ffn",      "tied_embeddings",
+                                                 "head_dim",       "expert_ffn",
+                                                 "shared_experts", "dense_layers",
+                                                 "kv_lora_rank",   "q_lora_rank",
+                                                 "rope_head_dim",  "v_head_dim",
+                                                 "sliding_window", "sliding_layers"};
   GPUPLAN_RETURN_IF_ERROR(r.check_map(node, field, kKeys));
   Model m;
   m.name = "custom";

@@ -396,6 +396,60 @@ TEST(Parse, LatentAttentionAndExpertShapesAreKeysOfTheirOwn) {
   }
 }
 
+TEST(Parse, SlidingWindowNeedsItsLayers) {
+  // Mistral 7B v0.1 (config.json: sliding_window 4096, every layer).
+  auto w = parse_string(
+      "kind: train\ndata: {tokens: 1e9}\nmodel: {base: llama-3-8b, sliding_window: 4096, "
+      "sliding_layers: 32}\n",
+      "m.yaml");
+  ASSERT_TRUE(w) << w.error().to_string();
+  EXPECT_EQ(local_attention(w->model).window, 4096);
+  EXPECT_EQ(local_attention(w->model).share, 1);
+  // Turned off over a base.
+  auto off = parse_string(
+      "kind: train\ndata: {tokens: 1e9}\nmodel: {base: gemma-3-27b, sliding_window: 0}\n",
+      "g.yaml");
+  ASSERT_TRUE(off) << off.error().to_string();
+  EXPECT_EQ(local_attention(off->model).share, 0);
+  struct Bad {
+    const char* model;
+    const char* field;
+  };
+  for (const Bad& b : {Bad{"{base: llama-3-8b, sliding_window: 4096}", "model.sliding_layers"},
+                       Bad{"{base: llama-3-8b, sliding_layers: 16}", "model.sliding_layers"},
+                       Bad{"{base: gemma-3-27b, sliding_layers: 63}", "model.sliding_layers"},
+                       // Gemma's 52 local layers do not fit in 40: blame layers.
+                       Bad{"{base: gemma-3-27b, layers: 40}", "model.layers"},
+                       Bad{"{base: gemma-3-27b, sliding_window: -1}", "model.sliding_window"}}) {
+    auto bad = parse_string(
+        std::string("kind: train\nmodel: ") + b.model + "\ndata: {tokens: 1e9}\n", "b.yaml");
+    ASSERT_FALSE(bad) << b.model;
+    EXPECT_EQ(bad.error().where.field, b.field) << b.model << ": " << bad.error().to_string();
+    EXPECT_EQ(bad.error().where.line, 2) << b.model;
+  }
+}
+
+TEST(Models, LocalAttentionKeepsTheWindow) {
+  // From the configs (models.cc kLocal): Gemma 3 27B caches 32,768 - 52/62
+  // x 31,744 = 6,144 tokens' worth at 32,768; gpt-oss-120b half its layers
+  // at 128: 131,072 - (131,072 - 128) / 2 = 65,600, about half.
+  const LocalAttention gemma = local_attention(*find_model("gemma-3-27b"));
+  EXPECT_DOUBLE_EQ(gemma.cached_tokens(32768), 6144);
+  EXPECT_DOUBLE_EQ(gemma.cached_tokens(1024), 1024);
+  EXPECT_DOUBLE_EQ(local_attention(*find_model("gpt-oss-120b")).cached_tokens(131072), 65600);
+  EXPECT_EQ(local_attention(*find_model("llama-4-maverick")).window, 8192);
+  EXPECT_DOUBLE_EQ(local_attention(*find_model("llama-4-maverick")).share, 0.75);
+  // Every layer over 4,096 at 8,192 tokens: sum of min(p, W) = n W - W^2/2.
+  const LocalAttention mistral = local_attention(*find_model("mistral-7b"));
+  EXPECT_DOUBLE_EQ(mistral.causal_pairs(8192), 8192.0 * 4096 - 4096.0 * 4096 / 2);
+  EXPECT_DOUBLE_EQ(mistral.training_context(8192), 6144);
+  // Full attention everywhere else.
+  const LocalAttention llama = local_attention(*find_model("llama-3.1-8b"));
+  EXPECT_DOUBLE_EQ(llama.cached_tokens(100000), 100000);
+  EXPECT_DOUBLE_EQ(llama.causal_pairs(100), 5000);
+  EXPECT_DOUBLE_EQ(llama.training_context(2048), 2048);
+}
+
 TEST(Parse, ExplicitArchitectureMustAgreeWithParams) {
   auto w = parse_string(
       "kind: train\nmodel: {layers: 32, hidden: 4096, heads: 32, ffn: 11008, vocab: 32000, "

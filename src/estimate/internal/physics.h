@@ -218,8 +218,13 @@ double train_peak_tflops(const catalog::Gpu& gpu, workload::Precision p, const w
 double matmul_params(const workload::Model& m);
 // Model FLOPs per trained token (Narayanan et al. 2021 eq. 3 generalised):
 // 6 * matmul params + 12 * layers * hidden * seq (attention scores and
-// values, fwd+bwd). LoRA/QLoRA: 4 * matmul params (no weight gradients).
+// values, fwd+bwd; a sliding-window layer's seq is the context its tokens
+// attend to, workload::LocalAttention::training_context). LoRA/QLoRA:
+// 4 * matmul params (no weight gradients).
 double train_flops_per_token(const workload::Model& m, int seq_len, workload::Method method);
+// One forward pass's FLOPs per token: 2 * matmul params + 4 * layers *
+// attention width * the attended context, as above.
+double forward_flops_per_token(const workload::Model& m, double seq_len);
 // The heaviest of p pipeline stages over an even split: p·⌈L/p⌉ / L (1 when p
 // divides L). The pipeline runs at that stage's pace and its GPUs hold its
 // layers' states and activations.
