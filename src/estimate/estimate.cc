@@ -121,7 +121,7 @@ void add_common(const Ctx& c, const std::string& rate_note, double peak) {
                    : " / " + std::to_string(m.kv_heads) + " KV heads"),
           m.params_only ? "shape derived from params_b (h/l = 128, ffn = 4h; docs/workload.md)"
                         : m.source);
-    c.add("precision", std::string(workload::to_string(c.w.precision)), "workload file");
+    c.add("precision", std::string(workload::to_string(c.w.precision)), c.w.precision_source);
   }
   c.add("gpu_peak",
         c.dev.gpu.model + " " + rate_note + ": " + fixed(peak, 1) + " TFLOP/s" +

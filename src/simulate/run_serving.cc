@@ -96,6 +96,10 @@ Result<workload::Workload> serving_workload(const Scenario& s, const workload::M
   workload::Workload w;
   w.kind = workload::Kind::kInfer;
   w.model = m;
+  if (spec.precision.empty()) {
+    w.precision = m.released;
+    return w;
+  }
   bool prec_ok = false;
   for (auto p :
        {workload::Precision::kFp32, workload::Precision::kFp16, workload::Precision::kBf16,
@@ -199,9 +203,9 @@ Result<ReplicaCapacity> resolve_replica(const Scenario& s, const catalog::Catalo
     *tp = lay.tp;
     c = fit_replica(lay.model, mean.context);
   }
-  c.source = "estimator: " + std::string(m->name) + " " + spec.precision + " on " +
-             std::to_string(*tp) + "x " + gpu->model + " at mean context " +
-             strings::fixed(mean.context, 0) +
+  c.source = "estimator: " + std::string(m->name) + " " +
+             std::string(workload::to_string(w.precision)) + " on " + std::to_string(*tp) + "x " +
+             gpu->model + " at mean context " + strings::fixed(mean.context, 0) +
              " tokens (linear fit of the decode step at batch 1 and " +
              strings::fixed(std::min(c.max_batch, 64), 0) + ")";
   assumed.push_back({"replica", describe_replica(c), c.source});

@@ -56,9 +56,9 @@ struct DemandInput {
 
 // What a serving scenario adds: the model, its SLO, the demand and the fleet.
 struct ServingSpec {
-  std::string model;  // workload model name ("llama-3.1-8b")
-  std::string precision = "bf16";
-  int tensor_parallel = 0;                     // GPUs per replica; 0 = all GPUs of the VM
+  std::string model;        // workload model name ("llama-3.1-8b")
+  std::string precision;    // empty: the model's released weights (bf16 for most)
+  int tensor_parallel = 0;  // GPUs per replica; 0 = all GPUs of the VM
   std::optional<double> prefill_chunk_tokens;  // the engine's token budget a step
   std::optional<ReplicaCapacity> replica;      // explicit; else from the estimator
   double ttft_ms = 1000;

@@ -148,6 +148,19 @@ constexpr Local kLocal[] = {
   // to 1 global; layers 5, 11, ..., 59 global, 52 of 62 local.
   {"gemma-3-27b", 1024, 52},
 };
+// Weights published in a precision other than 16 bits (Model::released):
+// serving reads them so unless the workload says otherwise.
+struct Released {
+  const char* name;
+  Precision precision;
+  const char* source;
+};
+constexpr Released kReleased[] = {
+  {"deepseek-v3", Precision::kFp8, "deepseek-ai/DeepSeek-V3 config.json quantization_config: fp8 e4m3, 128x128 blocks"},
+  {"deepseek-r1", Precision::kFp8, "deepseek-ai/DeepSeek-R1 config.json quantization_config: fp8 e4m3, 128x128 blocks"},
+  {"gpt-oss-120b", Precision::kInt4, "openai/gpt-oss-120b: MXFP4 expert weights (4.25 bits), read as int4 weight-only"},
+  {"gpt-oss-20b", Precision::kInt4, "openai/gpt-oss-20b: MXFP4 expert weights (4.25 bits), read as int4 weight-only"},
+};
 // clang-format on
 
 std::string key(std::string_view s) {
@@ -187,6 +200,11 @@ std::vector<Model> build() {
       m.q_lora_rank = x.q_lora_rank;
       m.rope_head_dim = x.rope_head_dim;
       m.v_head_dim = x.v_head_dim;
+    }
+    for (const Released& x : kReleased) {
+      if (std::string_view(x.name) != r.name) continue;
+      m.released = x.precision;
+      m.released_source = x.source;
     }
     for (const Local& x : kLocal) {
       if (std::string_view(x.name) != r.name) continue;

@@ -223,6 +223,16 @@ Result<Workload> parse_root(const Reader& r, const YAML::Node& root) {
   if (w.kind == Kind::kFinetune && w.method == Method::kQlora && !root["precision"]) {
     w.precision = Precision::kBf16;  // compute dtype; weights are 4-bit (NF4)
   }
+  // Serving with no precision reads the weights as the model publishes them
+  // (an engine loads DeepSeek-V3's FP8 checkpoint as FP8); training keeps
+  // 16 bits.
+  if (root["precision"]) {
+    w.precision_source = "workload file";
+  } else if (w.kind == Kind::kInfer && w.model.released != w.precision) {
+    w.precision = w.model.released;
+    w.precision_source = "the model's released weights: " + w.model.released_source +
+                         " (precision: bf16 serves 16-bit copies)";
+  }
 
   GPUPLAN_RETURN_IF_ERROR(check_kind_rules(r, root, w));
   GPUPLAN_RETURN_IF_ERROR(check_impossible(r, root, w));

@@ -85,6 +85,11 @@ struct Model {
   // the whole context.
   int sliding_window = 0;
   int sliding_layers = 0;
+  // The precision the weights are published in, which serving uses when the
+  // workload names none (DeepSeek-V3's FP8 checkpoint, gpt-oss's MXFP4
+  // experts), and where that is said.
+  Precision released = Precision::kBf16;
+  std::string released_source;
   // True when only params_b was given (no architecture): the estimator then
   // derives a shape from params_b and says so in its assumptions.
   bool params_only = false;
@@ -183,6 +188,9 @@ struct Workload {
   Method method = Method::kFull;
   int lora_rank = 16;
   Precision precision = Precision::kBf16;
+  // Where `precision` came from: the workload file, the model's released
+  // weights (serving), or the default.
+  std::string precision_source = "default (docs/workload.md)";
   Optimizer optimizer = Optimizer::kAdamW;
   int zero_stage = 0;  // 0..3; `fsdp` == 3
   Recompute recompute = Recompute::kSelective;

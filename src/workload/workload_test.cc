@@ -429,6 +429,35 @@ TEST(Parse, SlidingWindowNeedsItsLayers) {
   }
 }
 
+TEST(Parse, ServingReadsTheWeightsAsTheModelPublishesThem) {
+  // DeepSeek-R1's checkpoint is FP8 (config.json quantization_config) and
+  // gpt-oss's experts MXFP4: with no precision, serving loads them so, and
+  // says where that came from; a precision given wins, and training keeps
+  // 16 bits.
+  const std::string serving =
+      "serving: {request_rate: 1, input_tokens: {mean: 100}, output_tokens: {mean: 10}}\n";
+  auto r1 = parse_string("kind: infer\nmodel: deepseek-r1\n" + serving, "r1.yaml");
+  ASSERT_TRUE(r1) << r1.error().to_string();
+  EXPECT_EQ(r1->precision, Precision::kFp8);
+  EXPECT_NE(r1->precision_source.find("released"), std::string::npos) << r1->precision_source;
+  auto oss =
+      parse_string("kind: infer\nmodel: {base: gpt-oss-120b, name: mine}\n" + serving, "o.yaml");
+  ASSERT_TRUE(oss) << oss.error().to_string();
+  EXPECT_EQ(oss->precision, Precision::kInt4);
+  auto asked =
+      parse_string("kind: infer\nprecision: bf16\nmodel: deepseek-r1\n" + serving, "b.yaml");
+  ASSERT_TRUE(asked) << asked.error().to_string();
+  EXPECT_EQ(asked->precision, Precision::kBf16);
+  EXPECT_EQ(asked->precision_source, "workload file");
+  auto plain = parse_string("kind: infer\nmodel: llama-3.1-8b\n" + serving, "l.yaml");
+  ASSERT_TRUE(plain) << plain.error().to_string();
+  EXPECT_EQ(plain->precision, Precision::kBf16);
+  EXPECT_EQ(plain->precision_source.rfind("default", 0), 0U) << plain->precision_source;
+  auto train = parse_string("kind: train\nmodel: deepseek-v3\ndata: {tokens: 1e9}\n", "t.yaml");
+  ASSERT_TRUE(train) << train.error().to_string();
+  EXPECT_EQ(train->precision, Precision::kBf16);
+}
+
 TEST(Models, LocalAttentionKeepsTheWindow) {
   // From the configs (models.cc kLocal): Gemma 3 27B caches 32,768 - 52/62
   // x 31,744 = 6,144 tokens' worth at 32,768; gpt-oss-120b half its layers
