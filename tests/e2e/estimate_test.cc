@@ -184,6 +184,30 @@ TEST(EstimateCli, ValidateCalibrationFile) {
   }
 }
 
+// gpustack's performance lab (vLLM baselines, 2025): kept apart from the
+// calibration file because its single-H100 runs disagree with every other
+// publisher's H100 (docs/estimator.md, "Engine-lab rows"). Every row is
+// predicted, within memory and max_seqs, and the figures are pinned so
+// that a change to the model shows what it does to them.
+TEST(EstimateCli, ValidateEngineLabFile) {
+  auto csv = source_path("tests/data/engine_lab_measurements.csv");
+  auto text = run_cli(with_empty_db({"estimate", "--validate", csv}));
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_EQ(check_golden("estimate_validate_lab.txt", text.out), "");
+  auto r = run_cli(with_empty_db({"estimate", "--validate", csv, "--json"}));
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["rows"].size(), 34u);
+  EXPECT_EQ(j["skipped"].size(), 0u);
+  int max_load = 0;
+  for (const auto& row : j["rows"]) {
+    if (!row.contains("concurrency")) continue;
+    ++max_load;
+    EXPECT_LE(row["concurrency"].get<double>(), row["memory_limit"].get<double>());
+  }
+  EXPECT_EQ(max_load, 32);
+}
+
 TEST(EstimateCli, ValidateMissingColumnIsExit2) {
   const std::string path = temp_dir() + "/m.csv";
   {
