@@ -96,7 +96,8 @@ std::string layout_text(const estimate::Estimate& e) {
                   (e.layout.vpp > 1 ? " v=" + std::to_string(e.layout.vpp) : "") +
                   " dp=" + std::to_string(e.layout.dp);
   if (e.serving) {
-    s = std::to_string(e.serving->replicas) + " replicas of " +
+    s = std::to_string(e.serving->replicas) +
+        (e.serving->replicas == 1 ? " replica" : " replicas") + " of " +
         std::to_string(e.serving->gpus_per_replica) + " GPU" +
         (e.serving->gpus_per_replica == 1 ? "" : "s");
   }
