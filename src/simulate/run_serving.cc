@@ -161,7 +161,8 @@ Result<ReplicaCapacity> resolve_replica(const Scenario& s, const catalog::Catalo
     return not_found("the catalog has no GPU '" + size->gpu_model + "'", s.where("vm.size"));
   const workload::Model* m = workload::find_model(spec.model);
   if (!m) return not_found("unknown model '" + spec.model + "'", s.where("model"));
-  GPUPLAN_TRY(const workload::Workload w, serving_workload(s, *m));
+  GPUPLAN_TRY(const workload::Workload w,
+              serving_workload(s, workload::named_model(*m, spec.model)));
   ReplicaCapacity c;
   if (spec.tensor_parallel > 0) {
     // Tensor parallelism splits the attention heads and the KV heads (vLLM

@@ -44,6 +44,10 @@ constexpr Row kRows[] = {
   {"llama-3.3-70b", "Llama 3.3 70B", 80,  8192,  64, 8, 28672, 128256, 131072, 1, 1, true, false, "meta-llama/Llama-3.3-70B-Instruct config.json"},
   // Mistral AI
   {"mistral-7b",    "Mistral 7B",    32, 4096, 32, 8, 14336, 32000, 32768, 1, 1, true, false, "mistralai/Mistral-7B-v0.1 config.json (sliding_window 4096)"},
+  // v0.2 and v0.3 dropped the window (sliding_window null); v0.3 grew the
+  // vocabulary to 32768.
+  {"mistral-7b-v0.2", "Mistral 7B v0.2", 32, 4096, 32, 8, 14336, 32000, 32768, 1, 1, true, false, "mistralai/Mistral-7B-Instruct-v0.2 config.json (sliding_window null)"},
+  {"mistral-7b-v0.3", "Mistral 7B v0.3", 32, 4096, 32, 8, 14336, 32768, 32768, 1, 1, true, false, "mistralai/Mistral-7B-v0.3 config.json (sliding_window null, vocab_size 32768)"},
   {"mixtral-8x7b",  "Mixtral 8x7B",  32, 4096, 32, 8, 14336, 32000, 32768, 8, 2, true, false, "mistralai/Mixtral-8x7B-v0.1 config.json"},
   {"mixtral-8x22b", "Mixtral 8x22B", 56, 6144, 48, 8, 16384, 32768, 65536, 8, 2, true, false, "mistralai/Mixtral-8x22B-v0.1 config.json"},
   // Qwen2.5 (Qwen/Qwen2.5-* config.json; context per model card)
@@ -379,9 +383,32 @@ namespace {
 // revision of four digits (Qwen3's "2507", DeepSeek-V3's "0324",
 // Mistral's "2501") or a reasoning tune ("thinking").
 bool release_tag(std::string_view t) {
-  static constexpr std::string_view kTags[] = {"instruct", "chat", "hf",   "it",   "base",
-                                               "fp8",      "awq",  "gptq", "gguf", "bnb",
-                                               "4bit",     "8bit", "99",   "99.9", "thinking"};
+  static constexpr std::string_view kTags[] = {"instruct",
+                                               "chat",
+                                               "hf",
+                                               "it",
+                                               "base",
+                                               "fp8",
+                                               "awq",
+                                               "gptq",
+                                               "gguf",
+                                               "bnb",
+                                               "4bit",
+                                               "8bit",
+                                               "99",
+                                               "99.9",
+                                               "thinking",
+                                               "int4",
+                                               "int8",
+                                               "w4a16",
+                                               "w8a8",
+                                               "w8a16",
+                                               "mxfp4",
+                                               "nvfp4",
+                                               "dynamic",
+                                               "quantized.w4a16",
+                                               "quantized.w8a8",
+                                               "quantized.w8a16"};
   for (std::string_view k : kTags)
     if (t == k) return true;
   if (t.size() == 4 && std::all_of(t.begin(), t.end(), [](char c) {
@@ -432,7 +459,24 @@ const Model* find_model(std::string_view name) {
       {"qwen3-30b-a3b-instruct-2507", "qwen3-30b-a3b-2507"},
       {"qwen3-30b-a3b-thinking-2507", "qwen3-30b-a3b-2507"},
       {"qwen3-235b-a22b-instruct-2507", "qwen3-235b-a22b-2507"},
-      {"qwen3-235b-a22b-thinking-2507", "qwen3-235b-a22b-2507"}};
+      {"qwen3-235b-a22b-thinking-2507", "qwen3-235b-a22b-2507"},
+      // Mistral 7B's later revisions (the version tag is otherwise taken
+      // off, which would give v0.1's window).
+      {"mistral-7b-instruct-v0.2", "mistral-7b-v0.2"},
+      {"mistral-7b-instruct-v0.3", "mistral-7b-v0.3"},
+      // Tunes of another model's architecture. DeepSeek-R1's README
+      // ("DeepSeek-R1-Distill Models", base models): Llama-3.3-70B-Instruct,
+      // Llama-3.1-8B, Qwen2.5-32B, Qwen2.5-14B, Qwen2.5-Math-7B (Qwen2.5-7B's
+      // shape). QwQ-32B's config.json is Qwen2.5-32B's; Qwen3-Coder-30B-A3B's
+      // is Qwen3-30B-A3B-2507's (262,144 positions).
+      {"deepseek-r1-distill-llama-70b", "llama-3.3-70b"},
+      {"deepseek-r1-distill-llama-8b", "llama-3.1-8b"},
+      {"deepseek-r1-distill-qwen-32b", "qwen2.5-32b"},
+      {"deepseek-r1-distill-qwen-14b", "qwen2.5-14b"},
+      {"deepseek-r1-distill-qwen-7b", "qwen2.5-7b"},
+      {"qwq-32b", "qwen2.5-32b"},
+      {"qwen3-coder-30b-a3b", "qwen3-30b-a3b-2507"},
+      {"qwen3-coder-30b-a3b-instruct", "qwen3-30b-a3b-2507"}};
   std::vector<std::string> keys = {key(name)};
   for (const std::string& b : base_names(name)) keys.push_back(key(b));
   for (const std::string& k : keys) {
@@ -443,6 +487,35 @@ const Model* find_model(std::string_view name) {
     }
   }
   return nullptr;
+}
+
+std::optional<Precision> precision_in_name(std::string_view name) {
+  std::string s = strings::to_lower(name);
+  if (const size_t slash = s.rfind('/'); slash != std::string::npos) s.erase(0, slash + 1);
+  std::optional<Precision> found;
+  size_t from = 0;
+  while (from <= s.size()) {
+    size_t to = s.find_first_of("-_ .", from);
+    if (to == std::string::npos) to = s.size();
+    const std::string_view t = std::string_view(s).substr(from, to - from);
+    if (t == "fp8") found = Precision::kFp8;
+    if (t == "int8" || t == "w8a8" || t == "w8a16" || t == "8bit") found = Precision::kInt8;
+    if (t == "awq" || t == "gptq" || t == "int4" || t == "w4a16" || t == "4bit" || t == "mxfp4" ||
+        t == "nvfp4")
+      found = Precision::kInt4;
+    from = to + 1;
+  }
+  return found;
+}
+
+Model named_model(const Model& m, std::string_view name) {
+  Model out = m;
+  if (const std::optional<Precision> p = precision_in_name(name); p && *p != m.released) {
+    out.released = *p;
+    out.released_source =
+        "the name '" + std::string(name) + "' says " + std::string(to_string(*p)) + " weights";
+  }
+  return out;
 }
 
 std::vector<std::string> model_names() {

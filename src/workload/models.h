@@ -2,6 +2,7 @@
 // config.json / paper), so a workload can say `model: llama-3.1-8b`.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,15 @@ namespace gpuplan::workload {
 [[nodiscard]] const Model* find_model(std::string_view name);
 // The names, for "did you mean".
 [[nodiscard]] std::vector<std::string> model_names();
+// The weight precision a quantised upload's name states: "-FP8" (fp8),
+// "-AWQ", "-GPTQ", "-Int4", "-W4A16", "-4bit", "-MXFP4", "-NVFP4" (int4:
+// 4-bit weights, read as weight-only), "-Int8", "-W8A8", "-W8A16", "-8bit"
+// (int8); nullopt when it states none.
+[[nodiscard]] std::optional<Precision> precision_in_name(std::string_view name);
+// Built-in model `m` found under `name`, with the precision the name
+// states as its released weights ("neuralmagic/Meta-Llama-3.1-8B-
+// Instruct-FP8" serves FP8 weights when the workload names no precision).
+[[nodiscard]] Model named_model(const Model& m, std::string_view name);
 
 // Parameter count implied by an architecture, in billions: embeddings
 // (untied input + output, vocab*hidden each), per layer attention

@@ -63,7 +63,7 @@ Status builtin_model(const Reader& r, const YAML::Node& node, const std::string&
     }
     return not_found(msg, r.where(node, field));
   }
-  out = *m;
+  out = named_model(*m, node.Scalar());
   return {};
 }
 
@@ -79,7 +79,7 @@ Status base_model(const Reader& r, const YAML::Node& b, Model& m) {
     }
     return not_found(msg, r.where(b, "model.base"));
   }
-  m = *base;
+  m = named_model(*base, b.Scalar());
   m.source = base->source + " (fields overridden in the workload file)";
   return {};
 }

@@ -458,6 +458,66 @@ TEST(Parse, ServingReadsTheWeightsAsTheModelPublishesThem) {
   EXPECT_EQ(train->precision, Precision::kBf16);
 }
 
+TEST(Models, TunesAndRevisionsFindTheirArchitecture) {
+  struct Case {
+    const char* name;
+    const char* builtin;
+  };
+  for (const Case& c : {Case{"deepseek-ai/DeepSeek-R1-Distill-Llama-70B", "llama-3.3-70b"},
+                        Case{"deepseek-ai/DeepSeek-R1-Distill-Llama-8B", "llama-3.1-8b"},
+                        Case{"deepseek-ai/DeepSeek-R1-Distill-Qwen-32B", "qwen2.5-32b"},
+                        Case{"deepseek-ai/DeepSeek-R1-Distill-Qwen-14B", "qwen2.5-14b"},
+                        Case{"deepseek-ai/DeepSeek-R1-Distill-Qwen-7B", "qwen2.5-7b"},
+                        Case{"Qwen/QwQ-32B", "qwen2.5-32b"},
+                        Case{"Qwen/Qwen3-Coder-30B-A3B-Instruct", "qwen3-30b-a3b-2507"},
+                        Case{"mistralai/Mistral-7B-Instruct-v0.3", "mistral-7b-v0.3"},
+                        Case{"mistralai/Mistral-7B-Instruct-v0.2", "mistral-7b-v0.2"},
+                        Case{"mistralai/Mistral-7B-v0.1", "mistral-7b"},
+                        Case{"RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8", "llama-3.1-8b"},
+                        Case{"Qwen/Qwen3-32B-FP8", "qwen3-32b"},
+                        Case{"nvidia/Llama-3.3-70B-Instruct-FP8-Dynamic", "llama-3.3-70b"}}) {
+    const Model* m = find_model(c.name);
+    ASSERT_NE(m, nullptr) << c.name;
+    EXPECT_EQ(m->name, c.builtin) << c.name;
+  }
+  // Mistral 7B v0.1 slides over 4,096 tokens; v0.2 and v0.3 do not.
+  EXPECT_EQ(find_model("mistral-7b-v0.3")->sliding_window, 0);
+  EXPECT_EQ(find_model("mistral-7b-v0.3")->vocab, 32768);
+  EXPECT_EQ(find_model("mistral-7b")->sliding_window, 4096);
+  // A distill is not DeepSeek-R1 (671 B).
+  EXPECT_LT(find_model("DeepSeek-R1-Distill-Llama-70B")->params_b, 80);
+}
+
+TEST(Models, AQuantisedUploadsNameStatesItsWeights) {
+  EXPECT_EQ(precision_in_name("neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8"), Precision::kFp8);
+  EXPECT_EQ(precision_in_name("Qwen/Qwen2.5-72B-Instruct-AWQ"), Precision::kInt4);
+  EXPECT_EQ(precision_in_name("hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4"),
+            Precision::kInt4);
+  EXPECT_EQ(precision_in_name("RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8"),
+            Precision::kInt8);
+  EXPECT_EQ(precision_in_name("unsloth/llama-3-8b-bnb-4bit"), Precision::kInt4);
+  EXPECT_EQ(precision_in_name("meta-llama/Llama-3.1-8B-Instruct"), std::nullopt);
+  EXPECT_EQ(precision_in_name("qwen2.5-7b"), std::nullopt);
+  // Serving with no precision reads them so; a precision given wins.
+  const std::string serving =
+      "serving: {request_rate: 1, input_tokens: {mean: 100}, output_tokens: {mean: 10}}\n";
+  auto fp8 = parse_string("kind: infer\nmodel: Qwen/Qwen3-32B-FP8\n" + serving, "q.yaml");
+  ASSERT_TRUE(fp8) << fp8.error().to_string();
+  EXPECT_EQ(fp8->model.name, "qwen3-32b");
+  EXPECT_EQ(fp8->precision, Precision::kFp8);
+  EXPECT_NE(fp8->precision_source.find("Qwen3-32B-FP8"), std::string::npos)
+      << fp8->precision_source;
+  auto awq = parse_string(
+      "kind: infer\nmodel: {base: Qwen/Qwen2.5-72B-Instruct-AWQ, name: mine}\n" + serving,
+      "a.yaml");
+  ASSERT_TRUE(awq) << awq.error().to_string();
+  EXPECT_EQ(awq->precision, Precision::kInt4);
+  auto asked =
+      parse_string("kind: infer\nprecision: bf16\nmodel: Qwen/Qwen3-32B-FP8\n" + serving, "b.yaml");
+  ASSERT_TRUE(asked) << asked.error().to_string();
+  EXPECT_EQ(asked->precision, Precision::kBf16);
+}
+
 TEST(Models, LocalAttentionKeepsTheWindow) {
   // From the configs (models.cc kLocal): Gemma 3 27B caches 32,768 - 52/62
   // x 31,744 = 6,144 tokens' worth at 32,768; gpt-oss-120b half its layers
