@@ -176,6 +176,15 @@ std::string key(std::string_view s) {
   return out;
 }
 
+// The row of a side table (kShapes, kReleased, kLocal) for a model; null
+// when the model has none.
+template <typename T, size_t N>
+const T* row_named(const T (&table)[N], std::string_view name) {
+  for (const T& x : table)
+    if (std::string_view(x.name) == name) return &x;
+  return nullptr;
+}
+
 std::vector<Model> build() {
   std::vector<Model> models;
   for (const Row& r : kRows) {
@@ -194,26 +203,23 @@ std::vector<Model> build() {
     m.gated_ffn = r.gated;
     m.tied_embeddings = r.tied;
     m.source = r.source;
-    for (const Shape& x : kShapes) {
-      if (std::string_view(x.name) != r.name) continue;
-      m.head_dim = x.head_dim;
-      m.expert_ffn = x.expert_ffn;
-      m.shared_experts = x.shared_experts;
-      m.dense_layers = x.dense_layers;
-      m.kv_lora_rank = x.kv_lora_rank;
-      m.q_lora_rank = x.q_lora_rank;
-      m.rope_head_dim = x.rope_head_dim;
-      m.v_head_dim = x.v_head_dim;
+    if (const Shape* x = row_named(kShapes, r.name)) {
+      m.head_dim = x->head_dim;
+      m.expert_ffn = x->expert_ffn;
+      m.shared_experts = x->shared_experts;
+      m.dense_layers = x->dense_layers;
+      m.kv_lora_rank = x->kv_lora_rank;
+      m.q_lora_rank = x->q_lora_rank;
+      m.rope_head_dim = x->rope_head_dim;
+      m.v_head_dim = x->v_head_dim;
     }
-    for (const Released& x : kReleased) {
-      if (std::string_view(x.name) != r.name) continue;
-      m.released = x.precision;
-      m.released_source = x.source;
+    if (const Released* x = row_named(kReleased, r.name)) {
+      m.released = x->precision;
+      m.released_source = x->source;
     }
-    for (const Local& x : kLocal) {
-      if (std::string_view(x.name) != r.name) continue;
-      m.sliding_window = x.window;
-      m.sliding_layers = x.layers;
+    if (const Local* x = row_named(kLocal, r.name)) {
+      m.sliding_window = x->window;
+      m.sliding_layers = x->layers;
     }
     m.params_b = params_from_architecture(m, false);
     m.active_params_b = params_from_architecture(m, true);
