@@ -97,6 +97,40 @@ std::string did_you_mean(CLI::App& app, const std::vector<std::string>& args) {
   return "";
 }
 
+// CLI11's "Could not convert: --top = 1e11" as what the flag takes:
+// "--top: expected a whole number, got '1e11'" (the type of the flag the
+// chosen command has), as the commands' own range checks say it; empty
+// when `what` is not that message.
+std::string conversion_message(CLI::App& app, const std::vector<std::string>& args,
+                               const std::string& what) {
+  static constexpr std::string_view kHead = "Could not convert: ";
+  const size_t eq = what.find(" = ");
+  if (what.rfind(kHead, 0) != 0 || eq == std::string::npos) return "";
+  const std::string flag = what.substr(kHead.size(), eq - kHead.size());
+  const std::string value = what.substr(eq + 3);
+  CLI::App* cmd = &app;
+  for (const std::string& a : args) {
+    if (a.empty() || a[0] == '-') continue;
+    CLI::App* next = nullptr;
+    for (CLI::App* sub : cmd->get_subcommands([](CLI::App*) { return true; }))
+      if (sub->get_name() == a) next = sub;
+    if (next == nullptr) break;
+    cmd = next;
+  }
+  std::string kind = "a value of its kind";
+  if (const CLI::Option* o = cmd->get_option_no_throw(flag)) {
+    const std::string type = o->get_type_name();
+    if (type.find("UINT") != std::string::npos)
+      kind = "a whole number of 0 or more";
+    else if (type.find("INT") != std::string::npos)
+      kind = "a whole number";
+    else if (type.find("FLOAT") != std::string::npos || type.find("NUMBER") != std::string::npos)
+      kind = "a number";
+  }
+  return flag + ": expected " + kind + ", got '" + value + "' (see 'gpuplan " +
+         (cmd == &app ? std::string("--help") : cmd->get_name() + " --help") + "')";
+}
+
 }  // namespace
 
 Status check_regions(const catalog::Catalog& catalog, const std::vector<std::string>& regions,
@@ -133,6 +167,10 @@ std::optional<int> parse_args(CLI::App& app, const std::vector<std::string>& arg
       app.exit(e, o, er);
       out << o.str() << er.str();
       return 0;
+    }
+    if (const std::string m = conversion_message(app, args, e.what()); !m.empty()) {
+      err << "gpuplan: error: " << m << "\n";
+      return 2;
     }
     err << "gpuplan: error: " << e.what() << "\n"
         << did_you_mean(app, args)

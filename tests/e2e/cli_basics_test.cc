@@ -49,6 +49,21 @@ TEST(CliBasics, MisspeltCommandsAndFlagsGetASuggestion) {
   EXPECT_EQ(far.err.find("Did you mean"), std::string::npos) << far.err;
 }
 
+// A flag's value of the wrong kind says what the flag takes, not CLI11's
+// "Could not convert: --top = 1e11".
+TEST(CliBasics, AFlagOfTheWrongKindSaysWhatItTakes) {
+  const std::string w = source_path("examples/render-nv.yaml");
+  for (const char* v : {"1e11", "abc", "2.5"}) {
+    const CliResult r = run_cli({"plan", w, "--top", v});
+    EXPECT_EQ(r.code, 2) << v;
+    EXPECT_NE(r.err.find(std::string("--top: expected a whole number, got '") + v + "'"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.err.find("Could not convert"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+}
+
 }  // namespace
 }  // namespace gpuplan::e2e
 
