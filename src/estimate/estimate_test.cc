@@ -493,6 +493,26 @@ TEST(Throughput, SlidingWindowLayersKeepTheirWindowOnly) {
                    internal::train_flops_per_token(mistral, 4096, Method::kFull));
 }
 
+// gpt-oss ships its routed experts in MXFP4 (4.25 bits a weight) and the
+// rest in bf16: openai/gpt-oss's model card gives checkpoints of 60.8 GiB
+// (120b) and 12.8 GiB (20b). Read as plain int4 they came out 54.4 and
+// 9.8 GiB. Another precision is that precision throughout.
+TEST(Throughput, GptOssWeightsAreMxfp4ExpertsAndBf16) {
+  const double gib = 1024.0 * 1024 * 1024;
+  const workload::Model big = *workload::find_model("gpt-oss-120b");
+  const workload::Model small = *workload::find_model("gpt-oss-20b");
+  EXPECT_NEAR(internal::weight_bytes(big, Precision::kInt4) / gib / 60.8, 1.0, 0.01);
+  EXPECT_NEAR(internal::weight_bytes(small, Precision::kInt4) / gib / 12.8, 1.0, 0.02);
+  EXPECT_DOUBLE_EQ(internal::weight_bytes(big, Precision::kBf16), big.params_b * 1e9 * 2);
+  const workload::Model r1 = *workload::find_model("deepseek-r1");
+  EXPECT_DOUBLE_EQ(internal::weight_bytes(r1, Precision::kFp8), r1.params_b * 1e9);
+  // A token reads its 4 experts in MXFP4 and the rest in bf16.
+  const double experts = workload::routed_expert_params_b(big, true) * 1e9;
+  EXPECT_DOUBLE_EQ(experts, 36.0 * 4 * 3 * 2880 * 2880);
+  EXPECT_NEAR(internal::weight_bytes(big, Precision::kInt4, true),
+              experts * 4.25 / 8 + (big.active_params_b * 1e9 - experts) * 2, 1);
+}
+
 // FP8 training runs the linear layers' GEMMs in FP8 and attention in BF16
 // (Transformer Engine): the model's FLOPs run at a blend of the two peaks,
 // nearer BF16 the longer the sequence; other precisions keep their peak.

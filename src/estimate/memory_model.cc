@@ -111,8 +111,15 @@ double checkpoint_bytes(const workload::Workload& w) {
 
 namespace gpuplan::estimate::internal {
 
-double weight_bytes(const workload::Model& m, Precision p) {
-  return m.params_b * 1e9 * workload::bytes_per_value(p);
+double weight_bytes(const workload::Model& m, Precision p, bool active) {
+  const double params = (active ? m.active_params_b : m.params_b) * 1e9;
+  if (m.expert_bits <= 0 || p != m.released) return params * workload::bytes_per_value(p);
+  // gpt-oss's checkpoint: MXFP4 experts (4-bit values and an 8-bit scale
+  // per 32, 4.25 bits), the attention, embeddings and routers in bf16 — the
+  // model card's 60.8 GiB for gpt-oss-120b, 12.8 for gpt-oss-20b.
+  const double experts = std::min(params, workload::routed_expert_params_b(m, active) * 1e9);
+  return experts * m.expert_bits / 8 +
+         (params - experts) * workload::bytes_per_value(Precision::kBf16);
 }
 
 double kv_value_bytes(Precision p) {

@@ -303,7 +303,7 @@ Result<ReplicaModel> replica_model(const workload::Workload& w, const catalog::G
   r.attn_flops_per_s = peak16 > 0 && peak16 < peak ? r.flops_per_s * peak16 / peak : r.flops_per_s;
   r.bytes_per_s = gpu.memory_bw_gbs * 1e9 * tp * e_bw;
   r.weight_bytes = weight_bytes(m, w.precision);
-  r.active_weight_bytes = m.active_params_b * 1e9 * workload::bytes_per_value(w.precision);
+  r.active_weight_bytes = weight_bytes(m, w.precision, true);
   r.experts = std::max(1, m.experts);
   r.experts_active = std::clamp(m.experts_active, 1, r.experts);
   r.flops_per_token = 2.0 * matmul_params(m) * 1e9;

@@ -157,13 +157,14 @@ constexpr Local kLocal[] = {
 struct Released {
   const char* name;
   Precision precision;
+  double expert_bits;  // Model::expert_bits
   const char* source;
 };
 constexpr Released kReleased[] = {
-  {"deepseek-v3", Precision::kFp8, "deepseek-ai/DeepSeek-V3 config.json quantization_config: fp8 e4m3, 128x128 blocks"},
-  {"deepseek-r1", Precision::kFp8, "deepseek-ai/DeepSeek-R1 config.json quantization_config: fp8 e4m3, 128x128 blocks"},
-  {"gpt-oss-120b", Precision::kInt4, "openai/gpt-oss-120b: MXFP4 expert weights (4.25 bits), read as int4 weight-only"},
-  {"gpt-oss-20b", Precision::kInt4, "openai/gpt-oss-20b: MXFP4 expert weights (4.25 bits), read as int4 weight-only"},
+  {"deepseek-v3", Precision::kFp8, 0, "deepseek-ai/DeepSeek-V3 config.json quantization_config: fp8 e4m3, 128x128 blocks"},
+  {"deepseek-r1", Precision::kFp8, 0, "deepseek-ai/DeepSeek-R1 config.json quantization_config: fp8 e4m3, 128x128 blocks"},
+  {"gpt-oss-120b", Precision::kInt4, 4.25, "openai/gpt-oss-120b: MXFP4 expert weights (4.25 bits; the rest bf16), weight-only as int4"},
+  {"gpt-oss-20b", Precision::kInt4, 4.25, "openai/gpt-oss-20b: MXFP4 expert weights (4.25 bits; the rest bf16), weight-only as int4"},
 };
 // clang-format on
 
@@ -215,6 +216,7 @@ std::vector<Model> build() {
     }
     if (const Released* x = row_named(kReleased, r.name)) {
       m.released = x->precision;
+      m.expert_bits = x->expert_bits;
       m.released_source = x->source;
     }
     if (const Local* x = row_named(kLocal, r.name)) {
@@ -342,6 +344,13 @@ double params_from_architecture(const Model& m, bool active) {
   }
   const double norms = 2 * h;
   return (embed + m.layers * (attn + norms) + ffn + h) / 1e9;
+}
+
+double routed_expert_params_b(const Model& m, bool active) {
+  if (m.experts <= 1) return 0;
+  const double mats = m.gated_ffn ? 3.0 : 2.0;
+  return (m.layers - dense_layer_count(m)) * (active ? m.experts_active : m.experts) * mats *
+         m.hidden * expert_ffn_size(m) / 1e9;
 }
 
 void shape_from_params(Model& m) {
@@ -518,6 +527,7 @@ Model named_model(const Model& m, std::string_view name) {
   Model out = m;
   if (const std::optional<Precision> p = precision_in_name(name); p && *p != m.released) {
     out.released = *p;
+    out.expert_bits = 0;  // the upload's own format, whole
     out.released_source =
         "the name '" + std::string(name) + "' says " + std::string(to_string(*p)) + " weights";
   }

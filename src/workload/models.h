@@ -37,6 +37,10 @@ namespace gpuplan::workload {
 // experts_active routed experts instead of all of them.
 [[nodiscard]] double params_from_architecture(const Model& m, bool active);
 
+// Parameters of the routed experts (billions): every MoE layer's experts,
+// or its experts_active with `active`; not the shared experts or routers.
+[[nodiscard]] double routed_expert_params_b(const Model& m, bool active);
+
 // Size of one attention head: head_dim, else hidden / heads.
 [[nodiscard]] double head_size(const Model& m);
 // Whether the model caches a shared latent (multi-head latent attention).

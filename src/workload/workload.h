@@ -90,6 +90,11 @@ struct Model {
   // experts), and where that is said.
   Precision released = Precision::kBf16;
   std::string released_source;
+  // Bits a weight of the routed experts takes in those released weights
+  // when they have a format of their own, the rest staying 16-bit (gpt-oss:
+  // MXFP4, 4-bit values with an 8-bit scale per 32, 4.25); 0: the
+  // precision's.
+  double expert_bits = 0;
   // True when only params_b was given (no architecture): the estimator then
   // derives a shape from params_b and says so in its assumptions.
   bool params_only = false;

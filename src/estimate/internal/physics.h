@@ -279,8 +279,10 @@ double kv_value_bytes(workload::Precision p);
 // Bytes of KV cache per token of context (all layers, K and V) at
 // `value_bytes` a value.
 double kv_bytes_per_token(const workload::Model& m, double value_bytes);
-// Weight bytes of the model at precision (total params).
-double weight_bytes(const workload::Model& m, workload::Precision p);
+// Weight bytes of the model at precision (total params; with `active`, a
+// token's). Released weights whose routed experts have a format of their
+// own (Model::expert_bits: gpt-oss's MXFP4) keep the rest at 16 bits.
+double weight_bytes(const workload::Model& m, workload::Precision p, bool active = false);
 // Bytes per parameter of the optimizer's states (memory_model.cc).
 double optimizer_bytes(workload::Optimizer o, bool fp32);
 // Trainable LoRA parameters at rank r (memory_model.cc).
