@@ -377,6 +377,40 @@ TEST(Realism, Llama31_405bServing) {
   EXPECT_GE(o["gpus"].get<double>() * 141, 405);
 }
 
+// Named by repository id with no precision, as model cards' quick starts
+// do: the weights are read as published. OpenAI's gpt-oss model card:
+// gpt-oss-120b "runs efficiently on a single 80 GB GPU" (a 60.8 GiB
+// checkpoint of MXFP4 experts); read as bf16 (234 GB) it bought 16 A100s.
+std::string assumption(const json& p, const std::string& name) {
+  for (const json& a : p["assumptions"])
+    if (a["name"] == name) return a["value"].get<std::string>();
+  return "";
+}
+
+TEST(Realism, GptOss120bServing) {
+  const std::string name = "gpt-oss-120b-serve";
+  json p = plan(name);
+  const json& o = top(p);
+  expect_signable(name, o);
+  EXPECT_EQ(assumption(p, "precision"), "int4");
+  EXPECT_EQ(o["gpus"].get<double>(), 1) << o.dump();
+}
+
+// DeepSeek-R1's checkpoint is FP8 (config.json quantization_config): 671 GB
+// of weights, more than 8 x 80 GB H100s hold, so one replica takes 8 GPUs of
+// 141 GB (H200) or more, never 16-bit copies (1.34 TB).
+TEST(Realism, DeepSeekR1Serving) {
+  const std::string name = "deepseek-r1-serve";
+  json p = plan(name);
+  const json& o = top(p);
+  expect_signable(name, o);
+  EXPECT_EQ(assumption(p, "precision"), "fp8");
+  const catalog::Gpu* g = embedded().find_gpu(o["gpu"].get<std::string>());
+  ASSERT_NE(g, nullptr);
+  EXPECT_GE(o["gpus"].get<double>() * g->memory_gib * 1.0737, 671) << o.dump();
+  EXPECT_LE(o["gpus"].get<double>(), 8) << o.dump();
+}
+
 // ---- Batch and render --------------------------------------------------------
 
 // Independent items: the GPUs at the reference speed, scaled by the spec
