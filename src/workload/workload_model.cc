@@ -275,9 +275,16 @@ Status parse_model(const Reader& r, const YAML::Node& node, Model& out) {
   m.name = "custom";
   m.source = "workload file";
   if (node["base"]) GPUPLAN_RETURN_IF_ERROR(base_model(r, node["base"], m));
+  const int base_layers = m.layers, base_sliding = m.sliding_layers;
   ModelKeys keys;
   GPUPLAN_RETURN_IF_ERROR(read_model_keys(r, node, field, m, keys));
   const bool has_base = static_cast<bool>(node["base"]);
+  // A base's local attention is a pattern (gpt-oss every other layer,
+  // Gemma 3 five of six, Mistral 7B v0.1 all): other layers keep its share
+  // unless the file says how many slide.
+  if (has_base && node["layers"] && !node["sliding_layers"] && base_sliding > 0 && base_layers > 0)
+    m.sliding_layers =
+        static_cast<int>(std::lround(static_cast<double>(base_sliding) * m.layers / base_layers));
   if (!has_base && !keys.any_arch) {
     if (!keys.params) {
       return r.error(node, field,

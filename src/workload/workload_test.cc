@@ -411,16 +411,26 @@ TEST(Parse, SlidingWindowNeedsItsLayers) {
       "g.yaml");
   ASSERT_TRUE(off) << off.error().to_string();
   EXPECT_EQ(local_attention(off->model).share, 0);
+  // Other layers keep the base's pattern: Gemma 3's 52 of 62 over 40
+  // layers is 34 (5 of 6 would give 33 or 34); Mistral's all, all.
+  auto fewer = parse_string(
+      "kind: train\ndata: {tokens: 1e9}\nmodel: {base: gemma-3-27b, layers: 40}\n", "f.yaml");
+  ASSERT_TRUE(fewer) << fewer.error().to_string();
+  EXPECT_EQ(fewer->model.sliding_layers, 34);
+  auto half = parse_string(
+      "kind: train\ndata: {tokens: 1e9}\nmodel: {base: mistral-7b, layers: 16}\n", "h.yaml");
+  ASSERT_TRUE(half) << half.error().to_string();
+  EXPECT_EQ(half->model.sliding_layers, 16);
   struct Bad {
     const char* model;
     const char* field;
   };
-  for (const Bad& b : {Bad{"{base: llama-3-8b, sliding_window: 4096}", "model.sliding_layers"},
-                       Bad{"{base: llama-3-8b, sliding_layers: 16}", "model.sliding_layers"},
-                       Bad{"{base: gemma-3-27b, sliding_layers: 63}", "model.sliding_layers"},
-                       // Gemma's 52 local layers do not fit in 40: blame layers.
-                       Bad{"{base: gemma-3-27b, layers: 40}", "model.layers"},
-                       Bad{"{base: gemma-3-27b, sliding_window: -1}", "model.sliding_window"}}) {
+  for (const Bad& b :
+       {Bad{"{base: llama-3-8b, sliding_window: 4096}", "model.sliding_layers"},
+        Bad{"{base: llama-3-8b, sliding_layers: 16}", "model.sliding_layers"},
+        Bad{"{base: gemma-3-27b, sliding_layers: 63}", "model.sliding_layers"},
+        Bad{"{base: gemma-3-27b, layers: 40, sliding_layers: 41}", "model.sliding_layers"},
+        Bad{"{base: gemma-3-27b, sliding_window: -1}", "model.sliding_window"}}) {
     auto bad = parse_string(
         std::string("kind: train\nmodel: ") + b.model + "\ndata: {tokens: 1e9}\n", "b.yaml");
     ASSERT_FALSE(bad) << b.model;
