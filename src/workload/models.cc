@@ -491,7 +491,18 @@ const Model* find_model(std::string_view name) {
       {"deepseek-r1-distill-qwen-7b", "qwen2.5-7b"},
       {"qwq-32b", "qwen2.5-32b"},
       {"qwen3-coder-30b-a3b", "qwen3-30b-a3b-2507"},
-      {"qwen3-coder-30b-a3b-instruct", "qwen3-30b-a3b-2507"}};
+      {"qwen3-coder-30b-a3b-instruct", "qwen3-30b-a3b-2507"},
+      // Qwen2.5-Coder keeps Qwen2.5's architecture at each size (Hui et al.
+      // 2024, Qwen2.5-Coder Technical Report, Table 1); NVIDIA's
+      // Llama-3.1-Nemotron-70B-Instruct is a tune of Llama-3.1-70B-Instruct
+      // (its model card).
+      {"qwen2.5-coder-0.5b", "qwen2.5-0.5b"},
+      {"qwen2.5-coder-1.5b", "qwen2.5-1.5b"},
+      {"qwen2.5-coder-3b", "qwen2.5-3b"},
+      {"qwen2.5-coder-7b", "qwen2.5-7b"},
+      {"qwen2.5-coder-14b", "qwen2.5-14b"},
+      {"qwen2.5-coder-32b", "qwen2.5-32b"},
+      {"llama-3.1-nemotron-70b", "llama-3.1-70b"}};
   std::vector<std::string> keys = {key(name)};
   for (const std::string& b : base_names(name)) keys.push_back(key(b));
   for (const std::string& k : keys) {
