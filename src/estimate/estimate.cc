@@ -293,6 +293,8 @@ void explain_infer(const Ctx& c, const ServingEstimate& s, const ReplicaModel& m
                 w.overrides.count("serving_bandwidth_efficiency")
             ? "override (workload file)"
             : "fitted to TensorRT-LLM / lmdeploy measurements (docs/estimator.md)");
+  if (const std::optional<std::string> gap = measured_serving_gap(w))
+    c.add("measured_gap", *gap, "docs/estimator.md, engine-lab and DeepSeek-R1 rows");
   if (tp > 1) {
     const Link link = intra_vm_link(c.dev.gpu, c.size.nvlink);
     c.add("tensor_parallel_link",
@@ -677,6 +679,24 @@ std::vector<Estimate> estimate_all(const workload::Workload& w, const catalog::C
     out.push_back(estimate_smallest(w, size, *gpu, max_count));
   }
   return out;
+}
+
+std::optional<std::string> measured_serving_gap(const workload::Workload& w) {
+  if (w.kind != workload::Kind::kInfer) return std::nullopt;
+  const workload::Model& m = w.model;
+  // gpustack's vLLM 0.10-0.11 runs (tests/data/engine_lab_measurements.csv,
+  // published_measurements.csv): gpt-oss on an A100, where dense and bf16
+  // mixture-of-experts rows of the same lab are within 6-25 %, measured
+  // +53 to +214 % below this model's throughput; DeepSeek-R1 on 8 x H200
+  // +28 to +170 %.
+  if (m.expert_bits > 0 && w.precision == m.released)
+    return "vLLM runs of gpt-oss (MXFP4 experts) measured up to ~2x below this throughput: read "
+           "the replicas needed as a lower bound, and simulate or benchmark before buying";
+  if (workload::latent_attention(m) && m.experts > 1)
+    return "vLLM runs of DeepSeek-R1 (latent attention, 256 experts) measured up to ~2x below "
+           "this throughput: read the replicas needed as a lower bound, and simulate or "
+           "benchmark before buying";
+  return std::nullopt;
 }
 
 }  // namespace gpuplan::estimate

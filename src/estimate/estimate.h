@@ -275,6 +275,12 @@ struct Validation {
 // only the adapters. 0 for serving and batch work.
 [[nodiscard]] double checkpoint_bytes(const workload::Workload& workload);
 
+// Where published runs of this serving workload's model measured far below
+// the estimate (docs/estimator.md: gpt-oss's MXFP4 experts and DeepSeek's
+// latent mixture of experts in vLLM, about 2x slower): what to tell the
+// reader, or nullopt. Serving only.
+[[nodiscard]] std::optional<std::string> measured_serving_gap(const workload::Workload& workload);
+
 // Predicts every row of a published-measurements table (schema of
 // tests/data/published_measurements.csv) that it can interpret, looking GPUs
 // up in `catalog` by the shared vocabulary or, failing that, by chip, part

@@ -175,6 +175,10 @@ Option Planner::materialise(const Cand& c, bool detailed) {
                         "; its GPU figures come from one source): check its GPUs and memory with "
                         "`az vm list-skus --size " +
                         size.name + "` before buying");
+  // A model whose measured serving runs were far slower than the estimate
+  // says so where the option is chosen, not only in the estimate's list.
+  if (const std::optional<std::string> gap = estimate::measured_serving_gap(w_))
+    o.caveats.push_back(*gap);
   o.confidential = catalog::is_confidential(size);
   if (o.confidential) {
     const std::vector<std::string> more = confidential_caveats();
