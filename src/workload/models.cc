@@ -132,8 +132,8 @@ constexpr Shape kShapes[] = {
   {"mistral-small-24b", 128, 0, 0, 0, 0, 0, 0, 0},
 };
 // Local attention (Model::sliding_window, sliding_layers): the window and
-// the layers that attend within it, from each model's config (sources as in
-// its row; /work/notes/model_configs.md for the 2025 ones).
+// the layers that attend within it, from each model's config (the sources
+// named in its row and in the comments below).
 struct Local {
   const char* name;
   int window, layers;
