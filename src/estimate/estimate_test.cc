@@ -175,6 +175,26 @@ TEST(Throughput, MegatronFlopsFormula) {
   EXPECT_NEAR(internal::train_flops_per_token(m, 2048, Method::kFull) / megatron, 1.0, 1e-3);
 }
 
+TEST(Throughput, LoraSkipsWeightGradientsNotAttentionBackward) {
+  // LoRA drops the frozen weights' gradients (2 N of the 6 N) but attention's
+  // backward has no weights to skip: at any context, full minus LoRA is 2 N
+  // and the attention term is the same in both (it once took 2/3 of it).
+  const workload::Model m = *workload::find_model("llama-3.1-8b");
+  const double n = internal::matmul_params(m) * 1e9;
+  for (int s : {512, 8192, 131072}) {
+    const double full = internal::train_flops_per_token(m, s, Method::kFull);
+    const double lora = internal::train_flops_per_token(m, s, Method::kLora);
+    EXPECT_NEAR((full - lora) / (2 * n), 1.0, 1e-9) << s;
+  }
+  // What a longer context adds (attention only) is the same for both.
+  const auto growth = [&](Method method) {
+    return internal::train_flops_per_token(m, 131072, method) -
+           internal::train_flops_per_token(m, 512, method);
+  };
+  EXPECT_GT(growth(Method::kFull), 0);
+  EXPECT_NEAR(growth(Method::kLora) / growth(Method::kFull), 1.0, 1e-9);
+}
+
 internal::TrainShape shape(double gpus) {
   internal::TrainShape s;
   s.gpus = gpus;

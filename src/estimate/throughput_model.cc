@@ -136,11 +136,16 @@ double matmul_params(const workload::Model& m) {
 }
 
 double train_flops_per_token(const workload::Model& m, int seq_len, Method method) {
+  // A step is the forward pass and its backward pass. The linear layers'
+  // backward computes the activations' gradients (2 N) and the weights'
+  // (2 N); LoRA freezes the weights and skips the latter: 6 N or 4 N (Hu et
+  // al. 2021 §4; the adapters' own FLOPs are negligible). Attention's
+  // scores and weighted sum have no weights: their backward (dP = dO V^T,
+  // dV = P^T dO, dQ = dS K, dK = dS^T Q) is twice their forward whatever
+  // is trained (Dao et al. 2022, FlashAttention §B.2).
   const double n = matmul_params(m) * 1e9;
-  const double attn = 12.0 * m.layers * workload::attention_width(m) *
-                      workload::local_attention(m).training_context(seq_len);
-  if (method == Method::kFull) return 6.0 * n + attn;
-  return 4.0 * n + attn * 2.0 / 3.0;
+  const double attention = forward_flops_per_token(m, seq_len) - 2.0 * n;
+  return (method == Method::kFull ? 6.0 : 4.0) * n + 3.0 * attention;
 }
 
 double forward_flops_per_token(const workload::Model& m, double seq_len) {
