@@ -63,6 +63,13 @@ int report(Context& ctx, const Error& error) {
 
 namespace {
 
+// The subcommand of `cmd` named `name`; null when none is.
+CLI::App* subcommand_named(CLI::App& cmd, const std::string& name) {
+  for (CLI::App* sub : cmd.get_subcommands([](CLI::App*) { return true; }))
+    if (sub->get_name() == name) return sub;
+  return nullptr;
+}
+
 // "did you mean" for a misspelt command or flag (issue 14): the first word
 // that names no subcommand of the command chain so far, or the first flag
 // the chosen command does not have, against the names it could have been.
@@ -80,16 +87,13 @@ std::string did_you_mean(CLI::App& app, const std::vector<std::string>& args) {
       return "";
     }
     if (a.empty() || a[0] == '-') continue;
-    std::vector<std::string> subs;
-    CLI::App* next = nullptr;
-    for (CLI::App* sub : cmd->get_subcommands([](CLI::App*) { return true; })) {
-      subs.push_back(sub->get_name());
-      if (sub->get_name() == a) next = sub;
-    }
-    if (next != nullptr) {
+    if (CLI::App* next = subcommand_named(*cmd, a)) {
       cmd = next;
       continue;
     }
+    std::vector<std::string> subs;
+    for (CLI::App* sub : cmd->get_subcommands([](CLI::App*) { return true; }))
+      subs.push_back(sub->get_name());
     if (subs.empty()) continue;  // a positional argument of the command
     if (auto c = strings::closest(a, subs)) return "Did you mean '" + *c + "'?\n";
     return "";
@@ -111,9 +115,7 @@ std::string conversion_message(CLI::App& app, const std::vector<std::string>& ar
   CLI::App* cmd = &app;
   for (const std::string& a : args) {
     if (a.empty() || a[0] == '-') continue;
-    CLI::App* next = nullptr;
-    for (CLI::App* sub : cmd->get_subcommands([](CLI::App*) { return true; }))
-      if (sub->get_name() == a) next = sub;
+    CLI::App* next = subcommand_named(*cmd, a);
     if (next == nullptr) break;
     cmd = next;
   }

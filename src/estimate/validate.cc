@@ -205,19 +205,8 @@ workload::Recompute row_recompute(const Row& row) {
   return workload::Recompute::kNone;
 }
 
-// A number format by the name files use (case folded), none if unknown.
-std::optional<workload::Precision> precision_named(const std::string& name) {
-  static const std::map<std::string, workload::Precision> kMap = {
-      {"fp32", workload::Precision::kFp32}, {"fp16", workload::Precision::kFp16},
-      {"bf16", workload::Precision::kBf16}, {"fp8", workload::Precision::kFp8},
-      {"int8", workload::Precision::kInt8}, {"int4", workload::Precision::kInt4}};
-  auto it = kMap.find(strings::to_lower(name));
-  if (it == kMap.end()) return std::nullopt;
-  return it->second;
-}
-
 Result<workload::Precision> row_precision(const Row& row) {
-  const auto p = precision_named(row.get("precision"));
+  const auto p = workload::precision_named(row.get("precision"));
   if (!p)
     return invalid_argument("unknown precision '" + strings::to_lower(row.get("precision")) + "'");
   return *p;
@@ -645,7 +634,7 @@ Result<double> predict(const Row& row, const catalog::Catalog& catalog, MaxLoadP
   // Its name is a precision's (fp8's two formats, e4m3 and e5m2, named too).
   if (std::string kv = strings::to_lower(row.get("kv_cache")); !kv.empty()) {
     if (kv == "fp8_e4m3" || kv == "fp8_e5m2") kv = "fp8";
-    const auto p = precision_named(kv);
+    const auto p = workload::precision_named(kv);
     if (!p || *p == workload::Precision::kInt4)
       return invalid_argument("kv_cache '" + row.get("kv_cache") +
                               "' (fp8, fp8_e4m3, fp8_e5m2, int8, bf16, fp16 or fp32)");

@@ -97,17 +97,13 @@ Result<workload::Workload> serving_workload(const Scenario& s, const workload::M
   w.kind = workload::Kind::kInfer;
   w.model = m;
   if (spec.precision.empty()) {
-    w.precision = m.released;
+    workload::serve_released_weights(w);
     return w;
   }
-  bool prec_ok = false;
-  for (auto p :
-       {workload::Precision::kFp32, workload::Precision::kFp16, workload::Precision::kBf16,
-        workload::Precision::kFp8, workload::Precision::kInt8, workload::Precision::kInt4}) {
-    if (workload::to_string(p) == spec.precision) w.precision = p, prec_ok = true;
-  }
-  if (!prec_ok)
+  const auto p = workload::precision_named(spec.precision);
+  if (!p)
     return invalid_argument("unknown precision '" + spec.precision + "'", s.where("precision"));
+  w.precision = *p;
   return w;
 }
 

@@ -229,9 +229,7 @@ Result<Workload> parse_root(const Reader& r, const YAML::Node& root) {
   if (root["precision"]) {
     w.precision_source = "workload file";
   } else if (w.kind == Kind::kInfer && w.model.released != w.precision) {
-    w.precision = w.model.released;
-    w.precision_source = "the model's released weights: " + w.model.released_source +
-                         " (precision: bf16 serves 16-bit copies)";
+    serve_released_weights(w);
   }
 
   GPUPLAN_RETURN_IF_ERROR(check_kind_rules(r, root, w));
@@ -240,6 +238,14 @@ Result<Workload> parse_root(const Reader& r, const YAML::Node& root) {
 }
 
 }  // namespace
+
+void serve_released_weights(Workload& w) {
+  w.precision = w.model.released;
+  w.precision_source = w.model.released_source.empty()
+                           ? "the model's released weights"
+                           : "the model's released weights: " + w.model.released_source +
+                                 " (precision: bf16 serves 16-bit copies)";
+}
 
 Result<Workload> parse_string(std::string_view text, const std::string& name) {
   Reader r(name);

@@ -41,6 +41,9 @@ enum class Repeat { kNone, kWeekly, kMonthly };
 [[nodiscard]] std::string_view to_string(Recompute r);  // "none", "selective", "full"
 [[nodiscard]] std::string_view to_string(Spot s);       // "never", "allowed", "preferred"
 [[nodiscard]] std::string_view to_string(Repeat r);     // "none", "weekly", "monthly"
+// A number format by the name files use ("fp32" ... "int4", case folded);
+// none when it names none.
+[[nodiscard]] std::optional<Precision> precision_named(std::string_view name);
 // Bytes per parameter or per value stored at this precision (fp32 4 ... int4 0.5).
 [[nodiscard]] double bytes_per_value(Precision p);
 
@@ -217,6 +220,11 @@ struct Workload {
 
 // Assumption names a workload may override under `assumptions:`.
 extern const std::vector<std::string> kOverridableAssumptions;
+
+// Serving whose precision nobody gave reads the weights as the model
+// publishes them (an engine loads DeepSeek-V3's FP8 checkpoint as FP8):
+// sets w.precision to w.model.released and says so in precision_source.
+void serve_released_weights(Workload& w);
 
 // Parses and validates a workload. Errors: kNotFound when the file cannot be
 // read; kInvalidArgument with file, line, column and field for YAML syntax,

@@ -3,6 +3,8 @@
 // spell them, the bytes a value takes at each precision, the token count a
 // training run reads, and the list of estimator assumptions a workload file
 // may override. Pure functions; the parser lives in workload.cc.
+#include <algorithm>
+#include <cctype>
 #include <string>
 #include <vector>
 
@@ -50,6 +52,17 @@ std::string_view to_string(Precision p) {
       return "int4";
   }
   return "?";
+}
+std::optional<Precision> precision_named(std::string_view name) {
+  for (Precision p : {Precision::kFp32, Precision::kFp16, Precision::kBf16, Precision::kFp8,
+                      Precision::kInt8, Precision::kInt4}) {
+    const std::string_view n = to_string(p);
+    if (name.size() == n.size() && std::equal(n.begin(), n.end(), name.begin(), [](char a, char b) {
+          return a == std::tolower(static_cast<unsigned char>(b));
+        }))
+      return p;
+  }
+  return std::nullopt;
 }
 std::string_view to_string(Optimizer o) {
   switch (o) {
