@@ -83,20 +83,86 @@ double usable_gib(const workload::Workload& w, double device_gib) {
 
 std::string gib(double v) { return fixed(v, 1) + " GiB"; }
 
-std::string precision_unsupported(const catalog::Gpu& gpu, workload::Kind kind,
-                                  workload::Method method, workload::Precision precision) {
-  if (precision != workload::Precision::kFp8) return "";
-  // Serving, and adapters on a frozen base: fp8 weights, read weight-only
-  // where the GPU has no FP8 tensor cores.
-  const bool frozen = kind == Kind::kFinetune && method != workload::Method::kFull;
-  if (kind == Kind::kInfer || frozen) {
-    const std::optional<double> cc = strings::parse_double(gpu.compute_capability);
-    if (gpu.vendor == "NVIDIA" && cc && *cc < 7.5)
-      return gpu.model + " (compute capability " + gpu.compute_capability +
-             ") runs no fp8 weights: vLLM serves fp8 on FP8 tensor cores from 8.9 and "
-             "weight-only (FP8 Marlin) from 7.5; serve it in fp16, or int4 (GPTQ)";
-    return "";
+namespace {
+
+// The AMD targets vLLM builds for (installation docs, "GPU" requirements).
+bool vllm_amd_target(const std::string& gfx) {
+  for (const char* t : {"gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1101", "gfx1200", "gfx1201",
+                        "gfx1150", "gfx1151"})
+    if (gfx == t) return true;
+  return false;
+}
+
+// Why the serving engine runs no `w` on `gpu` (empty: it does); see the
+// header for the sources.
+std::string serving_unsupported(const catalog::Gpu& gpu, const workload::Workload& w) {
+  using workload::Precision;
+  const std::string what = std::string(workload::to_string(w.precision));
+  const std::optional<double> cc = strings::parse_double(gpu.compute_capability);
+  const bool nvidia = gpu.vendor == "NVIDIA", amd = gpu.vendor == "AMD";
+  const bool mxfp4 = w.precision == Precision::kInt4 &&
+                     (w.model.expert_bits > 0 || w.model.released_format == "mxfp4");
+  const std::string named =
+      gpu.model + " (" + (nvidia ? "compute capability " : "") + gpu.compute_capability + ")";
+  if (w.kind == Kind::kInfer) {
+    if (nvidia && cc && *cc < 7.0)
+      return named +
+             " runs no vLLM: it needs compute capability 7.0 or higher (V100, T4, A10, "
+             "A100, H100 and newer)";
+    if (amd && !vllm_amd_target(gpu.compute_capability))
+      return named +
+             " runs no vLLM: its ROCm builds target MI200, MI300, MI350 and Radeon RX "
+             "7900 / 9000 class GPUs (gfx90a, gfx942, gfx950, gfx1100/1101, "
+             "gfx1200/1201)";
   }
+  switch (w.precision) {
+    case Precision::kFp8:
+      if (nvidia && cc && *cc < 7.5)
+        return named +
+               " runs no fp8 weights: vLLM serves fp8 on FP8 tensor cores from 8.9 and "
+               "weight-only (FP8 Marlin) from 7.5; serve it in fp16, or int4 (GPTQ)";
+      if (amd && gpu.fp8_tflops <= 0)
+        return named +
+               " has no FP8: vLLM's FP8 (W8A8) on AMD needs an MI300-class GPU; serve "
+               "it in bf16";
+      return "";
+    case Precision::kInt4:
+      if (mxfp4) {
+        if (nvidia && cc && *cc < 8.0)
+          return named + " runs no MXFP4 experts (" + w.model.name +
+                 "): vLLM's MXFP4 MoE kernels (Marlin) need Ampere (8.0) or newer";
+        if (amd && gpu.compute_capability != "gfx942" && gpu.compute_capability != "gfx950" &&
+            gpu.compute_capability != "gfx1201")
+          return named + " runs no MXFP4 experts (" + w.model.name +
+                 "): vLLM serves them on MI300X, MI325X, MI355X and Radeon AI PRO R9700";
+        return "";
+      }
+      if (nvidia && cc && *cc < 7.5 && w.model.released_format == "awq")
+        return named +
+               " runs no AWQ weights: vLLM's AWQ kernels need Turing (7.5) or newer; a "
+               "GPTQ upload of the model runs on Volta";
+      [[fallthrough]];
+    case Precision::kInt8:
+      if (amd)
+        return named + " runs no " + what +
+               " weights in vLLM (AWQ, GPTQ and INT8 W8A8 kernels are NVIDIA's); serve it in " +
+               (gpu.fp8_tflops > 0 ? "fp8 or bf16" : "bf16");
+      return "";
+    default:
+      return "";
+  }
+}
+
+}  // namespace
+
+std::string precision_unsupported(const catalog::Gpu& gpu, const workload::Workload& w) {
+  const Kind kind = w.kind;
+  // Serving, and adapters on a frozen base: quantised weights, read
+  // weight-only where the GPU has no tensor cores for their format.
+  const bool frozen = kind == Kind::kFinetune && w.method != workload::Method::kFull;
+  if (kind == Kind::kInfer || (frozen && w.precision == workload::Precision::kFp8))
+    return serving_unsupported(gpu, w);
+  if (w.precision != workload::Precision::kFp8) return "";
   if (kind == Kind::kTrain || kind == Kind::kFinetune) {  // full: gradients in fp8 matmuls
     if (gpu.fp8_tflops <= 0)
       return gpu.model +
@@ -322,8 +388,7 @@ void estimate_infer(const Ctx& c) {
   std::string rate_note;
   const double peak = peak_tflops(c.dev.gpu, w.precision, &rate_note);
   if (c.explain) add_common(c, rate_note, peak);
-  if (std::string why = precision_unsupported(c.dev.gpu, w.kind, w.method, w.precision);
-      !why.empty()) {
+  if (std::string why = precision_unsupported(c.dev.gpu, w); !why.empty()) {
     e.reason = std::move(why);
     e.unsupported = true;
     return;

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "core/strings.h"
+#include "estimate/internal/estimate_ctx.h"
 #include "estimate/internal/physics.h"
 #include "estimate/test_util.h"
 #include "workload/models.h"
@@ -69,6 +70,70 @@ TEST(Precision, Fp8WhereTheStacksRunIt) {
   workload::Workload lora = full;
   lora.method = workload::Method::kLora;
   EXPECT_EQ(estimate(lora, nd_a100, ampere, 1).reason.find("fp8"), std::string::npos);
+}
+
+// The serving engine's kernels decide what a GPU serves (vLLM's GPU
+// requirements and its "Supported Hardware" table for quantisation; the
+// gpt-oss recipe for MXFP4): gpt-oss was "Fits: yes" on a T4, AWQ on a V100
+// and int4 on an MI300X, an M60 served Llama at all.
+TEST(Precision, QuantisedFormatsWhereTheEngineHasKernels) {
+  const auto why = [](const workload::Workload& w, const std::string& vendor, const std::string& cc,
+                      double fp8) {
+    catalog::Gpu g = a100();
+    g.model = "GPU";
+    g.vendor = vendor;
+    g.compute_capability = cc;
+    g.fp8_tflops = fp8;
+    return internal::precision_unsupported(g, w);
+  };
+  workload::Workload bf16 = serve("llama-3.1-8b", 1);
+  EXPECT_NE(why(bf16, "NVIDIA", "5.2", 0).find("runs no vLLM"), std::string::npos);   // M60
+  EXPECT_EQ(why(bf16, "NVIDIA", "7.0", 0), "");                                       // V100
+  EXPECT_NE(why(bf16, "AMD", "gfx1030", 0).find("runs no vLLM"), std::string::npos);  // V620
+  EXPECT_EQ(why(bf16, "AMD", "gfx942", 2615), "");                                    // MI300X
+  EXPECT_EQ(why(bf16, "AMD", "gfx1101", 0), "");                                      // V710
+
+  workload::Workload gptoss = serve("gpt-oss-20b", 1);
+  gptoss.precision = gptoss.model.released;
+  ASSERT_EQ(gptoss.precision, Precision::kInt4);
+  EXPECT_NE(why(gptoss, "NVIDIA", "7.5", 0).find("MXFP4"), std::string::npos);  // T4
+  EXPECT_EQ(why(gptoss, "NVIDIA", "8.0", 0), "");                               // A100
+  EXPECT_EQ(why(gptoss, "AMD", "gfx942", 2615), "");
+  EXPECT_NE(why(gptoss, "AMD", "gfx1101", 0).find("MXFP4"), std::string::npos);
+
+  workload::Workload awq = serve("llama-3.1-8b", 1);
+  awq.model =
+      workload::named_model(awq.model, "hugging-quants/Meta-Llama-3.1-8B-Instruct-AWQ-INT4");
+  awq.precision = awq.model.released;
+  EXPECT_EQ(awq.model.released_format, "awq");
+  EXPECT_NE(why(awq, "NVIDIA", "7.0", 0).find("AWQ"), std::string::npos);
+  EXPECT_EQ(why(awq, "NVIDIA", "7.5", 0), "");
+  workload::Workload gptq = serve("llama-3.1-8b", 1);
+  gptq.model = workload::named_model(gptq.model, "TheBloke/Llama-2-7B-GPTQ");
+  gptq.precision = Precision::kInt4;
+  EXPECT_EQ(why(gptq, "NVIDIA", "7.0", 0), "");  // GPTQ's kernels run on Volta
+  EXPECT_NE(why(gptq, "AMD", "gfx942", 2615).find("runs no int4"), std::string::npos);
+  workload::Workload fp8 = serve("llama-3.1-8b", 1);
+  fp8.precision = Precision::kFp8;
+  EXPECT_NE(why(fp8, "AMD", "gfx1101", 0).find("has no FP8"), std::string::npos);
+  EXPECT_EQ(why(fp8, "AMD", "gfx942", 2615), "");
+  // Training is PyTorch's, not the serving engine's: an M60 trains bf16.
+  EXPECT_EQ(why(train("llama-3.1-8b"), "NVIDIA", "5.2", 0), "");
+}
+
+// Quantised checkpoints keep the embedding and the head in 16 bits and add
+// group scales to int4: hugging-quants/Meta-Llama-3.1-8B-Instruct-AWQ-INT4
+// is 4.68 + 1.05 GB of safetensors (huggingface.co, its file list), where
+// 4 bits throughout gave 4.0 GB.
+TEST(Memory, QuantisedCheckpointsKeepTheVocabularyIn16Bits) {
+  const workload::Model m = *workload::find_model("llama-3.1-8b");
+  EXPECT_NEAR(internal::weight_bytes(m, Precision::kInt4) / 5.73e9, 1.0, 0.01);
+  // fp8 and int8 a byte for the linear layers, the 2 x 128,256 x 4,096
+  // vocabulary in bf16; bf16 is 2 bytes throughout.
+  const double vocabulary = 2.0 * 128256 * 4096;
+  EXPECT_NEAR(internal::weight_bytes(m, Precision::kFp8), m.params_b * 1e9 + vocabulary, 1);
+  EXPECT_NEAR(internal::weight_bytes(m, Precision::kInt8), m.params_b * 1e9 + vocabulary, 1);
+  EXPECT_DOUBLE_EQ(internal::weight_bytes(m, Precision::kBf16), m.params_b * 2e9);
 }
 
 TEST(Memory, ZeroPaperSixteenBytesPerParam) {
@@ -146,19 +211,23 @@ TEST(Memory, LoraFreezesTheBase) {
   EXPECT_NEAR(m.gradients, adapters * 2 / kGiB, 1e-6);
   EXPECT_NEAR(m.optimizer, adapters * 12 / kGiB, 1e-6);
   w.method = Method::kQlora;
-  // NF4 + double-quantised constants: 4.127 bits/param (Dettmers et al. 2023 §2).
+  // NF4 + double-quantised constants: 4.127 bits/param (Dettmers et al.
+  // 2023 §2) for the linear layers; the embedding and the head (32,000 x
+  // 4,096 each) stay bf16.
+  const double vocabulary = 2.0 * 32000 * 4096;
+  const double linear = w.model.params_b * 1e9 - vocabulary;
   EXPECT_NEAR(internal::train_memory(w, Layout{1, 1, 1}).weights,
-              (w.model.params_b * 1e9 * 4.127 / 8 + adapters * 2) / kGiB, 1e-3);
+              (linear * 4.127 / 8 + vocabulary * 2 + adapters * 2) / kGiB, 1e-3);
   // A LoRA at the workload's precision keeps its base at that precision:
   // int4 as QLoRA's NF4, int8 and fp8 a byte (it was bf16 whatever was
   // asked: 15 GiB of weights for an 8 B model at int4).
   w.method = Method::kLora;
   w.precision = workload::Precision::kInt4;
   EXPECT_NEAR(internal::train_memory(w, Layout{1, 1, 1}).weights,
-              (w.model.params_b * 1e9 * 4.127 / 8 + adapters * 2) / kGiB, 1e-3);
+              (linear * 4.127 / 8 + vocabulary * 2 + adapters * 2) / kGiB, 1e-3);
   w.precision = workload::Precision::kInt8;
   EXPECT_NEAR(internal::train_memory(w, Layout{1, 1, 1}).weights,
-              (w.model.params_b * 1e9 + adapters * 2) / kGiB, 1e-3);
+              (linear + vocabulary * 2 + adapters * 2) / kGiB, 1e-3);
 }
 
 // ---- Throughput model ------------------------------------------------------
@@ -524,8 +593,12 @@ TEST(Throughput, GptOssWeightsAreMxfp4ExpertsAndBf16) {
   EXPECT_NEAR(internal::weight_bytes(big, Precision::kInt4) / gib / 60.8, 1.0, 0.01);
   EXPECT_NEAR(internal::weight_bytes(small, Precision::kInt4) / gib / 12.8, 1.0, 0.02);
   EXPECT_DOUBLE_EQ(internal::weight_bytes(big, Precision::kBf16), big.params_b * 1e9 * 2);
+  // Quantised weights are the linear layers': DeepSeek-R1's FP8 checkpoint
+  // keeps its embedding and head (129,280 x 7,168 each) in bf16.
   const workload::Model r1 = *workload::find_model("deepseek-r1");
-  EXPECT_DOUBLE_EQ(internal::weight_bytes(r1, Precision::kFp8), r1.params_b * 1e9);
+  const double r1_vocabulary = 2.0 * 129280 * 7168;
+  EXPECT_NEAR(internal::weight_bytes(r1, Precision::kFp8),
+              r1.params_b * 1e9 + r1_vocabulary * (2 - 1), 1);
   // A token reads its 4 experts in MXFP4 and the rest in bf16.
   const double experts = workload::routed_expert_params_b(big, true) * 1e9;
   EXPECT_DOUBLE_EQ(experts, 36.0 * 4 * 3 * 2880 * 2880);

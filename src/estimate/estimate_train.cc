@@ -73,8 +73,7 @@ void estimate_train(const Ctx& c) {
   const double peak = train_peak_tflops(c.dev.gpu, w.precision, w.model, w.data.seq_len, w.method,
                                         c.explain ? &rate_note : nullptr);
   if (c.explain) add_common(c, rate_note, peak);
-  if (std::string why = precision_unsupported(c.dev.gpu, w.kind, w.method, w.precision);
-      !why.empty()) {
+  if (std::string why = precision_unsupported(c.dev.gpu, w); !why.empty()) {
     e.reason = std::move(why);
     e.unsupported = true;
     return;

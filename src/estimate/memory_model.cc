@@ -111,9 +111,33 @@ double checkpoint_bytes(const workload::Workload& w) {
 
 namespace gpuplan::estimate::internal {
 
+namespace {
+
+// Parameters of the input embedding and, when untied, the output head.
+double vocabulary_params(const workload::Model& m) {
+  return static_cast<double>(m.vocab) * m.hidden * (m.tied_embeddings ? 1 : 2);
+}
+
+// The weight precisions that quantise the linear layers only.
+bool quantised(Precision p) {
+  return p == Precision::kFp8 || p == Precision::kInt8 || p == Precision::kInt4;
+}
+
+// int4's group-wise scale (16 bits) and zero (4 bits) per 128 weights.
+constexpr double kInt4GroupBytesPerWeight = (16.0 + 4.0) / 8.0 / 128.0;
+
+}  // namespace
+
 double weight_bytes(const workload::Model& m, Precision p, bool active) {
   const double params = (active ? m.active_params_b : m.params_b) * 1e9;
-  if (m.expert_bits <= 0 || p != m.released) return params * workload::bytes_per_value(p);
+  if (m.expert_bits <= 0 || p != m.released) {
+    if (!quantised(p)) return params * workload::bytes_per_value(p);
+    const double vocabulary = std::min(params, vocabulary_params(m));
+    const double linear = params - vocabulary;
+    return vocabulary * workload::bytes_per_value(Precision::kBf16) +
+           linear * (workload::bytes_per_value(p) +
+                     (p == Precision::kInt4 ? kInt4GroupBytesPerWeight : 0));
+  }
   // gpt-oss's checkpoint: MXFP4 experts (4-bit values and an 8-bit scale
   // per 32, 4.25 bits), the attention, embeddings and routers in bf16 — the
   // model card's 60.8 GiB for gpt-oss-120b, 12.8 for gpt-oss-20b.
@@ -155,13 +179,17 @@ MemoryBreakdown train_memory(const workload::Workload& w, const Layout& layout) 
     // parameter), and a LoRA on a quantised base likewise (int4 counted
     // as NF4, int8 and fp8 a byte). It was bf16 whatever the precision:
     // LoRA at int4 showed 15 GiB of weights for an 8 B model, QLoRA 3.9.
-    double frozen = fp32 ? 4 : 2;
+    // bitsandbytes replaces the linear layers only: the embedding and the
+    // head stay 16-bit (transformers skips lm_head), as in weight_bytes().
+    const double full = fp32 ? 4 : 2;
+    double frozen = full;
     if (w.method == Method::kQlora || w.precision == Precision::kInt4)
       frozen = 0.5 + 0.127 / 8;
     else if (w.precision == Precision::kInt8 || w.precision == Precision::kFp8)
       frozen = 1;
+    const double vocabulary = frozen < full ? std::min(n, vocabulary_params(m)) : 0;
     const double trainable = lora_params(m, w.lora_rank);
-    mem.weights = (n * frozen + trainable * 2) / mp;
+    mem.weights = (vocabulary * full + (n - vocabulary) * frozen + trainable * 2) / mp;
     mem.gradients = trainable * 2 / mp;
     mem.optimizer = trainable * optimizer_bytes(w.optimizer, fp32) / mp;
   }

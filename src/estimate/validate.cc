@@ -516,8 +516,7 @@ Result<double> predict_infer(const Row& row, const workload::Workload& w, const 
   };
   // A precision the GPU's serving stacks do not run (fp8 on a V100) is no
   // measurement of this model: estimate refuses it, so must the check.
-  if (std::string why = precision_unsupported(gpu, w.kind, w.method, w.precision); !why.empty())
-    return invalid_argument(why);
+  if (std::string why = precision_unsupported(gpu, w); !why.empty()) return invalid_argument(why);
   if (stated_tp || !rate || row.num("batch") || row.num("concurrency")) {
     GPUPLAN_TRY(const double one, predict_replica(row, w, gpu, metric, tp, load));
     if (layout) *layout = {tp, false};

@@ -515,33 +515,51 @@ const Model* find_model(std::string_view name) {
   return nullptr;
 }
 
-std::optional<Precision> precision_in_name(std::string_view name) {
+namespace {
+
+// The precision a name's tokens state and the token that says it (a
+// format's name, "awq", beats a width's, "int4", in
+// "...-AWQ-INT4"); none when no token does.
+std::optional<std::pair<Precision, std::string>> format_in_name(std::string_view name) {
   std::string s = strings::to_lower(name);
   if (const size_t slash = s.rfind('/'); slash != std::string::npos) s.erase(0, slash + 1);
-  std::optional<Precision> found;
+  std::optional<std::pair<Precision, std::string>> found;
   size_t from = 0;
+  const auto take = [&](Precision p, std::string_view t, bool width) {
+    if (!width || !found || found->first != p) found = {p, std::string(t)};
+  };
   while (from <= s.size()) {
     size_t to = s.find_first_of("-_ .", from);
     if (to == std::string::npos) to = s.size();
     const std::string_view t = std::string_view(s).substr(from, to - from);
-    if (t == "fp8") found = Precision::kFp8;
-    if (t == "int8" || t == "w8a8" || t == "w8a16" || t == "8bit") found = Precision::kInt8;
-    if (t == "awq" || t == "gptq" || t == "int4" || t == "w4a16" || t == "4bit" || t == "mxfp4" ||
-        t == "nvfp4")
-      found = Precision::kInt4;
+    if (t == "fp8") take(Precision::kFp8, t, false);
+    if (t == "w8a8" || t == "w8a16") take(Precision::kInt8, t, false);
+    if (t == "int8" || t == "8bit") take(Precision::kInt8, t, true);
+    if (t == "awq" || t == "gptq" || t == "w4a16" || t == "mxfp4" || t == "nvfp4")
+      take(Precision::kInt4, t, false);
+    if (t == "int4" || t == "4bit") take(Precision::kInt4, t, true);
     from = to + 1;
   }
   return found;
 }
 
+}  // namespace
+
+std::optional<Precision> precision_in_name(std::string_view name) {
+  const auto f = format_in_name(name);
+  return f ? std::optional<Precision>(f->first) : std::nullopt;
+}
+
 Model named_model(const Model& m, std::string_view name) {
   Model out = m;
-  if (const std::optional<Precision> p = precision_in_name(name); p && *p != m.released) {
-    out.released = *p;
+  const auto f = format_in_name(name);
+  if (f && f->first != m.released) {
+    out.released = f->first;
     out.expert_bits = 0;  // the upload's own format, whole
-    out.released_source =
-        "the name '" + std::string(name) + "' says " + std::string(to_string(*p)) + " weights";
+    out.released_source = "the name '" + std::string(name) + "' says " +
+                          std::string(to_string(f->first)) + " weights";
   }
+  if (f) out.released_format = f->second;
   return out;
 }
 

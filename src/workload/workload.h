@@ -93,6 +93,10 @@ struct Model {
   // experts), and where that is said.
   Precision released = Precision::kBf16;
   std::string released_source;
+  // The quantisation format the upload's name states, lower case ("awq",
+  // "gptq", "mxfp4", "nvfp4", "fp8", "w8a8", ...; empty: none): which
+  // kernels can serve it (AWQ's need Turing, GPTQ's run on Volta).
+  std::string released_format;
   // Bits a weight of the routed experts takes in those released weights
   // when they have a format of their own, the rest staying 16-bit (gpt-oss:
   // MXFP4, 4-bit values with an 8-bit scale per 32, 4.25); 0: the

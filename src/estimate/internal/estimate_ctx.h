@@ -47,16 +47,25 @@ void add_common(const Ctx& c, const std::string& rate_note, double peak);
 void add_memory(const Ctx& c);
 
 // Why `gpu` cannot run the workload's precision ("" when it can):
+//  - serving needs a GPU the engine runs on at all (vLLM's GPU
+//    requirements: NVIDIA compute capability 7.0 or higher; AMD MI200,
+//    MI300, MI350 and Radeon RX 7900 / 9000 class: gfx90a, gfx942, gfx950,
+//    gfx1100/1101, gfx1200/1201, gfx1150/1151);
 //  - serving fp8 runs as W8A8 on FP8 tensor cores (NVIDIA compute
 //    capability >= 8.9) and weight-only (FP8 Marlin, W8A16) from 7.5 (vLLM
 //    docs, "FP8 W8A8" and "Supported Hardware" for quantization): Volta
-//    (7.0) has neither;
+//    (7.0) has neither; on AMD, FP8 W8A8 needs a GPU with an FP8 rate;
+//  - serving int4 (AWQ, GPTQ) and int8 (W8A8, GPTQ) run on NVIDIA from
+//    Volta (GPTQ; an upload its name calls AWQ from Turing) and on no AMD
+//    GPU ("Supported Hardware"); MXFP4 (gpt-oss's experts, or an upload
+//    its name calls MXFP4) needs Marlin's MXFP4 MoE on NVIDIA Ampere or
+//    newer, or an MI300/MI350-class or Radeon AI PRO R9700 GPU (vLLM's
+//    gpt-oss recipe, vllm-project/recipes OpenAI/GPT-OSS.md);
 //    LoRA and QLoRA read a frozen base the same way;
 //  - full training in fp8 needs FP8 tensor cores (NVIDIA Transformer
 //    Engine's FP8 recipes run on Ada, Hopper and newer; AMD: a GPU with an
 //    FP8 rate).
-std::string precision_unsupported(const catalog::Gpu& gpu, workload::Kind kind,
-                                  workload::Method method, workload::Precision precision);
+std::string precision_unsupported(const catalog::Gpu& gpu, const workload::Workload& w);
 
 // estimate_train.cc: layout search, time per token and the assumptions.
 void estimate_train(const Ctx& c);

@@ -282,6 +282,15 @@ double kv_bytes_per_token(const workload::Model& m, double value_bytes);
 // Weight bytes of the model at precision (total params; with `active`, a
 // token's). Released weights whose routed experts have a format of their
 // own (Model::expert_bits: gpt-oss's MXFP4) keep the rest at 16 bits.
+// Quantised weights (fp8, int8, int4) are the linear layers': the input
+// embedding and the output head stay 16-bit (AutoAWQ, GPTQ and
+// llm-compressor quantise nn.Linear modules and leave lm_head out; vLLM's
+// online fp8 quantises LinearBase layers, and its vocabulary embedding and
+// head are not one), and int4 adds a 16-bit scale and a 4-bit zero per
+// group of 128 weights (AutoAWQ's q_group_size and GPTQ's usual
+// group_size): 4.16 bits a weight. Llama-3.1-8B in AWQ int4 is then 5.73
+// GB, what hugging-quants' upload of it weighs, where 4 bits throughout
+// gave 4.0.
 double weight_bytes(const workload::Model& m, workload::Precision p, bool active = false);
 // Bytes per parameter of the optimizer's states (memory_model.cc).
 double optimizer_bytes(workload::Optimizer o, bool fp32);
