@@ -50,14 +50,25 @@ constexpr Row kRows[] = {
   {"mistral-7b-v0.3", "Mistral 7B v0.3", 32, 4096, 32, 8, 14336, 32768, 32768, 1, 1, true, false, "mistralai/Mistral-7B-v0.3 config.json (sliding_window null, vocab_size 32768)"},
   {"mixtral-8x7b",  "Mixtral 8x7B",  32, 4096, 32, 8, 14336, 32000, 32768, 8, 2, true, false, "mistralai/Mixtral-8x7B-v0.1 config.json"},
   {"mixtral-8x22b", "Mixtral 8x22B", 56, 6144, 48, 8, 16384, 32768, 65536, 8, 2, true, false, "mistralai/Mixtral-8x22B-v0.1 config.json"},
-  // Qwen2.5 (Qwen/Qwen2.5-* config.json; context per model card)
+  // Qwen2.5 (Qwen/Qwen2.5-* config.json; the context an engine reads from
+  // it, as for Qwen3 below: 32,768 positions)
   {"qwen2.5-0.5b", "Qwen2.5 0.5B", 24,  896, 14, 2,  4864, 151936,  32768, 1, 1, true, true,  "Qwen/Qwen2.5-0.5B config.json"},
   {"qwen2.5-1.5b", "Qwen2.5 1.5B", 28, 1536, 12, 2,  8960, 151936,  32768, 1, 1, true, true,  "Qwen/Qwen2.5-1.5B config.json"},
   {"qwen2.5-3b",   "Qwen2.5 3B",   36, 2048, 16, 2, 11008, 151936,  32768, 1, 1, true, true,  "Qwen/Qwen2.5-3B config.json"},
-  {"qwen2.5-7b",   "Qwen2.5 7B",   28, 3584, 28, 4, 18944, 152064, 131072, 1, 1, true, false, "Qwen/Qwen2.5-7B config.json; 128K context per model card"},
-  {"qwen2.5-14b",  "Qwen2.5 14B",  48, 5120, 40, 8, 13824, 152064, 131072, 1, 1, true, false, "Qwen/Qwen2.5-14B config.json; 128K context per model card"},
-  {"qwen2.5-32b",  "Qwen2.5 32B",  64, 5120, 40, 8, 27648, 152064, 131072, 1, 1, true, false, "Qwen/Qwen2.5-32B config.json; 128K context per model card"},
-  {"qwen2.5-72b",  "Qwen2.5 72B",  80, 8192, 64, 8, 29568, 152064, 131072, 1, 1, true, false, "Qwen/Qwen2.5-72B config.json; 128K context per model card"},
+  {"qwen2.5-7b",   "Qwen2.5 7B",   28, 3584, 28, 4, 18944, 152064,  32768, 1, 1, true, false, "Qwen/Qwen2.5-7B-Instruct config.json (max_position_embeddings 32768; the card's 131,072 need YaRN rope_scaling added to it: model: {base: qwen2.5-7b, max_context: 131072})"},
+  {"qwen2.5-14b",  "Qwen2.5 14B",  48, 5120, 40, 8, 13824, 152064,  32768, 1, 1, true, false, "Qwen/Qwen2.5-14B-Instruct config.json (max_position_embeddings 32768; the card's 131,072 need YaRN rope_scaling added to it: model: {base: qwen2.5-14b, max_context: 131072})"},
+  {"qwen2.5-32b",  "Qwen2.5 32B",  64, 5120, 40, 8, 27648, 152064,  32768, 1, 1, true, false, "Qwen/Qwen2.5-32B-Instruct config.json (max_position_embeddings 32768; the card's 131,072 need YaRN rope_scaling added to it: model: {base: qwen2.5-32b, max_context: 131072})"},
+  {"qwen2.5-72b",  "Qwen2.5 72B",  80, 8192, 64, 8, 29568, 152064,  32768, 1, 1, true, false, "Qwen/Qwen2.5-72B-Instruct config.json (max_position_embeddings 32768; the card's 131,072 need YaRN rope_scaling added to it: model: {base: qwen2.5-72b, max_context: 131072})"},
+  // DeepSeek-R1's distills of Qwen2.5 (its README, "DeepSeek-R1-Distill
+  // Models": Qwen2.5-32B, -14B, Qwen2.5-Math-7B, -1.5B as bases) keep their
+  // bases' shapes and read 131,072 positions (their config.json files).
+  {"deepseek-r1-distill-qwen-1.5b", "DeepSeek-R1-Distill-Qwen-1.5B", 28, 1536, 12, 2,  8960, 151936, 131072, 1, 1, true, true,  "deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B config.json (Qwen2.5-1.5B's shapes, max_position_embeddings 131072)"},
+  {"deepseek-r1-distill-qwen-7b",   "DeepSeek-R1-Distill-Qwen-7B",   28, 3584, 28, 4, 18944, 152064, 131072, 1, 1, true, false, "deepseek-ai/DeepSeek-R1-Distill-Qwen-7B config.json (Qwen2.5-7B's shapes, max_position_embeddings 131072)"},
+  {"deepseek-r1-distill-qwen-14b",  "DeepSeek-R1-Distill-Qwen-14B",  48, 5120, 40, 8, 13824, 152064, 131072, 1, 1, true, false, "deepseek-ai/DeepSeek-R1-Distill-Qwen-14B config.json (Qwen2.5-14B's shapes, max_position_embeddings 131072)"},
+  {"deepseek-r1-distill-qwen-32b",  "DeepSeek-R1-Distill-Qwen-32B",  64, 5120, 40, 8, 27648, 152064, 131072, 1, 1, true, false, "deepseek-ai/DeepSeek-R1-Distill-Qwen-32B config.json (Qwen2.5-32B's shapes, max_position_embeddings 131072)"},
+  // QwQ-32B: Qwen2.5-32B's shapes with 40,960 positions (its config.json;
+  // 131,072 with YaRN, per its model card).
+  {"qwq-32b", "QwQ-32B", 64, 5120, 40, 8, 27648, 152064, 40960, 1, 1, true, false, "Qwen/QwQ-32B config.json (Qwen2.5-32B's shapes, max_position_embeddings 40960)"},
   // OpenAI GPT-3 (Brown et al. 2020, Table 2.1)
   {"gpt3-125m", "GPT-3 Small 125M",   12,   768, 12, 12,  3072, 50257, 2048, 1, 1, false, true, "Brown et al. 2020 Table 2.1"},
   {"gpt3-350m", "GPT-3 Medium 350M",  24,  1024, 16, 16,  4096, 50257, 2048, 1, 1, false, true, "Brown et al. 2020 Table 2.1"},
@@ -103,6 +114,34 @@ constexpr Row kRows[] = {
   {"gemma-3-27b",      "Gemma 3 27B",     62, 5376, 32, 16, 21504, 262208, 131072, 1, 1, true, true,  "google/gemma-3-27b-it config.json text_config; google/gemma_pytorch config.py get_config_for_27b_v3 (head_dim 128; 52 of 62 layers attend over a 1024-token window; embeddings tied, as gemma_pytorch samples from the embedder, which the 27.0 B total confirms)"},
   {"phi-4",            "Phi-4 14B",       40, 5120, 40, 10, 17920, 100352,  16384, 1, 1, true, false, "microsoft/phi-4 config.json"},
   {"mistral-small-24b","Mistral Small 24B", 40, 5120, 32,  8, 32768, 131072, 32768, 1, 1, true, false, "mistralai/Mistral-Small-24B-Instruct-2501 config.json (head_dim 128)"},
+  // Mistral Small 3.1 (2503) and 3.2 (2506): 3.0's text tower with 128k
+  // context (the vision encoder, 0.4 B, is not counted).
+  {"mistral-small-3.1-24b","Mistral Small 3.1 24B", 40, 5120, 32, 8, 32768, 131072, 131072, 1, 1, true, false, "mistralai/Mistral-Small-3.1-24B-Instruct-2503 config.json text_config (head_dim 128, max_position_embeddings 131072)"},
+  // Mistral Large 2 (2407, 2411: one architecture, 123 B) and Mistral NeMo
+  // 12B (2407, with NVIDIA: 128k context per its model card).
+  {"mistral-large",   "Mistral Large 2 123B", 88, 12288, 96, 8, 28672,  32768, 131072, 1, 1, true, false, "mistralai/Mistral-Large-Instruct-2411 config.json (head_dim 128)"},
+  {"mistral-nemo",    "Mistral NeMo 12B",     40,  5120, 32, 8, 14336, 131072, 131072, 1, 1, true, false, "mistralai/Mistral-Nemo-Instruct-2407 config.json (head_dim 128); 128k context per model card"},
+  // Qwen3's small dense models (Qwen/Qwen3-*/config.json: head_dim 128,
+  // tied embeddings, 40,960 positions); the 2507 update of the 4B reads
+  // 262,144.
+  {"qwen3-0.6b", "Qwen3 0.6B", 28, 1024, 16, 8,  3072, 151936, 40960, 1, 1, true, true, "Qwen/Qwen3-0.6B config.json (head_dim 128)"},
+  {"qwen3-1.7b", "Qwen3 1.7B", 28, 2048, 16, 8,  6144, 151936, 40960, 1, 1, true, true, "Qwen/Qwen3-1.7B config.json (head_dim 128)"},
+  {"qwen3-4b",   "Qwen3 4B",   36, 2560, 32, 8,  9728, 151936, 40960, 1, 1, true, true, "Qwen/Qwen3-4B config.json (head_dim 128)"},
+  {"qwen3-4b-2507", "Qwen3 4B 2507", 36, 2560, 32, 8, 9728, 151936, 262144, 1, 1, true, true, "Qwen/Qwen3-4B-Instruct-2507 config.json (max_position_embeddings 262144; shapes of Qwen3-4B)"},
+  // Qwen3-Coder 480B-A35B: 160 experts of 2560, 8 routed, no shared.
+  {"qwen3-coder-480b-a35b", "Qwen3-Coder 480B-A35B", 62, 6144, 96, 8, 8192, 151936, 262144, 160, 8, true, false, "Qwen/Qwen3-Coder-480B-A35B-Instruct config.json (head_dim 128, moe_intermediate_size 2560, every layer MoE)"},
+  // Gemma 3's smaller sizes and Gemma 2 9B (google/gemma-*-it config.json;
+  // text_config for the multimodal 4B and 12B, whose vision towers are not
+  // counted). Local layers in kLocal below.
+  {"gemma-3-1b",  "Gemma 3 1B",  26, 1152,  4, 1,  6912, 262144,  32768, 1, 1, true, true, "google/gemma-3-1b-it config.json (head_dim 256, sliding_window 512)"},
+  {"gemma-3-4b",  "Gemma 3 4B",  34, 2560,  8, 4, 10240, 262208, 131072, 1, 1, true, true, "google/gemma-3-4b-it config.json text_config (head_dim 256, sliding_window 1024)"},
+  {"gemma-3-12b", "Gemma 3 12B", 48, 3840, 16, 8, 15360, 262208, 131072, 1, 1, true, true, "google/gemma-3-12b-it config.json text_config (head_dim 256, sliding_window 1024)"},
+  {"gemma-2-9b",  "Gemma 2 9B",  42, 3584, 16, 8, 14336, 256000,   8192, 1, 1, true, true, "google/gemma-2-9b-it config.json (head_dim 256, sliding_window 4096 on alternate layers)"},
+  // Moonshot Kimi K2 (1.04 T, 32 B active): DeepSeek-V3's architecture
+  // with 384 experts, 64 heads, one dense layer, a 163,840-token
+  // vocabulary; the 0905 update reads 262,144 positions.
+  {"kimi-k2",      "Kimi K2",      61, 7168, 64, 64, 18432, 163840, 131072, 384, 8, true, false, "moonshotai/Kimi-K2-Instruct config.json (first_k_dense_replace 1, moe_intermediate_size 2048, n_shared_experts 1; MLA as DeepSeek-V3)"},
+  {"kimi-k2-0905", "Kimi K2 0905", 61, 7168, 64, 64, 18432, 163840, 262144, 384, 8, true, false, "moonshotai/Kimi-K2-Instruct-0905 config.json (max_position_embeddings 262144; shapes of Kimi-K2-Instruct)"},
 };
 
 // Shapes the rows above cannot say (Model's fields of the same names).
@@ -130,6 +169,23 @@ constexpr Shape kShapes[] = {
   {"llama-4-maverick", 128, 8192, 1, 24, 0, 0, 0, 0},
   {"gemma-3-27b", 128, 0, 0, 0, 0, 0, 0, 0},
   {"mistral-small-24b", 128, 0, 0, 0, 0, 0, 0, 0},
+  {"mistral-small-3.1-24b", 128, 0, 0, 0, 0, 0, 0, 0},
+  {"mistral-nemo", 128, 0, 0, 0, 0, 0, 0, 0},
+  {"qwen3-0.6b", 128, 0, 0, 0, 0, 0, 0, 0},
+  {"qwen3-1.7b", 128, 0, 0, 0, 0, 0, 0, 0},
+  {"qwen3-4b", 128, 0, 0, 0, 0, 0, 0, 0},
+  {"qwen3-4b-2507", 128, 0, 0, 0, 0, 0, 0, 0},
+  {"qwen3-coder-480b-a35b", 128, 2560, 0, 0, 0, 0, 0, 0},
+  {"gemma-3-1b", 256, 0, 0, 0, 0, 0, 0, 0},
+  {"gemma-3-4b", 256, 0, 0, 0, 0, 0, 0, 0},
+  {"gemma-3-12b", 256, 0, 0, 0, 0, 0, 0, 0},
+  {"gemma-2-9b", 256, 0, 0, 0, 0, 0, 0, 0},
+  // Kimi-K2-Instruct config.json: moe_intermediate_size 2048,
+  // n_shared_experts 1, first_k_dense_replace 1; q_lora_rank 1536,
+  // kv_lora_rank 512, qk_nope_head_dim 128, qk_rope_head_dim 64,
+  // v_head_dim 128.
+  {"kimi-k2", 128, 2048, 1, 1, 512, 1536, 64, 128},
+  {"kimi-k2-0905", 128, 2048, 1, 1, 512, 1536, 64, 128},
 };
 // Local attention (Model::sliding_window, sliding_layers): the window and
 // the layers that attend within it, from each model's config (the sources
@@ -151,6 +207,14 @@ constexpr Local kLocal[] = {
   // gemma_pytorch get_config_for_27b_v3: 5 local (sliding_window_size 1024)
   // to 1 global; layers 5, 11, ..., 59 global, 52 of 62 local.
   {"gemma-3-27b", 1024, 52},
+  // The same 5:1 pattern (every 6th layer global): 40 of 48, 29 of 34 and
+  // 22 of 26 local; Gemma 3 1B's window is 512 (its config.json).
+  {"gemma-3-12b", 1024, 40},
+  {"gemma-3-4b", 1024, 29},
+  {"gemma-3-1b", 512, 22},
+  // Gemma 2 (Gemma Team 2024, §2: local sliding window of 4096 tokens and
+  // global attention in every other layer): 21 of 42.
+  {"gemma-2-9b", 4096, 21},
 };
 // Weights published in a precision other than 16 bits (Model::released):
 // serving reads them so unless the workload says otherwise.
@@ -165,6 +229,8 @@ constexpr Released kReleased[] = {
   {"deepseek-r1", Precision::kFp8, 0, "deepseek-ai/DeepSeek-R1 config.json quantization_config: fp8 e4m3, 128x128 blocks"},
   {"gpt-oss-120b", Precision::kInt4, 4.25, "openai/gpt-oss-120b: MXFP4 expert weights (4.25 bits; the rest bf16), weight-only as int4"},
   {"gpt-oss-20b", Precision::kInt4, 4.25, "openai/gpt-oss-20b: MXFP4 expert weights (4.25 bits; the rest bf16), weight-only as int4"},
+  {"kimi-k2", Precision::kFp8, 0, "moonshotai/Kimi-K2-Instruct config.json quantization_config: fp8 e4m3, 128x128 blocks"},
+  {"kimi-k2-0905", Precision::kFp8, 0, "moonshotai/Kimi-K2-Instruct-0905 config.json quantization_config: fp8 e4m3, 128x128 blocks"},
 };
 // clang-format on
 
@@ -481,15 +547,11 @@ const Model* find_model(std::string_view name) {
       {"mistral-7b-instruct-v0.3", "mistral-7b-v0.3"},
       // Tunes of another model's architecture. DeepSeek-R1's README
       // ("DeepSeek-R1-Distill Models", base models): Llama-3.3-70B-Instruct,
-      // Llama-3.1-8B, Qwen2.5-32B, Qwen2.5-14B, Qwen2.5-Math-7B (Qwen2.5-7B's
-      // shape). QwQ-32B's config.json is Qwen2.5-32B's; Qwen3-Coder-30B-A3B's
+      // Llama-3.1-8B (the Qwen2.5 distills, whose context differs from
+      // their bases', have rows); Qwen3-Coder-30B-A3B's
       // is Qwen3-30B-A3B-2507's (262,144 positions).
       {"deepseek-r1-distill-llama-70b", "llama-3.3-70b"},
       {"deepseek-r1-distill-llama-8b", "llama-3.1-8b"},
-      {"deepseek-r1-distill-qwen-32b", "qwen2.5-32b"},
-      {"deepseek-r1-distill-qwen-14b", "qwen2.5-14b"},
-      {"deepseek-r1-distill-qwen-7b", "qwen2.5-7b"},
-      {"qwq-32b", "qwen2.5-32b"},
       {"qwen3-coder-30b-a3b", "qwen3-30b-a3b-2507"},
       {"qwen3-coder-30b-a3b-instruct", "qwen3-30b-a3b-2507"},
       // Qwen2.5-Coder keeps Qwen2.5's architecture at each size (Hui et al.
@@ -502,7 +564,18 @@ const Model* find_model(std::string_view name) {
       {"qwen2.5-coder-7b", "qwen2.5-7b"},
       {"qwen2.5-coder-14b", "qwen2.5-14b"},
       {"qwen2.5-coder-32b", "qwen2.5-32b"},
-      {"llama-3.1-nemotron-70b", "llama-3.1-70b"}};
+      {"llama-3.1-nemotron-70b", "llama-3.1-70b"},
+      // DeepSeek-V3.1 (and its Terminus update) keeps V3's config.json
+      // shapes; Mistral Small 3.2 (2506) keeps 3.1's; the 2507 Qwen3-4B
+      // tunes read 262,144 positions; Kimi-K2-Instruct-0905 is a dated tag
+      // that changes the context.
+      {"deepseek-v3.1", "deepseek-v3"},
+      {"deepseek-v3.1-terminus", "deepseek-v3"},
+      {"mistral-small-3.2-24b", "mistral-small-3.1-24b"},
+      {"qwen3-4b-instruct-2507", "qwen3-4b-2507"},
+      {"qwen3-4b-thinking-2507", "qwen3-4b-2507"},
+      {"kimi-k2-instruct-0905", "kimi-k2-0905"},
+      {"mistral-large-2", "mistral-large"}};
   std::vector<std::string> keys = {key(name)};
   for (const std::string& b : base_names(name)) keys.push_back(key(b));
   for (const std::string& k : keys) {

@@ -26,6 +26,7 @@
 #include "core/files.h"
 #include "core/strings.h"
 #include "workload/internal/sections.h"
+#include "workload/models.h"
 #include "workload/yaml_reader.h"
 
 namespace gpuplan::workload {
@@ -33,6 +34,16 @@ namespace gpuplan::workload {
 using yaml::Reader;
 
 namespace {
+
+// How to ask for more context than a built-in model's config gives: the
+// positions a model card reaches with RoPE scaling (YaRN: Qwen2.5 and Qwen3
+// to 131,072) are the user's to state, as the engine needs rope_scaling
+// set for them.
+std::string longer_context_hint(const Model& m) {
+  if (m.params_only || find_model(m.name) == nullptr) return "";
+  return "; where the model reaches more with RoPE scaling (YaRN), say so: model: {base: " +
+         m.name + ", max_context: N}";
+}
 
 // Kind-specific requirements: what each kind must say.
 Status check_kind_rules(const Reader& r, const YAML::Node& root, const Workload& w) {
@@ -49,7 +60,7 @@ Status check_kind_rules(const Reader& r, const YAML::Node& root, const Workload&
             data && data["seq_len"] ? data["seq_len"] : (data ? data : root), "data.seq_len",
             "sequence length " + std::to_string(w.data.seq_len) +
                 " is longer than the model's context (" + std::to_string(w.model.max_context) +
-                " tokens for " + w.model.name + ")");
+                " tokens for " + w.model.name + ")" + longer_context_hint(w.model));
       }
       break;
     case Kind::kInfer: {
@@ -77,7 +88,7 @@ Status check_kind_rules(const Reader& r, const YAML::Node& root, const Workload&
                        "input max + output max = " + strings::fixed(longest, 0) +
                            " tokens is longer than the model's context (" +
                            std::to_string(w.model.max_context) + " tokens for " + w.model.name +
-                           ")");
+                           ")" + longer_context_hint(w.model));
       }
       break;
     }

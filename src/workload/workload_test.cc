@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -473,26 +474,57 @@ TEST(Models, TunesAndRevisionsFindTheirArchitecture) {
     const char* name;
     const char* builtin;
   };
-  for (const Case& c : {Case{"deepseek-ai/DeepSeek-R1-Distill-Llama-70B", "llama-3.3-70b"},
-                        Case{"deepseek-ai/DeepSeek-R1-Distill-Llama-8B", "llama-3.1-8b"},
-                        Case{"deepseek-ai/DeepSeek-R1-Distill-Qwen-32B", "qwen2.5-32b"},
-                        Case{"deepseek-ai/DeepSeek-R1-Distill-Qwen-14B", "qwen2.5-14b"},
-                        Case{"deepseek-ai/DeepSeek-R1-Distill-Qwen-7B", "qwen2.5-7b"},
-                        Case{"Qwen/QwQ-32B", "qwen2.5-32b"},
-                        Case{"Qwen/Qwen3-Coder-30B-A3B-Instruct", "qwen3-30b-a3b-2507"},
-                        Case{"Qwen/Qwen2.5-Coder-32B-Instruct", "qwen2.5-32b"},
-                        Case{"Qwen/Qwen2.5-Coder-7B-Instruct-AWQ", "qwen2.5-7b"},
-                        Case{"nvidia/Llama-3.1-Nemotron-70B-Instruct-HF", "llama-3.1-70b"},
-                        Case{"mistralai/Mistral-7B-Instruct-v0.3", "mistral-7b-v0.3"},
-                        Case{"mistralai/Mistral-7B-Instruct-v0.2", "mistral-7b-v0.2"},
-                        Case{"mistralai/Mistral-7B-v0.1", "mistral-7b"},
-                        Case{"RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8", "llama-3.1-8b"},
-                        Case{"Qwen/Qwen3-32B-FP8", "qwen3-32b"},
-                        Case{"nvidia/Llama-3.3-70B-Instruct-FP8-Dynamic", "llama-3.3-70b"}}) {
+  for (const Case& c :
+       {Case{"deepseek-ai/DeepSeek-R1-Distill-Llama-70B", "llama-3.3-70b"},
+        Case{"deepseek-ai/DeepSeek-R1-Distill-Llama-8B", "llama-3.1-8b"},
+        Case{"deepseek-ai/DeepSeek-R1-Distill-Qwen-32B", "deepseek-r1-distill-qwen-32b"},
+        Case{"deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B", "deepseek-r1-distill-qwen-1.5b"},
+        Case{"Qwen/QwQ-32B", "qwq-32b"},
+        Case{"deepseek-ai/DeepSeek-V3.1", "deepseek-v3"},
+        Case{"deepseek-ai/DeepSeek-V3.1-Terminus", "deepseek-v3"},
+        Case{"mistralai/Mistral-Small-3.1-24B-Instruct-2503", "mistral-small-3.1-24b"},
+        Case{"mistralai/Mistral-Small-3.2-24B-Instruct-2506", "mistral-small-3.1-24b"},
+        Case{"mistralai/Mistral-Large-Instruct-2411", "mistral-large"},
+        Case{"mistralai/Mistral-Nemo-Instruct-2407", "mistral-nemo"},
+        Case{"Qwen/Qwen3-4B", "qwen3-4b"},
+        Case{"Qwen/Qwen3-4B-Instruct-2507", "qwen3-4b-2507"},
+        Case{"Qwen/Qwen3-Coder-480B-A35B-Instruct", "qwen3-coder-480b-a35b"},
+        Case{"google/gemma-3-12b-it", "gemma-3-12b"},
+        Case{"google/gemma-2-9b-it", "gemma-2-9b"},
+        Case{"moonshotai/Kimi-K2-Instruct", "kimi-k2"},
+        Case{"moonshotai/Kimi-K2-Instruct-0905", "kimi-k2-0905"},
+        Case{"Qwen/Qwen3-Coder-30B-A3B-Instruct", "qwen3-30b-a3b-2507"},
+        Case{"Qwen/Qwen2.5-Coder-32B-Instruct", "qwen2.5-32b"},
+        Case{"Qwen/Qwen2.5-Coder-7B-Instruct-AWQ", "qwen2.5-7b"},
+        Case{"nvidia/Llama-3.1-Nemotron-70B-Instruct-HF", "llama-3.1-70b"},
+        Case{"mistralai/Mistral-7B-Instruct-v0.3", "mistral-7b-v0.3"},
+        Case{"mistralai/Mistral-7B-Instruct-v0.2", "mistral-7b-v0.2"},
+        Case{"mistralai/Mistral-7B-v0.1", "mistral-7b"},
+        Case{"RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8", "llama-3.1-8b"},
+        Case{"Qwen/Qwen3-32B-FP8", "qwen3-32b"},
+        Case{"nvidia/Llama-3.3-70B-Instruct-FP8-Dynamic", "llama-3.3-70b"}}) {
     const Model* m = find_model(c.name);
     ASSERT_NE(m, nullptr) << c.name;
     EXPECT_EQ(m->name, c.builtin) << c.name;
   }
+  // The parameter counts their model cards state: Mistral Large 2 123 B,
+  // NeMo 12.2 B, Qwen3-4B 4.0 B, Gemma 2 9B 9.24 B, Qwen3-Coder 480 B with
+  // 35 B active, Kimi K2 1.04 T with 32 B active (its card's total counts
+  // no more than these shapes do, within 1.5 %).
+  for (const auto& [name, total, active] :
+       {std::tuple{"mistral-large", 123.0, 123.0}, std::tuple{"mistral-nemo", 12.2, 12.2},
+        std::tuple{"qwen3-4b", 4.0, 4.0}, std::tuple{"gemma-2-9b", 9.24, 9.24},
+        std::tuple{"qwen3-coder-480b-a35b", 480.0, 35.0}, std::tuple{"kimi-k2", 1040.0, 32.0}}) {
+    const Model* m = find_model(name);
+    ASSERT_NE(m, nullptr) << name;
+    EXPECT_NEAR(m->params_b / total, 1.0, 0.015) << name;
+    EXPECT_NEAR(m->active_params_b / active, 1.0, 0.03) << name;
+  }
+  // Gemma 3 12B keeps 8 of 48 layers global; Qwen2.5's config gives 32,768
+  // positions, its distills' 131,072.
+  EXPECT_EQ(find_model("gemma-3-12b")->sliding_layers, 40);
+  EXPECT_EQ(find_model("qwen2.5-72b")->max_context, 32768);
+  EXPECT_EQ(find_model("deepseek-r1-distill-qwen-32b")->max_context, 131072);
   // Mistral 7B v0.1 slides over 4,096 tokens; v0.2 and v0.3 do not.
   EXPECT_EQ(find_model("mistral-7b-v0.3")->sliding_window, 0);
   EXPECT_EQ(find_model("mistral-7b-v0.3")->vocab, 32768);
