@@ -122,8 +122,8 @@ void print_one(std::ostream& out, const workload::Workload& w, const Estimate& e
           std::to_string(sv.replicas) + " replica(s) of " + std::to_string(sv.gpus_per_replica) +
               " GPU(s); needs " + std::to_string(sv.replicas_needed) + " replica(s) = " +
               std::to_string(sv.vms_needed) + " VM(s); " + fixed(sv.capacity_rps_per_replica, 2) +
-              " req/s per replica at batch " + format::trimmed(sv.batch_at_slo, 0) +
-              " (KV cache holds " + format::trimmed(sv.max_batch, 0) + "); TTFT " +
+              " req/s per replica at batch " + format::trimmed(sv.batch_at_slo, 0) + " (at most " +
+              format::trimmed(sv.max_batch, 0) + " in flight: KV cache, serving_max_seqs); TTFT " +
               fixed(sv.ttft_ms, 0) + " ms, TPOT " + fixed(sv.tpot_ms, 1) + " ms");
   }
   field("Hours:", fixed(e.hours, 1) + (e.serving ? " (serving duration)" : ""));

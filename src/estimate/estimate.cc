@@ -370,6 +370,11 @@ void explain_infer(const Ctx& c, const ServingEstimate& s, const ReplicaModel& m
           "(tuning.cc); " +
               link.source);
   }
+  c.add("serving_max_seqs", fixed(model.max_seqs, 0) + " sequences in flight per replica at most",
+        w.overrides.count("serving_max_seqs") != 0
+            ? "workload file (overrides)"
+            : "vLLM V1's --max-num-seqs default (get_batch_defaults(): 1,024 on GPUs of 70 GiB "
+              "or more other than the A100, else 256); overridable: serving_max_seqs");
   c.add("concurrency",
         fixed(s.concurrency, 1) + " sequences in flight per replica at " +
             fixed(rate / std::max(1, std::max(s.replicas, s.replicas_needed)), 2) + " req/s",

@@ -65,12 +65,12 @@ struct Assumption {
 
 // Serving figures of one option (kind infer).
 struct ServingEstimate {
-  int gpus_per_replica = 0;             // tp * pp
-  int replicas = 0;                     // replicas that `count` VMs hold
-  int replicas_needed = 0;              // replicas to serve the request rate within the SLOs
-  int vms_needed = 0;                   // VMs to hold replicas_needed
-  double max_batch = 0;                 // concurrent sequences per replica (KV cache bound)
-  double batch_at_slo = 0;              // largest batch whose decode step meets the TPOT SLO
+  int gpus_per_replica = 0;  // tp * pp
+  int replicas = 0;          // replicas that `count` VMs hold
+  int replicas_needed = 0;   // replicas to serve the request rate within the SLOs
+  int vms_needed = 0;        // VMs to hold replicas_needed
+  double max_batch = 0;      // concurrent sequences per replica (KV cache, engine's max_seqs)
+  double batch_at_slo = 0;   // largest batch whose decode step meets the TPOT SLO
   double capacity_rps_per_replica = 0;  // sustainable requests/s within the SLOs
   double concurrency = 0;               // mean sequences in flight per replica at the request rate
                                         // (Little's law); 0 when the replicas cannot hold the rate
@@ -152,6 +152,10 @@ struct Estimate {
 
 // ---- Serving model, per replica (the simulator drives it) ----------------
 
+// The serving engine's default cap on sequences in flight on `gpu` (vLLM
+// V1: 1,024 on GPUs of 70 GiB or more other than the A100, else 256).
+[[nodiscard]] double engine_max_seqs(const catalog::Gpu& gpu);
+
 // One model replica on `gpus` GPUs of one kind, tensor-parallel. All times in
 // seconds. Built by replica_model(); plain data, cheap to copy.
 struct ReplicaModel {
@@ -170,6 +174,9 @@ struct ReplicaModel {
   double attn_flops_per_s = 0;    // its rate: 16-bit (FP8 weights keep a 16-bit attention)
   double kv_bytes_per_token = 0;  // KV cache bytes per token of context
   double kv_capacity_tokens = 0;  // KV tokens that fit beside weights and overhead
+  // The engine's cap on sequences in flight (vLLM's --max-num-seqs; 0:
+  // none, as a measurement row that states its own): max_batch() holds to it.
+  double max_seqs = 0;
   // Sliding-window or chunked layers: the cache a sequence keeps and the
   // pairs its prompt's attention computes (workload::LocalAttention).
   workload::LocalAttention local;
@@ -196,7 +203,8 @@ struct ReplicaModel {
   // model; of a mixture of experts, the shared weights and the experts the
   // batch's tokens are routed to.
   [[nodiscard]] double step_weight_bytes(double batch) const;
-  // Most sequences of mean context `context` whose KV cache fits.
+  // Most sequences of mean context `context` whose KV cache fits, at most
+  // max_seqs.
   [[nodiscard]] double max_batch(double context) const;
 };
 

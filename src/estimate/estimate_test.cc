@@ -939,6 +939,27 @@ TEST(Serving, ReplicasNeededCoverTheRate) {
   }
 }
 
+// The engine admits at most its --max-num-seqs (vLLM V1: 1,024 on an
+// H100, 256 on an A100) whatever the KV cache holds: one-token requests on
+// an H100 ran at "batch 296314", 16,912 req/s. A workload may state its
+// engine's cap.
+TEST(Serving, EngineCapsSequencesInFlight) {
+  workload::Workload w = serve("llama-3.1-8b", 1);
+  w.serving.input_tokens.mean = w.serving.input_tokens.max = 1;
+  w.serving.output_tokens.mean = w.serving.output_tokens.max = 2;
+  Estimate on_h100 = estimate(w, vm("Standard_NC40ads_H100_v5", h100(), 1, false, 0), h100(), 1);
+  ASSERT_TRUE(on_h100.serving);
+  EXPECT_EQ(on_h100.serving->max_batch, 1024);
+  Estimate on_a100 = estimate(w, vm("Standard_NC24ads_A100_v4", a100(), 1, false, 0), a100(), 1);
+  ASSERT_TRUE(on_a100.serving);
+  EXPECT_EQ(on_a100.serving->max_batch, 256);
+  w.overrides["serving_max_seqs"] = 64;
+  Estimate capped = estimate(w, vm("Standard_NC40ads_H100_v5", h100(), 1, false, 0), h100(), 1);
+  ASSERT_TRUE(capped.serving);
+  EXPECT_EQ(capped.serving->max_batch, 64);
+  EXPECT_LT(capped.serving->capacity_rps_per_replica, on_h100.serving->capacity_rps_per_replica);
+}
+
 TEST(Serving, TighterSloNeverNeedsFewerReplicas) {
   const auto size = vm("Standard_NC24ads_A100_v4", a100(), 1, false, 0);
   int last = 0;

@@ -271,7 +271,8 @@ double ReplicaModel::decode_step_seconds(double batch, double context) const {
 double ReplicaModel::max_batch(double context) const {
   const double per_seq = std::max(1.0, local.cached_tokens(context)) * kv_bytes_per_token;
   if (per_seq <= 0) return 0;
-  return std::floor(kv_capacity_tokens * kv_bytes_per_token / per_seq);
+  const double kv = std::floor(kv_capacity_tokens * kv_bytes_per_token / per_seq);
+  return max_seqs > 0 ? std::min(kv, max_seqs) : kv;
 }
 
 Result<ReplicaModel> replica_model(const workload::Workload& w, const catalog::Gpu& gpu,
@@ -356,7 +357,18 @@ Result<ReplicaModel> replica_model(const workload::Workload& w, const catalog::G
                                " GiB less headroom and overhead)");
   }
   r.kv_capacity_tokens = free_bytes / r.kv_bytes_per_token;
+  const auto cap = w.overrides.find("serving_max_seqs");
+  r.max_seqs = cap != w.overrides.end() ? cap->second : engine_max_seqs(gpu);
   return r;
+}
+
+double engine_max_seqs(const catalog::Gpu& gpu) {
+  // vLLM V1's defaults for its OpenAI server (get_batch_defaults() in
+  // vllm/engine/arg_utils.py): 1,024 sequences on GPUs of 70 GiB or more
+  // other than the A100 (H100, H200, MI300X), 256 elsewhere. 8,192
+  // sequences of one token each were "served" at once on an H100 before.
+  const bool a100 = gpu.model.find("A100") != std::string::npos;
+  return gpu.memory_gib >= 70 && !a100 ? 1024 : 256;
 }
 
 namespace internal {

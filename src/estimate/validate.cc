@@ -390,6 +390,7 @@ std::optional<double> at_point(const MaxLoadPoint& p, const std::string& metric,
 Result<double> predict_replica(const Row& row, const workload::Workload& w, const catalog::Gpu& gpu,
                                const std::string& metric, int tp, MaxLoadPoint* load) {
   GPUPLAN_TRY(ReplicaModel r, replica_model(w, gpu, gpu.interconnect_gbs > 0, tp));
+  r.max_seqs = 0;  // a row states its engine's cap (max_seqs); memory decides where it does not
   // The lengths the figure was measured at: a blank one was read as 1 token
   // (an 8B model's max-load rate with both blank came out at 13,140 req/s
   // and counted in the medians). A TTFT needs the prompt; a batch-1 decode

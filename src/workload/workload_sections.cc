@@ -6,6 +6,7 @@
 // constants). Each parser checks its mapping's keys, converts each value
 // with its range, and fills one part of the Workload; the rules that cross
 // sections (what each kind must say) are in workload.cc.
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -334,6 +335,14 @@ Status parse_assumptions(const Reader& r, const YAML::Node& node, const std::str
           GPUPLAN_TRY(double x, r.number(v, f, 1, 4));
           if (x != 1 && x != 2 && x != 4)
             return r.error(v, f, "bytes a KV-cache value takes: 1 (fp8), 2 (bf16, fp16) or 4");
+          overrides[k] = x;
+          return {};
+        }
+        if (k == "serving_max_seqs") {
+          // A whole count; vLLM takes any, TensorRT-LLM's max_batch_size
+          // tops out in the thousands: a million is no cap at all.
+          GPUPLAN_TRY(double x, r.number(v, f, 1, 1e6));
+          if (x != std::floor(x)) return r.error(v, f, "a whole number of sequences");
           overrides[k] = x;
           return {};
         }

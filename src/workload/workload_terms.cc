@@ -149,6 +149,7 @@ const std::vector<std::string> kOverridableAssumptions = {
     "serving_compute_efficiency",    // achieved / peak FLOP/s in prefill
     "serving_bandwidth_efficiency",  // achieved / peak bytes/s in decode
     "serving_kv_cache_bytes",        // bytes a KV-cache value takes (1 fp8, 2 bf16)
+    "serving_max_seqs",              // the engine's cap on sequences in flight per replica
     "batch_efficiency",              // achieved / spec-ratio speed for batch items
 };
 

@@ -648,6 +648,14 @@ TEST(Parse, KvCacheBytesAreAServiceAssumption) {
       "t.yaml");
   ASSERT_FALSE(train);
   EXPECT_NE(train.error().message.find("applies to infer"), std::string::npos);
+  // The engine's cap on sequences in flight: a whole number.
+  auto cap = parse_string(serve + "assumptions: {serving_max_seqs: 512}\n", "k.yaml");
+  ASSERT_TRUE(cap) << cap.error().to_string();
+  EXPECT_DOUBLE_EQ(cap->overrides.at("serving_max_seqs"), 512);
+  auto half = parse_string(serve + "assumptions: {serving_max_seqs: 2.5}\n", "k.yaml");
+  ASSERT_FALSE(half);
+  EXPECT_EQ(half.error().where.line, 5);
+  EXPECT_FALSE(parse_string(serve + "assumptions: {serving_max_seqs: 0}\n", "k.yaml"));
 }
 
 // The impossible-combination rules reject only what cannot run: 4-bit
