@@ -330,6 +330,36 @@ GPU_ROWS = [
     ("NVIDIA GB300", "Grace-Blackwell Ultra", "GB300", "NVIDIA", None, 1800, None, ""),
 ]
 
+# Rates the research files leave UNVERIFIED or empty, found since (stop 50,
+# 2026-12-07) in the vendors' pages as quoted by public copies; a row with
+# any rate here stays unverified unless every rate is the vendor's own
+# figure. model -> ({column key: value}, note, source appended).
+RESEARCHED = {
+    "GB300": ({"fp32": 83.3, "tf32": 1250, "fp16": 2500, "bf16": 2500, "fp8": 5000,
+               "int8": 166.7, "bw": 8000},
+              "researched rates: NVIDIA GB300 NVL72 product page, rack figures / 72, dense = "
+              "half the sparse figure (the page's footnote: 'All Tensor Core specifications "
+              "are with sparsity unless otherwise noted'): FP32 6 PF, TF32 180 PF, FP16/BF16 "
+              "360 PF, FP8 720 PF (as GB200), INT8 24 POPS (Blackwell Ultra cut INT8), HBM "
+              "576 TB/s; cross-check: NVIDIA Technical Blog 'Inside NVIDIA Blackwell Ultra' "
+              "(2025-08: 288 GB, 8 TB/s)",
+              "NVIDIA GB300 NVL72 product page (rack figures / 72)"),
+    "RTX-PRO-6000": ({"fp32": 120, "tf32": 234, "fp16": 468, "bf16": 468, "fp8": 936,
+                      "bw": 1597},
+                     "researched rates: NVIDIA RTX PRO 6000 Blackwell Server Edition datasheet "
+                     "(Dec 2025: FP32 120 TFLOPS, 1,597 GB/s) and product page (TF32 234 "
+                     "TFLOPS, read as dense: 2x FP32); FP16/BF16 468 and FP8 936 DERIVED as 2x "
+                     "and 4x TF32 (the page's '1 PFLOP' and '2 PFLOPS' can only be sparse; the "
+                     "RTX PRO Blackwell whitepaper, Table 4, gives the Workstation Edition BF16 "
+                     "503.8 dense at FP32 126, the same 4x)",
+                     "NVIDIA RTX PRO 6000 Blackwell Server Edition datasheet and product page"),
+    "V710": ({"fp32": 27.7, "fp16": 55.3, "bf16": 55.3, "int8": 55.3, "bw": 448},
+             "researched rates: AMD Radeon PRO V710 product page (INT8 55.3 TOPS dense, 448 "
+             "GB/s, 158 W); FP16/BF16 55.3 DERIVED (RDNA 3 WMMA: FP16 = INT8 rate) and FP32 "
+             "27.7 DERIVED (FP16 / 2); no FP8, no TF32",
+             "AMD Radeon PRO V710 product page; AMD ROCm docs gpu-specs (gfx1101, 54 CUs)"),
+}
+
 
 def gpu_source(src):
     """The user-visible citation of a GPU row: the publisher's documents
@@ -409,6 +439,10 @@ def clean_gpus():
             nums[key] = n or 0
             if cell and not re.fullmatch(r"\d+(\.\d+)?", cell.strip()) and cell.strip() != "n/a":
                 notes.append("%s: %s" % (col, cell))
+        researched = RESEARCHED.get(model)
+        if researched:
+            nums.update(researched[0])
+            unverified = True
         if mem is not None:
             nums["mem"] = mem
         if tdp is not None:
@@ -417,6 +451,9 @@ def clean_gpus():
             notes.insert(0, extra)
         notes.append("verification: " + r["verification"])
         source, checks = gpu_source(r["source"])
+        if researched:
+            notes.append(researched[1])
+            source = researched[2] + "; " + source
         notes.extend("cross-check: " + c for c in checks)
         mamf, mamf8, why = MAMF.get(model, ("", "", ""))
         if mamf:
