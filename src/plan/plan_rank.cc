@@ -175,6 +175,18 @@ Option Planner::materialise(const Cand& c, bool detailed) {
                         "; its GPU figures come from one source): check its GPUs and memory with "
                         "`az vm list-skus --size " +
                         size.name + "` before buying");
+  // A GPU whose rates the catalog derived or could not check (GB200's and
+  // GB300's rack figures / 72, RTX PRO 6000's and V710's derived tensor
+  // rates) says so where the option is chosen: its time and cost rest on
+  // them. (H100 NVL is unverified for want of a second copy of NVIDIA's
+  // datasheet, not for a derived figure: no caveat.)
+  if (const catalog::Gpu* g = catalog_.find_gpu(size.gpu_model);
+      g != nullptr && !g->verified &&
+      (g->notes.find("DERIVED") != std::string::npos ||
+       g->notes.find("UNVERIFIED") != std::string::npos))
+    o.caveats.push_back(g->model +
+                        "'s rates are not all from a primary source (data/catalog/"
+                        "gpus.csv notes say which are derived): its time and cost rest on them");
   // A model whose measured serving runs were far slower than the estimate
   // says so where the option is chosen, not only in the estimate's list.
   if (const std::optional<std::string> gap = estimate::measured_serving_gap(w_))
