@@ -893,6 +893,9 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
   }
   GPUPLAN_RETURN_IF_ERROR(fleet_config(s, cat, tp, c, rep));
   c.max_simulated_s = o.max_simulated_s;
+  if (o.timeline && o.max_timeline_points > 0)
+    c.max_timeline_points = std::max(
+        1.0, o.max_timeline_points / static_cast<double>(std::max<size_t>(1, policies.size())));
   c.deadline = o.deadline;
   if (spec.spot.share > 0) {
     c.spot = spec.spot;

@@ -1,6 +1,8 @@
 // The second hostile-input sweep: crashes, unbounded memory and work, and
 // wrong answers from small inputs; each is exit 2 naming the file, line and
 // field (or the flag), or a bounded answer.
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -9,6 +11,15 @@
 
 namespace gpuplan::e2e {
 namespace {
+
+std::string write(const std::string& dir, const std::string& name, const std::string& text) {
+  std::string path = dir + "/" + name;
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+// The first line of stderr: the error a user reads.
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
 // --threads 34000 --runs 34000 started threads until the system refused
 // one, and the refusal ended in std::terminate (exit 134).
@@ -21,6 +32,37 @@ TEST(HostileSweepB, SimulateThreadsIsRangeChecked) {
   }
   auto ok = run_cli({"simulate", s, "--threads", "1024", "--runs", "2", "--quiet"});
   EXPECT_EQ(ok.code, 0) << ok.err;
+}
+
+// A 1 s timeline of 87.6 h under every policy held 1.4 GB and wrote 605 MB
+// (876 h: exit 4, std::bad_alloc); the server caps its points, now the CLI
+// does too, before anything runs.
+TEST(HostileSweepB, SimulateTimelinePointsAreCapped) {
+  const std::string dir = temp_dir();
+  const std::string s = write(dir, "tl.yaml", R"(name: srv
+kind: serving
+prices: {on_demand_usd_per_hour: 3.673, source: test}
+replica: {prefill_tokens_per_s: 9000, prefill_fixed_ms: 5, step_base_ms: 11, step_per_seq_ms: 0.11, max_batch: 300, source: t}
+slo: {ttft_ms: 1000, tpot_ms: 50}
+demand:
+  synthetic: {rate_rps: 0.001, duration_hours: 87.6, input_tokens: {mean: 100, stddev: 10, min: 1, max: 200}, output_tokens: {mean: 10, stddev: 1, min: 1, max: 20}}
+fleet: {startup_seconds: 60, min_replicas: 1, initial_replicas: 1, max_replicas: 4, interval_seconds: 60,
+        timeline_seconds: 1}
+policies: all
+)");
+  for (const char* flag : {"--timeline", "--plot"}) {
+    const std::string out = dir + (std::string(flag) == "--plot" ? "/tl.html" : "/tl.json");
+    auto r = run_cli({"simulate", s, flag, out, "--quiet"});
+    EXPECT_EQ(r.code, 2) << flag << ": " << r.err;
+    EXPECT_NE(first_line(r.err).find("tl.yaml:9:"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("fleet.timeline_seconds: --timeline and --plot would hold"),
+              std::string::npos)
+        << r.err;
+    EXPECT_FALSE(std::filesystem::exists(out)) << out;
+  }
+  // Without a timeline the same scenario runs: only what is kept is capped.
+  auto plain = run_cli({"simulate", s, "--quiet"});
+  EXPECT_EQ(plain.code, 0) << plain.err;
 }
 
 }  // namespace
