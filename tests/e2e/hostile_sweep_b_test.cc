@@ -6,6 +6,7 @@
 #include <string>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "e2e/e2e_util.h"
 
@@ -88,6 +89,41 @@ TEST(HostileSweepB, ALongRegionListIsCheckedOnceAndTheBadEntryLocated) {
   EXPECT_NE(first_line(b.err).find("bad.yaml:7:5: constraints.regions: 'eastuss' is not an Azure"),
             std::string::npos)
       << b.err;
+}
+
+// budget_usd and deadline_hours had no ceiling: 1e300 grown 10x a week was
+// inf by week 9, printed as an empty budget and as null beside
+// within_budget: true. They now stop where --budget and --deadline-hours do.
+TEST(HostileSweepB, WorkloadBudgetAndDeadlineHaveTheFlagsCeilings) {
+  const std::string dir = temp_dir();
+  const std::string head =
+      "kind: finetune\nmodel: llama-3-8b\nmethod: lora\ndata: {tokens: 1e9, growth_per_week: "
+      "0.5}\n";
+  const std::string bud = write(dir, "bud.yaml",
+                                head +
+                                    "constraints: {budget_usd: 1e300, budget_growth_per_week: 10, "
+                                    "horizon_weeks: 52, repeat: weekly}\n");
+  auto r = run_cli({"plan", bud, "--top", "1"});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(first_line(r.err).find("bud.yaml:5:27: constraints.budget_usd:"), std::string::npos)
+      << r.err;
+  const std::string dl = write(dir, "dl.yaml", head + "constraints: {deadline_hours: 1.7e308}\n");
+  auto d = run_cli({"plan", dl, "--top", "1"});
+  EXPECT_EQ(d.code, 2) << d.err;
+  EXPECT_NE(first_line(d.err).find("dl.yaml:5:31: constraints.deadline_hours:"), std::string::npos)
+      << d.err;
+  // At the ceilings, a year of growth keeps every week's budget a number.
+  const std::string top = write(dir, "top.yaml",
+                                head +
+                                    "constraints: {budget_usd: 1e12, budget_growth_per_week: 10, "
+                                    "horizon_weeks: 52, repeat: weekly, deadline_hours: 1e6}\n");
+  auto t = run_cli({"plan", top, "--top", "1", "--json"});
+  ASSERT_EQ(t.code, 0) << t.err;
+  const auto j = nlohmann::json::parse(t.out);
+  ASSERT_TRUE(j.contains("growth")) << t.out.substr(0, 400);
+  for (const auto& wk : j["growth"]["weeks"]) {
+    EXPECT_TRUE(wk["budget_usd"].is_number()) << wk.dump();
+  }
 }
 
 }  // namespace
