@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -124,6 +126,30 @@ TEST(HostileSweepB, WorkloadBudgetAndDeadlineHaveTheFlagsCeilings) {
   for (const auto& wk : j["growth"]["weeks"]) {
     EXPECT_TRUE(wk["budget_usd"].is_number()) << wk.dump();
   }
+}
+
+// `--anomaly-k inf` made the threshold NaN and flagged 52 days of which 51
+// were ordinary; `--anomaly-min-hours inf` printed "> inf h".
+TEST(HostileSweepB, ReportAnomalyFlagsAreFiniteRanges) {
+  const std::string costs = source_path("tests/data/report/focus_month.csv");
+  for (auto [flag, value] :
+       std::vector<std::pair<std::string, std::string>>{{"--anomaly-k", "inf"},
+                                                        {"--anomaly-k", "1e308"},
+                                                        {"--anomaly-k", "0"},
+                                                        {"--anomaly-k", "nan"},
+                                                        {"--anomaly-min-hours", "inf"},
+                                                        {"--anomaly-min-hours", "25"},
+                                                        {"--anomaly-min-hours", "-1"},
+                                                        {"--anomaly-window", "2000000000"},
+                                                        {"--anomaly-window", "0"},
+                                                        {"--anomaly-window", "1.5"}}) {
+    auto r = run_cli({"report", costs, flag, value, "--quiet"});
+    EXPECT_EQ(r.code, 2) << flag << " " << value << ": " << r.err;
+    EXPECT_NE(r.err.find(flag + ": expected"), std::string::npos) << r.err;
+  }
+  auto edge = run_cli({"report", costs, "--anomaly-k", "100", "--anomaly-window", "366",
+                       "--anomaly-min-hours", "24", "--quiet"});
+  EXPECT_EQ(edge.code, 0) << edge.err;
 }
 
 }  // namespace
