@@ -152,5 +152,23 @@ TEST(HostileSweepB, ReportAnomalyFlagsAreFiniteRanges) {
   EXPECT_EQ(edge.code, 0) << edge.err;
 }
 
+// --count had no ceiling: from 2^31 GPUs the count overflowed int and the
+// answer read "needs 0.0 GiB/GPU ... does not fit".
+TEST(HostileSweepB, EstimateCountIsAScaleSetAtMost) {
+  const std::string w = source_path("examples/finetune-llama3-8b.yaml");
+  for (const char* bad : {"268435456", "1001", "0", "-3"}) {
+    auto r = run_cli({"estimate", w, "--size", "ND96isr_H100_v5", "--count", bad, "--quiet"});
+    EXPECT_EQ(r.code, 2) << bad << ": " << r.err;
+    EXPECT_NE(r.err.find("--count"), std::string::npos) << r.err;
+  }
+  auto most = run_cli({"estimate", w, "--size", "ND96isr_H100_v5", "--count", "1000", "--json"});
+  EXPECT_NE(most.code, 2) << most.err;
+  const auto j = nlohmann::json::parse(most.out);
+  EXPECT_DOUBLE_EQ(j["options"][0]["gpus"].get<double>(), 8000) << most.out.substr(0, 300);
+  EXPECT_NE(j["options"][0]["reason"].get<std::string>().find("cannot keep 8000 GPUs busy"),
+            std::string::npos)
+      << most.out.substr(0, 600);
+}
+
 }  // namespace
 }  // namespace gpuplan::e2e
