@@ -170,5 +170,50 @@ TEST(HostileSweepB, EstimateCountIsAScaleSetAtMost) {
       << most.out.substr(0, 600);
 }
 
+// Pod times are seconds from the trace's start: a negative one was dropped
+// silently (a pod from -1e18 s billed as 100 s), and the ten-year span was
+// measured from 0, so one 1-hour pod in Unix time was "19676 days" long,
+// with no line named.
+TEST(HostileSweepB, PodTimesAreNotNegativeAndSpansStartAtTheFirstArrival) {
+  const std::string dir = temp_dir();
+  const std::string scenario = write(dir, "rp.yaml", R"(name: rs
+kind: reserve
+prices: {on_demand_usd_per_hour: 3.673, reserved_usd_per_hour: 2.402, source: t}
+reservation: {term: 1y, review_hours: 168, lookback_hours: 720, projection_hours: 720}
+demand: {alibaba_pods: pp.csv, gpus_per_vm: 1}
+)");
+  const std::string header =
+      "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
+      "deletion_time,scheduled_time\n";
+  const auto run = [&](const std::string& rows) {
+    write(dir, "pp.csv", header + rows);
+    return run_cli({"simulate", scenario, "--quiet"});
+  };
+  for (const auto& [row, column] : std::vector<std::pair<std::string, std::string>>{
+           {"p0,1,1,1,1000,,LS,Running,-100000,100,-100000", "creation_time"},
+           {"p0,1,1,1,1000,,LS,Running,0,100,-5", "scheduled_time"},
+           {"p0,1,1,1,1000,,LS,Running,0,-1e18,0", "deletion_time"}}) {
+    auto r = run("p1,1,1,1,1000,,LS,Running,0,3600,0\n" + row + "\n");
+    EXPECT_EQ(r.code, 2) << row << ": " << r.err;
+    EXPECT_NE(first_line(r.err).find("pp.csv:3: " + column + ": "), std::string::npos) << r.err;
+  }
+  // One hour-long pod in Unix time costs what the same pod at 0 does.
+  auto at0 = run("p0,1,1,1,1000,,LS,Running,0,3600,0\n");
+  ASSERT_EQ(at0.code, 0) << at0.err;
+  auto unix_time = run("p0,1,1,1,1000,,LS,Running,1700002800,1700006400,1700002800\n");
+  EXPECT_EQ(unix_time.code, 0) << unix_time.err;
+  EXPECT_EQ(unix_time.out, at0.out);
+  // Past ten years from the first arrival: the pod that ends then, by line.
+  auto forever =
+      run("p0,1,1,1,1000,,LS,Running,1700000000,1700003600,1700000000\n"
+          "p1,1,1,1,1000,,LS,Running,1700000000,2100000000,1700000000\n"
+          "p2,1,1,1,1000,,LS,Running,1700000100,1700003600,1700000100\n");
+  EXPECT_EQ(forever.code, 2) << forever.err;
+  EXPECT_NE(first_line(forever.err)
+                .find("pp.csv:3: deletion_time: the pod ends 4630 days after the first arrival"),
+            std::string::npos)
+      << forever.err;
+}
+
 }  // namespace
 }  // namespace gpuplan::e2e
