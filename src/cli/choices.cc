@@ -119,6 +119,12 @@ Where field_where(const std::string& file, const std::string& field, std::string
   return yaml::located(find_item(node, value).Mark(), file, field);
 }
 
+Error located_in(const workload::Workload& w, Error e) {
+  if (!w.file.empty() && e.where.file == w.file && e.where.line == 0 && !e.where.field.empty())
+    e.where = field_where(w.file, e.where.field, "");
+  return e;
+}
+
 Status rate_from_trace(workload::Workload& w) {
   if (w.kind != workload::Kind::kInfer || w.serving.request_rate > 0 || w.serving.trace.empty())
     return {};

@@ -215,5 +215,28 @@ demand: {alibaba_pods: pp.csv, gpus_per_vm: 1}
       << forever.err;
 }
 
+// `plan --json` wrote a plan of 8.7e15 h that `deploy PLAN.json` and
+// `report --plan` then refused (their bound is 1e15), while `deploy
+// WORKLOAD.yaml` deployed it. One bound now, where plans are made.
+TEST(HostileSweepB, NoPlanIsWrittenThatDeployRefuses) {
+  const std::string dir = temp_dir();
+  const std::string big = write(dir, "big4.yaml",
+                                "kind: batch\ndata: {items: 1e15}\nbatch: {seconds_per_item: "
+                                "604800, reference_gpu: T4}\n");
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"plan", big, "--json", "--top", "1"},
+        std::vector<std::string>{"estimate", big},
+        std::vector<std::string>{"deploy", big, "--out", dir + "/d", "--ssh-cidr",
+                                 "203.0.113.0/24"}}) {
+    auto r = run_cli(args);
+    EXPECT_EQ(r.code, 2) << args[0] << ": " << r.err;
+    EXPECT_NE(first_line(r.err).find("big4.yaml:2:15: data.items: "), std::string::npos)
+        << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find("beyond the 1e+15 a plan may hold"), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out.substr(0, 200);
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir + "/d/deploy.sh"));
+}
+
 }  // namespace
 }  // namespace gpuplan::e2e
