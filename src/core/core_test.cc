@@ -191,6 +191,16 @@ TEST(Json, SyntaxErrorHasLineAndColumn) {
   EXPECT_FALSE(files::parse_json("   ", "e.json"));
 }
 
+// A cell quotes input (a cost export's resource name): no table prints a
+// control a terminal would act on.
+TEST(TextTable, EscapesControlsInCells) {
+  TextTable t;
+  t.add_column("vm");
+  t.add_row({"steady\x1b[31m"});
+  EXPECT_EQ(t.render().find('\x1b'), std::string::npos) << t.render();
+  EXPECT_NE(t.render().find("steady\\x1b[31m"), std::string::npos) << t.render();
+}
+
 TEST(TextTable, AlignsColumns) {
   TextTable t;
   t.add_column("size");
@@ -384,6 +394,27 @@ TEST(Strings, TerminalControlsAreFound) {
   EXPECT_EQ(strings::terminal_control_at("ab\xe2\x80\xae"), 2u);  // U+202E
   EXPECT_EQ(strings::terminal_control_at("\xe2\x81\xa6"), 0u);    // U+2066
   EXPECT_FALSE(strings::terminal_control_at("\xe2\x80\x94"));     // an em dash
+}
+
+TEST(Strings, EscapeControlsLeavesTextAndEscapesWhatATerminalActsOn) {
+  const std::string text = "caf\xc3\xa9 \xe2\x82\xac \xe2\x80\x94 llama-3.1-8b \\x1b";
+  EXPECT_EQ(strings::escape_controls(text), text);
+  EXPECT_EQ(strings::escape_controls("a\x1b]0;pwned\x07!"), "a\\x1b]0;pwned\\x07!");
+  EXPECT_EQ(strings::escape_controls("x\x7f\t"), "x\\x7f\\x09");
+  EXPECT_EQ(strings::escape_controls("\xc2\x9bm"), "\\u009bm");                // C1 CSI
+  EXPECT_EQ(strings::escape_controls("lo\xe2\x80\xaera"), "lo\\u202era");      // RLO
+  EXPECT_EQ(strings::escape_controls("\xe2\x81\xa6x"), "\\u2066x");            // LRI
+  EXPECT_EQ(strings::escape_controls("ab\xc0\xaf\x80"), "ab\\xc0\\xaf\\x80");  // not UTF-8
+  EXPECT_EQ(strings::escape_controls("x\xe2\x82"), "x\\xe2\\x82");             // cut short
+  EXPECT_EQ(strings::escape_controls("a\nb"), "a\\x0ab");
+  EXPECT_EQ(strings::escape_controls("a\nb", /*keep_newlines=*/true), "a\nb");
+}
+
+// Every error is worded by Error::to_string: what it quotes is escaped there.
+TEST(Result, ErrorTextEscapesWhatItQuotes) {
+  const Error e{ErrorCode::kInvalidArgument, "unknown key '\x1b]0;pwned\x07'",
+                Where{"w\x1b[31m.yaml", 3, 1, "fle\x1b[31met"}};
+  EXPECT_EQ(e.to_string(), "w\\x1b[31m.yaml:3:1: fle\\x1b[31met: unknown key '\\x1b]0;pwned\\x07'");
 }
 
 TEST(Strings, Utf8ValidationFollowsRfc3629) {

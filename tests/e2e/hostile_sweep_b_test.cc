@@ -3,6 +3,7 @@
 // field (or the flag), or a bounded answer.
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <utility>
 #include <vector>
@@ -236,6 +237,56 @@ TEST(HostileSweepB, NoPlanIsWrittenThatDeployRefuses) {
     EXPECT_TRUE(r.out.empty()) << r.out.substr(0, 200);
   }
   EXPECT_FALSE(std::filesystem::exists(dir + "/d/deploy.sh"));
+}
+
+// Escape sequences from input files were echoed raw (an OSC that retitles
+// the terminal, colours) in errors, tables and stored quota names, though
+// docs/cli.md promises none: errors, tables and prose escape them now.
+bool has_raw_control(const std::string& s) {
+  return s.find('\x1b') != std::string::npos || s.find('\x07') != std::string::npos ||
+         s.find("\xe2\x80\xae") != std::string::npos;
+}
+
+TEST(HostileSweepB, InputTextIsEscapedWhereverItIsEchoed) {
+  const std::string dir = temp_dir();
+  const std::string model = write(dir, "esc1.yaml",
+                                  "kind: finetune\nmodel: \"llama\\e[31m-3-8b\"\nmethod: "
+                                  "lora\ndata: {tokens: 1e9}\n");
+  auto m = run_cli({"plan", model});
+  EXPECT_EQ(m.code, 2) << m.err;
+  EXPECT_FALSE(has_raw_control(m.err)) << m.err;
+  EXPECT_NE(m.err.find("llama\\x1b[31m-3-8b"), std::string::npos) << m.err;
+  const std::string key =
+      write(dir, "esc2.yaml", "kind: finetune\nmodel: llama-3-8b\n\"\\e]0;pwned\\a\": 1\n");
+  auto k = run_cli({"plan", key});
+  EXPECT_EQ(k.code, 2) << k.err;
+  EXPECT_FALSE(has_raw_control(k.err)) << k.err;
+  EXPECT_NE(k.err.find("\\x1b]0;pwned\\x07"), std::string::npos) << k.err;
+
+  // A cost export's VM name, in the table and the findings.
+  std::ifstream in(source_path("tests/data/report/focus_month.csv"), std::ios::binary);
+  std::string costs((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (size_t at = 0; (at = costs.find("steady-a100", at)) != std::string::npos;) {
+    costs.insert(at + 11, "\x1b[31m\xe2\x80\xae");
+    at += 11;
+  }
+  const std::string export_path = write(dir, "rep_esc.csv", costs);
+  auto r = run_cli({"report", export_path});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_FALSE(has_raw_control(r.out)) << r.out;
+  EXPECT_NE(r.out.find("steady-a100\\x1b[31m\\u202e"), std::string::npos) << r.out;
+
+  // A quota family name is stored and printed by every later plan: refused.
+  const std::string usage = write(
+      dir, "usage_esc.json",
+      R"([{"currentValue": "1", "limit": "10", "name": {"localizedValue": "Standard Evil Family vCPUs", "value": "standardEvil\u001b[31mFamily"}}])");
+  auto u =
+      run_cli({"--db", dir + "/esc.db", "catalog", "import", "usage", usage, "--region", "eastus"});
+  EXPECT_EQ(u.code, 2) << u.err;
+  EXPECT_FALSE(has_raw_control(u.err)) << u.err;
+  EXPECT_NE(u.err.find("[0].name.value: 'standardEvil\\x1b[31mFamily' holds a control"),
+            std::string::npos)
+      << u.err;
 }
 
 }  // namespace
