@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <set>
+#include <utility>
 
 #include "core/files.h"
 #include "core/names.h"
@@ -67,6 +68,17 @@ Result<ImportReport> import_usage_text(std::string_view text, const std::string&
     GPUPLAN_TRY(auto display,
                 internal::optional_string(*name, "localizedValue", origin, path + ".name"));
     std::string shown = display.value_or("");
+    // Names are stored and printed by every later plan: one carrying an
+    // escape sequence ("standardEvil\x1b[31mFamily") was stored and
+    // recoloured the terminal. Azure's names are plain text; refuse others.
+    for (const auto& [field, name_text] :
+         {std::pair<const char*, const std::string&>{"value", value}, {"localizedValue", shown}}) {
+      if (strings::terminal_control_at(name_text) || strings::invalid_utf8_at(name_text))
+        return invalid_argument("'" + strings::escape_controls(name_text) +
+                                    "' holds a control character or is not UTF-8; Azure's quota "
+                                    "names are plain text",
+                                Where{origin, 0, 0, path + ".name." + field});
+    }
 
     UsageRow u{reg, "", shown, limit, used};
     std::string folded = strings::fold(value);

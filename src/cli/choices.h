@@ -48,6 +48,11 @@ namespace gpuplan::cli {
 [[nodiscard]] Where field_where(const std::string& file, const std::string& field,
                                 std::string_view value);
 
+// `e` at its field's line and column in the workload's file, when the
+// library that found it named a field of that file but no line (the
+// planner's bound on a plan's hours, kMaxPlanFigure); else `e` unchanged.
+[[nodiscard]] Error located_in(const workload::Workload& w, Error e);
+
 // The catalog names a workload uses: constraints.regions and data_region
 // (Azure regions, exit 2 with "did you mean"), constraints.series (a series
 // or family letter the catalog has) and batch.reference_gpu (a GPU model),

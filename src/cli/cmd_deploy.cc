@@ -81,7 +81,10 @@ Result<deploy::PlanDocument> read_plan(const std::string& input, const catalog::
   }
   GPUPLAN_TRY(workload::Workload w, workload::parse_file(input));
   GPUPLAN_TRY(cost::Rates rates, cost::Rates::load_embedded());
-  GPUPLAN_TRY(plan::Plan p, plan::make_plan(w, cat, rates, plan::PlanOptions{}));
+  GPUPLAN_TRY(plan::Plan p,
+              plan::make_plan(w, cat, rates, plan::PlanOptions{}).map_error([&](Error e) {
+                return located_in(w, std::move(e));
+              }));
   return deploy::plan_document(p, input);
 }
 

@@ -19,6 +19,7 @@
 #include "core/strings.h"
 #include "core/text_table.h"
 #include "estimate/estimate.h"
+#include "plan/plan.h"
 #include "workload/workload.h"
 
 namespace gpuplan::cli {
@@ -235,6 +236,18 @@ int run_estimate(Context& ctx, const EstimateFlags& f) {
   } else {
     results = estimate::estimate_all(*w, **cat);
   }
+  // The bound make_plan applies (plan::kMaxPlanFigure): an estimate past it
+  // would be a plan that deploy and report refuse.
+  for (const Estimate& e : results) {
+    if (e.fits && !(e.hours <= plan::kMaxPlanFigure))
+      return report(
+          ctx, located_in(*w, Error{ErrorCode::kInvalidArgument,
+                                    "on " + e.size + " x" + std::to_string(e.count) +
+                                        " the job takes " + strings::general(e.hours) +
+                                        " h, beyond the " + strings::general(plan::kMaxPlanFigure) +
+                                        " a plan may hold: make the job smaller",
+                                    Where{w->file, 0, 0, plan::length_field(*w)}}));
+  }
   const bool any =
       std::any_of(results.begin(), results.end(), [](const Estimate& e) { return e.fits; });
   const Layout lay{ctx.width, ctx.verbosity == Verbosity::kVerbose};
@@ -355,8 +368,11 @@ void add_estimate_command(CLI::App& app, Context& ctx) {
       "  gpuplan estimate --validate tests/data/published_measurements.csv");
   cmd->add_option("workload", flags->workload, "Workload YAML (docs/workload.md)");
   cmd->add_option("--size", flags->size, "One VM size, e.g. Standard_ND96isr_H100_v5");
+  // At most one scale set's VMs, plan's limit (kMaxVmsPerOption): 268,435,456
+  // ND H100 VMs made 2^31 GPUs and an answer of "needs 0.0 GiB, does not fit".
   cmd->add_option("--count", flags->count,
-                  "Number of VMs (with --size; default: the smallest that fits)");
+                  "Number of VMs (with --size; default: the smallest that fits)")
+      ->check(CLI::Range(1, plan::kMaxVmsPerOption));
   cmd->add_option("--validate", flags->validate,
                   "Predict a CSV of published measurements and report the errors");
   cmd->add_flag("--json", flags->json, "Print JSON");
@@ -378,10 +394,6 @@ void add_estimate_command(CLI::App& app, Context& ctx) {
       }
       if (f.count && f.size.empty()) {
         return report(ctx, Error{ErrorCode::kInvalidArgument, "--count needs --size",
-                                 Where{"", 0, 0, "--count"}});
-      }
-      if (f.count && *f.count < 1) {
-        return report(ctx, Error{ErrorCode::kInvalidArgument, "must be at least 1",
                                  Where{"", 0, 0, "--count"}});
       }
       return run_estimate(ctx, f);

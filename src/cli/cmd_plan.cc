@@ -441,7 +441,7 @@ int run_plan(Context& ctx, const PlanFlags& f) {
   if (!rates) return report(ctx, rates.error());
   // 4. Plan.
   auto p = plan::make_plan(*w, **cat, *rates, *options);
-  if (!p) return report(ctx, p.error());
+  if (!p) return report(ctx, located_in(*w, p.error()));
   // 5. Print.
   g_width = ctx.width;
   g_verbose = ctx.verbosity == Verbosity::kVerbose;

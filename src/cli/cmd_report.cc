@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "cli/number_flags.h"
 #include "core/files.h"
 #include "core/format.h"
 #include "core/strings.h"
@@ -34,12 +35,7 @@ std::string per_hour(const std::optional<double>& v) { return v ? format::usd(*v
 
 Result<report::Options> options(const ReportFlags& f) {
   report::Options o;
-  o.rule = f.rule;
-  if (!(f.rule.k > 0)) return invalid_argument("must be > 0", Where{"", 0, 0, "--anomaly-k"});
-  if (f.rule.window_days < 1)
-    return invalid_argument("must be >= 1 day", Where{"", 0, 0, "--anomaly-window"});
-  if (!(f.rule.min_excess_hours >= 0))
-    return invalid_argument("must be >= 0", Where{"", 0, 0, "--anomaly-min-hours"});
+  o.rule = f.rule;  // the flags' ranges are checked as they are parsed
   if (f.plan.empty()) return o;
   GPUPLAN_TRY(std::string text, files::read_text(f.plan));
   GPUPLAN_TRY(deploy::PlanDocument doc, deploy::parse_plan_json(text, f.plan));
@@ -167,13 +163,20 @@ void add_report_command(CLI::App& app, Context& ctx) {
   cmd->add_option("costs", f->file, "COSTS.csv: the export")->required();
   cmd->add_option("--plan", f->plan, "PLAN.json (gpuplan plan --json) to read the bill against");
   cmd->add_option("--option", f->option, "1-based option of the plan")->capture_default_str();
+  // Finite ranges: `--anomaly-k inf` made the threshold NaN (inf x a MAD of
+  // 0) and flagged 51 ordinary days. k: Leys et al. (2013) suggest 2.5 to
+  // 3; past 100 no day of a bill is anomalous. window: a year of days.
+  // min-hours: a VM bills at most 24 h a day, so a larger excess is never met.
   cmd->add_option("--anomaly-k", f->rule.k, "Robust standard deviations above the median")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(number_in(0, 100, Low::kOpen));
   cmd->add_option("--anomaly-window", f->rule.window_days, "Trailing days for the median")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(number_in(1, 366, Low::kClosed, /*integer=*/true));
   cmd->add_option("--anomaly-min-hours", f->rule.min_excess_hours,
                   "Smallest excess, in hours of the VM's rate")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(number_in(0, 24));
   cmd->add_flag("--json", f->json, "Print JSON (schema gpuplan.report/1, docs/report.md)");
   cmd->callback([f, &ctx] {
     ctx.action = [f, &ctx]() -> int {

@@ -48,6 +48,14 @@ struct SimulateFlags {
   bool merge_json = false;
 };
 
+// Timeline points --timeline and --plot may hold, all policies together. A
+// point takes ~700 bytes of the process at its peak (a 1 s timeline of 88 h
+// under six policies, 1.9 M points, held 1.37 GB and wrote 605 MB of JSON;
+// 876 h ran out of memory): a million is ~0.7 GB, ten times what the server
+// allows a request (kMaxTimelinePoints in src/server/server.cc), and a
+// plot of it still opens in a browser.
+constexpr double kMaxTimelinePoints = 1e6;
+
 // "I/N" with 0 <= I < N.
 Result<simulate::RunOptions::Shard> parse_shard(const std::string& s) {
   simulate::RunOptions::Shard sh;
@@ -208,9 +216,22 @@ Result<simulate::RunOptions> run_options(const SimulateFlags& f,
                                 {"", 0, 0, "--export-autoscale"}});
   opt.timeline = !f.plot.empty() || !f.timeline.empty();
   opt.event_log = !f.events.empty();
-  if (f.threads < 0)
-    return tl::unexpected(Error{
-        ErrorCode::kInvalidArgument, "expected a count >= 0 (0: all)", {"", 0, 0, "--threads"}});
+  if (opt.timeline) {
+    // Generated demand's span is known before the run: refuse it up front.
+    // A trace's is not: the replay stops at the cap (max_timeline_points).
+    simulate::Scenario as_run = scenario;
+    if (!opt.policies.empty()) as_run.policies = opt.policies;
+    const double points = simulate::estimate_work(as_run).timeline_points;
+    if (points > kMaxTimelinePoints)
+      return tl::unexpected(
+          Error{ErrorCode::kInvalidArgument,
+                "--timeline and --plot would hold up to " + strings::fixed(points, 0) +
+                    " timeline points (duration / timeline_seconds x policies), more than " +
+                    strings::fixed(kMaxTimelinePoints, 0) +
+                    "; raise timeline_seconds, or write no --timeline or --plot",
+                scenario.where("fleet.timeline_seconds")});
+    opt.max_timeline_points = kMaxTimelinePoints;
+  }
   opt.threads = f.threads;
   if (!f.shard.empty()) {
     auto sh = parse_shard(f.shard);
@@ -348,7 +369,12 @@ void add_simulate_command(CLI::App& app, Context& ctx) {
                   "Write the nearest exportable serving rule set (azure-autoscale or "
                   "slo-guard-autoscale, whichever meets the SLO target cheapest) as an ARM "
                   "template of Azure autoscale settings");
-  cmd->add_option("--threads", f->threads, "Threads for independent runs (deadline; default: all)");
+  // serve --workers' range: --threads 34000 --runs 34000 started a thread
+  // a run until the system refused one (exit 134); more threads than a
+  // large machine's cores only share them.
+  cmd->add_option("--threads", f->threads,
+                  "Threads for independent runs (deadline; 0, the default: all)")
+      ->check(CLI::Range(0, 1024));
   cmd->add_option("--shard", f->shard,
                   "Run slice I of N (0-based) of the runs and print a partial report (deadline)");
   CLI::App* merge = cmd->add_subcommand(

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <string_view>
+#include <unordered_set>
 
 #include "core/files.h"
 #include "core/strings.h"
@@ -42,13 +44,14 @@ Result<Table> parse(std::string_view text, std::string file) {
       if (table.header.empty()) {
         for (auto& h : fields) h = std::string(strings::trim(h));
         // A column named twice: every reader takes the first, so the
-        // second's values would be read as nothing (exit 2 instead).
-        for (size_t i = 0; i < fields.size(); ++i) {
-          for (size_t j = 0; j < i; ++j) {
-            if (!fields[i].empty() && fields[i] == fields[j])
-              return invalid_argument("column '" + fields[i] + "' is named twice in the header",
-                                      Where{table.file, row_start_line, 0, fields[i]});
-          }
+        // second's values would be read as nothing (exit 2 instead). A
+        // set, not every pair: 200,000 columns (a 1.9 MB file) took 31 s.
+        std::unordered_set<std::string_view> seen;
+        seen.reserve(fields.size());
+        for (const std::string& name : fields) {
+          if (!name.empty() && !seen.insert(name).second)
+            return invalid_argument("column '" + name + "' is named twice in the header",
+                                    Where{table.file, row_start_line, 0, name});
         }
         table.header = std::move(fields);
       } else {

@@ -1,11 +1,16 @@
 #include "core/result.h"
 
+#include "core/strings.h"
+
 namespace gpuplan {
 
+// Every part may quote input (a file name, an unknown key, a value): each is
+// escaped here, the one place every error is worded, rather than at each of
+// the hundreds of places that build one.
 std::string Error::to_string() const {
   std::string out;
   if (!where.file.empty()) {
-    out += where.file;
+    out += strings::escape_controls(where.file);
     if (where.line > 0) {
       out += ":" + std::to_string(where.line);
       if (where.column > 0) out += ":" + std::to_string(where.column);
@@ -16,8 +21,8 @@ std::string Error::to_string() const {
     if (where.column > 0) out += ":" + std::to_string(where.column);
     out += ": ";
   }
-  if (!where.field.empty()) out += where.field + ": ";
-  out += message;
+  if (!where.field.empty()) out += strings::escape_controls(where.field) + ": ";
+  out += strings::escape_controls(message, /*keep_newlines=*/true);
   return out;
 }
 

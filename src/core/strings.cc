@@ -62,7 +62,11 @@ size_t prefix_bytes(std::string_view s, size_t n) {
 // Widths are counted in bytes: a multi-byte character (a middle dot, an
 // accent) takes one column, so a line can only come out narrower than the
 // width, never wider, and every check that counts bytes agrees.
-std::string wrap_text(std::string_view text, size_t width, size_t indent, size_t rest_indent) {
+std::string wrap_text(std::string_view raw, size_t width, size_t indent, size_t rest_indent) {
+  // The CLI's prose goes through here, and quotes input (a finding's VM
+  // name, a quota family): escaped, as Error::to_string and TextTable do.
+  const std::string escaped = escape_controls(raw, /*keep_newlines=*/true);
+  const std::string_view text = escaped;
   std::string out(indent, ' ');
   size_t room = width > indent ? width - indent : 1;  // bytes left on this line
   size_t used = 0;                                    // bytes of text on this line
@@ -240,6 +244,43 @@ std::pair<int, int> line_column(std::string_view s, size_t offset) {
     }
   }
   return {line, column};
+}
+
+std::string escape_controls(std::string_view s, bool keep_newlines) {
+  // Most text has nothing to escape: return it unchanged, without a copy
+  // byte by byte.
+  if (!terminal_control_at(s) && !invalid_utf8_at(s)) return std::string(s);
+  std::string out;
+  out.reserve(s.size() + 8);
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      if ((c < 0x20 && !(keep_newlines && c == '\n')) || c == 0x7f)
+        out += "\\x" + hex_byte(s[i]);
+      else
+        out += s[i];
+      ++i;
+      continue;
+    }
+    const size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+    const std::string_view ch = s.substr(i, len);
+    if (ch.size() < len || invalid_utf8_at(ch)) {  // a byte out of place
+      out += "\\x" + hex_byte(s[i]);
+      ++i;
+      continue;
+    }
+    if (terminal_control_at(ch)) {  // C1 or a bidirectional control
+      char32_t cp = len == 2 ? (c & 0x1f) : (c & 0x0f);
+      for (size_t k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(ch[k]) & 0x3f);
+      char buf[16];  // "\\u" and at most 6 hex digits (U+10FFFF)
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
+      out += buf;
+    } else {
+      out += ch;
+    }
+    i += len;
+  }
+  return out;
 }
 
 std::string hex_byte(char c) {

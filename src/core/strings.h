@@ -45,6 +45,7 @@ namespace gpuplan::strings {
 // wider than `width` columns): `indent` spaces before the first line,
 // `rest_indent` before the others; a word longer than a line (a URL, a long
 // command) is broken at the width, between characters. Ends with a newline.
+// Controls in `text` are escaped (escape_controls, newlines kept).
 [[nodiscard]] std::string wrap_text(std::string_view text, size_t width, size_t indent,
                                     size_t rest_indent);
 // A source's short form: "Azure Retail Prices API, 2026-05-20 (via
@@ -61,6 +62,15 @@ namespace gpuplan::strings {
 // DEL, and the bidirectional overrides and isolates (U+202A-U+202E,
 // U+2066-U+2069), which reorder what follows them; nullopt when none.
 [[nodiscard]] std::optional<size_t> terminal_control_at(std::string_view s);
+// `s` made safe to print: each character terminal_control_at() finds
+// written as an escape (a C0 control or DEL as \x1b, a C1 control or a
+// bidirectional override as \u009b or \u202e) and each byte that is not
+// well-formed UTF-8 as \xHH; newlines are kept when `keep_newlines`.
+// Everything else, UTF-8 beyond ASCII included, is unchanged. The one
+// output-side rule for text that came from input (names, keys, values)
+// and is echoed in a message or a table: docs/cli.md promises no escape
+// sequence of any kind, and a key `"\e]0;x\a"` retitled the terminal.
+[[nodiscard]] std::string escape_controls(std::string_view s, bool keep_newlines = false);
 // The 1-based line and column of byte `offset` of `s`.
 [[nodiscard]] std::pair<int, int> line_column(std::string_view s, size_t offset);
 // "ff" for the byte 0xff.

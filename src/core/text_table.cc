@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cassert>
 
+#include "core/strings.h"
+
 namespace gpuplan {
 
 namespace {
@@ -24,6 +26,9 @@ size_t TextTable::add_column(std::string header, Align align) {
 void TextTable::add_row(std::vector<std::string> cells) {
   assert(cells.size() <= headers_.size());
   cells.resize(headers_.size());
+  // Cells quote input (a cost export's ResourceId, a quota family's name):
+  // escaped here, so no table prints a control a terminal would act on.
+  for (std::string& cell : cells) cell = strings::escape_controls(cell);
   rows_.push_back(std::move(cells));
 }
 

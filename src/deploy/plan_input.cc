@@ -42,9 +42,9 @@ Result<double> get_number(const json& obj, const char* key, const std::string& f
   }
   if (!it->is_number()) return invalid_argument("expected a number", at(file, path + "." + key));
   // A plan's hours, dollars and GPUs; 1e308 hours once became a 309-digit
-  // line of deploy.sh and a budget of 1 USD. (The largest job a workload
-  // file admits, 1e15 tokens x 10,000 epochs at 1 % MFU, plans ~1e13 h.)
-  constexpr double kMax = 1e15;
+  // line of deploy.sh and a budget of 1 USD. make_plan applies the same
+  // bound, so no plan gpuplan writes is refused here.
+  constexpr double kMax = plan::kMaxPlanFigure;
   const double v = it->get<double>();
   if (!std::isfinite(v) || v < 0 || v > kMax) {
     return invalid_argument("expected a number from 0 to 1e15", at(file, path + "." + key));

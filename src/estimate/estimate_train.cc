@@ -91,7 +91,8 @@ void estimate_train(const Ctx& c) {
                "memory and time with other VMs)";
     return;
   }
-  const int total = c.dev.whole_per_vm * c.count;
+  // In double: GPUs x VMs in int overflowed at 2^31 GPUs (--count 268435456).
+  const double total = static_cast<double>(c.dev.whole_per_vm) * c.count;
   const double mfu = train_mfu_for(c, peak, total);
   e.mfu_compute = mfu;
   const TrainInputs in = train_inputs(c, peak, mfu, c.count);
@@ -142,7 +143,7 @@ void estimate_train(const Ctx& c) {
       e.fits = false;
       e.batch_bound = true;
       e.reason = "global batch " + std::to_string(static_cast<int>(gb)) + " / micro-batch " +
-                 std::to_string(w.data.micro_batch) + " cannot keep " + std::to_string(total) +
+                 std::to_string(w.data.micro_batch) + " cannot keep " + fixed(total, 0) +
                  " GPUs busy (" + std::to_string(l.grad_accum) + " micro-batch" +
                  (l.grad_accum == 1 ? "" : "es") + " per replica at tp=" + std::to_string(l.tp) +
                  " pp=" + std::to_string(l.pp) + " dp=" + std::to_string(l.dp) +

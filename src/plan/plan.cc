@@ -81,6 +81,27 @@ const char* const kReasonText[kNumReasons] = {"AMD GPU",
                                               "family quota",
                                               "spot quota"};
 
+// kInvalidArgument at the workload's length field when an option the plan
+// lists (ranked, frontier or fallback: any may be deployed) has hours or
+// dollars past kMaxPlanFigure. Its inputs are each in range; together they
+// imply work no plan describes usefully (8.7e15 h is 10^12 years).
+Status Planner::within_bounds(const Plan& plan) const {
+  for (const auto* list : {&plan.options, &plan.frontier, &plan.fallbacks}) {
+    for (const Option& o : *list) {
+      const double most = std::max(
+          {o.hours, o.hours_high, o.cost_usd, o.cost_high_usd, o.cost_low_usd, o.usd_per_hour});
+      if (most <= kMaxPlanFigure) continue;  // NaN fails this test too
+      return invalid_argument(
+          "the option " + o.size + " x" + std::to_string(o.count) + " in " + o.region + " takes " +
+              strings::general(o.hours_high) + " h and " + strings::general(o.cost_high_usd) +
+              " USD at most, beyond the " + strings::general(kMaxPlanFigure) +
+              " a plan may hold (deploy and report read no more): make the job smaller",
+          Where{w_.file, 0, 0, length_field(w_)});
+    }
+  }
+  return {};
+}
+
 std::string hours_text(double h) {
   using strings::fixed;
   if (h >= 100) return fixed(h, 0);
@@ -114,12 +135,26 @@ Result<Plan> Planner::run() {
   plan.kind = std::string(workload::to_string(w_.kind));
   plan.objective = opt_.objective;
   finish(plan);
+  GPUPLAN_RETURN_IF_ERROR(within_bounds(plan));
   plan.considered = considered_;
   plan.feasible = feasible_;
   return plan;
 }
 
 }  // namespace internal
+
+std::string length_field(const workload::Workload& workload) {
+  switch (workload.kind) {
+    case workload::Kind::kBatch:
+      return "data.items";
+    case workload::Kind::kInfer:
+      return "serving.duration_hours";
+    case workload::Kind::kTrain:
+    case workload::Kind::kFinetune:
+      break;
+  }
+  return workload.data.tokens ? "data.tokens" : "data.samples";
+}
 
 std::string_view to_string(Objective o) {
   switch (o) {

@@ -78,6 +78,16 @@ struct PlanOptions {
 // 1,000 VMs (Microsoft Learn, "Virtual Machine Scale Sets overview", scale
 // limits). A max_nodes above it is an error, never silently capped.
 inline constexpr int kMaxVmsPerOption = 1000;
+// The largest hours or dollars a plan may hold, the bound `deploy` and
+// `report --plan` apply when they read PLAN.json (1e308 hours once became a
+// 309-digit line of deploy.sh). make_plan and `estimate` apply it too, so
+// that gpuplan never writes a plan it then refuses to read: a batch of 1e15
+// items of a week each planned 8.7e15 h, which deploy refused.
+inline constexpr double kMaxPlanFigure = 1e15;
+// The workload field that sets a job's length (data.items, data.tokens,
+// data.samples, serving.duration_hours): where a plan or an estimate past
+// kMaxPlanFigure is refused.
+[[nodiscard]] std::string length_field(const workload::Workload& workload);
 // The most replicas or VMs a growth week shows (GrowthWeek): counts past it
 // (+1,000 % a week for 10 weeks is 2.6e10 times the load) are capped here.
 inline constexpr int kGrowthCountCap = 1'000'000'000;

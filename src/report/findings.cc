@@ -113,7 +113,9 @@ void anomalies(const VmReport& vm, const AnomalyRule& rule, std::vector<Finding>
     const double sigma = kMadToSigma * median(dev);
     const double threshold = med + std::max(rule.k * sigma, rule.min_excess_hours * rate);
     const DayCost& day = vm.daily[i];
-    if (day.usd <= threshold) continue;
+    // Written so that a NaN threshold (a k or an hour figure no flag lets
+    // through, times a MAD of 0) flags nothing: `<=` let every day pass.
+    if (!(day.usd > threshold)) continue;
     const double typical_hours = median(window_hours);
     Finding f;
     f.kind = FindingKind::kAnomaly;

@@ -5,6 +5,7 @@
 #include "report/report.h"
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -231,6 +232,17 @@ TEST(Report, WithoutAPlanTheWeekendIsNotAFinding) {
   ASSERT_TRUE(r) << r.error().to_string();
   EXPECT_EQ(kinds(*r), (std::vector<std::string>{"anomaly dev-a100 2026-11-18",
                                                  "unused-commitment res-h100 "}));
+}
+
+// An infinite k times a MAD of 0 is a NaN threshold; it once flagged every
+// day of a steady VM. The flags refuse such a k; the rule itself flags no
+// day against a threshold that is not a number.
+TEST(Report, ANanThresholdFlagsNoDay) {
+  Options o;
+  o.rule.k = std::numeric_limits<double>::infinity();
+  auto r = read(focus(month()), o);
+  ASSERT_TRUE(r) << r.error().to_string();
+  EXPECT_EQ(kinds(*r), (std::vector<std::string>{"unused-commitment res-h100 "}));
 }
 
 TEST(Report, AzureActualCostFindsTheSameFromPurchaseRows) {

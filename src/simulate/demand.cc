@@ -11,6 +11,7 @@
 #include <optional>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -874,6 +875,18 @@ Result<PodJobs> read_pod_jobs(const std::string& path) {
     GPUPLAN_TRY(auto deleted, r.optional_number("deletion_time"));
     GPUPLAN_TRY(double num_gpu, r.number("num_gpu"));
     GPUPLAN_TRY(double gpu_milli, r.number("gpu_milli"));
+    // Seconds from the trace's start: one before it was dropped silently
+    // (-1e18 s, a pod of 3e10 years, billed as 100 s).
+    for (const auto& [column, t] :
+         {std::pair<const char*, std::optional<double>>{"creation_time", created},
+          {"scheduled_time", sched},
+          {"deletion_time", deleted}}) {
+      if (t && *t < 0)
+        return invalid_argument(strings::general(*t) +
+                                    " s is before the trace's start: times are seconds from it, "
+                                    "0 or more",
+                                r.where(column));
+    }
     if (!sched || !deleted) {
       ++no_sched;
       continue;
@@ -886,7 +899,7 @@ Result<PodJobs> read_pod_jobs(const std::string& path) {
       ++bad_order;
       continue;
     }
-    out.jobs.push_back({created, *deleted - *sched, num_gpu * gpu_milli / 1000.0});
+    out.jobs.push_back({created, *deleted - *sched, num_gpu * gpu_milli / 1000.0, r.line()});
   }
   std::stable_sort(out.jobs.begin(), out.jobs.end(),
                    [](const PodJob& a, const PodJob& b) { return a.arrival_s < b.arrival_s; });

@@ -179,13 +179,16 @@ struct PodJob {
   double arrival_s = 0;   // creation_time
   double duration_s = 0;  // deletion_time - scheduled_time
   double gpus = 0;        // num_gpu × gpu_milli / 1000
+  int line = 0;           // the row's line in the file (0: not from a file)
 };
 struct PodJobs {
   std::vector<PodJob> jobs;  // sorted by arrival
   std::vector<DropNote> drops;
 };
 // Reads job arrivals; drops (and counts) pods without scheduled_time, pods
-// that use no GPU, and rows whose deletion precedes scheduling.
+// that use no GPU, and rows whose deletion precedes scheduling. Times are
+// seconds from the trace's start (the data set's convention): a negative
+// one is kInvalidArgument at its line and column name.
 [[nodiscard]] Result<PodJobs> read_pod_jobs(const std::string& path);
 
 }  // namespace gpuplan::simulate

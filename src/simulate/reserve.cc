@@ -149,13 +149,39 @@ Result<VmDemand> vms_from_jobs(const PodJobs& jobs, double gpus_per_vm, double t
     double t;
     double gpus;
   };
+  // Hour 0 is the hour the first pod arrives in, counted in whole hours
+  // from the trace's start: the same hours as before for a trace that
+  // starts at 0, as the data set's does, and no decades of empty hours
+  // for one in Unix time (1.7e9 s was refused as "19676 days", for one
+  // 1-hour pod).
+  double first = std::numeric_limits<double>::infinity();
+  for (const PodJob& j : jobs.jobs) first = std::min(first, j.arrival_s / time_scale);
+  const double origin = std::max(0.0, std::floor(first / 3600) * 3600);
   std::vector<Change> changes;
   changes.reserve(jobs.jobs.size() * 2);
+  const PodJob* last = &jobs.jobs.front();  // the pod that ends last
+  double last_end = -std::numeric_limits<double>::infinity();
   for (const PodJob& j : jobs.jobs) {
-    const double a = j.arrival_s / time_scale;
+    const double a = j.arrival_s / time_scale - origin;
+    const double e = a + j.duration_s / time_scale;
     changes.push_back({a, j.gpus});
-    changes.push_back({a + j.duration_s / time_scale, -j.gpus});
+    changes.push_back({e, -j.gpus});
+    if (!(e <= last_end)) {
+      last_end = e;
+      last = &j;
+    }
   }
+  // Hours are allocated one by one: a pod deleted at 1e18 s once asked for
+  // 3e14 of them (std::bad_alloc). No reservation term is longer than 3
+  // years; ten are refused before any memory is taken, at the pod that
+  // ends last.
+  constexpr double kMaxHours = 10 * 8760.0;
+  if (!(last_end / 3600.0 <= kMaxHours))
+    return invalid_argument(
+        "the pod ends " + strings::fixed(std::min(last_end + origin - first, 1e30) / 86400.0, 0) +
+            " days after the first arrival, more than ten years; the longest reservation "
+            "term is 3 years",
+        Where{"", last->line, 0, "deletion_time"});
   std::stable_sort(changes.begin(), changes.end(),
                    [](const Change& x, const Change& y) { return x.t < y.t; });
   // The VMs running: a step function, ceil(concurrent GPUs / per VM) from
@@ -214,16 +240,13 @@ Result<VmDemand> vms_from_jobs(const PodJobs& jobs, double gpus_per_vm, double t
       if (billed.empty() || v != billed.back().vms) billed.push_back({t, v});
     }
   }
-  const double end = billed.back().t;  // the last VM stops (the fleet is 0 after)
-  // Hours are allocated one by one: a pod deleted at 1e18 s once asked for
-  // 3e14 of them (std::bad_alloc). No reservation term is longer than 3
-  // years; ten are refused before any memory is taken.
-  constexpr double kMaxHours = 10 * 8760.0;
-  if (!(end / 3600.0 <= kMaxHours))
-    return invalid_argument("the jobs span " + strings::fixed(std::min(end, 1e30) / 86400.0, 0) +
-                                " days after the first arrival (a pod ends then), more than ten "
-                                "years; the longest reservation term is 3 years",
-                            Where{"", 0, 0, "jobs"});
+  // The last VM stops (the fleet is 0 after): the last end plus the
+  // scale-down delay, which a scenario keeps to a day.
+  const double end = billed.back().t;
+  if (!(end / 3600.0 <= kMaxHours + 24))
+    return invalid_argument("the fleet runs " + strings::fixed(std::min(end, 1e30) / 86400.0, 0) +
+                                " days after the first arrival's hour, more than ten years",
+                            Where{"", 0, 0, "demand.scale_down_minutes"});
   const int64_t hours = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(end / 3600.0)));
   VmDemand out;
   out.vms.assign(static_cast<size_t>(hours), 0);

@@ -18,6 +18,7 @@
 #include <cmath>
 #include <memory>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #include "simulate/deadline.h"
@@ -202,7 +203,14 @@ Result<std::vector<RunOut>> run_pool(const Sweep& sw, const std::vector<RunJob>&
   const size_t hw = sw.o.threads > 0 ? static_cast<size_t>(sw.o.threads)
                                      : std::max(1u, std::thread::hardware_concurrency());
   std::vector<std::thread> pool;
-  for (size_t k = 1; k < std::min(hw, to - from); ++k) pool.emplace_back(worker);
+  // A thread the system cannot start (threads or memory maps exhausted:
+  // ~32,000 as root, fewer under a ulimit) throws std::system_error; the
+  // threads already started and this one take the runs instead. Uncaught,
+  // it unwound past the joinable threads of the pool: std::terminate.
+  try {
+    for (size_t k = 1; k < std::min(hw, to - from); ++k) pool.emplace_back(worker);
+  } catch (const std::system_error&) {  // NOLINT(bugprone-empty-catch): fewer threads do
+  }
   worker();
   for (std::thread& t : pool) t.join();
   if (late)

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <future>
 #include <memory>
+#include <system_error>
 #include <thread>
 
 #include "catalog/lookup.h"
@@ -447,7 +448,12 @@ Replays replay_policies(const Scenario& s, const ServingConfig& c, const PolicyC
   {
     const size_t hw = std::max(1u, std::thread::hardware_concurrency());
     std::vector<std::thread> pool;
-    for (size_t k = 1; k < std::min(hw, policies.size()); ++k) pool.emplace_back(worker);
+    // As run_pool (run_deadline.cc): a thread that cannot start leaves its
+    // share to the others.
+    try {
+      for (size_t k = 1; k < std::min(hw, policies.size()); ++k) pool.emplace_back(worker);
+    } catch (const std::system_error&) {  // NOLINT(bugprone-empty-catch): fewer threads do
+    }
     worker();
     for (std::thread& t : pool) t.join();
   }
@@ -887,6 +893,9 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
   }
   GPUPLAN_RETURN_IF_ERROR(fleet_config(s, cat, tp, c, rep));
   c.max_simulated_s = o.max_simulated_s;
+  if (o.timeline && o.max_timeline_points > 0)
+    c.max_timeline_points = std::max(
+        1.0, o.max_timeline_points / static_cast<double>(std::max<size_t>(1, policies.size())));
   c.deadline = o.deadline;
   if (spec.spot.share > 0) {
     c.spot = spec.spot;

@@ -198,6 +198,9 @@ class Engine {
           q_.push(now + iv_, kTick);
           break;
         case kTimeline:
+          if (want_timeline_ && c_.max_timeline_points > 0 &&
+              static_cast<double>(out_.timeline.size()) >= c_.max_timeline_points)
+            return too_many_points(now);
           timeline_point(now);
           q_.push(now + tl_iv_, kTimeline);
           break;
@@ -222,6 +225,17 @@ class Engine {
     return tl::unexpected(c_.deadline.error(
         "replaying the demand under " + std::string(pol_.name()) + " (" +
         strings::fixed(to_seconds(now) / 3600, 2) + " h of simulated time done)"));
+  }
+
+  // The error of a replay whose timeline outgrew max_timeline_points.
+  tl::unexpected<Error> too_many_points(SimTime now) const {
+    return invalid_argument(
+        "the timeline under " + std::string(pol_.name()) + " reached " +
+            strings::fixed(c_.max_timeline_points, 0) + " points at " +
+            strings::fixed(to_seconds(now) / 3600, 2) +
+            " h of simulated time, the most this run may keep; raise timeline_seconds (now " +
+            strings::general(c_.timeline_s) + " s) or write no --timeline or --plot",
+        Where{"", 0, 0, "fleet.timeline_seconds"});
   }
 
   // The error of a replay that ran past max_simulated_s.

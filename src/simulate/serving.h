@@ -155,6 +155,10 @@ struct ServingConfig {
   // at fleet.queue_timeout_seconds (or demand, with a timeout). The server
   // sets it from its work caps, which count the demand's duration only.
   double max_simulated_s = 0;
+  // Timeline points a replay may keep (0: no limit): one that would keep
+  // more stops with kInvalidArgument at fleet.timeline_seconds. Each point
+  // is ~100 bytes here and several times that once written.
+  double max_timeline_points = 0;
   // When a replay gives up (kDeadlineExceeded): checked every 1,024 events,
   // and by profile_demand. None by default; the server sets one.
   Deadline deadline;

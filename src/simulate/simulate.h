@@ -44,6 +44,11 @@ struct RunOptions {
   // Serving: simulated seconds each replay may run (ServingConfig::
   // max_simulated_s); 0: no limit. The server sets it from its work caps.
   double max_simulated_s = 0;
+  // Serving, with `timeline`: timeline points all policies' replays may keep
+  // together (0: no limit); past it the run is kInvalidArgument at
+  // fleet.timeline_seconds. The CLI sets it: a 1 s timeline of 88 h held
+  // 1.4 GB, and of 876 h ran out of memory.
+  double max_timeline_points = 0;
   // Serving: when no policy that can be deployed meets the target, search
   // for the fewest VMs a fixed fleet meets it with (more replays of the
   // demand, 2 log2 max_replicas + 1 at most) and note it. The server turns

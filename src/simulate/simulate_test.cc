@@ -1062,6 +1062,27 @@ TEST(Serving, TimelineBillsTheFleetUpAtEachPoint) {
   EXPECT_NEAR(r->timeline.back().cost_usd, r->cost_usd, 1e-9);
 }
 
+// A replay keeps at most max_timeline_points (the CLI's cap: a 1 s
+// timeline of a long trace once ran out of memory); one past it stops at
+// fleet.timeline_seconds instead of growing.
+TEST(Serving, TimelineStopsAtItsPointCap) {
+  ServingConfig c = small_config();
+  c.timeline_s = 10;
+  c.max_timeline_points = 20;
+  std::vector<Request> reqs;
+  reqs.reserve(1200);
+  for (int i = 0; i < 1200; ++i) reqs.push_back({static_cast<SimTime>(i) * 1'000'000, 100, 20});
+  ScriptedPolicy pol(std::vector<int>(200, 1));
+  VecSource src(reqs);
+  auto r = run_serving(c, src, pol, PolicyContext{}, nullptr, true);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().where.field, "fleet.timeline_seconds");
+  EXPECT_NE(r.error().message.find("reached 20 points"), std::string::npos) << r.error().message;
+  // Without a timeline the cap does not apply.
+  VecSource again(reqs);
+  EXPECT_TRUE(run_serving(c, again, pol, PolicyContext{}, nullptr, false));
+}
+
 // What the engine reports to a policy, each tick.
 class RecordingPolicy final : public ScalingPolicy {
  public:

@@ -35,6 +35,11 @@ constexpr double kMaxGrowthPerWeek = 10;     // x11 a week
 constexpr double kMaxLatencyMs = 1e7;        // TTFT/TPOT under three hours
 constexpr double kMaxRequestRate = 1e7;      // requests/s, all of a large service
 constexpr double kMaxDurationHours = 87600;  // ten years
+// The plan flags' ceilings (src/cli/number_flags.h): --budget up to 1e12
+// USD, --deadline-hours up to 1e6 h. `budget_usd: 1e300` grown 10x a week
+// overflowed to inf by week 9 and printed as an empty budget.
+constexpr double kMaxBudgetUsd = 1e12;
+constexpr double kMaxDeadlineHours = 1e6;
 
 Status parse_tokens(const Reader& r, const YAML::Node& node, const std::string& field,
                     TokenDistribution& out) {
@@ -122,10 +127,10 @@ Status parse_constraints(const Reader& r, const YAML::Node& node, Constraints& c
   return for_each(
       node, field, [&](const std::string& k, const YAML::Node& v, const std::string& f) -> Status {
         if (k == "deadline_hours") {
-          GPUPLAN_TRY(double d, r.positive(v, f));
+          GPUPLAN_TRY(double d, r.positive(v, f, kMaxDeadlineHours));
           c.deadline_hours = d;
         } else if (k == "budget_usd") {
-          GPUPLAN_TRY(double b, r.positive(v, f));
+          GPUPLAN_TRY(double b, r.positive(v, f, kMaxBudgetUsd));
           c.budget_usd = b;
         } else if (k == "regions") {
           GPUPLAN_RETURN_IF_ERROR(parse_regions(r, v, f, c.regions));

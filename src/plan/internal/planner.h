@@ -165,6 +165,8 @@ class Planner {
   // plan_settings.cc: options + workload + rates -> settings, assumptions.
   Status settle();
   Status check_options() const;
+  // The listed options against kMaxPlanFigure (plan.cc).
+  [[nodiscard]] Status within_bounds(const Plan& plan) const;
   Status settle_os_spot_limits();
   Status settle_usage();
   void settle_usage_assumptions();
