@@ -332,8 +332,9 @@ GPU_ROWS = [
 
 # Rates the research files leave UNVERIFIED or empty, found since (stop 50,
 # 2026-12-07) in the vendors' pages as quoted by public copies; a row with
-# any rate here stays unverified unless every rate is the vendor's own
-# figure. model -> ({column key: value}, note, source appended).
+# any rate here stays unverified (each has a derived figure or one read off
+# a copy, not the page), so plan keeps its caveat for it.
+# model -> ({column key: value}, note, source put first).
 RESEARCHED = {
     "GB300": ({"fp32": 83.3, "tf32": 1250, "fp16": 2500, "bf16": 2500, "fp8": 5000,
                "int8": 166.7, "bw": 8000},
