@@ -156,7 +156,7 @@ Result<HindsightRun> run_hindsight(const ServingConfig& config, const DemandProf
   HindsightRun best;
   bool met_any = false;
   const auto attempt = [&](double m) -> Result<bool> {
-    auto pol = make_hindsight_policy(profile.bins, m);
+    auto pol = make_hindsight_policy(profile.grids.front().bins, m);
     pol->reset(context);
     GPUPLAN_TRY(ServingRun r, run(*pol));
     const bool met = r.slo_attainment() >= config.slo_attainment - 1e-12;

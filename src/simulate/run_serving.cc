@@ -717,7 +717,8 @@ void add_notes(const Scenario& s, const ServingConfig& c, const ServingBound& bo
       strings::fixed(bound.attainment * 100, 1) +
       " % of requests under the same physics (serial prefills within the TTFT at every "
       "second's peak, at most " +
-      "the TPOT-bound batch per replica, the same start-up delay and fleet limits); it serves no "
+      "the TPOT-bound batch per replica, each tick's requests replayed on as many VMs from an "
+      "idle start, the same start-up delay and fleet limits); it serves no "
       "requests, so its latency fields are null; a policy below the target is compared with the "
       "bound at its own attainment");
   if (replays.hindsight_runs > 0) {

@@ -110,10 +110,9 @@ struct Replica {
   size_t first_span = 0;
 };
 
-// The longest window a prefill share is measured over: answers that decode
-// longer see the share of their last 10 minutes. It bounds the spans a
-// replica keeps (~600 x its requests a second).
-constexpr SimTime kShareHorizon = 600 * kMicrosPerSecond;
+// The longest window a prefill share is measured over (serving.h). It bounds
+// the spans a replica keeps (~600 x its requests a second).
+constexpr SimTime kShareHorizon = seconds(kPrefillShareHorizonS);
 
 // The unit that is launched, billed, started and scaled.
 struct Vm {

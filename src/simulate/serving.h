@@ -8,6 +8,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -168,6 +169,10 @@ struct ServingConfig {
   }
 };
 
+// The longest window over which the engine measures a request's prefill
+// share (serving.cc): answers that decode longer see their last 10 minutes.
+inline constexpr double kPrefillShareHorizonS = 600;
+
 // The most requests the engine holds waiting; more are turned away. A
 // queue that long (64 MiB of requests) is an overload no timeout drains:
 // 100,000 req/s on 4 replicas queued 100 MB a second until the process
@@ -256,9 +261,37 @@ struct BoundBins {
   int coarsened_ = 0;  // times the bins doubled
 };
 
+// The bound's replays (bound_replay.cc has the essay): per bound tick of
+// the first grid, how many of the requests that arrived in it (those whose
+// TTFT deadline falls inside it, of those some fleet serves) the engine
+// misses with k VMs ready throughout the tick and idle before it. Only
+// ticks that miss some at the floor are kept (sparse: a trace may span
+// years), each with the counts it replayed that miss, ascending, and their
+// misses, nonincreasing; a count between two of them reads the larger
+// one's misses, and a count past the last one 0.
+struct TickReplays {
+  double tick_s = 0;                  // 0: no replays
+  std::vector<size_t> tick;           // ascending
+  std::vector<uint32_t> begin = {0};  // tick[i]'s points: [begin[i], begin[i + 1])
+  std::vector<int32_t> k;
+  std::vector<float> misses;
+  // Misses that at most `vms` VMs leave in tick `u`.
+  [[nodiscard]] double at(size_t u, int vms) const;
+  // The least count that misses none in tick u (0: the floor misses none).
+  [[nodiscard]] int enough(size_t u) const;
+};
+
+// One grid of bound ticks: the fluid constraints' bins and the replays.
+struct BoundGrid {
+  BoundBins bins;
+  TickReplays replays;
+};
+
 // What the demand asks of the fleet, per `timeline_s` interval (one pass over
 // the source): work in model-replica-seconds at batch_at_slo, and arrivals;
-// and what the lower bound needs (BoundBins).
+// and what the lower bound needs, on two grids of bound ticks (the policies'
+// interval, at least four TTFTs; and at least a minute: serving_bound.cc,
+// "Ticks"). grids.front().bins is the interval grid's.
 struct DemandProfile {
   double interval_s = 60;
   std::vector<double> work_s;     // per interval
@@ -269,7 +302,7 @@ struct DemandProfile {
   // Requests no fleet serves within the SLO: prefill alone longer than the
   // TTFT target, or (all of them) a decode step at batch 1 above the TPOT.
   int64_t hopeless = 0;
-  BoundBins bins;
+  std::vector<BoundGrid> grids;
   // Every policy's fleet runs at least until then; infinity (unknown) bills
   // the last interval whole.
   double last_arrival_s = std::numeric_limits<double>::infinity();
@@ -305,14 +338,32 @@ class ServingBoundModel {
     int32_t tick;
     double delta;  // misses that dropping this level in this tick costs
   };
-  [[nodiscard]] double level_cost(const std::vector<LevelTick>& ticks, bool initial,
+  // What one grid of ticks requires.
+  struct Grid {
+    double tick_s = 1, forced = 0;
+    int peak = 0;
+    std::vector<std::vector<LevelTick>> levels;  // levels floor+1 .. cap
+  };
+  [[nodiscard]] Grid grid_of(const BoundGrid& g, const ServingConfig& c) const;
+  [[nodiscard]] double level_cost(const Grid& g, const std::vector<LevelTick>& ticks, bool initial,
                                   double lambda) const;
+  // VM-seconds grid g requires at `attainment` (with `allowed` misses).
+  [[nodiscard]] double vm_seconds(const Grid& g, double allowed) const;
   double startup_s_, usd_per_hour_;
   int64_t requests_;
-  double tick_s_ = 1, last_s_ = 0, hopeless_ = 0, forced_ = 0;
-  int floor_ = 0, initial_ = 0, peak_ = 0;
-  std::vector<std::vector<LevelTick>> levels_;  // levels floor+1 .. cap
+  double last_s_ = 0, hopeless_ = 0;
+  int floor_ = 0, initial_ = 0;
+  std::vector<Grid> grids_;
 };
+// The least VMs the bound counts in any tick: min_replicas within the cap,
+// or a spot mix's pay-as-you-go base when spot VMs can be evicted.
+[[nodiscard]] int bound_floor(const ServingConfig& config);
+// Replays `reqs` (tick u's, in arrival order, times from the tick's start)
+// on k = from_k, from_k + 1, ... VMs up to `cap` ready throughout, until a
+// count misses none; adds tick u to `out` when from_k misses some.
+[[nodiscard]] Status replay_tick(size_t u, std::span<const Request> reqs,
+                                 const ServingConfig& config, int from_k, int cap,
+                                 TickReplays& out);
 [[nodiscard]] ServingBound serving_lower_bound(const DemandProfile& profile,
                                                const ServingConfig& config,
                                                double attainment = 1.0);

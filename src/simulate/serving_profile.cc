@@ -7,6 +7,8 @@
 // derives the `optimal` row from its bins.
 #include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "simulate/serving.h"
 
@@ -35,6 +37,53 @@ int DemandProfile::peak_replicas(double target_utilization, int replicas_per_vm)
   return std::max(1, static_cast<int>(std::ceil(peak / target_utilization / per_vm - 1e-9)));
 }
 
+namespace {
+
+// The replay grid's shortest tick (serving_bound.cc, "Ticks").
+constexpr double kReplayMinuteS = 60;
+
+// One grid of bound ticks as the demand is read: its bins, and each tick's
+// requests, replayed once the next tick begins (bound_replay.cc).
+struct GridBuilder {
+  GridBuilder(const ServingConfig& c, double bin, double want_tick_s)
+      : config(c), floor(bound_floor(c)), cap(std::max({c.min_replicas, c.max_replicas, 1})) {
+    grid.bins.grid(bin, static_cast<size_t>(std::max(1.0, std::ceil(want_tick_s / bin - 1e-9))));
+    tick_s = bin * static_cast<double>(grid.bins.tick_bins());
+    grid.replays.tick_s = tick_s;
+  }
+  // A request some fleet serves, whose prefill takes `pf` seconds and that
+  // certainly runs until `certain_to` if it meets the SLO.
+  Status add(const Request& r, double pf, double certain_to) {
+    const double a = to_seconds(r.arrival), ttft = config.ttft_slo_s;
+    grid.bins.add(a, pf, a + ttft - pf, certain_to);
+    if (const auto u = static_cast<size_t>(a / tick_s); u != tick) {
+      GPUPLAN_RETURN_IF_ERROR(replay());
+      tick = u;
+    }
+    // Replayed when its TTFT deadline falls inside its tick.
+    const double start = static_cast<double>(tick) * tick_s;
+    if (a + ttft <= start + tick_s + 1e-9) {
+      Request shifted = r;
+      shifted.arrival -= seconds(start);
+      reqs.push_back(shifted);
+    }
+    return {};
+  }
+  Status replay() {
+    GPUPLAN_RETURN_IF_ERROR(replay_tick(tick, reqs, config, floor, cap, grid.replays));
+    reqs.clear();
+    return {};
+  }
+  const ServingConfig& config;
+  int floor, cap;
+  double tick_s = 0;
+  BoundGrid grid;
+  std::vector<Request> reqs;
+  size_t tick = 0;
+};
+
+}  // namespace
+
 Result<DemandProfile> profile_demand(DemandSource& source, const ServingConfig& config) {
   DemandProfile p;
   p.interval_s = config.timeline_s;
@@ -46,12 +95,17 @@ Result<DemandProfile> profile_demand(DemandSource& source, const ServingConfig& 
   const ReplicaCapacity& rc = config.replica;
   const double ttft = config.ttft_slo_s, step1 = rc.step_s(1);
   const bool decode_ok = step1 <= config.tpot_slo_s;
-  // Bins of at most 1 s, half the TTFT below 2 s; bound ticks of the
-  // policies' interval, at least four TTFTs (windows of a burst fit inside),
-  // a whole number of bins.
+  // Bins of at most 1 s, half the TTFT below 2 s; bound ticks a whole
+  // number of bins: the policies' interval, at least four TTFTs (windows of
+  // a burst fit inside), and a second grid of at least a minute
+  // (serving_bound.cc, "Ticks").
   const double bin = std::min(1.0, ttft / 2);
-  p.bins.grid(bin, static_cast<size_t>(std::max(
-                       1.0, std::ceil(std::max(config.interval_s, 4 * ttft) / bin - 1e-9))));
+  const double tick_s = std::max(config.interval_s, 4 * ttft);
+  std::vector<GridBuilder> grids;
+  for (double t : {tick_s, std::max(tick_s, kReplayMinuteS)}) {
+    if (!grids.empty() && t <= grids.back().tick_s) break;
+    grids.emplace_back(config, bin, t);
+  }
   DeadlinePoll poll(config.deadline);
   for (;;) {
     if (poll.expired()) return tl::unexpected(config.deadline.error("reading the demand"));
@@ -74,14 +128,18 @@ Result<DemandProfile> profile_demand(DemandSource& source, const ServingConfig& 
       // prefill still counts). Counted, it made the bound charge a second VM
       // where one served both requests at 100 % (cost_vs_optimal 0.14).
       const bool decodes = r.output_tokens > 1;
-      p.bins.add(
-          a, pf, a + ttft - pf,
-          decodes ? a + pf + (static_cast<double>(r.output_tokens) - 1) * step1 : a + ttft - pf);
+      const double certain_to =
+          decodes ? a + pf + (static_cast<double>(r.output_tokens) - 1) * step1 : a + ttft - pf;
+      for (GridBuilder& g : grids) GPUPLAN_RETURN_IF_ERROR(g.add(r, pf, certain_to));
     }
     in_sum += r.input_tokens;
     cached_sum += r.cached_tokens;
     out_sum += r.output_tokens;
     ++p.requests;
+  }
+  for (GridBuilder& g : grids) {
+    GPUPLAN_RETURN_IF_ERROR(g.replay());
+    p.grids.push_back(std::move(g.grid));
   }
   if (p.requests) {
     p.mean_input = in_sum / static_cast<double>(p.requests);
