@@ -238,16 +238,8 @@ int run_estimate(Context& ctx, const EstimateFlags& f) {
   }
   // The bound make_plan applies (plan::kMaxPlanFigure): an estimate past it
   // would be a plan that deploy and report refuse.
-  for (const Estimate& e : results) {
-    if (e.fits && !(e.hours <= plan::kMaxPlanFigure))
-      return report(
-          ctx, located_in(*w, Error{ErrorCode::kInvalidArgument,
-                                    "on " + e.size + " x" + std::to_string(e.count) +
-                                        " the job takes " + strings::general(e.hours) +
-                                        " h, beyond the " + strings::general(plan::kMaxPlanFigure) +
-                                        " a plan may hold: make the job smaller",
-                                    Where{w->file, 0, 0, plan::length_field(*w)}}));
-  }
+  if (auto ok = plan::estimates_within_bounds(*w, results); !ok)
+    return report(ctx, located_in(*w, ok.error()));
   const bool any =
       std::any_of(results.begin(), results.end(), [](const Estimate& e) { return e.fits; });
   const Layout lay{ctx.width, ctx.verbosity == Verbosity::kVerbose};

@@ -156,6 +156,19 @@ std::string length_field(const workload::Workload& workload) {
   return workload.data.tokens ? "data.tokens" : "data.samples";
 }
 
+Status estimates_within_bounds(const workload::Workload& workload,
+                               const std::vector<estimate::Estimate>& results) {
+  for (const estimate::Estimate& e : results) {
+    if (!e.fits || e.hours <= kMaxPlanFigure) continue;  // NaN fails this test too
+    return invalid_argument("on " + e.size + " x" + std::to_string(e.count) + " the job takes " +
+                                strings::general(e.hours) + " h, beyond the " +
+                                strings::general(kMaxPlanFigure) +
+                                " a plan may hold: make the job smaller",
+                            Where{workload.file, 0, 0, length_field(workload)});
+  }
+  return {};
+}
+
 std::string_view to_string(Objective o) {
   switch (o) {
     case Objective::kCost:

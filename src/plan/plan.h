@@ -88,6 +88,11 @@ inline constexpr double kMaxPlanFigure = 1e15;
 // data.samples, serving.duration_hours): where a plan or an estimate past
 // kMaxPlanFigure is refused.
 [[nodiscard]] std::string length_field(const workload::Workload& workload);
+// kInvalidArgument at length_field when an estimate that fits takes more
+// than kMaxPlanFigure hours: what `estimate` and the server's /api/estimate
+// answer, so that neither shows a job make_plan would refuse to plan.
+[[nodiscard]] Status estimates_within_bounds(const workload::Workload& workload,
+                                             const std::vector<estimate::Estimate>& results);
 // The most replicas or VMs a growth week shows (GrowthWeek): counts past it
 // (+1,000 % a week for 10 weeks is 2.6e10 times the load) are capped here.
 inline constexpr int kGrowthCountCap = 1'000'000'000;

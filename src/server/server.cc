@@ -216,6 +216,7 @@ Response estimate_route(const catalog::Catalog& catalog, const Request& request)
     results.push_back(*count ? estimate::estimate(*w, **size, *gpu, static_cast<int>(**count))
                              : estimate::estimate_smallest(*w, **size, *gpu));
   }
+  if (auto ok = plan::estimates_within_bounds(*w, results); !ok) return body_error(ok.error());
   return json_response(200, estimate::to_json(*w, results));
 }
 

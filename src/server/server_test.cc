@@ -252,6 +252,18 @@ TEST_F(ServerTest, EstimateMatchesTheLibrary) {
   auto yaml_error = call("POST", "/api/estimate", {}, "kind: train\nmodle: x\n");
   EXPECT_EQ(yaml_error.status, 400);
   EXPECT_EQ(nlohmann::json::parse(yaml_error.body)["error"]["line"], 2);
+  // A job past the bound make_plan applies (8.7e15 h on a T4): the same
+  // answer as `estimate` and /api/plan, not an estimate no plan may hold.
+  const std::string huge =
+      "kind: batch\ndata: {items: 1e15}\nbatch: {seconds_per_item: 604800, reference_gpu: T4}\n";
+  for (const char* route : {"/api/estimate", "/api/plan"}) {
+    auto past = call("POST", route, {}, huge);
+    EXPECT_EQ(past.status, 400) << route << ": " << past.body.substr(0, 200);
+    const auto e = nlohmann::json::parse(past.body)["error"];
+    EXPECT_EQ(e["field"], "data.items") << past.body;
+    EXPECT_NE(e["message"].get<std::string>().find("a plan may hold"), std::string::npos)
+        << past.body;
+  }
 }
 
 TEST_F(ServerTest, CostMatchesTheLibrary) {
