@@ -359,10 +359,12 @@ class ServingBoundModel {
 // or a spot mix's pay-as-you-go base when spot VMs can be evicted.
 [[nodiscard]] int bound_floor(const ServingConfig& config);
 // Replays `reqs` (tick u's, in arrival order, times from the tick's start)
-// on k = from_k, from_k + 1, ... VMs up to `cap` ready throughout, until a
-// count misses none; adds tick u to `out` when from_k misses some.
+// on k VMs ready throughout, from_k <= k <= cap: from `hint` up or down to
+// the least count that misses none, and below it down to from_k (bound_replay.cc,
+// "Counts"); adds tick u to `out` when from_k misses some. kDeadlineExceeded
+// when config.deadline passes.
 [[nodiscard]] Status replay_tick(size_t u, std::span<const Request> reqs,
-                                 const ServingConfig& config, int from_k, int cap,
+                                 const ServingConfig& config, int from_k, int cap, int hint,
                                  TickReplays& out);
 [[nodiscard]] ServingBound serving_lower_bound(const DemandProfile& profile,
                                                const ServingConfig& config,

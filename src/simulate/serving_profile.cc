@@ -70,12 +70,14 @@ struct GridBuilder {
     return {};
   }
   Status replay() {
-    GPUPLAN_RETURN_IF_ERROR(replay_tick(tick, reqs, config, floor, cap, grid.replays));
+    GPUPLAN_RETURN_IF_ERROR(replay_tick(tick, reqs, config, floor, cap, hint, grid.replays));
+    if (!reqs.empty()) hint = std::max(floor, grid.replays.enough(tick));
     reqs.clear();
     return {};
   }
   const ServingConfig& config;
   int floor, cap;
+  int hint = 0;  // the count the last replayed tick needed
   double tick_s = 0;
   BoundGrid grid;
   std::vector<Request> reqs;

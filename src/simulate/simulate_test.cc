@@ -994,6 +994,25 @@ class ScriptedPolicy final : public ScalingPolicy {
   size_t i_ = 0;
 };
 
+// A tick whose backlog one VM cannot drain within the engine's allowance
+// (7 days: 700,000 prompts of 0.9 s at once, clients that wait for ever)
+// stops that replay; the profile goes on, and the bound reads the counts
+// it replayed.
+TEST(Serving, AReplayTheEngineStopsLeavesItsCountUnknown) {
+  ServingConfig c = small_config();
+  c.max_replicas = 100;
+  c.queue_timeout_s = 0;
+  const std::vector<Request> flood(700000, Request{seconds(1), 900, 2});
+  TickReplays t;
+  ASSERT_TRUE(replay_tick(0, flood, c, 1, 100, 1, t));
+  EXPECT_TRUE(t.tick.empty());  // nothing known at one VM, so nothing above it
+  // A deadline still ends it.
+  c.deadline = Deadline::after(0);
+  auto late = replay_tick(0, flood, c, 1, 100, 1, t);
+  ASSERT_FALSE(late);
+  EXPECT_EQ(late.error().code, ErrorCode::kDeadlineExceeded);
+}
+
 // Steady traffic whose prefill share, not its prefill seconds, decides
 // TPOT: 400-token prompts (0.2 s of prefill at 2,000 tok/s) at 3 req/s are
 // 0.6 prefill-seconds a second, which the fluid constraints let one VM
@@ -1045,7 +1064,7 @@ TEST(Serving, TickReplaysReadTheNextCountReplayed) {
   // 30 one-second prompts at once: k VMs serve k of them within the TTFT.
   std::vector<Request> burst(30, Request{seconds(1), 1000, 2});
   TickReplays t;
-  ASSERT_TRUE(replay_tick(7, burst, c, 1, 40, t));
+  ASSERT_TRUE(replay_tick(7, burst, c, 1, 40, 1, t));
   ASSERT_EQ(t.tick, std::vector<size_t>{7});
   EXPECT_EQ(t.enough(7), 30);
   EXPECT_EQ(t.enough(6), 0);
@@ -1057,9 +1076,21 @@ TEST(Serving, TickReplaysReadTheNextCountReplayed) {
   EXPECT_DOUBLE_EQ(t.at(7, 29), 1);  // the last gap is bisected to the count
   EXPECT_DOUBLE_EQ(t.at(7, 30), 0);
   EXPECT_DOUBLE_EQ(t.at(8, 1), 0);  // a tick not kept misses none
+  // From another starting count (the last tick's need), the same counts
+  // where misses end and the same floor.
+  for (int hint : {25, 40}) {
+    TickReplays h;
+    ASSERT_TRUE(replay_tick(7, burst, c, 1, 40, hint, h));
+    EXPECT_EQ(h.enough(7), 30) << hint;
+    EXPECT_DOUBLE_EQ(h.at(7, 1), 29) << hint;
+    EXPECT_DOUBLE_EQ(h.at(7, 29), 1) << hint;
+    for (int k = 2; k <= 30; ++k) EXPECT_LE(h.at(7, k), std::min(30.0 - k, h.at(7, k - 1)));
+    EXPECT_LT(h.k.size(), 20u) << hint;  // not every count
+  }
   // No misses at the floor: the tick is not kept.
   TickReplays none;
-  ASSERT_TRUE(replay_tick(3, std::vector<Request>(2, Request{seconds(1), 100, 2}), c, 2, 40, none));
+  ASSERT_TRUE(
+      replay_tick(3, std::vector<Request>(2, Request{seconds(1), 100, 2}), c, 2, 40, 2, none));
   EXPECT_TRUE(none.tick.empty());
 }
 
