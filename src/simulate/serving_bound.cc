@@ -80,16 +80,16 @@
 // from an idle past (bound_replay.cc has the argument), and a tick's miss
 // count at k is the larger of the two. On the week example the bound went
 // from 1.0 VM on average (642 USD, where one A100 holds 2.3 % of 8 req/s)
-// to 1.9 (1,265 USD), 1.13x below the hindsight schedule that meets 99 %.
+// to 1.9 (1,263 USD), 1.13x below the hindsight schedule that meets 99 %.
 // Ticks. Two grids of ticks, each a valid bound, and the higher counts:
 // the policies' interval (at least four TTFTs), and at least a minute. A
 // replay starts each tick idle, which favours the requests of its first
 // seconds (their decode's prefill share, the queue): the longer the tick,
 // the less of it that favours, and the more a fleet that peaks for an
 // instant of the tick is credited for all of it. On the week example the
-// bound was 1,167 USD at 15-s ticks, 1,240 at 30, 1,265 at 60, 1,236 at
-// 120 and 989 at 240; the short grid keeps what the fluid constraints see
-// of bursts within a minute.
+// bound was (counting up from the floor) 1,167 USD at 15-s ticks, 1,240 at
+// 30, 1,265 at 60, 1,236 at 120 and 989 at 240; the short grid keeps what
+// the fluid constraints see of bursts within a minute.
 // Trade-offs. Instants are bin starts and windows are aligned to bins (at
 // most 1 s, half the TTFT below 2 s); coarser bins only lower the bound.
 // Decode certainty uses step(1), so decode-heavy traffic gets a looser
