@@ -1318,10 +1318,11 @@ std::vector<Request> sustained_requests(uint64_t seed) {
 // The bound against every schedule of 1..3 VMs per 15-s tick over 8 ticks
 // (6,561 schedules): no schedule costs less than the bound at its own
 // attainment, and at 90 %, 95 % and the best attainment any schedule
-// reaches, the cheapest schedule is within 1.45x the bound (measured
-// 1.13-1.35x on the bursts with the tick replays, 1.35-1.67x without them:
-// VMs change only at ticks, the bound lets a level appear for an instant).
-// A bound at the floor alone would be 2.1x at 100 %.
+// reaches, the cheapest schedule is within 1.55x the bound (measured
+// 1.15-1.52x with the minute's tick replays, 1.13-1.35x when the 15-s
+// ticks were replayed too, 1.35-1.67x with no replays: VMs change only at
+// ticks, the bound lets a level appear for an instant). A bound at the
+// floor alone would be 2.1x at 100 %.
 // The sustained trace (seed 0) checks the runs of the bound's cost: the
 // second VM, needed in five consecutive ticks, is up from the first to the
 // last (its start-up plus three ticks: 1.15x below the cheapest schedule at
@@ -1393,7 +1394,7 @@ TEST(Serving, LowerBoundHoldsAgainstEveryScheduleOfSmallTraces) {
       std::printf(
           "seed %d: %zu requests, attainment %.4f: best schedule $%.5f, bound $%.5f (%.2fx)\n",
           static_cast<int>(seed), reqs.size(), target, best, b.cost_usd, best / b.cost_usd);
-      EXPECT_LE(best, 1.45 * b.cost_usd);
+      EXPECT_LE(best, 1.55 * b.cost_usd);
     }
     EXPECT_GT(bound.at(top).peak_replicas, 1);  // the bursts need more than the floor
   }

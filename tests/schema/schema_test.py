@@ -92,7 +92,7 @@ HTTP = [
     ("cost", "api-cost", "GET", "/api/cost?size=Standard_NC40ads_H100_v5&region=eastus", None),
     ("stack", "api-stack", "GET", "/api/stack?size=Standard_NC40ads_H100_v5", None),
     ("simulate", "api-simulate", "POST", "/api/simulate?timeline=true",
-     "examples/sim-serve-day.yaml"),
+     "tests/data/sim/serving_two_hours.yaml"),
     ("api-sizes", "api-sizes", "GET", "/api/sizes", None),
     ("api-prices", "api-prices", "GET", "/api/prices?size=Standard_NC40ads_H100_v5", None),
 ]
