@@ -82,7 +82,9 @@
 // from 1.0 VM on average (642 USD, where one A100 holds 2.3 % of 8 req/s)
 // to 1.9 (1,263 USD), 1.13x below the hindsight schedule that meets 99 %.
 // Ticks. Two grids of ticks, each a valid bound, and the higher counts:
-// the policies' interval (at least four TTFTs), and at least a minute. A
+// the policies' interval (at least four TTFTs), with the fluid constraints
+// alone, and at least a minute, replayed too (replaying both doubled a
+// run's wall time; every example's bound came from the minute's). A
 // replay starts each tick idle, which favours the requests of its first
 // seconds (their decode's prefill share, the queue): the longer the tick,
 // the less of it that favours, and the more a fleet that peaks for an
