@@ -93,9 +93,10 @@ constexpr double kGallop = 1.5;
 
 }  // namespace
 
+int bound_cap(const ServingConfig& c) { return std::max({c.min_replicas, c.max_replicas, 1}); }
+
 int bound_floor(const ServingConfig& c) {
-  const int cap = std::max({c.min_replicas, c.max_replicas, 1});
-  int floor = std::min(c.min_replicas, cap);
+  int floor = std::min(c.min_replicas, bound_cap(c));
   // A spot VM can be evicted, and until the policy's next decision replaces
   // it the fleet is below min_replicas; only the mix's pay-as-you-go base
   // (regular_of(n) = n up to it) is never evicted.

@@ -155,10 +155,8 @@ Result<HindsightRun> run_hindsight(const ServingConfig& config, const DemandProf
                                    const std::function<Result<ServingRun>(ScalingPolicy&)>& run) {
   HindsightRun best;
   bool met_any = false;
-  static const BoundBins kNoBins;  // a profile of no demand
   const auto attempt = [&](double m) -> Result<bool> {
-    auto pol =
-        make_hindsight_policy(profile.grids.empty() ? kNoBins : profile.grids.front().bins, m);
+    auto pol = make_hindsight_policy(profile.grids.front().bins, m);
     pol->reset(context);
     GPUPLAN_TRY(ServingRun r, run(*pol));
     const bool met = r.slo_attainment() >= config.slo_attainment - 1e-12;

@@ -302,7 +302,7 @@ struct DemandProfile {
   // Requests no fleet serves within the SLO: prefill alone longer than the
   // TTFT target, or (all of them) a decode step at batch 1 above the TPOT.
   int64_t hopeless = 0;
-  std::vector<BoundGrid> grids;
+  std::vector<BoundGrid> grids = std::vector<BoundGrid>(1);  // a profile of no demand: one, empty
   // Every policy's fleet runs at least until then; infinity (unknown) bills
   // the last interval whole.
   double last_arrival_s = std::numeric_limits<double>::infinity();
@@ -358,6 +358,8 @@ class ServingBoundModel {
 // The least VMs the bound counts in any tick: min_replicas within the cap,
 // or a spot mix's pay-as-you-go base when spot VMs can be evicted.
 [[nodiscard]] int bound_floor(const ServingConfig& config);
+// The most VMs the bound counts: max_replicas, at least min_replicas and 1.
+[[nodiscard]] int bound_cap(const ServingConfig& config);
 // Replays `reqs` (tick u's, in arrival order, times from the tick's start)
 // on k VMs ready throughout, from_k <= k <= cap: from `hint` up or down to
 // the least count that misses none, and below it down to from_k (bound_replay.cc,

@@ -228,20 +228,19 @@ ServingBoundModel::ServingBoundModel(const DemandProfile& p, const ServingConfig
                                                        c.spot.share * c.spot.usd_per_hour)
                         : c.usd_per_hour),
       requests_(p.requests) {
-  const int cap = std::max({c.min_replicas, c.max_replicas, 1});
+  const int cap = bound_cap(c);
   floor_ = bound_floor(c);
   initial_ = std::max(floor_, std::min(std::max(c.min_replicas, c.initial_replicas), cap));
   last_s_ = std::isfinite(p.last_arrival_s) ? p.last_arrival_s : p.interval_s * p.work_s.size();
   hopeless_ = static_cast<double>(p.hopeless);
   for (const BoundGrid& g : p.grids) grids_.push_back(grid_of(g, c));
-  if (grids_.empty()) grids_.push_back(grid_of(BoundGrid{}, c));
 }
 
 ServingBoundModel::Grid ServingBoundModel::grid_of(const BoundGrid& g,
                                                    const ServingConfig& c) const {
   Grid out;
   const double per_vm = std::max(1, c.replicas_per_vm);
-  const int cap = std::max({c.min_replicas, c.max_replicas, 1});
+  const int cap = bound_cap(c);
   const BoundBins& bins = g.bins;
   const TickReplays& replayed = g.replays;
   const double bin = bins.bin_s;

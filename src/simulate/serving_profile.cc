@@ -46,7 +46,7 @@ constexpr double kReplayMinuteS = 60;
 // requests, replayed once the next tick begins (bound_replay.cc).
 struct GridBuilder {
   GridBuilder(const ServingConfig& c, double bin, double want_tick_s)
-      : config(c), floor(bound_floor(c)), cap(std::max({c.min_replicas, c.max_replicas, 1})) {
+      : config(c), floor(bound_floor(c)), cap(bound_cap(c)) {
     grid.bins.grid(bin, static_cast<size_t>(std::max(1.0, std::ceil(want_tick_s / bin - 1e-9))));
     tick_s = bin * static_cast<double>(grid.bins.tick_bins());
     grid.replays.tick_s = tick_s;
@@ -70,7 +70,6 @@ struct GridBuilder {
     return {};
   }
   Status replay() {
-    if (!replays) reqs.clear();
     GPUPLAN_RETURN_IF_ERROR(replay_tick(tick, reqs, config, floor, cap, hint, grid.replays));
     if (!reqs.empty()) hint = std::max(floor, grid.replays.enough(tick));
     reqs.clear();
@@ -145,6 +144,7 @@ Result<DemandProfile> profile_demand(DemandSource& source, const ServingConfig& 
     out_sum += r.output_tokens;
     ++p.requests;
   }
+  p.grids.clear();
   for (GridBuilder& g : grids) {
     GPUPLAN_RETURN_IF_ERROR(g.replay());
     p.grids.push_back(std::move(g.grid));
