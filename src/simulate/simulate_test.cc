@@ -1092,9 +1092,11 @@ TEST(Serving, TickReplaysReadTheNextCountReplayed) {
   for (size_t u : {size_t{7}, size_t{8}}) {
     TickReplays s;
     ASSERT_TRUE(replay_tick(u, burst, c, 1, 40, 30, s));
-    for (int k = 1; k < 30; ++k)
-      if (k >= 22 || k == 1 || (static_cast<size_t>(k) + u) % 2 == 0)
+    for (int k = 1; k < 30; ++k) {
+      if (k >= 22 || k == 1 || (static_cast<size_t>(k) + u) % 2 == 0) {
         EXPECT_DOUBLE_EQ(s.at(u, k), 30 - k) << u << " " << k;
+      }
+    }
     EXPECT_LT(s.k.size(), 23u) << u;  // not every count
   }
   // No misses at the floor: the tick is not kept.
