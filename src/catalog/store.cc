@@ -49,6 +49,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include "catalog/internal/import_common.h"
 #include "catalog/internal/store_db.h"
 
 namespace gpuplan::catalog {
@@ -253,8 +254,9 @@ Result<StoreContents> read_store(const std::string& path) {
     Quota q;
     q.region = column_text(u.get(), 0);
     q.family = column_text(u.get(), 1);
-    q.limit = sqlite3_column_double(u.get(), 2);
-    q.used = sqlite3_column_double(u.get(), 3);
+    const std::string key_text = q.region + " " + q.family;
+    GPUPLAN_TRY(q.limit, column_number(u.get(), 2, path, "usage.quota_limit", key_text, kMaxCount));
+    GPUPLAN_TRY(q.used, column_number(u.get(), 3, path, "usage.used", key_text, kMaxCount));
     q.source = "list-usage: " + column_text(u.get(), 4);
     q.as_of = column_text(u.get(), 5).substr(0, 10);
     out.quotas.push_back(std::move(q));
@@ -319,7 +321,11 @@ Result<std::vector<PriceHistoryEntry>> price_history(const std::string& path,
     if (!os || !pricing) return unavailable("store holds an unknown os or pricing", Where{path});
     e.os = *os;
     e.pricing = *pricing;
-    e.usd_per_hour = sqlite3_column_double(s, 5);
+    GPUPLAN_TRY(e.usd_per_hour,
+                column_number(s, 5, path, "prices.usd_per_hour",
+                              size + " " + region + " " + std::string(to_string(e.os)) + " " +
+                                  std::string(to_string(e.pricing)) + " " + e.imported_at,
+                              kMaxPriceUsd));
     e.as_of = column_text(s, 6);
     return {};
   };
@@ -353,7 +359,11 @@ Result<std::vector<SpotPriceHistoryEntry>> spot_price_history(const std::string&
     if (!os) return unavailable("store holds an unknown os", Where{path});
     e.os = *os;
     e.effective_date = column_text(s, 3);
-    e.usd_per_hour = sqlite3_column_double(s, 4);
+    GPUPLAN_TRY(e.usd_per_hour,
+                column_number(s, 4, path, "spot_prices.usd_per_hour",
+                              size + " " + region + " " + std::string(to_string(e.os)) + " " +
+                                  e.effective_date,
+                              kMaxPriceUsd));
     return {};
   };
   return read_history<SpotPriceHistoryEntry>(

@@ -6,6 +6,7 @@
 #include <map>
 #include <tuple>
 
+#include "catalog/internal/import_common.h"
 #include "catalog/internal/store_db.h"
 
 namespace gpuplan::catalog::internal {
@@ -67,7 +68,12 @@ Status read_blob_prices(sqlite3* db, const std::string& path, StoreContents& out
       out.blob_prices.push_back(std::move(p));
     }
     BlobPrice& p = out.blob_prices[it->second];
-    p.bands.push_back({sqlite3_column_double(q.get(), 3), sqlite3_column_double(q.get(), 4)});
+    const std::string key_text = p.region + " " + p.tier + " " + p.redundancy;
+    GPUPLAN_TRY(double from,
+                column_number(q.get(), 3, path, "blob_prices.from_gb", key_text, kMaxCount));
+    GPUPLAN_TRY(double usd, column_number(q.get(), 4, path, "blob_prices.usd_per_gb_month",
+                                          key_text, kMaxPriceUsd));
+    p.bands.push_back({from, usd});
     p.as_of = std::max(p.as_of, column_text(q.get(), 5));
   }
   return {};

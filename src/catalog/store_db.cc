@@ -173,6 +173,23 @@ std::string column_text(sqlite3_stmt* s, int i) {
   return t != nullptr ? std::string(reinterpret_cast<const char*>(t)) : std::string();
 }
 
+Result<double> column_number(sqlite3_stmt* s, int i, const std::string& path,
+                             std::string_view field, const std::string& row, double max) {
+  const int type = sqlite3_column_type(s, i);
+  const double v = sqlite3_column_double(s, i);
+  if ((type == SQLITE_FLOAT || type == SQLITE_INTEGER) && std::isfinite(v) && v >= 0 && v <= max)
+    return v;
+  std::string held = type == SQLITE_NULL ? "NULL"
+                     : type == SQLITE_TEXT || type == SQLITE_BLOB
+                         ? "'" + strings::escape_controls(column_text(s, i).substr(0, 40)) + "'"
+                         : strings::general(v);
+  return invalid_argument(row + " holds " + held + ", not a number from 0 to " +
+                              strings::general(max) +
+                              " (the store was changed outside gpuplan: import again into a new "
+                              "--db, or delete it to use the embedded catalog)",
+                          Where{path, 0, 0, std::string(field)});
+}
+
 std::string join(const std::vector<std::string>& v, char sep) {
   std::string out;
   for (size_t i = 0; i < v.size(); ++i) {

@@ -5,6 +5,7 @@
 // (store.cc's essay says why; bench/store_scale.sh measures it).
 #include <map>
 
+#include "catalog/internal/import_common.h"
 #include "catalog/internal/store_db.h"
 
 namespace gpuplan::catalog::internal {
@@ -85,7 +86,12 @@ Result<std::vector<Offer>> read_latest_prices(sqlite3* db, const std::string& pa
       return unavailable("store holds an unknown os or pricing for " + o.size, Where{path});
     o.os = *os;
     o.pricing = *pricing;
-    o.usd_per_hour = sqlite3_column_double(p.get(), 4);
+    GPUPLAN_TRY(o.usd_per_hour,
+                column_number(p.get(), 4, path,
+                              latest ? "price_latest.usd_per_hour" : "prices.usd_per_hour",
+                              o.size + " " + o.region + " " + std::string(to_string(o.os)) + " " +
+                                  std::string(to_string(o.pricing)),
+                              kMaxPriceUsd));
     o.as_of = column_text(p.get(), 5);
     auto key = std::make_pair(column_text(p.get(), 6), column_text(p.get(), 7));
     auto it = by_snapshot.find(key);

@@ -4,6 +4,7 @@
 // joins the listed offers.
 #include <map>
 
+#include "catalog/internal/import_common.h"
 #include "catalog/internal/store_db.h"
 #include "core/strings.h"
 
@@ -105,7 +106,10 @@ Status read_spot(sqlite3* h, const std::string& path, StoreContents& out) {
     o.os = *os;
     o.pricing = Pricing::kSpot;
     o.as_of = column_text(p.get(), 3);
-    o.usd_per_hour = sqlite3_column_double(p.get(), 4);
+    GPUPLAN_TRY(o.usd_per_hour, column_number(p.get(), 4, path, "spot_prices.usd_per_hour",
+                                              o.size + " " + o.region + " " +
+                                                  std::string(to_string(o.os)) + " " + o.as_of,
+                                              kMaxPriceUsd));
     o.source = "spot: " + column_text(p.get(), 5) + " (Resource Graph spot price history)";
     auto it = retail_spot.find(key(o.size, o.region, o.os));
     if (it == retail_spot.end()) {

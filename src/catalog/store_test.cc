@@ -179,6 +179,60 @@ TEST(Store, QuotaNewestPerRegionAndFamily) {
   EXPECT_EQ(c->quotas[2].region, "westeurope");
 }
 
+// A store edited or damaged outside gpuplan: the values read back are held
+// to the importers' rules (a number, finite, 0 to the most Azure charges),
+// and a value that breaks them is an error naming the file, the column and
+// the row. They were trusted: text read as 0 USD, -5 gave a negative month
+// and 1e308 "inf USD", all with exit 0 (trial_b item 10).
+TEST(Store, TamperedValuesAreAnErrorNamingTheRow) {
+  const std::string db = fresh_dir("tampered") + "/catalog.db";
+  ASSERT_TRUE(write_snapshot(db, prices({{"Standard_NC24ads_A100_v4", "eastus", Os::kLinux,
+                                          Pricing::kPayg, 3.673, "2024-03-01"}})));
+  SnapshotData u;
+  u.kind = SnapshotKind::kUsage;
+  u.source = "usage.json";
+  u.usage = {
+      {"eastus", "StandardNCADSA100v4Family", "Standard NCADS_A100_v4 Family vCPUs", 48, 24}};
+  ASSERT_TRUE(write_snapshot(db, u));
+  ASSERT_TRUE(read_store(db));
+  const auto set = [&](const std::string& sql) {
+    sqlite3* h = nullptr;
+    ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sql;
+    sqlite3_close(h);
+  };
+  for (const char* bad : {"'abc'", "-5", "1e308", "X'00'"}) {
+    set(std::string("UPDATE price_latest SET usd_per_hour = ") + bad);
+    auto c = read_store(db);
+    ASSERT_FALSE(c) << bad;
+    EXPECT_EQ(c.error().code, ErrorCode::kInvalidArgument) << bad;
+    EXPECT_EQ(c.error().where.file, db);
+    EXPECT_EQ(c.error().where.field, "price_latest.usd_per_hour");
+    EXPECT_NE(c.error().message.find("Standard_NC24ads_A100_v4 eastus linux payg holds"),
+              std::string::npos)
+        << c.error().message;
+  }
+  set("UPDATE price_latest SET usd_per_hour = 3.673");
+  set("UPDATE prices SET usd_per_hour = 'free'");  // the history keeps its own copy
+  auto h = price_history(db, "Standard_NC24ads_A100_v4", "eastus");
+  ASSERT_FALSE(h);
+  EXPECT_EQ(h.error().where.field, "prices.usd_per_hour");
+  EXPECT_NE(h.error().message.find("'free'"), std::string::npos) << h.error().message;
+  set("UPDATE prices SET usd_per_hour = 3.673");
+  set("UPDATE usage SET quota_limit = -48");
+  auto q = read_store(db);
+  ASSERT_FALSE(q);
+  EXPECT_EQ(q.error().where.field, "usage.quota_limit");
+  EXPECT_NE(q.error().message.find("eastus StandardNCADSA100v4Family"), std::string::npos);
+  set("UPDATE usage SET quota_limit = 48");
+  auto ok = read_store(db);  // mended: read as imported
+  ASSERT_TRUE(ok) << ok.error().to_string();
+  EXPECT_DOUBLE_EQ(
+      *find_offer(*ok, "Standard_NC24ads_A100_v4", "eastus", Os::kLinux, Pricing::kPayg)
+           ->usd_per_hour,
+      3.673);
+}
+
 TEST(Store, NotWritableIsUnavailable) {
   std::string dir = fresh_dir("ro");
   std::ofstream(dir + "/file") << "x";

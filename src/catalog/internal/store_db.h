@@ -68,6 +68,14 @@ void bind_row(sqlite3_stmt* s, const T&... v) {
   (one(v), ...);
 }
 std::string column_text(sqlite3_stmt* s, int i);
+// Column i of a row read back from the store at `path`: a number (REAL or
+// INTEGER), finite, from 0 to `max`, as every import wrote it; otherwise
+// kInvalidArgument naming the file, `field` (table.column) and the row
+// (`row`, e.g. "Standard_NC24ads_A100_v4 eastus linux payg"). The readers
+// trusted the store: a price edited to text read as 0 (free compute), -5
+// gave -3,650 USD a month and 1e308 "inf USD", all with exit 0.
+Result<double> column_number(sqlite3_stmt* s, int i, const std::string& path,
+                             std::string_view field, const std::string& row, double max);
 std::string join(const std::vector<std::string>& v, char sep);
 std::vector<std::string> split_nonempty(const std::string& s, char sep);
 std::string utc_now();
