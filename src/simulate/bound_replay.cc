@@ -51,6 +51,15 @@
 // stops (a backlog it cannot drain within its allowance, clients that
 // wait for ever) leaves its count and those above it unknown, read as
 // missing none.
+// Warm. replay_warm replays the last tick's requests (all of them) and then
+// this tick's on the same k VMs, from an idle past, for k from 2 under the
+// count this tick needs idle up to the least that misses none; this tick's
+// misses are the run's less those of the last tick's requests alone (the
+// engine is causal: the last tick's requests are served the same with this
+// tick's after them). A fleet with at most k VMs through both ticks comes
+// into this one no lighter (it also carries what came before, and with
+// queued admission a busier past only queues more), so it misses at least
+// as many (serving_bound.cc, "Warm ticks").
 // Trade-offs. "No better state, no more replicas" is the engine's
 // monotonicity, which its router (shortest queue, least sequences) does not
 // guarantee request by request; the exhaustive-schedule tests
@@ -118,6 +127,53 @@ int bound_floor(const ServingConfig& c) {
   return std::max(0, floor);
 }
 
+namespace {
+
+// Misses of `reqs` (times from their first tick's start) on k VMs ready
+// throughout, from an idle past. A replay the engine stops (a backlog k VMs
+// cannot drain within its allowance) sets *stopped and reads 0; the
+// server's deadline ends the whole profile.
+Result<double> fixed_fleet_misses(std::span<const Request> reqs, const ServingConfig& config, int k,
+                                  bool* stopped) {
+  if (reqs.empty()) return 0.0;
+  if (k <= 0) return static_cast<double>(reqs.size());  // no VM: every TTFT passes
+  ServingConfig c = config;
+  c.min_replicas = c.initial_replicas = c.max_replicas = k;
+  c.spot = SpotMix{};
+  // No policy ticks or timeline points: the fleet never changes.
+  c.interval_s = c.timeline_s = 1e9;
+  c.max_simulated_s = 0;
+  c.max_timeline_points = 0;
+  HoldPolicy hold(k);
+  ShiftedSource src(reqs, seconds(kPrefillShareHorizonS));
+  auto run = run_serving(c, src, hold, PolicyContext{});
+  if (!run) {
+    if (run.error().code == ErrorCode::kDeadlineExceeded) return tl::unexpected(run.error());
+    *stopped = true;
+    return 0.0;
+  }
+  return static_cast<double>(run->requests - run->slo_met);
+}
+
+// Adds tick u's replayed (count, misses) to `out`: sorted, each count
+// reading the fewest misses of any count at or below it (the largest
+// nonincreasing function under the replays'), up to the last that misses.
+void keep(size_t u, std::vector<std::pair<int, double>>& points, TickReplays& out) {
+  std::sort(points.begin(), points.end());
+  for (size_t i = 1; i < points.size(); ++i)
+    points[i].second = std::min(points[i].second, points[i - 1].second);
+  if (points.empty() || points.front().second <= 0) return;
+  for (const auto& [count, m] : points) {
+    if (m <= 0) break;  // past the last count that misses, reads 0
+    out.k.push_back(count);
+    out.misses.push_back(static_cast<float>(m));
+  }
+  out.tick.push_back(u);
+  out.begin.push_back(static_cast<uint32_t>(out.k.size()));
+}
+
+}  // namespace
+
 Status replay_tick(size_t u, std::span<const Request> reqs, const ServingConfig& config, int from_k,
                    int cap, int hint, TickReplays& out) {
   if (reqs.empty()) return {};
@@ -125,28 +181,7 @@ Status replay_tick(size_t u, std::span<const Request> reqs, const ServingConfig&
   cap = std::max(cap, from_k);
   std::vector<std::pair<int, double>> points;
   bool stopped = false;  // a replay that did not finish: no counts above it
-  const auto misses_at = [&](int k) -> Result<double> {
-    if (k <= 0) return static_cast<double>(reqs.size());  // no VM: every TTFT passes
-    ServingConfig c = config;
-    c.min_replicas = c.initial_replicas = c.max_replicas = k;
-    c.spot = SpotMix{};
-    // No policy ticks or timeline points: the fleet never changes.
-    c.interval_s = c.timeline_s = 1e9;
-    c.max_simulated_s = 0;
-    c.max_timeline_points = 0;
-    HoldPolicy hold(k);
-    ShiftedSource src(reqs, seconds(kPrefillShareHorizonS));
-    auto run = run_serving(c, src, hold, PolicyContext{});
-    if (!run) {
-      // The server's deadline ends the whole profile; a backlog k VMs
-      // cannot drain within the engine's allowance leaves this count
-      // unknown, and so every count above it (read as missing none).
-      if (run.error().code == ErrorCode::kDeadlineExceeded) return tl::unexpected(run.error());
-      stopped = true;
-      return 0.0;
-    }
-    return static_cast<double>(run->requests - run->slo_met);
-  };
+  const auto misses_at = [&](int k) { return fixed_fleet_misses(reqs, config, k, &stopped); };
   const auto replay = [&](int k) -> Result<double> {
     GPUPLAN_TRY(double m, misses_at(k));
     if (!stopped) points.emplace_back(k, m);
@@ -209,19 +244,33 @@ Status replay_tick(size_t u, std::span<const Request> reqs, const ServingConfig&
     GPUPLAN_TRY(double m, replay(std::max(from_k, lowest - (lowest - from_k + 1) / 2)));
     (void)m;
   }
-  std::sort(points.begin(), points.end());
-  // Nonincreasing in k: a count reads the fewest misses of any count at or
-  // below it (the largest nonincreasing function under the replays').
-  for (size_t i = 1; i < points.size(); ++i)
-    points[i].second = std::min(points[i].second, points[i - 1].second);
-  if (points.empty() || points.front().second <= 0) return {};
-  for (const auto& [count, m] : points) {
-    if (m <= 0) break;  // past the last count that misses, reads 0
-    out.k.push_back(count);
-    out.misses.push_back(static_cast<float>(m));
+  keep(u, points, out);
+  return {};
+}
+
+Status replay_warm(size_t u, std::span<const Request> before, std::span<const Request> reqs,
+                   double tick_s, const ServingConfig& config, int from_k, int cap,
+                   TickReplays& out) {
+  if (reqs.empty() || before.empty()) return {};
+  // The last tick's requests, then this one's a tick later; this tick's
+  // misses are the difference (the engine is causal: the last tick's
+  // requests are served the same with or without this one's after them).
+  std::vector<Request> both(before.begin(), before.end());
+  for (Request r : reqs) {
+    r.arrival += seconds(tick_s);
+    both.push_back(r);
   }
-  out.tick.push_back(u);
-  out.begin.push_back(static_cast<uint32_t>(out.k.size()));
+  std::vector<std::pair<int, double>> points;
+  bool stopped = false;
+  for (int k = std::max(0, from_k); k <= cap; ++k) {
+    GPUPLAN_TRY(double all, fixed_fleet_misses(both, config, k, &stopped));
+    GPUPLAN_TRY(double earlier, fixed_fleet_misses(before, config, k, &stopped));
+    if (stopped) break;  // unknown here and above: read as missing none
+    const double m = std::max(0.0, all - earlier);
+    points.emplace_back(k, m);
+    if (m <= 0) break;
+  }
+  keep(u, points, out);
   return {};
 }
 

@@ -285,6 +285,10 @@ struct TickReplays {
 struct BoundGrid {
   BoundBins bins;
   TickReplays replays;
+  // The same tick's misses when the last tick's requests ran on the same
+  // VMs before it (replay_warm): they count when the fleet was no larger
+  // in the last tick than in this one (serving_bound.cc, "Warm ticks").
+  TickReplays warm;
 };
 
 // What the demand asks of the fleet, per `timeline_s` interval (one pass over
@@ -338,15 +342,29 @@ class ServingBoundModel {
     int32_t tick;
     double delta;  // misses that dropping this level in this tick costs
   };
+  // A tick's misses by count, for the count programme ("Warm ticks"):
+  // cold[at + n - floor] and warm[...] for floor <= n <= top, beyond the
+  // tick's forced misses; none above top.
+  struct CountTick {
+    int32_t tick, top;
+    uint32_t at;
+  };
   // What one grid of ticks requires.
   struct Grid {
     double tick_s = 1, forced = 0;
     int peak = 0;
     std::vector<std::vector<LevelTick>> levels;  // levels floor+1 .. cap
+    std::vector<CountTick> counts;               // ticks with warm replays, ascending
+    std::vector<float> cold, warm;
+    int count_top = 0;
+    double count_forced = 0;  // misses beyond `forced` every count path leaves
   };
   [[nodiscard]] Grid grid_of(const BoundGrid& g, const ServingConfig& c) const;
   [[nodiscard]] double level_cost(const Grid& g, const std::vector<LevelTick>& ticks, bool initial,
                                   double lambda) const;
+  // The count programme's least cost plus lambda x misses ("Warm ticks");
+  // with misses_only, its least misses.
+  [[nodiscard]] double count_cost(const Grid& g, double lambda, bool misses_only) const;
   // VM-seconds grid g requires at `attainment` (with `allowed` misses).
   [[nodiscard]] double vm_seconds(const Grid& g, double allowed) const;
   double startup_s_, usd_per_hour_;
@@ -367,6 +385,15 @@ class ServingBoundModel {
 // when config.deadline passes.
 [[nodiscard]] Status replay_tick(size_t u, std::span<const Request> reqs,
                                  const ServingConfig& config, int from_k, int cap, int hint,
+                                 TickReplays& out);
+// Tick u's misses on k VMs ready throughout ticks u - 1 and u, which
+// `before` (all of tick u - 1's requests some fleet serves, times from its
+// start) and then `reqs` (tick u's, as replay_tick's) arrive at: k from
+// from_k up to the least that misses none (or cap); adds tick u to `out`
+// when from_k misses some (bound_replay.cc, "Warm").
+[[nodiscard]] Status replay_warm(size_t u, std::span<const Request> before,
+                                 std::span<const Request> reqs, double tick_s,
+                                 const ServingConfig& config, int from_k, int cap,
                                  TickReplays& out);
 [[nodiscard]] ServingBound serving_lower_bound(const DemandProfile& profile,
                                                const ServingConfig& config,

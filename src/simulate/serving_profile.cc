@@ -54,6 +54,9 @@ constexpr double kReplayMinuteS = 60;
 // hints; 16 minute-ticks hold 43,200 requests at 45 req/s (about 2 MB).
 constexpr size_t kReplayBatchTicks = 16;
 constexpr size_t kReplayBatchRequests = size_t{1} << 20;
+// Warm replays start this many counts under the count a tick needs from an
+// idle start (serving_bound.cc, "Warm ticks").
+constexpr int kWarmBelow = 2;
 
 // One grid of bound ticks as the demand is read: its bins, and each tick's
 // requests, replayed in batches once the next tick begins (bound_replay.cc).
@@ -63,6 +66,14 @@ struct GridBuilder {
     grid.bins.grid(bin, static_cast<size_t>(std::max(1.0, std::ceil(want_tick_s / bin - 1e-9))));
     tick_s = bin * static_cast<double>(grid.bins.tick_bins());
     grid.replays.tick_s = tick_s;
+    grid.warm.tick_s = tick_s;
+    // A warm replay holds only where a busier past never leaves a lighter
+    // fleet: requests wait in the queue (shed and a full queue turn away
+    // more when busier, and a fleet that turned more away is lighter), and
+    // none of the two ticks' requests can give up waiting
+    // (serving_bound.cc, "Warm ticks").
+    warm_ok = c.admission == Admission::kQueue && c.max_queue == 0 &&
+              (c.queue_timeout_s <= 0 || c.queue_timeout_s >= 2 * tick_s);
   }
   // A request some fleet serves, whose prefill takes `pf` seconds and that
   // certainly runs until `certain_to` if it meets the SLO.
@@ -75,15 +86,15 @@ struct GridBuilder {
         GPUPLAN_RETURN_IF_ERROR(flush());
       pending.push_back({u, {}});
     }
-    // Replayed when its TTFT deadline falls inside its tick.
+    // Replayed when its TTFT deadline falls inside its tick; all of them
+    // before the next tick's (replay_warm).
     Pending& t = pending.back();
     const double start = static_cast<double>(t.u) * tick_s;
-    if (a + ttft <= start + tick_s + 1e-9) {
-      Request shifted = r;
-      shifted.arrival -= seconds(start);
-      t.reqs.push_back(shifted);
-      ++held;
-    }
+    Request shifted = r;
+    shifted.arrival -= seconds(start);
+    t.all.push_back(shifted);
+    if (a + ttft <= start + tick_s + 1e-9) t.reqs.push_back(shifted);
+    held += 2;
     return {};
   }
   // Replays the pending ticks, each into its own TickReplays on a pool of
@@ -91,12 +102,20 @@ struct GridBuilder {
   // is the batch's.
   Status flush() {
     const size_t n = pending.size();
-    std::vector<TickReplays> out(n);
+    std::vector<TickReplays> out(n), warm(n);
     std::vector<Status> status(n);
     std::atomic<size_t> next{0};
+    const auto replay = [&](size_t i) -> Status {
+      const Pending& t = pending[i];
+      GPUPLAN_RETURN_IF_ERROR(replay_tick(t.u, t.reqs, config, floor, cap, hint, out[i]));
+      const Pending* last = i > 0 ? &pending[i - 1] : &before;
+      if (!warm_ok || last->u + 1 != t.u) return {};
+      // From a little under the count the tick needs from an idle start.
+      const int from = std::max(floor, out[i].enough(t.u) - kWarmBelow);
+      return replay_warm(t.u, last->all, t.reqs, tick_s, config, from, cap, warm[i]);
+    };
     const auto worker = [&] {
-      for (size_t i; (i = next++) < n;)
-        status[i] = replay_tick(pending[i].u, pending[i].reqs, config, floor, cap, hint, out[i]);
+      for (size_t i; (i = next++) < n;) status[i] = replay(i);
     };
     {
       const size_t hw = std::max(1u, std::thread::hardware_concurrency());
@@ -110,33 +129,39 @@ struct GridBuilder {
       worker();
       for (std::thread& t : pool) t.join();
     }
-    TickReplays& all = grid.replays;
     for (size_t i = 0; i < n; ++i) {
       GPUPLAN_RETURN_IF_ERROR(status[i]);
-      const TickReplays& r = out[i];
-      const auto base = static_cast<uint32_t>(all.k.size());
-      all.k.insert(all.k.end(), r.k.begin(), r.k.end());
-      all.misses.insert(all.misses.end(), r.misses.begin(), r.misses.end());
-      all.tick.insert(all.tick.end(), r.tick.begin(), r.tick.end());
-      for (size_t j = 1; j < r.begin.size(); ++j) all.begin.push_back(base + r.begin[j]);
-      if (!pending[i].reqs.empty()) hint = std::max(floor, all.enough(pending[i].u));
+      append(out[i], grid.replays);
+      append(warm[i], grid.warm);
+      if (!pending[i].reqs.empty()) hint = std::max(floor, grid.replays.enough(pending[i].u));
     }
+    if (n > 0) before = std::move(pending.back());
     pending.clear();
     held = 0;
     return {};
   }
+  static void append(const TickReplays& r, TickReplays& all) {
+    const auto base = static_cast<uint32_t>(all.k.size());
+    all.k.insert(all.k.end(), r.k.begin(), r.k.end());
+    all.misses.insert(all.misses.end(), r.misses.begin(), r.misses.end());
+    all.tick.insert(all.tick.end(), r.tick.begin(), r.tick.end());
+    for (size_t j = 1; j < r.begin.size(); ++j) all.begin.push_back(base + r.begin[j]);
+  }
   struct Pending {
-    size_t u;
-    std::vector<Request> reqs;
+    size_t u = 0;
+    std::vector<Request> reqs;  // replayed: TTFT deadline inside the tick
+    std::vector<Request> all;   // every request of the tick some fleet serves
   };
   const ServingConfig& config;
   int floor, cap;
-  int hint = 0;         // the count the last batch's last replayed tick needed
-  bool replays = true;  // false: the bins alone
+  int hint = 0;          // the count the last batch's last replayed tick needed
+  bool replays = true;   // false: the bins alone
+  bool warm_ok = false;  // warm replays too (replay_warm)
   double tick_s = 0;
   BoundGrid grid;
-  std::vector<Pending> pending;  // ticks not replayed yet, ascending
-  size_t held = 0;               // their requests
+  std::vector<Pending> pending;                     // ticks not replayed yet, ascending
+  Pending before{static_cast<size_t>(-2), {}, {}};  // the last batch's last tick
+  size_t held = 0;                                  // their requests
 };
 
 }  // namespace

@@ -1139,6 +1139,57 @@ TEST(Serving, LowerBoundSeesASecondsBurst) {
   }
 }
 
+// A tick whose fleet is no larger than the last tick's starts with what the
+// last tick left queued (serving_bound.cc, "Warm ticks"). Every minute a
+// 900-token prompt arrives at second 59.8 and a 500-token one at the next
+// minute's start: on one VM the second waits for the first's prefill to end
+// at 0.7 s and gets its first token at 1.2 s, over the 1-s TTFT. Each tick
+// replayed alone from idle misses nothing on one VM (the 900's deadline is
+// in the next tick, which replays only requests whose deadline it holds);
+// replayed after the last tick's requests, it misses the 500 on one VM and
+// none on two.
+TEST(Serving, LowerBoundCountsWhatTheLastTickLeftQueued) {
+  ServingConfig c = small_config();  // prefill 1,000 tok/s, TTFT 1 s
+  c.startup_s = 300;
+  c.interval_s = 60;
+  c.initial_replicas = 2;
+  c.max_replicas = 4;
+  std::vector<Request> reqs;
+  for (int m = 0; m < 10; ++m) {
+    reqs.push_back({seconds(60 * m + 59.8), 900, 2});
+    reqs.push_back({seconds(60 * (m + 1)), 500, 2});
+  }
+  TickReplays warm;
+  ASSERT_TRUE(replay_warm(1, std::vector<Request>{{seconds(59.8), 900, 2}},
+                          std::vector<Request>{{0, 500, 2}}, 60, c, 1, 4, warm));
+  EXPECT_DOUBLE_EQ(warm.at(1, 1), 1);
+  EXPECT_EQ(warm.enough(1), 2);
+  const auto run = [&](const ServingConfig& cfg, int vms) {
+    ServingConfig fixed = cfg;
+    fixed.min_replicas = fixed.initial_replicas = fixed.max_replicas = vms;
+    VecSource src(reqs);
+    ScriptedPolicy hold({vms});
+    return run_serving(fixed, src, hold, PolicyContext{});
+  };
+  auto one = run(c, 1), two = run(c, 2);
+  ASSERT_TRUE(one && two);
+  EXPECT_EQ(one->slo_met, 10);  // every 500-token prompt misses on one VM
+  EXPECT_EQ(two->slo_met, 20);
+  const ServingBound b = serving_lower_bound(profile_of(reqs, c), c, 1.0);
+  // Without warm replays (clients that give up within two ticks) the bound
+  // is the floor's one VM to the last arrival.
+  ServingConfig cold = c;
+  cold.queue_timeout_s = 100;
+  const ServingBound idle = serving_lower_bound(profile_of(reqs, cold), cold, 1.0);
+  EXPECT_NEAR(idle.vm_hours * 3600, 600, 1e-6);
+  // With them, the initial fleet's second VM is up from time 0 into tick 9
+  // (540 s: the bound may put its instant at the tick's start). In tick 10
+  // the fleet may shrink: the VM that took tick 9's 900 drains, and the
+  // 500 finds the other idle. Two VMs held to the end cost about 1,201.
+  EXPECT_NEAR(b.vm_hours * 3600, 600 + 540, 1e-6);
+  EXPECT_LE(b.cost_usd, two->cost_usd);
+}
+
 // The timeline bills the VMs up at each point (the engine keeps running
 // sums, where it walked every VM at each point): while the fleet holds
 // still, each point adds exactly its VMs' time at their priority's price,
