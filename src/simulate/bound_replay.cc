@@ -261,14 +261,38 @@ Status replay_warm(size_t u, std::span<const Request> before, std::span<const Re
     both.push_back(r);
   }
   std::vector<std::pair<int, double>> points;
-  bool stopped = false;
-  for (int k = std::max(0, from_k); k <= cap; ++k) {
+  bool stopped = false;  // unknown there and above: read as missing none
+  const auto replay = [&](int k) -> Result<double> {
     GPUPLAN_TRY(double all, fixed_fleet_misses(both, config, k, &stopped));
     GPUPLAN_TRY(double earlier, fixed_fleet_misses(before, config, k, &stopped));
-    if (stopped) break;  // unknown here and above: read as missing none
     const double m = std::max(0.0, all - earlier);
-    points.emplace_back(k, m);
-    if (m <= 0) break;
+    if (!stopped) points.emplace_back(k, m);
+    return m;
+  };
+  // Up from from_k as replay_tick goes up (a backlog the last tick left can
+  // need many more VMs than an idle start), then bisected; a count between
+  // two replayed ones reads the larger one's.
+  from_k = std::max(0, from_k);
+  cap = std::max(cap, from_k);
+  int missing = -1, none = -1;
+  for (int step = 1, k = from_k; !stopped; ++step) {
+    GPUPLAN_TRY(double m, replay(k));
+    if (stopped) break;
+    if (m <= 0) {
+      none = k;
+      break;
+    }
+    missing = k;
+    if (k >= cap) break;
+    k = step < kLinearCounts
+            ? k + 1
+            : std::min(cap, std::max(k + 1, static_cast<int>(std::ceil(k * kGallop))));
+  }
+  while (!stopped && none >= 0 && missing >= 0 && none - missing > 1) {
+    const int mid = missing + (none - missing) / 2;
+    GPUPLAN_TRY(double m, replay(mid));
+    if (stopped) break;
+    (m > 0 ? missing : none) = mid;
   }
   keep(u, points, out);
   return {};

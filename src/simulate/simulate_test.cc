@@ -1164,6 +1164,16 @@ TEST(Serving, LowerBoundCountsWhatTheLastTickLeftQueued) {
                           std::vector<Request>{{0, 500, 2}}, 60, c, 1, 4, warm));
   EXPECT_DOUBLE_EQ(warm.at(1, 1), 1);
   EXPECT_EQ(warm.enough(1), 2);
+  // A backlog: forty 900-token prompts at second 59 give each of k
+  // replicas one or two prefills; the 500 finds one free at 59.9 s once
+  // some replica has one only, 2k > 40. Searched up as replay_tick does
+  // (8 counts, then growing steps, bisected), not count by count.
+  TickReplays backlog;
+  ASSERT_TRUE(replay_warm(1, std::vector<Request>(40, Request{seconds(59), 900, 2}),
+                          std::vector<Request>{{0, 500, 2}}, 60, c, 1, 64, backlog));
+  EXPECT_EQ(backlog.enough(1), 21);
+  EXPECT_DOUBLE_EQ(backlog.at(1, 20), 1);
+  EXPECT_LT(backlog.k.size(), 15u);
   const auto run = [&](const ServingConfig& cfg, int vms) {
     ServingConfig fixed = cfg;
     fixed.min_replicas = fixed.initial_replicas = fixed.max_replicas = vms;
