@@ -174,6 +174,40 @@ void keep(size_t u, std::vector<std::pair<int, double>>& points, TickReplays& ou
 
 }  // namespace
 
+namespace {
+
+// From `missing` (a count that misses), up one count at a time for
+// kLinearCounts, then in steps of kGallop, until one misses none (`none`)
+// or the cap. `replay(k)` replays count k; `stopped` ends the search.
+template <class Replay>
+Status climb(const Replay& replay, int cap, const bool& stopped, int& missing, int& none) {
+  if (missing < 0 || none >= 0)
+    return {};  // nothing missed yet, or the least that misses none known
+  for (int step = 1, k = missing; !stopped && missing == k && k < cap; ++step) {
+    k = step <= kLinearCounts
+            ? k + 1
+            : std::min(cap, std::max(k + 1, static_cast<int>(std::ceil(k * kGallop))));
+    GPUPLAN_TRY(double m, replay(k));
+    if (stopped) break;
+    (m > 0 ? missing : none) = k;
+  }
+  return {};
+}
+
+// The count where misses end, bisected between `missing` and `none`.
+template <class Replay>
+Status bisect(const Replay& replay, const bool& stopped, int& missing, int& none) {
+  while (!stopped && none >= 0 && missing >= 0 && none - missing > 1) {
+    const int mid = missing + (none - missing) / 2;
+    GPUPLAN_TRY(double m, replay(mid));
+    if (stopped) break;
+    (m > 0 ? missing : none) = mid;
+  }
+  return {};
+}
+
+}  // namespace
+
 Status replay_tick(size_t u, std::span<const Request> reqs, const ServingConfig& config, int from_k,
                    int cap, int hint, TickReplays& out) {
   if (reqs.empty()) return {};
@@ -195,14 +229,7 @@ Status replay_tick(size_t u, std::span<const Request> reqs, const ServingConfig&
   (at_start > 0 ? missing : none) = start;
   // Up from a count that misses: one by one for a few, then in growing
   // steps, until one misses none (or the cap).
-  for (int step = 1, k = start; !stopped && missing == k && k < cap; ++step) {
-    k = step <= kLinearCounts
-            ? k + 1
-            : std::min(cap, std::max(k + 1, static_cast<int>(std::ceil(k * kGallop))));
-    GPUPLAN_TRY(double m, replay(k));
-    if (stopped) break;
-    (m > 0 ? missing : none) = k;
-  }
+  GPUPLAN_RETURN_IF_ERROR(climb(replay, cap, stopped, missing, none));
   // Down from a count that misses none, until one misses.
   for (int step = 1, k = start; !stopped && none == k && k > from_k; ++step) {
     k = step <= kLinearCounts ? k - 1 : std::max(from_k, k - (k - from_k + 1) / 2);
@@ -210,12 +237,7 @@ Status replay_tick(size_t u, std::span<const Request> reqs, const ServingConfig&
     (m > 0 ? missing : none) = k;
   }
   // The count where misses end, bisected between the two.
-  while (!stopped && none > 0 && missing >= 0 && none - missing > 1) {
-    const int mid = missing + (none - missing) / 2;
-    GPUPLAN_TRY(double m, replay(mid));
-    if (stopped) break;
-    (m > 0 ? missing : none) = mid;
-  }
+  GPUPLAN_RETURN_IF_ERROR(bisect(replay, stopped, missing, none));
   // Below: every one of the kLinearCounts counts under the least that
   // misses none (the way up may have skipped some), then halving the
   // distance to the floor, which is always replayed.
@@ -274,26 +296,11 @@ Status replay_warm(size_t u, std::span<const Request> before, std::span<const Re
   // two replayed ones reads the larger one's.
   from_k = std::max(0, from_k);
   cap = std::max(cap, from_k);
+  GPUPLAN_TRY(double at_from, replay(from_k));
   int missing = -1, none = -1;
-  for (int step = 1, k = from_k; !stopped; ++step) {
-    GPUPLAN_TRY(double m, replay(k));
-    if (stopped) break;
-    if (m <= 0) {
-      none = k;
-      break;
-    }
-    missing = k;
-    if (k >= cap) break;
-    k = step < kLinearCounts
-            ? k + 1
-            : std::min(cap, std::max(k + 1, static_cast<int>(std::ceil(k * kGallop))));
-  }
-  while (!stopped && none >= 0 && missing >= 0 && none - missing > 1) {
-    const int mid = missing + (none - missing) / 2;
-    GPUPLAN_TRY(double m, replay(mid));
-    if (stopped) break;
-    (m > 0 ? missing : none) = mid;
-  }
+  if (!stopped) (at_from > 0 ? missing : none) = from_k;
+  GPUPLAN_RETURN_IF_ERROR(climb(replay, cap, stopped, missing, none));
+  GPUPLAN_RETURN_IF_ERROR(bisect(replay, stopped, missing, none));
   keep(u, points, out);
   return {};
 }

@@ -93,8 +93,11 @@ struct GridBuilder {
     Request shifted = r;
     shifted.arrival -= seconds(start);
     t.all.push_back(shifted);
-    if (a + ttft <= start + tick_s + 1e-9) t.reqs.push_back(shifted);
-    held += 2;
+    ++held;
+    if (a + ttft <= start + tick_s + 1e-9) {
+      t.reqs.push_back(shifted);
+      ++held;
+    }
     return {};
   }
   // Replays the pending ticks, each into its own TickReplays on a pool of
@@ -161,7 +164,7 @@ struct GridBuilder {
   BoundGrid grid;
   std::vector<Pending> pending;                     // ticks not replayed yet, ascending
   Pending before{static_cast<size_t>(-2), {}, {}};  // the last batch's last tick
-  size_t held = 0;                                  // their requests
+  size_t held = 0;                                  // requests their two lists hold
 };
 
 }  // namespace
