@@ -14,6 +14,8 @@ policy met it on, and how often it was the cheapest that did.
 
     python3 bench/serving_generated.py --build build --seed 5 --count 10
     python3 bench/serving_generated.py --seeds 14 15 16 17 18 --count 8
+    python3 bench/serving_generated.py --seeds 14 15 16 17 18 --count 3 \
+        --hours 72 --policy slo-guard,hpa
 
 Seeds 14-18 are held out: no policy constant was chosen by looking at them
 (seeds 5-13 were used while slo-guard was built). With --seeds the per-seed
@@ -34,7 +36,7 @@ import tempfile
 SIZES = ["Standard_NC24ads_A100_v4", "Standard_NC40ads_H100_v5"]
 
 
-def scenario(rng, name, admission="queue"):
+def scenario(rng, name, admission="queue", hours=24):
     size = rng.choice(SIZES)
     rate = round(rng.uniform(1, 25), 1)
     amp = round(rng.uniform(0, 0.8), 2)
@@ -45,10 +47,12 @@ def scenario(rng, name, admission="queue"):
     ttft = rng.choice([500, 1000, 2000, 3000])
     tpot = rng.choice([30, 50, 80, 100])
     interval = rng.choice([15, 30, 60])
+    # 0-2 crowds a day, anywhere in the span (one day draws as it always did).
+    days = max(1, round(hours / 24))
     bursts = [
         "      - {start_hour: %.2f, duration_hours: %.2f, multiplier: %.1f}"
-        % (rng.uniform(0, 23), rng.uniform(0.2, 1), rng.uniform(1.5, 3))
-        for _ in range(rng.randint(0, 2))
+        % (rng.uniform(0, hours - 1), rng.uniform(0.2, 1), rng.uniform(1.5, 3))
+        for _ in range(rng.randint(0, 2 * days))
     ]
     text = f"""name: {name}
 kind: serving
@@ -64,7 +68,7 @@ slo:
 demand:
   synthetic:
     rate_rps: {rate}
-    duration_hours: 24
+    duration_hours: {hours}
     diurnal_amplitude: {amp}
     diurnal_peak_hour: {rng.randint(0, 23)}
     noise_cv: {cv}
@@ -96,6 +100,10 @@ def main():
     ap.add_argument("--count", type=int, default=10)
     ap.add_argument("--target", type=float, default=0.99)
     ap.add_argument("--keep")
+    ap.add_argument("--hours", type=int, default=24,
+                    help="length of every scenario (0-2 crowds a day; 24 draws as before)")
+    ap.add_argument("--policy", default="all",
+                    help="policies to run (comma-separated, as simulate --policy)")
     ap.add_argument("--admission", choices=["queue", "shed"], default="queue",
                     help="fleet.admission of every scenario (the draws do not change)")
     args = ap.parse_args()
@@ -108,7 +116,7 @@ def main():
     draws = []
     for seed in args.seeds or [args.seed]:
         rng = random.Random(seed)
-        draws += [(seed, i, *scenario(rng, f"gen-{seed}-{i}", args.admission))
+        draws += [(seed, i, *scenario(rng, f"gen-{seed}-{i}", args.admission, args.hours))
                   for i in range(args.count)]
     for seed, i, text, label in draws:
         total += 1
@@ -116,7 +124,8 @@ def main():
         with open(path, "w") as f:
             f.write(text)
         run = subprocess.run([binary, "--db", os.path.join(out_dir, "none.db"), "simulate",
-                              path, "--json"], capture_output=True, text=True)
+                              path, "--json", "--policy", args.policy],
+                             capture_output=True, text=True)
         if run.returncode != 0:
             print(f"{seed}/{i} {label}: gpuplan failed: {run.stderr.strip()}")
             continue

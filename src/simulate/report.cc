@@ -23,7 +23,7 @@ GPUPLAN_JSON_FIELDS(PolicyRow, policy, cost_usd, cost_vs_optimal, slo_attainment
                     gpu_hours)
 // The serving latencies are written for serving timelines only (timeline_json).
 GPUPLAN_JSON_FIELDS(TimelineRow, policy, t_hours, demand, replicas, capacity, cost_usd,
-                    ttft_mean_ms, ttft_p99_ms, ttft_max_ms, tpot_mean_ms, tpot_p99_ms)
+                    ttft_mean_ms, ttft_p99_ms, ttft_max_ms, tpot_mean_ms, tpot_p99_ms, missed)
 
 namespace {
 
@@ -245,7 +245,7 @@ nlohmann::ordered_json timeline_point(const SimReport& r, const TimelineRow& t) 
   nlohmann::ordered_json p = t;
   if (r.kind != "serving") {
     for (const char* key :
-         {"ttft_mean_ms", "ttft_p99_ms", "ttft_max_ms", "tpot_mean_ms", "tpot_p99_ms"}) {
+         {"ttft_mean_ms", "ttft_p99_ms", "ttft_max_ms", "tpot_mean_ms", "tpot_p99_ms", "missed"}) {
       p.erase(key);
     }
   }

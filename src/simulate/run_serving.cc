@@ -944,6 +944,7 @@ Result<SimReport> run_serving_scenario(const Scenario& s, const catalog::Catalog
                              : p.spot_replicas >= p.replicas ? "spot"
                                                              : "payg+spot";
       TimelineRow row{policies[i], p.t_hours, p.demand_rps, p.replicas, capacity, p.cost_usd};
+      row.missed = p.missed;
       if (p.ttft_max_ms > 0) {
         row.ttft_mean_ms = p.ttft_mean_ms, row.ttft_p99_ms = p.ttft_p99_ms;
         row.ttft_max_ms = p.ttft_max_ms;

@@ -426,6 +426,7 @@ class Engine {
       });
     out_.slo_met -= lost_met;
     lost_met_iv_ += lost_met;
+    missed_tl_ += lost_met;
     out_.evicted += lost;
     in_flight_ -= lost;
     for (uint32_t i = lo; i < hi; ++i) reps_[i].active = 0;
@@ -509,6 +510,7 @@ class Engine {
       ++out_.requests;
       ++out_.rejected;
       ++rejected_iv_;
+      ++missed_tl_;
       ++out_.hopeless;
       ++hopeless_iv_;
       return;
@@ -532,6 +534,7 @@ class Engine {
         ++out_.requests;
         ++out_.rejected;
         ++rejected_iv_;
+        ++missed_tl_;
         return;
       }
       waiting_.push_back(req);
@@ -653,6 +656,7 @@ class Engine {
       ++out_.requests;
       ++out_.rejected;
       ++rejected_iv_;
+      ++missed_tl_;
       return;
     }
     admit(now, static_cast<uint32_t>(i), req);
@@ -722,6 +726,7 @@ class Engine {
       ++out_.requests;
       ++out_.rejected;
       ++rejected_iv_;
+      ++missed_tl_;
     }
   }
 
@@ -793,6 +798,7 @@ class Engine {
     } else {
       const bool hopeless = this->hopeless(req, pf_s);
       ++missed_iv_;
+      ++missed_tl_;
       hopeless_iv_ += hopeless;
       out_.hopeless += hopeless;
       out_.missed_ttft += ttft_s > c_.ttft_slo_s;
@@ -916,7 +922,7 @@ class Engine {
 
   void timeline_point(SimTime now) {
     if (!want_timeline_) {
-      arrivals_tl_ = 0;
+      arrivals_tl_ = missed_tl_ = 0;
       return;
     }
     const SimTime billed_us = vm_us_ + live_ * now - live_from_;
@@ -934,8 +940,9 @@ class Engine {
       p.tpot_mean_ms = mean_of(tpot_tl_);
       p.tpot_p99_ms = p99_of(tpot_tl_);
     }
+    p.missed = missed_tl_;
     out_.timeline.push_back(p);
-    arrivals_tl_ = 0;
+    arrivals_tl_ = missed_tl_ = 0;
     ttft_tl_.clear();
     tpot_tl_.clear();
   }
@@ -982,7 +989,7 @@ class Engine {
   SimTime live_from_ = 0, spot_live_from_ = 0;
   // Stopped VMs, lowest number first: add_vm reuses the lowest.
   std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<>> stopped_;
-  int64_t in_flight_ = 0, arrivals_iv_ = 0, arrivals_tl_ = 0;
+  int64_t in_flight_ = 0, arrivals_iv_ = 0, arrivals_tl_ = 0, missed_tl_ = 0;
   // This timeline interval: the TTFT and TPOT (ms) of each request admitted
   // (only when the timeline is asked for: memory is one interval's requests).
   std::vector<float> ttft_tl_, tpot_tl_;

@@ -193,6 +193,10 @@ struct TimelinePoint {
   double ttft_max_ms = 0;
   double tpot_mean_ms = 0;
   double tpot_p99_ms = 0;
+  // Requests of the interval that missed the SLO: admitted and missed,
+  // turned away, or met and then lost to an eviction (the policy input's
+  // `missed`, per timeline interval).
+  int64_t missed = 0;
 };
 
 struct ServingRun {

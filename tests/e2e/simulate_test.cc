@@ -122,11 +122,25 @@ TEST(Simulate, PolicyFlagTakesAList) {
 TEST(Simulate, TimelineJsonHasLatencyPerInterval) {
   const std::string dir = temp_dir();
   auto r = run_cli(sim({source_path("tests/data/sim/serving_small.yaml"), "--policy", "hpa",
-                        "--timeline", dir + "/t.json"}));
+                        "--timeline", dir + "/t.json", "--json"}));
   ASSERT_EQ(r.code, 0) << r.err;
   auto j = nlohmann::json::parse(slurp(dir + "/t.json"));
   ASSERT_FALSE(j["points"].empty());
   int with_requests = 0;
+  // Each point counts its interval's misses; together they are the run's
+  // (1 - attainment) share of its requests, so a user can see when it missed.
+  double requests = 0, missed = 0;
+  const double step_h = j["points"][0]["t_hours"].get<double>();
+  for (const auto& p : j["points"]) {
+    ASSERT_TRUE(p.contains("missed") && p["missed"].is_number_integer()) << p.dump();
+    EXPECT_GE(p["missed"].get<int64_t>(), 0);
+    missed += p["missed"].get<double>();
+    requests += p["demand"].get<double>() * step_h * 3600;
+  }
+  const auto report = nlohmann::json::parse(r.out);
+  const double attainment = report["policies"][0]["slo_attainment"].get<double>();
+  EXPECT_GT(missed, 0);
+  EXPECT_NEAR(missed, (1 - attainment) * requests, 0.5 + 1e-6 * requests);
   for (const auto& p : j["points"]) {
     ASSERT_TRUE(p.contains("ttft_mean_ms") && p.contains("ttft_max_ms")) << p.dump();
     if (p["ttft_mean_ms"].is_null()) {
