@@ -2119,8 +2119,9 @@ TEST(Serving, SloGuardSizesForTheRatesMovesBetweenIntervals) {
 // 126 replicas arriving a start-up later. As work, the one replica (0.6 of
 // its 1 - 11.3 / 50 = 0.774 share taken) would drain it in 800 / 0.174 =
 // 4,600 s, every arrival meanwhile waiting behind it; the drain (step 6)
-// asks for ready + X = 1 + (800 + 0.6 x 512 - 0.774 x 512) / (0.774 x 256)
-// = 4.59 -> 5 VMs, which clear it within a start-up (256 s) of coming up.
+// asks for the fleet that clears it within an interval of coming up: ready
+// + X = 1 + (800 + (0.6 - 0.774) x 271) / (0.774 x 15) = 65.8, at most the
+// fleet's 40. (Draining it within a start-up asked for 5.)
 TEST(Serving, SloGuardDrainsTheBacklogAsWorkNotSlots) {
   auto pol = make_slo_guard_policy(SloGuardSettings{});
   pol->reset(slo_guard_context());
@@ -2129,42 +2130,76 @@ TEST(Serving, SloGuardDrainsTheBacklogAsWorkNotSlots) {
     in.queued = k == 40 ? 10000 : 0;
     in.backlog_s = in.queued * 0.08;
   };
-  EXPECT_EQ(decide_every_15s(*pol, 40, fill), 5);
+  EXPECT_EQ(decide_every_15s(*pol, 40, fill), 40);
   // Without the drain, the queue asks for nothing: the load's one replica.
   auto off = make_slo_guard_policy(SloGuardSettings{.drain_backlog = false});
   off->reset(slo_guard_context());
   EXPECT_EQ(decide_every_15s(*off, 40, fill), 1);
   // VMs of two replicas: the ready VM's two do 0.774 x 2 of the work, X =
-  // (800 + (0.6 - 1.548) x 512) / 198.1 = 1.59 replicas more, so (2 +
-  // 1.59) / 2 = 1.79 -> 2 VMs (counting VMs as replicas would ask for 3 or
-  // 5, replicas as VMs for 4).
+  // (800 + (0.6 - 1.548) x 271) / 11.61 = 46.8 replicas more, so (2 +
+  // 46.8) / 2 = 24.4 -> 25 VMs (counting replicas as VMs would ask for 40).
   PolicyContext two = slo_guard_context();
   two.replicas_per_vm = 2;
   auto pair = make_slo_guard_policy(SloGuardSettings{});
   pair->reset(two);
-  EXPECT_EQ(decide_every_15s(*pair, 40, fill), 2);
+  EXPECT_EQ(decide_every_15s(*pair, 40, fill), 25);
 }
 
 // A backlog the ready replicas drain on their own within the start-up and
-// the drain time buys nothing: 50 s of work beside 0.6 s/s of load on one
-// replica (50 + 0.6 x 512 - 0.774 x 512 < 0).
+// an interval buys nothing: 45 s of work beside 0.6 s/s of load on one
+// replica (45 + (0.6 - 0.774) x 271 < 0); 50 s buys a VM.
 TEST(Serving, SloGuardLaunchesNothingForABacklogTheReadyVmsDrain) {
   auto pol = make_slo_guard_policy(SloGuardSettings{});
   pol->reset(slo_guard_context());
   EXPECT_EQ(decide_every_15s(*pol, 40,
                              [](int k, PolicyInput& in) {
                                prefill_load(in, 0.6, 80);
-                               in.queued = k == 40 ? 625 : 0;
+                               in.queued = k == 40 ? 562 : 0;
                                in.backlog_s = in.queued * 0.08;
                              }),
             1);
+  auto more = make_slo_guard_policy(SloGuardSettings{});
+  more->reset(slo_guard_context());
+  EXPECT_EQ(decide_every_15s(*more, 40,
+                             [](int k, PolicyInput& in) {
+                               prefill_load(in, 0.6, 80);
+                               in.queued = k == 40 ? 625 : 0;
+                               in.backlog_s = in.queued * 0.08;
+                             }),
+            2);
+}
+
+// A crowd's backlog is drained within an interval of the drain's VMs coming
+// up: every arrival waits behind it while it lasts. 4 prefill seconds a
+// second settle at 7 VMs (share 0.774: 1.42 s/s spare); a crowd then leaves
+// 500 s of work. Their spare clears it in two start-ups (727 s), so
+// draining it within a start-up (D = L, as before) launched nothing, and
+// every arrival missed for the 352 s it took. Within an interval of VMs
+// launched now it takes (500 - 1.42 x 271) / (0.774 x 15) = 9.9 more: 17,
+// which clear the 136 s left when they come up at 0.774 x 17 - 4 = 9.2
+// s/s, in 15 s.
+TEST(Serving, SloGuardDrainsACrowdsBacklogWithinAnIntervalOfItsVms) {
+  int settled = 0;
+  const auto crowd = [&](int k, PolicyInput& in) {
+    prefill_load(in, 4, 200);
+    if (k == 40) settled = in.ready;
+    in.backlog_s = k == 40 ? 500 : 0;
+  };
+  auto pol = make_slo_guard_policy(SloGuardSettings{});
+  pol->reset(slo_guard_context());
+  EXPECT_EQ(decide_every_15s(*pol, 40, crowd), 17);
+  EXPECT_EQ(settled, 7);
+  // Without the drain, the load's 7.
+  auto off = make_slo_guard_policy(SloGuardSettings{.drain_backlog = false});
+  off->reset(slo_guard_context());
+  EXPECT_EQ(decide_every_15s(*off, 40, crowd), 7);
 }
 
 // The drain ends with the backlog: the step 3 hold (a start-up) is for a
 // need that may come back, and a drained backlog does not. At 0.4 s/s of
-// load on one replica, 800 s of backlog ask for 1 + (800 + 0.4 x 512 -
-// 0.774 x 512) / (0.774 x 256) = 4.07 -> 5 VMs; they are up and the backlog
-// gone at the next decision: back to the load's one.
+// load on one replica, 800 s of backlog ask for 1 + (800 + (0.4 - 0.774) x
+// 271) / (0.774 x 15) = 61.2 VMs, the fleet's 40; they are up and the
+// backlog gone at the next decision: back to the load's one.
 TEST(Serving, SloGuardDropsTheDrainWithTheBacklog) {
   auto pol = make_slo_guard_policy(SloGuardSettings{});
   pol->reset(slo_guard_context());
@@ -2174,20 +2209,19 @@ TEST(Serving, SloGuardDropsTheDrainWithTheBacklog) {
     in.backlog_s = k == 40 ? 800 : 0;
     if (k == 41) ready_after_crowd = in.ready;
   });
-  EXPECT_EQ(ready_after_crowd, 5);
+  EXPECT_EQ(ready_after_crowd, 40);
   EXPECT_EQ(last, 1);
 }
 
 // The drain's VMs are kept until the backlog is gone, with launches that
 // take a start-up. A fluid fleet: 0.4 s/s of load on one VM (share 0.774),
-// and at 10 minutes a crowd leaves 800 s of backlog. slo-guard launches 4
-// VMs (1 + 3.07 -> 5), which serve 256 s later; until then one VM drains
-// (0.774 - 0.4) x 256 = 96 s of it and none is cancelled. The five would
-// clear the other 704 s at 5 x 0.774 - 0.4 = 3.47 s/s in 203 s; the kept
-// fleet shrinks to what clears the rest by the plan's deadline (600 + 2 x
-// 256 = 1,112 s), and the backlog is gone by then. One scale-out, and back
-// to the load's one VM after. (Without the keep the four were released as
-// they came up and launched again an interval later.)
+// and at 10 minutes a crowd leaves 800 s of backlog. slo-guard launches 39
+// VMs (the fleet's 40), which serve 256 s later; until then one VM drains
+// (0.774 - 0.4) x 256 = 96 s of it and none is cancelled. The forty clear
+// the other 704 s at 40 x 0.774 - 0.4 = 30.6 s/s in 23 s (by 900 s here: the
+// loop counts a VM from the first interval it serves whole). One scale-out, and
+// back to the load's one VM after. (Without the keep the VMs were released
+// as they came up and launched again an interval later.)
 TEST(Serving, SloGuardKeepsTheDrainsVmsUntilTheBacklogIsGone) {
   auto pol = make_slo_guard_policy(SloGuardSettings{});
   pol->reset(slo_guard_context());
@@ -2223,9 +2257,9 @@ TEST(Serving, SloGuardKeepsTheDrainsVmsUntilTheBacklogIsGone) {
     if (k > 40 && in.starting > 0) fewest_while_starting = std::min(fewest_while_starting, target);
   }
   EXPECT_EQ(scale_outs, 1);
-  EXPECT_EQ(fewest_while_starting, 5);
-  EXPECT_GT(cleared_at, 1059);
-  EXPECT_LE(cleared_at, 1112);
+  EXPECT_EQ(fewest_while_starting, 40);
+  EXPECT_GT(cleared_at, 856);
+  EXPECT_LE(cleared_at, 900);
   EXPECT_EQ(in.ready + static_cast<int>(up_at.size()), 1);
 }
 
