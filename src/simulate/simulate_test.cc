@@ -2149,24 +2149,18 @@ TEST(Serving, SloGuardDrainsTheBacklogAsWorkNotSlots) {
 // an interval buys nothing: 45 s of work beside 0.6 s/s of load on one
 // replica (45 + (0.6 - 0.774) x 271 < 0); 50 s buys a VM.
 TEST(Serving, SloGuardLaunchesNothingForABacklogTheReadyVmsDrain) {
-  auto pol = make_slo_guard_policy(SloGuardSettings{});
-  pol->reset(slo_guard_context());
-  EXPECT_EQ(decide_every_15s(*pol, 40,
-                             [](int k, PolicyInput& in) {
-                               prefill_load(in, 0.6, 80);
-                               in.queued = k == 40 ? 562 : 0;
-                               in.backlog_s = in.queued * 0.08;
-                             }),
-            1);
-  auto more = make_slo_guard_policy(SloGuardSettings{});
-  more->reset(slo_guard_context());
-  EXPECT_EQ(decide_every_15s(*more, 40,
-                             [](int k, PolicyInput& in) {
-                               prefill_load(in, 0.6, 80);
-                               in.queued = k == 40 ? 625 : 0;
-                               in.backlog_s = in.queued * 0.08;
-                             }),
-            2);
+  // The fleet after a crowd leaves `queued` prompts of 80 ms.
+  const auto after = [](int queued) {
+    auto pol = make_slo_guard_policy(SloGuardSettings{});
+    pol->reset(slo_guard_context());
+    return decide_every_15s(*pol, 40, [&](int k, PolicyInput& in) {
+      prefill_load(in, 0.6, 80);
+      in.queued = k == 40 ? queued : 0;
+      in.backlog_s = in.queued * 0.08;
+    });
+  };
+  EXPECT_EQ(after(562), 1);
+  EXPECT_EQ(after(625), 2);
 }
 
 // A crowd's backlog is drained within an interval of the drain's VMs coming
