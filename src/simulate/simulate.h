@@ -106,8 +106,9 @@ struct TimelineRow {
   // percentile), ms, of the requests admitted in the interval ending here;
   // nullopt for other kinds and empty intervals.
   std::optional<double> ttft_mean_ms, ttft_p99_ms, ttft_max_ms, tpot_mean_ms, tpot_p99_ms;
-  // Serving: the interval's requests that missed the SLO (admitted and
-  // missed, turned away, or lost to an eviction); nullopt for other kinds.
+  // Serving: the requests that missed the SLO, each counted in the interval
+  // in which it was admitted (and missed), turned away, or lost to an
+  // eviction after meeting it; nullopt for other kinds.
   std::optional<int64_t> missed;
 };
 
