@@ -3990,6 +3990,7 @@ TEST(PlotHtml, ScriptsAndDataCannotCloseTheirElement) {
   p.policy = "hpa";
   r.policies.push_back(p);
   r.timeline.push_back({"hpa", 0.5, 2, 1, "payg", 1.5, 120.0, 250.0, 300.0, 20.0, 45.0});
+  r.timeline.back().missed = 3;
   const std::string html = plot_html(r, {"var lib = '</script>';", "var charts = 1;"});
   size_t closes = 0;
   for (size_t at = html.find("</script>"); at != std::string::npos;
@@ -4004,6 +4005,8 @@ TEST(PlotHtml, ScriptsAndDataCannotCloseTheirElement) {
   EXPECT_NE(html.find("\"ttft_p99_ms\":250.0"), std::string::npos) << html;
   EXPECT_NE(html.find("\"tpot_mean_ms\":20.0"), std::string::npos) << html;
   EXPECT_NE(html.find("\"tpot_p99_ms\":45.0"), std::string::npos) << html;
+  // The misses chart's series: requests that missed, per interval.
+  EXPECT_NE(html.find("\"missed\":3"), std::string::npos) << html;
   EXPECT_NE(html.find("gpuplanCharts.simulation("), std::string::npos);
 }
 

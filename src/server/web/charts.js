@@ -224,6 +224,10 @@
       charts.push(latency("tpot_p99_ms", "tpot_mean_ms",
                           "Latency over time: time per output token per interval, p99 (solid) " +
                           "and mean (dashed), ms"));
+      // Where the attainment budget went: a p99 over the target says little
+      // (1 % of requests may miss), the count of misses says when and how many.
+      charts.push(series(parent, timeline, "missed",
+                         "Requests that missed the SLO over time (per interval)", "requests"));
     }
     charts.push(series(parent, timeline, "cost_usd", "Cumulative cost over time (USD)", "USD"));
     return charts;
