@@ -360,9 +360,11 @@ void add_simulate_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--seed", f->seed, "Seed of every random draw")
       ->check(CLI::Range(0LL, 2147483647LL));
   cmd->add_flag("--json", f->json, "Print the report as JSON");
-  cmd->add_option("--plot", f->plot,
-                  "Write a self-contained HTML page of charts (Chart.js, from Debian's "
-                  "libjs-chart.js): cost by policy, demand, replicas, latency and cost over time");
+  cmd->add_option(
+      "--plot", f->plot,
+      "Write a self-contained HTML page of charts (Chart.js, from Debian's "
+      "libjs-chart.js): cost by policy, demand, replicas, latency, misses and cost over "
+      "time");
   cmd->add_option("--timeline", f->timeline, "Write the timeline as CSV (.csv) or JSON (.json)");
   cmd->add_option("--events", f->events, "Write the event log (scale events, launches, evictions)");
   cmd->add_option("--export-autoscale", f->export_autoscale,
