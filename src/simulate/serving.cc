@@ -426,7 +426,6 @@ class Engine {
       });
     out_.slo_met -= lost_met;
     lost_met_iv_ += lost_met;
-    missed_tl_ += lost_met;
     out_.evicted += lost;
     in_flight_ -= lost;
     for (uint32_t i = lo; i < hi; ++i) reps_[i].active = 0;
@@ -510,7 +509,6 @@ class Engine {
       ++out_.requests;
       ++out_.rejected;
       ++rejected_iv_;
-      ++missed_tl_;
       ++out_.hopeless;
       ++hopeless_iv_;
       return;
@@ -534,7 +532,6 @@ class Engine {
         ++out_.requests;
         ++out_.rejected;
         ++rejected_iv_;
-        ++missed_tl_;
         return;
       }
       waiting_.push_back(req);
@@ -656,7 +653,6 @@ class Engine {
       ++out_.requests;
       ++out_.rejected;
       ++rejected_iv_;
-      ++missed_tl_;
       return;
     }
     admit(now, static_cast<uint32_t>(i), req);
@@ -726,7 +722,6 @@ class Engine {
       ++out_.requests;
       ++out_.rejected;
       ++rejected_iv_;
-      ++missed_tl_;
     }
   }
 
@@ -798,7 +793,6 @@ class Engine {
     } else {
       const bool hopeless = this->hopeless(req, pf_s);
       ++missed_iv_;
-      ++missed_tl_;
       hopeless_iv_ += hopeless;
       out_.hopeless += hopeless;
       out_.missed_ttft += ttft_s > c_.ttft_slo_s;
@@ -922,9 +916,12 @@ class Engine {
 
   void timeline_point(SimTime now) {
     if (!want_timeline_) {
-      arrivals_tl_ = missed_tl_ = 0;
+      arrivals_tl_ = 0;
       return;
     }
+    // Every request is counted once admitted or turned away, and leaves
+    // slo_met if it met and was then lost: requests - slo_met have missed.
+    const int64_t missed = out_.requests - out_.slo_met;
     const SimTime billed_us = vm_us_ + live_ * now - live_from_;
     TimelinePoint p;
     p.t_hours = to_seconds(now) / 3600;
@@ -940,9 +937,10 @@ class Engine {
       p.tpot_mean_ms = mean_of(tpot_tl_);
       p.tpot_p99_ms = p99_of(tpot_tl_);
     }
-    p.missed = missed_tl_;
+    p.missed = missed - missed_tl_;
+    missed_tl_ = missed;
     out_.timeline.push_back(p);
-    arrivals_tl_ = missed_tl_ = 0;
+    arrivals_tl_ = 0;
     ttft_tl_.clear();
     tpot_tl_.clear();
   }
@@ -989,7 +987,8 @@ class Engine {
   SimTime live_from_ = 0, spot_live_from_ = 0;
   // Stopped VMs, lowest number first: add_vm reuses the lowest.
   std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<>> stopped_;
-  int64_t in_flight_ = 0, arrivals_iv_ = 0, arrivals_tl_ = 0, missed_tl_ = 0;
+  int64_t in_flight_ = 0, arrivals_iv_ = 0, arrivals_tl_ = 0;
+  int64_t missed_tl_ = 0;  // requests - slo_met at the last timeline point
   // This timeline interval: the TTFT and TPOT (ms) of each request admitted
   // (only when the timeline is asked for: memory is one interval's requests).
   std::vector<float> ttft_tl_, tpot_tl_;
